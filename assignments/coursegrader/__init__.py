@@ -1,0 +1,1 @@
+"""Grading helpers for the course assignments (checks, sandbox, nbgrader preprocessor)."""
