@@ -1,1 +1,444 @@
-__all__ = []
+"""Explicit feature maps whose inner products reproduce kernels.
+
+Each map follows the scikit-learn transformer pattern: ``fit(X)`` records
+the input dimension (and draws random parameters where there are any) and
+returns ``self``; ``transform(X)`` returns the (n, N) matrix of features;
+``get_feature_names_out()`` names the N features.  The property ``kernel``
+is the :class:`kernlab.Kernel` whose Gram matrix equals ``Phi Phi^T``
+(for random Fourier features, in expectation only).
+
+Deterministic maps may be used without ``fit``; ``fit`` only fixes the
+input dimension so that later calls are checked against it.
+"""
+
+import itertools
+import math
+
+import numpy as np
+from sklearn.exceptions import NotFittedError
+
+from ._validation import check_array, check_scalar
+from .kernels import ANOVA, Gaussian, Linear, Polynomial, PolynomialOf
+
+__all__ = [
+    "FeatureMap",
+    "PolynomialFeatures",
+    "ANOVAFeatures",
+    "CorrelationFeatures",
+    "BiasFeatures",
+    "GaussianTaylorFeatures",
+    "RandomFourierFeatures",
+]
+
+
+def _monomial_name(exponents, input_features):
+    """Name such as 'x1^2·x3' for an exponent vector; '1' for the constant."""
+    parts = []
+    for name, e in zip(input_features, exponents):
+        if e == 1:
+            parts.append(name)
+        elif e > 1:
+            parts.append(f"{name}^{e}")
+    return "·".join(parts) if parts else "1"
+
+
+def _coefficient_text(coef):
+    """'1', '√2' or '0.7071' for a positive coefficient."""
+    square = coef * coef
+    if math.isclose(square, round(square), rel_tol=1e-12):
+        root = math.isqrt(round(square))
+        return str(root) if root * root == round(square) else f"√{round(square)}"
+    return f"{coef:.4g}"
+
+
+def _term_name(coef, exponents, input_features):
+    """Name of the feature coef * monomial, e.g. '√2·x1·x2', 'x1^2' or '2.5'."""
+    monomial = _monomial_name(exponents, input_features)
+    text = _coefficient_text(coef)
+    if monomial == "1":
+        return text
+    return monomial if text == "1" else f"{text}·{monomial}"
+
+
+def _exponents(n_features, degrees):
+    """All exponent vectors of length n_features with total degree in ``degrees``."""
+    rows = []
+    for k in degrees:
+        for combo in itertools.combinations_with_replacement(range(n_features), k):
+            rows.append(np.bincount(np.asarray(combo, dtype=int), minlength=n_features))
+    return np.array(rows, dtype=int).reshape(len(rows), n_features)
+
+
+def _monomials(X, exponents):
+    """Matrix of monomials prod_i X[:, i] ** exponents[j, i], one column per row j."""
+    out = np.ones((X.shape[0], exponents.shape[0]))
+    for i in range(X.shape[1]):
+        powers = exponents[:, i]
+        if powers.any():
+            out *= X[:, i:i + 1] ** powers[None, :]
+    return out
+
+
+class FeatureMap:
+    """Base class: an explicit map Phi with ``fit``, ``transform`` and feature names."""
+
+    def fit(self, X, y=None):
+        """Record the input dimension and return ``self``."""
+        X = check_array(X, "X")
+        self._check_params()
+        self.n_features_in_ = X.shape[1]
+        self._fit(X)
+        self.n_output_features_ = len(self._names(self._default_names(X.shape[1])))
+        return self
+
+    def transform(self, X):
+        """Return the features Phi(x) of every row of ``X``, shape (n, N)."""
+        X = check_array(X, "X")
+        self._check_params()
+        expected = getattr(self, "n_features_in_", None)
+        if expected is not None and X.shape[1] != expected:
+            raise ValueError(f"X has {X.shape[1]} features but the map was fitted with {expected}")
+        return self._transform(X)
+
+    def fit_transform(self, X, y=None):
+        """``fit(X)`` followed by ``transform(X)``."""
+        return self.fit(X).transform(X)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output features, built from ``x1, x2, ...`` or ``input_features``."""
+        if input_features is None:
+            if not hasattr(self, "n_features_in_"):
+                raise NotFittedError("call fit(X) first or pass input_features")
+            input_features = self._default_names(self.n_features_in_)
+        return np.asarray(self._names(list(input_features)), dtype=object)
+
+    @staticmethod
+    def _default_names(d):
+        return [f"x{i + 1}" for i in range(d)]
+
+    def _check_params(self):
+        pass
+
+    def _fit(self, X):
+        pass
+
+
+class PolynomialFeatures(FeatureMap):
+    """The multinomial map with Phi(x)·Phi(t) = (c + <x, t>)^degree.
+
+    The feature of the monomial x1^j1 ... xD^jD (total degree k <= p) has
+    coefficient sqrt(p! / (j0! j1! ... jD!) * c^j0) with j0 = p - k, from the
+    multinomial expansion of (c + x1 t1 + ... + xD tD)^p.  There are
+    C(D + p, p) features, or C(D + p - 1, p) when c = 0 (degree p only).
+
+    Parameters
+    ----------
+    degree : int
+        p >= 1.
+    c : float
+        Offset, >= 0 (a negative c has no real feature map).
+
+    Examples
+    --------
+    >>> PolynomialFeatures(degree=2, c=1.0).fit([[0.0, 0.0]]).get_feature_names_out().tolist()
+    ['1', '√2·x1', '√2·x2', 'x1^2', '√2·x1·x2', 'x2^2']
+    """
+
+    def __init__(self, degree=2, c=1.0):
+        self.degree = degree
+        self.c = c
+
+    def _check_params(self):
+        check_scalar(self.degree, "degree", low=1, integer=True)
+        check_scalar(self.c, "c", low=0)
+
+    @property
+    def kernel(self):
+        """The kernel (c + <x, t>)^degree reproduced by the map."""
+        return Polynomial(degree=self.degree, c=self.c)
+
+    def _terms(self, d):
+        p = check_scalar(self.degree, "degree", low=1, integer=True)
+        c = check_scalar(self.c, "c", low=0)
+        degrees = [p] if c == 0 else range(p + 1)
+        exponents = _exponents(d, degrees)
+        coef = []
+        for row in exponents:
+            j0 = p - int(row.sum())
+            multinomial = math.factorial(p) // math.prod(math.factorial(int(j)) for j in (j0, *row))
+            coef.append(math.sqrt(multinomial * c ** j0))
+        return exponents, np.array(coef)
+
+    def _transform(self, X):
+        exponents, coef = self._terms(X.shape[1])
+        return _monomials(X, exponents) * coef
+
+    def _names(self, input_features):
+        exponents, coef = self._terms(len(input_features))
+        return [_term_name(a, e, input_features) for e, a in zip(exponents, coef)]
+
+
+class ANOVAFeatures(FeatureMap):
+    """Products of distinct coordinates: Phi(x)·Phi(t) = ANOVA kernel.
+
+    With ``degree=None`` every subset S of coordinates contributes
+    prod_{i in S} x_i (2^D features, the empty product being 1), and the
+    inner product is prod_i (1 + x_i t_i).  With ``degree=s`` only subsets of
+    size s are used (C(D, s) features), matching ``ANOVA(degree=s)``.
+
+    Examples
+    --------
+    >>> ANOVAFeatures().fit([[0.0, 0.0]]).get_feature_names_out().tolist()
+    ['1', 'x1', 'x2', 'x1·x2']
+    """
+
+    def __init__(self, degree=None):
+        self.degree = degree
+
+    def _check_params(self):
+        if self.degree is not None:
+            check_scalar(self.degree, "degree", low=1, integer=True)
+
+    @property
+    def kernel(self):
+        """The ANOVA kernel reproduced by the map."""
+        return ANOVA(degree=self.degree)
+
+    def _subsets(self, d):
+        sizes = range(d + 1) if self.degree is None else [self.degree]
+        subsets = [s for k in sizes for s in itertools.combinations(range(d), k)]
+        if not subsets:
+            raise ValueError(f"degree={self.degree} exceeds the input dimension {d}")
+        exponents = np.zeros((len(subsets), d), dtype=int)
+        for row, s in enumerate(subsets):
+            exponents[row, list(s)] = 1
+        return exponents
+
+    def _transform(self, X):
+        return _monomials(X, self._subsets(X.shape[1]))
+
+    def _names(self, input_features):
+        return [_monomial_name(e, input_features) for e in self._subsets(len(input_features))]
+
+
+class CorrelationFeatures(FeatureMap):
+    """The map (x, x_i x_j for i < j), which makes XOR linearly separable.
+
+    In two dimensions this is (x1, x2, x1 x2).  Its kernel is
+    <x, t> + sum_{i<j} x_i x_j t_i t_j = ``Linear() + ANOVA(degree=2)``.
+    With ``include_squares=True`` the squares x_i^2 are added, giving all
+    (D^2 + 3D)/2 second-order correlations and the extra kernel term
+    sum_i x_i^2 t_i^2.
+
+    Examples
+    --------
+    >>> CorrelationFeatures().fit_transform([[1.0, -1.0]])
+    array([[ 1., -1., -1.]])
+    """
+
+    def __init__(self, include_squares=False):
+        self.include_squares = include_squares
+
+    @property
+    def kernel(self):
+        """Linear() + ANOVA(degree=2), plus sum_i x_i^2 t_i^2 with squares."""
+        k = Linear() + ANOVA(degree=2)
+        if self.include_squares:
+            k = k + Linear().compose(np.square, vectorized=True)
+        return k
+
+    def _exponents(self, d):
+        linear = np.eye(d, dtype=int)
+        pairs = _exponents(d, [2])
+        if not self.include_squares:
+            pairs = pairs[pairs.max(axis=1) == 1]
+        return np.vstack([linear, pairs])
+
+    def _transform(self, X):
+        return _monomials(X, self._exponents(X.shape[1]))
+
+    def _names(self, input_features):
+        return [_monomial_name(e, input_features) for e in self._exponents(len(input_features))]
+
+
+class BiasFeatures(FeatureMap):
+    """The map (x, 1), whose kernel <x, t> + 1 gives a linear fit an intercept.
+
+    Examples
+    --------
+    >>> BiasFeatures().fit_transform([[2.0, 3.0]])
+    array([[2., 3., 1.]])
+    """
+
+    @property
+    def kernel(self):
+        """Linear() + 1.0."""
+        return Linear() + 1.0
+
+    def _transform(self, X):
+        return np.hstack([X, np.ones((X.shape[0], 1))])
+
+    def _names(self, input_features):
+        return list(input_features) + ["1"]
+
+
+class GaussianTaylorFeatures(FeatureMap):
+    """Truncated Taylor features of the Gaussian kernel.
+
+    Writing exp(-||x-t||^2/(2 sigma^2)) = f(x) exp(<x,t>/sigma^2) f(t) with
+    f(x) = exp(-||x||^2/(2 sigma^2)) and expanding the middle factor up to
+    total degree ``order`` gives the features
+
+        f(x) x^j / (sigma^{|j|} sqrt(j_1! ... j_D!)),   |j| <= order,
+
+    C(D + order, order) of them.  Their inner product is the truncated
+    kernel ``self.kernel`` exactly; ``truncation_error`` and ``error_bound``
+    compare it with the Gaussian itself.
+
+    Parameters
+    ----------
+    sigma : float
+        Width, > 0.
+    order : int
+        Highest total degree kept, >= 0.
+
+    Examples
+    --------
+    >>> phi = GaussianTaylorFeatures(sigma=1.0, order=8)
+    >>> Z = phi.fit_transform([[0.3, -0.2], [0.1, 0.4]])
+    >>> bool(abs((Z @ Z.T)[0, 1] - Gaussian(1.0)([[0.3, -0.2]], [[0.1, 0.4]])[0, 0]) < 1e-8)
+    True
+    """
+
+    def __init__(self, sigma=1.0, order=4):
+        self.sigma = sigma
+        self.order = order
+
+    def _check_params(self):
+        check_scalar(self.sigma, "sigma", low=0, include_low=False)
+        check_scalar(self.order, "order", low=0, integer=True)
+
+    @property
+    def kernel(self):
+        """The truncated kernel f(x) sum_{k<=order} (<x,t>/sigma^2)^k / k! f(t)."""
+        self._check_params()
+        s2 = float(self.sigma) ** 2
+        coef = [1.0 / (s2 ** k * math.factorial(k)) for k in range(int(self.order) + 1)]
+        envelope = lambda X: np.exp(-np.einsum("ij,ij->i", X, X) / (2.0 * s2))  # noqa: E731
+        envelope.__name__ = "f"
+        return PolynomialOf(Linear(), coef).rescale(envelope, vectorized=True)
+
+    @property
+    def target_kernel(self):
+        """The Gaussian kernel being approximated."""
+        return Gaussian(sigma=self.sigma)
+
+    def _terms(self, d):
+        exponents = _exponents(d, range(int(self.order) + 1))
+        coef = np.array([1.0 / (float(self.sigma) ** int(e.sum())
+                                * math.sqrt(math.prod(math.factorial(int(j)) for j in e)))
+                         for e in exponents])
+        return exponents, coef
+
+    def _transform(self, X):
+        exponents, coef = self._terms(X.shape[1])
+        envelope = np.exp(-np.einsum("ij,ij->i", X, X) / (2.0 * float(self.sigma) ** 2))
+        return _monomials(X, exponents) * coef * envelope[:, None]
+
+    def _names(self, input_features):
+        exponents, coef = self._terms(len(input_features))
+        return [f"f(x)·{_term_name(a, e, input_features)}" for e, a in zip(exponents, coef)]
+
+    def truncation_error(self, X, Y=None):
+        """Actual |Gaussian - truncated kernel| on every pair, shape (n_X, n_Y)."""
+        return np.abs(self.target_kernel(X, Y) - self.kernel(X, Y))
+
+    def error_bound(self, X, Y=None):
+        """Lagrange bound on the truncation error for every pair.
+
+        With z = <x,t>/sigma^2 the Taylor remainder of e^z after degree m is
+        at most e^|z| |z|^(m+1) / (m+1)!, so the error is at most
+        f(x) f(t) e^|z| |z|^(m+1) / (m+1)!.
+        """
+        self._check_params()
+        X = check_array(X, "X")
+        Y = X if Y is None else check_array(Y, "Y")
+        s2 = float(self.sigma) ** 2
+        z = np.abs(X @ Y.T) / s2
+        m = int(self.order)
+        log_f = -np.einsum("ij,ij->i", X, X)[:, None] / (2 * s2) - np.einsum(
+            "ij,ij->i", Y, Y)[None, :] / (2 * s2)
+        with np.errstate(divide="ignore"):
+            log_bound = log_f + z + (m + 1) * np.log(z) - math.lgamma(m + 2)
+        return np.exp(log_bound)
+
+    @staticmethod
+    def radius_bound(radius, sigma, order):
+        """Uniform error bound (r^2/sigma^2)^(order+1) / (order+1)! on the ball ||x|| <= r.
+
+        Follows from ``error_bound`` since f(x) f(t) e^|z| <= 1 when
+        |<x,t>| <= ||x|| ||t||.
+        """
+        radius = check_scalar(radius, "radius", low=0)
+        sigma = check_scalar(sigma, "sigma", low=0, include_low=False)
+        order = check_scalar(order, "order", low=0, integer=True)
+        u = radius ** 2 / sigma ** 2
+        return math.exp((order + 1) * math.log(u) - math.lgamma(order + 2)) if u > 0 else 0.0
+
+
+class RandomFourierFeatures(FeatureMap):
+    """Random Fourier features z(x) = sqrt(2/N) cos(W^T x + b) for the Gaussian kernel.
+
+    ``fit`` draws the columns of W from N(0, I / sigma^2) (the spectral
+    density of the Gaussian kernel) and b uniformly on [0, 2 pi).  Then
+    E[z(x)·z(t)] = exp(-||x-t||^2 / (2 sigma^2)), with Monte Carlo error of
+    order 1/sqrt(N).
+
+    Parameters
+    ----------
+    sigma : float
+        Width of the Gaussian kernel, > 0.
+    n_components : int
+        Number N of features, >= 1.
+    random_state : int, numpy Generator or None
+        Seed for the draw.
+
+    Examples
+    --------
+    >>> rff = RandomFourierFeatures(sigma=1.0, n_components=2000, random_state=0)
+    >>> Z = rff.fit_transform([[0.0], [1.0]])
+    >>> bool(abs((Z @ Z.T)[0, 1] - np.exp(-0.5)) < 0.1)
+    True
+    """
+
+    def __init__(self, sigma=1.0, n_components=100, random_state=None):
+        self.sigma = sigma
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_scalar(self.sigma, "sigma", low=0, include_low=False)
+        check_scalar(self.n_components, "n_components", low=1, integer=True)
+
+    @property
+    def kernel(self):
+        """The Gaussian kernel approximated (in expectation) by the features."""
+        return Gaussian(sigma=self.sigma)
+
+    def _fit(self, X):
+        rng = np.random.default_rng(self.random_state)
+        n = int(self.n_components)
+        self.omega_ = rng.standard_normal((X.shape[1], n)) / float(self.sigma)
+        self.offset_ = rng.uniform(0.0, 2.0 * np.pi, n)
+
+    def _transform(self, X):
+        if not hasattr(self, "omega_"):
+            raise NotFittedError("RandomFourierFeatures must be fitted (fit(X)) before transform")
+        Z = X @ self.omega_
+        Z += self.offset_
+        np.cos(Z, out=Z)
+        Z *= math.sqrt(2.0 / self.omega_.shape[1])
+        return Z
+
+    def _names(self, input_features):
+        return [f"cos(w{j + 1}·x + b{j + 1})" for j in range(int(self.n_components))]

@@ -1,1 +1,700 @@
-__all__ = []
+"""Support vector machines: the soft-margin dual, two primals and a KKT check.
+
+The dual problem solved by :class:`SVC` is::
+
+    maximise    sum_i alpha_i - 1/2 sum_ij alpha_i alpha_j t_i t_j k(x_i, x_j)
+    subject to  0 <= alpha_i <= C,   sum_i alpha_i t_i = 0
+
+with labels ``t_i`` in {-1, +1}.  CVXPY never sees the dense n x n matrix:
+the Gram matrix is factored as ``K = F F^T`` (an explicit feature map for the
+linear kernel, otherwise a pivoted Cholesky to a relative tolerance) and the
+quadratic term is written ``1/2 ||F^T (t * alpha)||^2``.  A Gram matrix that
+is not positive semi-definite is refused with a ValueError.
+
+Two primal problems give the same classifier:
+
+* :class:`LinearSVCPrimal` -- ``min 1/2 ||w||^2 + C sum xi_i`` subject to
+  ``t_i (w^T x_i + b) >= 1 - xi_i``, ``xi_i >= 0``;
+* :class:`KernelSVCPrimal` -- ``min sum_i [1 - t_i (c^T K_i + b)]_+ + lam c^T K c``.
+
+Dividing the first objective by C gives ``1/(2C) ||w||^2 + sum xi_i``, so the
+hinge form with weight ``lam`` on ``||f||^2 = c^T K c`` is the same problem
+when ``C = 1 / (2 lam)``, with ``c_i = t_i alpha_i``.
+"""
+
+import math
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+from scipy.linalg import lapack
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_array, check_scalar
+from .features import PolynomialFeatures
+from .ridge import (_check_data, _check_kernel, _check_lam, _check_precomputed_gram, _gram,
+                    _is_precomputed, _take)
+
+__all__ = [
+    "pivoted_cholesky",
+    "gram_factor",
+    "SVC",
+    "LinearSVCPrimal",
+    "KernelSVCPrimal",
+    "KKTReport",
+    "kkt_report",
+]
+
+
+# ----------------------------------------------------------------------------
+# factoring the Gram matrix
+# ----------------------------------------------------------------------------
+
+def pivoted_cholesky(K, tol=1e-10):
+    """Low-rank factor ``F`` with ``K ~= F F^T`` by pivoted Cholesky, checking PSD.
+
+    LAPACK ``dpstrf`` picks at each step the largest remaining diagonal entry
+    and stops when it falls below ``tol * max(diag(K))``.  For a positive
+    semi-definite ``K`` the residual ``R = K - F F^T`` is then positive
+    semi-definite with diagonal below that threshold, so every entry obeys
+    ``|R_ij| <= sqrt(R_ii R_jj) <= tol * max(diag(K))``.  The residual is
+    checked block by block; a larger entry (or a clearly negative diagonal
+    entry) proves that ``K`` is not PSD and a ValueError is raised.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        Symmetric matrix.
+    tol : float, default=1e-10
+        Relative tolerance (a fraction of the largest diagonal entry).
+
+    Returns
+    -------
+    F : ndarray of shape (n, r)
+        ``r`` is the numerical rank at this tolerance (at least 1).
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not square, not symmetric or not positive semi-definite
+        to the tolerance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((6, 2))
+    >>> F = pivoted_cholesky(X @ X.T)
+    >>> F.shape, bool(np.allclose(F @ F.T, X @ X.T))
+    ((6, 2), True)
+    """
+    K = check_array(K, "K")
+    tol = check_scalar(tol, "tol", low=0.0, high=1.0, include_low=False, include_high=False)
+    n = K.shape[0]
+    if K.shape != (n, n):
+        raise ValueError(f"K must be square, got shape {K.shape}")
+    scale = max(np.abs(K).max(), np.finfo(float).tiny)
+    if np.abs(K - K.T).max() > 1e-10 * scale:
+        raise ValueError("K must be symmetric")
+    d = np.diag(K)
+    if d.min() < -1e-12 * scale:
+        i = int(np.argmin(d))
+        raise ValueError(f"the Gram matrix is not positive semi-definite: its diagonal entry "
+                         f"K[{i},{i}] = {d[i]:.3g} is negative")
+    top = d.max()
+    if top <= 0:
+        raise ValueError("the Gram matrix is not positive semi-definite: its diagonal is zero "
+                         "but it has non-zero entries" if np.abs(K).max() > 0 else
+                         "the Gram matrix is identically zero")
+    abs_tol = tol * top
+    c, piv, rank, info = lapack.dpstrf(K, tol=abs_tol, lower=1)
+    if info < 0:  # pragma: no cover - argument error inside LAPACK
+        raise ValueError(f"dpstrf rejected its argument {-info}")
+    rank = max(int(rank), 1)
+    F = np.empty((n, rank))
+    F[piv - 1] = np.tril(c[:, :rank])
+    del c
+    # Residual check, block by block so that no second n x n matrix is needed.
+    slack = abs_tol + 1e3 * np.finfo(float).eps * top * math.sqrt(rank)
+    block = max(1, min(n, 2 ** 22 // max(n, 1)))
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        R = K[start:stop] - F[start:stop] @ F.T
+        worst = np.abs(R).max()
+        if worst > 10 * slack:
+            i, j = np.unravel_index(np.argmax(np.abs(R)), R.shape)
+            raise ValueError(
+                "the Gram matrix is not positive semi-definite: after a pivoted Cholesky "
+                f"factorisation the residual entry R[{start + i},{j}] = {R[i, j]:.3g} exceeds "
+                f"the bound {slack:.3g} that holds for PSD matrices (use kernlab.is_psd "
+                "for a witness vector)")
+    return F
+
+
+def gram_factor(kernel, X, *, tol=1e-10):
+    """Return ``(K, F)`` with ``K = kernel(X)`` and an exact or tolerance factor ``F F^T = K``.
+
+    The linear kernel uses its feature map ``F = X`` when ``d <= n`` and the
+    polynomial kernel ``(c + <x, t>)^p`` (``c >= 0``) its multinomial feature
+    map when that has at most ``n`` features; every other kernel uses :func:`pivoted_cholesky` (which also checks that ``K``
+    is positive semi-definite).  With ``kernel="precomputed"``, ``X`` is the
+    Gram matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlab import Gaussian
+    >>> X = np.random.default_rng(0).standard_normal((30, 2))
+    >>> K, F = gram_factor(Gaussian(sigma=1.0), X)
+    >>> bool(np.abs(K - F @ F.T).max() < 1e-8)
+    True
+    """
+    if _is_precomputed(kernel):
+        K = _check_precomputed_gram(X)
+        return K, pivoted_cholesky(K, tol)
+    K = _gram(kernel, X)
+    from .kernels import Linear, Polynomial
+    if isinstance(X, np.ndarray):
+        n, d = X.shape
+        if type(kernel) is Linear and d <= n:
+            return K, np.array(X, dtype=np.float64)
+        if type(kernel) is Polynomial and kernel.c >= 0:
+            p = kernel.degree
+            n_features = math.comb(d + p, p) if kernel.c > 0 else math.comb(d + p - 1, p)
+            if n_features <= n:
+                return K, PolynomialFeatures(degree=p, c=kernel.c).fit_transform(X)
+    return K, pivoted_cholesky(K, tol)
+
+
+# ----------------------------------------------------------------------------
+# labels
+# ----------------------------------------------------------------------------
+
+def _encode_labels(y, n):
+    """Map two distinct labels to t in {-1, +1}; returns (t, classes)."""
+    if y is None:
+        raise TypeError("y must be an array of labels, got None")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D (one label per sample), got shape {y.shape}")
+    if y.shape[0] != n:
+        raise ValueError(f"y has {y.shape[0]} labels but X has {n} samples; they must match")
+    if y.dtype.kind in "fc" and not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinity; labels must be two distinct finite values")
+    if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and math.isnan(v))
+                                   for v in y):
+        raise ValueError("y contains missing labels (None or NaN)")
+    classes = np.unique(y)
+    if classes.size != 2:
+        raise ValueError(f"y must take exactly two distinct values (binary classification), "
+                         f"got {classes.size}: {classes[:10].tolist()}")
+    t = np.where(y == classes[1], 1.0, -1.0)
+    return t, classes
+
+
+def _check_C(C):
+    C = check_scalar(C, "C", low=0.0, include_low=False)
+    return C  # may be np.inf: hard margin
+
+
+def _solve(problem, what):
+    """Solve with Clarabel and translate failures into clear errors."""
+    try:
+        problem.solve(solver=cp.CLARABEL)
+    except cp.error.SolverError as exc:
+        raise RuntimeError(f"the {what} could not be solved by Clarabel: {exc}") from exc
+    return problem.status
+
+
+# ----------------------------------------------------------------------------
+# the dual SVM
+# ----------------------------------------------------------------------------
+
+class SVC(ClassifierMixin, BaseEstimator):
+    """Kernel support vector classifier, fitted by solving the dual QP with CVXPY.
+
+    Parameters
+    ----------
+    kernel : kernlab kernel, callable or "precomputed"
+        ``kernel(X, Y)`` returns the Gram matrix.  With ``"precomputed"``,
+        ``fit`` takes the n x n Gram matrix and ``decision_function`` the
+        (n_test, n_train) cross-Gram matrix.
+    C : float, default=1.0
+        Upper bound on ``alpha_i`` (> 0).  ``C=np.inf`` is the hard margin;
+        fitting then raises a ValueError if the data are not separable in
+        the feature space.
+    tol : float, default=1e-10
+        Relative tolerance of the pivoted Cholesky factor of ``K``.
+
+    Attributes
+    ----------
+    alpha_ : ndarray of shape (n,)
+        Dual coefficients, one per training point (exact zeros off the support).
+    support_ : ndarray of int
+        Indices of the support vectors (``alpha_i > 0``).
+    dual_coef_ : ndarray
+        ``t_i alpha_i`` on the support vectors.
+    intercept_ : float
+        ``b``, from the KKT conditions: the average of ``t_j - sum_i alpha_i t_i
+        k(x_i, x_j)`` over free support vectors (``0 < alpha_j < C``); the
+        midpoint of the interval allowed by the bounds when there are none.
+    margin_ : float
+        ``1 / ||w||`` with ``||w||^2 = sum_ij alpha_i alpha_j t_i t_j k(x_i, x_j)``.
+    classes_ : ndarray of shape (2,)
+        The labels as given; ``classes_[1]`` is the positive class (t = +1).
+    rank_ : int
+        Number of columns of the factor ``F`` used in the QP.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlab import Linear
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [3.0, 3.0], [4.0, 4.0]])
+    >>> model = SVC(Linear(), C=np.inf).fit(X, ["no", "no", "yes", "yes"])
+    >>> model.predict([[0.5, 0.5], [3.5, 3.5]]).tolist()
+    ['no', 'yes']
+    >>> round(model.margin_, 6)  # half the gap between (1, 1) and (3, 3)
+    1.414214
+    """
+
+    def __init__(self, kernel=None, C=1.0, *, tol=1e-10):
+        self.kernel = kernel
+        self.C = C
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Solve the dual problem and recover ``b`` from the KKT conditions; returns self."""
+        kernel = _check_kernel(self.kernel)
+        C = _check_C(self.C)
+        if not _is_precomputed(kernel):
+            X = _check_data(X, kernel)
+        n = _n_rows(X)
+        t, self.classes_ = _encode_labels(y, n)
+        K, F = gram_factor(kernel, X, tol=self.tol)
+        self.rank_ = F.shape[1]
+        alpha = _solve_dual(F, t, C)
+
+        # Interior-point solutions sit a little inside the bounds; snap them onto
+        # the active bounds and solve the KKT equations of the free set exactly.
+        alpha, thr = _polish(K, t, alpha, C)
+        support = np.flatnonzero(alpha > 0)
+        coef = t * alpha
+        g = K[:, support] @ coef[support]  # sum_i alpha_i t_i k(x_i, x_j) for every j
+        self.intercept_ = _intercept_from_kkt(g, t, alpha, C, thr)
+        self.alpha_ = alpha
+        self.support_ = support
+        self.dual_coef_ = coef[support]
+        w_sq = float(coef[support] @ K[np.ix_(support, support)] @ coef[support])
+        self.margin_ = 1.0 / math.sqrt(w_sq) if w_sq > 0 else math.inf
+        self.t_ = t
+        if _is_precomputed(kernel):
+            self.support_vectors_ = None
+            self.X_fit_ = None
+        else:
+            self.support_vectors_ = _take(X, support)
+            self.X_fit_ = X
+        self.n_train_ = n
+        return self
+
+    def decision_function(self, X):
+        """Return ``sum_i alpha_i t_i k(x_i, x) + b`` for every row of ``X``."""
+        check_is_fitted(self, "alpha_")
+        if _is_precomputed(self.kernel):
+            K = check_array(X, "X")
+            if K.shape[1] != self.n_train_:
+                raise ValueError(f"with kernel='precomputed', X must be the cross-Gram matrix of "
+                                 f"shape (n_test, {self.n_train_}), got {K.shape}")
+            return K[:, self.support_] @ self.dual_coef_ + self.intercept_
+        X = _check_data(X, self.kernel)
+        if len(self.support_) == 0:
+            return np.full(_n_rows(X), self.intercept_)
+        return _gram(self.kernel, X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
+
+    def predict(self, X):
+        """Return the predicted labels, in the form they were given to ``fit``."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def kkt_report(self):
+        """Worst violation of each KKT condition at the fitted solution (see :func:`kkt_report`)."""
+        check_is_fitted(self, "alpha_")
+        if _is_precomputed(self.kernel):
+            raise ValueError("kkt_report needs the training Gram matrix; with a precomputed "
+                             "kernel call kernlab.kkt_report(K, y, alpha, b, C) directly")
+        K = _gram(self.kernel, self.X_fit_)
+        return kkt_report(K, self.t_, self.alpha_, self.intercept_, self.C)
+
+
+def _n_rows(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def _solve_dual(F, t, C):
+    """Solve the dual QP with K = F F^T; returns alpha (n,)."""
+    n = F.shape[0]
+    # Scaling the rows by t turns F^T (t * alpha) into a single dense product.
+    Ft = F * t[:, None]
+    a = cp.Variable(n)
+    objective = cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(Ft.T @ a))
+    constraints = [a >= 0, t @ a == 0]
+    if np.isfinite(C):
+        constraints.append(a <= C)
+    problem = cp.Problem(objective, constraints)
+    status = _solve(problem, "SVM dual problem")
+    if status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
+        raise ValueError("the hard-margin problem (C=inf) has no solution: the two classes are "
+                         "not separable in the kernel's feature space; use a finite C")
+    if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or a.value is None:
+        raise RuntimeError(f"Clarabel did not solve the SVM dual problem (status {status!r})")
+    if status == cp.OPTIMAL_INACCURATE and not np.isfinite(C) and np.abs(a.value).max() > 1e8:
+        raise ValueError("the hard-margin problem (C=inf) diverges: the classes are not "
+                         "separable in the kernel's feature space; use a finite C")
+    return np.clip(np.asarray(a.value, dtype=np.float64), 0.0, None)
+
+
+def _polish(K, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
+    """Snap alpha onto its active bounds and re-solve the free part exactly.
+
+    For a guess of the active sets (alpha_i = 0, alpha_i = C, free), the KKT
+    conditions make the free coefficients and b solve the linear system
+    ``t_j f(x_j) = 1`` (j free), ``sum_i alpha_i t_i = 0``.  A guess is
+    accepted when its solution satisfies every KKT condition to 1e-7; the
+    thresholds (relative to C, or to max(alpha) for the hard margin) are
+    tried from coarse to fine.  If none works the solver's alpha is returned
+    with only tiny values set to zero.  Returns (alpha, threshold).
+    """
+    finite = np.isfinite(C)
+    scale = C if finite else max(alpha.max(), np.finfo(float).tiny)
+    for rel in thresholds:
+        thr = rel * scale
+        at_zero = alpha <= thr
+        at_C = (alpha >= C - thr) if finite else np.zeros_like(at_zero)
+        for _ in range(10):  # move coefficients that leave [0, C] onto the bound
+            new, b, residual_ok = _solve_free_set(K, t, C, at_zero, at_C)
+            if new is None:
+                break
+            free = ~(at_zero | at_C)
+            below = free & (new <= 0)
+            above = free & (new >= C) if finite else np.zeros_like(free)
+            if not (below.any() or above.any()):
+                break
+            at_zero, at_C = at_zero | below, at_C | above
+        if new is None:
+            continue
+        free = ~(at_zero | at_C)
+        margins = t * (K @ (t * new) + b)
+        ok = (residual_ok and new[free].min() > 0 and (not finite or new[free].max() < C)
+              and np.all(margins[at_zero] >= 1 - 1e-7)
+              and (not finite or np.all(margins[at_C] <= 1 + 1e-7))
+              and np.abs(new - alpha).max() <= 1e-3 * scale)
+        if ok:
+            return new, 0.0
+    thr = 1e-8 * scale
+    alpha = alpha.copy()
+    alpha[alpha < thr] = 0.0
+    if finite:
+        np.minimum(alpha, C, out=alpha)
+    return alpha, thr
+
+
+def _solve_free_set(K, t, C, at_zero, at_C):
+    """KKT linear system for a guess of the active sets; returns (alpha, b, ok)."""
+    finite = np.isfinite(C)
+    free = ~(at_zero | at_C)
+    nf = int(free.sum())
+    if nf == 0:
+        return None, None, False
+    bound_coef = np.where(at_C, t * C, 0.0) if finite else np.zeros(len(t))
+    tf = t[free]
+    A = np.empty((nf + 1, nf + 1))
+    A[:nf, :nf] = K[np.ix_(free, free)] * tf[None, :]
+    A[:nf, nf] = 1.0
+    A[nf, :nf] = tf
+    A[nf, nf] = 0.0
+    rhs = np.empty(nf + 1)
+    rhs[:nf] = tf - (K[np.ix_(free, at_C)] @ bound_coef[at_C] if at_C.any() else 0.0)
+    rhs[nf] = -bound_coef.sum()
+    sol, *_ = np.linalg.lstsq(A, rhs, rcond=None)
+    residual_ok = np.abs(A @ sol - rhs).max() < 1e-8 * max(1.0, np.abs(rhs).max())
+    new = np.where(at_C, C, 0.0) if finite else np.zeros(len(t))
+    new[free] = sol[:nf]
+    return new, sol[nf], residual_ok
+
+
+def _intercept_from_kkt(g, t, alpha, C, thr=0.0):
+    """Intercept b from the KKT conditions, given g_j = sum_i alpha_i t_i K_ij.
+
+    The average of ``t_j - g_j`` over free vectors (thr < alpha_j < C - thr);
+    without free vectors the midpoint of the interval allowed by
+    ``t_j (g_j + b) >= 1`` (alpha_j = 0) and ``<= 1`` (alpha_j = C).
+    """
+    upper_ok = np.isfinite(C)
+    free = (alpha > thr) & ((alpha < C - thr) if upper_ok else True)
+    if free.any():
+        return float(np.mean(t[free] - g[free]))
+    at_zero = alpha <= thr
+    at_C = ~at_zero
+    lower = np.concatenate([(1 - g)[at_zero & (t > 0)], (-1 - g)[at_C & (t < 0)]])
+    upper = np.concatenate([(-1 - g)[at_zero & (t < 0)], (1 - g)[at_C & (t > 0)]])
+    lo = lower.max() if lower.size else -np.inf
+    hi = upper.min() if upper.size else np.inf
+    if np.isfinite(lo) and np.isfinite(hi):
+        return float((lo + hi) / 2)
+    return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
+
+
+# ----------------------------------------------------------------------------
+# KKT conditions
+# ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class KKTReport:
+    """Worst violation of each KKT condition of the soft-margin SVM.
+
+    Attributes
+    ----------
+    primal_feasibility : float
+        ``max_i (1 - xi_i - t_i f(x_i))_+`` and ``max_i (-xi_i)_+``.
+    dual_feasibility : float
+        ``max_i`` of ``(-alpha_i)_+`` and ``(alpha_i - C)_+``.
+    complementary_slackness : float
+        ``max_i`` of ``|alpha_i (t_i f(x_i) - 1 + xi_i)|`` and ``|(C - alpha_i) xi_i|``.
+    stationarity : float
+        ``|sum_i alpha_i t_i|`` (the derivative of the Lagrangian in ``b``;
+        the derivative in ``w`` vanishes by construction of ``w``).
+    """
+
+    primal_feasibility: float
+    dual_feasibility: float
+    complementary_slackness: float
+    stationarity: float
+
+    @property
+    def worst(self):
+        """The largest of the four violations."""
+        return max(self.primal_feasibility, self.dual_feasibility,
+                   self.complementary_slackness, self.stationarity)
+
+    def __str__(self):
+        return "\n".join(f"{name:>24}: {getattr(self, name):.3e}" for name in
+                         ("primal_feasibility", "dual_feasibility",
+                          "complementary_slackness", "stationarity"))
+
+
+def kkt_report(K, y, alpha, b, C, xi=None):
+    """Measure how far ``(alpha, b)`` is from satisfying the SVM's KKT conditions.
+
+    With ``f(x_j) = sum_i alpha_i t_i K_ij + b`` the conditions are: primal
+    feasibility ``t_j f(x_j) >= 1 - xi_j``, ``xi_j >= 0``; dual feasibility
+    ``0 <= alpha_j <= C``; complementary slackness ``alpha_j (t_j f(x_j) - 1
+    + xi_j) = 0`` and ``(C - alpha_j) xi_j = 0``; stationarity
+    ``sum_j alpha_j t_j = 0``.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        Training Gram matrix.
+    y : array-like of shape (n,)
+        Labels: two distinct values (mapped to -1, +1 in sorted order) or
+        already -1/+1.
+    alpha : array-like of shape (n,)
+    b : float
+    C : float
+        ``np.inf`` for the hard margin (then ``xi = 0``).
+    xi : array-like of shape (n,) or None
+        Slack variables; by default the smallest feasible ones,
+        ``xi_j = (1 - t_j f(x_j))_+`` (zero for the hard margin).
+
+    Returns
+    -------
+    KKTReport
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> kkt_report(K, [-1, 1], [1.0, 1.0], 0.0, C=10.0).worst
+    0.0
+    """
+    K = check_array(K, "K")
+    n = K.shape[0]
+    if K.shape != (n, n):
+        raise ValueError(f"K must be square, got shape {K.shape}")
+    t, _ = _encode_labels(y, n)
+    alpha = check_array(alpha, "alpha", ensure_2d=False)
+    if alpha.shape != (n,):
+        raise ValueError(f"alpha must have shape ({n},), got {alpha.shape}")
+    b = check_scalar(b, "b")
+    C = check_scalar(C, "C", low=0.0, include_low=False)
+    margins = t * (K @ (alpha * t) + b)
+    if xi is None:
+        xi = np.maximum(0.0, 1.0 - margins) if np.isfinite(C) else np.zeros(n)
+    else:
+        xi = check_array(xi, "xi", ensure_2d=False)
+        if xi.shape != (n,):
+            raise ValueError(f"xi must have shape ({n},), got {xi.shape}")
+    primal = max(np.max(np.maximum(0.0, 1.0 - xi - margins)), np.max(np.maximum(0.0, -xi)))
+    upper = np.maximum(0.0, alpha - C) if np.isfinite(C) else np.zeros(n)
+    dual = max(np.max(np.maximum(0.0, -alpha)), np.max(upper))
+    slack_term = np.abs((C - alpha) * xi) if np.isfinite(C) else np.zeros(n)
+    comp = max(np.max(np.abs(alpha * (margins - 1.0 + xi))), np.max(slack_term))
+    stat = abs(float(alpha @ t))
+    return KKTReport(float(primal), float(dual), float(comp), float(stat))
+
+
+# ----------------------------------------------------------------------------
+# primal problems
+# ----------------------------------------------------------------------------
+
+class _BinaryClassifier(ClassifierMixin, BaseEstimator):
+    """Shared predict for the primal estimators."""
+
+    def predict(self, X):
+        """Return the predicted labels, in the form they were given to ``fit``."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+
+class LinearSVCPrimal(_BinaryClassifier):
+    """Linear soft-margin SVM solved in the primal variables ``(w, b, xi)``.
+
+    ``min 1/2 ||w||^2 + C sum_i xi_i`` subject to ``t_i (w^T x_i + b) >= 1 - xi_i``
+    and ``xi_i >= 0``; ``C=np.inf`` drops the slacks (hard margin).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (d,)
+        ``w``.
+    intercept_ : float
+    slack_ : ndarray of shape (n,)
+        ``xi`` (zeros for the hard margin).
+    alpha_ : ndarray of shape (n,)
+        Lagrange multipliers of the margin constraints, as reported by the
+        solver: the dual variables of :class:`SVC` with a linear kernel.
+    classes_ : ndarray of shape (2,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> model = LinearSVCPrimal(C=np.inf).fit(X, [0, 0, 1, 1])
+    >>> np.round([model.coef_[0], model.intercept_], 6).tolist()
+    [1.0, -2.0]
+    """
+
+    def __init__(self, C=1.0):
+        self.C = C
+
+    def fit(self, X, y):
+        """Solve the primal QP; returns self."""
+        C = _check_C(self.C)
+        X = check_array(X, "X")
+        n, d = X.shape
+        t, self.classes_ = _encode_labels(y, n)
+        w, b = cp.Variable(d), cp.Variable()
+        margins = cp.multiply(t, X @ w + b)
+        if np.isfinite(C):
+            xi = cp.Variable(n)
+            margin_constraint = margins >= 1 - xi
+            problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * cp.sum(xi)),
+                                 [margin_constraint, xi >= 0])
+        else:
+            xi = None
+            margin_constraint = margins >= 1
+            problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), [margin_constraint])
+        status = _solve(problem, "linear SVM primal problem")
+        if status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
+            raise ValueError("the hard-margin problem (C=inf) is infeasible: the classes are not "
+                             "linearly separable; use a finite C")
+        if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+            raise RuntimeError(f"Clarabel did not solve the linear SVM primal (status {status!r})")
+        self.coef_ = np.asarray(w.value, dtype=np.float64)
+        self.intercept_ = float(b.value)
+        self.slack_ = np.zeros(n) if xi is None else np.maximum(np.asarray(xi.value), 0.0)
+        self.alpha_ = np.maximum(np.asarray(margin_constraint.dual_value, dtype=np.float64), 0.0)
+        self.n_features_in_ = d
+        return self
+
+    def decision_function(self, X):
+        """Return ``X @ w + b``."""
+        check_is_fitted(self, "coef_")
+        X = check_array(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features but the model was fitted with "
+                             f"{self.n_features_in_}")
+        return X @ self.coef_ + self.intercept_
+
+
+class KernelSVCPrimal(_BinaryClassifier):
+    """Kernel SVM in the primal, with the hinge loss and an RKHS-norm penalty.
+
+    ``min_{c, b} sum_i [1 - t_i (c^T K_i + b)]_+ + lam c^T K c``; by the
+    representer theorem ``f(x) = sum_i c_i k(x, x_i) + b``.  It gives the same
+    classifier as :class:`SVC` with ``C = 1 / (2 lam)``, and then
+    ``c_i = t_i alpha_i`` (up to the null space of ``K``).  As in
+    :class:`SVC`, ``K`` enters CVXPY only through a factor ``F`` with
+    ``K = F F^T``: ``K c = F (F^T c)`` and ``c^T K c = ||F^T c||^2``.
+
+    Parameters
+    ----------
+    kernel : kernlab kernel or callable
+    lam : float, default=1.0
+        Weight of ``||f||^2``, > 0.
+    tol : float, default=1e-10
+        Relative tolerance of the pivoted Cholesky factor.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n,)
+        ``c``.
+    intercept_ : float
+    classes_ : ndarray of shape (2,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlab import Gaussian
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> model = KernelSVCPrimal(Gaussian(sigma=1.0), lam=0.01).fit(X, [0, 0, 1, 1])
+    >>> model.predict([[0.2], [3.8]]).tolist()
+    [0, 1]
+    """
+
+    def __init__(self, kernel=None, lam=1.0, *, tol=1e-10):
+        self.kernel = kernel
+        self.lam = lam
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Solve the hinge-loss primal; returns self."""
+        kernel = _check_kernel(self.kernel)
+        if _is_precomputed(kernel):
+            raise ValueError("KernelSVCPrimal needs a kernel function, not 'precomputed'")
+        lam = _check_lam(self.lam)
+        if lam == 0:
+            raise ValueError("lam must be > 0 for the kernel SVM primal, got 0")
+        X = _check_data(X, kernel)
+        n = _n_rows(X)
+        t, self.classes_ = _encode_labels(y, n)
+        _, F = gram_factor(kernel, X, tol=self.tol)
+        c, b = cp.Variable(n), cp.Variable()
+        u = F.T @ c
+        hinge = cp.sum(cp.pos(1 - cp.multiply(t, F @ u + b)))
+        problem = cp.Problem(cp.Minimize(hinge + lam * cp.sum_squares(u)))
+        status = _solve(problem, "kernel SVM primal problem")
+        if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+            raise RuntimeError(f"Clarabel did not solve the kernel SVM primal (status {status!r})")
+        self.coef_ = np.asarray(c.value, dtype=np.float64)
+        self.intercept_ = float(b.value)
+        self.X_fit_ = X
+        return self
+
+    def decision_function(self, X):
+        """Return ``sum_i c_i k(x, x_i) + b`` for every row of ``X``."""
+        check_is_fitted(self, "coef_")
+        X = _check_data(X, self.kernel)
+        return _gram(self.kernel, X, self.X_fit_) @ self.coef_ + self.intercept_

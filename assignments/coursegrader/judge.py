@@ -1,0 +1,139 @@
+"""Grade one part of a notebook outside the student's Python process.
+
+:func:`run_sandbox` runs the student's code cells and function in
+``python -I -m coursegrader.sandbox`` under a time limit and returns what the
+function gave for each case; :func:`grade_part` draws the cases (hidden ones
+from the course secret, the student and the part), compares with kernlab and
+returns the score and the report shown to the student.
+"""
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+
+from .check import format_report, judge_received
+from .serial import UnsupportedValue, decode, encode
+from .spec import hidden_rng, part_score
+
+__all__ = ["SandboxResult", "run_sandbox", "grade_part", "PartGrade"]
+
+MEMORY_LIMIT = 4 * 1024**3  # bytes of address space for the sandbox
+
+
+@dataclass
+class SandboxResult:
+    values: list      # per case: (True, value) or (False, error message)
+    note: str         # why the process stopped early, or ""
+
+
+def _limits():
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (50 * 1024**2, 50 * 1024**2))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run_sandbox(cells, func, args_list, *, timeout=20.0, cwd=None,
+                forbidden=(), allowed=(), python=None):
+    """Run ``cells`` then ``func(*args)`` for each args tuple in a sandbox process."""
+    request = json.dumps({
+        "cells": list(cells), "func": func,
+        "cases": [encode(tuple(a)) for a in args_list],
+        "forbidden": [str(p) for p in forbidden], "allowed": [str(p) for p in allowed],
+    })
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
+    if cwd is None:
+        with tempfile.TemporaryDirectory(prefix="cg-sandbox-") as tmp:
+            return run_sandbox(cells, func, args_list, timeout=timeout, cwd=tmp,
+                               forbidden=forbidden, allowed=allowed, python=python)
+    workdir = cwd
+    proc = subprocess.Popen(
+        [python or sys.executable, "-I", "-m", "coursegrader.sandbox"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        cwd=workdir, env=env, start_new_session=True, preexec_fn=_limits,
+    )
+    note = ""
+    try:
+        out, _ = proc.communicate(request.encode(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        out, _ = proc.communicate()
+        note = f"timed out after {timeout:g} s"
+    else:
+        if proc.returncode != 0:
+            note = _describe_exit(proc.returncode)
+    finally:
+        _kill(proc)
+
+    values = [None] * len(args_list)
+    for line in out.decode("utf-8", "replace").splitlines():
+        try:
+            record = json.loads(line)
+            i = record["case"]
+            if not (isinstance(i, int) and 0 <= i < len(values)) or values[i] is not None:
+                continue
+            if "error" in record:
+                values[i] = (False, str(record["error"]))
+            else:
+                values[i] = (True, decode(record["value"]))
+        except (ValueError, KeyError, TypeError, UnsupportedValue):
+            continue  # a garbled line counts as no answer
+    stop = note or "the process stopped before answering"
+    values = [v if v is not None else (False, f"no answer ({stop})") for v in values]
+    return SandboxResult(values=values, note=note)
+
+
+def _kill(proc):
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            proc.kill()
+        proc.wait()
+
+
+def _describe_exit(code):
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the process was killed ({name})"
+    return f"the process exited with code {code}"
+
+
+@dataclass
+class PartGrade:
+    score: float
+    points: float
+    report: str
+    outcomes: list   # [(case, is_hidden, message or None)]
+
+
+def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=None,
+               cwd=None, forbidden=(), allowed=(), python=None):
+    """Grade ``part`` of ``assignment`` for ``student`` from the notebook's code ``cells``."""
+    cases = [(c, False) for c in part.public()]
+    if part.hidden is not None:
+        rng = hidden_rng(secret, student, assignment, part_id)
+        cases += [(c, True) for c in part.hidden(rng)]
+    result = run_sandbox(cells, part.func, [c.args for c, _ in cases],
+                         timeout=timeout or part.timeout, cwd=cwd,
+                         forbidden=forbidden, allowed=allowed, python=python)
+    outcomes = []
+    for (case, is_hidden), (ok, got) in zip(cases, result.values):
+        msg = judge_received(part, case, got) if ok else got
+        outcomes.append((case, is_hidden, msg))
+    passed = sum(m is None for _, _, m in outcomes)
+    score = part_score(part, passed, len(outcomes))
+    report = format_report(part_id, part, outcomes, show_hidden=False)
+    if result.note:
+        report += f"\n  note: your code {result.note}; the remaining cases count as failed"
+    report += f"\nScore: {score:g} of {part.points:g} points"
+    return PartGrade(score=score, points=float(part.points), report=report, outcomes=outcomes)

@@ -1,0 +1,178 @@
+"""nbgrader preprocessors that make the grade independent of the student's kernel.
+
+* :class:`SafeExecute` -- nbgrader's Execute, but a cell that times out or a
+  kernel that dies stops the kernel run instead of aborting the submission
+  (the grade is decided by :class:`JudgeTests` anyway).
+* :class:`JudgeTests` -- for every auto-graded test cell of a registered
+  problem set, reruns the part in a sandbox process (see
+  :mod:`coursegrader.judge`) and replaces the cell's outputs with the report
+  and the score that nbgrader records.
+* :class:`HideHiddenTests` -- for feedback: removes the hidden-test region
+  from test cells, tolerating student cells that merely contain the markers.
+
+They are wired into nbgrader in ``assignments/nbgrader_config.py``.
+"""
+
+import os
+import secrets
+import sys
+
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat.v4 import new_output
+from nbgrader import utils
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from traitlets import Bool, Float, List, Unicode
+
+from .judge import grade_part
+from .spec import get_parts
+
+__all__ = ["SafeExecute", "JudgeTests", "HideHiddenTests", "test_cell_ids"]
+
+
+class SafeExecute(Execute):
+    """Execute that survives a cell timing out or the kernel dying."""
+
+    interrupt_on_timeout = Bool(False, help="Stop the kernel run on a timeout.").tag(config=True)
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._stopped = False
+        self.shutdown_kernel = "immediate"
+        try:
+            return super().preprocess(nb, resources, km)
+        except Exception as exc:  # e.g. the kernel died while shutting down
+            self.log.warning("Kernel run stopped early (%s: %s); grading continues",
+                             type(exc).__name__, exc)
+            return nb, resources
+
+    def preprocess_cell(self, cell, resources, index):
+        if self._stopped:
+            return cell, self.resources
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        except CellTimeoutError:
+            why = f"this cell did not finish within {self.timeout} s"
+        except DeadKernelError:
+            why = "the kernel died while running this cell"
+        self._stopped = True
+        self.log.warning("Cell %d: %s; the remaining cells are not run", index, why)
+        cell.outputs.append(new_output(
+            "error", ename="KernelStopped", evalue=why,
+            traceback=[f"KernelStopped: {why}; the cells below were not run in the "
+                       "notebook (the grader still checks every part)"]))
+        return cell, self.resources
+
+
+def test_cell_ids(nb, parts):
+    """Grade ids of the auto-graded test cells of ``nb`` that belong to ``parts``."""
+    return [c.metadata.nbgrader["grade_id"] for c in nb.cells
+            if _is_test_cell(c) and c.metadata.nbgrader.get("grade_id") in parts]
+
+
+def _is_test_cell(cell):
+    return cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell)
+
+
+def _python_source(source):
+    """Turn IPython syntax (magics, !commands) into plain Python calls."""
+    from IPython.core.inputtransformer2 import TransformerManager
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:
+        return source
+
+
+class JudgeTests(NbGraderPreprocessor):
+    """Replace the outputs of registered test cells with the sandboxed verdict."""
+
+    secret = Unicode(
+        "", help="Course secret for the hidden cases (else $COURSEGRADER_SECRET, else secret_file)."
+    ).tag(config=True)
+    secret_file = Unicode(
+        ".grader_secret", help="File holding the course secret; created when missing."
+    ).tag(config=True)
+    timeout = Float(
+        None, allow_none=True, help="Seconds per part in the sandbox (default: the part's own)."
+    ).tag(config=True)
+    forbidden_paths = List(
+        Unicode(), help="Paths graded code may not open (course folder, exchange)."
+    ).tag(config=True)
+    python = Unicode(sys.executable, help="Python used for the sandbox.").tag(config=True)
+
+    def _course_secret(self):
+        if self.secret:
+            return self.secret
+        if os.environ.get("COURSEGRADER_SECRET"):
+            return os.environ["COURSEGRADER_SECRET"]
+        path = os.path.abspath(self.secret_file)
+        if not os.path.exists(path):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_hex(32) + "\n")
+            self.log.info("Created the course secret %s (keep it; grades depend on it)", path)
+        with open(path) as f:
+            value = f.read().strip()
+        if not value:
+            raise ValueError(f"the course secret file {path} is empty")
+        return value
+
+    def preprocess(self, nb, resources):
+        info = resources.get("nbgrader", {})
+        assignment, student = info.get("assignment"), info.get("student")
+        try:
+            parts = get_parts(assignment)
+        except ValueError:
+            self.log.warning("No coursegrader problem set for %r; test cells left as run",
+                             assignment)
+            return nb, resources
+        secret = self._course_secret()
+        nb_dir = os.path.abspath(resources.get("metadata", {}).get("path") or os.getcwd())
+        code = []
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            if not _is_test_cell(cell):
+                code.append(_python_source(cell.source))
+                continue
+            part_id = cell.metadata.nbgrader.get("grade_id")
+            if part_id not in parts:
+                continue
+            points = float(cell.metadata.nbgrader.get("points", parts[part_id].points))
+            grade = grade_part(assignment, part_id, parts[part_id], code, student=student,
+                               secret=secret, timeout=self.timeout, cwd=nb_dir,
+                               forbidden=self.forbidden_paths, allowed=[nb_dir],
+                               python=self.python)
+            score = min(points, round(grade.score * points / grade.points, 2))
+            self.log.info("%s/%s %s: %s of %s", student, assignment, part_id, score, points)
+            cell.outputs = _outputs(grade.report, score, cell.get("execution_count"))
+        return nb, resources
+
+
+def _outputs(report, score, execution_count):
+    outputs = [new_output("stream", name="stdout", text=report + "\n")]
+    if score > 0:
+        outputs.append(new_output("execute_result", data={"text/plain": f"{score:g}"},
+                                  execution_count=execution_count))
+    else:
+        outputs.append(new_output("error", ename="CheckFailed", evalue="0 points",
+                                  traceback=["CheckFailed: no check passed (0 points)"]))
+    return outputs
+
+
+class HideHiddenTests(NbGraderPreprocessor):
+    """Remove ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS`` from test cells."""
+
+    begin = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
+    end = Unicode("END HIDDEN TESTS").tag(config=True)
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code" and utils.is_grade(cell):
+            kept, hiding = [], False
+            for line in cell.source.split("\n"):
+                if self.begin in line:
+                    hiding = True
+                elif self.end in line:
+                    hiding = False
+                elif not hiding:
+                    kept.append(line)
+            cell.source = "\n".join(kept)
+        return cell, resources

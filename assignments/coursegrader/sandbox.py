@@ -1,0 +1,208 @@
+"""Run a student's code in a separate, restricted Python process.
+
+The grader starts ``python -I -m coursegrader.sandbox`` and writes one JSON
+request on its stdin::
+
+    {"cells": [source, ...],          # the student's code cells, in order
+     "func": "name",                  # the function to call
+     "cases": [encoded args, ...],    # coursegrader.serial encoding
+     "forbidden": [path, ...],        # files and folders the code may not open
+     "allowed": [path, ...]}          # exceptions inside those (the submission)
+
+The process runs the cells, calls ``func`` on each case and writes one JSON
+line per case on the original stdout (a private copy of the descriptor; the
+code's own stdout and stderr go to /dev/null)::
+
+    {"case": i, "value": encoded result}   or   {"case": i, "error": "message"}
+
+An audit hook, which cannot be removed once installed, stops the code from
+importing kernlab, scikit-learn or coursegrader, from opening files under
+the forbidden paths, from starting processes, signalling other processes,
+loading native libraries with ctypes, and from writing or deleting files
+outside its working directory and the temporary directory.
+"""
+
+import json
+import os
+import sys
+import tempfile
+
+__all__ = ["FORBIDDEN_MODULES", "main"]
+
+FORBIDDEN_MODULES = ("kernlab", "sklearn", "coursegrader", "nbgrader")
+
+_BLOCKED_EVENTS = frozenset({
+    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+    "os.fork", "os.forkpty", "pty.spawn", "os.startfile",
+    "ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.cdata",
+    "ctypes.call_function", "ctypes.addressof",
+    "socket.connect", "socket.bind", "socket.sendto",
+    "sys.settrace", "sys.setprofile", "sys.remote_exec",
+    "os.setuid", "os.setgid", "os.chroot",
+    "signal.pthread_kill",
+})
+# Events whose first argument is a path that is modified.
+_PATH_WRITE_EVENTS = frozenset({
+    "os.remove", "os.rmdir", "os.rename", "os.truncate", "os.chmod", "os.chown",
+    "os.link", "os.symlink", "os.utime", "os.mkdir", "shutil.rmtree",
+    "shutil.copyfile", "shutil.move", "shutil.copytree",
+})
+
+
+class Forbidden(PermissionError):
+    """Raised inside the sandbox for an operation the grader does not allow."""
+
+
+def _real(path):
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    return os.path.realpath(os.path.abspath(path))
+
+
+def _under(path, roots):
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+def _module_dirs(names):
+    import importlib.util
+    dirs = []
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            continue
+        for loc in list(spec.submodule_search_locations or []) or [spec.origin]:
+            if loc:
+                dirs.append(_real(os.path.dirname(loc) if spec.submodule_search_locations is None
+                                  else loc))
+    return dirs
+
+
+def install_guard(forbidden, allowed, writable):
+    """Install the audit hook (permanent for the life of the process)."""
+    forbidden = tuple(_real(p) for p in forbidden)
+    allowed = tuple(_real(p) for p in allowed)
+    writable = tuple(_real(p) for p in writable)
+    my_pid = os.getpid()
+
+    def readable(path):
+        if _under(path, allowed):
+            return True
+        return not _under(path, forbidden)
+
+    def hook(event, args):
+        if event == "import":
+            root = str(args[0]).split(".")[0]
+            if root in FORBIDDEN_MODULES:
+                raise Forbidden(f"importing {args[0]} is not allowed in graded code")
+        elif event == "open":
+            path, mode = args[0], args[1]
+            if isinstance(path, int):
+                return
+            real = _real(path)
+            if not readable(real):
+                raise Forbidden(f"opening {path} is not allowed in graded code")
+            flags = args[2] if len(args) > 2 else 0
+            writing = (mode is not None and any(c in str(mode) for c in "wax+")) or (
+                isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT
+                                                    | os.O_TRUNC | os.O_APPEND))
+            if writing and not _under(real, writable):
+                raise Forbidden(f"writing {path} is not allowed in graded code")
+        elif event in _PATH_WRITE_EVENTS:
+            for p in args[:2]:
+                if isinstance(p, (str, bytes, os.PathLike)) and not _under(_real(p), writable):
+                    raise Forbidden(f"{event} on {p} is not allowed in graded code")
+        elif event in ("os.kill", "os.killpg"):
+            if args[0] not in (my_pid, 0):
+                raise Forbidden("signalling other processes is not allowed in graded code")
+        elif event in _BLOCKED_EVENTS:
+            raise Forbidden(f"{event} is not allowed in graded code")
+        elif event == "sys.addaudithook":
+            raise Forbidden("adding audit hooks is not allowed in graded code")
+
+    sys.addaudithook(hook)
+
+
+class _Shell:
+    """Stands in for IPython's get_ipython(): magics and shell commands do nothing."""
+
+    def run_line_magic(self, *args, **kwargs):
+        return None
+
+    def run_cell_magic(self, *args, **kwargs):
+        return None
+
+    def system(self, *args, **kwargs):
+        return None
+
+    getoutput = system
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+def main():
+    request = json.loads(sys.stdin.read())
+    sys.stdin.close()
+
+    # Private channel for results; the student's prints go nowhere.
+    out_fd = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    sys.stdout = open(os.devnull, "w")
+    sys.stderr = open(os.devnull, "w")
+
+    import numpy  # noqa: F401  (imported before the guard, as every notebook needs it)
+    from coursegrader.serial import UnsupportedValue, decode, encode
+
+    dumps, write, os_exit = json.dumps, os.write, os._exit
+
+    def emit(record):
+        data = (dumps(record, allow_nan=False) + "\n").encode()
+        while data:
+            n = write(out_fd, data)
+            data = data[n:]
+
+    forbidden = list(request.get("forbidden", [])) + _module_dirs(FORBIDDEN_MODULES)
+    writable = [os.getcwd(), tempfile.gettempdir()]
+    install_guard(forbidden, request.get("allowed", []), writable)
+    for name in [m for m in sys.modules if m.split(".")[0] in FORBIDDEN_MODULES]:
+        del sys.modules[name]
+
+    namespace = {"__name__": "__main__", "get_ipython": _Shell}
+    cell_errors = []
+    for i, source in enumerate(request["cells"]):
+        try:
+            exec(compile(source, f"<cell {i + 1}>", "exec"), namespace)
+        except BaseException as exc:  # a failing cell must not stop grading
+            cell_errors.append(f"cell {i + 1}: {type(exc).__name__}: {exc}")
+
+    func = namespace.get(request["func"])
+    for i, raw in enumerate(request["cases"]):
+        if not callable(func):
+            hint = f" (a cell failed: {cell_errors[-1]})" if cell_errors else ""
+            emit({"case": i, "error": f"the function {request['func']} is not defined{hint}"})
+            continue
+        try:
+            args = decode(raw)
+            result = func(*args)
+        except NotImplementedError:
+            emit({"case": i, "error": "not implemented (raises NotImplementedError)"})
+            continue
+        except BaseException as exc:
+            emit({"case": i, "error": f"raised {type(exc).__name__}: {exc}"[:500]})
+            continue
+        try:
+            emit({"case": i, "value": encode(result)})
+        except UnsupportedValue as exc:
+            emit({"case": i, "error": f"returned an unsupported type: {exc}"[:500]})
+        except BaseException as exc:
+            emit({"case": i, "error": f"its result could not be sent: {type(exc).__name__}"})
+    os_exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""nbgrader configuration of the course (run nbgrader from this folder, or use the Makefile).
+
+The grade of every auto-graded part is decided outside the student's kernel
+by coursegrader's JudgeTests preprocessor (see coursegrader/preprocessor.py):
+it reruns each part in a restricted sandbox process with public and hidden
+cases and writes the score into the test cell.
+"""
+
+import os
+
+c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXCHANGE = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")
+
+c.CourseDirectory.root = HERE
+c.CourseDirectory.course_id = os.environ.get("NBGRADER_COURSE_ID", "kernel-methods")
+c.Exchange.root = EXCHANGE
+
+# The released notebooks: no solutions, no hidden tests, no outputs.
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Running the student's notebook: a cell that loops forever is stopped after
+# this many seconds (and the kernel with it); grading goes on regardless.
+c.Execute.timeout = int(os.environ.get("COURSEGRADER_CELL_TIMEOUT", "60"))
+c.SafeExecute.timeout = c.Execute.timeout
+c.SafeExecute.interrupt_on_timeout = False
+
+c.Autograde.autograde_preprocessors = [
+    "coursegrader.preprocessor.SafeExecute",
+    "coursegrader.preprocessor.JudgeTests",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
+# The sandbox: graded code may not open the course folder (solutions,
+# gradebook, other students' work) or the exchange.
+c.JudgeTests.secret_file = os.path.join(HERE, ".grader_secret")
+c.JudgeTests.forbidden_paths = [HERE, EXCHANGE]
+if os.environ.get("COURSEGRADER_PART_TIMEOUT"):
+    c.JudgeTests.timeout = float(os.environ["COURSEGRADER_PART_TIMEOUT"])
+
+# Feedback shows the public test source and every report, never hidden tests.
+c.GenerateFeedback.preprocessors = [
+    "coursegrader.preprocessor.HideHiddenTests",
+    "nbgrader.preprocessors.GetGrades",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]

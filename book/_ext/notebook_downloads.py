@@ -1,0 +1,90 @@
+"""Offer every chapter of the book as a runnable Jupyter notebook.
+
+Each chapter is a MyST-markdown notebook (a ``.md`` file with a jupytext
+header).  For every such page this extension
+
+* converts the source with jupytext into ``<outdir>/_sources/<docname>.ipynb``
+  (a notebook without outputs, ready to run in JupyterLab);
+* registers it with sphinx-book-theme, which then lists ``.ipynb`` in the
+  page's download menu;
+* puts a visible download link at the top of the page body.
+
+Pages that are plain markdown (no ``kernelspec`` in their header) are left
+alone.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+from pathlib import Path
+
+import jupytext
+import nbformat
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+#: CSS class of the download banner inserted at the top of each chapter.
+BANNER_CLASS = "notebook-download"
+
+
+def _is_notebook_source(path: Path) -> bool:
+    """True when ``path`` is a MyST-markdown file with a jupytext kernelspec."""
+    if path.suffix != ".md" or not path.is_file():
+        return False
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith("---"):
+        return False
+    header = text.split("---", 2)[1] if text.count("---") >= 2 else ""
+    return "jupytext:" in header and "kernelspec:" in header
+
+
+def write_notebook(source: Path, target: Path) -> None:
+    """Convert one MyST-markdown chapter into an ``.ipynb`` file at ``target``."""
+    notebook = jupytext.read(source, fmt="md:myst")
+    # The pairing metadata only makes sense next to the .md source.
+    notebook.metadata.get("jupytext", {}).pop("text_representation", None)
+    if not notebook.metadata.get("jupytext"):
+        notebook.metadata.pop("jupytext", None)
+    nbformat.validate(notebook)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, str(target))
+
+
+def add_notebook_download(app: Sphinx, pagename, templatename, context, doctree):
+    """Write the page's notebook and advertise it in the header and the body."""
+    if doctree is None or app.builder.format != "html":
+        return
+    source = Path(app.env.doc2path(pagename))
+    if not _is_notebook_source(source):
+        return
+    relative = f"{pagename}.ipynb"
+    target = Path(app.outdir, "_sources", *relative.split("/"))
+    try:
+        write_notebook(source, target)
+    except Exception as exc:  # a broken notebook must fail a -W build
+        logger.warning(
+            "could not convert %s to a notebook: %s", source, exc, location=pagename
+        )
+        return
+    # sphinx-book-theme turns this into a ".ipynb" entry of its download menu.
+    context["ipynb_source"] = relative
+    url = posixpath.join(context["pathto"]("_sources", 1), relative)
+    name = html.escape(posixpath.basename(relative))
+    banner = (
+        f'<div class="{BANNER_CLASS}">'
+        f'<a class="reference download" href="{html.escape(url)}" download="{name}">'
+        '<i class="fas fa-download"></i> '
+        f"Download this chapter as a notebook (<code>{name}</code>)</a>"
+        "<span> and run it in JupyterLab.</span></div>"
+    )
+    context["body"] = banner + context.get("body", "")
+
+
+def setup(app: Sphinx):
+    # Run before sphinx-book-theme builds its header buttons (priority 501).
+    app.connect("html-page-context", add_notebook_download, priority=400)
+    app.add_css_file("notebook_downloads.css")
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,252 @@
+"""The course book builds cleanly and every page renders in a real browser.
+
+One module-scoped fixture builds the book from scratch (into a temporary
+directory, or into ``$BOOK_BUILD_DIR`` when that is set, which is emptied
+first) with warnings as errors and every notebook executed.  The first test
+checks the build itself; the second opens each page in headless Chromium over
+a local HTTP server and checks what a reader would see.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# The only tolerated log line with "WARNING": ipykernel's notice, printed by
+# every kernel it starts, that it talks to the executor over local TCP.
+KERNEL_NOTICE = re.compile(r"^\[IPKernelApp\] WARNING \| Kernel is running over TCP without encryption")
+
+
+def toc_files():
+    """Docnames of all pages in _toc.yml, root first."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        for chapter in part.get("chapters", []):
+            files.append(chapter["file"])
+            files.extend(s["file"] for s in chapter.get("sections", []))
+    return [re.sub(r"\.(md|ipynb)$", "", f) for f in files]
+
+
+def is_notebook(docname):
+    """True for MyST-markdown notebooks (a jupytext header with a kernelspec)."""
+    text = (ROOT / f"{docname}.md").read_text(encoding="utf-8")
+    return text.startswith("---") and "kernelspec:" in text.split("---", 2)[1]
+
+
+@pytest.fixture(scope="module")
+def built_book(tmp_path_factory):
+    """Build the whole book from scratch once; yield (html_dir, build_log)."""
+    target = os.environ.get("BOOK_BUILD_DIR")
+    if target:
+        out = Path(target).resolve()
+        inside = ROOT in out.parents and (ROOT / "_build") not in out.parents
+        if out == ROOT or out in ROOT.parents or inside:
+            pytest.fail("BOOK_BUILD_DIR must lie outside the repository or in _build/")
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+    else:
+        out = tmp_path_factory.mktemp("book")
+    cmd = [
+        sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
+        "build", "-W", "-n", "--keep-going", "--path-output", str(out), str(ROOT),
+    ]
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900)
+    log = ANSI.sub("", proc.stdout + proc.stderr)
+    (out / "build.log").write_text(log)
+    return out / "_build" / "html", log, proc.returncode
+
+
+@pytest.mark.timeout(1000)
+def test_book_builds_without_warnings(built_book):
+    """The build succeeds with -W, logs no warning or error, and ships notebooks."""
+    html, log, returncode = built_book
+    problems = [
+        line for line in log.splitlines()
+        if ("WARNING" in line or "ERROR" in line) and not KERNEL_NOTICE.match(line)
+    ]
+    assert returncode == 0, f"jupyter-book build failed:\n{log[-6000:]}"
+    assert not problems, "build logged problems:\n" + "\n".join(problems[:40])
+
+    # Every page of the table of contents was written.
+    for docname in toc_files():
+        assert (html / f"{docname}.html").is_file(), f"{docname}.html missing"
+
+    # MathJax is served from the site itself, not from a CDN.
+    intro = (html / "book" / "intro.html").read_text(encoding="utf-8")
+    assert "cdn.jsdelivr" not in intro and "cdnjs" not in intro
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+
+    # Each chapter has a downloadable notebook holding exactly its code cells,
+    # and the page links to it.
+    chapters = [d for d in toc_files() if is_notebook(d)]
+    assert chapters, "no chapter is a MyST notebook"
+    for docname in chapters:
+        ipynb = html / "_sources" / f"{docname}.ipynb"
+        assert ipynb.is_file(), f"no notebook download for {docname}"
+        nb = nbformat.read(ipynb, as_version=4)
+        nbformat.validate(nb)
+        src = jupytext.read(ROOT / f"{docname}.md", fmt="md:myst")
+        code = [c.source for c in nb.cells if c.cell_type == "code"]
+        assert code == [c.source for c in src.cells if c.cell_type == "code"]
+        assert nb.metadata["kernelspec"]["name"] == "python3"
+        page = (html / f"{docname}.html").read_text(encoding="utf-8")
+        name = Path(docname).name
+        assert f"_sources/{docname}.ipynb" in page and f'download="{name}.ipynb"' in page
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep the test output clean
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A browser closing a connection early is not an error of the site.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+@pytest.fixture(scope="module")
+def site(built_book):
+    """Serve the built site on 127.0.0.1; yield its base URL."""
+    html = built_book[0]
+    handler = functools.partial(_QuietHandler, directory=str(html))
+    server = _Server(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", html
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _status(url):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+@pytest.mark.timeout(1000)
+def test_pages_render_in_chromium(site):
+    """Every page loads offline with rendered maths, figures and working links."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"Chromium not found at {CHROMIUM}; it is required in CI")
+        pytest.skip(f"Chromium not found at {CHROMIUM}; browser test skipped")
+    from playwright.sync_api import sync_playwright
+
+    base, html = site
+    shots = html / "_screenshots"
+    shots.mkdir(exist_ok=True)
+    pages = ["index"] + toc_files()
+    links_seen = set()
+    failures = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        for docname in pages:
+            url = urllib.parse.urljoin(base, f"{docname}.html")
+            page = context.new_page()
+            errors, failed, foreign = [], [], []
+
+            def route(r, foreign=foreign):
+                if urllib.parse.urlparse(r.request.url).hostname == "127.0.0.1":
+                    r.continue_()
+                else:
+                    foreign.append(r.request.url)
+                    r.abort()
+
+            page.route("**/*", route)
+            page.on("console", lambda m, e=errors: m.type == "error" and e.append(m.text))
+            page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
+            page.on("requestfailed", lambda r, f=failed: f.append(r.url))
+            page.on("response", lambda r, f=failed: r.status >= 400 and f.append(
+                f"{r.status} {r.url}"))
+            page.goto(url, wait_until="networkidle")
+            if page.evaluate("() => !!(window.MathJax && window.MathJax.startup)"):
+                page.wait_for_function(
+                    "() => window.MathJax.startup.promise !== undefined", timeout=20000)
+                page.evaluate("() => window.MathJax.startup.promise")
+            report = page.evaluate(
+                """() => ({
+                  maths: [...document.querySelectorAll('div.math, span.math')]
+                    .filter(el => !el.querySelector('mjx-container'))
+                    .map(el => el.textContent.slice(0, 80)),
+                  mathErrors: [...document.querySelectorAll('mjx-merror')]
+                    .map(el => el.getAttribute('data-mjx-error') || el.textContent),
+                  displayCount: document.querySelectorAll('div.math').length,
+                  images: [...document.images]
+                    .filter(img => !(img.complete && img.naturalWidth > 0))
+                    .map(img => img.src),
+                  nav: [...document.querySelectorAll(
+                      '.bd-sidebar-primary a[href], .bd-sidebar-secondary a[href], '
+                      + '.prev-next-area a[href], a.download[href], .bd-header a[href]')]
+                    .map(a => a.href),
+                  title: document.title,
+                })"""
+            )
+            name = docname.replace("/", "__")
+            page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+            page.close()
+
+            where = f"{docname}: "
+            failures += [where + "console error: " + e for e in errors]
+            failures += [where + "failed request: " + f for f in failed]
+            failures += [where + "request to another host: " + f for f in foreign]
+            failures += [where + "maths not rendered: " + m for m in report["maths"]]
+            failures += [where + "MathJax error: " + m for m in report["mathErrors"]]
+            failures += [where + "image not loaded: " + s for s in report["images"]]
+            for href in report["nav"]:
+                parsed = urllib.parse.urlparse(href)
+                if parsed.scheme in ("http", "https") and parsed.hostname == "127.0.0.1":
+                    links_seen.add(parsed._replace(fragment="").geturl())
+                elif parsed.scheme in ("http", "https"):
+                    failures.append(where + "navigation link leaves the site: " + href)
+        browser.close()
+
+    for link in sorted(links_seen):
+        status = _status(link)
+        if status != 200:
+            failures.append(f"navigation link {link} returned HTTP {status}")
+    assert not failures, "\n".join(failures[:60])
+    # Each chapter page must have been visited and screenshotted.
+    assert all((shots / f"{d.replace('/', '__')}.png").stat().st_size > 0 for d in pages)
+    # The links found include every page of the table of contents.
+    reached = {urllib.parse.urlparse(u).path for u in links_seen}
+    missing = [d for d in toc_files() if f"/{d}.html" not in reached]
+    assert not missing, f"pages not reachable from the navigation: {missing}"
