@@ -26,6 +26,9 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.Execute.timeout = int(os.environ.get("COURSEGRADER_CELL_TIMEOUT", "60"))
 c.SafeExecute.timeout = c.Execute.timeout
 c.SafeExecute.interrupt_on_timeout = False
+# The kernel may not signal the grader, start processes, or touch the course
+# folder (gradebook, secret, solutions, other students) or the exchange.
+c.SafeExecute.protected_paths = [HERE, EXCHANGE]
 
 c.Autograde.autograde_preprocessors = [
     "coursegrader.preprocessor.SafeExecute",

@@ -20,14 +20,18 @@ TARGET_RATIO = 0.7          # kernlab time / scikit-learn time
 PEAK_LIMIT = 2 * N * N * 8  # bytes: at most two n x n float64 arrays alive
 
 
-def median_time(func, repeats=REPEATS):
-    """Median wall-clock seconds of ``func()`` over ``repeats`` runs."""
-    times = []
+def median_times(funcs, repeats=REPEATS):
+    """Median wall-clock seconds of each function, runs interleaved.
+
+    Interleaving (a, b, a, b, ...) exposes both to the same background load.
+    """
+    times = [[] for _ in funcs]
     for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for func, record in zip(funcs, times):
+            start = time.perf_counter()
+            func()
+            record.append(time.perf_counter() - start)
+    return [statistics.median(record) for record in times]
 
 
 def peak_bytes(func):
@@ -50,8 +54,7 @@ def main():
     error = np.abs(K_ours - K_ref).max()
     del K_ours, K_ref
 
-    ours = median_time(lambda: kernel(X))
-    ref = median_time(lambda: rbf_kernel(X, gamma=gamma))
+    ours, ref = median_times([lambda: kernel(X), lambda: rbf_kernel(X, gamma=gamma)])
     peak = peak_bytes(lambda: kernel(X))
     ratio = ours / ref
 

@@ -75,7 +75,8 @@ __all__ = [
 # Precedence levels used to put brackets in reprs only where they are needed.
 _PREC_SUM, _PREC_PRODUCT, _PREC_POWER, _PREC_ATOM = 1, 2, 3, 4
 
-_BLOCK = 256  # rows per block for in-place, cache-friendly elementwise passes
+_BLOCK = 256  # rows per block when mirroring a triangle
+_GAUSS_BLOCK = 128  # rows per block of the Gaussian Gram matrix (a few MB: stays in cache)
 
 
 def _mirror_lower(K):
@@ -305,18 +306,23 @@ class Gaussian(Kernel):
             # -gamma ||x-t||^2 = 2 gamma <x,t> - gamma|x|^2 - gamma|t|^2.  dsyrk fills
             # one triangle of 2 gamma X X^T with half the flops of a full product;
             # its Fortran-ordered result viewed transposed is a C-ordered array
-            # whose lower triangle holds the values.
+            # whose lower triangle holds the values.  Each block of rows is then
+            # finished while it sits in cache and copied to the upper triangle.
             K = blas.dsyrk(2.0 * gamma, X.T, trans=1).T
             n = K.shape[0]
-            for i in range(0, n, _BLOCK):
-                j = min(i + _BLOCK, n)
-                block = K[i:j, :j]  # rows i:j of the lower triangle (and a bit more)
-                block -= sq_x[i:j, None]
+            for i in range(0, n, _GAUSS_BLOCK):
+                j = min(i + _GAUSS_BLOCK, n)
+                block = K[i:j, :j]  # rows i:j up to the diagonal
                 block -= sq_x[None, :j]
+                block -= sq_x[i:j, None]
                 np.minimum(block, 0.0, out=block)  # rounding can make ||x-t||^2 < 0
                 np.exp(block, out=block)
+                K[:i, i:j] = block[:, :i].T
+                square = K[i:j, i:j]
+                upper = np.triu_indices(j - i, 1)
+                square[upper] = square.T[upper]
             np.fill_diagonal(K, 1.0)
-            return _mirror_lower(K)
+            return K
         sq_y = np.einsum("ij,ij->i", Y, Y)
         sq_y *= gamma
         K = X @ Y.T
@@ -840,12 +846,17 @@ class FunctionKernel(Kernel):
     psd : bool
         Declare the function PSD (sets ``is_known_psd``).
 
+    Raises
+    ------
+    ValueError
+        When called with ``Y=None`` on data where ``func`` is not symmetric.
+
     Examples
     --------
     >>> k = FunctionKernel(lambda x, t: x @ t - (x @ t) ** 2)
     >>> k([[1.0], [2.0]])
-    array([[ 0., -2.],
-           [-2., -12.]])
+    array([[  0.,  -2.],
+           [ -2., -12.]])
     """
 
     _exact_symmetry = False
@@ -880,8 +891,7 @@ class FunctionKernel(Kernel):
         expected = self._loop(X[:a], Y[:b])
         return trial.shape == (a, b) and np.allclose(trial, expected, rtol=1e-12, atol=1e-300)
 
-    def _gram(self, X, Y):
-        Y = X if Y is None else Y
+    def _evaluate(self, X, Y):
         if not isinstance(X, np.ndarray):
             return self._loop(X, Y)
         use_broadcast = self.vectorized
@@ -892,6 +902,19 @@ class FunctionKernel(Kernel):
         # Row blocks bound the (rows, n_Y, d) temporaries that broadcasting creates.
         rows = max(1, int(2 ** 22 // max(1, len(Y) * X.shape[1])))
         return np.vstack([self._broadcast(X[i:i + rows], Y) for i in range(0, len(X), rows)])
+
+    def _gram(self, X, Y):
+        if Y is not None:
+            return self._evaluate(X, Y)
+        K = self._evaluate(X, X)
+        # A kernel is symmetric; say so rather than silently keep one triangle.
+        gap = np.abs(K - K.T)
+        if gap.max() > 1e-12 * np.abs(K).max():
+            i, j = np.unravel_index(np.argmax(gap), gap.shape)
+            raise ValueError(
+                f"func is not symmetric: k(X[{i}], X[{j}]) = {K[i, j]:.6g} but "
+                f"k(X[{j}], X[{i}]) = {K[j, i]:.6g}; a kernel needs k(x, t) = k(t, x)")
+        return K
 
     def _diag(self, X):
         return np.array([float(self.func(x, x)) for x in X], dtype=np.float64)

@@ -19,6 +19,7 @@ __all__ = [
     "grid_points",
     "scatter_classes",
     "decision_boundary",
+    "boundary_legend",
     "contour",
     "surface",
     "gram_heatmap",
@@ -287,6 +288,58 @@ def decision_boundary(ax, model, X, y, *, support=None, margins=True, grid=200,
             handles.append(circles)
         ax.legend(handles=handles, loc="best", fontsize="small", framealpha=0.85)
     return {"regions": regions, "levels": lines, "points": points, "support": circles}
+
+
+def boundary_legend(target, classes=(-1, 1), *, margins=True, support=True, **kwargs):
+    """One legend for figures made of several :func:`decision_boundary` panels.
+
+    Parameters
+    ----------
+    target : matplotlib.figure.Figure or matplotlib.axes.Axes
+        Where to put the legend.
+    classes : sequence of 2 labels, default=(-1, 1)
+        The class labels, smaller first, as passed to ``decision_boundary``.
+    margins : bool, default=True
+        Include the dashed margin lines.
+    support : bool, default=True
+        Include the circle marking support vectors.
+    **kwargs
+        Passed on to ``legend`` (e.g. ``loc``, ``ncol``).
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> len(boundary_legend(fig, loc="lower center").get_texts())
+    5
+    """
+    from matplotlib.lines import Line2D
+
+    if len(classes) != 2:
+        raise ValueError(f"classes must hold two labels, got {len(classes)}")
+    handles = []
+    for colour, marker, c in zip(CLASS_COLOURS, ("o", "s"), sorted(classes)):
+        label = f"$y = {c:+g}$" if isinstance(c, (int, float, np.number)) else f"y = {c}"
+        handles.append(Line2D([], [], ls="none", marker=marker, markerfacecolor=colour,
+                              markeredgecolor="k", markersize=7, label=label))
+    handles.append(Line2D([], [], color="k", lw=1.6, label="decision boundary"))
+    if margins:
+        handles.append(Line2D([], [], color="k", lw=1.0, ls="--",
+                              label=r"margins $f = \pm 1$"))
+    if support:
+        handles.append(Line2D([], [], ls="none", marker="o", markerfacecolor="none",
+                              markeredgecolor="k", markersize=12, label="support vectors"))
+    kwargs.setdefault("fontsize", "small")
+    if hasattr(target, "add_subplot"):  # a figure: one row under the panels
+        kwargs.setdefault("ncol", len(handles))
+        kwargs.setdefault("frameon", False)
+    return target.legend(handles=handles, **kwargs)
 
 
 def _evaluate(func, P, shape):

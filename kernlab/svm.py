@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
-from scipy.linalg import lapack
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -51,22 +50,23 @@ __all__ = [
 # factoring the Gram matrix
 # ----------------------------------------------------------------------------
 
-def pivoted_cholesky(K, tol=1e-10):
+def pivoted_cholesky(K, tol=1e-6):
     """Low-rank factor ``F`` with ``K ~= F F^T`` by pivoted Cholesky, checking PSD.
 
-    LAPACK ``dpstrf`` picks at each step the largest remaining diagonal entry
-    and stops when it falls below ``tol * max(diag(K))``.  For a positive
-    semi-definite ``K`` the residual ``R = K - F F^T`` is then positive
-    semi-definite with diagonal below that threshold, so every entry obeys
-    ``|R_ij| <= sqrt(R_ii R_jj) <= tol * max(diag(K))``.  The residual is
-    checked block by block; a larger entry (or a clearly negative diagonal
-    entry) proves that ``K`` is not PSD and a ValueError is raised.
+    At each step the largest remaining diagonal entry of the residual
+    ``R = K - F F^T`` is chosen as pivot; the factorisation stops when it falls
+    below ``tol * max(diag(K))``.  The cost is ``O(n r^2)`` for rank ``r``.
+    For a positive semi-definite ``K`` the residual is positive
+    semi-definite, so every entry obeys ``|R_ij| <= sqrt(R_ii R_jj)``, which
+    is at most the stopping threshold.  The residual is checked block by
+    block; a negative pivot or a residual entry above the bound proves that
+    ``K`` is not PSD and a ValueError is raised.
 
     Parameters
     ----------
     K : array-like of shape (n, n)
         Symmetric matrix.
-    tol : float, default=1e-10
+    tol : float, default=1e-6
         Relative tolerance (a fraction of the largest diagonal entry).
 
     Returns
@@ -93,45 +93,66 @@ def pivoted_cholesky(K, tol=1e-10):
     n = K.shape[0]
     if K.shape != (n, n):
         raise ValueError(f"K must be square, got shape {K.shape}")
-    scale = max(np.abs(K).max(), np.finfo(float).tiny)
-    if np.abs(K - K.T).max() > 1e-10 * scale:
-        raise ValueError("K must be symmetric")
-    d = np.diag(K)
+    d = np.diag(K).copy()
+    top = d.max()
+    scale = max(abs(top), abs(d.min()), np.finfo(float).tiny)
+    for start in range(0, n, 1024):
+        block = K[start:start + 1024]
+        if np.abs(block - K[:, start:start + 1024].T).max() > 1e-10 * max(np.abs(block).max(),
+                                                                          scale):
+            raise ValueError("K must be symmetric")
     if d.min() < -1e-12 * scale:
         i = int(np.argmin(d))
         raise ValueError(f"the Gram matrix is not positive semi-definite: its diagonal entry "
                          f"K[{i},{i}] = {d[i]:.3g} is negative")
-    top = d.max()
     if top <= 0:
-        raise ValueError("the Gram matrix is not positive semi-definite: its diagonal is zero "
-                         "but it has non-zero entries" if np.abs(K).max() > 0 else
-                         "the Gram matrix is identically zero")
+        if np.abs(K).max() > 0:
+            raise ValueError("the Gram matrix is not positive semi-definite: its diagonal is "
+                             "zero but it has non-zero entries")
+        return np.zeros((n, 1))
     abs_tol = tol * top
-    c, piv, rank, info = lapack.dpstrf(K, tol=abs_tol, lower=1)
-    if info < 0:  # pragma: no cover - argument error inside LAPACK
-        raise ValueError(f"dpstrf rejected its argument {-info}")
-    rank = max(int(rank), 1)
-    F = np.empty((n, rank))
-    F[piv - 1] = np.tril(c[:, :rank])
-    del c
+    roundoff = 1e3 * np.finfo(float).eps * top
+    cap = min(n, 64)
+    F = np.zeros((n, cap), order="F")
+    r = 0
+    while r < n:
+        j = int(np.argmax(d))
+        pivot = d[j]
+        if pivot <= abs_tol:
+            break
+        if r == cap:
+            cap = min(n, 2 * cap)
+            F = np.asfortranarray(np.hstack([F, np.zeros((n, cap - F.shape[1]))]))
+        col = K[j] - F[:, :r] @ F[j, :r]  # row j = column j (K is symmetric)
+        col /= math.sqrt(pivot)
+        F[:, r] = col
+        d -= col * col
+        d[j] = 0.0
+        r += 1
+        if d.min() < -(roundoff + abs_tol):
+            i = int(np.argmin(d))
+            raise ValueError(
+                "the Gram matrix is not positive semi-definite: pivoted Cholesky met a negative "
+                f"pivot ({d[i]:.3g} at row {i} after {r} steps; use kernlab.is_psd for a "
+                "witness vector)")
+    F = np.ascontiguousarray(F[:, :max(r, 1)])
     # Residual check, block by block so that no second n x n matrix is needed.
-    slack = abs_tol + 1e3 * np.finfo(float).eps * top * math.sqrt(rank)
-    block = max(1, min(n, 2 ** 22 // max(n, 1)))
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        R = K[start:stop] - F[start:stop] @ F.T
+    bound = abs_tol + roundoff
+    rows = max(1, min(n, 2 ** 22 // max(n, 1)))
+    for start in range(0, n, rows):
+        R = K[start:start + rows] - F[start:start + rows] @ F.T
         worst = np.abs(R).max()
-        if worst > 10 * slack:
+        if worst > 10 * bound:
             i, j = np.unravel_index(np.argmax(np.abs(R)), R.shape)
             raise ValueError(
                 "the Gram matrix is not positive semi-definite: after a pivoted Cholesky "
                 f"factorisation the residual entry R[{start + i},{j}] = {R[i, j]:.3g} exceeds "
-                f"the bound {slack:.3g} that holds for PSD matrices (use kernlab.is_psd "
+                f"the bound {bound:.3g} that holds for PSD matrices (use kernlab.is_psd "
                 "for a witness vector)")
     return F
 
 
-def gram_factor(kernel, X, *, tol=1e-10):
+def gram_factor(kernel, X, *, tol=1e-6):
     """Return ``(K, F)`` with ``K = kernel(X)`` and an exact or tolerance factor ``F F^T = K``.
 
     The linear kernel uses its feature map ``F = X`` when ``d <= n`` and the
@@ -146,7 +167,7 @@ def gram_factor(kernel, X, *, tol=1e-10):
     >>> from kernlab import Gaussian
     >>> X = np.random.default_rng(0).standard_normal((30, 2))
     >>> K, F = gram_factor(Gaussian(sigma=1.0), X)
-    >>> bool(np.abs(K - F @ F.T).max() < 1e-8)
+    >>> bool(np.abs(K - F @ F.T).max() < 1e-5)
     True
     """
     if _is_precomputed(kernel):
@@ -225,8 +246,11 @@ class SVC(ClassifierMixin, BaseEstimator):
         Upper bound on ``alpha_i`` (> 0).  ``C=np.inf`` is the hard margin;
         fitting then raises a ValueError if the data are not separable in
         the feature space.
-    tol : float, default=1e-10
-        Relative tolerance of the pivoted Cholesky factor of ``K``.
+    tol : float, default=1e-6
+        Relative tolerance of the pivoted Cholesky factor of ``K`` used in
+        the QP.  The final coefficients do not depend on it: the solver's
+        active sets are re-solved exactly with the full ``K`` and checked
+        against the KKT conditions.
 
     Attributes
     ----------
@@ -259,7 +283,7 @@ class SVC(ClassifierMixin, BaseEstimator):
     1.414214
     """
 
-    def __init__(self, kernel=None, C=1.0, *, tol=1e-10):
+    def __init__(self, kernel=None, C=1.0, *, tol=1e-6):
         self.kernel = kernel
         self.C = C
         self.tol = tol
@@ -370,16 +394,21 @@ def _polish(K, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
         thr = rel * scale
         at_zero = alpha <= thr
         at_C = (alpha >= C - thr) if finite else np.zeros_like(at_zero)
-        for _ in range(10):  # move coefficients that leave [0, C] onto the bound
+        # A few primal-dual active-set steps: coefficients that leave [0, C]
+        # go to the bound, bound points whose margin violates KKT become free.
+        for _ in range(20):
             new, b, residual_ok = _solve_free_set(K, t, C, at_zero, at_C)
             if new is None:
                 break
             free = ~(at_zero | at_C)
             below = free & (new <= 0)
             above = free & (new >= C) if finite else np.zeros_like(free)
-            if not (below.any() or above.any()):
+            margins = t * (K @ (t * new) + b)
+            release = (at_zero & (margins < 1 - 1e-9)) | (at_C & (margins > 1 + 1e-9))
+            if not (below.any() or above.any() or release.any()):
                 break
-            at_zero, at_C = at_zero | below, at_C | above
+            at_zero = (at_zero & ~release) | below
+            at_C = (at_C & ~release) | above
         if new is None:
             continue
         free = ~(at_zero | at_C)
@@ -645,7 +674,8 @@ class KernelSVCPrimal(_BinaryClassifier):
     lam : float, default=1.0
         Weight of ``||f||^2``, > 0.
     tol : float, default=1e-10
-        Relative tolerance of the pivoted Cholesky factor.
+        Relative tolerance of the pivoted Cholesky factor (there is no exact
+        re-solve here, so it is tighter than in :class:`SVC`).
 
     Attributes
     ----------

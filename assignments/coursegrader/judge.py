@@ -64,7 +64,7 @@ def run_sandbox(cells, func, args_list, *, timeout=20.0, cwd=None,
     except subprocess.TimeoutExpired:
         _kill(proc)
         out, _ = proc.communicate()
-        note = f"timed out after {timeout:g} s"
+        note = f"your code timed out after {timeout:g} s"
     else:
         if proc.returncode != 0:
             note = _describe_exit(proc.returncode)
@@ -104,8 +104,8 @@ def _describe_exit(code):
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
-        return f"the process was killed ({name})"
-    return f"the process exited with code {code}"
+        return f"the process running your code was killed ({name})"
+    return f"the process running your code exited with code {code}"
 
 
 @dataclass
@@ -134,6 +134,6 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=Non
     score = part_score(part, passed, len(outcomes))
     report = format_report(part_id, part, outcomes, show_hidden=False)
     if result.note:
-        report += f"\n  note: your code {result.note}; the remaining cases count as failed"
+        report += f"\n  note: {result.note}; the cases without an answer count as failed"
     report += f"\nScore: {score:g} of {part.points:g} points"
     return PartGrade(score=score, points=float(part.points), report=report, outcomes=outcomes)

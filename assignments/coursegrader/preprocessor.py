@@ -18,6 +18,7 @@ import secrets
 import sys
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.util import run_sync
 from nbformat.v4 import new_output
 from nbgrader import utils
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
@@ -33,6 +34,18 @@ class SafeExecute(Execute):
     """Execute that survives a cell timing out or the kernel dying."""
 
     interrupt_on_timeout = Bool(False, help="Stop the kernel run on a timeout.").tag(config=True)
+    protected_paths = List(
+        Unicode(), help="Folders the kernel may not read or write (see coursegrader.kernelguard)."
+    ).tag(config=True)
+
+    async def async_start_new_kernel(self, **kwargs):
+        guard = (f"import coursegrader.kernelguard as _cg; "
+                 f"_cg.install({[str(p) for p in self.protected_paths]!r}); del _cg")
+        self.extra_arguments = ["--HistoryManager.hist_file=:memory:",
+                                f"--IPKernelApp.exec_lines={guard}"]
+        return await super().async_start_new_kernel(**kwargs)
+
+    start_new_kernel = run_sync(async_start_new_kernel)  # the sync path nbconvert uses
 
     def preprocess(self, nb, resources=None, km=None):
         self._stopped = False

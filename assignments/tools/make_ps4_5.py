@@ -128,7 +128,7 @@ import numpy as np
 """
 
 PS4 = [
-    markdown("ps4_intro", r"""
+    markdown("ps4_intro", _text(r"""
     # Problem set 4: Building kernels
 
     Few useful kernels are written down from scratch. Most are assembled from
@@ -136,9 +136,10 @@ PS4 = [
     semi-definite, or are defined as inner products of counts (how many
     subsets, how many substrings) that never have to be listed one by one.
     In this problem set you check the construction rules numerically,
-    implement three kernels on data that are not vectors of a fixed length
-    (sets, strings, and the subsets of coordinates behind the ANOVA kernel),
-    and show by example that some natural-looking functions are not kernels.
+    implement a kernel on sets, a kernel on strings and the ANOVA kernel on
+    vectors (three kernels whose feature spaces are far too large to write
+    out), and show by example that some natural-looking functions are not
+    kernels.
 
     | Part | Task | Points |
     |---|---|---|
@@ -151,7 +152,7 @@ PS4 = [
     | 7 | written: why the product rule holds | 3 |
     | 8 | written: ANOVA against polynomial features | 2 |
     |   | **total** | **21** |
-    """ + INSTRUCTIONS.format(ps="ps4")),
+    """) + "\n\n" + _text(INSTRUCTIONS.format(ps="ps4"))),
     setup(PS4_SETUP),
 
     # ------------------------------------------------------------ part 1
@@ -267,7 +268,7 @@ PS4 = [
     `A = {"b"}`, the subsets are $m=0$: $\emptyset$, $m=1$: $\{a\}$, $m=2$:
     $\{b\}$, $m=3$: $\{a,b\}$, so the answer is `[1, 0, 1, 0]`.
 
-    Check by hand that `subset_features(A, U) @ subset_features(B, U)` equals
+    Check on a few examples that `subset_features(A, U) @ subset_features(B, U)` equals
     `set_kernel([A], [B])[0, 0]`. The feature vector has $2^n$ entries while
     the kernel costs a single set intersection: this is the kernel trick in
     its plainest form.
@@ -534,7 +535,7 @@ def kernel_gram(name, X, Y, param=None):
 '''
 
 PS5 = [
-    markdown("ps5_intro", r"""
+    markdown("ps5_intro", _text(r"""
     # Problem set 5: Reproducing kernel Hilbert spaces
 
     Every kernel $k$ on a set $\mathcal X$ comes with a Hilbert space
@@ -561,7 +562,7 @@ PS5 = [
     The setup cell defines two helpers you may call in your answers:
     `gaussian_gram(X, Y, sigma)` and `kernel_gram(name, X, Y, param)`.
     Points of $\mathbb{R}^d$ are rows of arrays of shape `(n, d)`.
-    """ + INSTRUCTIONS.format(ps="ps5")),
+    """) + "\n\n" + _text(INSTRUCTIONS.format(ps="ps5"))),
     setup(PS5_SETUP),
 
     # ------------------------------------------------------------ part 1
@@ -572,9 +573,10 @@ PS5 = [
     $k(x, y) = \exp(-\lVert x - y\rVert^2 / (2\sigma^2))$ on $\mathbb{R}^d$.
     A function $f = \sum_{i=1}^n \alpha_i k(\cdot, x_i)$ is stored as its
     coefficients `alpha` (shape `(n,)`) and centres `X` (shape `(n, d)`).
-    Applying the reproducing property to $f = k(\cdot, y)$ gives
-    $\langle k(\cdot, x), k(\cdot, y)\rangle_{\mathcal H} = k(x, y)$, and
-    bilinearity then gives, for $g = \sum_j \beta_j k(\cdot, y_j)$,
+    Write $k_x = k(\cdot, x)$. The reproducing property, applied to the
+    function $k_y$ and evaluated at $x$, says that the inner product of two
+    representers is the kernel, $\langle k_x, k_y\rangle_{\mathcal H} = k(x, y)$.
+    Bilinearity then gives, for $g = \sum_j \beta_j k(\cdot, y_j)$,
 
     $$\langle f, g \rangle_{\mathcal H} = \sum_{i, j} \alpha_i \beta_j k(x_i, y_j)
     = \alpha^\top K_{XY} \beta .$$
@@ -593,7 +595,7 @@ PS5 = [
         ### END SOLUTION
     '''),
     check_cell("ps5", "rkhs_inner", "rkhs_inner", 2,
-               "alpha^T K(X, Y) beta for Gaussian kernel expansions against kernlab"),
+               "alpha^T K(X, Y) beta for Gaussian kernel expansions against kernlab.RKHSFunction"),
 
     # ------------------------------------------------------------ part 2
     markdown("rkhs_norm_task", r"""
@@ -622,7 +624,7 @@ PS5 = [
         ### END SOLUTION
     '''),
     check_cell("ps5", "rkhs_norm", "rkhs_norm", 2,
-               "the RKHS norm, including expansions of the zero function, against kernlab"),
+               "the RKHS norm, expansions of the zero function included, against kernlab.RKHSFunction"),
 
     # ------------------------------------------------------------ part 3
     markdown("kernel_distance_task", r"""
@@ -659,7 +661,7 @@ PS5 = [
         ### END SOLUTION
     '''),
     check_cell("ps5", "kernel_distance", "kernel_distance", 3,
-               "d_k for Gaussian, linear and quadratic kernels, repeated points included, against kernlab"),
+               "d_k for Gaussian, linear and quadratic kernels against kernlab.kernel_distance"),
 
     # ------------------------------------------------------------ part 4
     markdown("project_onto_span_task", r"""
@@ -754,7 +756,7 @@ PS5 = [
         ### END SOLUTION
     '''),
     check_cell("ps5", "mercer_eigenvalues", "mercer_eigenvalues", 2,
-               "the closed-form eigenvalues for several length scales and measures"),
+               "the closed-form eigenvalues against kernlab.gaussian_mercer_eigenvalues"),
     answer("mercer_eigenfunctions", r'''
     def mercer_eigenfunctions(x, ell, s, n_terms):
         """Matrix Phi[i, j] = phi_j(x_i) of orthonormal Gaussian-kernel eigenfunctions."""
@@ -770,7 +772,7 @@ PS5 = [
         ### END SOLUTION
     '''),
     check_cell("ps5", "mercer_eigenfunctions", "mercer_eigenfunctions", 3,
-               "the orthonormal eigenfunctions, and that they rebuild the Gaussian kernel"),
+               "the orthonormal eigenfunctions, up to 30 terms, against kernlab"),
 
     # ------------------------------------------------------------ written
     markdown("distance_metric_task", r"""
@@ -840,8 +842,30 @@ PS5 = [
 ]
 
 
+def check_points(name, cells):
+    """Compare the points in the test cells with coursegrader's PARTS; return a list of problems."""
+    from coursegrader.spec import get_parts
+
+    parts = get_parts(name)
+    problems = []
+    graded = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
+              for c in cells if c.cell_type == "code" and c.metadata["nbgrader"]["grade"]}
+    for part_id, part in parts.items():
+        if part_id not in graded:
+            problems.append(f"{name}: part {part_id} has no test cell")
+        elif graded[part_id] != part.points:
+            problems.append(f"{name}: {part_id} is worth {part.points} in PARTS "
+                            f"but {graded[part_id]} in the notebook")
+    problems += [f"{name}: test cell {g} is not a part of PARTS" for g in graded if g not in parts]
+    return problems
+
+
 def main(argv):
     targets = {"ps4": PS4, "ps5": PS5}
+    if argv[:1] == ["--check"]:
+        problems = [p for name in sorted(targets) for p in check_points(name, targets[name])]
+        print("\n".join(problems) or "points agree with coursegrader")
+        return 1 if problems else 0
     wanted = argv or sorted(targets)
     for name in wanted:
         nb = notebook(targets[name])
@@ -850,7 +874,8 @@ def main(argv):
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, str(path))
         print(f"wrote {path}")
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -176,7 +176,7 @@ def _bump_gram_hidden(rng):
     for _ in range(3):
         k, d = int(rng.integers(1, 10)), int(rng.integers(1, 4))
         sigma = _log_uniform(rng, 0.2, 3.0)
-        cases.append(Case(args=(rng.uniform(-3, 3, size=(k, d)), sigma), label=f"{k} random centres in R^{d}, sigma={sigma:.3g}"))
+        cases.append(Case(args=(rng.uniform(-3, 3, size=(k, d)), sigma), label=f"{k} random centre(s) in R^{d}, sigma={sigma:.3g}"))
     return cases
 
 

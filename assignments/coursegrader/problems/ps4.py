@@ -202,18 +202,22 @@ def _spectrum_public():
 
 
 def _spectrum_hidden(rng):
+    def word(alphabet, longest):
+        return "".join(rng.choice(list(alphabet), size=int(rng.integers(0, longest))).tolist())
+
+    def periodic():
+        # repeats of a short motif: substrings overlap themselves
+        motif = word("ab", 3) or "a"
+        return (motif * int(rng.integers(2, 8)))[: int(rng.integers(1, 25))]
+
     cases = []
-    for _ in range(3):
-        alphabet = list("ACGT") if rng.random() < 0.5 else list("ab")
-        p = int(rng.integers(1, 5))
-
-        def word():
-            return "".join(rng.choice(alphabet, size=int(rng.integers(0, 30))).tolist())
-
-        S = [word() for _ in range(int(rng.integers(1, 5)))]
-        T = [word() for _ in range(int(rng.integers(1, 5)))]
-        cases.append(Case(args=(S, T, p),
-                          label=f"random strings over {''.join(alphabet)}, p={p}"))
+    for alphabet, p, kind in (("ab", int(rng.integers(2, 5)), "random"),
+                              ("ACGT", int(rng.integers(1, 5)), "random"),
+                              ("ab", int(rng.integers(2, 5)), "periodic")):
+        make = periodic if kind == "periodic" else (lambda: word(alphabet, 30))
+        S = [make() for _ in range(int(rng.integers(1, 5)))]
+        T = [make() for _ in range(int(rng.integers(1, 5)))]
+        cases.append(Case(args=(S, T, p), label=f"{kind} strings over {alphabet}, p={p}"))
     return cases
 
 

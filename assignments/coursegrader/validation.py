@@ -1,0 +1,137 @@
+"""Instructor checks on the course's notebooks before release.
+
+``python -m coursegrader.validation [COURSE_ROOT] [psN ...]`` checks that
+
+* every source notebook passes all its tests (nbgrader's Validator);
+* every released notebook fails every auto-graded test, and contains no
+  solution code, no ``BEGIN SOLUTION`` / ``BEGIN HIDDEN TESTS`` markers and no
+  hidden test text;
+
+and exits with status 1, listing the problems, if any check fails.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+
+__all__ = ["solution_lines", "hidden_test_lines", "release_leaks", "validate_course"]
+
+MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+
+
+def _region(source, begin, end):
+    lines, inside = [], False
+    for line in source.split("\n"):
+        if begin in line:
+            inside = True
+        elif end in line:
+            inside = False
+        elif inside and line.strip():
+            lines.append(line.strip())
+    return lines
+
+
+def solution_lines(nb):
+    """Non-blank lines of every solution region of a source notebook."""
+    return [line for cell in nb.cells
+            for line in _region(cell.source, "BEGIN SOLUTION", "END SOLUTION")]
+
+
+def hidden_test_lines(nb):
+    """Non-blank lines of every hidden-test region of a source notebook."""
+    return [line for cell in nb.cells
+            for line in _region(cell.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")]
+
+
+def release_leaks(source_nb, released_nb):
+    """Problems with a released notebook: markers, solution or hidden-test lines, outputs."""
+    problems = []
+    text = "\n".join(cell.source for cell in released_nb.cells)
+    for marker in MARKERS:
+        if marker in text:
+            problems.append(f"contains the marker {marker!r}")
+    released_lines = {line.strip() for line in text.split("\n")}
+    # Lines such as "return X" could also occur in the handout's own text, so
+    # only lines that do not occur outside the regions of the source count.
+    outside = set()
+    for cell in source_nb.cells:
+        inside = False
+        for line in cell.source.split("\n"):
+            if any(m in line for m in MARKERS[::2]):
+                inside = True
+            elif any(m in line for m in MARKERS[1::2]):
+                inside = False
+            elif not inside:
+                outside.add(line.strip())
+    for kind, lines in (("solution", solution_lines(source_nb)),
+                        ("hidden test", hidden_test_lines(source_nb))):
+        leaked = [ln for ln in lines if ln in released_lines and ln not in outside]
+        if leaked:
+            problems.append(f"contains {kind} text, e.g. {leaked[0]!r}")
+    for cell in released_nb.cells:
+        if cell.cell_type == "code" and cell.get("outputs"):
+            problems.append("has code cells with outputs")
+            break
+    return problems
+
+
+def _test_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code"
+            and c.metadata.get("nbgrader", {}).get("grade")
+            and not c.metadata.get("nbgrader", {}).get("solution")]
+
+
+def validate_course(root, assignments=None, *, run=True):
+    """Return a list of problems (empty when all checks pass)."""
+    root = Path(root)
+    if assignments is None:
+        assignments = sorted(p.name for p in (root / "source").iterdir() if p.is_dir())
+    problems = []
+    validator = None
+    if run:
+        from nbgrader.validator import Validator
+        validator = Validator()
+    for ps in assignments:
+        sources = sorted((root / "source" / ps).glob("*.ipynb"))
+        if not sources:
+            problems.append(f"{ps}: no source notebook")
+        for src in sources:
+            rel = root / "release" / ps / src.name
+            source_nb = nbformat.read(src, as_version=4)
+            if run:
+                result = validator.validate(str(src))
+                if result:
+                    problems.append(f"{src.relative_to(root)}: does not pass its tests "
+                                    f"({', '.join(result)})")
+            if not rel.exists():
+                problems.append(f"{rel.relative_to(root)}: not generated")
+                continue
+            released = nbformat.read(rel, as_version=4)
+            problems += [f"{rel.relative_to(root)}: {p}" for p in release_leaks(source_nb, released)]
+            if run:
+                result = validator.validate(str(rel))
+                failed = {cell["source"] for cell in result.get("failed", [])}
+                tests = _test_cells(released)
+                passing = [c for c in tests if c.source.strip() not in failed]
+                if passing or "changed" in result:
+                    problems.append(f"{rel.relative_to(root)}: {len(passing)} of {len(tests)} "
+                                    "auto-graded tests pass before any work")
+    return problems
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    root = argv.pop(0) if argv and os.path.isdir(argv[0]) else "."
+    problems = validate_course(root, argv or None)
+    for p in problems:
+        print("PROBLEM:", p)
+    if not problems:
+        print("All source notebooks pass their tests; every released notebook fails "
+              "every auto-graded test and holds no solution or hidden test text.")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,321 @@
+"""Submissions that try to get points they did not earn, graded in one autograde run.
+
+Each student below hands in problem set 1 (10 auto-graded points) with one
+trick; the test asserts the score nbgrader records. All of them are graded by
+the same `nbgrader autograde ps1`, so a submission that could stop the grader
+would also fail every other test here.
+"""
+
+import json
+import signal
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from coursegrader import check
+from coursegrader.course import Course
+
+COURSE = Path(__file__).resolve().parents[1] / "assignments"
+PS1 = COURSE / "source" / "ps1" / "ps1.ipynb"
+TOTAL = 10.0
+POINTS = {"quadratic_map": 2.0, "multinomial_map": 3.0, "kernel_verdicts": 2.0,
+          "counterexample": 3.0}
+
+pytestmark = pytest.mark.timeout(900)
+
+# -- answers ------------------------------------------------------------------
+
+WRONG = {
+    "quadratic_map_answer": "def quadratic_feature_map(X):\n    return np.zeros((len(X), 6))",
+    "multinomial_map_answer": (
+        "import math\n\ndef multinomial_feature_map(X, p):\n"
+        "    return np.zeros((len(X), math.comb(X.shape[1] + p, p)))"),
+    "kernel_verdicts_answer": "def is_kernel(name):\n    return 'yes'",
+    "counterexample_answer": "def counterexample_points(name):\n    return None",
+}
+
+KERNLAB_MAP = """
+def quadratic_feature_map(X):
+    import kernlab
+    return kernlab.PolynomialFeatures(degree=2, c=1.0).fit_transform(X)
+"""
+
+SKLEARN_MAP = """
+def multinomial_feature_map(X, p):
+    from sklearn.preprocessing import PolynomialFeatures
+    features = PolynomialFeatures(degree=p)
+    F = features.fit_transform(X)
+    weights = [math.factorial(p) / (math.factorial(p - int(r.sum()))
+               * math.prod(math.factorial(int(j)) for j in r)) for r in features.powers_]
+    return F * np.sqrt(weights)
+"""
+
+MONKEYPATCH = """
+import numpy as np
+import kernlab, coursegrader, coursegrader.check, coursegrader.spec
+
+np.allclose = lambda *a, **k: True
+np.isclose = lambda a, b, *r, **k: np.ones(np.broadcast(a, b).shape, dtype=bool)
+np.array_equal = lambda *a, **k: True
+np.testing.assert_allclose = lambda *a, **k: None
+np.linalg.eigvalsh = lambda K, *a, **k: -np.ones(len(K))
+kernlab.Polynomial.__call__ = lambda self, X, Y=None: np.zeros((len(X), len(X)))
+kernlab.is_psd = lambda *a, **k: False
+coursegrader.spec.judge_case = lambda *a, **k: None
+coursegrader.check.judge_received = lambda *a, **k: None
+coursegrader.check.check = lambda *a, **k: print("All checks passed.")
+coursegrader.check = coursegrader.check.check
+print(2.0)
+
+def quadratic_feature_map(X):
+    print(2.0)
+    return np.zeros((len(X), 6))
+"""
+
+ALWAYS_EQUAL = """
+class Anything:
+    def __eq__(self, other):
+        return True
+    __hash__ = object.__hash__
+    def __array__(self, *a, **k):
+        return np.zeros((1, 2))
+
+class AnyArray(np.ndarray):
+    def __eq__(self, other):
+        return np.ones(self.shape, dtype=bool)
+
+class TrueInt(int):
+    def __eq__(self, other):
+        return True
+    __hash__ = int.__hash__
+
+def quadratic_feature_map(X):
+    return np.zeros((len(X), 6)).view(AnyArray)
+
+def multinomial_feature_map(X, p):
+    return Anything()
+
+def is_kernel(name):
+    return TrueInt(1)
+
+def counterexample_points(name):
+    return [Anything()]
+"""
+
+NOISY = """
+import sys, warnings
+warnings.warn("a warning at import time")
+print("noise on stderr", file=sys.stderr)
+"""
+
+LOOP = "def multinomial_feature_map(X, p):\n    while True:\n        pass"
+
+KILL_KERNEL = """
+import os, signal
+
+def quadratic_feature_map(X):
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+SIGNAL_GRADER = """
+import os, signal
+
+def is_kernel(name):
+    os.kill(os.getppid(), signal.SIGUSR1)
+    return name in {"D_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
+                    "cos_first", "min_abs_first", "norm_product"}
+"""
+
+READ_SOLUTIONS = """
+import json, os
+
+def quadratic_feature_map(X):
+    # the instructor's notebook holds the solution: read it and run it
+    for path in [os.path.join(os.getcwd(), "..", "..", "..", "source", "ps1", "ps1.ipynb"),
+                 SOURCE_PATH]:
+        try:
+            cells = json.load(open(path))["cells"]
+            break
+        except OSError:
+            continue
+    code = next("".join(c["source"]) for c in cells
+                if "def quadratic_feature_map" in "".join(c["source"]))
+    namespace = {"np": np}
+    exec(code, namespace)
+    return namespace["quadratic_feature_map"](X)
+""".replace("SOURCE_PATH", repr(str(PS1)))
+
+
+# -- students -------------------------------------------------------------------
+
+def _reference_answers():
+    nb = nbformat.read(PS1, as_version=4)
+    out = {}
+    for cell in nb.cells:
+        md = cell.metadata.get("nbgrader", {})
+        if md.get("solution"):
+            out[md["grade_id"]] = "\n".join(line for line in cell.source.split("\n")
+                                            if "SOLUTION" not in line)
+    return out
+
+
+def _with_answers(released, answers):
+    nb = nbformat.from_dict(json.loads(nbformat.writes(released)))
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in answers:
+            cell.source = answers[gid]
+    return nb
+
+
+def _cell(nb, gid):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == gid)
+
+
+def _edit_tests(nb):
+    for gid in ("kernel_verdicts", "counterexample"):
+        cell = _cell(nb, gid)
+        cell.source = 'print("All checks passed.")\n2'
+        cell.metadata.nbgrader["points"] = 100
+        cell.metadata.nbgrader["locked"] = False
+    setup = _cell(nb, "setup")
+    setup.source += "\n\ndef gram(name, P):\n    return -np.eye(len(P))\n"
+    return nb
+
+
+def _delete_tests(nb):
+    nb.cells = [c for c in nb.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id")
+                not in ("kernel_verdicts", "counterexample")]
+    return nb
+
+
+def _student_cell_after(nb, gid, source):
+    index = nb.cells.index(_cell(nb, gid))
+    nb.cells.insert(index + 1, nbformat.v4.new_code_cell(source))
+    return nb
+
+
+def _students():
+    ref = _reference_answers()
+    noisy_ref = {k: (NOISY + "\n" + v if k.endswith("_answer") else v) for k, v in ref.items()}
+    return {
+        # name: (answers, notebook edit or None, expected {part: points})
+        "honest": (ref, None, POINTS),
+        "calls_libraries": ({**ref, "quadratic_map_answer": KERNLAB_MAP,
+                             "multinomial_map_answer": "import math\n" + SKLEARN_MAP},
+                            None, {**POINTS, "quadratic_map": 0, "multinomial_map": 0}),
+        "monkeypatches": ({**WRONG, "quadratic_map_answer": MONKEYPATCH}, None,
+                          dict.fromkeys(POINTS, 0)),
+        "always_equal": ({**ref, **{k: ALWAYS_EQUAL if k == "quadratic_map_answer" else "pass"
+                                    for k in WRONG}}, None, dict.fromkeys(POINTS, 0)),
+        "edits_locked_cells": ({**ref, **{k: WRONG[k] for k in ("kernel_verdicts_answer",
+                                                              "counterexample_answer")}},
+                               _edit_tests, {**POINTS, "kernel_verdicts": 0, "counterexample": 0}),
+        "deletes_test_cells": ({**ref, **{k: WRONG[k] for k in ("kernel_verdicts_answer",
+                                                              "counterexample_answer")}},
+                               _delete_tests, {**POINTS, "kernel_verdicts": 0,
+                                               "counterexample": 0}),
+        "infinite_loop": ({**ref, "multinomial_map_answer": LOOP}, None,
+                          {**POINTS, "multinomial_map": 0}),
+        "writes_stderr": (noisy_ref, lambda nb: _student_cell_after(nb, "setup", NOISY), POINTS),
+        "kills_kernel": ({**ref, "quadratic_map_answer": KILL_KERNEL}, None,
+                         {**POINTS, "quadratic_map": 0}),
+        "signals_grader": ({**ref, "kernel_verdicts_answer": SIGNAL_GRADER}, None,
+                           {**POINTS, "kernel_verdicts": 0}),
+        "reads_solutions": ({**ref, "quadratic_map_answer": READ_SOLUTIONS}, None,
+                            {**POINTS, "quadratic_map": 0}),
+    }
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("robust")
+    course = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
+                            assignments=["ps1"], secret="robustness-test",
+                            cell_timeout=15, part_timeout=8)
+    course.nbgrader("db assignment add", "ps1")
+    course.nbgrader("generate_assignment", "ps1")
+    released = course.released("ps1")
+    students = _students()
+    for name, (answers, edit, _) in students.items():
+        nb = _with_answers(released, answers)
+        if edit is not None:
+            nb = edit(nb)
+        folder = course.root / "submitted" / name / "ps1"
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / "ps1.ipynb")
+        (folder / "timestamp.txt").write_text("2026-01-10 12:00:00.000000 UTC")
+    broken = course.root / "submitted" / "invalid_json" / "ps1"
+    broken.mkdir(parents=True)
+    (broken / "ps1.ipynb").write_text('{"cells": [ this is not JSON')
+
+    received = []
+    previous = signal.signal(signal.SIGUSR1, lambda *a: received.append(a[0]))
+    try:
+        status = course.nbgrader("autograde", "ps1", check=False)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    return course, students, status, received
+
+
+def test_expected_total_for_every_trick(graded):
+    course, students, _, _ = graded
+    scores = course.code_scores("ps1")
+    got = {name: scores[name][0] for name in students}
+    want = {name: sum(parts.values()) for name, (_, _, parts) in students.items()}
+    assert got == want
+    assert all(scores[name][1] == TOTAL for name in students)
+
+
+@pytest.mark.parametrize("name", list(_students()))
+def test_expected_points_per_part(graded, name):
+    course, students, _, _ = graded
+    cells = course.cell_scores("ps1")
+    got = {part: cells[(name, part)] or 0.0 for part in POINTS}
+    assert got == pytest.approx(students[name][2])
+
+
+def test_invalid_json_gets_nothing_and_stops_no_one(graded):
+    course, students, status, _ = graded
+    assert status != 0  # nbgrader reports the broken submission ...
+    assert not (course.root / "autograded" / "invalid_json").exists()
+    assert course.code_scores("ps1").get("invalid_json", (0.0, TOTAL))[0] == 0
+    for name in students:  # ... and grades everyone else
+        assert (course.root / "autograded" / name / "ps1" / "ps1.ipynb").exists(), name
+
+
+def test_grader_process_was_never_signalled(graded):
+    assert graded[3] == []
+
+
+def test_reports_say_what_went_wrong(graded):
+    course = graded[0]
+
+    def report(student, part):
+        nb = course.notebook("autograded", student, "ps1", "ps1.ipynb")
+        return "".join(o.get("text", "") for o in _cell(nb, part).outputs)
+
+    assert "importing kernlab is not allowed" in report("calls_libraries", "quadratic_map")
+    assert "importing sklearn is not allowed" in report("calls_libraries", "multinomial_map")
+    assert "timed out" in report("infinite_loop", "multinomial_map")
+    assert "killed" in report("kills_kernel", "quadratic_map")
+    assert "unsupported type" in report("always_equal", "quadratic_map")
+    assert "not allowed" in report("reads_solutions", "quadratic_map")
+    assert "signalling other processes is not allowed" in report("signals_grader",
+                                                                 "kernel_verdicts")
+    nb = course.notebook("autograded", "writes_stderr", "ps1", "ps1.ipynb")
+    for part in POINTS:
+        assert all(o.get("name") != "stderr" for o in _cell(nb, part).outputs)
+
+
+def test_library_shortcuts_would_pass_inside_the_notebook():
+    # The calls to kernlab and scikit-learn compute the right answers: only
+    # running them where those libraries cannot be imported stops them.
+    import math
+    ns = {"np": np, "math": math}
+    exec(KERNLAB_MAP + SKLEARN_MAP, ns)
+    check("ps1", "quadratic_map", ns["quadratic_feature_map"], hidden=True)
+    check("ps1", "multinomial_map", ns["multinomial_feature_map"], hidden=True)

@@ -1,0 +1,345 @@
+"""Unit tests of coursegrader: encoding, comparators, checks, sandbox, preprocessor, PS1 spec."""
+
+import math
+import warnings
+
+import nbformat
+import numpy as np
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+import kernlab
+from coursegrader import Case, CheckFailed, Part, allclose, check, custom, equal, same_set
+from coursegrader.judge import grade_part, run_sandbox
+from coursegrader.problems import ps1
+from coursegrader.serial import UnsupportedValue, roundtrip
+from coursegrader.spec import get_part, hidden_rng, judge_case, local_hidden_rng, part_score
+from coursegrader.validation import release_leaks
+
+from pathlib import Path
+
+PS1_SOURCE = Path(__file__).resolve().parents[1] / "assignments" / "source" / "ps1" / "ps1.ipynb"
+
+
+# ---------------------------------------------------------------- encoding
+
+@pytest.mark.parametrize("value", [
+    None, True, 3, -(2**70), 2.5, float("inf"), complex(1, -2), "text",
+    np.arange(6, dtype=np.int32).reshape(2, 3), np.array([1.5, np.nan]), np.float32(2.5),
+    np.array([True, False]), [1, (2.0, "a")], {"k": [np.zeros(2)]}, {1, 2, "x"}, (),
+])
+def test_roundtrip_keeps_plain_values(value):
+    back = roundtrip(value)
+    assert type(back) is type(value)
+    if isinstance(value, np.ndarray):
+        assert back.dtype == value.dtype and back.shape == value.shape
+        np.testing.assert_array_equal(back, value)
+    elif isinstance(value, dict):
+        np.testing.assert_array_equal(back["k"][0], value["k"][0])
+    else:
+        assert back == value or (isinstance(value, float) and math.isnan(value))
+
+
+class _Always:
+    def __eq__(self, other):
+        return True
+
+
+class _F(float):
+    def __eq__(self, other):
+        return True
+
+
+class _A(np.ndarray):
+    pass
+
+
+@pytest.mark.parametrize("value", [
+    _Always(), _F(1.0), np.zeros(3).view(_A), np.array(["a"]), np.array([None]),
+    {1: 2}, [lambda: 0], np.float64,
+])
+def test_roundtrip_rejects_anything_else(value):
+    with pytest.raises(UnsupportedValue):
+        roundtrip(value)
+
+
+# ---------------------------------------------------------------- comparators
+
+def test_allclose_reports_shape_then_worst_entry():
+    cmp = allclose(rtol=1e-6, atol=1e-9)
+    assert cmp(np.ones(3), np.ones(3)) is None
+    assert cmp(np.ones((3, 1)), np.ones(3)) == "expected shape (3,), got (3, 1)"
+    msg = cmp(np.array([1.0, 2.0, 3.5]), np.array([1.0, 2.0, 3.0]))
+    assert "1 of 3 entries differ" in msg and "index (2,)" in msg
+    assert "expected 3.0" in msg and "got 3.5" in msg
+    assert "got nothing (None)" in cmp(None, np.ones(2))
+    assert "nan" in cmp(np.array([np.nan]), np.array([1.0]))
+    assert cmp(2.0 + 1e-12, 2.0) is None
+
+
+def test_same_set_equal_custom():
+    assert same_set()(["b", "a", "a"], {"a", "b"}) is None
+    assert "missing 'c'" in same_set()(["a"], ["a", "c"])
+    assert "unexpected 'z'" in same_set()(["a", "z"], ["a"])
+    assert equal()(True, True) is None and equal()(np.bool_(True), True) is None
+    assert "expected the bool True, got 1" == equal()(1, True)
+    even = custom(lambda got, exp, case: got % 2 == 0, "not even")
+    assert even(4, None) is None and even(3, 4).startswith("not even")
+    assert custom(lambda g, e, c: "too big")(1, 0) == "too big"
+
+
+def test_part_validates_its_fields():
+    pub = lambda: [Case(args=(1,), label="one")]  # noqa: E731
+    with pytest.raises(ValueError, match="exactly one"):
+        Part(func="f", points=1, public=pub)
+    with pytest.raises(ValueError, match="points"):
+        Part(func="f", points=0, public=pub, reference=abs)
+    with pytest.raises(ValueError, match="identifier"):
+        Part(func="not a name", points=1, public=pub, reference=abs)
+    with pytest.raises(TypeError, match="tuple"):
+        Case(args=[1], label="x")
+    with pytest.raises(ValueError, match="no part"):
+        get_part("ps1", "nonexistent")
+    with pytest.raises(ValueError, match="like 'ps1'"):
+        get_part("../etc", "x")
+    assert part_score(Part(func="f", points=3, public=pub, reference=abs), 1, 3) == 1.0
+
+
+def test_hidden_streams_are_reproducible_and_per_student():
+    draw = lambda *key: hidden_rng(*key).integers(0, 2**62)  # noqa: E731
+    assert draw("s", "alice", "ps1", "a") == draw("s", "alice", "ps1", "a")
+    assert draw("s", "alice", "ps1", "a") != draw("s", "bob", "ps1", "a")
+    assert draw("s", "alice", "ps1", "a") != draw("t", "alice", "ps1", "a")
+    assert local_hidden_rng("ps1", "a").integers(0, 2**62) == \
+        local_hidden_rng("ps1", "a").integers(0, 2**62)
+    with pytest.raises(ValueError):
+        hidden_rng("", "alice", "ps1", "a")
+
+
+# ---------------------------------------------------------------- in-notebook check
+
+def _good_quadratic(X):
+    X = np.asarray(X, dtype=float)
+    s = np.sqrt(2.0)
+    return np.column_stack([np.ones(len(X)), s * X[:, 0], s * X[:, 1],
+                            X[:, 0] ** 2, X[:, 1] ** 2, s * X[:, 0] * X[:, 1]])
+
+
+def test_check_passes_and_prints_each_case(capsys):
+    check("ps1", "quadratic_map", _good_quadratic, hidden=True)
+    out = capsys.readouterr().out
+    assert "ok    case '4 points in R^2 (one at the origin)'" in out
+    assert "hidden-style case" in out and "FAIL" not in out
+
+
+def test_check_failure_names_case_expected_and_got(capsys):
+    with pytest.raises(CheckFailed) as info:
+        check("ps1", "quadratic_map", lambda X: _good_quadratic(X)[:, :5])
+    assert "case '4 points in R^2 (one at the origin)'" in str(info.value)
+    assert "expected shape (4, 6), got (4, 5)" in str(info.value)
+    with pytest.raises(CheckFailed, match="expected the bool True, got 'yes'"):
+        check("ps1", "kernel_verdicts", lambda name: "yes")
+    with pytest.raises(CheckFailed, match="unsupported type"):
+        check("ps1", "kernel_verdicts", lambda name: _Always())
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check("ps1", "counterexample", lambda name: (_ for _ in ()).throw(NotImplementedError()))
+
+
+def test_check_is_silent_on_stderr_and_ignores_global_random_state(capfd):
+    def noisy(X):
+        import sys
+        warnings.warn("a warning from student code")
+        print("to stderr", file=sys.stderr)
+        np.random.seed(123)  # the student's code changes the global state
+        np.random.normal(size=10)
+        return _good_quadratic(X)
+
+    np.random.seed(0)
+    check("ps1", "quadratic_map", noisy, hidden=True)
+    first = capfd.readouterr()
+    np.random.seed(99)
+    check("ps1", "quadratic_map", noisy, hidden=True)
+    second = capfd.readouterr()
+    assert first.err == "" and second.err == ""
+    assert first.out == second.out  # the same cases whatever the global state
+
+
+def test_check_arguments_cannot_be_changed_by_the_student():
+    def mutating(X):
+        X[:] = 0.0  # spoils its own copy only
+        return _good_quadratic(X)
+    with pytest.raises(CheckFailed):
+        check("ps1", "quadratic_map", mutating)
+    check("ps1", "quadratic_map", _good_quadratic)
+
+
+# ---------------------------------------------------------------- PS1 spec against kernlab
+
+def _notebook_setup_namespace():
+    nb = nbformat.read(PS1_SOURCE, as_version=4)
+    setup = next(c for c in nb.cells if c.metadata["nbgrader"]["grade_id"] == "setup")
+    ns = {}
+    exec(setup.source, ns)
+    return ns, nb
+
+
+def test_notebook_candidates_are_the_graders():
+    ns, _ = _notebook_setup_namespace()
+    assert set(ns["CANDIDATES"]) == set(ps1.CANDIDATES) == set(ps1.VERDICTS)
+    rng = np.random.default_rng(5)
+    P = rng.normal(scale=2.0, size=(6, 2))
+    for name in ps1.CANDIDATES:
+        np.testing.assert_allclose(ns["gram"](name, P), ps1.candidate_gram(name, P),
+                                   rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def test_verdicts_agree_with_kernlab():
+    rng = np.random.default_rng(11)
+    ns, _ = _notebook_setup_namespace()
+    for name, valid in ps1.VERDICTS.items():
+        if valid:
+            for scale in (0.3, 1.0, 2.0):
+                K = ps1.candidate_gram(name, rng.normal(scale=scale, size=(12, 2)))
+                assert kernlab.is_psd(K, tol=1e-8), name
+        else:
+            # every non-kernel has a counterexample the grader accepts
+            P = _reference_solution("counterexample_points", ns)(name)
+            case = Case(args=(name,), label=name)
+            assert judge_case(ps1.PARTS["counterexample"], case, P) is None, name
+
+
+def _reference_solution(func, ns):
+    nb = nbformat.read(PS1_SOURCE, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and f"def {func}(" in cell.source:
+            exec(cell.source, ns)
+    return ns[func]
+
+
+def test_multinomial_map_from_the_note_without_binomial_weights_is_rejected():
+    # Weighting a degree-p' monomial only by p'!/(j_1!...j_d!) (no binom(p, p'))
+    # gives sum_{p'} <x,t>^p', not (1 + <x,t>)^p: the grader must say so.
+    from itertools import combinations_with_replacement
+    from math import factorial, prod
+
+    def without_binomial(X, p):
+        cols = []
+        for combo in combinations_with_replacement(range(X.shape[1] + 1), p):
+            counts = np.bincount(combo, minlength=X.shape[1] + 1)[1:]
+            w = factorial(int(counts.sum())) / prod(factorial(int(c)) for c in counts)
+            Z = np.column_stack([np.ones(len(X)), X])
+            cols.append(np.sqrt(w) * np.prod(Z[:, list(combo)], axis=1))
+        return np.column_stack(cols)
+
+    part = ps1.PARTS["multinomial_map"]
+    X = np.random.default_rng(2).normal(size=(4, 2))
+    msg = judge_case(part, Case(args=(X, 3), label="x"), without_binomial(X, 3))
+    assert msg is not None and "but the kernel gives" in msg
+    ns, _ = _notebook_setup_namespace()
+    good = _reference_solution("multinomial_feature_map", ns)
+    for d, p in [(1, 1), (2, 3), (3, 2), (4, 4)]:
+        X = np.random.default_rng(d + p).normal(size=(3, d))
+        assert good(X, p).shape == (3, math.comb(d + p, p))
+        assert judge_case(part, Case(args=(X, p), label="x"), good(X, p)) is None
+
+
+def test_counterexample_verify_rejects_psd_points():
+    part = ps1.PARTS["counterexample"]
+    case = Case(args=("lin_minus_sq",), label="x")
+    assert "positive semi-definite" in judge_case(part, case, np.array([[0.1, 0.2]]))
+    assert judge_case(part, case, np.array([[2.0, 0.0]])) is None
+    assert "shape" in judge_case(part, case, np.array([2.0, 0.0]))
+    assert "finite" in judge_case(part, case, np.array([[np.inf, 0.0]]))
+
+
+# ---------------------------------------------------------------- sandbox and grading
+
+RIGHT = ["import numpy as np\n\ndef is_kernel(name):\n"
+         "    return name in {'D_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one',"
+         " 'cos_first', 'min_abs_first', 'norm_product'}\n"]
+
+
+def test_grade_part_full_zero_partial_and_reproducible():
+    part = ps1.PARTS["kernel_verdicts"]
+    full = grade_part("ps1", "kernel_verdicts", part, RIGHT, student="s1", secret="k")
+    assert full.score == 2
+    zero = grade_part("ps1", "kernel_verdicts", part,
+                      ["def is_kernel(name):\n    return 'yes'"], student="s1", secret="k")
+    assert zero.score == 0 and "expected the bool True, got 'yes'" in zero.report
+    some = grade_part("ps1", "kernel_verdicts", part,
+                      ["def is_kernel(name):\n    return True"], student="s1", secret="k")
+    again = grade_part("ps1", "kernel_verdicts", part,
+                       ["def is_kernel(name):\n    return True"], student="s1", secret="k")
+    assert 0 < some.score < 2 and some.score == again.score and some.report == again.report
+    # the report gives hidden results as a count only
+    assert "hidden checks passed" in some.report
+    hidden_labels = [c.label for c in part.hidden(hidden_rng("k", "s1", "ps1", "kernel_verdicts"))]
+    public_labels = {c.label for c in part.public()}
+    assert all(label in public_labels or label not in some.report for label in hidden_labels)
+
+
+def test_sandbox_forbids_kernlab_sklearn_and_files_of_the_course():
+    cases = [(np.ones(2),)]
+    for cells in (["import kernlab\ndef f(x): return x"],
+                  ["def f(x):\n    from sklearn.metrics import pairwise\n    return x"],
+                  ["def f(x):\n    import coursegrader\n    return x"],
+                  [f"def f(x):\n    return len(open({str(PS1_SOURCE)!r}).read())"]):
+        (ok, msg), = run_sandbox(cells, "f", cases, timeout=30,
+                                 forbidden=[str(PS1_SOURCE.parents[2])]).values
+        assert not ok and "not allowed" in msg, cells
+
+
+def test_sandbox_time_limit_and_crash_fail_only_remaining_cases():
+    cells = ["import os\ndef f(x):\n    if x > 1:\n        while True: pass\n    return x"]
+    res = run_sandbox(cells, "f", [(1,), (2,), (1,)], timeout=3)
+    assert res.values[0] == (True, 1)
+    assert res.values[1][0] is False and "timed out" in res.values[1][1]
+    crash = run_sandbox(["import os\ndef f(x):\n    if x > 1: os._exit(9)\n    return x"],
+                        "f", [(1,), (2,)], timeout=30)
+    assert crash.values[0] == (True, 1) and "exited with code 9" in crash.values[1][1]
+
+
+def _tiny_notebook(answer):
+    def cell(src, **md):
+        base = {"grade": False, "grade_id": md.pop("gid"), "locked": False,
+                "schema_version": 3, "solution": False, "task": False}
+        base.update(md)
+        return new_code_cell(src, metadata={"nbgrader": base})
+    return new_notebook(cells=[
+        cell("import numpy as np", gid="setup", locked=True),
+        cell(answer, gid="kernel_verdicts_answer", solution=True),
+        cell('from coursegrader import check\ncheck("ps1", "kernel_verdicts", is_kernel)',
+             gid="kernel_verdicts", grade=True, locked=True, points=2),
+    ])
+
+
+def test_judge_tests_preprocessor_writes_the_score_nbgrader_reads():
+    from nbgrader.utils import determine_grade
+    from coursegrader.preprocessor import JudgeTests
+
+    resources = {"nbgrader": {"assignment": "ps1", "student": "s1"}}
+    for answer, expected in ((RIGHT[0], 2.0), ("def is_kernel(name):\n    return 0", 0.0)):
+        nb = _tiny_notebook(answer)
+        nb.cells[2].outputs = [{"output_type": "stream", "name": "stderr", "text": "x"}]
+        nb, _ = JudgeTests(secret="k").preprocess(nb, resources)
+        score, top = determine_grade(nb.cells[2])
+        assert (score, top) == (expected, 2.0)
+        assert nb.cells[2].outputs[0]["text"].startswith("is_kernel [kernel_verdicts]")
+
+
+def test_feedback_preprocessor_hides_hidden_tests_only_in_test_cells():
+    from coursegrader.preprocessor import HideHiddenTests
+    nb = _tiny_notebook("x = 1  # BEGIN HIDDEN TESTS is just a comment here")
+    nb.cells[2].source += "\n### BEGIN HIDDEN TESTS\nsecret()\n### END HIDDEN TESTS\nafter()"
+    nb, _ = HideHiddenTests().preprocess(nb, {})
+    assert "secret()" not in nb.cells[2].source and "after()" in nb.cells[2].source
+    assert "BEGIN HIDDEN TESTS" in nb.cells[1].source
+
+
+def test_release_leaks_finds_solution_and_hidden_text():
+    source = nbformat.read(PS1_SOURCE, as_version=4)
+    assert release_leaks(source, source)  # the source itself leaks everything
+    leaky = nbformat.v4.new_notebook(cells=[new_code_cell(
+        "def is_kernel(name):\n    verdicts = {\n        \"D_diag\": True,          # D_1 is PSD: "
+        "phi(x) = (x1, sqrt(5) x2)\n")])
+    assert any("solution text" in p for p in release_leaks(source, leaky))
