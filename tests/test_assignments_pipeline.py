@@ -8,6 +8,7 @@ class for that command (see coursegrader.course).
 
 import csv
 import html
+import re
 import subprocess
 from pathlib import Path
 
@@ -118,8 +119,8 @@ def test_feedback_shows_public_results_but_no_hidden_test(graded):
     for ps in ASSIGNMENTS:
         source_text = "\n".join(c.source for c in graded.source(ps).cells)
         for student in STUDENTS:
-            page = html.unescape((graded.root / "feedback" / student / ps / f"{ps}.html")
-                                 .read_text())
+            raw = (graded.root / "feedback" / student / ps / f"{ps}.html").read_text()
+            page = html.unescape(re.sub(r"<[^>]+>", "", raw))  # the text a student reads
             assert "BEGIN HIDDEN TESTS" not in page and "hidden=True" not in page
             assert "hidden checks passed" in page
             for part_id, part in get_parts(ps).items():
@@ -170,3 +171,30 @@ def test_autograding_again_changes_no_grade(graded):
     after = {ps: graded.cell_scores(ps) for ps in before}
     assert after == before
     assert all(v is not None for scores in after.values() for v in scores.values())
+
+
+def test_book_extension_publishes_clean_student_notebooks(tmp_path):
+    import importlib.util
+    import zipfile
+
+    path = COURSE.parent / "book" / "_ext" / "release_assignments.py"
+    spec = importlib.util.spec_from_file_location("release_assignments", path)
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+
+    course = tmp_path / "course"
+    (course / "source").mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text((COURSE / "nbgrader_config.py").read_text())
+    import shutil
+    shutil.copytree(COURSE / "source" / "ps1", course / "source" / "ps1")
+    out = tmp_path / "out"
+    assert ext.release_notebooks(course, out) == ["ps1"]
+    released = nbformat.read(out / "ps1.ipynb", as_version=4)
+    source = nbformat.read(course / "source" / "ps1" / "ps1.ipynb", as_version=4)
+    assert release_leaks(source, released) == []
+    with zipfile.ZipFile(out / "ps1.zip") as zf:
+        assert "ps1/ps1.ipynb" in zf.namelist()
+    # unchanged sources: the release is reused, not generated again
+    before = (out / "ps1.ipynb").stat().st_mtime_ns
+    ext.release_notebooks(course, out)
+    assert (out / "ps1.ipynb").stat().st_mtime_ns == before

