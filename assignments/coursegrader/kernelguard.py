@@ -49,7 +49,8 @@ def _package_dirs():
 
 def install(protected=()):
     """Install the hook; ``protected`` lists folders the code may not touch."""
-    protected = tuple(_real(p) for p in protected)
+    from coursegrader.sandbox import course_folders
+    protected = tuple(_real(p) for p in list(protected) + course_folders())
     exempt = tuple([_real(os.getcwd())] + _package_dirs())
     my_pid = os.getpid()
 

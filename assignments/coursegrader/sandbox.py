@@ -80,6 +80,12 @@ def _module_dirs(names):
     return dirs
 
 
+def course_folders():
+    """The nbgrader course that holds this package (source notebooks, gradebook), if any."""
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    return [here] if os.path.exists(os.path.join(here, "nbgrader_config.py")) else []
+
+
 def install_guard(forbidden, allowed, writable):
     """Install the audit hook (permanent for the life of the process)."""
     forbidden = tuple(_real(p) for p in forbidden)
@@ -167,6 +173,7 @@ def main():
             data = data[n:]
 
     forbidden = list(request.get("forbidden", [])) + _module_dirs(FORBIDDEN_MODULES)
+    forbidden += course_folders()
     writable = [os.getcwd(), tempfile.gettempdir()]
     install_guard(forbidden, request.get("allowed", []), writable)
     for name in [m for m in sys.modules if m.split(".")[0] in FORBIDDEN_MODULES]:
