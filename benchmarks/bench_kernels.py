@@ -6,6 +6,7 @@ kernlab's peak memory traced by tracemalloc (numpy reports its allocations
 there), each beside its target.
 """
 
+import os
 import statistics
 import time
 import tracemalloc
@@ -59,6 +60,8 @@ def main():
     ratio = ours / ref
 
     print(f"Gaussian Gram matrix, n = {N}, d = {D}, sigma = {SIGMA}, median of {REPEATS} runs")
+    # Timings on a shared machine move with its load; print it beside them.
+    print(f"  cores {os.cpu_count()}, load average (1 min) {os.getloadavg()[0]:.1f}")
     print(f"  max |kernlab - sklearn| on 500 points : {error:.2e}")
     print(f"  kernlab Gaussian(sigma)(X)            : {ours:.3f} s")
     print(f"  sklearn rbf_kernel(X, gamma)          : {ref:.3f} s")

@@ -11,6 +11,7 @@ way to show that something is *not* a kernel.
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import linalg
 
 from ._validation import check_array, check_scalar
 from .kernels import FunctionKernel, Kernel
@@ -23,6 +24,9 @@ __all__ = [
     "find_counterexample",
     "Counterexample",
 ]
+
+
+_FULL_EIGH_MAX = 300  # up to this size one full eigendecomposition is cheap enough
 
 
 def _as_kernel(kernel):
@@ -120,9 +124,10 @@ class PSDVerdict:
 def is_psd(K, tol=1e-10):
     """Decide whether a symmetric matrix is positive semi-definite.
 
-    Eigenvalues come from ``numpy.linalg.eigh``;
-    those above ``-tol * scale`` (scale = largest eigenvalue magnitude) count
-    as non-negative, since rounding alone produces tiny negative values.
+    The smallest eigenvalue counts as non-negative when it is above
+    ``-tol * scale``, scale being the largest eigenvalue magnitude: rounding
+    alone makes the zero eigenvalues of a singular Gram matrix slightly
+    negative, by an amount proportional to the size of the matrix entries.
 
     Parameters
     ----------
@@ -152,13 +157,24 @@ def is_psd(K, tol=1e-10):
     if np.abs(K - K.T).max() > 1e-10 * size:
         raise ValueError("K must be symmetric; positive semi-definiteness is defined for "
                          "symmetric matrices (a kernel must satisfy k(x, t) = k(t, x))")
-    eigenvalues, eigenvectors = np.linalg.eigh((K + K.T) / 2.0)
-    scale = np.abs(eigenvalues).max()
-    threshold = tol * scale
-    lowest = float(eigenvalues[0])
+    lowest, witness, highest = _extreme_eigenpairs((K + K.T) / 2.0)
+    threshold = tol * max(abs(lowest), abs(highest))
     if lowest >= -threshold:
         return PSDVerdict(True, lowest, threshold)
-    return PSDVerdict(False, lowest, threshold, witness=eigenvectors[:, 0].copy())
+    return PSDVerdict(False, lowest, threshold, witness=witness)
+
+
+def _extreme_eigenpairs(K):
+    """Smallest eigenvalue with its unit eigenvector, and the largest eigenvalue."""
+    n = K.shape[0]
+    if n <= _FULL_EIGH_MAX:
+        values, vectors = np.linalg.eigh(K)
+        return float(values[0]), vectors[:, 0].copy(), float(values[-1])
+    # For large matrices ask LAPACK for the two ends of the spectrum only, which
+    # is several times faster than the full eigendecomposition.
+    low, vector = linalg.eigh(K, subset_by_index=[0, 0], driver="evx")
+    high = linalg.eigh(K, subset_by_index=[n - 1, n - 1], eigvals_only=True, driver="evx")
+    return float(low[0]), vector[:, 0].copy(), float(high[0])
 
 
 @dataclass

@@ -34,9 +34,10 @@ sigmoid), build it with ``FunctionKernel`` or ``GeneralLinear`` and test it
 with :func:`kernlab.is_psd` or :func:`kernlab.find_counterexample`.
 """
 
-import math
 import numbers
+import os
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import sparse
@@ -77,17 +78,29 @@ _PREC_SUM, _PREC_PRODUCT, _PREC_POWER, _PREC_ATOM = 1, 2, 3, 4
 
 _BLOCK = 256  # rows per block when mirroring a triangle
 _GAUSS_BLOCK = 128  # rows per block of the Gaussian Gram matrix (a few MB: stays in cache)
+_THREADED_MIN_ROWS = 2048  # below this, threads cost more than they save
+_N_THREADS = min(4, os.cpu_count() or 1)
+
+
+def _mirror_block(K, i, j, upper):
+    """Copy rows i:j of the lower triangle of ``K`` onto the upper triangle."""
+    K[:i, i:j] = K[i:j, :i].T
+    square = K[i:j, i:j]
+    m = j - i
+    np.copyto(square, square.T.copy(), where=upper[:m, :m])
+
+
+def _upper_mask(size):
+    """Boolean mask of the strict upper triangle of a size x size block."""
+    return np.triu(np.ones((size, size), dtype=bool), 1)
 
 
 def _mirror_lower(K):
     """Copy the lower triangle of square ``K`` onto the upper one, in place."""
     n = K.shape[0]
+    upper = _upper_mask(min(_BLOCK, n))
     for i in range(0, n, _BLOCK):
-        j = min(i + _BLOCK, n)
-        K[:i, i:j] = K[i:j, :i].T
-        square = K[i:j, i:j]
-        upper = np.triu_indices(j - i, 1)
-        square[upper] = square.T[upper]
+        _mirror_block(K, i, min(i + _BLOCK, n), upper)
     return K
 
 
@@ -300,46 +313,83 @@ class Gaussian(Kernel):
 
     def _gram(self, X, Y):
         gamma = 1.0 / (2.0 * self.sigma ** 2)
-        sq_x = np.einsum("ij,ij->i", X, X)
-        sq_x *= gamma
         if Y is None:
-            # -gamma ||x-t||^2 = 2 gamma <x,t> - gamma|x|^2 - gamma|t|^2.  dsyrk fills
-            # one triangle of 2 gamma X X^T with half the flops of a full product;
-            # its Fortran-ordered result viewed transposed is a C-ordered array
-            # whose lower triangle holds the values.  Each block of rows is then
-            # finished while it sits in cache and copied to the upper triangle.
-            K = blas.dsyrk(2.0 * gamma, X.T, trans=1).T
-            n = K.shape[0]
-            for i in range(0, n, _GAUSS_BLOCK):
-                j = min(i + _GAUSS_BLOCK, n)
-                block = K[i:j, :j]  # rows i:j up to the diagonal
-                block -= sq_x[None, :j]
-                block -= sq_x[i:j, None]
-                np.minimum(block, 0.0, out=block)  # rounding can make ||x-t||^2 < 0
-                np.exp(block, out=block)
-                K[:i, i:j] = block[:, :i].T
-                square = K[i:j, i:j]
-                upper = np.triu_indices(j - i, 1)
-                square[upper] = square.T[upper]
-            np.fill_diagonal(K, 1.0)
-            return K
-        sq_y = np.einsum("ij,ij->i", Y, Y)
-        sq_y *= gamma
-        K = X @ Y.T
-        K *= 2.0 * gamma
-        for i in range(0, K.shape[0], _BLOCK):
-            block = K[i:i + _BLOCK]
-            block -= sq_x[i:i + _BLOCK, None]
-            block -= sq_y[None, :]
-            np.minimum(block, 0.0, out=block)
-            np.exp(block, out=block)
-        return K
+            return _gaussian_symmetric(X, gamma)
+        return _gaussian_cross(X, Y, gamma)
 
     def _diag(self, X):
         return np.ones(X.shape[0])
 
     def __repr__(self):
         return f"Gaussian(sigma={self.sigma!r})"
+
+
+def _for_each_block(work, n_rows, block):
+    """Call work(start) for every block of rows; two or more threads for big jobs.
+
+    numpy releases the GIL inside its elementwise loops, so the blocks of a
+    large Gram matrix can be finished on several cores at once.
+    """
+    starts = range(0, n_rows, block)
+    if n_rows < _THREADED_MIN_ROWS or _N_THREADS < 2:
+        for start in starts:
+            work(start)
+        return
+    with ThreadPoolExecutor(_N_THREADS) as pool:
+        for _ in pool.map(work, starts):
+            pass  # consume results so that exceptions propagate
+
+
+def _exp_of_exponent(block, half_sq_rows, half_sq_cols):
+    """In place: block <- exp(block - a_i - b_j), with the exponent clipped at 0."""
+    block -= half_sq_cols[None, :]
+    block -= half_sq_rows[:, None]
+    np.minimum(block, 0.0, out=block)  # rounding can make ||x-t||^2 slightly negative
+    np.exp(block, out=block)
+
+
+def _gaussian_symmetric(X, gamma):
+    """exp(-gamma ||x_i - x_j||^2) for all pairs of rows of X, exactly symmetric.
+
+    -gamma ||x - t||^2 = 2 gamma <x, t> - gamma |x|^2 - gamma |t|^2.  dsyrk
+    computes one triangle of 2 gamma X X^T with half the flops of a full
+    product; its Fortran-ordered result viewed transposed is a C-ordered array
+    whose lower triangle holds the values.  Each block of rows is finished
+    while it is in cache and then copied onto the upper triangle, so the only
+    n x n array ever allocated is the result.
+    """
+    half_sq = gamma * np.einsum("ij,ij->i", X, X)
+    n = X.shape[0]
+    # An uninitialised output spares dsyrk zero-filling n^2 entries; the upper
+    # triangle it leaves untouched is overwritten by the mirror below.
+    out = np.empty((n, n), order="F")
+    K = blas.dsyrk(2.0 * gamma, X.T, beta=0.0, c=out, trans=1, overwrite_c=1).T
+    upper = _upper_mask(min(_GAUSS_BLOCK, n))
+
+    def finish(i):
+        j = min(i + _GAUSS_BLOCK, n)
+        block = K[i:j, :j]  # rows i:j, up to and including the diagonal
+        _exp_of_exponent(block, half_sq[i:j], half_sq[:j])
+        np.fill_diagonal(block[:, i:], 1.0)  # k(x, x) = 1 exactly
+        _mirror_block(K, i, j, upper)
+
+    _for_each_block(finish, n, _GAUSS_BLOCK)
+    return K
+
+
+def _gaussian_cross(X, Y, gamma):
+    """exp(-gamma ||x_i - y_j||^2) for rows of X against rows of Y."""
+    half_sq_x = gamma * np.einsum("ij,ij->i", X, X)
+    half_sq_y = gamma * np.einsum("ij,ij->i", Y, Y)
+    K = X @ Y.T
+    K *= 2.0 * gamma
+
+    def finish(i):
+        _exp_of_exponent(K[i:i + _GAUSS_BLOCK], half_sq_x[i:i + _GAUSS_BLOCK], half_sq_y)
+
+    _for_each_block(finish, K.shape[0], _GAUSS_BLOCK)
+    return K
+
 
 
 class Exponential(Kernel):
@@ -509,13 +559,13 @@ class GeneralLinear(Kernel):
         if A.shape[0] != A.shape[1]:
             raise ValueError(f"A must be square, got shape {A.shape}")
         if not np.allclose(A, A.T, rtol=1e-12, atol=1e-12 * np.abs(A).max()):
-            raise ValueError("A must be symmetric (x^T A t with A not symmetric is not symmetric in x, t)")
+            raise ValueError("A must be symmetric (otherwise x^T A t is not symmetric in x and t)")
         self.A = (A + A.T) / 2.0
 
     @property
     def is_known_psd(self):
         eigenvalues = np.linalg.eigvalsh(self.A)
-        return bool(eigenvalues.min() >= -1e-12 * max(1.0, np.abs(eigenvalues).max()))
+        return bool(eigenvalues.min() >= -1e-12 * np.abs(eigenvalues).max())
 
     def _check_X(self, X, name):
         X = check_array(X, name)
@@ -590,7 +640,11 @@ def _check_strings(X, name):
 
 
 def _count_matrix(counters, vocabulary):
-    """Sparse (n, |vocabulary|) matrix of counts from a list of Counters."""
+    """COO triplets (rows, columns, counts) of the counts in a list of Counters.
+
+    New keys are appended to ``vocabulary`` (key -> column), so two calls
+    sharing one vocabulary give matrices with matching columns.
+    """
     rows, cols, vals = [], [], []
     for i, counts in enumerate(counters):
         for key, value in counts.items():
@@ -601,14 +655,18 @@ def _count_matrix(counters, vocabulary):
 
 
 def _sparse_inner(counts_X, counts_Y, weight=None):
-    """Matrix of sum_s w_s h_s(x) h_s(y) from per-item Counters, never densifying h."""
+    """Matrix of sum_s w_s h_s(x) h_s(y) from per-item Counters h, never densifying h."""
     vocabulary = {}
-    rx = _count_matrix(counts_X, vocabulary)
-    ry = _count_matrix(counts_Y, vocabulary) if counts_Y is not None else rx
+    triplets_X = _count_matrix(counts_X, vocabulary)
+    triplets_Y = None if counts_Y is None else _count_matrix(counts_Y, vocabulary)
     size = max(len(vocabulary), 1)
-    HX = sparse.csr_matrix((rx[2], (rx[0], rx[1])), shape=(len(counts_X), size), dtype=np.float64)
-    HY = HX if counts_Y is None else sparse.csr_matrix(
-        (ry[2], (ry[0], ry[1])), shape=(len(counts_Y), size), dtype=np.float64)
+
+    def to_csr(triplets, n):
+        rows, cols, vals = triplets
+        return sparse.csr_matrix((vals, (rows, cols)), shape=(n, size), dtype=np.float64)
+
+    HX = to_csr(triplets_X, len(counts_X))
+    HY = HX if counts_Y is None else to_csr(triplets_Y, len(counts_Y))
     if weight is not None:
         w = np.zeros(size)
         for key, index in vocabulary.items():
@@ -691,11 +749,13 @@ class AllSubstrings(Kernel):
     Parameters
     ----------
     weights : float, dict or callable
-        A number ``lam`` in (0, 1] gives w_s = lam ** len(s); a dict maps
-        substrings to weights (absent substrings weigh 0); a callable maps a
-        substring to its weight.  Weights must be >= 0.
+        A number ``lam`` > 0 gives w_s = lam ** len(s) (lam < 1 favours short
+        substrings, lam > 1 long ones); a dict maps substrings to weights
+        (absent substrings weigh 0); a callable maps a substring to its
+        weight.  Weights must be >= 0.
     max_length : int or None
-        Longest substring considered (None: no limit).
+        Longest substring considered (None: no limit).  A string of length L
+        has about L^2 / 2 substrings, so set this for long strings.
 
     Examples
     --------
@@ -713,7 +773,7 @@ class AllSubstrings(Kernel):
         elif callable(weights):
             self._weight = weights
         else:
-            lam = check_scalar(weights, "weights", low=0, high=1, include_low=False)
+            lam = check_scalar(weights, "weights", low=0, include_low=False)
             self._weight = lambda s: lam ** len(s)
         self.weights = weights
         self.max_length = None if max_length is None else check_scalar(
@@ -931,6 +991,13 @@ class _Combination(Kernel):
 
     parts = ()
 
+    def _set_parts(self, *kernels):
+        """Record the component kernels, refusing anything that is not a Kernel."""
+        for k in kernels:
+            if not isinstance(k, Kernel):
+                raise TypeError(f"expected a Kernel, got {type(k).__name__} {k!r}")
+        self.parts = kernels
+
     @property
     def is_known_psd(self):
         return all(k.is_known_psd for k in self.parts)
@@ -956,7 +1023,7 @@ class Sum(_Combination):
 
     def __init__(self, k1, k2):
         self.k1, self.k2 = k1, k2
-        self.parts = (k1, k2)
+        self._set_parts(k1, k2)
 
     def _gram(self, X, Y):
         K = self.k1._gram(X, Y)
@@ -976,7 +1043,7 @@ class Product(_Combination):
 
     def __init__(self, k1, k2):
         self.k1, self.k2 = k1, k2
-        self.parts = (k1, k2)
+        self._set_parts(k1, k2)
 
     def _gram(self, X, Y):
         K = self.k1._gram(X, Y)
@@ -995,11 +1062,9 @@ class Scaled(_Combination):
     _prec = _PREC_PRODUCT
 
     def __init__(self, c, k):
-        if not isinstance(k, Kernel):
-            raise TypeError(f"k must be a Kernel, got {type(k).__name__}")
         self.c = check_scalar(c, "c (scale factor)", low=0)
         self.k = k
-        self.parts = (k,)
+        self._set_parts(k)
 
     def _gram(self, X, Y):
         return self.c * self.k._gram(X, Y)
@@ -1019,7 +1084,7 @@ class Power(_Combination):
     def __init__(self, k, n):
         self.n = check_scalar(n, "n (exponent)", low=1, integer=True)
         self.k = k
-        self.parts = (k,)
+        self._set_parts(k)
 
     def _gram(self, X, Y):
         return self.k._gram(X, Y) ** self.n
@@ -1036,7 +1101,7 @@ class Exp(_Combination):
 
     def __init__(self, k):
         self.k = k
-        self.parts = (k,)
+        self._set_parts(k)
 
     def _gram(self, X, Y):
         return np.exp(self.k._gram(X, Y))
@@ -1066,7 +1131,7 @@ class PolynomialOf(_Combination):
                              "positive semi-definiteness")
         self.coef = coef
         self.k = k
-        self.parts = (k,)
+        self._set_parts(k)
 
     def _horner(self, K):
         out = np.full_like(K, self.coef[-1])
@@ -1086,7 +1151,7 @@ class PolynomialOf(_Combination):
         return f"poly({self.k!r}, coef=[{coef}])"
 
 
-def _apply_pointwise(f, X, vectorized, name):
+def _apply_pointwise(f, X, vectorized):
     """f applied to every item of X (or to all of X at once when vectorized)."""
     if vectorized:
         return f(X)
@@ -1107,10 +1172,10 @@ class Rescaled(_Combination):
         if not callable(f):
             raise TypeError(f"f must be callable, got {type(f).__name__}")
         self.k, self.f, self.vectorized = k, f, vectorized
-        self.parts = (k,)
+        self._set_parts(k)
 
     def _values(self, X, name):
-        v = np.asarray(_apply_pointwise(self.f, X, self.vectorized, "f"), dtype=np.float64)
+        v = np.asarray(_apply_pointwise(self.f, X, self.vectorized), dtype=np.float64)
         if v.shape != (len(X),):
             raise ValueError(f"f must return one number per point; got shape {v.shape} for "
                              f"{len(X)} points in {name}")
@@ -1142,7 +1207,7 @@ class Composed(_Combination):
         if not callable(phi):
             raise TypeError(f"phi must be callable, got {type(phi).__name__}")
         self.k, self.phi, self.vectorized = k, phi, vectorized
-        self.parts = (k,)
+        self._set_parts(k)
 
     @property
     def _exact_symmetry(self):
@@ -1157,7 +1222,7 @@ class Composed(_Combination):
         pass  # phi may accept inputs the inner kernel would not
 
     def _mapped(self, X, name):
-        Z = _apply_pointwise(self.phi, X, self.vectorized, "phi")
+        Z = _apply_pointwise(self.phi, X, self.vectorized)
         if isinstance(Z, np.ndarray) and Z.ndim == 1 and len(Z) == len(X):
             Z = Z[:, None]  # phi returned one number per point
         Z = self.k._check_X(Z, f"phi({name})")
@@ -1188,7 +1253,7 @@ class Normalized(_Combination):
 
     def __init__(self, k):
         self.k = k
-        self.parts = (k,)
+        self._set_parts(k)
 
     def _sqrt_diag(self, d, name):
         if (d <= 0).any():
@@ -1238,7 +1303,7 @@ class OnColumns(_Combination):
                                  "indices or a boolean mask")
             self.columns = cols
         self.k = k
-        self.parts = (k,)
+        self._set_parts(k)
 
     def _check_X(self, X, name):
         X = check_array(X, name)

@@ -133,8 +133,13 @@ def _cholesky_solve(A, b, what, overwrite=False):
 
     Raises a ValueError naming ``what`` when the factorisation fails.
     """
+    lower = True
+    if overwrite and A.flags.c_contiguous and not A.flags.f_contiguous:
+        # A is symmetric, so A.T is the same matrix in Fortran order, which
+        # LAPACK can factor in place (a C-ordered array would be copied).
+        A, lower = A.T, False
     try:
-        factor = cho_factor(A, lower=True, overwrite_a=overwrite, check_finite=False)
+        factor = cho_factor(A, lower=lower, overwrite_a=overwrite, check_finite=False)
     except LinAlgError as exc:
         raise ValueError(
             f"{what} is not positive definite, so the ridge system has no unique solution; "

@@ -126,8 +126,10 @@ def kernel_distance(kernel, X, Y=None):
     """
     if not callable(kernel):
         raise TypeError(f"kernel must be callable as kernel(X, Y), got {type(kernel).__name__}")
-    Y = X if Y is None else Y
-    cross = np.asarray(kernel(X, Y), dtype=np.float64)
+    if Y is None:
+        Y, cross = X, np.asarray(kernel(X), dtype=np.float64)  # exactly symmetric
+    else:
+        cross = np.asarray(kernel(X, Y), dtype=np.float64)
     dx = _diag(kernel, X)
     dy = _diag(kernel, Y)
     sq = dx[:, None] - 2.0 * cross + dy[None, :]

@@ -50,6 +50,61 @@ __all__ = [
 # factoring the Gram matrix
 # ----------------------------------------------------------------------------
 
+class _GramColumns:
+    """Access to the training Gram matrix without necessarily forming it.
+
+    For kernlab kernels, columns ``K[:, idx]`` are evaluated on demand as
+    ``kernel(X, X[idx])``, so a pivoted Cholesky of rank r costs O(n r)
+    kernel evaluations instead of n^2.  A precomputed matrix, or a plain
+    callable, is evaluated once and sliced.
+    """
+
+    def __init__(self, kernel, X):
+        from .kernels import Kernel
+        self.X = X
+        self.kernel = kernel
+        if _is_precomputed(kernel):
+            self.K = _check_precomputed_gram(X)
+        elif isinstance(kernel, Kernel):
+            self.K = None
+        else:
+            self.K = _gram(kernel, X)
+        self.n = self.K.shape[0] if self.K is not None else _n_rows(X)
+
+    def diag(self):
+        if self.K is not None:
+            return np.diag(self.K).copy()
+        d = np.asarray(self.kernel.diag(self.X), dtype=np.float64)
+        if not np.isfinite(d).all():
+            raise ValueError("kernel returned NaN or infinite values on this data")
+        return d
+
+    def cols(self, idx):
+        """``K[:, idx]`` as an (n, len(idx)) array."""
+        idx = np.asarray(idx, dtype=np.intp).reshape(-1)
+        if self.K is not None:
+            return self.K[:, idx]
+        if idx.size == 0:
+            return np.zeros((self.n, 0))
+        return _gram(self.kernel, self.X, _take(self.X, idx))
+
+    def rows(self, start, stop):
+        """``K[start:stop, :]``."""
+        if self.K is not None:
+            return self.K[start:stop]
+        return _gram(self.kernel, _take(self.X, np.arange(start, stop)), self.X)
+
+    def full(self):
+        return self.K if self.K is not None else _gram(self.kernel, self.X)
+
+
+class _MatrixColumns(_GramColumns):
+    """The same interface for an explicit matrix."""
+
+    def __init__(self, K):
+        self.K, self.n = K, K.shape[0]
+
+
 def pivoted_cholesky(K, tol=1e-6, *, check_symmetry=True):
     """Low-rank factor ``F`` with ``K ~= F F^T`` by pivoted Cholesky, checking PSD.
 
@@ -69,8 +124,7 @@ def pivoted_cholesky(K, tol=1e-6, *, check_symmetry=True):
     tol : float, default=1e-6
         Relative tolerance (a fraction of the largest diagonal entry).
     check_symmetry : bool, default=True
-        Check that ``K`` is symmetric (skipped for the exactly symmetric Gram
-        matrices of kernlab kernels).
+        Check that ``K`` is symmetric.
 
     Returns
     -------
@@ -96,20 +150,27 @@ def pivoted_cholesky(K, tol=1e-6, *, check_symmetry=True):
     n = K.shape[0]
     if K.shape != (n, n):
         raise ValueError(f"K must be square, got shape {K.shape}")
-    d = np.diag(K).copy()
-    top = d.max()
-    scale = max(abs(top), abs(d.min()), np.finfo(float).tiny)
     if check_symmetry:
+        scale = max(np.abs(np.diag(K)).max(), np.finfo(float).tiny)
         for start in range(0, n, 512):
             block = K[start:start + 512]
             if np.abs(block - K[:, start:start + 512].T).max() >= 1e-8 * scale:
                 raise ValueError("K must be symmetric")
+    return _pivoted_cholesky(_MatrixColumns(K), tol, verify=True)
+
+
+def _pivoted_cholesky(gram, tol, verify):
+    """Pivoted Cholesky from kernel columns; see :func:`pivoted_cholesky`."""
+    n = gram.n
+    d = gram.diag()
+    top = d.max()
+    scale = max(abs(top), abs(d.min()), np.finfo(float).tiny)
     if d.min() < -1e-12 * scale:
         i = int(np.argmin(d))
         raise ValueError(f"the Gram matrix is not positive semi-definite: its diagonal entry "
                          f"K[{i},{i}] = {d[i]:.3g} is negative")
     if top <= 0:
-        if np.abs(K).max() > 0:
+        if np.abs(gram.full()).max() > 0:
             raise ValueError("the Gram matrix is not positive semi-definite: its diagonal is "
                              "zero but it has non-zero entries")
         return np.zeros((n, 1))
@@ -126,7 +187,7 @@ def pivoted_cholesky(K, tol=1e-6, *, check_symmetry=True):
         if r == cap:
             cap = min(n, 2 * cap)
             F = np.asfortranarray(np.hstack([F, np.zeros((n, cap - F.shape[1]))]))
-        col = K[j] - F[:, :r] @ F[j, :r]  # row j = column j (K is symmetric)
+        col = gram.cols([j])[:, 0] - F[:, :r] @ F[j, :r]
         col /= math.sqrt(pivot)
         F[:, r] = col
         d -= col * col
@@ -139,20 +200,46 @@ def pivoted_cholesky(K, tol=1e-6, *, check_symmetry=True):
                 f"pivot ({d[i]:.3g} at row {i} after {r} steps; use kernlab.is_psd for a "
                 "witness vector)")
     F = np.ascontiguousarray(F[:, :max(r, 1)])
-    # Residual check, block by block so that no second n x n matrix is needed.
-    bound = abs_tol + roundoff
-    rows = max(1, min(n, 2 ** 22 // max(n, 1)))
-    for start in range(0, n, rows):
-        R = F[start:start + rows] @ F.T
-        R -= K[start:start + rows]
-        if max(R.max(), -R.min()) > 10 * bound:
-            i, j = np.unravel_index(np.argmax(np.abs(R)), R.shape)
-            raise ValueError(
-                "the Gram matrix is not positive semi-definite: after a pivoted Cholesky "
-                f"factorisation the residual entry R[{start + i},{j}] = {R[i, j]:.3g} exceeds "
-                f"the bound {bound:.3g} that holds for PSD matrices (use kernlab.is_psd "
-                "for a witness vector)")
+    if verify:
+        # Residual check, block by block so that no second n x n matrix is needed.
+        bound = abs_tol + roundoff
+        rows = max(1, min(n, 2 ** 22 // max(n, 1)))
+        for start in range(0, n, rows):
+            stop = min(start + rows, n)
+            R = F[start:stop] @ F.T
+            R -= gram.rows(start, stop)
+            if max(R.max(), -R.min()) > 10 * bound:
+                i, j = np.unravel_index(np.argmax(np.abs(R)), R.shape)
+                raise ValueError(
+                    "the Gram matrix is not positive semi-definite: after a pivoted Cholesky "
+                    f"factorisation the residual entry R[{start + i},{j}] = {-R[i, j]:.3g} "
+                    f"exceeds the bound {bound:.3g} that holds for PSD matrices (use "
+                    "kernlab.is_psd for a witness vector)")
     return F
+
+
+def _trusted_psd(kernel):
+    """True for kernlab kernels that are PSD by construction (no user function inside)."""
+    from .kernels import FunctionKernel, Kernel, Precomputed
+    if not isinstance(kernel, Kernel) or isinstance(kernel, (FunctionKernel, Precomputed)):
+        return False
+    parts = getattr(kernel, "parts", None)
+    if parts is not None and not all(_trusted_psd(k) for k in parts):
+        return False
+    return bool(kernel.is_known_psd)
+
+
+def _factor(gram, kernel, X, tol):
+    """Factor F with K = F F^T: explicit features if available, else pivoted Cholesky.
+
+    Kernels that are PSD by construction only get the cheap negative-pivot
+    check; any other kernel (a user's function, a precomputed matrix, the
+    sigmoid) has its full residual checked.
+    """
+    F = _explicit_factor(kernel, X)
+    if F is not None:
+        return F, True
+    return _pivoted_cholesky(gram, tol, verify=not _trusted_psd(kernel)), False
 
 
 def gram_factor(kernel, X, *, tol=1e-4):
@@ -160,9 +247,9 @@ def gram_factor(kernel, X, *, tol=1e-4):
 
     The linear kernel uses its feature map ``F = X`` when ``d <= n`` and the
     polynomial kernel ``(c + <x, t>)^p`` (``c >= 0``) its multinomial feature
-    map when that has at most ``n`` features; every other kernel uses :func:`pivoted_cholesky` (which also checks that ``K``
-    is positive semi-definite).  With ``kernel="precomputed"``, ``X`` is the
-    Gram matrix.
+    map when that has at most ``n`` features; every other kernel uses
+    :func:`pivoted_cholesky` (which also checks that ``K`` is positive
+    semi-definite).  With ``kernel="precomputed"``, ``X`` is the Gram matrix.
 
     Examples
     --------
@@ -173,16 +260,11 @@ def gram_factor(kernel, X, *, tol=1e-4):
     >>> bool(np.abs(K - F @ F.T).max() <= 1e-3)
     True
     """
-    if _is_precomputed(kernel):
-        K = _check_precomputed_gram(X)
-        return K, pivoted_cholesky(K, tol)
-    K = _gram(kernel, X)
-    F = _explicit_factor(kernel, X)
-    if F is not None:
-        return K, F
-    from .kernels import Kernel
-    # kernlab kernels return exactly symmetric Gram matrices
-    return K, pivoted_cholesky(K, tol, check_symmetry=not isinstance(kernel, Kernel))
+    if not _is_precomputed(kernel):
+        X = _check_data(X, kernel)
+    gram = _GramColumns(kernel, X)
+    F, _ = _factor(gram, kernel, X, tol)
+    return gram.full(), F
 
 
 def _explicit_factor(kernel, X):
@@ -235,17 +317,9 @@ def _check_C(C):
 
 
 def _solve(problem, what):
-    """Solve with Clarabel and translate failures into clear errors.
-
-    Clarabel's supernodal "faer" factorisation handles the dense n x r block
-    of the factored problems much faster than its default; older Clarabel
-    builds without it fall back to the default.
-    """
+    """Solve with Clarabel and translate failures into clear errors."""
     try:
-        try:
-            problem.solve(solver=cp.CLARABEL, direct_solve_method="faer")
-        except (cp.error.SolverError, ValueError, TypeError, AttributeError):
-            problem.solve(solver=cp.CLARABEL)
+        problem.solve(solver=cp.CLARABEL)
     except cp.error.SolverError as exc:
         raise RuntimeError(f"the {what} could not be solved by Clarabel: {exc}") from exc
     return problem.status
@@ -321,25 +395,27 @@ class SVC(ClassifierMixin, BaseEstimator):
         t, self.classes_ = _encode_labels(y, n)
         tol = check_scalar(self.tol, "tol", low=0.0, high=1.0, include_low=False,
                            include_high=False)
-        K, F = gram_factor(kernel, X, tol=tol)
+        gram = _GramColumns(kernel, X)
+        F, exact = _factor(gram, kernel, X, tol)
         alpha = _solve_dual(F, t, C)
         # Interior-point solutions sit a little inside the bounds; snap them onto
         # the active bounds and solve the KKT equations of the free set exactly.
-        alpha, thr = _polish(K, t, alpha, C)
-        if thr > 0 and tol > 1e-11 and _explicit_factor(kernel, X) is None:
+        alpha, thr = _polish(gram, t, alpha, C)
+        if thr > 0 and not exact and tol > 1e-11:
             # The active sets found with the approximate factor failed the exact
             # KKT check: solve again with a much finer factor.
-            F = pivoted_cholesky(K, max(tol * 1e-4, 1e-12), check_symmetry=False)
-            alpha, thr = _polish(K, t, _solve_dual(F, t, C), C)
+            F = _pivoted_cholesky(gram, max(tol * 1e-4, 1e-12), verify=False)
+            alpha, thr = _polish(gram, t, _solve_dual(F, t, C), C)
         self.rank_ = F.shape[1]
         support = np.flatnonzero(alpha > 0)
         coef = t * alpha
-        g = K[:, support] @ coef[support]  # sum_i alpha_i t_i k(x_i, x_j) for every j
+        K_sv = gram.cols(support)
+        g = K_sv @ coef[support]  # sum_i alpha_i t_i k(x_i, x_j) for every j
         self.intercept_ = _intercept_from_kkt(g, t, alpha, C, thr)
         self.alpha_ = alpha
         self.support_ = support
         self.dual_coef_ = coef[support]
-        w_sq = float(coef[support] @ K[np.ix_(support, support)] @ coef[support])
+        w_sq = float(coef[support] @ K_sv[support] @ coef[support])
         self.margin_ = 1.0 / math.sqrt(w_sq) if w_sq > 0 else math.inf
         self.t_ = t
         if _is_precomputed(kernel):
@@ -375,7 +451,7 @@ class SVC(ClassifierMixin, BaseEstimator):
         if _is_precomputed(self.kernel):
             raise ValueError("kkt_report needs the training Gram matrix; with a precomputed "
                              "kernel call kernlab.kkt_report(K, y, alpha, b, C) directly")
-        K = _gram(self.kernel, self.X_fit_)
+        K = _GramColumns(self.kernel, self.X_fit_).full()
         return kkt_report(K, self.t_, self.alpha_, self.intercept_, self.C)
 
 
@@ -406,7 +482,7 @@ def _solve_dual(F, t, C):
     return np.clip(np.asarray(a.value, dtype=np.float64), 0.0, None)
 
 
-def _polish(K, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
+def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
     """Snap alpha onto its active bounds and re-solve the free part exactly.
 
     For a guess of the active sets (alpha_i = 0, alpha_i = C, free), the KKT
@@ -424,8 +500,17 @@ def _polish(K, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
         thr = rel * scale
         at_zero = alpha <= thr
         at_C = (alpha >= C - thr) if finite else np.zeros_like(at_zero)
+        if (at_zero | at_C).all():
+            # Every coefficient on a bound: no equations to solve, only checks;
+            # b is then any point of an interval (the midpoint is taken later).
+            new = np.where(at_C, C, 0.0)
+            g = _times(gram, t * new)
+            lo, hi = _intercept_interval(g, t, at_zero, at_C)
+            if abs(new @ t) <= 1e-9 * scale * len(t) and lo <= hi + 1e-9:
+                return new, 0.0
+            continue
         for _ in range(10):  # move coefficients that leave [0, C] onto the bound
-            new, b, residual_ok = _solve_free_set(K, t, C, at_zero, at_C)
+            new, b, residual_ok = _solve_free_set(gram, t, C, at_zero, at_C)
             if new is None:
                 break
             free = ~(at_zero | at_C)
@@ -437,7 +522,7 @@ def _polish(K, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
         if new is None:
             continue
         free = ~(at_zero | at_C)
-        margins = t * (K @ (t * new) + b)
+        margins = t * (_times(gram, t * new) + b)
         ok = (residual_ok and new[free].min() > 0 and (not finite or new[free].max() < C)
               and np.all(margins[at_zero] >= 1 - 1e-7)
               and (not finite or np.all(margins[at_C] <= 1 + 1e-7)))
@@ -451,7 +536,13 @@ def _polish(K, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
     return alpha, thr
 
 
-def _solve_free_set(K, t, C, at_zero, at_C):
+def _times(gram, v):
+    """``K @ v`` using only the columns where ``v`` is non-zero."""
+    nz = np.flatnonzero(v)
+    return gram.cols(nz) @ v[nz]
+
+
+def _solve_free_set(gram, t, C, at_zero, at_C):
     """KKT linear system for a guess of the active sets; returns (alpha, b, ok)."""
     finite = np.isfinite(C)
     free = ~(at_zero | at_C)
@@ -461,12 +552,13 @@ def _solve_free_set(K, t, C, at_zero, at_C):
     bound_coef = np.where(at_C, t * C, 0.0) if finite else np.zeros(len(t))
     tf = t[free]
     A = np.empty((nf + 1, nf + 1))
-    A[:nf, :nf] = K[np.ix_(free, free)] * tf[None, :]
+    K_free = gram.cols(np.flatnonzero(free))[free]
+    A[:nf, :nf] = K_free * tf[None, :]
     A[:nf, nf] = 1.0
     A[nf, :nf] = tf
     A[nf, nf] = 0.0
     rhs = np.empty(nf + 1)
-    rhs[:nf] = tf - (K[np.ix_(free, at_C)] @ bound_coef[at_C] if at_C.any() else 0.0)
+    rhs[:nf] = tf - (_times(gram, bound_coef)[free] if at_C.any() else 0.0)
     rhs[nf] = -bound_coef.sum()
     sol, *_ = np.linalg.lstsq(A, rhs, rcond=None)
     residual_ok = np.abs(A @ sol - rhs).max() < 1e-8 * max(1.0, np.abs(rhs).max())
@@ -487,14 +579,19 @@ def _intercept_from_kkt(g, t, alpha, C, thr=0.0):
     if free.any():
         return float(np.mean(t[free] - g[free]))
     at_zero = alpha <= thr
-    at_C = ~at_zero
+    lo, hi = _intercept_interval(g, t, at_zero, ~at_zero)
+    if np.isfinite(lo) and np.isfinite(hi):
+        return float((lo + hi) / 2)
+    return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
+
+
+def _intercept_interval(g, t, at_zero, at_C):
+    """Interval of b allowed by t_j (g_j + b) >= 1 (alpha_j = 0) and <= 1 (alpha_j = C)."""
     lower = np.concatenate([(1 - g)[at_zero & (t > 0)], (-1 - g)[at_C & (t < 0)]])
     upper = np.concatenate([(-1 - g)[at_zero & (t < 0)], (1 - g)[at_C & (t > 0)]])
     lo = lower.max() if lower.size else -np.inf
     hi = upper.min() if upper.size else np.inf
-    if np.isfinite(lo) and np.isfinite(hi):
-        return float((lo + hi) / 2)
-    return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
+    return lo, hi
 
 
 # ----------------------------------------------------------------------------

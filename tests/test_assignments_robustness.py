@@ -138,8 +138,10 @@ def quadratic_feature_map(X):
         try:
             cells = json.load(open(path))["cells"]
             break
-        except OSError:
-            continue
+        except OSError as exc:
+            error = exc
+    else:
+        raise error
     code = next("".join(c["source"]) for c in cells
                 if "def quadratic_feature_map" in "".join(c["source"]))
     namespace = {"np": np}
@@ -299,7 +301,7 @@ def test_reports_say_what_went_wrong(graded):
         return "".join(o.get("text", "") for o in _cell(nb, part).outputs)
 
     assert "importing kernlab is not allowed" in report("calls_libraries", "quadratic_map")
-    assert "importing sklearn is not allowed" in report("calls_libraries", "multinomial_map")
+    assert "importing sklearn.preprocessing is not allowed" in report("calls_libraries", "multinomial_map")
     assert "timed out" in report("infinite_loop", "multinomial_map")
     assert "killed" in report("kills_kernel", "quadratic_map")
     assert "unsupported type" in report("always_equal", "quadratic_map")
@@ -311,7 +313,7 @@ def test_reports_say_what_went_wrong(graded):
         assert all(o.get("name") != "stderr" for o in _cell(nb, part).outputs)
 
 
-def test_library_shortcuts_would_pass_inside_the_notebook():
+def test_shortcuts_would_pass_without_the_sandbox():
     # The calls to kernlab and scikit-learn compute the right answers: only
     # running them where those libraries cannot be imported stops them.
     import math
@@ -319,3 +321,6 @@ def test_library_shortcuts_would_pass_inside_the_notebook():
     exec(KERNLAB_MAP + SKLEARN_MAP, ns)
     check("ps1", "quadratic_map", ns["quadratic_feature_map"], hidden=True)
     check("ps1", "multinomial_map", ns["multinomial_feature_map"], hidden=True)
+    # so does running the instructor's solution read from the course folder
+    exec(READ_SOLUTIONS, ns)
+    check("ps1", "quadratic_map", ns["quadratic_feature_map"], hidden=True)

@@ -2,6 +2,7 @@
 
 import math
 import warnings
+from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -15,8 +16,6 @@ from coursegrader.problems import ps1
 from coursegrader.serial import UnsupportedValue, roundtrip
 from coursegrader.spec import get_part, hidden_rng, judge_case, local_hidden_rng, part_score
 from coursegrader.validation import release_leaks
-
-from pathlib import Path
 
 PS1_SOURCE = Path(__file__).resolve().parents[1] / "assignments" / "source" / "ps1" / "ps1.ipynb"
 

@@ -59,6 +59,18 @@ def test_non_psd_verdict_carries_a_witness():
     assert z @ K @ z == pytest.approx(-1.0)
 
 
+def test_large_matrices_use_the_ends_of_the_spectrum_only():
+    # Above 300 rows only the extreme eigenpairs are computed; the verdict must not change.
+    Z = np.random.default_rng(1).normal(size=(350, 4))
+    K = Linear()(Z)  # rank 4: 346 eigenvalues that are zero up to rounding
+    assert is_psd(K)
+    shifted = K - 1e-3 * np.eye(350)
+    verdict = is_psd(shifted)
+    assert not verdict
+    assert verdict.min_eigenvalue == pytest.approx(np.linalg.eigvalsh(shifted)[0], rel=1e-8)
+    assert verdict.witness @ shifted @ verdict.witness == pytest.approx(-1e-3, rel=1e-6)
+
+
 def test_tolerance_is_relative_to_the_scale_of_K():
     # A rank-deficient Gram matrix (more points than feature dimensions) has eigenvalues
     # that are zero up to rounding, at whatever scale the matrix has.

@@ -132,12 +132,16 @@ def test_agrees_with_sklearn(ours, theirs):
         np.testing.assert_allclose(ours(X, Y), expected, rtol=1e-12, atol=0)
 
 
-def test_gaussian_large_block_matches_sklearn_and_is_symmetric():
-    # More rows than one block, so the blockwise triangle-and-mirror path is exercised.
-    X = np.random.default_rng(0).normal(size=(300, 7))
+@pytest.mark.parametrize("n", [300, 2100])
+def test_gaussian_large_block_matches_sklearn_and_is_symmetric(n):
+    # Several row blocks (and, for n = 2100, blocks finished on parallel threads).
+    X = np.random.default_rng(0).normal(size=(n, 7))
     K = Gaussian(sigma=2.0)(X)
     assert np.array_equal(K, K.T) and np.all(np.diag(K) == 1.0)
     np.testing.assert_allclose(K, pairwise.rbf_kernel(X, gamma=1 / 8.0), rtol=1e-12, atol=0)
+    Y = X[::7] + 0.1
+    np.testing.assert_allclose(Gaussian(sigma=2.0)(X, Y), pairwise.rbf_kernel(X, Y, gamma=1 / 8.0),
+                               rtol=1e-12, atol=0)
 
 
 # ----- individual kernels against their definitions ----------------------------------
@@ -329,7 +333,8 @@ def test_known_psd_flag_follows_the_construction():
     (lambda: Polynomial(degree=2.5), ValueError, "degree must be an integer"),
     (lambda: Polynomial(degree=True), TypeError, "degree must be a real number"),
     (lambda: Spectrum(p=0), ValueError, "p must be >= 1"),
-    (lambda: AllSubstrings(weights=-0.5), ValueError, "weights must be in"),
+    (lambda: AllSubstrings(weights=-0.5), ValueError, "weights must be > 0"),
+    (lambda: AllSubstrings(weights={"a": -1.0}), ValueError, "weights\\['a'\\] must be >= 0"),
     (lambda: Precomputed([[1.0, 2.0, 3.0]]), ValueError, "K must be a square"),
     (lambda: FunctionKernel(3.0), TypeError, "func must be callable"),
 ])

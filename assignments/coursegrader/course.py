@@ -19,6 +19,7 @@ import contextlib
 import copy
 import os
 import shutil
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -144,9 +145,16 @@ class Course:
         return self.home(student) / ps / f"{ps}.ipynb"
 
     # -- gradebook ----------------------------------------------------------
+    @contextlib.contextmanager
     def gradebook(self):
         from nbgrader.api import Gradebook
-        return Gradebook(f"sqlite:///{self.root / 'gradebook.db'}", course_id=self.course_id)
+        from sqlalchemy.exc import SAWarning
+        with warnings.catch_warnings():
+            # nbgrader's score properties trip SQLAlchemy's autoflush warnings
+            warnings.simplefilter("ignore", SAWarning)
+            with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}",
+                           course_id=self.course_id) as gb:
+                yield gb
 
     def code_scores(self, ps):
         """{student: (auto-graded score, auto-graded maximum)} for submitted work."""

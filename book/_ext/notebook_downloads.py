@@ -7,7 +7,7 @@ header).  For every such page this extension
   (a notebook without outputs, ready to run in JupyterLab);
 * registers it with sphinx-book-theme, which then lists ``.ipynb`` in the
   page's download menu;
-* puts a visible download link at the top of the page body.
+* puts a visible download link under the chapter title.
 
 Pages that are plain markdown (no ``kernelspec`` in their header) are left
 alone.
@@ -76,11 +76,17 @@ def add_notebook_download(app: Sphinx, pagename, templatename, context, doctree)
     banner = (
         f'<div class="{BANNER_CLASS}">'
         f'<a class="reference download" href="{html.escape(url)}" download="{name}">'
-        '<i class="fas fa-download"></i> '
         f"Download this chapter as a notebook (<code>{name}</code>)</a>"
         "<span> and run it in JupyterLab.</span></div>"
     )
-    context["body"] = banner + context.get("body", "")
+    body = context.get("body", "")
+    # Right under the chapter title when there is one, otherwise on top.
+    end_of_title = body.find("</h1>")
+    if end_of_title >= 0:
+        end_of_title += len("</h1>")
+        context["body"] = body[:end_of_title] + banner + body[end_of_title:]
+    else:
+        context["body"] = banner + body
 
 
 def setup(app: Sphinx):

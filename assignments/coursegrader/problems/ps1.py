@@ -174,24 +174,24 @@ def _multi_hidden(rng):
 
 
 def _verdict_public():
-    return [Case(args=(name,), label=f"candidate {name!r}") for name in _SHEET]
+    return [Case(args=(name,), label=f"candidate {name}") for name in _SHEET]
 
 
 def _verdict_hidden(rng):
     others = [n for n in CANDIDATES if n not in _SHEET]
     picks = rng.choice(len(others), size=5, replace=False)
-    return [Case(args=(others[i],), label=f"candidate {others[i]!r}") for i in picks]
+    return [Case(args=(others[i],), label=f"candidate {others[i]}") for i in picks]
 
 
 def _counter_public():
-    return [Case(args=(name,), label=f"candidate {name!r}")
+    return [Case(args=(name,), label=f"candidate {name}")
             for name in ("D_indefinite", "lin_minus_sq")]
 
 
 def _counter_hidden(rng):
     others = [n for n in _INVALID if n not in ("D_indefinite", "lin_minus_sq")]
     picks = rng.choice(len(others), size=3, replace=False)
-    return [Case(args=(others[i],), label=f"candidate {others[i]!r}") for i in picks]
+    return [Case(args=(others[i],), label=f"candidate {others[i]}") for i in picks]
 
 
 PARTS = {
