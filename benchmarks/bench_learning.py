@@ -40,6 +40,21 @@ def median_time(fn, repeats=3):
     return statistics.median(times), result
 
 
+def paired_median_times(fn_a, fn_b, repeats=3):
+    """Medians of ``fn_a`` and ``fn_b`` timed alternately (a, b, a, b, ...).
+
+    Alternating keeps slow drifts of a shared machine from favouring one side.
+    Returns (median_a, median_b, last_a, last_b).
+    """
+    times_a, times_b = [], []
+    for _ in range(repeats):
+        t, out_a = median_time(fn_a, 1)
+        times_a.append(t)
+        t, out_b = median_time(fn_b, 1)
+        times_b.append(t)
+    return statistics.median(times_a), statistics.median(times_b), out_a, out_b
+
+
 def report(label, value, target, ok):
     print(f"  {label:<58} {value:>12}   target {target:<14} {'met' if ok else 'MISSED'}",
           flush=True)
@@ -52,9 +67,9 @@ def bench_kernel_ridge():
     X = rng.standard_normal((5000, 50))
     y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rng.standard_normal(5000)
     sigma, lam = np.sqrt(50.0), 1e-2
-    ours, model = median_time(lambda: KernelRidge(Gaussian(sigma=sigma), lam=lam).fit(X, y))
-    ref, sk = median_time(lambda: SkKernelRidge(alpha=lam, kernel="rbf",
-                                                gamma=1 / (2 * sigma**2)).fit(X, y))
+    ours, ref, model, sk = paired_median_times(
+        lambda: KernelRidge(Gaussian(sigma=sigma), lam=lam).fit(X, y),
+        lambda: SkKernelRidge(alpha=lam, kernel="rbf", gamma=1 / (2 * sigma**2)).fit(X, y))
     print(f"  kernlab {ours:.2f} s, scikit-learn {ref:.2f} s "
           f"(max |alpha difference| {np.abs(model.alpha_ - sk.dual_coef_).max():.1e})")
     report("kernlab time / scikit-learn time", f"{ours / ref:.2f}x", "<= 0.8x", ours / ref <= 0.8)
@@ -80,15 +95,16 @@ def bench_svm():
     kernel, C = Gaussian(sigma=0.5), 1.0
     print("Dual SVM, Gaussian kernel (sigma = 0.5), C = 1, two moons (noise 0.2)")
     X, y = moons(2000)
-    ours, model = median_time(lambda: SVC(kernel, C=C).fit(X, y))
-    book, alpha = median_time(lambda: textbook_dual(X, y, C, kernel))
+    ours, book, model, alpha = paired_median_times(lambda: SVC(kernel, C=C).fit(X, y),
+                                                   lambda: textbook_dual(X, y, C, kernel))
     print(f"  n = 2000: SVC {ours:.2f} s (factor rank {model.rank_}), textbook quad_form "
           f"{book:.2f} s, max |alpha difference| {np.abs(alpha - model.alpha_).max():.1e}")
     report("n = 2000: textbook time / SVC time", f"{book / ours:.1f}x", ">= 4x", book / ours >= 4)
 
     X, y = moons(4000)
-    ours, model = median_time(lambda: SVC(kernel, C=C).fit(X, y))
-    ref, _ = median_time(lambda: SkSVC(C=C, kernel="rbf", gamma=1 / (2 * 0.5**2)).fit(X, y))
+    ours, ref, model, _ = paired_median_times(
+        lambda: SVC(kernel, C=C).fit(X, y),
+        lambda: SkSVC(C=C, kernel="rbf", gamma=1 / (2 * 0.5**2)).fit(X, y))
     ref_tight, _ = median_time(lambda: SkSVC(C=C, kernel="rbf", gamma=1 / (2 * 0.5**2),
                                              tol=1e-8).fit(X, y))
     print(f"  n = 4000: SVC {ours:.2f} s (factor rank {model.rank_}), scikit-learn "

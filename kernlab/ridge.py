@@ -137,7 +137,7 @@ def _cholesky_solve(A, b, what, overwrite=False):
     if overwrite and A.flags.c_contiguous and not A.flags.f_contiguous:
         # A is symmetric, so A.T is the same matrix in Fortran order, which
         # LAPACK can factor in place (a C-ordered array would be copied).
-        A, lower = A.T, False
+        A = A.T
     try:
         factor = cho_factor(A, lower=lower, overwrite_a=overwrite, check_finite=False)
     except LinAlgError as exc:

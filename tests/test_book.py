@@ -255,3 +255,75 @@ def test_pages_render_in_chromium(site):
     reached = {urllib.parse.urlparse(u).path for u in links_seen}
     missing = [d for d in toc_files() if f"/{d}.html" not in reached]
     assert not missing, f"pages not reachable from the navigation: {missing}"
+
+
+# ---------------------------------------------------------------------------
+# The helpers the chapters draw and load data with
+# ---------------------------------------------------------------------------
+
+def test_decision_boundary_draws_the_zero_and_margin_levels():
+    """decision_boundary puts f = 0 and f = +-1 where the score takes those values."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from kernlab import plotting
+
+    X = np.array([[-1.0, 0.0], [2.0, 1.0], [0.0, -1.0], [1.0, 0.5]])
+    y = np.array([-1, 1, -1, 1])
+    score = lambda P: P[:, 0] - 0.5  # noqa: E731  boundary x1 = 0.5, margins at -0.5, 1.5
+    fig, ax = plt.subplots()
+    art = plotting.decision_boundary(ax, score, X, y, support=[1, 2], grid=101,
+                                     extent=(-2, 3, -2, 2))
+    lines = art["levels"]
+    assert list(lines.levels) == [-1.0, 0.0, 1.0]
+    for index, x1 in enumerate((-0.5, 0.5, 1.5)):
+        vertices = np.concatenate(lines.allsegs[index])
+        assert len(vertices) > 10 and np.allclose(vertices[:, 0], x1, atol=1e-9)
+    assert len(art["support"].get_offsets()) == 2
+    assert ax.get_xlabel() and ax.get_ylabel()
+    plt.close(fig)
+
+
+def test_plotting_rejects_bad_input():
+    """Wrong shapes and scores of the wrong length are refused with a ValueError."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from kernlab import plotting
+
+    fig, ax = plt.subplots()
+    X, y = np.zeros((3, 2)), np.array([-1, 1, 1])
+    with pytest.raises(ValueError, match="X must have shape"):
+        plotting.decision_boundary(ax, lambda P: P[:, 0], np.zeros((3, 3)), y)
+    with pytest.raises(ValueError, match="one score per point"):
+        plotting.decision_boundary(ax, lambda P: P[:1, 0], X + [[0, 0], [1, 1], [2, 0]], y)
+    with pytest.raises(ValueError, match="extent"):
+        plotting.contour(ax, lambda P: P[:, 0], (1, 0, 0, 1))
+    with pytest.raises(TypeError, match="3-D axes"):
+        plotting.surface(ax, lambda P: P[:, 0], (0, 1, 0, 1))
+    plt.close(fig)
+
+
+def test_datasets_have_the_documented_labels():
+    """The example data sets are labelled -1/+1 as documented, reproducibly."""
+    import numpy as np
+
+    from kernlab import datasets
+
+    X, y = datasets.toy_2d()
+    assert X.shape == (16, 2) and list(y) == [-1] * 8 + [1] * 8
+    X, y = datasets.xor(40, noise=0.0)
+    assert np.array_equal(np.sign(X[:, 0] * X[:, 1]), y)
+    X1, y1 = datasets.two_moons(30, seed=3)
+    X2, y2 = datasets.two_moons(30, seed=3)
+    assert np.array_equal(X1, X2) and set(y1.tolist()) == {-1, 1}
+    with pytest.raises(ValueError, match="noise"):
+        datasets.xor(10, noise=-1.0)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        datasets.two_moons(10.5)
