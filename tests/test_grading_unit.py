@@ -25,7 +25,8 @@ PS1_SOURCE = Path(__file__).resolve().parents[1] / "assignments" / "source" / "p
 @pytest.mark.parametrize("value", [
     None, True, 3, -(2**70), 2.5, float("inf"), complex(1, -2), "text",
     np.arange(6, dtype=np.int32).reshape(2, 3), np.array([1.5, np.nan]), np.float32(2.5),
-    np.array([True, False]), [1, (2.0, "a")], {"k": [np.zeros(2)]}, {1, 2, "x"}, (),
+    np.array([True, False]), np.array(1.5), np.arange(6.0).reshape(2, 3).T,
+    [1, (2.0, "a")], {"k": [np.zeros(2)]}, {1, 2, "x"}, (),
 ])
 def test_roundtrip_keeps_plain_values(value):
     back = roundtrip(value)

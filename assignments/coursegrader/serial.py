@@ -60,7 +60,8 @@ def encode(value, _depth=0):
             )
         if value.size > _MAX_ITEMS:
             raise UnsupportedValue(f"an array with {value.size} entries is too large")
-        arr = np.ascontiguousarray(value)
+        # (np.ascontiguousarray would turn a 0-d array into shape (1,))
+        arr = value if value.flags.c_contiguous else value.copy(order="C")
         return {
             "__ndarray__": base64.b64encode(arr.tobytes()).decode("ascii"),
             "dtype": arr.dtype.str,
@@ -99,7 +100,7 @@ def decode(obj):
         if dtype.kind not in "biufc":
             raise UnsupportedValue(f"cannot decode an array of dtype {dtype}")
         raw = base64.b64decode(obj["__ndarray__"])
-        arr = np.frombuffer(raw, dtype=dtype).reshape(obj["shape"]).copy()
+        arr = np.frombuffer(raw, dtype=dtype).reshape(tuple(obj["shape"])).copy()
         return arr[0] if obj.get("__scalar__") else arr
     if "__float__" in obj:
         return _decode_float(obj)
