@@ -16,12 +16,14 @@ definite system:
   approximations for large ``n``.
 """
 
+import contextlib
 import numbers
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from ._validation import check_array, check_scalar
 from .features import RandomFourierFeatures
@@ -39,6 +41,8 @@ __all__ = [
 # ----------------------------------------------------------------------------
 # shared helpers (also used by kernlab.svm)
 # ----------------------------------------------------------------------------
+
+_SINGLE_THREAD_FROM = 16000  # matrix order from which Cholesky runs single-threaded
 
 def _check_lam(lam, name="lam"):
     """``lam`` must be a finite number >= 0."""
@@ -138,14 +142,19 @@ def _cholesky_solve(A, b, what, overwrite=False):
         # A is symmetric, so A.T is the same matrix in Fortran order, which
         # LAPACK can factor in place (a C-ordered array would be copied).
         A = A.T
-    try:
-        factor = cho_factor(A, lower=lower, overwrite_a=overwrite, check_finite=False)
-    except LinAlgError as exc:
-        raise ValueError(
-            f"{what} is not positive definite, so the ridge system has no unique solution; "
-            "increase lam or check that the kernel is positive semi-definite"
-        ) from exc
-    return cho_solve(factor, b, overwrite_b=False, check_finite=False), factor
+    # OpenBLAS's multithreaded Cholesky crashes (segfault) once the matrix
+    # reaches 2^31 bytes (n >= 16384); above that size it runs on one thread.
+    limit = (threadpool_limits(1, user_api="blas") if A.shape[0] >= _SINGLE_THREAD_FROM
+             else contextlib.nullcontext())
+    with limit:
+        try:
+            factor = cho_factor(A, lower=lower, overwrite_a=overwrite, check_finite=False)
+        except LinAlgError as exc:
+            raise ValueError(
+                f"{what} is not positive definite, so the ridge system has no unique solution; "
+                "increase lam or check that the kernel is positive semi-definite"
+            ) from exc
+        return cho_solve(factor, b, overwrite_b=False, check_finite=False), factor
 
 
 def _add_to_diagonal(A, value):
