@@ -6,10 +6,13 @@ The dual problem solved by :class:`SVC` is::
     subject to  0 <= alpha_i <= C,   sum_i alpha_i t_i = 0
 
 with labels ``t_i`` in {-1, +1}.  CVXPY never sees the dense n x n matrix:
-the Gram matrix is factored as ``K = F F^T`` (an explicit feature map for the
-linear kernel, otherwise a pivoted Cholesky to a relative tolerance) and the
-quadratic term is written ``1/2 ||F^T (t * alpha)||^2``.  A Gram matrix that
-is not positive semi-definite is refused with a ValueError.
+the Gram matrix is factored as ``K = F F^T`` (the explicit feature map of the
+linear and polynomial kernels, otherwise a pivoted Cholesky to a relative
+tolerance, which evaluates only the kernel columns it pivots on) and the
+quadratic term is written ``1/2 ||F^T (t * alpha)||^2``.  The active sets of
+the solver's answer are then re-solved exactly with the true ``K`` and
+checked against the KKT conditions.  A Gram matrix that is not positive
+semi-definite is refused with a ValueError.
 
 Two primal problems give the same classifier:
 
@@ -317,9 +320,18 @@ def _check_C(C):
 
 
 def _solve(problem, what):
-    """Solve with Clarabel and translate failures into clear errors."""
+    """Solve with Clarabel and translate failures into clear errors.
+
+    The factored problems have a dense n x r block next to diagonal blocks;
+    Clarabel's QDLDL factorisation handles that pattern several times faster
+    than its automatic choice (measured: 0.45 s against 1.7 s at n = 4000,
+    r = 94), so it is requested explicitly.
+    """
     try:
-        problem.solve(solver=cp.CLARABEL)
+        try:
+            problem.solve(solver=cp.CLARABEL, direct_solve_method="qdldl")
+        except (TypeError, ValueError, AttributeError):  # a Clarabel without the option
+            problem.solve(solver=cp.CLARABEL)
     except cp.error.SolverError as exc:
         raise RuntimeError(f"the {what} could not be solved by Clarabel: {exc}") from exc
     return problem.status
@@ -500,6 +512,8 @@ def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
         thr = rel * scale
         at_zero = alpha <= thr
         at_C = (alpha >= C - thr) if finite else np.zeros_like(at_zero)
+        if (~(at_zero | at_C)).sum() > 3000:  # too many free vectors for a dense solve
+            continue
         if (at_zero | at_C).all():
             # Every coefficient on a bound: no equations to solve, only checks;
             # b is then any point of an interval (the midpoint is taken later).
@@ -509,24 +523,28 @@ def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
             if abs(new @ t) <= 1e-9 * scale * len(t) and lo <= hi + 1e-9:
                 return new, 0.0
             continue
-        for _ in range(10):  # move coefficients that leave [0, C] onto the bound
+        # A few active-set steps: free coefficients that leave [0, C] go to the
+        # bound; bound points whose margin clearly violates KKT become free.
+        converged = False
+        for _ in range(10):
             new, b, residual_ok = _solve_free_set(gram, t, C, at_zero, at_C)
             if new is None:
                 break
             free = ~(at_zero | at_C)
             below = free & (new <= 0)
             above = free & (new >= C) if finite else np.zeros_like(free)
-            if not (below.any() or above.any()):
+            if below.any() or above.any():
+                at_zero, at_C = at_zero | below, at_C | above
+                continue
+            margins = t * (_times(gram, t * new) + b)
+            release = (at_zero & (margins < 1 - 1e-7)) | (at_C & (margins > 1 + 1e-7))
+            if release.sum() > 50:  # the guess is far off: give up on this threshold
                 break
-            at_zero, at_C = at_zero | below, at_C | above
-        if new is None:
-            continue
-        free = ~(at_zero | at_C)
-        margins = t * (_times(gram, t * new) + b)
-        ok = (residual_ok and new[free].min() > 0 and (not finite or new[free].max() < C)
-              and np.all(margins[at_zero] >= 1 - 1e-7)
-              and (not finite or np.all(margins[at_C] <= 1 + 1e-7)))
-        if ok:
+            if not release.any():
+                converged = True
+                break
+            at_zero, at_C = at_zero & ~release, at_C & ~release
+        if converged and residual_ok:
             return new, 0.0
     thr = 1e-8 * scale
     alpha = alpha.copy()
