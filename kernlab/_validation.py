@@ -122,7 +122,7 @@ def _describe_range(low, high, include_low, include_high):
 
 
 def check_scalar(value, name, *, low=None, high=None, include_low=True, include_high=True,
-                 integer=False):
+                 integer=False, finite=False):
     """Return ``value`` as a float (or int) after checking its type and range.
 
     Parameters
@@ -137,6 +137,9 @@ def check_scalar(value, name, *, low=None, high=None, include_low=True, include_
         Whether the bounds themselves are allowed.
     integer : bool
         If True the value must be a whole number and an ``int`` is returned.
+    finite : bool
+        If True, +-infinity is refused (it is otherwise allowed, e.g. for a
+        hard-margin ``C=np.inf``).  Integers are always finite.
 
     Returns
     -------
@@ -155,6 +158,8 @@ def check_scalar(value, name, *, low=None, high=None, include_low=True, include_
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
     if np.isnan(value):
         raise ValueError(f"{name} must be a number, got NaN")
+    if np.isinf(value) and (finite or integer):
+        raise ValueError(f"{name} must be finite, got {value!r}")
     if integer:
         if isinstance(value, numbers.Integral):
             value = int(value)

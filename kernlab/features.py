@@ -150,7 +150,7 @@ class PolynomialFeatures(FeatureMap):
 
     def _check_params(self):
         check_scalar(self.degree, "degree", low=1, integer=True)
-        check_scalar(self.c, "c", low=0)
+        check_scalar(self.c, "c", low=0, finite=True)
 
     @property
     def kernel(self):
@@ -159,7 +159,7 @@ class PolynomialFeatures(FeatureMap):
 
     def _terms(self, d):
         p = check_scalar(self.degree, "degree", low=1, integer=True)
-        c = check_scalar(self.c, "c", low=0)
+        c = check_scalar(self.c, "c", low=0, finite=True)
         degrees = [p] if c == 0 else range(p + 1)
         exponents = _exponents(d, degrees)
         coef = []
@@ -315,7 +315,7 @@ class GaussianTaylorFeatures(FeatureMap):
         self.order = order
 
     def _check_params(self):
-        check_scalar(self.sigma, "sigma", low=0, include_low=False)
+        check_scalar(self.sigma, "sigma", low=0, include_low=False, finite=True)
         check_scalar(self.order, "order", low=0, integer=True)
 
     @property
@@ -379,8 +379,8 @@ class GaussianTaylorFeatures(FeatureMap):
         Follows from ``error_bound`` since f(x) f(t) e^|z| <= 1 when
         |<x,t>| <= ||x|| ||t||.
         """
-        radius = check_scalar(radius, "radius", low=0)
-        sigma = check_scalar(sigma, "sigma", low=0, include_low=False)
+        radius = check_scalar(radius, "radius", low=0, finite=True)
+        sigma = check_scalar(sigma, "sigma", low=0, include_low=False, finite=True)
         order = check_scalar(order, "order", low=0, integer=True)
         u = radius ** 2 / sigma ** 2
         return math.exp((order + 1) * math.log(u) - math.lgamma(order + 2)) if u > 0 else 0.0
@@ -417,7 +417,7 @@ class RandomFourierFeatures(FeatureMap):
         self.random_state = random_state
 
     def _check_params(self):
-        check_scalar(self.sigma, "sigma", low=0, include_low=False)
+        check_scalar(self.sigma, "sigma", low=0, include_low=False, finite=True)
         check_scalar(self.n_components, "n_components", low=1, integer=True)
 
     @property
@@ -426,7 +426,11 @@ class RandomFourierFeatures(FeatureMap):
         return Gaussian(sigma=self.sigma)
 
     def _fit(self, X):
-        rng = np.random.default_rng(self.random_state)
+        try:
+            rng = np.random.default_rng(self.random_state)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("random_state must be None, an int or a numpy Generator, "
+                            f"got {type(self.random_state).__name__} {self.random_state!r}") from exc
         n = int(self.n_components)
         self.omega_ = rng.standard_normal((X.shape[1], n)) / float(self.sigma)
         self.offset_ = rng.uniform(0.0, 2.0 * np.pi, n)

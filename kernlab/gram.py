@@ -150,7 +150,7 @@ def is_psd(K, tol=1e-10):
     1.0
     """
     K = check_array(K, "K")
-    tol = check_scalar(tol, "tol", low=0)
+    tol = check_scalar(tol, "tol", low=0, finite=True)
     if K.shape[0] != K.shape[1]:
         raise ValueError(f"K must be square, got shape {K.shape}")
     size = np.abs(K).max()

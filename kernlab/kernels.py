@@ -276,7 +276,7 @@ class Polynomial(Kernel):
 
     def __init__(self, degree=2, c=1.0):
         self.degree = check_scalar(degree, "degree", low=1, integer=True)
-        self.c = check_scalar(c, "c")
+        self.c = check_scalar(c, "c", finite=True)
 
     @property
     def is_known_psd(self):
@@ -309,7 +309,9 @@ class Gaussian(Kernel):
     """
 
     def __init__(self, sigma=1.0):
-        self.sigma = check_scalar(sigma, "sigma", low=0, include_low=False)
+        self.sigma = check_scalar(sigma, "sigma", low=0, include_low=False, finite=True)
+        if self.sigma ** 2 == 0.0 or not np.isfinite(0.5 / self.sigma ** 2):
+            raise ValueError(f"sigma is too small: 1 / (2 sigma^2) overflows for sigma={self.sigma!r}")
 
     def _gram(self, X, Y):
         gamma = 1.0 / (2.0 * self.sigma ** 2)
@@ -402,7 +404,7 @@ class Exponential(Kernel):
     """
 
     def __init__(self, a=1.0):
-        self.a = check_scalar(a, "a")
+        self.a = check_scalar(a, "a", finite=True)
 
     @property
     def is_known_psd(self):
@@ -435,8 +437,8 @@ class Sigmoid(Kernel):
     is_known_psd = False
 
     def __init__(self, a=1.0, c=0.0):
-        self.a = check_scalar(a, "a")
-        self.c = check_scalar(c, "c")
+        self.a = check_scalar(a, "a", finite=True)
+        self.c = check_scalar(c, "c", finite=True)
 
     def _gram(self, X, Y):
         K = X @ (X if Y is None else Y).T
@@ -590,7 +592,7 @@ class Constant(Kernel):
     """The constant kernel c >= 0 (what a bare number becomes in the algebra)."""
 
     def __init__(self, c=1.0):
-        self.c = check_scalar(c, "c", low=0)
+        self.c = check_scalar(c, "c", low=0, finite=True)
 
     def _check_X(self, X, name):
         return X  # a constant does not look at its input
@@ -768,12 +770,12 @@ class AllSubstrings(Kernel):
     def __init__(self, weights=0.5, *, max_length=None):
         if isinstance(weights, dict):
             for key, value in weights.items():
-                check_scalar(value, f"weights[{key!r}]", low=0)
+                check_scalar(value, f"weights[{key!r}]", low=0, finite=True)
             self._weight = lambda s: weights.get(s, 0.0)
         elif callable(weights):
             self._weight = weights
         else:
-            lam = check_scalar(weights, "weights", low=0, include_low=False)
+            lam = check_scalar(weights, "weights", low=0, include_low=False, finite=True)
             self._weight = lambda s: lam ** len(s)
         self.weights = weights
         self.max_length = None if max_length is None else check_scalar(
@@ -1062,7 +1064,7 @@ class Scaled(_Combination):
     _prec = _PREC_PRODUCT
 
     def __init__(self, c, k):
-        self.c = check_scalar(c, "c (scale factor)", low=0)
+        self.c = check_scalar(c, "c (scale factor)", low=0, finite=True)
         self.k = k
         self._set_parts(k)
 

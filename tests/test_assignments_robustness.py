@@ -7,6 +7,7 @@ would also fail every other test here.
 """
 
 import json
+import os
 import signal
 from pathlib import Path
 
@@ -152,6 +153,166 @@ def quadratic_feature_map(X):
 """.replace("SOURCE_PATH", repr(str(PS1)))
 
 
+# Tricks that reach around in-process guards: a new interpreter, a foreign
+# function interface, the gradebook, the course secret, a flood of output,
+# a helper process left behind by the notebook's kernel.
+SPAWN_PYTHON = """
+import multiprocessing, os, tempfile
+import numpy as np
+
+CHILD = '''
+import sys, numpy as np, kernlab
+X = np.load(sys.argv[1])
+np.save(sys.argv[2], kernlab.PolynomialFeatures(degree=2, c=1.0).fit_transform(X))
+'''
+
+def quadratic_feature_map(X):
+    # a fresh interpreter has no audit hook: let it import kernlab
+    folder = tempfile.mkdtemp()
+    src, dst = os.path.join(folder, "x.npy"), os.path.join(folder, "phi.npy")
+    np.save(src, X)
+    ctx = multiprocessing.get_context("spawn")
+    p = ctx.Process(target=exec, args=("import sys; sys.argv = ['', %r, %r]; exec(%r)"
+                                       % (src, dst, CHILD),))
+    p.start()
+    p.join()
+    return np.load(dst)
+"""
+
+CFFI_EXEC = """
+import os, sys, tempfile
+import numpy as np
+
+def multinomial_feature_map(X, p):
+    import cffi
+    ffi = cffi.FFI()
+    ffi.cdef("int fork(void); int execv(const char *, char *const []);"
+             "int waitpid(int, int *, int);")
+    libc = ffi.dlopen(None)
+    folder = tempfile.mkdtemp()
+    src, dst = os.path.join(folder, "x.npy"), os.path.join(folder, "phi.npy")
+    np.save(src, X)
+    code = ("import numpy as np, kernlab; X = np.load(%r); "
+            "np.save(%r, kernlab.PolynomialFeatures(degree=%d, c=1.0).fit_transform(X))"
+            % (src, dst, p))
+    args = [ffi.new("char[]", s.encode()) for s in (sys.executable, "-c", code)]
+    pid = libc.fork()
+    if pid == 0:
+        libc.execv(args[0], ffi.new("char *[]", args + [ffi.NULL]))
+        os._exit(1)
+    libc.waitpid(pid, ffi.new("int *"), 0)
+    return np.load(dst)
+"""
+
+GRADEBOOK = """
+import os, sqlite3
+
+def _raise_my_grades():
+    here = os.getcwd()
+    for up in range(1, 6):
+        path = os.path.join(here, *[".."] * up, "gradebook.db")
+        if os.path.exists(path):
+            db = sqlite3.connect(path)
+            db.execute("UPDATE grade SET manual_score = 100")
+            db.commit()
+            db.close()
+
+def is_kernel(name):
+    _raise_my_grades()
+    return "yes"
+"""
+
+SECRET_SEEKER = """
+import glob, os
+
+def _secret():
+    found = set()
+    if os.environ.get("COURSEGRADER_SECRET"):
+        found.add(os.environ["COURSEGRADER_SECRET"])
+    here = os.getcwd()
+    paths = [os.path.join(here, *[".."] * up, ".grader_secret") for up in range(1, 6)]
+    paths += glob.glob("/proc/[0-9]*/environ") + glob.glob("/proc/[0-9]*/cmdline")
+    paths += [os.path.join(here, "stash.txt")]
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                if b"robustness-test" in f.read():
+                    found.add("robustness-test")
+        except Exception:
+            pass
+    return found
+"""
+
+SECRET_KERNEL_CELL = SECRET_SEEKER + """
+if _secret():
+    with open("stash.txt", "w") as f:
+        f.write("robustness-test")
+"""
+
+SECRET_ANSWER = SECRET_SEEKER + """
+def is_kernel(name):
+    # with the secret the hidden cases could be drawn and answered in advance;
+    # here, having it is enough to earn the points
+    if "robustness-test" not in _secret():
+        return "no secret"
+    return name in {"D_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
+                    "cos_first", "min_abs_first", "norm_product"}
+"""
+
+FLOOD = """
+import os
+
+def counterexample_points(name):
+    block = b"x" * 2**20
+    while True:
+        for fd in range(3, 8):
+            try:
+                os.write(fd, block)
+            except OSError:
+                pass
+"""
+
+HELPER_CELL = """
+import multiprocessing
+
+HELPER = '''
+import os, time
+import numpy as np
+import kernlab
+os.setsid()
+folder, stop = os.getcwd(), time.time() + 60
+while time.time() < stop:
+    for name in os.listdir(folder):
+        if name.startswith("request-") and name.endswith(".npy"):
+            X = np.load(os.path.join(folder, name))
+            phi = kernlab.PolynomialFeatures(degree=2, c=1.0).fit_transform(X)
+            try:
+                np.save(os.path.join(folder, "answer" + name[7:]), phi)
+            except OSError:
+                pass
+    time.sleep(0.02)
+'''
+# a helper process with kernlab, left running after the kernel is shut down
+multiprocessing.get_context("spawn").Process(target=exec, args=(HELPER,)).start()
+"""
+
+HELPER_CLIENT = """
+import os, time, uuid
+import numpy as np
+
+def quadratic_feature_map(X):
+    key = uuid.uuid4().hex
+    np.save(f"request-{key}.npy", X)
+    stop = time.time() + 1.0
+    while time.time() < stop:
+        try:
+            return np.load(f"answer-{key}.npy")
+        except (OSError, ValueError):
+            time.sleep(0.02)
+    return np.zeros((len(X), 6))
+"""
+
+
 # -- students -------------------------------------------------------------------
 
 def _reference_answers():
@@ -231,6 +392,21 @@ def _students():
                            {**POINTS, "kernel_verdicts": 0}),
         "reads_solutions": ({**ref, "quadratic_map_answer": READ_SOLUTIONS}, None,
                             {**POINTS, "quadratic_map": 0}),
+        "spawns_python": ({**ref, "quadratic_map_answer": SPAWN_PYTHON,
+                           "multinomial_map_answer": CFFI_EXEC}, None,
+                          {**POINTS, "quadratic_map": 0, "multinomial_map": 0}),
+        "tampers_gradebook": ({**ref, "kernel_verdicts_answer": GRADEBOOK},
+                              lambda nb: _student_cell_after(
+                                  nb, "setup", GRADEBOOK + "\n_raise_my_grades()"),
+                              {**POINTS, "kernel_verdicts": 0}),
+        "seeks_secret": ({**ref, "kernel_verdicts_answer": SECRET_ANSWER},
+                         lambda nb: _student_cell_after(nb, "setup", SECRET_KERNEL_CELL),
+                         {**POINTS, "kernel_verdicts": 0}),
+        "floods_output": ({**ref, "counterexample_answer": FLOOD}, None,
+                          {**POINTS, "counterexample": 0}),
+        "leaves_helper": ({**ref, "quadratic_map_answer": HELPER_CLIENT},
+                          lambda nb: _student_cell_after(nb, "setup", HELPER_CELL),
+                          {**POINTS, "quadratic_map": 0}),
     }
 
 
@@ -258,10 +434,17 @@ def graded(tmp_path_factory):
 
     received = []
     previous = signal.signal(signal.SIGUSR1, lambda *a: received.append(a[0]))
+    # The secret also in the environment (the grader prefers it to the file).
+    saved = os.environ.get("COURSEGRADER_SECRET")
+    os.environ["COURSEGRADER_SECRET"] = "robustness-test"
     try:
         status = course.nbgrader("autograde", "ps1", check=False)
     finally:
         signal.signal(signal.SIGUSR1, previous)
+        if saved is None:
+            del os.environ["COURSEGRADER_SECRET"]
+        else:
+            os.environ["COURSEGRADER_SECRET"] = saved
     return course, students, status, received
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import re
 import shutil
@@ -42,6 +43,45 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # The only tolerated log line with "WARNING": ipykernel's notice, printed by
 # every kernel it starts, that it talks to the executor over local TCP.
 KERNEL_NOTICE = re.compile(r"^\[IPKernelApp\] WARNING \| Kernel is running over TCP without encryption")
+
+# TeX left in a page's visible text (outside maths and code) means an equation
+# or a role that was never rendered: $$, \( or \[ delimiters, environments,
+# \frac, or MyST roles such as {eq} printed literally.  A JavaScript regex.
+RAW_TEX = r"\$\$|\\\(|\\\[|\\begin\{|\\frac|\{eq\}|\{prf:"
+
+# IPython startup file placed in the build's kernels: every figure a chapter
+# draws is inspected when it is rendered, and each visible axis (x, y and, in
+# 3-D, z) must carry a label, either its own or that of an axis it shares.
+# One JSON line per figure goes to $BOOK_FIGURE_AUDIT.
+FIGURE_AUDIT_STARTUP = """
+import json, os
+from matplotlib.backend_bases import FigureCanvasBase
+
+_print_figure = FigureCanvasBase.print_figure
+
+
+def _labelled(ax, which):
+    if getattr(ax, f"get_{which}label")().strip():
+        return True
+    shared = getattr(ax, f"get_shared_{which}_axes")().get_siblings(ax)
+    return any(getattr(o, f"get_{which}label")().strip() for o in shared if o is not ax)
+
+
+def _audited_print_figure(self, *args, **kwargs):
+    missing = []
+    for ax in self.figure.axes:
+        if not ax.axison or hasattr(ax, "_colorbar") or ax.get_label() == "<colorbar>":
+            continue
+        axes = "xyz" if hasattr(ax, "get_zlabel") else "xy"
+        missing += [f"{ax.get_title() or 'untitled panel'}: no {w}-label"
+                    for w in axes if not _labelled(ax, w)]
+    with open(os.environ["BOOK_FIGURE_AUDIT"], "a", encoding="utf-8") as log:
+        log.write(json.dumps({"missing": missing}) + "\\n")
+    return _print_figure(self, *args, **kwargs)
+
+
+FigureCanvasBase.print_figure = _audited_print_figure
+"""
 
 
 def toc_files():
@@ -78,7 +118,15 @@ def built_book(tmp_path_factory):
         sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
         "build", "-W", "-n", "--keep-going", "--path-output", str(out), str(ROOT),
     ]
-    env = dict(os.environ, PYTHONHASHSEED="0")
+    # The kernels that execute the chapters get a fresh IPython directory whose
+    # startup file audits every figure (see FIGURE_AUDIT_STARTUP).
+    startup = out / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-figure-audit.py").write_text(FIGURE_AUDIT_STARTUP)
+    audit = out / "figure_audit.jsonl"
+    audit.write_text("")
+    env = dict(os.environ, PYTHONHASHSEED="0", IPYTHONDIR=str(out / "ipython"),
+               BOOK_FIGURE_AUDIT=str(audit))
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=900)
     log = ANSI.sub("", proc.stdout + proc.stderr)
@@ -127,6 +175,30 @@ def test_book_builds_without_warnings(built_book):
             assert f'id="{label}"' in page, f"{docname}: figure {label} missing"
         name = Path(docname).name
         assert f"_sources/{docname}.ipynb" in page and f'download="{name}.ipynb"' in page
+
+
+def test_every_figure_has_a_caption_and_labelled_axes(built_book):
+    """Each drawn figure sits in a captioned figure and labels all of its axes."""
+    html, _, returncode = built_book
+    assert returncode == 0, "the book did not build"
+    images = 0
+    for docname in toc_files():
+        page = (html / f"{docname}.html").read_text(encoding="utf-8")
+        figures = re.findall(r"<figure\b.*?</figure>", page, flags=re.S)
+        outside = re.sub(r"<figure\b.*?</figure>", "", page, flags=re.S)
+        assert "_images/" not in outside, f"{docname}: an image outside a captioned figure"
+        for figure in figures:
+            caption = re.search(r"<figcaption>(.*?)</figcaption>", figure, flags=re.S)
+            text = re.sub(r"<[^>]+>|Fig\. \d+", "", caption.group(1)).strip() if caption else ""
+            assert text, f"{docname}: a figure without a caption"
+            images += figure.count("_images/")
+    audit = [json.loads(line) for line in
+             (html.parents[1] / "figure_audit.jsonl").read_text().splitlines()]
+    # Every rendered chapter figure went through the audit (a figure may be
+    # rendered more than once, e.g. to PNG and to another format).
+    assert images > 0 and len(audit) >= images, (images, len(audit))
+    unlabelled = [m for a in audit for m in a["missing"]]
+    assert not unlabelled, "figures with unlabelled axes:\n" + "\n".join(unlabelled)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -208,13 +280,29 @@ def test_pages_render_in_chromium(site):
                     "() => window.MathJax.startup.promise !== undefined", timeout=20000)
                 page.evaluate("() => window.MathJax.startup.promise")
             report = page.evaluate(
-                """() => ({
+                """(rawTexPattern) => ({
                   maths: [...document.querySelectorAll('div.math, span.math')]
                     .filter(el => !el.querySelector('mjx-container'))
                     .map(el => el.textContent.slice(0, 80)),
                   mathErrors: [...document.querySelectorAll('mjx-merror')]
                     .map(el => el.getAttribute('data-mjx-error') || el.textContent),
                   displayCount: document.querySelectorAll('div.math').length,
+                  // TeX that never reached MathJax: delimiters or commands left
+                  // in the visible text outside maths and code.
+                  rawTex: (() => {
+                    const skip = 'mjx-container, .math, pre, code, script, style, '
+                      + '.highlight, .cell_output';
+                    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+                    const found = [];
+                    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+                      const text = n.textContent;
+                      if (new RegExp(rawTexPattern).test(text)
+                          && !n.parentElement.closest(skip)) {
+                        found.push(text.trim().slice(0, 80));
+                      }
+                    }
+                    return found;
+                  })(),
                   images: [...document.images]
                     .filter(img => !(img.complete && img.naturalWidth > 0))
                     .map(img => img.src),
@@ -223,7 +311,8 @@ def test_pages_render_in_chromium(site):
                       + '.prev-next-area a[href], a.download[href], .bd-header a[href]')]
                     .map(a => a.href),
                   title: document.title,
-                })"""
+                })""",
+                RAW_TEX,
             )
             name = docname.replace("/", "__")
             page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
@@ -235,7 +324,10 @@ def test_pages_render_in_chromium(site):
             failures += [where + "request to another host: " + f for f in foreign]
             failures += [where + "maths not rendered: " + m for m in report["maths"]]
             failures += [where + "MathJax error: " + m for m in report["mathErrors"]]
+            failures += [where + "raw TeX in the text: " + t for t in report["rawTex"]]
             failures += [where + "image not loaded: " + s for s in report["images"]]
+            if docname != "index" and is_notebook(docname) and report["displayCount"] == 0:
+                failures.append(where + "no display equation found (page or selector broken)")
             for href in report["nav"]:
                 parsed = urllib.parse.urlparse(href)
                 if parsed.scheme in ("http", "https") and parsed.hostname == "127.0.0.1":

@@ -137,6 +137,8 @@ def test_random_fourier_features_are_reproducible_and_need_fit():
     np.testing.assert_array_equal(a, b)
     with pytest.raises(NotFittedError):
         RandomFourierFeatures(sigma=1.0, n_components=10).transform(X)
+    with pytest.raises(TypeError, match="random_state must be None, an int"):
+        RandomFourierFeatures(random_state="seed").fit(X)
 
 
 # ----- the Gaussian shifts of the first note -------------------------------------------

@@ -98,6 +98,8 @@ def test_is_psd_rejects_bad_matrices(K, error, message):
 def test_is_psd_rejects_negative_tolerance():
     with pytest.raises(ValueError, match="tol must be >= 0"):
         is_psd(np.eye(2), tol=-1.0)
+    with pytest.raises(ValueError, match="tol must be finite"):
+        is_psd(-np.eye(2), tol=np.inf)  # an infinite tolerance would call anything PSD
 
 
 # ----- functions that are not kernels are caught ------------------------------------------

@@ -20,9 +20,11 @@ from .check import format_report, judge_received
 from .serial import UnsupportedValue, decode, encode
 from .spec import hidden_rng, part_score
 
-__all__ = ["SandboxResult", "run_sandbox", "grade_part", "PartGrade"]
+__all__ = ["SandboxResult", "run_sandbox", "grade_part", "PartGrade", "private_root"]
 
 MEMORY_LIMIT = 4 * 1024**3  # bytes of address space for the sandbox
+OUTPUT_LIMIT = 50 * 1024**2  # bytes the sandbox may write (results included)
+_KEPT_ENV = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME"})
 
 
 @dataclass
@@ -31,45 +33,63 @@ class SandboxResult:
     note: str         # why the process stopped early, or ""
 
 
+def private_root():
+    """Folder holding the private temporary folders of sandboxes and kernels.
+
+    Confined processes may not read it, except their own folder inside it, so
+    no two of them can pass files to each other through it.
+    """
+    root = os.path.join(tempfile.gettempdir(), f"coursegrader-{os.getuid()}")
+    os.makedirs(root, mode=0o700, exist_ok=True)
+    return root
+
+
 def _limits():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (50 * 1024**2, 50 * 1024**2))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT, OUTPUT_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def run_sandbox(cells, func, args_list, *, timeout=20.0, cwd=None,
                 forbidden=(), allowed=(), python=None):
     """Run ``cells`` then ``func(*args)`` for each args tuple in a sandbox process."""
-    request = json.dumps({
-        "cells": list(cells), "func": func,
-        "cases": [encode(tuple(a)) for a in args_list],
-        "forbidden": [str(p) for p in forbidden], "allowed": [str(p) for p in allowed],
-    })
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-               MKL_NUM_THREADS="1")
     if cwd is None:
         with tempfile.TemporaryDirectory(prefix="cg-sandbox-") as tmp:
             return run_sandbox(cells, func, args_list, timeout=timeout, cwd=tmp,
                                forbidden=forbidden, allowed=allowed, python=python)
-    workdir = cwd
-    proc = subprocess.Popen(
-        [python or sys.executable, "-I", "-m", "coursegrader.sandbox"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        cwd=workdir, env=env, start_new_session=True, preexec_fn=_limits,
-    )
-    note = ""
-    try:
-        out, _ = proc.communicate(request.encode(), timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-        out, _ = proc.communicate()
-        note = f"your code timed out after {timeout:g} s"
-    else:
-        if proc.returncode != 0:
-            note = _describe_exit(proc.returncode)
-    finally:
-        _kill(proc)
+    request = json.dumps({
+        "cells": list(cells), "func": func,
+        "cases": [encode(tuple(a)) for a in args_list],
+        "forbidden": [str(p) for p in forbidden] + [private_root()],
+        "allowed": [str(p) for p in allowed],
+    })
+    with tempfile.TemporaryDirectory(prefix="run-", dir=private_root()) as private:
+        # The code gets its own temporary folder (not the shared /tmp) and only
+        # the environment variables it needs: no course secret, no tokens.
+        tmpdir = os.path.join(private, "tmp")
+        os.mkdir(tmpdir)
+        env = {k: v for k, v in os.environ.items() if k in _KEPT_ENV or k.startswith("LC_")}
+        env.update(TMPDIR=tmpdir, MPLCONFIGDIR=tmpdir, MPLBACKEND="Agg", OMP_NUM_THREADS="1",
+                   OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        # Results go to a file, so RLIMIT_FSIZE caps how much the code can send back.
+        with open(os.path.join(private, "results"), "w+b") as results:
+            proc = subprocess.Popen(
+                [python or sys.executable, "-I", "-m", "coursegrader.sandbox"],
+                stdin=subprocess.PIPE, stdout=results, stderr=subprocess.DEVNULL,
+                cwd=cwd, env=env, start_new_session=True, preexec_fn=_limits,
+            )
+            note = ""
+            try:
+                proc.communicate(request.encode(), timeout=timeout)
+            except subprocess.TimeoutExpired:
+                note = f"your code timed out after {timeout:g} s"
+            else:
+                if proc.returncode != 0:
+                    note = _describe_exit(proc.returncode)
+            finally:
+                _kill(proc)
+            results.seek(0)
+            out = results.read(OUTPUT_LIMIT + 1)
 
     values = [None] * len(args_list)
     for line in out.decode("utf-8", "replace").splitlines():
@@ -99,6 +119,9 @@ def _kill(proc):
 
 
 def _describe_exit(code):
+    if code == -signal.SIGXFSZ:
+        return (f"the process running your code was stopped for writing more than "
+                f"{OUTPUT_LIMIT // 1024**2} MB")
     if code < 0:
         try:
             name = signal.Signals(-code).name

@@ -1,30 +1,48 @@
-"""An audit hook for the kernel that runs a submission during autograding.
+"""Confinement of the kernel that runs a submission during autograding.
 
 The grade never depends on that kernel (see :mod:`coursegrader.preprocessor`),
 but the kernel runs the student's code with the grader's rights, so
-:class:`coursegrader.preprocessor.SafeExecute` installs this hook at kernel
-start-up. It forbids signalling other processes (the grader is the kernel's
-parent), starting processes, loading native libraries through ctypes, opening
-the gradebook database, and reading or writing the protected folders (the
-course folder and the exchange) outside the submission's own folder and the
-code of coursegrader and kernlab, which the notebook's checks import.
+:class:`coursegrader.preprocessor.SafeExecute` confines it twice:
+
+* it starts the kernel through ``python -m coursegrader.kernelguard POLICY --
+  KERNEL-COMMAND``, which, where the Linux kernel offers Landlock (see
+  :mod:`coursegrader.landlock`), gives up for good -- for the kernel and every
+  process it starts -- reading the protected folders (the course folder and
+  the exchange, except the submission's own folder and the code of
+  coursegrader and kernlab, which the notebook's checks import), writing
+  anywhere but a private temporary folder (the submission's folder is
+  read-only, so nothing the kernel leaves behind reaches the sandbox),
+  reading other processes' /proc entries and signalling processes outside
+  itself, then runs the kernel;
+* :func:`install`, run at kernel start-up, adds an audit hook that forbids
+  signalling other processes (the grader is the kernel's parent), starting
+  processes, loading native libraries through ctypes or cffi, opening SQLite
+  databases (the gradebook), reading or writing the protected folders outside
+  the exempt ones, reading other processes' /proc entries, and writing
+  outside the temporary folder.
 """
 
+import json
 import os
 import sys
+import tempfile
 
-__all__ = ["install"]
+__all__ = ["install", "main"]
 
 _BLOCKED = frozenset({
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
     "os.fork", "os.forkpty", "pty.spawn", "ctypes.dlopen", "sqlite3.connect",
-    "signal.pthread_kill",
+    "sqlite3.connect/handle", "signal.pthread_kill", "resource.setrlimit", "resource.prlimit",
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents",
 })
 _PATH_EVENTS = frozenset({
     "open", "os.remove", "os.rmdir", "os.rename", "os.truncate", "os.chmod",
     "os.link", "os.symlink", "os.utime", "os.mkdir", "os.listdir", "os.scandir",
     "shutil.rmtree", "shutil.copyfile", "shutil.copytree", "shutil.move",
 })
+_WRITE_EVENTS = _PATH_EVENTS - {"open", "os.listdir", "os.scandir"}
+_ESCAPE_MODULES = ("cffi", "_cffi_backend", "_xxsubinterpreters", "_xxinterpchannels",
+                   "_testcapi", "_testinternalcapi", "_posixsubprocess")
 
 
 def _real(path):
@@ -52,22 +70,71 @@ def install(protected=()):
     from coursegrader.sandbox import course_folders
     protected = tuple(_real(p) for p in list(protected) + course_folders())
     exempt = tuple([_real(os.getcwd())] + _package_dirs())
+    writable = (_real(tempfile.gettempdir()), "/dev/null")
     my_pid = os.getpid()
 
     class Forbidden(PermissionError):
         pass
 
+    def writes(event, args):
+        if event != "open":
+            return event in _WRITE_EVENTS
+        mode, flags = args[1], args[2] if len(args) > 2 else 0
+        return (mode is not None and any(c in str(mode) for c in "wax+")) or (
+            isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT
+                                                     | os.O_TRUNC | os.O_APPEND)))
+
     def hook(event, args):
         if event in ("os.kill", "os.killpg"):
             if args[0] not in (my_pid, 0):
                 raise Forbidden("signalling other processes is not allowed during grading")
+        elif event == "import":
+            if type(args[0]) is not str or args[0].split(".")[0] in _ESCAPE_MODULES:
+                raise Forbidden(f"importing {args[0]} is not allowed during grading")
         elif event in _BLOCKED:
             raise Forbidden(f"{event} is not allowed during grading")
-        elif event in _PATH_EVENTS and args and protected:
-            for p in args[:2] if event != "open" else args[:1]:
-                if isinstance(p, (str, bytes, os.PathLike)):
-                    real = _real(p)
-                    if _under(real, protected) and not _under(real, exempt):
-                        raise Forbidden(f"{event} on {p} is not allowed during grading")
+        elif event in _PATH_EVENTS and args:
+            paths = args[:2] if event != "open" else args[:1]
+            for p in paths:
+                if not isinstance(p, (str, bytes, os.PathLike)):
+                    continue
+                real = _real(p)
+                parts = real.split(os.sep)
+                if len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() \
+                        and parts[2] != str(my_pid):
+                    raise Forbidden(f"{event} on {p} is not allowed during grading")
+                if protected and _under(real, protected) and not _under(real, exempt):
+                    raise Forbidden(f"{event} on {p} is not allowed during grading")
+                if writes(event, args) and not _under(real, writable):
+                    raise Forbidden(f"writing {p} is not allowed during grading")
 
     sys.addaudithook(hook)
+    # The raw process launcher raises no audit event and is already loaded.
+    posixsubprocess = sys.modules.get("_posixsubprocess")
+    if posixsubprocess is not None:
+        def fork_exec(*args, **kwargs):
+            raise Forbidden("starting processes is not allowed during grading")
+        posixsubprocess.fork_exec = fork_exec
+
+
+def main(argv=None):
+    """``python -m coursegrader.kernelguard POLICY -- COMMAND...``: confine, then run COMMAND.
+
+    POLICY is a JSON object with lists ``denied``, ``readable`` and ``writable``
+    (see :func:`coursegrader.landlock.restrict`).
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) < 3 or argv[1] != "--":
+        raise SystemExit("usage: python -m coursegrader.kernelguard POLICY -- COMMAND...")
+    policy, command = json.loads(argv[0]), argv[2:]
+    from coursegrader import landlock
+    try:
+        landlock.restrict(denied=policy.get("denied", []), readable=policy.get("readable", []),
+                          writable=policy.get("writable", []), execute=True, network=True)
+    except OSError:
+        pass  # no Landlock in this kernel: the audit hook of install() is the guard
+    os.execvp(command[0], command)
+
+
+if __name__ == "__main__":
+    main()

@@ -13,27 +13,57 @@
 They are wired into nbgrader in ``assignments/nbgrader_config.py``.
 """
 
+import json
 import os
 import secrets
+import shutil
 import sys
+import tempfile
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat.v4 import new_output
 from nbgrader import utils
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from traitlets import Bool, Float, List, Unicode
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import Bool, Dict, Float, List, Type, Unicode
 
-from .judge import grade_part
+from .judge import grade_part, private_root
 from .spec import get_parts
 
-__all__ = ["SafeExecute", "JudgeTests", "HideHiddenTests", "test_cell_ids"]
+__all__ = ["SafeExecute", "GuardedKernelManager", "JudgeTests", "HideHiddenTests",
+           "test_cell_ids"]
+
+
+def _secret_name(name):
+    upper = name.upper()
+    return upper.startswith("COURSEGRADER_") or any(
+        w in upper for w in ("SECRET", "TOKEN", "PASSW", "API_KEY", "CREDENTIAL"))
+
+
+class GuardedKernelManager(AsyncKernelManager):
+    """Starts the kernel through ``python -m coursegrader.kernelguard`` (confined)."""
+
+    guard_policy = Dict(help="denied / readable / writable paths for the kernel").tag(config=True)
+
+    async def _async_pre_start_kernel(self, **kw):
+        cmd, kw = await super()._async_pre_start_kernel(**kw)
+        if self.guard_policy:
+            cmd = [sys.executable, "-m", "coursegrader.kernelguard",
+                   json.dumps(self.guard_policy), "--"] + list(cmd)
+        return cmd, kw
 
 
 class SafeExecute(Execute):
-    """Execute that survives a cell timing out or the kernel dying."""
+    """Execute that survives a cell timing out or the kernel dying, in a confined kernel."""
+
+    kernel_manager_class = Type(GuardedKernelManager, config=True)
 
     interrupt_on_timeout = Bool(False, help="Stop the kernel run on a timeout.").tag(config=True)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("kernel_manager_class", GuardedKernelManager)  # nbgrader sets its own
+        super().__init__(*args, **kwargs)
     protected_paths = List(
         Unicode(), help="Folders the kernel may not read or write (see coursegrader.kernelguard)."
     ).tag(config=True)
@@ -43,12 +73,39 @@ class SafeExecute(Execute):
                  f"_cg.install({[str(p) for p in self.protected_paths]!r}); del _cg")
         self.extra_arguments = ["--HistoryManager.hist_file=:memory:",
                                 f"--IPKernelApp.exec_lines={guard}"]
+        # The kernel gets a private temporary folder and no secrets, and is
+        # started confined (coursegrader.kernelguard.main).
+        from .kernelguard import _package_dirs
+        from .sandbox import course_folders
+        private = self._private_dir = tempfile.mkdtemp(prefix="kernel-", dir=private_root())
+        env = {k: v for k, v in os.environ.items() if not _secret_name(k)}
+        env.update(TMPDIR=private, MPLCONFIGDIR=private, IPYTHONDIR=private)
+        kwargs["env"] = env
+        cwd = kwargs.setdefault(
+            "cwd", (self.resources or {}).get("metadata", {}).get("path") or os.getcwd())
+        # The submission's folder is readable but not writable: whatever the
+        # kernel leaves behind (a helper process, files) cannot reach the
+        # sandbox that grades the submission afterwards.
+        self.km.guard_policy = {
+            "denied": [str(p) for p in self.protected_paths] + course_folders()
+            + [private_root()],
+            "readable": _package_dirs() + [str(cwd)],
+            "writable": [private, os.devnull],
+        }
         return await super().async_start_new_kernel(**kwargs)
 
     start_new_kernel = run_sync(async_start_new_kernel)  # the sync path nbconvert uses
 
     def preprocess(self, nb, resources=None, km=None):
         self._stopped = False
+        self._private_dir = None
+        try:
+            return self._preprocess(nb, resources, km)
+        finally:
+            if self._private_dir:
+                shutil.rmtree(self._private_dir, ignore_errors=True)
+
+    def _preprocess(self, nb, resources, km):
         # Registered test cells are graded by JudgeTests; running them here too
         # would only cost time.
         try:

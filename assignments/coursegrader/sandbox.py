@@ -15,11 +15,24 @@ code's own stdout and stderr go to /dev/null)::
 
     {"case": i, "value": encoded result}   or   {"case": i, "error": "message"}
 
-An audit hook, which cannot be removed once installed, stops the code from
-importing kernlab, scikit-learn or coursegrader, from opening files under
-the forbidden paths, from starting processes, signalling other processes,
-loading native libraries with ctypes, and from writing or deleting files
-outside its working directory and the temporary directory.
+Two layers confine the code.  Where the Linux kernel offers Landlock (see
+:mod:`coursegrader.landlock`), the process first gives up, for good and for
+any process it might start, reading the forbidden paths (the course folder
+except the submission's own folder, the exchange, and the code of kernlab,
+scikit-learn, coursegrader and nbgrader), writing anywhere but its working
+directory and its private temporary directory, starting programs, reading
+other processes' /proc entries, signalling processes outside itself and TCP
+connections.  Then an audit hook, which cannot be removed once installed,
+stops the code from importing kernlab, scikit-learn or coursegrader, from
+loading the modules that reach around audit hooks (cffi, _posixsubprocess,
+subinterpreters, test C-API modules), from opening files under the forbidden
+paths or other processes' /proc entries, from starting processes, signalling
+other processes, loading native libraries with ctypes, opening SQLite
+databases (the gradebook), walking the garbage collector's object lists,
+raising its resource limits, and from writing or deleting files outside its
+working directory and the temporary directory.  The hook alone is the only
+layer where Landlock is missing; with Landlock, a way around the hook still
+meets the kernel's rules.
 """
 
 import json
@@ -27,9 +40,15 @@ import os
 import sys
 import tempfile
 
-__all__ = ["FORBIDDEN_MODULES", "main"]
+__all__ = ["FORBIDDEN_MODULES", "ESCAPE_MODULES", "main"]
 
 FORBIDDEN_MODULES = ("kernlab", "sklearn", "coursegrader", "nbgrader")
+# Modules that reach around audit hooks: foreign function interfaces, the raw
+# process launcher (no audit event), subinterpreters (their own, hook-free
+# audit state) and CPython's test helpers.
+ESCAPE_MODULES = ("cffi", "_cffi_backend", "_posixsubprocess", "_xxsubinterpreters",
+                  "_xxinterpchannels", "_testcapi", "_testinternalcapi", "_testmultiphase",
+                  "_testsinglephase", "_testbuffer", "_testimportmultiple")
 
 _BLOCKED_EVENTS = frozenset({
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
@@ -39,7 +58,9 @@ _BLOCKED_EVENTS = frozenset({
     "socket.connect", "socket.bind", "socket.sendto",
     "sys.settrace", "sys.setprofile", "sys.remote_exec",
     "os.setuid", "os.setgid", "os.chroot",
-    "signal.pthread_kill",
+    "signal.pthread_kill", "sqlite3.connect", "sqlite3.connect/handle",
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+    "resource.setrlimit", "resource.prlimit", "os.chdir", "os.chroot",
 })
 # Events whose first argument is a path that is modified.
 _PATH_WRITE_EVENTS = frozenset({
@@ -98,17 +119,25 @@ def install_guard(forbidden, allowed, writable):
             return True
         return not _under(path, forbidden)
 
+    def other_process(path):
+        parts = path.split(os.sep)
+        return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() \
+            and parts[2] != str(my_pid)
+
     def hook(event, args):
         if event == "import":
-            root = str(args[0]).split(".")[0]
-            if root in FORBIDDEN_MODULES:
-                raise Forbidden(f"importing {args[0]} is not allowed in graded code")
+            name = args[0]
+            if type(name) is not str:  # a str subclass could lie about its text
+                raise Forbidden("importing a module named by a non-str is not allowed")
+            root = name.split(".")[0]
+            if root in FORBIDDEN_MODULES or root in ESCAPE_MODULES:
+                raise Forbidden(f"importing {name} is not allowed in graded code")
         elif event == "open":
             path, mode = args[0], args[1]
             if isinstance(path, int):
                 return
             real = _real(path)
-            if not readable(real):
+            if not readable(real) or other_process(real):
                 raise Forbidden(f"opening {path} is not allowed in graded code")
             flags = args[2] if len(args) > 2 else 0
             writing = (mode is not None and any(c in str(mode) for c in "wax+")) or (
@@ -175,8 +204,23 @@ def main():
     forbidden = list(request.get("forbidden", [])) + _module_dirs(FORBIDDEN_MODULES)
     forbidden += course_folders()
     writable = [os.getcwd(), tempfile.gettempdir()]
-    install_guard(forbidden, request.get("allowed", []), writable)
-    for name in [m for m in sys.modules if m.split(".")[0] in FORBIDDEN_MODULES]:
+    allowed = list(request.get("allowed", [])) + writable
+    try:
+        from coursegrader import landlock
+        landlock.restrict(denied=forbidden, writable=allowed)
+    except (ImportError, OSError):
+        pass  # no Landlock in this kernel: the audit hook below is the only guard
+    # The raw process launcher raises no audit event: load it now (so that
+    # importing it later is an import of a loaded module) and disable it.
+    import _posixsubprocess
+
+    def fork_exec(*args, **kwargs):
+        raise Forbidden("starting processes is not allowed in graded code")
+    _posixsubprocess.fork_exec = fork_exec
+    install_guard(forbidden, allowed, writable)
+    for name in [m for m in sys.modules
+                 if m.split(".")[0] in FORBIDDEN_MODULES + ESCAPE_MODULES
+                 and m != "_posixsubprocess"]:
         del sys.modules[name]
 
     namespace = {"__name__": "__main__", "get_ipython": _Shell}
