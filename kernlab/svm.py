@@ -477,10 +477,15 @@ def _solve_dual(F, t, C):
     # Scaling the rows by t turns F^T (t * alpha) into a single dense product.
     Ft = F * t[:, None]
     a = cp.Variable(n)
-    objective = cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(Ft.T @ a))
-    constraints = [a >= 0, t @ a == 0]
     if np.isfinite(C):
-        constraints.append(a <= C)
+        # Solve for beta = alpha / C in [0, 1]: the objective divided by C is
+        # sum(beta) - C/2 ||Ft^T beta||^2.  The solver's tolerances are then
+        # relative to the box, which keeps small C as accurate as C = 1.
+        objective = cp.Maximize(cp.sum(a) - 0.5 * C * cp.sum_squares(Ft.T @ a))
+        constraints = [a >= 0, a <= 1, t @ a == 0]
+    else:
+        objective = cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(Ft.T @ a))
+        constraints = [a >= 0, t @ a == 0]
     problem = cp.Problem(objective, constraints)
     status = _solve(problem, "SVM dual problem")
     if status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
@@ -491,7 +496,8 @@ def _solve_dual(F, t, C):
     if status == cp.OPTIMAL_INACCURATE and not np.isfinite(C) and np.abs(a.value).max() > 1e8:
         raise ValueError("the hard-margin problem (C=inf) diverges: the classes are not "
                          "separable in the kernel's feature space; use a finite C")
-    return np.clip(np.asarray(a.value, dtype=np.float64), 0.0, None)
+    alpha = np.clip(np.asarray(a.value, dtype=np.float64), 0.0, None)
+    return alpha * C if np.isfinite(C) else alpha
 
 
 def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):

@@ -48,6 +48,19 @@ def test_dual_matches_scikit_learn(name, kernel, sk_args, C):
     assert agree >= 0.999
 
 
+
+@pytest.mark.parametrize("seed", range(8))
+def test_small_C_on_overlapping_classes_matches_scikit_learn(seed):
+    """Nearly every multiplier sits at a bound; the intercept comes from the KKT interval."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 2))
+    y = np.where(rng.random(40) < 0.5, -1, 1)
+    C = 10 ** rng.uniform(-3, -1)
+    ours = SVC(Gaussian(sigma=1.0), C=C).fit(X, y)
+    ref = SkSVC(C=C, kernel="rbf", gamma=0.5, tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(ours.alpha_, _sklearn_alpha(ref, len(X)), atol=1e-3 * C)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-3)
+
 def test_labels_come_back_as_given():
     X, y = DATASETS["moons"]
     names = np.where(y == 1, "upper", "lower")
