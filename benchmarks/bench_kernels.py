@@ -25,7 +25,11 @@ def median_times(funcs, repeats=REPEATS):
     """Median wall-clock seconds of each function, runs interleaved.
 
     Interleaving (a, b, a, b, ...) exposes both to the same background load.
+    One untimed call of each comes first, so that one-off costs (first use of
+    BLAS and of the thread pool, growing the heap) are not timed.
     """
+    for func in funcs:
+        func()
     times = [[] for _ in funcs]
     for _ in range(repeats):
         for func, record in zip(funcs, times):

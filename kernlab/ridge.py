@@ -27,6 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from ._validation import check_array, check_scalar
 from .features import RandomFourierFeatures
+from .gram import is_psd
 
 __all__ = [
     "ridge_flops",
@@ -93,8 +94,8 @@ def _gram(kernel, X, Y=None, name="kernel"):
     """Evaluate ``kernel(X, Y)`` and check its shape and values."""
     K = kernel(X) if Y is None else kernel(X, Y)
     K = np.asarray(K, dtype=np.float64)
-    n_y = X.shape[0] if Y is None else Y.shape[0] if hasattr(Y, "shape") else len(Y)
-    n_x = X.shape[0] if hasattr(X, "shape") else len(X)
+    n_x = _n_samples(X)
+    n_y = n_x if Y is None else _n_samples(Y)
     if K.shape != (n_x, n_y):
         raise ValueError(f"{name} returned an array of shape {K.shape}; expected ({n_x}, {n_y})")
     if not np.isfinite(K).all():
@@ -120,6 +121,20 @@ def _check_data(X, kernel=None, name="X"):
                 X[0], (numbers.Number, list, tuple, np.ndarray)):
             return X  # strings or sets: the kernel checks them
     return check_array(X, name)
+
+
+def _n_features(X):
+    """Number of columns of a numeric 2-D array; None for other kinds of data."""
+    return X.shape[1] if isinstance(X, np.ndarray) and X.ndim == 2 else None
+
+
+def _check_n_features(estimator, X):
+    """Refuse test data whose number of columns differs from the training data's."""
+    fitted = getattr(estimator, "n_features_in_", None)
+    given = _n_features(X)
+    if fitted is not None and given is not None and given != fitted:
+        raise ValueError(f"X has {given} features but {type(estimator).__name__} was fitted "
+                         f"with {fitted}")
 
 
 def _n_samples(X):
@@ -374,6 +389,10 @@ class BasisRidge(RegressorMixin, BaseEstimator):
                 raise ValueError(f"gram must have shape ({N}, {N}) to match the basis, got {G.shape}")
             if not np.allclose(G, G.T, rtol=1e-10, atol=1e-12 * np.abs(G).max()):
                 raise ValueError("gram must be symmetric")
+            verdict = is_psd(G, tol=1e-10)
+            if not verdict:
+                raise ValueError("gram must be positive semi-definite (w^T G w is a squared "
+                                 f"norm); its smallest eigenvalue is {verdict.min_eigenvalue:.3g}")
             M += lam * G
         self.coef_, _ = _cholesky_solve(M, A.T @ y, "A^T A + lam G", overwrite=True)
         self.n_features_in_ = X.shape[1]
@@ -507,6 +526,8 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         self.alpha_ = alpha
         self.X_fit_ = X_fit
         self.n_train_ = n
+        if _n_features(X_fit) is not None:
+            self.n_features_in_ = _n_features(X_fit)
         return self
 
     def predict(self, X):
@@ -519,6 +540,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
                                  f"shape (n_test, {self.n_train_}), got {K.shape}")
         else:
             X = _check_data(X, self.kernel)
+            _check_n_features(self, X)
             K = _gram(self.kernel, X, self.X_fit_)
         out = K @ self.alpha_ + self.intercept_
         if self.basis is not None and not self.fit_intercept:

@@ -25,18 +25,22 @@ hinge form with weight ``lam`` on ``||f||^2 = c^T K c`` is the same problem
 when ``C = 1 / (2 lam)``, with ``c_i = t_i alpha_i``.
 """
 
+import contextlib
 import math
 from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
+from scipy.linalg import LinAlgError, cholesky
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from ._validation import check_array, check_scalar
 from .features import PolynomialFeatures
-from .ridge import (_check_data, _check_kernel, _check_lam, _check_precomputed_gram, _gram,
-                    _is_precomputed, _take)
+from .ridge import (_SINGLE_THREAD_FROM, _check_data, _check_kernel, _check_lam,
+                    _check_n_features, _check_precomputed_gram, _gram, _is_precomputed,
+                    _n_features, _take)
 
 __all__ = [
     "pivoted_cholesky",
@@ -232,17 +236,53 @@ def _trusted_psd(kernel):
     return bool(kernel.is_known_psd)
 
 
+# A Gram matrix that is not PSD by construction must have K + _CHECK_TOL *
+# max(diag K) * I positive definite: a negative eigenvalue far below the QP's
+# factor tolerance (about -1e-6 relative for a sigmoid kernel with a small
+# slope) would otherwise pass unnoticed.
+_CHECK_TOL = 1e-10
+
+
+def _check_psd_dense(gram):
+    """Refuse ``K`` unless ``K + _CHECK_TOL * max(diag K) I`` has a Cholesky factor.
+
+    LAPACK's dense Cholesky (O(n^3 / 3), on a copy) decides this far faster
+    than continuing the pivoted factorisation to full rank, and rounding
+    (about n * eps relative) stays well below the shift.
+    """
+    K = gram.full()
+    n = K.shape[0]
+    A = np.array(K, dtype=np.float64)  # C-ordered copy; A.T is the same matrix in Fortran order
+    shift = _CHECK_TOL * max(float(np.diag(A).max()), np.finfo(float).tiny)
+    A.flat[:: n + 1] += shift
+    limit = (threadpool_limits(1, user_api="blas") if n >= _SINGLE_THREAD_FROM
+             else contextlib.nullcontext())
+    with limit:
+        try:
+            cholesky(A.T, lower=True, overwrite_a=True, check_finite=False)
+        except LinAlgError as exc:
+            raise ValueError(
+                "the Gram matrix is not positive semi-definite: it has an eigenvalue below "
+                f"-{_CHECK_TOL:g} times its largest diagonal entry (K + {shift:.3g} I has no "
+                "Cholesky factor; use kernlab.is_psd for a witness vector)") from exc
+
+
 def _factor(gram, kernel, X, tol):
     """Factor F with K = F F^T: explicit features if available, else pivoted Cholesky.
 
     Kernels that are PSD by construction only get the cheap negative-pivot
-    check; any other kernel (a user's function, a precomputed matrix, the
-    sigmoid) has its full residual checked.
+    check.  Any other kernel (a user's function, a precomputed matrix, the
+    sigmoid) has the residual of its factor checked and must pass
+    :func:`_check_psd_dense`.
     """
     F = _explicit_factor(kernel, X)
     if F is not None:
         return F, True
-    return _pivoted_cholesky(gram, tol, verify=not _trusted_psd(kernel)), False
+    if _trusted_psd(kernel):
+        return _pivoted_cholesky(gram, tol, verify=False), False
+    F = _pivoted_cholesky(gram, tol, verify=True)
+    _check_psd_dense(gram)
+    return F, False
 
 
 def gram_factor(kernel, X, *, tol=1e-4):
@@ -359,7 +399,10 @@ class SVC(ClassifierMixin, BaseEstimator):
         the QP.  The final coefficients do not depend on it: the active sets
         found by the solver are re-solved exactly with the full ``K`` and
         checked against the KKT conditions (if the check fails, the QP is
-        solved again with a factor 10^4 times finer).
+        solved again with a factor 10^4 times finer).  A kernel that is not
+        PSD by construction (a user's function, a precomputed matrix, the
+        sigmoid) must moreover have ``K + 1e-10 max(diag K) I`` positive
+        definite, so a negative eigenvalue far below ``tol`` is still refused.
 
     Attributes
     ----------
@@ -423,7 +466,16 @@ class SVC(ClassifierMixin, BaseEstimator):
         coef = t * alpha
         K_sv = gram.cols(support)
         g = K_sv @ coef[support]  # sum_i alpha_i t_i k(x_i, x_j) for every j
-        self.intercept_ = _intercept_from_kkt(g, t, alpha, C, thr)
+        b = _intercept_from_kkt(g, t, alpha, C, thr)
+        if not np.isfinite(C):
+            worst = float(np.min(t * (g + b)))
+            if not worst >= 1 - 1e-5:
+                raise ValueError(
+                    "the hard-margin problem (C=inf) has no solution to working precision: the "
+                    f"best classifier found has min_i t_i f(x_i) = {worst:.3g} < 1, so the classes "
+                    "are not separable in the kernel's feature space (its Gram matrix is "
+                    "numerically singular); use a finite C")
+        self.intercept_ = b
         self.alpha_ = alpha
         self.support_ = support
         self.dual_coef_ = coef[support]
@@ -436,6 +488,8 @@ class SVC(ClassifierMixin, BaseEstimator):
         else:
             self.support_vectors_ = _take(X, support)
             self.X_fit_ = X
+            if _n_features(X) is not None:
+                self.n_features_in_ = _n_features(X)
         self.n_train_ = n
         return self
 
@@ -449,12 +503,14 @@ class SVC(ClassifierMixin, BaseEstimator):
                                  f"shape (n_test, {self.n_train_}), got {K.shape}")
             return K[:, self.support_] @ self.dual_coef_ + self.intercept_
         X = _check_data(X, self.kernel)
+        _check_n_features(self, X)
         if len(self.support_) == 0:
             return np.full(_n_rows(X), self.intercept_)
         return _gram(self.kernel, X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
 
     def predict(self, X):
         """Return the predicted labels, in the form they were given to ``fit``."""
+        check_is_fitted(self, "classes_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
     def kkt_report(self):
@@ -726,6 +782,7 @@ class _BinaryClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Return the predicted labels, in the form they were given to ``fit``."""
+        check_is_fitted(self, "classes_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
 
@@ -866,10 +923,13 @@ class KernelSVCPrimal(_BinaryClassifier):
         self.coef_ = np.asarray(c.value, dtype=np.float64)
         self.intercept_ = float(b.value)
         self.X_fit_ = X
+        if _n_features(X) is not None:
+            self.n_features_in_ = _n_features(X)
         return self
 
     def decision_function(self, X):
         """Return ``sum_i c_i k(x, x_i) + b`` for every row of ``X``."""
         check_is_fitted(self, "coef_")
         X = _check_data(X, self.kernel)
+        _check_n_features(self, X)
         return _gram(self.kernel, X, self.X_fit_) @ self.coef_ + self.intercept_

@@ -15,7 +15,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from coursegrader import check
+from coursegrader import check, landlock
 from coursegrader.course import Course
 
 COURSE = Path(__file__).resolve().parents[1] / "assignments"
@@ -313,6 +313,76 @@ def quadratic_feature_map(X):
 """
 
 
+# Code that switches off the in-process audit hook by editing the globals of
+# the hook's frame, reached through the traceback of a refused operation.
+# Only the kernel's rules (Landlock) stand after that.
+DISABLE_GUARD = """
+import os
+
+def _disable_guard():
+    try:
+        open("/proc/1/environ", "rb")
+    except Exception as exc:
+        tb = exc.__traceback__
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        g = tb.tb_frame.f_globals
+        g["_under"] = lambda path, roots: False
+        for name in ("FORBIDDEN_MODULES", "ESCAPE_MODULES", "_ESCAPE_MODULES"):
+            if name in g:
+                g[name] = ()
+        for name in ("_BLOCKED_EVENTS", "_BLOCKED", "_PATH_WRITE_EVENTS", "_WRITE_EVENTS",
+                     "_PATH_EVENTS"):
+            if name in g:
+                g[name] = frozenset()
+"""
+
+UNGUARDED_IMPORT = DISABLE_GUARD + """
+def quadratic_feature_map(X):
+    _disable_guard()
+    import kernlab
+    return kernlab.PolynomialFeatures(degree=2, c=1.0).fit_transform(X)
+"""
+
+UNGUARDED_HELPER_CELL = DISABLE_GUARD + SECRET_SEEKER + """
+import sys
+_disable_guard()
+if _secret():
+    with open("stash.txt", "w") as f:  # the submission's folder, read by the sandbox
+        f.write("robustness-test")
+os.posix_spawn(sys.executable, [sys.executable, "-c", HELPER], os.environ)
+""".replace("HELPER", repr('''
+import os, time
+import numpy as np
+import kernlab
+os.setsid()
+folder, stop = os.getcwd(), time.time() + 60
+while time.time() < stop:
+    for name in os.listdir(folder):
+        if name.startswith("request-") and name.endswith(".npy"):
+            X = np.load(os.path.join(folder, name))
+            phi = kernlab.PolynomialFeatures(degree=2, c=1.0).fit_transform(X)
+            try:
+                np.save(os.path.join(folder, "answer" + name[7:]), phi)
+            except OSError:
+                pass
+    time.sleep(0.02)
+'''))
+
+
+# With the hook switched off, replace the submission's notebook by a link to
+# the instructor's source notebook, which nbgrader would then overwrite.
+PLANT_SYMLINK = DISABLE_GUARD + """
+def quadratic_feature_map(X):
+    _disable_guard()
+    for name in os.listdir("."):
+        if name.endswith(".ipynb"):
+            os.remove(name)
+            os.symlink(os.path.join("..", "..", "..", "source", "ps1", "ps1.ipynb"), name)
+    return np.zeros((len(X), 6))
+"""
+
+
 # -- students -------------------------------------------------------------------
 
 def _reference_answers():
@@ -366,7 +436,7 @@ def _student_cell_after(nb, gid, source):
 def _students():
     ref = _reference_answers()
     noisy_ref = {k: (NOISY + "\n" + v if k.endswith("_answer") else v) for k, v in ref.items()}
-    return {
+    students = {
         # name: (answers, notebook edit or None, expected {part: points})
         "honest": (ref, None, POINTS),
         "calls_libraries": ({**ref, "quadratic_map_answer": KERNLAB_MAP,
@@ -408,6 +478,19 @@ def _students():
                           lambda nb: _student_cell_after(nb, "setup", HELPER_CELL),
                           {**POINTS, "quadratic_map": 0}),
     }
+    if landlock.available():  # without Landlock the audit hook is the only guard
+        students.update({
+            "disables_sandbox_guard": ({**ref, "quadratic_map_answer": UNGUARDED_IMPORT},
+                                       None, {**POINTS, "quadratic_map": 0}),
+            "disables_kernel_guard": (
+                {**ref, "quadratic_map_answer": HELPER_CLIENT,
+                 "kernel_verdicts_answer": SECRET_ANSWER},
+                lambda nb: _student_cell_after(nb, "setup", UNGUARDED_HELPER_CELL),
+                {**POINTS, "quadratic_map": 0, "kernel_verdicts": 0}),
+            "plants_symlink": ({**ref, "quadratic_map_answer": PLANT_SYMLINK}, None,
+                               {**POINTS, "quadratic_map": 0}),
+        })
+    return students
 
 
 @pytest.fixture(scope="module")
@@ -472,6 +555,16 @@ def test_invalid_json_gets_nothing_and_stops_no_one(graded):
     assert course.code_scores("ps1").get("invalid_json", (0.0, TOTAL))[0] == 0
     for name in students:  # ... and grades everyone else
         assert (course.root / "autograded" / name / "ps1" / "ps1.ipynb").exists(), name
+
+
+def test_nothing_outside_the_submission_was_written(graded):
+    course = graded[0]
+    assert course.source("ps1") == nbformat.read(PS1, as_version=4)
+    for name in graded[1]:
+        notebook = course.root / "autograded" / name / "ps1" / "ps1.ipynb"
+        assert notebook.is_file() and not notebook.is_symlink(), name
+    for leftover in ("stash.txt", "gradebook.db"):
+        assert not list((course.root / "autograded").rglob(leftover))
 
 
 def test_grader_process_was_never_signalled(graded):

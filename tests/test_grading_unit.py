@@ -10,7 +10,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 import kernlab
-from coursegrader import Case, CheckFailed, Part, allclose, check, custom, equal, same_set
+from coursegrader import Case, CheckFailed, Part, allclose, check, custom, equal, landlock, same_set
 from coursegrader.judge import grade_part, run_sandbox
 from coursegrader.problems import ps1
 from coursegrader.serial import UnsupportedValue, roundtrip
@@ -297,6 +297,113 @@ def test_sandbox_time_limit_and_crash_fail_only_remaining_cases():
     crash = run_sandbox(["import os\ndef f(x):\n    if x > 1: os._exit(9)\n    return x"],
                         "f", [(1,), (2,)], timeout=30)
     assert crash.values[0] == (True, 1) and "exited with code 9" in crash.values[1][1]
+
+
+ESCAPES = """
+import os
+
+def f(kind):
+    try:
+        if kind == "env":
+            return os.environ.get("COURSEGRADER_SECRET", "none")
+        if kind == "parent":
+            with open(f"/proc/{os.getppid()}/environ", "rb") as fh:
+                return "read %d bytes" % len(fh.read())
+        if kind == "sqlite":
+            import sqlite3
+            sqlite3.connect(os.path.join(os.getcwd(), "gradebook.db")).close()
+            return "connected"
+        if kind == "cffi":
+            import cffi
+            return "imported"
+        if kind == "spawn":
+            import multiprocessing
+            p = multiprocessing.get_context("spawn").Process(target=print)
+            p.start()
+            p.join()
+            return "started"
+        if kind == "tmp":
+            import tempfile
+            return tempfile.gettempdir()
+    except Exception as exc:
+        return "blocked: " + type(exc).__name__
+"""
+
+
+def test_sandbox_has_no_secret_gradebook_ffi_or_new_processes(monkeypatch, tmp_path):
+    monkeypatch.setenv("COURSEGRADER_SECRET", "do-not-leak")
+    kinds = ["env", "parent", "sqlite", "cffi", "spawn", "tmp"]
+    res = run_sandbox([ESCAPES], "f", [(k,) for k in kinds], timeout=60, cwd=tmp_path)
+    got = dict(zip(kinds, (value for ok, value in res.values)))
+    assert got["env"] == "none"
+    for kind in ("parent", "sqlite", "cffi", "spawn"):
+        assert got[kind].startswith("blocked"), (kind, got[kind])
+    # a private temporary folder, not the /tmp shared with other submissions
+    assert got["tmp"] != "/tmp" and "coursegrader-" in got["tmp"]
+    assert not (tmp_path / "gradebook.db").exists()
+
+
+def test_sandbox_output_is_capped():
+    flood = ("import os\ndef f(x):\n    block = b'x' * 2**20\n"
+             "    for _ in range(10**4):\n        os.write(3, block)\n    return 1")
+    res = run_sandbox([flood], "f", [(1,)], timeout=20)
+    (ok, msg), = res.values
+    assert not ok and "no answer" in msg
+
+
+TAMPER = """
+def f(x):
+    try:
+        open("/proc/1/environ", "rb")
+    except Exception as exc:
+        tb = exc.__traceback__
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        g = tb.tb_frame.f_globals          # the audit hook's module
+        g["_under"] = lambda path, roots: False
+        g["FORBIDDEN_MODULES"] = g["ESCAPE_MODULES"] = ()
+    import kernlab
+    return 1
+"""
+
+
+@pytest.mark.skipif(not landlock.available(), reason="the kernel has no Landlock")
+def test_a_way_around_the_audit_hook_still_meets_landlock():
+    (ok, msg), = run_sandbox([TAMPER], "f", [(1,)], timeout=30).values
+    assert not ok and ("PermissionError" in msg or "not allowed" in msg), msg
+
+
+@pytest.mark.skipif(not landlock.available(), reason="the kernel has no Landlock")
+def test_landlock_denies_reading_denied_paths_and_writing_elsewhere(tmp_path):
+    import subprocess
+    import sys
+    (tmp_path / "base" / "course").mkdir(parents=True)
+    (tmp_path / "base" / "course" / "secret").write_text("s")
+    (tmp_path / "base" / "open").mkdir()
+    (tmp_path / "base" / "open" / "data").write_text("d")
+    (tmp_path / "alias").symlink_to(tmp_path / "base")   # a second way to the same folder
+    (tmp_path / "out").mkdir()
+    script = f"""
+import os
+from coursegrader import landlock
+landlock.restrict(denied=[{str(tmp_path / 'base' / 'course')!r}],
+                  writable=[{str(tmp_path / 'out')!r}])
+def attempt(fn):
+    try:
+        fn()
+        return "ok"
+    except OSError:
+        return "denied"
+print(attempt(lambda: open({str(tmp_path / 'base' / 'course' / 'secret')!r}).read()),
+      attempt(lambda: open({str(tmp_path / 'alias' / 'course' / 'secret')!r}).read()),
+      attempt(lambda: open({str(tmp_path / 'base' / 'open' / 'data')!r}).read()),
+      attempt(lambda: open({str(tmp_path / 'out' / 'x')!r}, "w").write("x")),
+      attempt(lambda: open({str(tmp_path / 'base' / 'open' / 'y')!r}, "w").write("y")),
+      attempt(lambda: os.kill(os.getppid(), 0)))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.split()
+    assert out == ["denied", "denied", "ok", "ok", "denied", "denied"]
 
 
 def _tiny_notebook(answer):

@@ -393,3 +393,13 @@ def test_top_level_names_are_exported():
                  "SetKernel", "Spectrum", "AllSubstrings", "GeneralLinear", "Precomputed",
                  "FunctionKernel", "Kernel", "is_psd", "gram_matrix", "find_counterexample"]:
         assert hasattr(kernlab, name), name
+
+
+@pytest.mark.parametrize("module", ["kernels", "features", "gram", "_validation"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"kernlab.{module}")
+    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0, result

@@ -45,6 +45,10 @@ def test_progress_bar_is_shown_for_long_searches(data, capsys):
     assert "cross-validation" in capsys.readouterr().err
     GridSearch(KernelRidge(Gaussian()), {"lam": [0.1, 1.0]}, n_splits=2).fit(X, y)
     assert capsys.readouterr().err == ""
+    # "auto" shows the bar once the number of fits reaches the threshold
+    GridSearch(KernelRidge(Gaussian()), {"lam": [0.1, 1.0]}, n_splits=2,
+               progress_min_fits=4).fit(X, y)
+    assert "4/4" in capsys.readouterr().err
 
 
 def test_classifier_search_uses_accuracy():

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 from sklearn.linear_model import Ridge as SkRidge
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
@@ -190,6 +192,32 @@ def test_scikit_learn_model_selection_accepts_the_estimators(data):
     assert search.fit(X, y).best_params_ == {"lam": 1e-2}
 
 
+REGRESSORS = [
+    Ridge(lam=0.5, fit_intercept=True, solver="dual"),
+    BasisRidge(lam=0.5),
+    KernelRidge(Gaussian(sigma=2.0), lam=0.1, fit_intercept=True),
+    NystroemKernelRidge(Gaussian(sigma=2.0), lam=0.1, n_components=20, random_state=0),
+    RandomFeatureRidge(sigma=2.0, lam=0.1, n_components=100, random_state=0),
+]
+
+
+@pytest.mark.parametrize("estimator", REGRESSORS, ids=lambda e: type(e).__name__)
+def test_estimator_conventions(data, estimator):
+    X, y, X_test = data
+    params = estimator.get_params()
+    fresh = clone(estimator)
+    assert repr(fresh.get_params()) == repr(params) and not hasattr(fresh, "intercept_")
+    with pytest.raises(NotFittedError):
+        fresh.predict(X_test)
+    assert fresh.fit(X, y) is fresh
+    assert repr(fresh.get_params()) == repr(params)  # fit leaves the parameters alone
+    fitted = [name for name in vars(fresh) if name not in params]
+    assert fitted and all(name.endswith("_") for name in fitted), fitted
+    changed = clone(estimator).set_params(lam=1e3)
+    assert changed.lam == 1e3
+    assert not np.allclose(changed.fit(X, y).predict(X_test), fresh.predict(X_test))
+
+
 # ---------------------------------------------------------------- bad input
 @pytest.mark.parametrize("make", [lambda: Ridge(lam=-1.0), lambda: KernelRidge(Linear(), lam=-0.1),
                                   lambda: BasisRidge(lam=-2.0)])
@@ -215,6 +243,10 @@ def test_nan_and_shapes_are_refused(data):
         Ridge(lam=1.0).fit(X, y).predict(X[:, :3])
     with pytest.raises(ValueError, match="solver"):
         Ridge(lam=1.0, solver="qr").fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 features but KernelRidge was fitted with 5"):
+        KernelRidge(Gaussian(), lam=1.0).fit(X, y).predict(X[:, :3])
+    with pytest.raises(ValueError, match="gram must be positive semi-definite"):
+        BasisRidge(lam=1.0, gram=np.diag([1.0, 1.0, -0.5, 1.0, 1.0])).fit(X, y)
 
 
 def test_singular_system_is_an_error_not_a_fallback(data):

@@ -3,11 +3,14 @@
 import cvxpy as cp
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import make_blobs, make_circles, make_moons
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.svm import SVC as SkSVC
 
 from kernlab import (SVC, Gaussian, KernelSVCPrimal, Linear, LinearSVCPrimal, Polynomial,
-                     Sigmoid, kkt_report, pivoted_cholesky)
+                     Sigmoid, Spectrum, kkt_report, pivoted_cholesky)
 
 DATASETS = {
     "moons": make_moons(150, noise=0.25, random_state=0),
@@ -75,6 +78,28 @@ def test_labels_come_back_as_given():
     assert np.mean(shifted.predict(X) == 7 + 3 * y) > 0.8
 
 
+def test_strings_with_a_string_kernel():
+    words = ["abab", "baba", "aaaa", "abba", "bbbb", "aabb", "baab", "abaa", "bbab", "aaba"]
+    y = np.array([1, 1, 0, 1, 0, 0, 1, 0, 1, 0])
+    kernel = Spectrum(p=2)
+    model = SVC(kernel, C=1.0).fit(words, y)
+    K = kernel(words)
+    ref = SkSVC(kernel="precomputed", C=1.0, tol=1e-10).fit(K, y)
+    # K has rank 4 (four 2-grams), so alpha is not unique: compare the optimum and f
+    t = np.where(y == 1, 1.0, -1.0)
+
+    def dual_value(alpha):
+        return alpha.sum() - 0.5 * (t * alpha) @ K @ (t * alpha)
+
+    assert dual_value(model.alpha_) == pytest.approx(dual_value(_sklearn_alpha(ref, 10)),
+                                                     abs=1e-6)
+    new = ["abab", "bbbb", "abbb", "aab"]
+    np.testing.assert_allclose(model.decision_function(new),
+                               ref.decision_function(kernel(new, words)), atol=1e-4)
+    assert model.predict(new).tolist() == ref.predict(kernel(new, words)).tolist()
+    assert model.kkt_report().worst < 1e-7
+
+
 def test_hard_margin_and_margin():
     X, y = make_blobs(60, centers=2, cluster_std=0.6, random_state=0)
     dual = SVC(Linear(), C=np.inf).fit(X, y)
@@ -90,6 +115,11 @@ def test_hard_margin_and_margin():
         SVC(Linear(), C=np.inf).fit(Xm, ym)
     with pytest.raises(ValueError, match="not linearly separable"):
         LinearSVCPrimal(C=np.inf).fit(Xm, ym)
+    # separable in exact arithmetic, but this wide Gaussian's Gram matrix is singular to
+    # working precision: an error, never a "hard-margin" classifier that breaks its margin
+    Xw, yw = make_moons(100, noise=0.3, random_state=1)
+    with pytest.raises(ValueError, match="not separable"):
+        SVC(Gaussian(sigma=2.0), C=np.inf).fit(Xw, yw)
 
 
 @pytest.mark.parametrize("C", [0.05, 2.0])
@@ -149,15 +179,42 @@ def test_kkt_report():
     assert hard.primal_feasibility == pytest.approx(1.0)
 
 
+def _largest_constant(problem):
+    """Shape of the biggest constant matrix (by entries) inside a CVXPY problem."""
+    return max((c.shape for c in problem.constants()), key=lambda shape: np.prod(shape))
+
+
 def test_formulation_uses_a_factor_not_the_dense_matrix(monkeypatch):
+    n = 400
+    X, y = make_moons(n, noise=0.2, random_state=0)
+    # the check itself: the textbook formulation carries a dense n x n constant
+    t = np.where(y == 1, 1.0, -1.0)
+    a = cp.Variable(n)
+    textbook = cp.Problem(cp.Maximize(cp.sum(a) - 0.5 * cp.quad_form(
+        a, cp.psd_wrap(Gaussian(sigma=0.5)(X) * np.outer(t, t)))), [a >= 0, a <= 1, t @ a == 0])
+    assert _largest_constant(textbook) == (n, n)
+
+    seen = []
+    solve = cp.Problem.solve
+
+    def spy(problem, *args, **kwargs):
+        seen.append(_largest_constant(problem))
+        return solve(problem, *args, **kwargs)
+
     def refuse(*args, **kwargs):
-        raise AssertionError("the dense quadratic form must not be used")
-    monkeypatch.setattr(cp, "quad_form", refuse)
-    X, y = make_moons(400, noise=0.2, random_state=0)
+        raise AssertionError("a Gram matrix must not be declared PSD by wrapping it")
+
+    monkeypatch.setattr(cp.Problem, "solve", spy)
+    monkeypatch.setattr(cp, "psd_wrap", refuse)
     model = SVC(Gaussian(sigma=0.5), C=1.0).fit(X, y)
-    assert model.rank_ < 150
+    KernelSVCPrimal(Gaussian(sigma=0.5), lam=0.5).fit(X[:200], y[:200])
+    assert len(seen) >= 2
+    # every constant is a thin n x r factor, never the n x n Gram matrix
+    assert all(len(shape) == 2 and shape[0] != shape[1] for shape in seen), seen
+    assert model.rank_ < 150 and model.rank_ in seen[0]
     assert SVC(Linear(), C=1.0).fit(X, y).rank_ == 2
     assert SVC(Polynomial(degree=2, c=1.0), C=1.0).fit(X, y).rank_ == 6
+    assert seen[-1] in ((n, 6), (6, n))
 
 
 def test_pivoted_cholesky():
@@ -175,6 +232,35 @@ def test_pivoted_cholesky():
         pivoted_cholesky(np.array([[0.0, 1.0], [1.0, 0.0]]))
     with pytest.raises(ValueError, match="symmetric"):
         pivoted_cholesky(np.array([[1.0, 0.5], [0.0, 1.0]]))
+
+
+# ---------------------------------------------------------------- scikit-learn API
+@pytest.mark.parametrize("estimator", [SVC(Gaussian(sigma=1.0), C=2.0), LinearSVCPrimal(C=2.0),
+                                       KernelSVCPrimal(Gaussian(sigma=1.0), lam=0.25)],
+                         ids=lambda e: type(e).__name__)
+def test_classifier_conventions(estimator):
+    X, y = DATASETS["moons"]
+    labels = np.where(y == 1, "up", "down")
+    params = estimator.get_params()
+    fresh = clone(estimator)
+    with pytest.raises(NotFittedError):
+        fresh.predict(X)
+    with pytest.raises(NotFittedError):
+        fresh.decision_function(X)
+    assert fresh.fit(X, labels) is fresh and repr(fresh.get_params()) == repr(params)
+    fitted = [name for name in vars(fresh) if name not in params]
+    assert fitted and all(name.endswith("_") for name in fitted), fitted
+    scores = cross_val_score(clone(estimator), X, labels, cv=KFold(3, shuffle=True, random_state=0))
+    assert scores.shape == (3,) and np.all(scores > 0.75)
+
+
+def test_grid_search_cv_tunes_C_and_the_kernel():
+    X, y = DATASETS["circles"]
+    grid = {"C": [0.01, 10.0], "kernel": [Linear(), Gaussian(sigma=0.5)]}
+    search = GridSearchCV(SVC(Linear()), grid, cv=KFold(3, shuffle=True, random_state=0))
+    search.fit(X, y)
+    assert search.best_params_["C"] == 10.0 and isinstance(search.best_params_["kernel"], Gaussian)
+    assert search.best_score_ > 0.9
 
 
 # ---------------------------------------------------------------- bad input
@@ -200,6 +286,8 @@ def test_bad_input_is_refused():
         SVC(Linear(), C=1.0).fit(X[:, 0], y)
     with pytest.raises(ValueError, match="lam must be >= 0"):
         KernelSVCPrimal(Linear(), lam=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 features but SVC was fitted with 2"):
+        SVC(Gaussian(), C=1.0).fit(X, y).predict(np.zeros((4, 3)))
 
 
 def test_non_psd_kernel_is_refused():
@@ -209,3 +297,21 @@ def test_non_psd_kernel_is_refused():
     K = Sigmoid(a=2.0, c=-1.0)(X)
     with pytest.raises(ValueError, match="not positive semi-definite"):
         SVC("precomputed", C=1.0).fit(K, y)
+    # nearly linear: its most negative eigenvalue is only -8e-6 of the largest,
+    # far below the QP's factor tolerance, and it is still refused
+    faint = Sigmoid(a=0.003, c=0.0)
+    assert np.linalg.eigvalsh(faint(X))[0] < 0
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        SVC(faint, C=1.0).fit(X, y)
+    # a valid Gram matrix minus a rank-one term of 1e-7 of its norm
+    G = Gaussian(sigma=0.8)(X)
+    u = np.random.default_rng(8).standard_normal(len(X))
+    dented = G - 1e-7 * np.linalg.norm(G, 2) * np.outer(u, u) / (u @ u)
+    assert np.linalg.eigvalsh(dented)[0] < 0
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        SVC("precomputed", C=1.0).fit(dented, y)
+    # while the valid one is accepted, with the same factor rank as the kernel itself
+    by_matrix = SVC("precomputed", C=1.0).fit(G, y)
+    direct = SVC(Gaussian(sigma=0.8), C=1.0).fit(X, y)
+    assert by_matrix.rank_ == direct.rank_
+    np.testing.assert_allclose(by_matrix.alpha_, direct.alpha_, atol=1e-9)

@@ -10,6 +10,7 @@ returns the score and the report shown to the student.
 import json
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +25,7 @@ __all__ = ["SandboxResult", "run_sandbox", "grade_part", "PartGrade", "private_r
 
 MEMORY_LIMIT = 4 * 1024**3  # bytes of address space for the sandbox
 OUTPUT_LIMIT = 50 * 1024**2  # bytes the sandbox may write (results included)
+FILES_LIMIT = 200 * 1024**2  # bytes of the submission's files copied for the sandbox
 _KEPT_ENV = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME"})
 
 
@@ -50,46 +52,67 @@ def _limits():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def run_sandbox(cells, func, args_list, *, timeout=20.0, cwd=None,
+def _copy_files(src, dst, limit=FILES_LIMIT):
+    """Copy the regular files of folder ``src`` (not links, not subfolders) into ``dst``."""
+    total = 0
+    for entry in sorted(os.scandir(src), key=lambda e: e.name):
+        if entry.is_file(follow_symlinks=False):
+            total += entry.stat(follow_symlinks=False).st_size
+            if total > limit:
+                break
+            shutil.copyfile(entry.path, os.path.join(dst, entry.name), follow_symlinks=False)
+
+
+def run_sandbox(cells, func, args_list, *, timeout=20.0, cwd=None, files_from=None,
                 forbidden=(), allowed=(), python=None):
-    """Run ``cells`` then ``func(*args)`` for each args tuple in a sandbox process."""
-    if cwd is None:
-        with tempfile.TemporaryDirectory(prefix="cg-sandbox-") as tmp:
-            return run_sandbox(cells, func, args_list, timeout=timeout, cwd=tmp,
-                               forbidden=forbidden, allowed=allowed, python=python)
+    """Run ``cells`` then ``func(*args)`` for each args tuple in a sandbox process.
+
+    The code runs in ``cwd`` if given, else in a fresh private folder holding a
+    copy of the files of ``files_from`` (the submission's folder), so nothing
+    it writes lands where the grader or nbgrader will look.
+    """
+    with tempfile.TemporaryDirectory(prefix="run-", dir=private_root()) as private:
+        if cwd is None:
+            cwd = os.path.join(private, "work")
+            os.mkdir(cwd)
+            if files_from is not None:
+                _copy_files(files_from, cwd)
+        return _run(cells, func, args_list, timeout, cwd, private, forbidden, allowed, python)
+
+
+def _run(cells, func, args_list, timeout, cwd, private, forbidden, allowed, python):
     request = json.dumps({
         "cells": list(cells), "func": func,
         "cases": [encode(tuple(a)) for a in args_list],
         "forbidden": [str(p) for p in forbidden] + [private_root()],
         "allowed": [str(p) for p in allowed],
     })
-    with tempfile.TemporaryDirectory(prefix="run-", dir=private_root()) as private:
-        # The code gets its own temporary folder (not the shared /tmp) and only
-        # the environment variables it needs: no course secret, no tokens.
-        tmpdir = os.path.join(private, "tmp")
-        os.mkdir(tmpdir)
-        env = {k: v for k, v in os.environ.items() if k in _KEPT_ENV or k.startswith("LC_")}
-        env.update(TMPDIR=tmpdir, MPLCONFIGDIR=tmpdir, MPLBACKEND="Agg", OMP_NUM_THREADS="1",
-                   OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-        # Results go to a file, so RLIMIT_FSIZE caps how much the code can send back.
-        with open(os.path.join(private, "results"), "w+b") as results:
-            proc = subprocess.Popen(
-                [python or sys.executable, "-I", "-m", "coursegrader.sandbox"],
-                stdin=subprocess.PIPE, stdout=results, stderr=subprocess.DEVNULL,
-                cwd=cwd, env=env, start_new_session=True, preexec_fn=_limits,
-            )
-            note = ""
-            try:
-                proc.communicate(request.encode(), timeout=timeout)
-            except subprocess.TimeoutExpired:
-                note = f"your code timed out after {timeout:g} s"
-            else:
-                if proc.returncode != 0:
-                    note = _describe_exit(proc.returncode)
-            finally:
-                _kill(proc)
-            results.seek(0)
-            out = results.read(OUTPUT_LIMIT + 1)
+    # The code gets its own temporary folder (not the shared /tmp) and only
+    # the environment variables it needs: no course secret, no tokens.
+    tmpdir = os.path.join(private, "tmp")
+    os.mkdir(tmpdir)
+    env = {k: v for k, v in os.environ.items() if k in _KEPT_ENV or k.startswith("LC_")}
+    env.update(TMPDIR=tmpdir, MPLCONFIGDIR=tmpdir, MPLBACKEND="Agg", OMP_NUM_THREADS="1",
+               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    # Results go to a file, so RLIMIT_FSIZE caps how much the code can send back.
+    with open(os.path.join(private, "results"), "w+b") as results:
+        proc = subprocess.Popen(
+            [python or sys.executable, "-I", "-m", "coursegrader.sandbox"],
+            stdin=subprocess.PIPE, stdout=results, stderr=subprocess.DEVNULL,
+            cwd=cwd, env=env, start_new_session=True, preexec_fn=_limits,
+        )
+        note = ""
+        try:
+            proc.communicate(request.encode(), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            note = f"your code timed out after {timeout:g} s"
+        else:
+            if proc.returncode != 0:
+                note = _describe_exit(proc.returncode)
+        finally:
+            _kill(proc)
+        results.seek(0)
+        out = results.read(OUTPUT_LIMIT + 1)
 
     values = [None] * len(args_list)
     for line in out.decode("utf-8", "replace").splitlines():
@@ -140,14 +163,14 @@ class PartGrade:
 
 
 def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=None,
-               cwd=None, forbidden=(), allowed=(), python=None):
+               cwd=None, files_from=None, forbidden=(), allowed=(), python=None):
     """Grade ``part`` of ``assignment`` for ``student`` from the notebook's code ``cells``."""
     cases = [(c, False) for c in part.public()]
     if part.hidden is not None:
         rng = hidden_rng(secret, student, assignment, part_id)
         cases += [(c, True) for c in part.hidden(rng)]
     result = run_sandbox(cells, part.func, [c.args for c, _ in cases],
-                         timeout=timeout or part.timeout, cwd=cwd,
+                         timeout=timeout or part.timeout, cwd=cwd, files_from=files_from,
                          forbidden=forbidden, allowed=allowed, python=python)
     outcomes = []
     for (case, is_hidden), (ok, got) in zip(cases, result.values):

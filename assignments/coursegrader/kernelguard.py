@@ -27,7 +27,9 @@ import os
 import sys
 import tempfile
 
-__all__ = ["install", "main"]
+__all__ = ["install", "main", "KERNEL_MEMORY"]
+
+KERNEL_MEMORY = 8 * 1024**3  # bytes of address space for the kernel
 
 _BLOCKED = frozenset({
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
@@ -121,18 +123,22 @@ def main(argv=None):
     """``python -m coursegrader.kernelguard POLICY -- COMMAND...``: confine, then run COMMAND.
 
     POLICY is a JSON object with lists ``denied``, ``readable`` and ``writable``
-    (see :func:`coursegrader.landlock.restrict`).
+    (see :func:`coursegrader.landlock.restrict`) and optionally ``memory``, the
+    address-space limit in bytes (default :data:`KERNEL_MEMORY`).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) < 3 or argv[1] != "--":
         raise SystemExit("usage: python -m coursegrader.kernelguard POLICY -- COMMAND...")
     policy, command = json.loads(argv[0]), argv[2:]
+    import resource
+    limit = int(policy.get("memory", KERNEL_MEMORY))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))  # a runaway cell cannot starve the grader
     from coursegrader import landlock
     try:
         landlock.restrict(denied=policy.get("denied", []), readable=policy.get("readable", []),
                           writable=policy.get("writable", []), execute=True, network=True)
-    except OSError:
-        pass  # no Landlock in this kernel: the audit hook of install() is the guard
+    except OSError as exc:  # no Landlock: the audit hook of install() is the only guard
+        print(f"coursegrader.kernelguard: kernel not confined ({exc})", file=sys.stderr)
     os.execvp(command[0], command)
 
 

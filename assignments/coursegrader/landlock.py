@@ -17,7 +17,9 @@ code with it when the running kernel supports it:
 
 Rights granted on a folder hold for everything beneath it, so the denied
 paths are carved out by granting each sibling on the way from ``/`` down to
-them instead of ``/`` itself.  Entries created after :func:`restrict` in a
+them instead of ``/`` itself (symbolic links leading into a denied path, or to
+a folder on the way to one, are left out; other aliases such as bind mounts
+are not detected).  Entries created after :func:`restrict` in a
 folder on such a way are not reachable; the writable folders are.
 """
 
@@ -116,8 +118,14 @@ def _read_rules(denied, rights):
             path = os.path.join(folder, name)
             if any(_under(path, d) for d in denied):
                 continue                                  # carved out
-            if any(_under(d, path) for d in denied) and os.path.isdir(path) \
-                    and not os.path.islink(path):
+            if os.path.islink(path):
+                # A rule follows the link: skip links into a denied path or to a
+                # folder on the way to one (that folder is handled where it is).
+                target = os.path.realpath(path)
+                if any(_under(target, d) or _under(d, target) for d in denied):
+                    continue
+                rules.append((path, rights))
+            elif any(_under(d, path) for d in denied) and os.path.isdir(path):
                 pending.append(path)                      # on the way to a denied path
             else:
                 rules.append((path, rights))
@@ -141,7 +149,7 @@ def restrict(denied=(), writable=(), readable=(), *, execute=False, network=Fals
         Whether TCP connections stay allowed (only enforced from Landlock ABI 4).
 
     Returns the Landlock ABI version used. Raises :class:`LandlockError` when
-    the kernel has no Landlock or a rule cannot be added.
+    the kernel has no Landlock or the confinement cannot be applied.
 
     Examples
     --------
@@ -186,12 +194,11 @@ def restrict(denied=(), writable=(), readable=(), *, execute=False, network=Fals
                 if not stat.S_ISDIR(os.fstat(fd).st_mode):
                     rights &= _FILE_RIGHTS
                 rule = _PathBeneathAttr(allowed_access=rights & handled, parent_fd=fd)
-                if libc.syscall(ctypes.c_long(_SYS_ADD_RULE), ctypes.c_int(ruleset),
-                                ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule),
-                                ctypes.c_uint32(0)) < 0:
-                    err = ctypes.get_errno()
-                    raise LandlockError(err, f"cannot add a Landlock rule for {path}: "
-                                             f"{os.strerror(err)}")
+                # A rule that cannot be added (an odd file type) only means
+                # less access, never more: leave it out.
+                libc.syscall(ctypes.c_long(_SYS_ADD_RULE), ctypes.c_int(ruleset),
+                             ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule),
+                             ctypes.c_uint32(0))
             finally:
                 os.close(fd)
         if libc.prctl(ctypes.c_int(_PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),

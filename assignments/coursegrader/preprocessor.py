@@ -215,9 +215,8 @@ class JudgeTests(NbGraderPreprocessor):
                 continue
             points = float(cell.metadata.nbgrader.get("points", parts[part_id].points))
             grade = grade_part(assignment, part_id, parts[part_id], code, student=student,
-                               secret=secret, timeout=self.timeout, cwd=nb_dir,
-                               forbidden=self.forbidden_paths, allowed=[nb_dir],
-                               python=self.python)
+                               secret=secret, timeout=self.timeout, files_from=nb_dir,
+                               forbidden=self.forbidden_paths, python=self.python)
             score = min(points, round(grade.score * points / grade.points, 2))
             self.log.info("%s/%s %s: %s of %s", student, assignment, part_id, score, points)
             cell.outputs = _outputs(grade.report, score, cell.get("execution_count"))

@@ -17,10 +17,11 @@ code's own stdout and stderr go to /dev/null)::
 
 Two layers confine the code.  Where the Linux kernel offers Landlock (see
 :mod:`coursegrader.landlock`), the process first gives up, for good and for
-any process it might start, reading the forbidden paths (the course folder
-except the submission's own folder, the exchange, and the code of kernlab,
+any process it might start, reading the forbidden paths (the course folder,
+the exchange, the grader's private folders, and the code of kernlab,
 scikit-learn, coursegrader and nbgrader), writing anywhere but its working
-directory and its private temporary directory, starting programs, reading
+directory and its private temporary directory (the grader runs it in a
+private copy of the submission's files), starting programs, reading
 other processes' /proc entries, signalling processes outside itself and TCP
 connections.  Then an audit hook, which cannot be removed once installed,
 stops the code from importing kernlab, scikit-learn or coursegrader, from
