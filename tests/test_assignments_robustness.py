@@ -433,6 +433,27 @@ def _student_cell_after(nb, gid, source):
     return nb
 
 
+def _rearrange(nb):
+    """Test cell of part 1 above its answer; a second kernel_verdicts test cell
+    at the end (nbgrader keeps the last of duplicated ids); the counterexample
+    test cell turned into an answer cell with its own checksum."""
+    from nbgrader.utils import compute_checksum
+    answer, test = _cell(nb, "quadratic_map_answer"), _cell(nb, "quadratic_map")
+    i, j = nb.cells.index(answer), nb.cells.index(test)
+    nb.cells[i], nb.cells[j] = test, answer
+    fake = nbformat.from_dict(json.loads(json.dumps(_cell(nb, "kernel_verdicts"))))
+    fake.source = "print(2)\n2"
+    fake.metadata.nbgrader["points"] = 100
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "def is_kernel(name):\n    return 'still wrong'"))
+    nb.cells.append(fake)
+    test = _cell(nb, "counterexample")
+    test.source = "print(3)\n3"
+    test.metadata.nbgrader.update(solution=True, grade=False, locked=False)
+    test.metadata.nbgrader["checksum"] = compute_checksum(test)
+    return nb
+
+
 def _students():
     ref = _reference_answers()
     noisy_ref = {k: (NOISY + "\n" + v if k.endswith("_answer") else v) for k, v in ref.items()}
@@ -462,6 +483,10 @@ def _students():
                            {**POINTS, "kernel_verdicts": 0}),
         "reads_solutions": ({**ref, "quadratic_map_answer": READ_SOLUTIONS}, None,
                             {**POINTS, "quadratic_map": 0}),
+        "rearranges_cells": ({**ref, **{k: WRONG[k] for k in ("kernel_verdicts_answer",
+                                                            "counterexample_answer")}},
+                             _rearrange, {**POINTS, "quadratic_map": 0, "kernel_verdicts": 0,
+                                          "counterexample": 0}),
         "spawns_python": ({**ref, "quadratic_map_answer": SPAWN_PYTHON,
                            "multinomial_map_answer": CFFI_EXEC}, None,
                           {**POINTS, "quadratic_map": 0, "multinomial_map": 0}),
