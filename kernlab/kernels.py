@@ -34,6 +34,8 @@ sigmoid), build it with ``FunctionKernel`` or ``GeneralLinear`` and test it
 with :func:`kernlab.is_psd` or :func:`kernlab.find_counterexample`.
 """
 
+import copy
+import inspect
 import numbers
 import os
 from collections import Counter
@@ -163,6 +165,50 @@ class Kernel:
     def _diag(self, X):
         # Generic fallback: one 1 x 1 Gram matrix per point.
         return np.array([self._gram(X[i:i + 1], X[i:i + 1])[0, 0] for i in range(len(X))])
+
+    # ----- parameters (scikit-learn style) ----------------------------------
+    # These let GridSearchCV tune a kernel inside an estimator, e.g.
+    # {"kernel__sigma": [0.5, 1.0]} or {"kernel__k1__sigma": ...} for a sum.
+    @classmethod
+    def _param_names(cls):
+        signature = inspect.signature(cls.__init__)
+        return [p.name for p in signature.parameters.values()
+                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+    def get_params(self, deep=True):
+        """Return the constructor's arguments; with ``deep`` also the components' as ``k1__sigma``."""
+        params = {name: getattr(self, name) for name in self._param_names()}
+        if deep:
+            for name, value in list(params.items()):
+                if isinstance(value, Kernel):
+                    params.update({f"{name}__{key}": v for key, v in value.get_params().items()})
+        return params
+
+    def set_params(self, **params):
+        """Change constructor arguments (validated again) and return self."""
+        own = self.get_params(deep=False)
+        nested = {}
+        for key, value in params.items():
+            name, _, sub = key.partition("__")
+            if name not in own:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; "
+                                 f"valid parameters are {sorted(own)}")
+            if sub:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                own[name] = value
+        for name, sub in nested.items():
+            if not isinstance(own[name], Kernel):
+                raise ValueError(f"parameter {name!r} of {type(self).__name__} is not a kernel, "
+                                 f"so {name}__... cannot be set")
+            own[name] = copy.deepcopy(own[name]).set_params(**sub)
+        self.__init__(**own)
+        return self
+
+    def __sklearn_clone__(self):
+        # Kernels validate (and may convert) their arguments, so scikit-learn's
+        # generic clone, which insists on unchanged arguments, is replaced by a copy.
+        return copy.deepcopy(self)
 
     # ----- algebra ----------------------------------------------------------
     def __add__(self, other):
@@ -929,7 +975,8 @@ class FunctionKernel(Kernel):
             raise TypeError(f"func must be callable, got {type(func).__name__}")
         self.func = func
         self.vectorized = vectorized
-        self.is_known_psd = bool(psd)
+        self.psd = bool(psd)
+        self.is_known_psd = self.psd
 
     def _check_X(self, X, name):
         if isinstance(X, (list, tuple)) and len(X) > 0 and not isinstance(

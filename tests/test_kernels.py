@@ -6,6 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.metrics import pairwise
 
 import kernlab
@@ -403,3 +404,33 @@ def test_docstring_examples_run(module):
     mod = importlib.import_module(f"kernlab.{module}")
     result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0, result
+
+
+# ---------------------------------------------------------------- parameters
+
+@pytest.mark.parametrize("kernel, kind", KERNELS, ids=IDS)
+def test_get_params_rebuilds_the_same_kernel(kernel, kind):
+    """A kernel rebuilt from get_params, or cloned by scikit-learn, computes the same matrix."""
+    X, _ = DATA[kind]
+    rebuilt = type(kernel)(**kernel.get_params(deep=False))
+    assert repr(rebuilt) == repr(kernel)
+    np.testing.assert_array_equal(rebuilt(X), kernel(X))
+    np.testing.assert_array_equal(clone(kernel)(X), kernel(X))
+
+
+def test_nested_parameters_reach_components():
+    k = 2.0 * Gaussian(sigma=1.0) + Linear()
+    assert k.get_params()["k1__k__sigma"] == 1.0
+    k.set_params(k1__k__sigma=0.5, k1__c=3.0)
+    assert repr(k) == "3.0 * Gaussian(sigma=0.5) + Linear()"
+    X = np.random.default_rng(0).normal(size=(5, 2))
+    np.testing.assert_allclose(k(X), 3.0 * Gaussian(sigma=0.5)(X) + X @ X.T, rtol=1e-14)
+
+
+def test_set_params_validates_and_names_the_parameter():
+    k = Gaussian(sigma=1.0)
+    with pytest.raises(ValueError, match="sigma"):
+        k.set_params(sigma=-1.0)
+    assert k.sigma == 1.0
+    with pytest.raises(ValueError, match="invalid parameter 'width'"):
+        k.set_params(width=2.0)

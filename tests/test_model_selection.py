@@ -67,3 +67,18 @@ def test_bad_parameter_names_are_refused(data):
         GridSearch(KernelRidge(Gaussian()), {"alpha": [1.0]}, progress=False).fit(X, y)
     with pytest.raises(ValueError, match="n_splits"):
         kfold(1)
+
+
+def test_grid_search_tunes_a_kernel_parameter_inside_the_estimator(data):
+    """GridSearchCV reaches the kernel's sigma through 'kernel__sigma'."""
+    X, y = data
+    by_name = GridSearchCV(KernelRidge(kernel=Gaussian(sigma=1.0)),
+                           {"kernel__sigma": [0.3, 1.0, 3.0], "lam": [1e-3, 1e-1]},
+                           cv=kfold(4, random_state=3)).fit(X, y)
+    by_object = GridSearchCV(KernelRidge(),
+                             {"kernel": [Gaussian(sigma=s) for s in (0.3, 1.0, 3.0)],
+                              "lam": [1e-3, 1e-1]},
+                             cv=kfold(4, random_state=3)).fit(X, y)
+    np.testing.assert_allclose(np.sort(by_name.cv_results_["mean_test_score"]),
+                               np.sort(by_object.cv_results_["mean_test_score"]), rtol=1e-10)
+    assert by_name.best_params_["kernel__sigma"] == by_object.best_params_["kernel"].sigma
