@@ -47,7 +47,7 @@ _SINGLE_THREAD_FROM = 16000  # matrix order from which Cholesky runs single-thre
 
 def _check_lam(lam, name="lam"):
     """``lam`` must be a finite number >= 0."""
-    lam = check_scalar(lam, name, low=0.0)
+    lam = check_scalar(lam, name, low=0.0, finite=True)
     if not np.isfinite(lam):
         raise ValueError(f"{name} must be finite, got {lam!r}")
     return lam
@@ -687,7 +687,7 @@ class RandomFeatureRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Draw the random features and solve ridge on them; returns self."""
-        sigma = check_scalar(self.sigma, "sigma", low=0.0, include_low=False)
+        sigma = check_scalar(self.sigma, "sigma", low=0.0, include_low=False, finite=True)
         lam = _check_lam(self.lam)
         D = check_scalar(self.n_components, "n_components", low=1, integer=True)
         X = check_array(X, "X")

@@ -255,8 +255,8 @@ def mercer_eigen(kernel, interval, *, density=None, n_nodes=200, n_eig=20):
 
 
 def _gaussian_constants(sigma, s):
-    sigma = check_scalar(sigma, "sigma", low=0.0, include_low=False)
-    s = check_scalar(s, "s", low=0.0, include_low=False)
+    sigma = check_scalar(sigma, "sigma", low=0.0, include_low=False, finite=True)
+    s = check_scalar(s, "s", low=0.0, include_low=False, finite=True)
     a = 1.0 / (4.0 * s**2)          # from the input density N(0, s^2)
     b = 1.0 / (2.0 * sigma**2)      # from the kernel width
     c = math.sqrt(a**2 + 2.0 * a * b)

@@ -755,7 +755,7 @@ def kkt_report(K, y, alpha, b, C, xi=None):
     alpha = check_array(alpha, "alpha", ensure_2d=False)
     if alpha.shape != (n,):
         raise ValueError(f"alpha must have shape ({n},), got {alpha.shape}")
-    b = check_scalar(b, "b")
+    b = check_scalar(b, "b", finite=True)
     C = check_scalar(C, "C", low=0.0, include_low=False)
     margins = t * (K @ (alpha * t) + b)
     if xi is None:

@@ -227,6 +227,14 @@ def test_negative_lam_is_refused(data, make):
         make().fit(X, y)
 
 
+@pytest.mark.parametrize("make", [lambda: Ridge(lam=np.inf), lambda: KernelRidge(Linear(), lam=np.inf),
+                                  lambda: BasisRidge(lam=np.nan)])
+def test_infinite_or_nan_lam_is_refused(data, make):
+    X, y, _ = data
+    with pytest.raises(ValueError, match="lam must be"):
+        make().fit(X, y)
+
+
 def test_nan_and_shapes_are_refused(data):
     X, y, _ = data
     bad = X.copy()
