@@ -30,6 +30,16 @@ c.SafeExecute.interrupt_on_timeout = False
 # folder (gradebook, secret, solutions, other students) or the exchange.
 c.SafeExecute.protected_paths = [HERE, EXCHANGE]
 
+# A submission with broken nbgrader metadata must not stop the grading of the
+# others (nbgrader aborts the whole run on a schema mismatch).
+c.Autograde.sanitize_preprocessors = [
+    "coursegrader.preprocessor.SanitizeMetadata",
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 c.Autograde.autograde_preprocessors = [
     "coursegrader.preprocessor.SafeExecute",
     "coursegrader.preprocessor.JudgeTests",

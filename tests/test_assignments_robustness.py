@@ -433,25 +433,46 @@ def _student_cell_after(nb, gid, source):
     return nb
 
 
-def _rearrange(nb):
-    """Test cell of part 1 above its answer; a second kernel_verdicts test cell
-    at the end (nbgrader keeps the last of duplicated ids); the counterexample
-    test cell turned into an answer cell with its own checksum."""
-    from nbgrader.utils import compute_checksum
+def _test_cell_first(nb):
+    """The test cell of part 1 moved above its answer cell."""
     answer, test = _cell(nb, "quadratic_map_answer"), _cell(nb, "quadratic_map")
     i, j = nb.cells.index(answer), nb.cells.index(test)
     nb.cells[i], nb.cells[j] = test, answer
+    return nb
+
+
+def _duplicate_test_cell(nb):
+    """A second kernel_verdicts test cell at the end, printing full marks."""
     fake = nbformat.from_dict(json.loads(json.dumps(_cell(nb, "kernel_verdicts"))))
+    fake["id"] = "fake-kernel-verdicts"
     fake.source = "print(2)\n2"
     fake.metadata.nbgrader["points"] = 100
-    nb.cells.append(nbformat.v4.new_code_cell(
-        "def is_kernel(name):\n    return 'still wrong'"))
+    nb.cells.append(nbformat.v4.new_code_cell("def is_kernel(name):\n    return 'still wrong'"))
     nb.cells.append(fake)
+    return nb
+
+
+def _test_cell_as_answer(nb):
+    """The counterexample test cell turned into an answer cell, checksum updated."""
+    from nbgrader.utils import compute_checksum
     test = _cell(nb, "counterexample")
     test.source = "print(3)\n3"
     test.metadata.nbgrader.update(solution=True, grade=False, locked=False)
     test.metadata.nbgrader["checksum"] = compute_checksum(test)
     return nb
+
+
+def _old_metadata(nb):
+    """A cell with nbgrader metadata of an older schema (nbgrader would stop
+    grading everyone on it)."""
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "x = 1", metadata={"nbgrader": {"grade": False, "solution": True, "locked": False,
+                                        "grade_id": "mine", "schema_version": 1}}))
+    return nb
+
+
+# Submissions nbgrader refuses outright (nothing graded, nothing recorded).
+REFUSED = {"test_cell_as_answer": _test_cell_as_answer}
 
 
 def _students():
@@ -483,10 +504,10 @@ def _students():
                            {**POINTS, "kernel_verdicts": 0}),
         "reads_solutions": ({**ref, "quadratic_map_answer": READ_SOLUTIONS}, None,
                             {**POINTS, "quadratic_map": 0}),
-        "rearranges_cells": ({**ref, **{k: WRONG[k] for k in ("kernel_verdicts_answer",
-                                                            "counterexample_answer")}},
-                             _rearrange, {**POINTS, "quadratic_map": 0, "kernel_verdicts": 0,
-                                          "counterexample": 0}),
+        "test_cell_first": (ref, _test_cell_first, {**POINTS, "quadratic_map": 0}),
+        "duplicates_test_cell": ({**ref, "kernel_verdicts_answer": WRONG["kernel_verdicts_answer"]},
+                                 _duplicate_test_cell, {**POINTS, "kernel_verdicts": 0}),
+        "old_metadata": (ref, _old_metadata, POINTS),
         "spawns_python": ({**ref, "quadratic_map_answer": SPAWN_PYTHON,
                            "multinomial_map_answer": CFFI_EXEC}, None,
                           {**POINTS, "quadratic_map": 0, "multinomial_map": 0}),
@@ -539,6 +560,11 @@ def graded(tmp_path_factory):
     broken = course.root / "submitted" / "invalid_json" / "ps1"
     broken.mkdir(parents=True)
     (broken / "ps1.ipynb").write_text('{"cells": [ this is not JSON')
+    for name, edit in REFUSED.items():
+        folder = course.root / "submitted" / name / "ps1"
+        folder.mkdir(parents=True)
+        nbformat.write(edit(_with_answers(released, WRONG)), folder / "ps1.ipynb")
+        (folder / "timestamp.txt").write_text("2026-01-10 12:00:00.000000 UTC")
 
     received = []
     previous = signal.signal(signal.SIGUSR1, lambda *a: received.append(a[0]))
@@ -575,9 +601,10 @@ def test_expected_points_per_part(graded, name):
 
 def test_invalid_json_gets_nothing_and_stops_no_one(graded):
     course, students, status, _ = graded
-    assert status != 0  # nbgrader reports the broken submission ...
-    assert not (course.root / "autograded" / "invalid_json").exists()
-    assert course.code_scores("ps1").get("invalid_json", (0.0, TOTAL))[0] == 0
+    assert status != 0  # nbgrader reports the broken submissions ...
+    for name in ["invalid_json", *REFUSED]:
+        assert not (course.root / "autograded" / name / "ps1").exists(), name
+        assert course.code_scores("ps1").get(name, (0.0, TOTAL))[0] == 0, name
     for name in students:  # ... and grades everyone else
         assert (course.root / "autograded" / name / "ps1" / "ps1.ipynb").exists(), name
 
