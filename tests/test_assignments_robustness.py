@@ -208,14 +208,11 @@ GRADEBOOK = """
 import os, sqlite3
 
 def _raise_my_grades():
-    here = os.getcwd()
-    for up in range(1, 6):
-        path = os.path.join(here, *[".."] * up, "gradebook.db")
-        if os.path.exists(path):
-            db = sqlite3.connect(path)
-            db.execute("UPDATE grade SET manual_score = 100")
-            db.commit()
-            db.close()
+    # the gradebook sits three folders above the submission's folder
+    db = sqlite3.connect(os.path.join(os.getcwd(), "..", "..", "..", "gradebook.db"))
+    db.execute("UPDATE grade SET manual_score = 100")
+    db.commit()
+    db.close()
 
 def is_kernel(name):
     _raise_my_grades()
@@ -638,6 +635,10 @@ def test_reports_say_what_went_wrong(graded):
     assert "not allowed" in report("reads_solutions", "quadratic_map")
     assert "signalling other processes is not allowed" in report("signals_grader",
                                                                  "kernel_verdicts")
+    assert "starting processes is not allowed" in report("spawns_python", "quadratic_map")
+    assert "importing cffi is not allowed" in report("spawns_python", "multinomial_map")
+    assert "sqlite3.connect is not allowed" in report("tampers_gradebook", "kernel_verdicts")
+    assert "timed out" in report("floods_output", "counterexample")
     nb = course.notebook("autograded", "writes_stderr", "ps1", "ps1.ipynb")
     for part in POINTS:
         assert all(o.get("name") != "stderr" for o in _cell(nb, part).outputs)

@@ -132,7 +132,8 @@ def main(argv=None):
     policy, command = json.loads(argv[0]), argv[2:]
     import resource
     limit = int(policy.get("memory", KERNEL_MEMORY))
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))  # a runaway cell cannot starve the grader
+    # a runaway cell cannot take the grader's memory
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     from coursegrader import landlock
     try:
         landlock.restrict(denied=policy.get("denied", []), readable=policy.get("readable", []),
