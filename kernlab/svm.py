@@ -770,7 +770,8 @@ def kkt_report(K, y, alpha, b, C, xi=None):
     slack_term = np.abs((C - alpha) * xi) if np.isfinite(C) else np.zeros(n)
     comp = max(np.max(np.abs(alpha * (margins - 1.0 + xi))), np.max(slack_term))
     stat = abs(float(alpha @ t))
-    return KKTReport(float(primal), float(dual), float(comp), float(stat))
+    # (+ 0.0 turns a -0.0 from np.maximum(0.0, -0.0) into 0.0 for printing)
+    return KKTReport(*(float(v) + 0.0 for v in (primal, dual, comp, stat)))
 
 
 # ----------------------------------------------------------------------------
