@@ -450,3 +450,14 @@ def test_release_leaks_finds_solution_and_hidden_text():
         "def is_kernel(name):\n    verdicts = {\n        \"D_diag\": True,          # D_1 is PSD: "
         "phi(x) = (x1, sqrt(5) x2)\n")])
     assert any("solution text" in p for p in release_leaks(source, leaky))
+
+
+def test_float_array_says_what_is_wrong():
+    from coursegrader.spec import float_array
+    assert float_array(None, "w")[1] == "expected w, got None (did you forget to return?)"
+    assert "got str" in float_array("abc", "w")[1]
+    assert float_array([[1.0]], "w", ndim=1)[1] == "expected w with 1 axes, got shape (1, 1)"
+    assert float_array([1.0, 2.0], "alpha", shape=(3,))[1] == "expected alpha of shape (3,), got shape (2,)"
+    assert float_array([1.0, np.nan], "c", ndim=1)[1] == "c contains nan or inf"
+    arr, message = float_array([1, 2], "c", shape=(2,))
+    assert message is None and arr.dtype == np.float64

@@ -24,7 +24,7 @@ import numpy as np
 __all__ = [
     "Case", "Part", "allclose", "same_set", "custom", "equal",
     "get_part", "get_parts", "hidden_rng", "local_hidden_rng",
-    "judge_case", "part_score", "describe",
+    "judge_case", "part_score", "describe", "float_array", "log_uniform",
 ]
 
 _PS_NAME = re.compile(r"^ps[0-9]+$")
@@ -275,3 +275,29 @@ def part_score(part, n_passed, n_run):
 def describe(value):
     """Short readable text for a value in a report."""
     return _fmt(value)
+
+
+# ---------------------------------------------------------------- for problem modules
+
+
+def float_array(got, what, *, ndim=None, shape=None):
+    """Return ``(array, None)`` when ``got`` is a finite float array of the given
+    ``ndim`` or ``shape``, else ``(None, message)`` saying what is wrong."""
+    if got is None:
+        return None, f"expected {what}, got None (did you forget to return?)"
+    try:
+        arr = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        return None, f"expected {what} as a numpy array of floats, got {type(got).__name__}"
+    if ndim is not None and arr.ndim != ndim:
+        return None, f"expected {what} with {ndim} axes, got shape {arr.shape}"
+    if shape is not None and arr.shape != tuple(shape):
+        return None, f"expected {what} of shape {tuple(shape)}, got shape {arr.shape}"
+    if not np.all(np.isfinite(arr)):
+        return None, f"{what} contains nan or inf"
+    return arr, None
+
+
+def log_uniform(rng, lo, hi):
+    """A number drawn uniformly on a logarithmic scale between ``lo`` and ``hi``."""
+    return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))

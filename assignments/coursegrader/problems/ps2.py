@@ -10,25 +10,12 @@ import math
 import numpy as np
 
 import kernlab
-from coursegrader.spec import Case, Part, allclose
+from coursegrader.spec import Case, Part, allclose, float_array, log_uniform
 
 __all__ = ["PARTS"]
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _float_array(got, ndim, what):
-    """Return (array, None) when ``got`` is a finite float array of ``ndim`` axes, else (None, message)."""
-    try:
-        arr = np.asarray(got, dtype=float)
-    except (TypeError, ValueError):
-        return None, f"expected {what} as a numpy array of floats, got {type(got).__name__}"
-    if arr.ndim != ndim:
-        return None, f"expected {what} with {ndim} axes, got shape {arr.shape}"
-    if not np.all(np.isfinite(arr)):
-        return None, f"{what} contains nan or inf"
-    return arr, None
 
 
 def _max_gap(a, b):
@@ -41,10 +28,6 @@ def _regression_data(rng, n, d, scale=1.0):
     w = rng.normal(size=d)
     y = X @ w + 0.3 * rng.normal(size=n)
     return X, y
-
-
-def _log_uniform(rng, lo, hi):
-    return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
 
 
 # ----------------------------------------------------- 1. primal ridge
@@ -67,8 +50,8 @@ def _ridge_primal_hidden(rng):
     cases = []
     for _ in range(4):
         n, d = int(rng.integers(3, 30)), int(rng.integers(1, 12))
-        X, y = _regression_data(rng, n, d, scale=_log_uniform(rng, 0.3, 3.0))
-        lam = _log_uniform(rng, 0.05, 20.0)
+        X, y = _regression_data(rng, n, d, scale=log_uniform(rng, 0.3, 3.0))
+        lam = log_uniform(rng, 0.05, 20.0)
         cases.append(Case(args=(X, y, lam), label=f"random {n}x{d}, lam={lam:.3g}"))
     return cases
 
@@ -97,7 +80,7 @@ def _ridge_dual_hidden(rng):
     for _ in range(4):
         n, d = int(rng.integers(2, 25)), int(rng.integers(1, 60))
         X, y = _regression_data(rng, n, d)
-        lam = _log_uniform(rng, 0.05, 20.0)
+        lam = log_uniform(rng, 0.05, 20.0)
         cases.append(Case(args=(X, y, lam), label=f"random {n}x{d}, lam={lam:.3g}"))
     return cases
 
@@ -117,12 +100,12 @@ def _ridge_intercept_reference(X, y, lam):
 def _ridge_intercept_compare(got, expected, case):
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         return f"expected a pair (w, b), got {type(got).__name__}"
-    w, msg = _float_array(got[0], 1, "w")
+    w, msg = float_array(got[0], "w", ndim=1)
     if msg:
         return msg
     if w.shape != expected["w"].shape:
         return f"expected w of shape {expected['w'].shape}, got {w.shape}"
-    b, msg = _float_array(np.reshape(got[1], -1) if np.ndim(got[1]) else [got[1]], 1, "b")
+    b, msg = float_array(np.reshape(got[1], -1) if np.ndim(got[1]) else [got[1]], "b", ndim=1)
     if msg or b.shape != (1,):
         return msg or f"expected b to be a single number, got shape {np.shape(got[1])}"
     if not np.allclose(w, expected["w"], rtol=1e-6, atol=1e-9):
@@ -150,7 +133,7 @@ def _ridge_intercept_hidden(rng):
         X, y = _regression_data(rng, n, d)
         X += rng.normal(scale=5.0, size=d)
         y += float(rng.normal(scale=10.0))
-        lam = _log_uniform(rng, 0.05, 20.0)
+        lam = log_uniform(rng, 0.05, 20.0)
         cases.append(Case(args=(X, y, lam), label=f"random {n}x{d} off the origin, lam={lam:.3g}"))
     return cases
 
@@ -175,7 +158,7 @@ def _bump_gram_hidden(rng):
     cases = []
     for _ in range(3):
         k, d = int(rng.integers(1, 10)), int(rng.integers(1, 4))
-        sigma = _log_uniform(rng, 0.2, 3.0)
+        sigma = log_uniform(rng, 0.2, 3.0)
         cases.append(Case(args=(rng.uniform(-3, 3, size=(k, d)), sigma), label=f"{k} random centre(s) in R^{d}, sigma={sigma:.3g}"))
     return cases
 
@@ -214,7 +197,7 @@ def _basis_ridge_hidden(rng):
     for _ in range(3):
         d = int(rng.integers(1, 3))
         m, k = int(rng.integers(10, 40)), int(rng.integers(2, 8))
-        sigma = _log_uniform(rng, 0.5, 2.0)
+        sigma = log_uniform(rng, 0.5, 2.0)
         T = rng.uniform(-3, 3, size=(m, d))
         y = np.cos(T.sum(axis=1)) + 0.1 * rng.normal(size=m)
         # centres at least about one width apart keep the system well conditioned
@@ -225,7 +208,7 @@ def _basis_ridge_hidden(rng):
                 centres = np.vstack([centres, c])
             elif rng.uniform() < 0.05:
                 break
-        lam = _log_uniform(rng, 0.01, 5.0)
+        lam = log_uniform(rng, 0.01, 5.0)
         cases.append(Case(args=(T, y, centres, sigma, lam),
                           label=f"{m} points in R^{d}, {centres.shape[0]} centres, sigma={sigma:.3g}, lam={lam:.3g}"))
     return cases
@@ -261,7 +244,7 @@ def _kernel_ridge_hidden(rng):
         n, m, d = int(rng.integers(2, 30)), int(rng.integers(1, 10)), int(rng.integers(1, 5))
         X = rng.normal(size=(n, d))
         y = np.sin(X @ rng.normal(size=d)) + 0.1 * rng.normal(size=n)
-        sigma, lam = _log_uniform(rng, 0.3, 3.0), _log_uniform(rng, 0.01, 5.0)
+        sigma, lam = log_uniform(rng, 0.3, 3.0), log_uniform(rng, 0.01, 5.0)
         cases.append(Case(args=(X, y, rng.normal(size=(m, d)), sigma, lam),
                           label=f"random {n}x{d}, {m} new points, sigma={sigma:.3g}, lam={lam:.3g}"))
     return cases

@@ -21,7 +21,7 @@ mathematics.
 import numpy as np
 
 import kernlab
-from coursegrader.spec import Case, Part, allclose
+from coursegrader.spec import Case, Part, allclose, float_array, log_uniform
 
 __all__ = ["PARTS", "dual_objective", "hinge_objective", "free_tolerance"]
 
@@ -114,22 +114,6 @@ def _gram(name, X, Y=None):
     return kernels[name](X, Y)
 
 
-def _log_uniform(rng, lo, hi):
-    return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
-
-
-def _float_array(got, shape, what):
-    try:
-        arr = np.asarray(got, dtype=float)
-    except (TypeError, ValueError):
-        return None, f"expected {what} as a numpy array of floats, got {type(got).__name__}"
-    if arr.shape != shape:
-        return None, f"expected {what} of shape {shape}, got shape {arr.shape}"
-    if not np.all(np.isfinite(arr)):
-        return None, f"{what} contains nan or inf"
-    return arr, None
-
-
 def _scalar(got, what):
     """Return (float, None) for a single finite number (a 0-d or 1-element array counts), else (None, message)."""
     if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, float, np.integer, np.floating, np.ndarray)):
@@ -166,7 +150,7 @@ def _training_cases(rng, count):
         X, t = _blobs(rng, n, d, gap=float(rng.uniform(1.0, 4.0)))
         if name == "quadratic":
             X = X / np.sqrt(d)
-        C = _log_uniform(rng, 0.1, 10.0)
+        C = log_uniform(rng, 0.1, 10.0)
         cases.append((_gram(name, X), t, C, f"{n} random points in R^{d}, {name} kernel, C={C:.3g}"))
     return cases
 
@@ -204,7 +188,7 @@ def _svm_dual_reference(K, t, C):
 
 def _svm_dual_compare(got, best, case):
     K, t, C = case.args
-    a, msg = _float_array(got, t.shape, "alpha")
+    a, msg = float_array(got, "alpha", shape=t.shape)
     if msg:
         return msg
     tol = 1e-6 * max(1.0, C)
@@ -289,7 +273,7 @@ def _support_public():
 def _support_hidden(rng):
     cases = [Case(args=(_svm_alpha(K, t, C), C), label=f"optimal alpha for: {label}")
              for K, t, C, label in _training_cases(rng, 2)]
-    C = _log_uniform(rng, 0.1, 10.0)
+    C = log_uniform(rng, 0.1, 10.0)
     a = C * rng.choice([0.0, 1.0, 0.25, 0.5, 0.8], size=12)
     cases.append(Case(args=(a, C), label=f"made-up alpha of 12 entries, C={C:.3g}"))
     return cases
@@ -321,7 +305,7 @@ def _decision_hidden(rng):
         n, m, d = int(rng.integers(3, 25)), int(rng.integers(1, 10)), int(rng.integers(1, 5))
         X, t = _blobs(rng, n, d, gap=2.0)
         a = rng.uniform(0, 2, size=n) * (rng.uniform(size=n) < 0.6)
-        b, sigma = float(rng.normal()), _log_uniform(rng, 0.3, 3.0)
+        b, sigma = float(rng.normal()), log_uniform(rng, 0.3, 3.0)
         cases.append(Case(args=(X, t, a, b, rng.normal(size=(m, d)), sigma),
                           label=f"{n} training points in R^{d}, {m} new points, sigma={sigma:.3g}"))
     return cases
@@ -362,7 +346,7 @@ def _primal_compare(got, best, case):
     K, t, lam = case.args
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         return f"expected a pair (c, b), got {type(got).__name__}"
-    c, msg = _float_array(got[0], t.shape, "c")
+    c, msg = float_array(got[0], "c", shape=t.shape)
     if msg:
         return msg
     b, msg = _scalar(got[1], "b")

@@ -11,27 +11,12 @@ polynomial prod_i (1 + z_i s), whose sum over all degrees is
 import numpy as np
 
 import kernlab
-from coursegrader.spec import Case, Part, allclose
+from coursegrader.spec import Case, Part, allclose, float_array
 
 __all__ = ["PARTS", "CANDIDATES"]
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _float_array(got, ndim, what):
-    """Return (array, None) when ``got`` is a finite float array with ``ndim`` axes, else (None, message)."""
-    if got is None:
-        return None, f"expected {what}, got None (did you forget to return?)"
-    try:
-        arr = np.asarray(got, dtype=float)
-    except (TypeError, ValueError):
-        return None, f"expected {what} as a float array, got {type(got).__name__}"
-    if arr.ndim != ndim:
-        return None, f"expected {what} with {ndim} axes, got shape {arr.shape}"
-    if not np.all(np.isfinite(arr)):
-        return None, f"{what} contains nan or inf"
-    return arr, None
 
 
 def _points(rng, n, d, scale=1.0):
@@ -283,7 +268,7 @@ CANDIDATES = {
 
 def _verify_counterexample(got, case):
     name = case.args[0]
-    P, message = _float_array(got, 2, "an (m, 2) array of points")
+    P, message = float_array(got, "an (m, 2) array of points", ndim=2)
     if message:
         return message
     if P.shape[1] != 2 or not 1 <= P.shape[0] <= 20:

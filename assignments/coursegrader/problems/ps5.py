@@ -13,31 +13,12 @@ import numpy as np
 import scipy.linalg
 
 import kernlab
-from coursegrader.spec import Case, Part, allclose
+from coursegrader.spec import Case, Part, allclose, float_array, log_uniform
 
 __all__ = ["PARTS"]
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _float_array(got, ndim, what):
-    """Return (array, None) when ``got`` is a finite float array with ``ndim`` axes, else (None, message)."""
-    if got is None:
-        return None, f"expected {what}, got None (did you forget to return?)"
-    try:
-        arr = np.asarray(got, dtype=float)
-    except (TypeError, ValueError):
-        return None, f"expected {what} as a float array, got {type(got).__name__}"
-    if arr.ndim != ndim:
-        return None, f"expected {what} with {ndim} axes, got shape {arr.shape}"
-    if not np.all(np.isfinite(arr)):
-        return None, f"{what} contains nan or inf"
-    return arr, None
-
-
-def _log_uniform(rng, lo, hi):
-    return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
 
 
 def _kernel(name, param):
@@ -88,7 +69,7 @@ def _inner_hidden(rng):
         d = int(rng.integers(1, 4))
         a, X = _expansion(rng, int(rng.integers(1, 8)), d)
         b, Y = _expansion(rng, int(rng.integers(1, 8)), d)
-        sigma = _log_uniform(rng, 0.3, 3.0)
+        sigma = log_uniform(rng, 0.3, 3.0)
         cases.append(Case(args=(a, X, b, Y, sigma),
                           label=f"random expansions in R^{d}, sigma={sigma:.3g}"))
     return cases
@@ -120,7 +101,7 @@ def _norm_hidden(rng):
     for _ in range(3):
         d = int(rng.integers(1, 4))
         a, X = _expansion(rng, int(rng.integers(1, 10)), d)
-        sigma = _log_uniform(rng, 0.3, 3.0)
+        sigma = log_uniform(rng, 0.3, 3.0)
         cases.append(Case(args=(a, X, sigma), label=f"random expansion in R^{d}, sigma={sigma:.3g}"))
     x = rng.normal(size=(1, 2))
     c = float(rng.uniform(0.5, 3.0))
@@ -154,7 +135,7 @@ def _distance_hidden(rng):
         d = int(rng.integers(1, 5))
         X = rng.normal(size=(int(rng.integers(1, 6)), d))
         Y = np.vstack([X[:1], rng.normal(size=(int(rng.integers(1, 5)), d))])
-        param = _log_uniform(rng, 0.3, 3.0) if kernel == "gaussian" else None
+        param = log_uniform(rng, 0.3, 3.0) if kernel == "gaussian" else None
         cases.append(Case(args=(X, Y, kernel, param), label=f"{kernel}, random points in R^{d}"))
     return cases
 
@@ -169,7 +150,7 @@ def _project_reference(alpha, X, Z, sigma):
 
 def _project_compare(got, expected, case):
     alpha, X, Z, sigma = case.args
-    c, message = _float_array(got, 1, f"the coefficients c, shape ({len(Z)},)")
+    c, message = float_array(got, f"the coefficients c, shape ({len(Z)},)", ndim=1)
     if message:
         return message
     if c.shape != (len(Z),):
@@ -211,7 +192,7 @@ def _project_hidden(rng):
     for _ in range(3):
         d = int(rng.integers(1, 4))
         alpha, X = _expansion(rng, int(rng.integers(2, 15)), d)
-        sigma = _log_uniform(rng, 0.5, 2.0)
+        sigma = log_uniform(rng, 0.5, 2.0)
         Z = _spread_points(rng, int(rng.integers(1, 8)), d, 0.6 * sigma)
         cases.append(Case(args=(alpha, X, Z, sigma),
                           label=f"random expansion onto {len(Z)} points in R^{d}, sigma={sigma:.3g}"))
@@ -231,7 +212,7 @@ def _eigenvalues_public():
 
 def _eigenvalues_hidden(rng):
     return [Case(args=(ell, s, n), label=f"ell={ell:.3g}, s={s:.3g}, {n} terms")
-            for ell, s, n in ((_log_uniform(rng, 0.2, 4.0), _log_uniform(rng, 0.2, 4.0),
+            for ell, s, n in ((log_uniform(rng, 0.2, 4.0), log_uniform(rng, 0.2, 4.0),
                                int(rng.integers(1, 31))) for _ in range(3))]
 
 
@@ -249,7 +230,7 @@ def _eigenfunctions_hidden(rng):
     cases = []
     for _ in range(3):
         x = rng.uniform(-3.0, 3.0, size=int(rng.integers(1, 12)))
-        ell, s, n = _log_uniform(rng, 0.3, 3.0), _log_uniform(rng, 0.3, 3.0), int(rng.integers(1, 31))
+        ell, s, n = log_uniform(rng, 0.3, 3.0), log_uniform(rng, 0.3, 3.0), int(rng.integers(1, 31))
         cases.append(Case(args=(x, ell, s, n),
                           label=f"{len(x)} random points, ell={ell:.3g}, s={s:.3g}, {n} terms"))
     return cases
