@@ -1,6 +1,6 @@
 """Write assignments/source/ps1/ps1.ipynb (the instructor's version, with solutions).
 
-Run ``python assignments/tools/build_ps1.py`` after editing the cells below;
+Run ``python assignments/tools/make_ps1.py`` after editing the cells below;
 the notebook is committed without outputs.
 """
 
