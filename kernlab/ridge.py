@@ -552,11 +552,20 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 # approximations for large n
 # ----------------------------------------------------------------------------
 
-def _feature_ridge(F, y, lam):
-    """Primal ridge on an explicit feature matrix F (n x r): returns w."""
+def _feature_ridge(F, y, lam, fit_intercept):
+    """Primal ridge on an explicit feature matrix F (n x r): returns (w, b).
+
+    With ``fit_intercept`` the features and targets are centred first, so the
+    intercept b is not penalised; otherwise b = 0.
+    """
+    if fit_intercept:
+        f_mean, y_mean = F.mean(axis=0), y.mean(axis=0)
+        F, y = F - f_mean, y - y_mean
     A = _add_to_diagonal(F.T @ F, lam)
     w, _ = _cholesky_solve(A, F.T @ y, "F^T F + lam I", overwrite=True)
-    return w
+    if fit_intercept:
+        return w, y_mean - f_mean @ w
+    return w, (0.0 if y.ndim == 1 else np.zeros(y.shape[1]))
 
 
 class NystroemKernelRidge(RegressorMixin, BaseEstimator):
@@ -627,13 +636,7 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
             raise ValueError("the kernel matrix of the landmarks is not positive definite; "
                              "the kernel must be positive semi-definite") from exc
         F = self._features(X)
-        if self.fit_intercept:
-            f_mean, y_mean = F.mean(axis=0), y.mean(axis=0)
-            self.coef_ = _feature_ridge(F - f_mean, y - y_mean, lam)
-            self.intercept_ = y_mean - f_mean @ self.coef_
-        else:
-            self.coef_ = _feature_ridge(F, y, lam)
-            self.intercept_ = 0.0 if y.ndim == 1 else np.zeros(y.shape[1])
+        self.coef_, self.intercept_ = _feature_ridge(F, y, lam, self.fit_intercept)
         return self
 
     def predict(self, X):
@@ -695,13 +698,7 @@ class RandomFeatureRidge(RegressorMixin, BaseEstimator):
         self.features_ = RandomFourierFeatures(sigma=sigma, n_components=D,
                                                random_state=self.random_state).fit(X)
         F = self.features_.transform(X)
-        if self.fit_intercept:
-            f_mean, y_mean = F.mean(axis=0), y.mean(axis=0)
-            self.coef_ = _feature_ridge(F - f_mean, y - y_mean, lam)
-            self.intercept_ = y_mean - f_mean @ self.coef_
-        else:
-            self.coef_ = _feature_ridge(F, y, lam)
-            self.intercept_ = 0.0 if y.ndim == 1 else np.zeros(y.shape[1])
+        self.coef_, self.intercept_ = _feature_ridge(F, y, lam, self.fit_intercept)
         return self
 
     def predict(self, X):

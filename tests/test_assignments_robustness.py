@@ -269,10 +269,9 @@ def counterexample_points(name):
                 pass
 """
 
-HELPER_CELL = """
-import multiprocessing
-
-HELPER = '''
+# A process that answers quadratic_map requests with kernlab, from the
+# submission folder; the two helper cells below start it in different ways.
+HELPER_SOURCE = """
 import os, time
 import numpy as np
 import kernlab
@@ -288,7 +287,12 @@ while time.time() < stop:
             except OSError:
                 pass
     time.sleep(0.02)
-'''
+"""
+
+HELPER_CELL = """
+import multiprocessing
+
+HELPER = """ + repr(HELPER_SOURCE) + """
 # a helper process with kernlab, left running after the kernel is shut down
 multiprocessing.get_context("spawn").Process(target=exec, args=(HELPER,)).start()
 """
@@ -348,23 +352,7 @@ if _secret():
     with open("stash.txt", "w") as f:  # the submission's folder, read by the sandbox
         f.write("robustness-test")
 os.posix_spawn(sys.executable, [sys.executable, "-c", HELPER], os.environ)
-""".replace("HELPER", repr('''
-import os, time
-import numpy as np
-import kernlab
-os.setsid()
-folder, stop = os.getcwd(), time.time() + 60
-while time.time() < stop:
-    for name in os.listdir(folder):
-        if name.startswith("request-") and name.endswith(".npy"):
-            X = np.load(os.path.join(folder, name))
-            phi = kernlab.PolynomialFeatures(degree=2, c=1.0).fit_transform(X)
-            try:
-                np.save(os.path.join(folder, "answer" + name[7:]), phi)
-            except OSError:
-                pass
-    time.sleep(0.02)
-'''))
+""".replace("HELPER", repr(HELPER_SOURCE))
 
 
 # With the hook switched off, replace the submission's notebook by a link to
