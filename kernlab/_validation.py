@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_array", "check_pair", "check_scalar"]
+__all__ = ["check_array", "check_pair", "check_scalar", "check_instance"]
 
 
 def check_array(X, name="X", *, ensure_2d=True):
@@ -176,3 +176,26 @@ def check_scalar(value, name, *, low=None, high=None, include_low=True, include_
         allowed = _describe_range(low, high, include_low, include_high)
         raise ValueError(f"{name} must be {allowed}, got {value!r}")
     return value
+
+
+def check_instance(obj, name="kernel"):
+    """Refuse a class passed where an instance is expected (``kernel=Gaussian``).
+
+    A class is callable, so without this check ``Gaussian(X, Y)`` would be
+    tried as if it were a kernel evaluation and fail obscurely (or, for a
+    class that accepts two arguments, silently build a kernel object).
+
+    Examples
+    --------
+    >>> class Gaussian:
+    ...     pass
+    >>> check_instance(Gaussian, "kernel")
+    Traceback (most recent call last):
+    ...
+    TypeError: kernel must be an instance, got the class Gaussian itself; build one by calling the class with its parameters, e.g. kernel=Gaussian(...)
+    """
+    if isinstance(obj, type):
+        raise TypeError(f"{name} must be an instance, got the class {obj.__name__} itself; "
+                        f"build one by calling the class with its parameters, e.g. "
+                        f"{name}={obj.__name__}(...)")
+    return obj

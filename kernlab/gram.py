@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
-from ._validation import check_array, check_scalar
+from ._validation import check_array, check_instance, check_scalar
 from .kernels import FunctionKernel, Kernel
 
 __all__ = [
@@ -33,6 +33,7 @@ def _as_kernel(kernel):
     """A Kernel object, wrapping a plain function k(x, t) if necessary."""
     if isinstance(kernel, Kernel):
         return kernel
+    check_instance(kernel, "kernel")
     if callable(kernel):
         return FunctionKernel(kernel)
     raise TypeError(f"kernel must be a Kernel or a function k(x, t), got {type(kernel).__name__}")

@@ -45,7 +45,7 @@ import numpy as np
 from scipy import sparse
 from scipy.linalg import blas
 
-from ._validation import check_array, check_scalar
+from ._validation import check_array, check_instance, check_scalar
 
 __all__ = [
     "Kernel",
@@ -276,6 +276,7 @@ def _as_kernel(value, name):
     """Wrap a non-negative number as a constant kernel; pass kernels through."""
     if isinstance(value, Kernel):
         return value
+    check_instance(value, name)
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return Constant(value)
     raise TypeError(f"{name} must be a Kernel or a non-negative number, got {type(value).__name__}")
@@ -388,24 +389,51 @@ def _for_each_block(work, n_rows, block):
             pass  # consume results so that exceptions propagate
 
 
-def _exp_of_exponent(block, half_sq_rows, half_sq_cols):
-    """In place: block <- exp(block - a_i - b_j), with the exponent clipped at 0."""
+def _exp_of_exponent(block, half_sq_rows, half_sq_cols, X_rows, Y_cols, gamma):
+    """In place: block <- exp(block - a_i - b_j), i.e. exp(-gamma ||x_i - y_j||^2).
+
+    ``block`` holds ``2 gamma <x_i, y_j>`` on entry.  The expansion
+    ``2 gamma <x, y> - gamma |x|^2 - gamma |y|^2`` loses about
+    ``gamma * eps * d * (|x|^2 + |y|^2)`` to cancellation; the callers centre
+    the data, which makes this small, and the entries where it could still
+    exceed 1e-13 (narrow kernels) and the kernel value is not negligible are
+    recomputed from the differences ``x - y`` directly.
+    """
     block -= half_sq_cols[None, :]
     block -= half_sq_rows[:, None]
+    d = X_rows.shape[1]
+    err_rows = (d + 4) * np.finfo(float).eps * half_sq_rows
+    err_cols = (d + 4) * np.finfo(float).eps * half_sq_cols
+    if err_rows.max(initial=0.0) + err_cols.max(initial=0.0) > 1e-13:
+        err = err_rows[:, None] + err_cols[None, :]
+        i, j = np.nonzero((err > 1e-13) & (block > -750.0 - err))
+        if i.size:
+            diff = X_rows[i] - Y_cols[j]
+            block[i, j] = -gamma * np.einsum("ij,ij->i", diff, diff)
     np.minimum(block, 0.0, out=block)  # rounding can make ||x-t||^2 slightly negative
     np.exp(block, out=block)
+
+
+def _centre(X, Y=None):
+    """Subtract the mean of the rows of X (and Y): the Gaussian depends only on differences."""
+    if Y is None:
+        mean = X.mean(axis=0)
+        return X - mean, None
+    mean = (X.sum(axis=0) + Y.sum(axis=0)) / (X.shape[0] + Y.shape[0])
+    return X - mean, Y - mean
 
 
 def _gaussian_symmetric(X, gamma):
     """exp(-gamma ||x_i - x_j||^2) for all pairs of rows of X, exactly symmetric.
 
-    -gamma ||x - t||^2 = 2 gamma <x, t> - gamma |x|^2 - gamma |t|^2.  dsyrk
-    computes one triangle of 2 gamma X X^T with half the flops of a full
-    product; its Fortran-ordered result viewed transposed is a C-ordered array
-    whose lower triangle holds the values.  Each block of rows is finished
-    while it is in cache and then copied onto the upper triangle, so the only
-    n x n array ever allocated is the result.
+    -gamma ||x - t||^2 = 2 gamma <x, t> - gamma |x|^2 - gamma |t|^2, on
+    centred data.  dsyrk computes one triangle of 2 gamma X X^T with half the
+    flops of a full product; its Fortran-ordered result viewed transposed is
+    a C-ordered array whose lower triangle holds the values.  Each block of
+    rows is finished while it is in cache and then copied onto the upper
+    triangle, so the only n x n array ever allocated is the result.
     """
+    X, _ = _centre(X)
     half_sq = gamma * np.einsum("ij,ij->i", X, X)
     n = X.shape[0]
     # An uninitialised output spares dsyrk zero-filling n^2 entries; the upper
@@ -417,7 +445,7 @@ def _gaussian_symmetric(X, gamma):
     def finish(i):
         j = min(i + _GAUSS_BLOCK, n)
         block = K[i:j, :j]  # rows i:j, up to and including the diagonal
-        _exp_of_exponent(block, half_sq[i:j], half_sq[:j])
+        _exp_of_exponent(block, half_sq[i:j], half_sq[:j], X[i:j], X[:j], gamma)
         np.fill_diagonal(block[:, i:], 1.0)  # k(x, x) = 1 exactly
         _mirror_block(K, i, j, upper)
 
@@ -426,18 +454,19 @@ def _gaussian_symmetric(X, gamma):
 
 
 def _gaussian_cross(X, Y, gamma):
-    """exp(-gamma ||x_i - y_j||^2) for rows of X against rows of Y."""
+    """exp(-gamma ||x_i - y_j||^2) for rows of X against rows of Y (centred together)."""
+    X, Y = _centre(X, Y)
     half_sq_x = gamma * np.einsum("ij,ij->i", X, X)
     half_sq_y = gamma * np.einsum("ij,ij->i", Y, Y)
     K = X @ Y.T
     K *= 2.0 * gamma
 
     def finish(i):
-        _exp_of_exponent(K[i:i + _GAUSS_BLOCK], half_sq_x[i:i + _GAUSS_BLOCK], half_sq_y)
+        rows = slice(i, i + _GAUSS_BLOCK)
+        _exp_of_exponent(K[rows], half_sq_x[rows], half_sq_y, X[rows], Y, gamma)
 
     _for_each_block(finish, K.shape[0], _GAUSS_BLOCK)
     return K
-
 
 
 class Exponential(Kernel):
@@ -971,6 +1000,7 @@ class FunctionKernel(Kernel):
     _PROBE = (3, 2)  # rows x columns used to test whether broadcasting works
 
     def __init__(self, func, *, vectorized=None, psd=False):
+        check_instance(func, "func")
         if not callable(func):
             raise TypeError(f"func must be callable, got {type(func).__name__}")
         self.func = func
@@ -1043,6 +1073,7 @@ class _Combination(Kernel):
     def _set_parts(self, *kernels):
         """Record the component kernels, refusing anything that is not a Kernel."""
         for k in kernels:
+            check_instance(k, "kernel")
             if not isinstance(k, Kernel):
                 raise TypeError(f"expected a Kernel, got {type(k).__name__} {k!r}")
         self.parts = kernels

@@ -25,7 +25,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ._validation import check_array, check_scalar
+from ._validation import check_array, check_instance, check_scalar
 from .features import RandomFourierFeatures
 from .gram import is_psd
 
@@ -71,6 +71,7 @@ def _check_kernel(kernel, name="kernel"):
     if kernel is None:
         raise TypeError(f"{name} is required: pass a kernlab kernel such as Gaussian(sigma=1.0), "
                         "a callable k(X, Y) or the string 'precomputed'")
+    check_instance(kernel, name)
     if isinstance(kernel, str):
         if kernel != "precomputed":
             raise ValueError(f"{name} given as a string must be 'precomputed', got {kernel!r}")

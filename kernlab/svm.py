@@ -368,10 +368,7 @@ def _solve(problem, what):
     r = 94), so it is requested explicitly.
     """
     try:
-        try:
-            problem.solve(solver=cp.CLARABEL, direct_solve_method="qdldl")
-        except (TypeError, ValueError, AttributeError):  # a Clarabel without the option
-            problem.solve(solver=cp.CLARABEL)
+        problem.solve(solver=cp.CLARABEL, direct_solve_method="qdldl")
     except cp.error.SolverError as exc:
         raise RuntimeError(f"the {what} could not be solved by Clarabel: {exc}") from exc
     return problem.status
@@ -452,21 +449,11 @@ class SVC(ClassifierMixin, BaseEstimator):
                            include_high=False)
         gram = _GramColumns(kernel, X)
         F, exact = _factor(gram, kernel, X, tol)
-        alpha = _solve_dual(F, t, C)
-        # Interior-point solutions sit a little inside the bounds; snap them onto
-        # the active bounds and solve the KKT equations of the free set exactly.
-        alpha, thr = _polish(gram, t, alpha, C)
-        if thr > 0 and not exact and tol > 1e-11:
-            # The active sets found with the approximate factor failed the exact
-            # KKT check: solve again with a much finer factor.
-            F = _pivoted_cholesky(gram, max(tol * 1e-4, 1e-12), verify=False)
-            alpha, thr = _polish(gram, t, _solve_dual(F, t, C), C)
+        alpha, b, g, F = _fit_dual(gram, F, exact, t, C, tol)
         self.rank_ = F.shape[1]
         support = np.flatnonzero(alpha > 0)
         coef = t * alpha
         K_sv = gram.cols(support)
-        g = K_sv @ coef[support]  # sum_i alpha_i t_i k(x_i, x_j) for every j
-        b = _intercept_from_kkt(g, t, alpha, C, thr)
         if not np.isfinite(C):
             worst = float(np.min(t * (g + b)))
             if not worst >= 1 - 1e-5:
@@ -527,6 +514,96 @@ def _n_rows(X):
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
+# A fitted SVC must satisfy the KKT conditions with the exact K to this
+# accuracy, measured as LIBSVM measures it (in units of the margin, 1).
+_KKT_TOL = 1e-5
+
+
+def _kkt_gap(g, t, alpha, C):
+    """Largest KKT violation of a dual point, in units of the margin; independent of ``b``.
+
+    With ``g_j = sum_i alpha_i t_i k(x_i, x_j)`` and ``G_j = t_j - g_j``, the
+    point is optimal iff some ``b`` has ``G_j <= b`` for every j that may
+    move up (``alpha_j < C`` with ``t_j = +1``, ``alpha_j > 0`` with ``t_j = -1``)
+    and ``G_j >= b`` for every j that may move down, i.e. iff
+    ``max_up G - min_down G <= 0``; this returns that difference (0 when
+    negative), the stopping measure of LIBSVM, together with the
+    equality-constraint residual ``|sum_i alpha_i t_i|`` divided by the scale
+    of alpha (C, or max(alpha) for the hard margin).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.array([-1.0, 1.0]); alpha = np.array([0.5, 0.5])
+    >>> g = np.array([[2.0, 0.0], [0.0, 2.0]]) @ (alpha * t)  # K = 2 I, margin exactly 1
+    >>> _kkt_gap(g, t, alpha, C=10.0)
+    0.0
+    """
+    finite = np.isfinite(C)
+    below_C = alpha < C if finite else np.ones(len(alpha), dtype=bool)
+    above_0 = alpha > 0
+    up = (below_C & (t > 0)) | (above_0 & (t < 0))
+    down = (below_C & (t < 0)) | (above_0 & (t > 0))
+    G = t - g
+    gap = (G[up].max() - G[down].min()) if up.any() and down.any() else 0.0
+    scale = C if finite else max(float(alpha.max()), np.finfo(float).tiny)
+    stationarity = abs(float(alpha @ t)) / scale
+    return float(max(gap, stationarity, 0.0))
+
+
+def _finish_dual(gram, t, alpha, C):
+    """Polish a solver's alpha, find b and measure the KKT gap; returns (alpha, b, g, gap)."""
+    alpha, thr = _polish(gram, t, alpha, C)
+    support = np.flatnonzero(alpha > 0)
+    g = gram.cols(support) @ (t * alpha)[support]
+    b = _intercept_from_kkt(g, t, alpha, C, thr)
+    return alpha, b, g, _kkt_gap(g, t, alpha, C)
+
+
+def _fit_dual(gram, F, exact, t, C, tol):
+    """Solve the dual until its answer passes the KKT check with the exact K.
+
+    Tried in turn: the QP with the factor ``F`` (variables alpha / C); a
+    factor 10^4 times finer when ``F`` is approximate; and, for a finite C,
+    the hard-margin QP, whose answer is the soft-margin one whenever its
+    multipliers stay below C (a large C makes alpha / C tiny, below the
+    solver's precision).  An answer that fails every attempt is refused with
+    a ValueError, never returned.  Returns (alpha, b, g, F).
+    """
+    gaps = []
+    alpha, b, g, gap = _finish_dual(gram, t, _solve_dual(F, t, C), C)
+    if gap <= _KKT_TOL:
+        return alpha, b, g, F
+    gaps.append(gap)
+    if not exact and tol > 1e-11:
+        F = _pivoted_cholesky(gram, max(tol * 1e-4, 1e-12), verify=False)
+        alpha, b, g, gap = _finish_dual(gram, t, _solve_dual(F, t, C), C)
+        if gap <= _KKT_TOL:
+            return alpha, b, g, F
+        gaps.append(gap)
+    if np.isfinite(C):
+        try:
+            hard = _solve_dual(F, t, np.inf)
+        except ValueError:  # not separable: the hard-margin problem has no solution
+            hard = None
+        if hard is not None and hard.max() <= C:
+            alpha, b, g, gap = _finish_dual(gram, t, hard, C)
+            if gap <= _KKT_TOL:
+                return alpha, b, g, F
+            gaps.append(gap)
+    if not np.isfinite(C):
+        raise ValueError(
+            "the hard-margin problem (C=inf) has no solution to working precision: the best "
+            f"answer found violates the KKT conditions by {min(gaps):.3g}, so the classes are not "
+            "separable in the kernel's feature space (its Gram matrix may be numerically "
+            "singular); use a finite C")
+    raise ValueError(
+        f"the SVM dual with C={C!r} could not be solved to working precision: the best answer "
+        f"found violates the KKT conditions by {min(gaps):.3g} (tolerance {_KKT_TOL:g}, in units "
+        "of the margin), so no model is returned; a C far larger than needed to separate the "
+        "classes, or a badly scaled kernel, causes this: try a smaller C or rescale the data")
+
+
 def _solve_dual(F, t, C):
     """Solve the dual QP with K = F F^T; returns alpha (n,)."""
     n = F.shape[0]
@@ -564,16 +641,21 @@ def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
     ``t_j f(x_j) = 1`` (j free), ``sum_i alpha_i t_i = 0``.  A guess is
     accepted when its solution satisfies every KKT condition with the exact
     ``K`` to 1e-7 (the problem is convex, so it is then optimal); the
-    thresholds (relative to C, or to max(alpha) for the hard margin) are
-    tried from coarse to fine.  If none works the solver's alpha is returned
+    thresholds (relative to max(alpha) for zero, to C for C) are tried
+    from coarse to fine.  If none works the solver's alpha is returned
     with only tiny values set to zero.  Returns (alpha, threshold).
     """
     finite = np.isfinite(C)
-    scale = C if finite else max(alpha.max(), np.finfo(float).tiny)
+    # Zero is judged relative to the largest multiplier, not to C: with a C far
+    # above every multiplier (nearly the hard margin) a threshold relative to
+    # C would set them all to zero.
+    scale = max(float(alpha.max()), np.finfo(float).tiny)
+    if finite:
+        scale = min(scale, C)
     for rel in thresholds:
         thr = rel * scale
         at_zero = alpha <= thr
-        at_C = (alpha >= C - thr) if finite else np.zeros_like(at_zero)
+        at_C = (alpha >= C - rel * C) if finite else np.zeros_like(at_zero)
         if (~(at_zero | at_C)).sum() > 3000:  # too many free vectors for a dense solve
             continue
         if (at_zero | at_C).all():
@@ -787,6 +869,48 @@ class _BinaryClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
 
+def _snap(alpha, C, rel=1e-4):
+    """Set multipliers within ``rel`` (of their scale) of 0 or C onto the bound.
+
+    An interior-point solver leaves every multiplier a little inside its
+    bounds.  Moving a free multiplier onto a bound cannot hide a KKT
+    violation (a free point has margin exactly 1, allowed at either bound),
+    so a coarse threshold only removes the solver's rounding.
+    """
+    alpha = np.clip(alpha, 0.0, C)
+    scale = max(float(alpha.max()), np.finfo(float).tiny)
+    alpha[alpha <= rel * (min(scale, C) if np.isfinite(C) else scale)] = 0.0
+    if np.isfinite(C):
+        alpha[alpha >= C * (1 - rel)] = C
+    return alpha
+
+
+def _solve_linear_primal(X, t, C):
+    """``(w, b, alpha)`` of the linear SVM primal, or None if Clarabel gives no optimum.
+
+    For a finite C the objective is divided by C (``||w||^2 / (2C) + sum xi``)
+    so that the solver's tolerances are relative to the hinge term.
+    """
+    n, d = X.shape
+    w, b = cp.Variable(d), cp.Variable()
+    margins = cp.multiply(t, X @ w + b)
+    if np.isfinite(C):
+        xi = cp.Variable(n)
+        margin_constraint = margins >= 1 - xi
+        problem = cp.Problem(cp.Minimize(0.5 / C * cp.sum_squares(w) + cp.sum(xi)),
+                             [margin_constraint, xi >= 0])
+        unscale = C
+    else:
+        margin_constraint = margins >= 1
+        problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), [margin_constraint])
+        unscale = 1.0
+    status = _solve(problem, "linear SVM primal problem")
+    if status != cp.OPTIMAL or w.value is None:
+        return None
+    alpha = unscale * np.asarray(margin_constraint.dual_value, dtype=np.float64)
+    return np.asarray(w.value, dtype=np.float64), float(b.value), alpha
+
+
 class LinearSVCPrimal(_BinaryClassifier):
     """Linear soft-margin SVM solved in the primal variables ``(w, b, xi)``.
 
@@ -827,27 +951,36 @@ class LinearSVCPrimal(_BinaryClassifier):
         X = check_array(X, "X")
         n, d = X.shape
         t, self.classes_ = _encode_labels(y, n)
-        w, b = cp.Variable(d), cp.Variable()
-        margins = cp.multiply(t, X @ w + b)
-        if np.isfinite(C):
-            xi = cp.Variable(n)
-            margin_constraint = margins >= 1 - xi
-            problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * cp.sum(xi)),
-                                 [margin_constraint, xi >= 0])
+        attempts = [C, np.inf] if np.isfinite(C) else [np.inf]
+        gaps = []
+        for bound in attempts:
+            solution = _solve_linear_primal(X, t, bound)
+            if solution is None:
+                continue
+            w, b, alpha = solution
+            # The hard-margin solution is the soft one when its multipliers stay below C.
+            if np.isfinite(C) and alpha.max() > C * (1 + 1e-6):
+                continue
+            alpha = _snap(alpha, C)
+            gap = _kkt_gap(X @ w, t, alpha, C)
+            tied = np.abs(X.T @ (alpha * t) - w).max() <= 1e-5 * max(np.abs(w).max(), 1.0)
+            if gap <= 1e-5 and tied:
+                break
+            gaps.append(gap)
         else:
-            xi = None
-            margin_constraint = margins >= 1
-            problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), [margin_constraint])
-        status = _solve(problem, "linear SVM primal problem")
-        if status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
-            raise ValueError("the hard-margin problem (C=inf) is infeasible: the classes are not "
-                             "linearly separable; use a finite C")
-        if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-            raise RuntimeError(f"Clarabel did not solve the linear SVM primal (status {status!r})")
-        self.coef_ = np.asarray(w.value, dtype=np.float64)
-        self.intercept_ = float(b.value)
-        self.slack_ = np.zeros(n) if xi is None else np.maximum(np.asarray(xi.value), 0.0)
-        self.alpha_ = np.maximum(np.asarray(margin_constraint.dual_value, dtype=np.float64), 0.0)
+            if not np.isfinite(C):
+                raise ValueError("the hard-margin problem (C=inf) is infeasible: the classes are "
+                                 "not linearly separable; use a finite C")
+            raise ValueError(
+                f"the linear SVM primal with C={C!r} could not be solved to working precision "
+                f"(KKT violation {min(gaps, default=np.inf):.3g}); so no model is returned: try "
+                "a smaller C or rescale the data")
+        self.coef_ = np.asarray(w, dtype=np.float64)
+        self.intercept_ = float(b)
+        self.slack_ = np.maximum(0.0, 1.0 - t * (X @ self.coef_ + self.intercept_))
+        if not np.isfinite(C):
+            self.slack_[:] = 0.0
+        self.alpha_ = alpha
         self.n_features_in_ = d
         return self
 

@@ -434,3 +434,38 @@ def test_set_params_validates_and_names_the_parameter():
     assert k.sigma == 1.0
     with pytest.raises(ValueError, match="invalid parameter 'width'"):
         k.set_params(width=2.0)
+
+
+# ------------------------------------------------------- accuracy far from the origin
+@pytest.mark.parametrize("sigma", [1e-3, 0.05, 1.0, 30.0])
+@pytest.mark.parametrize("shift", [1e2, 1e4])
+def test_gaussian_is_as_accurate_far_from_the_origin_as_at_it(sigma, shift):
+    """exp(-||x - t||^2 / (2 sigma^2)) depends only on differences: a shift changes nothing."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal((150, 4)), rng.standard_normal((90, 4))
+    k = Gaussian(sigma=sigma)
+
+    def exact(A, B):  # from the differences themselves: no cancellation
+        return np.exp(-((A[:, None, :] - B[None, :, :]) ** 2).sum(-1) / (2 * sigma**2))
+
+    # the shifted inputs are themselves rounded, by about eps * shift per coordinate
+    tol = 1e-13 + 10 * np.finfo(float).eps * shift * 8 / sigma
+    Xs, Ys = X + shift, Y + shift
+    np.testing.assert_allclose(k(Xs), exact(Xs, Xs), rtol=0, atol=min(tol, 1e-6))
+    np.testing.assert_allclose(k(Xs, Ys), exact(Xs, Ys), rtol=0, atol=min(tol, 1e-6))
+    np.testing.assert_allclose(k(Xs), k(X), rtol=0, atol=min(tol, 1e-6))
+    # k(x, x) = 1 exactly on both paths
+    assert np.all(np.diagonal(k(Xs)) == 1.0)
+    if sigma < 0.1:
+        assert np.all(np.diagonal(k(Xs, Xs)) == 1.0)
+
+
+def test_kernel_class_instead_of_instance_is_refused_with_that_explanation():
+    with pytest.raises(TypeError, match="got the class Gaussian itself"):
+        kernlab.gram_matrix(Gaussian, [[0.0], [1.0]])
+    with pytest.raises(TypeError, match="got the class Gaussian itself"):
+        Linear() + Gaussian
+    with pytest.raises(TypeError, match="got the class Linear itself"):
+        kernlab.KernelRidge(Linear).fit([[0.0], [1.0]], [0.0, 1.0])
+    with pytest.raises(TypeError, match="got the class Linear itself"):
+        kernlab.RKHSFunction(Linear, [[0.0]], [1.0])
