@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_array", "check_pair", "check_scalar", "check_instance"]
+__all__ = ["check_array", "check_pair", "check_scalar", "check_instance", "holds_objects"]
 
 
 def check_array(X, name="X", *, ensure_2d=True):
@@ -199,3 +199,18 @@ def check_instance(obj, name="kernel"):
                         f"build one by calling the class with its parameters, e.g. "
                         f"{name}={obj.__name__}(...)")
     return obj
+
+
+def holds_objects(X):
+    """True when ``X`` is a non-empty list of non-numeric items (strings, sets, ...).
+
+    Such data is passed to string and set kernels (or a user's function)
+    unchanged; everything else is validated as a numeric array.
+
+    Examples
+    --------
+    >>> holds_objects(["abc", "abd"]), holds_objects([[1.0, 2.0]]), holds_objects([{1, 2}])
+    (True, False, True)
+    """
+    return (isinstance(X, (list, tuple)) and len(X) > 0
+            and not isinstance(X[0], (numbers.Number, list, tuple, np.ndarray)))

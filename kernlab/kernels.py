@@ -45,7 +45,8 @@ import numpy as np
 from scipy import sparse
 from scipy.linalg import blas
 
-from ._validation import check_array, check_instance, check_scalar
+from ._linalg import is_psd
+from ._validation import check_array, check_instance, check_scalar, holds_objects
 
 __all__ = [
     "Kernel",
@@ -924,8 +925,6 @@ class Precomputed(Kernel):
 
     @property
     def is_known_psd(self):
-        from .gram import is_psd  # late import: gram builds on this module
-
         return bool(is_psd(self.K))
 
     def _check_X(self, X, name):
@@ -1009,8 +1008,7 @@ class FunctionKernel(Kernel):
         self.is_known_psd = self.psd
 
     def _check_X(self, X, name):
-        if isinstance(X, (list, tuple)) and len(X) > 0 and not isinstance(
-                X[0], (numbers.Number, list, tuple, np.ndarray)):
+        if holds_objects(X):
             return list(X)  # strings, sets or other objects: passed through
         return check_array(X, name)
 
@@ -1294,7 +1292,7 @@ class Composed(_Combination):
         return self.k._exact_symmetry
 
     def _check_X(self, X, name):
-        if isinstance(X, (list, tuple)) and len(X) and isinstance(X[0], (str, set, frozenset)):
+        if holds_objects(X):
             return list(X)
         return check_array(X, name)
 

@@ -17,6 +17,7 @@ from sklearn.model_selection import KFold, ParameterGrid
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
+from ._estimator import take
 from ._validation import check_scalar
 
 __all__ = ["kfold", "GridSearch"]
@@ -33,12 +34,6 @@ def kfold(n_splits=5, random_state=0):
     """
     n_splits = check_scalar(n_splits, "n_splits", low=2, integer=True)
     return KFold(n_splits=n_splits, shuffle=True, random_state=random_state)
-
-
-def _take(X, idx):
-    if hasattr(X, "shape"):
-        return X[idx]
-    return [X[i] for i in idx]
 
 
 class GridSearch(BaseEstimator):
@@ -128,8 +123,8 @@ class GridSearch(BaseEstimator):
             for i, params in enumerate(candidates):
                 for j, (train, test) in enumerate(folds):
                     model = clone(self.estimator).set_params(**params)
-                    model.fit(_take(X, train), y[train])
-                    scores[i, j] = scorer(model, _take(X, test), y[test])
+                    model.fit(take(X, train), y[train])
+                    scores[i, j] = scorer(model, take(X, test), y[test])
                     bar.update()
         mean = scores.mean(axis=1)
         order = np.argsort(-mean, kind="stable")

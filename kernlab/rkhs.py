@@ -20,7 +20,8 @@ import warnings
 import numpy as np
 from scipy import integrate, special
 
-from ._validation import check_array, check_instance, check_scalar
+from ._estimator import check_kernel
+from ._validation import check_array, check_scalar, holds_objects
 
 __all__ = [
     "RKHSFunction",
@@ -61,12 +62,9 @@ class RKHSFunction:
     """
 
     def __init__(self, kernel, centers, coef):
-        check_instance(kernel, "kernel")
-        if not callable(kernel):
-            raise TypeError(f"kernel must be callable as kernel(X, Y), got {type(kernel).__name__}")
+        check_kernel(kernel, allow_precomputed=False)
         self.kernel = kernel
-        if isinstance(centers, (list, tuple)) and centers and isinstance(centers[0], (str, set,
-                                                                                     frozenset)):
+        if holds_objects(centers):
             self.centers = list(centers)
         else:
             self.centers = check_array(centers, "centers")
@@ -125,9 +123,7 @@ def kernel_distance(kernel, X, Y=None):
     >>> kernel_distance(Linear(), [[0.0, 0.0]], [[3.0, 4.0]])
     array([[5.]])
     """
-    check_instance(kernel, "kernel")
-    if not callable(kernel):
-        raise TypeError(f"kernel must be callable as kernel(X, Y), got {type(kernel).__name__}")
+    check_kernel(kernel, allow_precomputed=False)
     if Y is None:
         Y, cross = X, np.asarray(kernel(X), dtype=np.float64)  # exactly symmetric
     else:
@@ -218,9 +214,7 @@ def mercer_eigen(kernel, interval, *, density=None, n_nodes=200, n_eig=20):
     >>> np.round(exp.eigenvalues * np.pi ** 2 * np.array([0.25, 2.25, 6.25]), 3)
     array([1., 1., 1.])
     """
-    check_instance(kernel, "kernel")
-    if not callable(kernel):
-        raise TypeError(f"kernel must be callable as kernel(X, Y), got {type(kernel).__name__}")
+    check_kernel(kernel, allow_precomputed=False)
     try:
         a, b = (float(v) for v in interval)
     except (TypeError, ValueError) as exc:

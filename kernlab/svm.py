@@ -25,305 +25,27 @@ hinge form with weight ``lam`` on ``||f||^2 = c^T K c`` is the same problem
 when ``C = 1 / (2 lam)``, with ``c_i = t_i alpha_i``.
 """
 
-import contextlib
 import math
 from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
-from scipy.linalg import LinAlgError, cholesky
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
+from ._estimator import (GramColumns, check_cross_gram, check_data, check_kernel, check_lam,
+                         check_n_features, compute_gram, is_precomputed, n_samples,
+                         record_n_features, take)
 from ._validation import check_array, check_scalar
-from .features import PolynomialFeatures
-from .ridge import (_SINGLE_THREAD_FROM, _check_data, _check_kernel, _check_lam,
-                    _check_n_features, _check_precomputed_gram, _gram, _is_precomputed,
-                    _n_features, _take)
+from .gram import factor_gram, gram_factor, pivoted_cholesky_columns
 
 __all__ = [
-    "pivoted_cholesky",
-    "gram_factor",
     "SVC",
     "LinearSVCPrimal",
     "KernelSVCPrimal",
     "KKTReport",
     "kkt_report",
 ]
-
-
-# ----------------------------------------------------------------------------
-# factoring the Gram matrix
-# ----------------------------------------------------------------------------
-
-class _GramColumns:
-    """Access to the training Gram matrix without necessarily forming it.
-
-    For kernlab kernels, columns ``K[:, idx]`` are evaluated on demand as
-    ``kernel(X, X[idx])``, so a pivoted Cholesky of rank r costs O(n r)
-    kernel evaluations instead of n^2.  A precomputed matrix, or a plain
-    callable, is evaluated once and sliced.
-    """
-
-    def __init__(self, kernel, X):
-        from .kernels import Kernel
-        self.X = X
-        self.kernel = kernel
-        if _is_precomputed(kernel):
-            self.K = _check_precomputed_gram(X)
-        elif isinstance(kernel, Kernel):
-            self.K = None
-        else:
-            self.K = _gram(kernel, X)
-        self.n = self.K.shape[0] if self.K is not None else _n_rows(X)
-
-    def diag(self):
-        if self.K is not None:
-            return np.diag(self.K).copy()
-        d = np.asarray(self.kernel.diag(self.X), dtype=np.float64)
-        if not np.isfinite(d).all():
-            raise ValueError("kernel returned NaN or infinite values on this data")
-        return d
-
-    def cols(self, idx):
-        """``K[:, idx]`` as an (n, len(idx)) array."""
-        idx = np.asarray(idx, dtype=np.intp).reshape(-1)
-        if self.K is not None:
-            return self.K[:, idx]
-        if idx.size == 0:
-            return np.zeros((self.n, 0))
-        return _gram(self.kernel, self.X, _take(self.X, idx))
-
-    def rows(self, start, stop):
-        """``K[start:stop, :]``."""
-        if self.K is not None:
-            return self.K[start:stop]
-        return _gram(self.kernel, _take(self.X, np.arange(start, stop)), self.X)
-
-    def full(self):
-        return self.K if self.K is not None else _gram(self.kernel, self.X)
-
-
-class _MatrixColumns(_GramColumns):
-    """The same interface for an explicit matrix."""
-
-    def __init__(self, K):
-        self.K, self.n = K, K.shape[0]
-
-
-def pivoted_cholesky(K, tol=1e-6, *, check_symmetry=True):
-    """Low-rank factor ``F`` with ``K ~= F F^T`` by pivoted Cholesky, checking PSD.
-
-    At each step the largest remaining diagonal entry of the residual
-    ``R = K - F F^T`` is chosen as pivot; the factorisation stops when it falls
-    below ``tol * max(diag(K))``.  The cost is ``O(n r^2)`` for rank ``r``.
-    For a positive semi-definite ``K`` the residual is positive
-    semi-definite, so every entry obeys ``|R_ij| <= sqrt(R_ii R_jj)``, which
-    is at most the stopping threshold.  The residual is checked block by
-    block; a negative pivot or a residual entry above the bound proves that
-    ``K`` is not PSD and a ValueError is raised.
-
-    Parameters
-    ----------
-    K : array-like of shape (n, n)
-        Symmetric matrix.
-    tol : float, default=1e-6
-        Relative tolerance (a fraction of the largest diagonal entry).
-    check_symmetry : bool, default=True
-        Check that ``K`` is symmetric.
-
-    Returns
-    -------
-    F : ndarray of shape (n, r)
-        ``r`` is the numerical rank at this tolerance (at least 1).
-
-    Raises
-    ------
-    ValueError
-        If ``K`` is not square, not symmetric or not positive semi-definite
-        to the tolerance.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.random.default_rng(0).standard_normal((6, 2))
-    >>> F = pivoted_cholesky(X @ X.T)
-    >>> F.shape, bool(np.allclose(F @ F.T, X @ X.T))
-    ((6, 2), True)
-    """
-    K = check_array(K, "K")
-    tol = check_scalar(tol, "tol", low=0.0, high=1.0, include_low=False, include_high=False)
-    n = K.shape[0]
-    if K.shape != (n, n):
-        raise ValueError(f"K must be square, got shape {K.shape}")
-    if check_symmetry:
-        scale = max(np.abs(np.diag(K)).max(), np.finfo(float).tiny)
-        for start in range(0, n, 512):
-            block = K[start:start + 512]
-            if np.abs(block - K[:, start:start + 512].T).max() >= 1e-8 * scale:
-                raise ValueError("K must be symmetric")
-    return _pivoted_cholesky(_MatrixColumns(K), tol, verify=True)
-
-
-def _pivoted_cholesky(gram, tol, verify):
-    """Pivoted Cholesky from kernel columns; see :func:`pivoted_cholesky`."""
-    n = gram.n
-    d = gram.diag()
-    top = d.max()
-    scale = max(abs(top), abs(d.min()), np.finfo(float).tiny)
-    if d.min() < -1e-12 * scale:
-        i = int(np.argmin(d))
-        raise ValueError(f"the Gram matrix is not positive semi-definite: its diagonal entry "
-                         f"K[{i},{i}] = {d[i]:.3g} is negative")
-    if top <= 0:
-        if np.abs(gram.full()).max() > 0:
-            raise ValueError("the Gram matrix is not positive semi-definite: its diagonal is "
-                             "zero but it has non-zero entries")
-        return np.zeros((n, 1))
-    abs_tol = tol * top
-    roundoff = 1e3 * np.finfo(float).eps * top
-    cap = min(n, 64)
-    F = np.zeros((n, cap), order="F")
-    r = 0
-    while r < n:
-        j = int(np.argmax(d))
-        pivot = d[j]
-        if pivot <= abs_tol:
-            break
-        if r == cap:
-            cap = min(n, 2 * cap)
-            F = np.asfortranarray(np.hstack([F, np.zeros((n, cap - F.shape[1]))]))
-        col = gram.cols([j])[:, 0] - F[:, :r] @ F[j, :r]
-        col /= math.sqrt(pivot)
-        F[:, r] = col
-        d -= col * col
-        d[j] = 0.0
-        r += 1
-        if d.min() < -(roundoff + abs_tol):
-            i = int(np.argmin(d))
-            raise ValueError(
-                "the Gram matrix is not positive semi-definite: pivoted Cholesky met a negative "
-                f"pivot ({d[i]:.3g} at row {i} after {r} steps; use kernlab.is_psd for a "
-                "witness vector)")
-    F = np.ascontiguousarray(F[:, :max(r, 1)])
-    if verify:
-        # Residual check, block by block so that no second n x n matrix is needed.
-        bound = abs_tol + roundoff
-        rows = max(1, min(n, 2 ** 22 // max(n, 1)))
-        for start in range(0, n, rows):
-            stop = min(start + rows, n)
-            R = F[start:stop] @ F.T
-            R -= gram.rows(start, stop)
-            if max(R.max(), -R.min()) > 10 * bound:
-                i, j = np.unravel_index(np.argmax(np.abs(R)), R.shape)
-                raise ValueError(
-                    "the Gram matrix is not positive semi-definite: after a pivoted Cholesky "
-                    f"factorisation the residual entry R[{start + i},{j}] = {-R[i, j]:.3g} "
-                    f"exceeds the bound {bound:.3g} that holds for PSD matrices (use "
-                    "kernlab.is_psd for a witness vector)")
-    return F
-
-
-def _trusted_psd(kernel):
-    """True for kernlab kernels that are PSD by construction (no user function inside)."""
-    from .kernels import FunctionKernel, Kernel, Precomputed
-    if not isinstance(kernel, Kernel) or isinstance(kernel, (FunctionKernel, Precomputed)):
-        return False
-    parts = getattr(kernel, "parts", None)
-    if parts is not None and not all(_trusted_psd(k) for k in parts):
-        return False
-    return bool(kernel.is_known_psd)
-
-
-# A Gram matrix that is not PSD by construction must have K + _CHECK_TOL *
-# max(diag K) * I positive definite: a negative eigenvalue far below the QP's
-# factor tolerance (about -1e-6 relative for a sigmoid kernel with a small
-# slope) would otherwise pass unnoticed.
-_CHECK_TOL = 1e-10
-
-
-def _check_psd_dense(gram):
-    """Refuse ``K`` unless ``K + _CHECK_TOL * max(diag K) I`` has a Cholesky factor.
-
-    LAPACK's dense Cholesky (O(n^3 / 3), on a copy) decides this far faster
-    than continuing the pivoted factorisation to full rank, and rounding
-    (about n * eps relative) stays well below the shift.
-    """
-    K = gram.full()
-    n = K.shape[0]
-    A = np.array(K, dtype=np.float64)  # C-ordered copy; A.T is the same matrix in Fortran order
-    shift = _CHECK_TOL * max(float(np.diag(A).max()), np.finfo(float).tiny)
-    A.flat[:: n + 1] += shift
-    limit = (threadpool_limits(1, user_api="blas") if n >= _SINGLE_THREAD_FROM
-             else contextlib.nullcontext())
-    with limit:
-        try:
-            cholesky(A.T, lower=True, overwrite_a=True, check_finite=False)
-        except LinAlgError as exc:
-            raise ValueError(
-                "the Gram matrix is not positive semi-definite: it has an eigenvalue below "
-                f"-{_CHECK_TOL:g} times its largest diagonal entry (K + {shift:.3g} I has no "
-                "Cholesky factor; use kernlab.is_psd for a witness vector)") from exc
-
-
-def _factor(gram, kernel, X, tol):
-    """Factor F with K = F F^T: explicit features if available, else pivoted Cholesky.
-
-    Kernels that are PSD by construction only get the cheap negative-pivot
-    check.  Any other kernel (a user's function, a precomputed matrix, the
-    sigmoid) has the residual of its factor checked and must pass
-    :func:`_check_psd_dense`.
-    """
-    F = _explicit_factor(kernel, X)
-    if F is not None:
-        return F, True
-    if _trusted_psd(kernel):
-        return _pivoted_cholesky(gram, tol, verify=False), False
-    F = _pivoted_cholesky(gram, tol, verify=True)
-    _check_psd_dense(gram)
-    return F, False
-
-
-def gram_factor(kernel, X, *, tol=1e-4):
-    """Return ``(K, F)`` with ``K = kernel(X)`` and an exact or tolerance factor ``F F^T = K``.
-
-    The linear kernel uses its feature map ``F = X`` when ``d <= n`` and the
-    polynomial kernel ``(c + <x, t>)^p`` (``c >= 0``) its multinomial feature
-    map when that has at most ``n`` features; every other kernel uses
-    :func:`pivoted_cholesky` (which also checks that ``K`` is positive
-    semi-definite).  With ``kernel="precomputed"``, ``X`` is the Gram matrix.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kernlab import Gaussian
-    >>> X = np.random.default_rng(0).standard_normal((30, 2))
-    >>> K, F = gram_factor(Gaussian(sigma=1.0), X)
-    >>> bool(np.abs(K - F @ F.T).max() <= 1e-3)
-    True
-    """
-    if not _is_precomputed(kernel):
-        X = _check_data(X, kernel)
-    gram = _GramColumns(kernel, X)
-    F, _ = _factor(gram, kernel, X, tol)
-    return gram.full(), F
-
-
-def _explicit_factor(kernel, X):
-    """Exact feature matrix for linear and polynomial kernels when it is small enough."""
-    from .kernels import Linear, Polynomial
-    if _is_precomputed(kernel) or not isinstance(X, np.ndarray):
-        return None
-    n, d = X.shape
-    if type(kernel) is Linear and d <= n:
-        return np.array(X, dtype=np.float64)
-    if type(kernel) is Polynomial and kernel.c >= 0:
-        p = kernel.degree
-        n_features = math.comb(d + p, p) if kernel.c > 0 else math.comb(d + p - 1, p)
-        if n_features <= n:
-            return PolynomialFeatures(degree=p, c=kernel.c).fit_transform(X)
-    return None
 
 
 # ----------------------------------------------------------------------------
@@ -439,16 +161,16 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Solve the dual problem and recover ``b`` from the KKT conditions; returns self."""
-        kernel = _check_kernel(self.kernel)
+        kernel = check_kernel(self.kernel)
         C = _check_C(self.C)
-        if not _is_precomputed(kernel):
-            X = _check_data(X, kernel)
-        n = _n_rows(X)
+        if not is_precomputed(kernel):
+            X = check_data(X, kernel)
+        n = n_samples(X)
         t, self.classes_ = _encode_labels(y, n)
         tol = check_scalar(self.tol, "tol", low=0.0, high=1.0, include_low=False,
                            include_high=False)
-        gram = _GramColumns(kernel, X)
-        F, exact = _factor(gram, kernel, X, tol)
+        gram = GramColumns(kernel, X)
+        F, exact = factor_gram(gram, kernel, X, tol)
         alpha, b, g, F = _fit_dual(gram, F, exact, t, C, tol)
         self.rank_ = F.shape[1]
         support = np.flatnonzero(alpha > 0)
@@ -469,31 +191,27 @@ class SVC(ClassifierMixin, BaseEstimator):
         w_sq = float(coef[support] @ K_sv[support] @ coef[support])
         self.margin_ = 1.0 / math.sqrt(w_sq) if w_sq > 0 else math.inf
         self.t_ = t
-        if _is_precomputed(kernel):
+        if is_precomputed(kernel):
             self.support_vectors_ = None
             self.X_fit_ = None
         else:
-            self.support_vectors_ = _take(X, support)
+            self.support_vectors_ = take(X, support)
             self.X_fit_ = X
-            if _n_features(X) is not None:
-                self.n_features_in_ = _n_features(X)
+            record_n_features(self, X)
         self.n_train_ = n
         return self
 
     def decision_function(self, X):
         """Return ``sum_i alpha_i t_i k(x_i, x) + b`` for every row of ``X``."""
         check_is_fitted(self, "alpha_")
-        if _is_precomputed(self.kernel):
-            K = check_array(X, "X")
-            if K.shape[1] != self.n_train_:
-                raise ValueError(f"with kernel='precomputed', X must be the cross-Gram matrix of "
-                                 f"shape (n_test, {self.n_train_}), got {K.shape}")
+        if is_precomputed(self.kernel):
+            K = check_cross_gram(X, self.n_train_)
             return K[:, self.support_] @ self.dual_coef_ + self.intercept_
-        X = _check_data(X, self.kernel)
-        _check_n_features(self, X)
+        X = check_data(X, self.kernel)
+        check_n_features(self, X)
         if len(self.support_) == 0:
-            return np.full(_n_rows(X), self.intercept_)
-        return _gram(self.kernel, X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
+            return np.full(n_samples(X), self.intercept_)
+        return compute_gram(self.kernel, X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
 
     def predict(self, X):
         """Return the predicted labels, in the form they were given to ``fit``."""
@@ -503,15 +221,13 @@ class SVC(ClassifierMixin, BaseEstimator):
     def kkt_report(self):
         """Worst violation of each KKT condition at the fitted solution (see :func:`kkt_report`)."""
         check_is_fitted(self, "alpha_")
-        if _is_precomputed(self.kernel):
+        if is_precomputed(self.kernel):
             raise ValueError("kkt_report needs the training Gram matrix; with a precomputed "
                              "kernel call kernlab.kkt_report(K, y, alpha, b, C) directly")
-        K = _GramColumns(self.kernel, self.X_fit_).full()
+        K = GramColumns(self.kernel, self.X_fit_).full()
         return kkt_report(K, self.t_, self.alpha_, self.intercept_, self.C)
 
 
-def _n_rows(X):
-    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 # A fitted SVC must satisfy the KKT conditions with the exact K to this
@@ -576,7 +292,7 @@ def _fit_dual(gram, F, exact, t, C, tol):
         return alpha, b, g, F
     gaps.append(gap)
     if not exact and tol > 1e-11:
-        F = _pivoted_cholesky(gram, max(tol * 1e-4, 1e-12), verify=False)
+        F = pivoted_cholesky_columns(gram, max(tol * 1e-4, 1e-12), verify=False)
         alpha, b, g, gap = _finish_dual(gram, t, _solve_dual(F, t, C), C)
         if gap <= _KKT_TOL:
             return alpha, b, g, F
@@ -662,7 +378,7 @@ def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
             # Every coefficient on a bound: no equations to solve, only checks;
             # b is then any point of an interval (the midpoint is taken later).
             new = np.where(at_C, C, 0.0)
-            g = _times(gram, t * new)
+            g = gram.times(t * new)
             lo, hi = _intercept_interval(g, t, at_zero, at_C)
             if abs(new @ t) <= 1e-9 * scale * len(t) and lo <= hi + 1e-9:
                 return new, 0.0
@@ -680,7 +396,7 @@ def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
             if below.any() or above.any():
                 at_zero, at_C = at_zero | below, at_C | above
                 continue
-            margins = t * (_times(gram, t * new) + b)
+            margins = t * (gram.times(t * new) + b)
             release = (at_zero & (margins < 1 - 1e-7)) | (at_C & (margins > 1 + 1e-7))
             if release.sum() > 50:  # the guess is far off: give up on this threshold
                 break
@@ -696,12 +412,6 @@ def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
     if finite:
         np.minimum(alpha, C, out=alpha)
     return alpha, thr
-
-
-def _times(gram, v):
-    """``K @ v`` using only the columns where ``v`` is non-zero."""
-    nz = np.flatnonzero(v)
-    return gram.cols(nz) @ v[nz]
 
 
 def _solve_free_set(gram, t, C, at_zero, at_C):
@@ -720,7 +430,7 @@ def _solve_free_set(gram, t, C, at_zero, at_C):
     A[nf, :nf] = tf
     A[nf, nf] = 0.0
     rhs = np.empty(nf + 1)
-    rhs[:nf] = tf - (_times(gram, bound_coef)[free] if at_C.any() else 0.0)
+    rhs[:nf] = tf - (gram.times(bound_coef)[free] if at_C.any() else 0.0)
     rhs[nf] = -bound_coef.sum()
     sol, *_ = np.linalg.lstsq(A, rhs, rcond=None)
     residual_ok = np.abs(A @ sol - rhs).max() < 1e-8 * max(1.0, np.abs(rhs).max())
@@ -1037,14 +747,14 @@ class KernelSVCPrimal(_BinaryClassifier):
 
     def fit(self, X, y):
         """Solve the hinge-loss primal; returns self."""
-        kernel = _check_kernel(self.kernel)
-        if _is_precomputed(kernel):
+        kernel = check_kernel(self.kernel)
+        if is_precomputed(kernel):
             raise ValueError("KernelSVCPrimal needs a kernel function, not 'precomputed'")
-        lam = _check_lam(self.lam)
+        lam = check_lam(self.lam)
         if lam == 0:
             raise ValueError("lam must be > 0 for the kernel SVM primal, got 0")
-        X = _check_data(X, kernel)
-        n = _n_rows(X)
+        X = check_data(X, kernel)
+        n = n_samples(X)
         t, self.classes_ = _encode_labels(y, n)
         _, F = gram_factor(kernel, X, tol=self.tol)
         c, b = cp.Variable(n), cp.Variable()
@@ -1057,13 +767,12 @@ class KernelSVCPrimal(_BinaryClassifier):
         self.coef_ = np.asarray(c.value, dtype=np.float64)
         self.intercept_ = float(b.value)
         self.X_fit_ = X
-        if _n_features(X) is not None:
-            self.n_features_in_ = _n_features(X)
+        record_n_features(self, X)
         return self
 
     def decision_function(self, X):
         """Return ``sum_i c_i k(x, x_i) + b`` for every row of ``X``."""
         check_is_fitted(self, "coef_")
-        X = _check_data(X, self.kernel)
-        _check_n_features(self, X)
-        return _gram(self.kernel, X, self.X_fit_) @ self.coef_ + self.intercept_
+        X = check_data(X, self.kernel)
+        check_n_features(self, X)
+        return compute_gram(self.kernel, X, self.X_fit_) @ self.coef_ + self.intercept_

@@ -396,16 +396,6 @@ def test_top_level_names_are_exported():
         assert hasattr(kernlab, name), name
 
 
-@pytest.mark.parametrize("module", ["kernels", "features", "gram", "_validation"])
-def test_docstring_examples_run(module):
-    import doctest
-    import importlib
-
-    mod = importlib.import_module(f"kernlab.{module}")
-    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0, result
-
-
 # ---------------------------------------------------------------- parameters
 
 @pytest.mark.parametrize("kernel, kind", KERNELS, ids=IDS)

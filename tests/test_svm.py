@@ -286,7 +286,7 @@ def test_bad_input_is_refused():
         SVC(Linear(), C=1.0).fit(X[:, 0], y)
     with pytest.raises(ValueError, match="lam must be >= 0"):
         KernelSVCPrimal(Linear(), lam=-1.0).fit(X, y)
-    with pytest.raises(ValueError, match="X has 3 features but SVC was fitted with 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but SVC is expecting 2 features"):
         SVC(Gaussian(), C=1.0).fit(X, y).predict(np.zeros((4, 3)))
 
 
