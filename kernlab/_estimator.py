@@ -8,7 +8,12 @@ the training Gram matrix column by column (:class:`GramColumns`) so that
 a factorisation need not form all of it.
 """
 
+import warnings
+
 import numpy as np
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import validate_data
 
 from ._validation import check_array, check_instance, check_scalar, holds_objects
 from .kernels import Kernel
@@ -16,7 +21,8 @@ from .kernels import Kernel
 __all__ = [
     "check_kernel", "is_precomputed", "check_lam", "check_targets", "check_data",
     "check_precomputed_gram", "check_cross_gram", "compute_gram", "owns_result",
-    "n_samples", "n_features", "take", "record_n_features", "check_n_features", "GramColumns",
+    "n_samples", "n_features", "take", "fit_input", "predict_input", "check_labels",
+    "GramColumns",
 ]
 
 
@@ -71,6 +77,9 @@ def check_targets(y, n_samples, name="y"):
     ...
     ValueError: y has 2 rows but X has 3 samples; they must match
     """
+    if y is None:
+        raise ValueError(f"{name} must be a numeric array: this estimator requires y to be "
+                         "passed, but the target y is None")
     y = check_array(y, name, ensure_2d=False)
     if y.shape[0] != n_samples:
         raise ValueError(
@@ -182,19 +191,91 @@ def take(X, idx):
     return [X[i] for i in idx]
 
 
-def record_n_features(estimator, X):
-    """Set ``estimator.n_features_in_`` from numeric training data (not for strings or sets)."""
-    if n_features(X) is not None:
-        estimator.n_features_in_ = n_features(X)
+def fit_input(estimator, X, kernel=None, name="X"):
+    """Validate training data and record ``n_features_in_`` (and ``feature_names_in_``).
+
+    ``X`` is checked by :func:`check_data` (numeric 2-D, or a list of
+    strings/sets for kernels that take them); scikit-learn's
+    ``validate_data`` then records the number of columns and, for a data
+    frame, the column names, exactly as scikit-learn's own estimators do.
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator
+    >>> est = BaseEstimator()
+    >>> fit_input(est, [[1.0, 2.0]]).shape, est.n_features_in_
+    ((1, 2), 2)
+    """
+    checked = check_data(X, kernel, name)
+    validate_data(estimator, X, reset=True, skip_check_array=True)
+    return checked
 
 
-def check_n_features(estimator, X):
-    """Refuse test data whose number of columns differs from the training data's."""
-    fitted = getattr(estimator, "n_features_in_", None)
-    given = n_features(X)
-    if fitted is not None and given is not None and given != fitted:
-        raise ValueError(f"X has {given} features, but {type(estimator).__name__} is expecting "
-                         f"{fitted} features as input (it was fitted with {fitted})")
+def predict_input(estimator, X, kernel=None, name="X"):
+    """Validate test data against what ``fit`` recorded (columns and their names).
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator
+    >>> est = BaseEstimator()
+    >>> _ = fit_input(est, [[1.0, 2.0]])
+    >>> predict_input(est, [[1.0, 2.0, 3.0]])
+    Traceback (most recent call last):
+    ...
+    ValueError: X has 3 features, but BaseEstimator is expecting 2 features as input.
+    """
+    checked = check_data(X, kernel, name)
+    validate_data(estimator, X, reset=False, skip_check_array=True)
+    return checked
+
+
+def check_labels(y, n, name="y"):
+    """Map two distinct labels to t in {-1, +1}; returns ``(t, classes)``.
+
+    ``classes`` is sorted and ``classes[1]`` is the positive class.  A
+    column vector (n, 1) is accepted with scikit-learn's
+    DataConversionWarning; continuous targets and a number of classes other
+    than two are refused.
+
+    Examples
+    --------
+    >>> check_labels(["no", "yes", "no"], 3)
+    (array([-1.,  1., -1.]), array(['no', 'yes'], dtype='<U3'))
+    >>> check_labels([0.5, 1.5, 2.5], 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: Unknown label type: continuous; y must hold the labels of two classes, got 3 distinct non-integer values
+    """
+    if y is None:
+        raise ValueError(f"{name} must be an array of labels: this estimator requires y to be "
+                         "passed, but the target y is None")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                      "the shape of y to (n_samples, ), for example using ravel().",
+                      DataConversionWarning, stacklevel=3)
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one label per sample), got shape {y.shape}")
+    if y.shape[0] != n:
+        raise ValueError(f"{name} has {y.shape[0]} labels but X has {n} samples; they must match")
+    if y.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} must hold class labels")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError(f"{name} contains NaN or infinity; labels must be two distinct finite "
+                         "values")
+    if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and np.isnan(v)) for v in y):
+        raise ValueError(f"{name} contains missing labels (None or NaN)")
+    classes = np.unique(y)
+    if classes.size > 2 and type_of_target(y) == "continuous":
+        raise ValueError(f"Unknown label type: continuous; {name} must hold the labels of two "
+                         f"classes, got {classes.size} distinct non-integer values")
+    if classes.size != 2:
+        what = "1 class" if classes.size == 1 else f"{classes.size} classes"
+        raise ValueError(f"{name} must take exactly two distinct values: Only binary "
+                         f"classification is supported. Got {what}: {classes[:10].tolist()}")
+    t = np.where(y == classes[1], 1.0, -1.0)
+    return t, classes
 
 
 class GramColumns:
@@ -261,3 +342,31 @@ class GramColumns:
         """``K @ v`` using only the columns where ``v`` is non-zero."""
         nz = np.flatnonzero(v)
         return self.cols(nz) @ v[nz]
+
+
+class _KernelTags:
+    """With ``kernel="precomputed"`` the input is a Gram matrix (scikit-learn's pairwise tag)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = is_precomputed(getattr(self, "kernel", None))
+        return tags
+
+
+class MultiOutputRegressorTags(_KernelTags):
+    """Tags of a regressor that accepts y of shape (n,) or (n, m); put first among the bases."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = True
+        return tags
+
+
+class BinaryClassifierTags(_KernelTags):
+    """Tags of a two-class classifier; put first among the bases."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

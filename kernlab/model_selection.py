@@ -17,7 +17,7 @@ from sklearn.model_selection import KFold, ParameterGrid
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
-from ._estimator import take
+from ._estimator import fit_input, n_samples, predict_input, take
 from ._validation import check_scalar
 
 __all__ = ["kfold", "GridSearch"]
@@ -108,8 +108,9 @@ class GridSearch(BaseEstimator):
             if name not in valid:
                 raise ValueError(f"param_grid names {name!r}, which is not a parameter of "
                                  f"{type(self.estimator).__name__}; valid: {sorted(valid)}")
+        X = fit_input(self, X, getattr(self.estimator, "kernel", None))
         splitter = kfold(self.n_splits, self.random_state)
-        n = X.shape[0] if hasattr(X, "shape") else len(X)
+        n = n_samples(X)
         if n < splitter.n_splits:
             raise ValueError(f"n_splits={splitter.n_splits} is more than the {n} samples")
         folds = list(splitter.split(np.zeros((n, 1))))
@@ -144,4 +145,5 @@ class GridSearch(BaseEstimator):
     def predict(self, X):
         """Predict with the refitted best estimator."""
         check_is_fitted(self, "best_estimator_")
+        X = predict_input(self, X, getattr(self.estimator, "kernel", None))
         return self.best_estimator_.predict(X)

@@ -21,9 +21,9 @@ from scipy.linalg import cho_solve, solve_triangular
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._estimator import (check_cross_gram, check_data, check_kernel, check_lam,
-                         check_n_features, check_precomputed_gram, check_targets, compute_gram,
-                         is_precomputed, owns_result, record_n_features)
+from ._estimator import (MultiOutputRegressorTags, check_cross_gram, check_kernel, check_lam,
+                         check_precomputed_gram, check_targets, compute_gram, fit_input,
+                         is_precomputed, owns_result, predict_input)
 from ._linalg import add_to_diagonal, cholesky_solve, is_psd
 from ._validation import check_array, check_scalar
 from .features import RandomFourierFeatures
@@ -82,7 +82,7 @@ def ridge_flops(n_samples, n_features, n_targets=1):
 # linear ridge
 # ----------------------------------------------------------------------------
 
-class Ridge(RegressorMixin, BaseEstimator):
+class Ridge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     """Linear ridge regression, solved in the primal or the dual.
 
     Minimises ``||y - X w - b||^2 + lam ||w||^2``.  The primal solve is
@@ -134,7 +134,7 @@ class Ridge(RegressorMixin, BaseEstimator):
         lam = check_lam(self.lam)
         if self.solver not in ("auto", "primal", "dual"):
             raise ValueError(f"solver must be 'auto', 'primal' or 'dual', got {self.solver!r}")
-        X = check_array(X, "X")
+        X = fit_input(self, X)
         y = check_targets(y, X.shape[0])
         n, d = X.shape
         m = 1 if y.ndim == 1 else y.shape[1]
@@ -162,17 +162,12 @@ class Ridge(RegressorMixin, BaseEstimator):
         else:
             self.intercept_ = 0.0 if y.ndim == 1 else np.zeros(m)
         self.solver_ = solver
-        self.n_features_in_ = d
         return self
 
     def predict(self, X):
         """Return ``X @ coef_ + intercept_``."""
         check_is_fitted(self, "coef_")
-        X = check_array(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features but the model was fitted with {self.n_features_in_}"
-            )
+        X = predict_input(self, X)
         return X @ self.coef_ + self.intercept_
 
 
@@ -180,7 +175,7 @@ class Ridge(RegressorMixin, BaseEstimator):
 # regression in a finite basis with Gram matrix G
 # ----------------------------------------------------------------------------
 
-class BasisRidge(RegressorMixin, BaseEstimator):
+class BasisRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     """Ridge regression in a finite basis whose Gram matrix is ``G``.
 
     With the design matrix ``A[i, n] = psi_n(x_i)`` the problem
@@ -237,7 +232,7 @@ class BasisRidge(RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit the weights; returns self."""
         lam = check_lam(self.lam)
-        X = check_array(X, "X")
+        X = fit_input(self, X)
         y = check_targets(y, X.shape[0])
         A = self._design(X)
         N = A.shape[1]
@@ -256,13 +251,12 @@ class BasisRidge(RegressorMixin, BaseEstimator):
                                  f"norm); its smallest eigenvalue is {verdict.min_eigenvalue:.3g}")
             M += lam * G
         self.coef_, _ = cholesky_solve(M, A.T @ y, "A^T A + lam G", overwrite=True)
-        self.n_features_in_ = X.shape[1]
         return self
 
     def predict(self, X):
         """Return ``basis(X) @ coef_``."""
         check_is_fitted(self, "coef_")
-        X = check_array(X, "X")
+        X = predict_input(self, X)
         return self._design(X) @ self.coef_
 
 
@@ -270,7 +264,7 @@ class BasisRidge(RegressorMixin, BaseEstimator):
 # kernel ridge
 # ----------------------------------------------------------------------------
 
-class KernelRidge(RegressorMixin, BaseEstimator):
+class KernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     """Kernel ridge regression: ``alpha = (K + lam I)^-1 y``.
 
     The fitted function is ``f(x) = sum_i alpha_i k(x, x_i) + intercept``,
@@ -345,10 +339,10 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             raise ValueError("fit_intercept=True cannot be combined with basis; "
                              "add a constant column to the basis instead")
         if is_precomputed(kernel):
-            K = check_precomputed_gram(X).copy()
+            K = check_precomputed_gram(fit_input(self, X)).copy()
             X_fit = None
         else:
-            X_fit = check_data(X, kernel)
+            X_fit = fit_input(self, X, kernel)
             K = compute_gram(kernel, X_fit)
             if not owns_result(kernel):
                 K = K.copy()
@@ -387,17 +381,15 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         self.alpha_ = alpha
         self.X_fit_ = X_fit
         self.n_train_ = n
-        record_n_features(self, X_fit)
         return self
 
     def predict(self, X):
         """Evaluate the fitted function at ``X`` (or at a precomputed cross-Gram)."""
         check_is_fitted(self, "alpha_")
+        X = predict_input(self, X, self.kernel)
         if is_precomputed(self.kernel):
             K = check_cross_gram(X, self.n_train_)
         else:
-            X = check_data(X, self.kernel)
-            check_n_features(self, X)
             K = compute_gram(self.kernel, X, self.X_fit_)
         out = K @ self.alpha_ + self.intercept_
         if self.basis is not None and not self.fit_intercept:
@@ -425,7 +417,7 @@ def _feature_ridge(F, y, lam, fit_intercept):
     return w, (0.0 if y.ndim == 1 else np.zeros(y.shape[1]))
 
 
-class NystroemKernelRidge(RegressorMixin, BaseEstimator):
+class NystroemKernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     """Kernel ridge with a Nystroem approximation of the Gram matrix.
 
     ``n_components`` landmarks ``z_j`` are drawn from the training points;
@@ -478,7 +470,7 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
             raise ValueError("NystroemKernelRidge needs a kernel function, not 'precomputed'")
         lam = check_lam(self.lam)
         m = check_scalar(self.n_components, "n_components", low=1, integer=True)
-        X = check_array(X, "X")
+        X = fit_input(self, X)
         y = check_targets(y, X.shape[0])
         n = X.shape[0]
         rng = np.random.default_rng(self.random_state)
@@ -499,11 +491,11 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Evaluate the approximate kernel ridge function at ``X``."""
         check_is_fitted(self, "coef_")
-        X = check_array(X, "X")
+        X = predict_input(self, X)
         return self._features(X) @ self.coef_ + self.intercept_
 
 
-class RandomFeatureRidge(RegressorMixin, BaseEstimator):
+class RandomFeatureRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     """Ridge on random Fourier features: an approximation to Gaussian kernel ridge.
 
     For ``k(x, t) = exp(-||x - t||^2 / (2 sigma^2))`` draw ``omega_j ~ N(0, I / sigma^2)``
@@ -550,7 +542,7 @@ class RandomFeatureRidge(RegressorMixin, BaseEstimator):
         sigma = check_scalar(self.sigma, "sigma", low=0.0, include_low=False, finite=True)
         lam = check_lam(self.lam)
         D = check_scalar(self.n_components, "n_components", low=1, integer=True)
-        X = check_array(X, "X")
+        X = fit_input(self, X)
         y = check_targets(y, X.shape[0])
         self.features_ = RandomFourierFeatures(sigma=sigma, n_components=D,
                                                random_state=self.random_state).fit(X)
@@ -561,5 +553,5 @@ class RandomFeatureRidge(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Evaluate the random-feature ridge function at ``X``."""
         check_is_fitted(self, "coef_")
-        X = check_array(X, "X")
+        X = predict_input(self, X)
         return self.features_.transform(X) @ self.coef_ + self.intercept_

@@ -33,9 +33,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._estimator import (GramColumns, check_cross_gram, check_data, check_kernel, check_lam,
-                         check_n_features, compute_gram, is_precomputed, n_samples,
-                         record_n_features, take)
+from ._estimator import (BinaryClassifierTags, GramColumns, check_cross_gram, check_kernel,
+                         check_labels, check_lam, compute_gram, fit_input, is_precomputed,
+                         n_samples, predict_input, take)
 from ._validation import check_array, check_scalar
 from .gram import factor_gram, gram_factor, pivoted_cholesky_columns
 
@@ -52,36 +52,12 @@ __all__ = [
 # labels
 # ----------------------------------------------------------------------------
 
-def _encode_labels(y, n):
-    """Map two distinct labels to t in {-1, +1}; returns (t, classes)."""
-    if y is None:
-        raise TypeError("y must be an array of labels, got None")
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-D (one label per sample), got shape {y.shape}")
-    if y.shape[0] != n:
-        raise ValueError(f"y has {y.shape[0]} labels but X has {n} samples; they must match")
-    if y.dtype.kind in "fc" and not np.isfinite(y).all():
-        raise ValueError("y contains NaN or infinity; labels must be two distinct finite values")
-    if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and math.isnan(v))
-                                   for v in y):
-        raise ValueError("y contains missing labels (None or NaN)")
-    classes = np.unique(y)
-    if classes.size != 2:
-        raise ValueError(f"y must take exactly two distinct values (binary classification), "
-                         f"got {classes.size}: {classes[:10].tolist()}")
-    t = np.where(y == classes[1], 1.0, -1.0)
-    return t, classes
-
-
 def _check_C(C):
     C = check_scalar(C, "C", low=0.0, include_low=False)
     return C  # may be np.inf: hard margin
 
 
-def _solve(problem, what):
+def _solve(problem, what, **options):
     """Solve with Clarabel and translate failures into clear errors.
 
     The factored problems have a dense n x r block next to diagonal blocks;
@@ -90,7 +66,7 @@ def _solve(problem, what):
     r = 94), so it is requested explicitly.
     """
     try:
-        problem.solve(solver=cp.CLARABEL, direct_solve_method="qdldl")
+        problem.solve(solver=cp.CLARABEL, direct_solve_method="qdldl", **options)
     except cp.error.SolverError as exc:
         raise RuntimeError(f"the {what} could not be solved by Clarabel: {exc}") from exc
     return problem.status
@@ -100,7 +76,16 @@ def _solve(problem, what):
 # the dual SVM
 # ----------------------------------------------------------------------------
 
-class SVC(ClassifierMixin, BaseEstimator):
+class _BinaryClassifier(BinaryClassifierTags, ClassifierMixin, BaseEstimator):
+    """Shared predict and tags of the two-class estimators."""
+
+    def predict(self, X):
+        """Return the predicted labels, in the form they were given to ``fit``."""
+        check_is_fitted(self, "classes_")
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+
+class SVC(_BinaryClassifier):
     """Kernel support vector classifier, fitted by solving the dual QP with CVXPY.
 
     Parameters
@@ -163,10 +148,9 @@ class SVC(ClassifierMixin, BaseEstimator):
         """Solve the dual problem and recover ``b`` from the KKT conditions; returns self."""
         kernel = check_kernel(self.kernel)
         C = _check_C(self.C)
-        if not is_precomputed(kernel):
-            X = check_data(X, kernel)
+        X = fit_input(self, X, kernel)
         n = n_samples(X)
-        t, self.classes_ = _encode_labels(y, n)
+        t, self.classes_ = check_labels(y, n)
         tol = check_scalar(self.tol, "tol", low=0.0, high=1.0, include_low=False,
                            include_high=False)
         gram = GramColumns(kernel, X)
@@ -197,26 +181,19 @@ class SVC(ClassifierMixin, BaseEstimator):
         else:
             self.support_vectors_ = take(X, support)
             self.X_fit_ = X
-            record_n_features(self, X)
         self.n_train_ = n
         return self
 
     def decision_function(self, X):
         """Return ``sum_i alpha_i t_i k(x_i, x) + b`` for every row of ``X``."""
         check_is_fitted(self, "alpha_")
+        X = predict_input(self, X, self.kernel)
         if is_precomputed(self.kernel):
             K = check_cross_gram(X, self.n_train_)
             return K[:, self.support_] @ self.dual_coef_ + self.intercept_
-        X = check_data(X, self.kernel)
-        check_n_features(self, X)
         if len(self.support_) == 0:
             return np.full(n_samples(X), self.intercept_)
         return compute_gram(self.kernel, X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
-
-    def predict(self, X):
-        """Return the predicted labels, in the form they were given to ``fit``."""
-        check_is_fitted(self, "classes_")
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
     def kkt_report(self):
         """Worst violation of each KKT condition at the fitted solution (see :func:`kkt_report`)."""
@@ -543,7 +520,7 @@ def kkt_report(K, y, alpha, b, C, xi=None):
     n = K.shape[0]
     if K.shape != (n, n):
         raise ValueError(f"K must be square, got shape {K.shape}")
-    t, _ = _encode_labels(y, n)
+    t, _ = check_labels(y, n)
     alpha = check_array(alpha, "alpha", ensure_2d=False)
     if alpha.shape != (n,):
         raise ValueError(f"alpha must have shape ({n},), got {alpha.shape}")
@@ -570,13 +547,7 @@ def kkt_report(K, y, alpha, b, C, xi=None):
 # primal problems
 # ----------------------------------------------------------------------------
 
-class _BinaryClassifier(ClassifierMixin, BaseEstimator):
-    """Shared predict for the primal estimators."""
-
-    def predict(self, X):
-        """Return the predicted labels, in the form they were given to ``fit``."""
-        check_is_fitted(self, "classes_")
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+_TIGHT = dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, tol_ktratio=1e-9)
 
 
 def _snap(alpha, C, rel=1e-4):
@@ -614,7 +585,8 @@ def _solve_linear_primal(X, t, C):
         margin_constraint = margins >= 1
         problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), [margin_constraint])
         unscale = 1.0
-    status = _solve(problem, "linear SVM primal problem")
+    # Tight tolerances: the answer is accepted only if it passes a KKT check.
+    status = _solve(problem, "linear SVM primal problem", **_TIGHT)
     if status != cp.OPTIMAL or w.value is None:
         return None
     alpha = unscale * np.asarray(margin_constraint.dual_value, dtype=np.float64)
@@ -658,9 +630,9 @@ class LinearSVCPrimal(_BinaryClassifier):
     def fit(self, X, y):
         """Solve the primal QP; returns self."""
         C = _check_C(self.C)
-        X = check_array(X, "X")
+        X = fit_input(self, X)
         n, d = X.shape
-        t, self.classes_ = _encode_labels(y, n)
+        t, self.classes_ = check_labels(y, n)
         attempts = [C, np.inf] if np.isfinite(C) else [np.inf]
         gaps = []
         for bound in attempts:
@@ -691,16 +663,12 @@ class LinearSVCPrimal(_BinaryClassifier):
         if not np.isfinite(C):
             self.slack_[:] = 0.0
         self.alpha_ = alpha
-        self.n_features_in_ = d
         return self
 
     def decision_function(self, X):
         """Return ``X @ w + b``."""
         check_is_fitted(self, "coef_")
-        X = check_array(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features but the model was fitted with "
-                             f"{self.n_features_in_}")
+        X = predict_input(self, X)
         return X @ self.coef_ + self.intercept_
 
 
@@ -753,26 +721,24 @@ class KernelSVCPrimal(_BinaryClassifier):
         lam = check_lam(self.lam)
         if lam == 0:
             raise ValueError("lam must be > 0 for the kernel SVM primal, got 0")
-        X = check_data(X, kernel)
+        X = fit_input(self, X, kernel)
         n = n_samples(X)
-        t, self.classes_ = _encode_labels(y, n)
+        t, self.classes_ = check_labels(y, n)
         _, F = gram_factor(kernel, X, tol=self.tol)
         c, b = cp.Variable(n), cp.Variable()
         u = F.T @ c
         hinge = cp.sum(cp.pos(1 - cp.multiply(t, F @ u + b)))
         problem = cp.Problem(cp.Minimize(hinge + lam * cp.sum_squares(u)))
         status = _solve(problem, "kernel SVM primal problem")
-        if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        if status != cp.OPTIMAL:  # an inaccurate answer is refused, not returned
             raise RuntimeError(f"Clarabel did not solve the kernel SVM primal (status {status!r})")
         self.coef_ = np.asarray(c.value, dtype=np.float64)
         self.intercept_ = float(b.value)
         self.X_fit_ = X
-        record_n_features(self, X)
         return self
 
     def decision_function(self, X):
         """Return ``sum_i c_i k(x, x_i) + b`` for every row of ``X``."""
         check_is_fitted(self, "coef_")
-        X = check_data(X, self.kernel)
-        check_n_features(self, X)
+        X = predict_input(self, X, self.kernel)
         return compute_gram(self.kernel, X, self.X_fit_) @ self.coef_ + self.intercept_
