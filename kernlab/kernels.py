@@ -36,6 +36,7 @@ with :func:`kernlab.is_psd` or :func:`kernlab.find_counterexample`.
 
 import copy
 import inspect
+import math
 import numbers
 import os
 from collections import Counter
@@ -43,6 +44,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import sparse
+from scipy.spatial import distance
 from scipy.linalg import blas
 
 from ._linalg import is_psd
@@ -53,6 +55,9 @@ __all__ = [
     "Linear",
     "Polynomial",
     "Gaussian",
+    "LaplacianL1",
+    "LaplacianL2",
+    "Matern",
     "Exponential",
     "Sigmoid",
     "ANOVA",
@@ -468,6 +473,128 @@ def _gaussian_cross(X, Y, gamma):
 
     _for_each_block(finish, K.shape[0], _GAUSS_BLOCK)
     return K
+
+
+def _distances(X, Y, metric):
+    """Distances between rows from the differences themselves (no cancellation).
+
+    With ``Y=None`` the matrix is built from the condensed pairwise
+    distances, so it is exactly symmetric with an exactly zero diagonal.
+    """
+    if Y is None:
+        return distance.squareform(distance.pdist(X, metric), checks=False)
+    return distance.cdist(X, Y, metric)
+
+
+class _DistanceKernel(Kernel):
+    """A kernel f(||x - t|| / sigma) of a distance, with f(0) = 1."""
+
+    _metric = "euclidean"
+
+    def __init__(self, sigma=1.0):
+        self.sigma = check_scalar(sigma, "sigma", low=0, include_low=False, finite=True)
+
+    def _gram(self, X, Y):
+        return self._profile(_distances(X, Y, self._metric) / self.sigma)
+
+    def _diag(self, X):
+        return np.ones(X.shape[0])
+
+    def __repr__(self):
+        return f"{type(self).__name__}(sigma={self.sigma!r})"
+
+
+class LaplacianL1(_DistanceKernel):
+    """The Laplacian kernel with the L1 distance, exp(-||x - t||_1 / sigma).
+
+    This is scikit-learn's ``laplacian_kernel`` with ``gamma = 1 / sigma``.
+    It is the product over coordinates of the one-dimensional kernels
+    exp(-|x_i - t_i| / sigma), hence PSD.  Compare :class:`LaplacianL2`,
+    which uses the Euclidean distance.
+
+    Parameters
+    ----------
+    sigma : float
+        Width, > 0.
+
+    Examples
+    --------
+    >>> LaplacianL1(sigma=1.0)([[0.0, 0.0]], [[1.0, 1.0]])   # exp(-2)
+    array([[0.13533528]])
+    """
+
+    _metric = "cityblock"
+
+    def _profile(self, r):
+        return np.exp(-r)
+
+
+class LaplacianL2(_DistanceKernel):
+    """The Laplacian kernel with the Euclidean distance, exp(-||x - t||_2 / sigma).
+
+    This is R kernlab's ``laplacedot(sigma = 1 / sigma)`` and the Matern
+    kernel with nu = 1/2.  Compare :class:`LaplacianL1` (scikit-learn's
+    convention), which sums absolute coordinate differences instead.
+
+    Parameters
+    ----------
+    sigma : float
+        Width, > 0.
+
+    Examples
+    --------
+    >>> LaplacianL2(sigma=1.0)([[0.0, 0.0]], [[3.0, 4.0]])   # exp(-5)
+    array([[0.00673795]])
+    """
+
+    def _profile(self, r):
+        return np.exp(-r)
+
+
+class Matern(_DistanceKernel):
+    """The Matern kernel for nu = 1/2, 3/2 or 5/2, with r = ||x - t|| / sigma.
+
+    * nu = 1/2: exp(-r) (the Laplacian kernel :class:`LaplacianL2`);
+    * nu = 3/2: (1 + sqrt(3) r) exp(-sqrt(3) r);
+    * nu = 5/2: (1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r).
+
+    Functions in its RKHS have about nu derivatives; as nu grows the kernel
+    tends to the Gaussian.  This is scikit-learn's
+    ``gaussian_process.kernels.Matern(length_scale=sigma, nu=nu)``.
+
+    Parameters
+    ----------
+    nu : {0.5, 1.5, 2.5}
+        Smoothness.
+    sigma : float
+        Length scale, > 0.
+
+    Examples
+    --------
+    >>> Matern(nu=1.5, sigma=1.0)([[0.0]], [[0.0]])
+    array([[1.]])
+    """
+
+    _NU = (0.5, 1.5, 2.5)
+
+    def __init__(self, nu=1.5, sigma=1.0):
+        nu = check_scalar(nu, "nu")
+        if nu not in self._NU:
+            raise ValueError(f"nu must be one of 0.5, 1.5, 2.5 (the closed forms), got {nu!r}")
+        self.nu = nu
+        super().__init__(sigma)
+
+    def _profile(self, r):
+        if self.nu == 0.5:
+            return np.exp(-r)
+        if self.nu == 1.5:
+            s = math.sqrt(3.0) * r
+            return (1.0 + s) * np.exp(-s)
+        s = math.sqrt(5.0) * r
+        return (1.0 + s + s * s / 3.0) * np.exp(-s)
+
+    def __repr__(self):
+        return f"Matern(nu={self.nu!r}, sigma={self.sigma!r})"
 
 
 class Exponential(Kernel):
