@@ -233,8 +233,13 @@ def pivoted_cholesky(K, tol=1e-6, *, check_symmetry=True):
     return pivoted_cholesky_columns(GramColumns.of_matrix(K), tol, verify=True)
 
 
-def pivoted_cholesky_columns(gram, tol, verify):
-    """Pivoted Cholesky from kernel columns; see :func:`pivoted_cholesky`."""
+def pivoted_cholesky_columns(gram, tol, verify, max_rank=None):
+    """Pivoted Cholesky from kernel columns; see :func:`pivoted_cholesky`.
+
+    With ``max_rank``, None is returned as soon as the numerical rank at
+    ``tol`` is known to exceed it (the caller then uses a method that does
+    not need a factor).
+    """
     n = gram.n
     d = gram.diag()
     top = d.max()
@@ -258,6 +263,8 @@ def pivoted_cholesky_columns(gram, tol, verify):
         pivot = d[j]
         if pivot <= abs_tol:
             break
+        if max_rank is not None and r >= max_rank:
+            return None
         if r == cap:
             cap = min(n, 2 * cap)
             F = np.asfortranarray(np.hstack([F, np.zeros((n, cap - F.shape[1]))]))
@@ -309,20 +316,22 @@ def _trusted_psd(kernel):
 _CHECK_TOL = 1e-10
 
 
-def factor_gram(gram, kernel, X, tol):
+def factor_gram(gram, kernel, X, tol, max_rank=None):
     """Factor F with K = F F^T: explicit features if available, else pivoted Cholesky.
 
     Kernels that are PSD by construction only get the cheap negative-pivot
     check.  Any other kernel (a user's function, a precomputed matrix, the
     sigmoid) has the residual of its factor checked and must pass
     a shifted dense Cholesky (:func:`kernlab._linalg.check_shifted_cholesky`).
+    Returns ``(F, exact)``; F is None when the numerical rank exceeds
+    ``max_rank`` (the PSD check is still made).
     """
     F = _explicit_factor(kernel, X)
-    if F is not None:
+    if F is not None and (max_rank is None or F.shape[1] <= max_rank):
         return F, True
     if _trusted_psd(kernel):
-        return pivoted_cholesky_columns(gram, tol, verify=False), False
-    F = pivoted_cholesky_columns(gram, tol, verify=True)
+        return pivoted_cholesky_columns(gram, tol, verify=False, max_rank=max_rank), False
+    F = pivoted_cholesky_columns(gram, tol, verify=True, max_rank=max_rank)
     check_shifted_cholesky(gram.full(), _CHECK_TOL)
     return F, False
 

@@ -11,7 +11,12 @@ linear and polynomial kernels, otherwise a pivoted Cholesky to a relative
 tolerance, which evaluates only the kernel columns it pivots on) and the
 quadratic term is written ``1/2 ||F^T (t * alpha)||^2``.  The active sets of
 the solver's answer are then re-solved exactly with the true ``K`` and
-checked against the KKT conditions.  A Gram matrix that is not positive
+checked against the KKT conditions.  When K has full numerical rank (more
+than 200 columns at the factor tolerance) no thin factor exists, and the dual
+is solved instead by working sets (:mod:`kernlab._working_set`): a sequence
+of small QPs, all one compiled, parameterised CVXPY problem.  Either way the
+answer is returned only if it satisfies the KKT conditions with the exact K;
+otherwise a ValueError says so.  A Gram matrix that is not positive
 semi-definite is refused with a ValueError.
 
 Two primal problems give the same classifier:
@@ -37,6 +42,7 @@ from ._estimator import (BinaryClassifierTags, GramColumns, check_cross_gram, ch
                          check_labels, check_lam, compute_gram, fit_input, is_precomputed,
                          n_samples, predict_input, take)
 from ._validation import check_array, check_scalar
+from ._working_set import WorkingSetDual
 from .gram import factor_gram, gram_factor, pivoted_cholesky_columns
 
 __all__ = [
@@ -124,8 +130,12 @@ class SVC(_BinaryClassifier):
         ``1 / ||w||`` with ``||w||^2 = sum_ij alpha_i alpha_j t_i t_j k(x_i, x_j)``.
     classes_ : ndarray of shape (2,)
         The labels as given; ``classes_[1]`` is the positive class (t = +1).
-    rank_ : int
-        Number of columns of the factor ``F`` used in the QP.
+    rank_ : int or None
+        Number of columns of the factor ``F`` used in the QP (None when the
+        dual was solved by working sets).
+    method_ : {"factor", "working-set"}
+        How the dual was solved: one QP with the factor of K (low numerical
+        rank), or by working sets (full rank).
 
     Examples
     --------
@@ -154,9 +164,13 @@ class SVC(_BinaryClassifier):
         tol = check_scalar(self.tol, "tol", low=0.0, high=1.0, include_low=False,
                            include_high=False)
         gram = GramColumns(kernel, X)
-        F, exact = factor_gram(gram, kernel, X, tol)
-        alpha, b, g, F = _fit_dual(gram, F, exact, t, C, tol)
-        self.rank_ = F.shape[1]
+        F, exact = factor_gram(gram, kernel, X, tol, max_rank=_FACTOR_MAX_RANK)
+        if F is None:  # full numerical rank: no thin factor, solve by working sets
+            alpha, b, g = _fit_dual_by_working_sets(gram, t, C)
+            self.method_, self.rank_ = "working-set", None
+        else:
+            alpha, b, g, F = _fit_dual(gram, F, exact, t, C, tol)
+            self.method_, self.rank_ = "factor", F.shape[1]
         support = np.flatnonzero(alpha > 0)
         coef = t * alpha
         K_sv = gram.cols(support)
@@ -210,6 +224,10 @@ class SVC(_BinaryClassifier):
 # A fitted SVC must satisfy the KKT conditions with the exact K to this
 # accuracy, measured as LIBSVM measures it (in units of the margin, 1).
 _KKT_TOL = 1e-5
+# Above this numerical rank of K (at the factor tolerance) the dual is solved by
+# working sets of this size instead of as one QP with a factor of K.
+_FACTOR_MAX_RANK = 200
+_WORKING_SET = 64
 
 
 def _kkt_gap(g, t, alpha, C):
@@ -284,6 +302,38 @@ def _fit_dual(gram, F, exact, t, C, tol):
             if gap <= _KKT_TOL:
                 return alpha, b, g, F
             gaps.append(gap)
+    _refuse(C, gaps)
+
+
+def _fit_dual_by_working_sets(gram, t, C):
+    """The dual by decomposition (see :mod:`kernlab._working_set`), checked like :func:`_fit_dual`.
+
+    The working-set method stops at a violation of 1e-3 first; the answer is
+    polished and checked with the exact K, and if it fails the method
+    continues from where it stopped with a finer stopping tolerance.
+    Returns (alpha, b, g).
+    """
+    gaps = []
+    dual = WorkingSetDual(gram, t, C, q=_WORKING_SET)
+    for eps in (1e-3, 1e-5, 1e-7):
+        dual.run(eps)
+        alpha, b, g, gap = _finish_dual(gram, t, dual.alpha.copy(), C)
+        if gap <= _KKT_TOL:
+            return alpha, b, g
+        gaps.append(gap)
+    if np.isfinite(C):  # a C far above every multiplier: the hard-margin answer
+        hard = WorkingSetDual(gram, t, np.inf, q=_WORKING_SET)
+        hard.run(1e-7)
+        if hard.alpha.max() <= C:
+            alpha, b, g, gap = _finish_dual(gram, t, hard.alpha.copy(), C)
+            if gap <= _KKT_TOL:
+                return alpha, b, g
+            gaps.append(gap)
+    _refuse(C, gaps)
+
+
+def _refuse(C, gaps):
+    """Raise the ValueError for a dual that no attempt solved to KKT accuracy."""
     if not np.isfinite(C):
         raise ValueError(
             "the hard-margin problem (C=inf) has no solution to working precision: the best "

@@ -373,3 +373,48 @@ def test_a_kernel_class_instead_of_an_instance_is_named(make):
     X, y = DATASETS["moons"]
     with pytest.raises(TypeError, match="got the class Gaussian itself"):
         make(Gaussian).fit(X, y)
+
+
+# ------------------------------------------------------- full rank: working sets
+def _full_rank(n=300, seed=0):
+    from sklearn.datasets import make_classification
+
+    return make_classification(n, n_features=20, n_informative=10, random_state=seed)
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_full_rank_gram_is_solved_by_working_sets_and_matches_libsvm(C):
+    X, y = _full_rank()
+    kernel = Gaussian(sigma=np.sqrt(20.0) / 2)
+    ours = SVC(kernel, C=C).fit(X, y)
+    assert ours.method_ == "working-set" and ours.rank_ is None
+    ref = SkSVC(C=C, kernel="rbf", gamma=1 / (2 * kernel.sigma**2), tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(ours.alpha_, _sklearn_alpha(ref, len(X)), atol=1e-3 * C)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-3)
+    # KKT conditions of the whole problem with the exact K
+    report = ours.kkt_report()
+    assert report.worst <= 1e-5 * max(C, 1.0)
+    assert report.stationarity <= 1e-9 * C
+
+
+def test_working_set_method_reaches_its_stopping_tolerance():
+    from kernlab._estimator import GramColumns
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = _full_rank(200, seed=1)
+    t = np.where(y == 1, 1.0, -1.0)
+    gram = GramColumns(Gaussian(sigma=3.0), X)
+    dual = WorkingSetDual(gram, t, C=1.0, q=16)
+    assert dual.run(eps=1e-6) <= 1e-6
+    assert dual.steps > 1  # more than one working set was needed
+    # the gradient kept up to date step by step equals the one computed afresh
+    K = gram.full()
+    np.testing.assert_allclose(dual.G, t * (K @ (t * dual.alpha)) - 1.0, atol=1e-10)
+    assert np.all((dual.alpha >= 0) & (dual.alpha <= 1.0))
+    assert abs(dual.alpha @ t) <= 1e-9
+
+
+def test_low_rank_gram_keeps_the_factor_method():
+    X, y = DATASETS["moons"]
+    model = SVC(Gaussian(sigma=0.8), C=1.0).fit(X, y)
+    assert model.method_ == "factor" and model.rank_ < 100
