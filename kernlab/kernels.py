@@ -487,9 +487,12 @@ def _distances(X, Y, metric):
 
 
 class _DistanceKernel(Kernel):
-    """A kernel f(||x - t|| / sigma) of a distance, with f(0) = 1."""
+    """A kernel f(||x - t|| / sigma) of a distance, with f(0) = 1 (by default f(r) = e^-r)."""
 
     _metric = "euclidean"
+
+    def _profile(self, r):
+        return np.exp(-r)
 
     def __init__(self, sigma=1.0):
         self.sigma = check_scalar(sigma, "sigma", low=0, include_low=False, finite=True)
@@ -525,9 +528,6 @@ class LaplacianL1(_DistanceKernel):
 
     _metric = "cityblock"
 
-    def _profile(self, r):
-        return np.exp(-r)
-
 
 class LaplacianL2(_DistanceKernel):
     """The Laplacian kernel with the Euclidean distance, exp(-||x - t||_2 / sigma).
@@ -546,9 +546,6 @@ class LaplacianL2(_DistanceKernel):
     >>> LaplacianL2(sigma=1.0)([[0.0, 0.0]], [[3.0, 4.0]])   # exp(-5)
     array([[0.00673795]])
     """
-
-    def _profile(self, r):
-        return np.exp(-r)
 
 
 class Matern(_DistanceKernel):
