@@ -21,7 +21,7 @@ from .kernels import Kernel
 __all__ = [
     "check_kernel", "is_precomputed", "check_lam", "check_targets", "check_data",
     "check_precomputed_gram", "check_cross_gram", "compute_gram", "owns_result",
-    "n_samples", "n_features", "take", "fit_input", "predict_input", "check_labels",
+    "n_samples", "take", "fit_input", "predict_input", "check_labels",
     "GramColumns",
 ]
 
@@ -171,11 +171,6 @@ def n_samples(X):
     (3, 2)
     """
     return X.shape[0] if hasattr(X, "shape") else len(X)
-
-
-def n_features(X):
-    """Number of columns of a numeric 2-D array; None for other kinds of data."""
-    return X.shape[1] if isinstance(X, np.ndarray) and X.ndim == 2 else None
 
 
 def take(X, idx):

@@ -41,7 +41,8 @@ __all__ = ["WorkingSetDual"]
 # interior-point answer stays a little inside its bounds, and a multiplier left
 # at 1e-8 C instead of 0 would count as a violator forever.
 _SNAP = 1e-6
-_TIGHT = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8)
+_TIGHT = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8,
+              direct_solve_method="qdldl")
 
 
 class _Subproblem:
