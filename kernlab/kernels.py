@@ -401,18 +401,18 @@ def _exp_of_exponent(block, half_sq_rows, half_sq_cols, X_rows, Y_cols, gamma):
     ``block`` holds ``2 gamma <x_i, y_j>`` on entry.  The expansion
     ``2 gamma <x, y> - gamma |x|^2 - gamma |y|^2`` loses about
     ``gamma * eps * d * (|x|^2 + |y|^2)`` to cancellation; the callers centre
-    the data, which makes this small, and the entries where it could still
-    exceed 1e-13 (narrow kernels) and the kernel value is not negligible are
-    recomputed from the differences ``x - y`` directly.
+    the data, which makes this small; the entries whose value k could still
+    be off by more than 1e-12 (k times the exponent's error; narrow kernels)
+    are recomputed from the differences ``x - y`` directly.
     """
     block -= half_sq_cols[None, :]
     block -= half_sq_rows[:, None]
     d = X_rows.shape[1]
-    err_rows = (d + 4) * np.finfo(float).eps * half_sq_rows
-    err_cols = (d + 4) * np.finfo(float).eps * half_sq_cols
-    if err_rows.max(initial=0.0) + err_cols.max(initial=0.0) > 1e-13:
-        err = err_rows[:, None] + err_cols[None, :]
-        i, j = np.nonzero((err > 1e-13) & (block > -750.0 - err))
+    eps = np.finfo(float).eps
+    worst = (d + 4) * eps * (half_sq_rows.max(initial=0.0) + half_sq_cols.max(initial=0.0))
+    if worst > 1e-12:
+        # k * worst > 1e-12 only where the exponent exceeds log(1e-12 / worst)
+        i, j = np.nonzero(block > np.log(1e-12 / worst) - worst)
         if i.size:
             diff = X_rows[i] - Y_cols[j]
             block[i, j] = -gamma * np.einsum("ij,ij->i", diff, diff)
