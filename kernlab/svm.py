@@ -227,7 +227,7 @@ _KKT_TOL = 1e-5
 # Above this numerical rank of K (at the factor tolerance) the dual is solved by
 # working sets of this size instead of as one QP with a factor of K.
 _FACTOR_MAX_RANK = 200
-_WORKING_SET = 64
+_WORKING_SET = 32
 
 
 def _kkt_gap(g, t, alpha, C):
