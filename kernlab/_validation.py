@@ -9,8 +9,9 @@ mathematical code elsewhere can assume well-formed input.
 import numbers
 
 import numpy as np
+from scipy import sparse
 
-__all__ = ["check_array", "check_pair", "check_scalar"]
+__all__ = ["check_array", "check_pair", "check_scalar", "check_instance", "holds_objects"]
 
 
 def check_array(X, name="X", *, ensure_2d=True):
@@ -46,6 +47,9 @@ def check_array(X, name="X", *, ensure_2d=True):
     """
     if X is None:
         raise TypeError(f"{name} must be a numeric array, got None")
+    if sparse.issparse(X):
+        raise TypeError(f"{name} is a sparse matrix, and sparse input is not supported: the "
+                        f"kernel computations need a dense array; convert it with {name}.toarray()")
     try:
         arr = np.asarray(X)
     except ValueError as exc:  # ragged nested lists
@@ -55,7 +59,11 @@ def check_array(X, name="X", *, ensure_2d=True):
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be numeric; it holds non-numeric objects") from exc
+            raise TypeError(f"{name} must be numeric; it holds non-numeric objects (each "
+                            "argument must be a string or a number that converts to float)") from exc
+    if arr.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has dtype {arr.dtype}; kernels "
+                         "here are defined on real vectors")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be numeric; got an array of dtype {arr.dtype}")
 
@@ -63,8 +71,8 @@ def check_array(X, name="X", *, ensure_2d=True):
         if arr.ndim == 1:
             raise ValueError(
                 f"{name} must be 2-D of shape (n_samples, n_features), got a 1-D array of "
-                f"length {arr.shape[0]}; pass a single point as shape (1, d) and 1-D data "
-                "as shape (n, 1)"
+                f"length {arr.shape[0]}; Reshape your data: pass a single point as shape (1, d) "
+                "and 1-D data as shape (n, 1)"
             )
         if arr.ndim != 2:
             raise ValueError(
@@ -73,8 +81,12 @@ def check_array(X, name="X", *, ensure_2d=True):
     elif arr.ndim not in (1, 2):
         raise ValueError(f"{name} must be 1-D or 2-D, got {arr.ndim} dimension(s)")
 
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty: it has 0 sample(s) (shape={arr.shape}) while a "
+                         "minimum of 1 is required")
     if arr.size == 0:
-        raise ValueError(f"{name} is empty (shape {arr.shape}); at least one value is needed")
+        raise ValueError(f"{name} is empty: it has 0 feature(s) (shape={arr.shape}) while a "
+                         "minimum of 1 is required.")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not np.isfinite(arr).all():
         what = "NaN" if np.isnan(arr).any() else "infinity"
@@ -176,3 +188,41 @@ def check_scalar(value, name, *, low=None, high=None, include_low=True, include_
         allowed = _describe_range(low, high, include_low, include_high)
         raise ValueError(f"{name} must be {allowed}, got {value!r}")
     return value
+
+
+def check_instance(obj, name="kernel"):
+    """Refuse a class passed where an instance is expected (``kernel=Gaussian``).
+
+    A class is callable, so without this check ``Gaussian(X, Y)`` would be
+    tried as if it were a kernel evaluation and fail obscurely (or, for a
+    class that accepts two arguments, silently build a kernel object).
+
+    Examples
+    --------
+    >>> class Gaussian:
+    ...     pass
+    >>> check_instance(Gaussian, "kernel")
+    Traceback (most recent call last):
+    ...
+    TypeError: kernel must be an instance, got the class Gaussian itself; build one by calling the class with its parameters, e.g. kernel=Gaussian(...)
+    """
+    if isinstance(obj, type):
+        raise TypeError(f"{name} must be an instance, got the class {obj.__name__} itself; "
+                        f"build one by calling the class with its parameters, e.g. "
+                        f"{name}={obj.__name__}(...)")
+    return obj
+
+
+def holds_objects(X):
+    """True when ``X`` is a non-empty list of non-numeric items (strings, sets, ...).
+
+    Such data is passed to string and set kernels (or a user's function)
+    unchanged; everything else is validated as a numeric array.
+
+    Examples
+    --------
+    >>> holds_objects(["abc", "abd"]), holds_objects([[1.0, 2.0]]), holds_objects([{1, 2}])
+    (True, False, True)
+    """
+    return (isinstance(X, (list, tuple)) and len(X) > 0
+            and not isinstance(X[0], (numbers.Number, list, tuple, np.ndarray)))

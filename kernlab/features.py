@@ -15,8 +15,10 @@ import itertools
 import math
 
 import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
+from ._estimator import fit_input, predict_input
 from ._validation import check_array, check_scalar
 from .kernels import ANOVA, Gaussian, Linear, Polynomial, PolynomialOf
 
@@ -79,25 +81,34 @@ def _monomials(X, exponents):
     return out
 
 
-class FeatureMap:
-    """Base class: an explicit map Phi with ``fit``, ``transform`` and feature names."""
+class FeatureMap(TransformerMixin, BaseEstimator):
+    """Base class: an explicit map Phi with ``fit``, ``transform`` and feature names.
+
+    A scikit-learn transformer (``get_params``, ``clone``, pipelines).  The
+    maps are fixed formulas, so they can transform without being fitted,
+    except those that draw random numbers in ``fit``.
+    """
+
+    _stateless = True  # transform needs nothing from fit
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.requires_fit = not self._stateless
+        return tags
 
     def fit(self, X, y=None):
         """Record the input dimension and return ``self``."""
-        X = check_array(X, "X")
+        X = fit_input(self, X)
         self._check_params()
-        self.n_features_in_ = X.shape[1]
         self._fit(X)
         self.n_output_features_ = len(self._names(self._default_names(X.shape[1])))
         return self
 
     def transform(self, X):
         """Return the features Phi(x) of every row of ``X``, shape (n, N)."""
-        X = check_array(X, "X")
+        # an unfitted fixed map transforms any number of columns
+        X = predict_input(self, X) if hasattr(self, "n_features_in_") else check_array(X, "X")
         self._check_params()
-        expected = getattr(self, "n_features_in_", None)
-        if expected is not None and X.shape[1] != expected:
-            raise ValueError(f"X has {X.shape[1]} features but the map was fitted with {expected}")
         return self._transform(X)
 
     def fit_transform(self, X, y=None):
@@ -410,6 +421,8 @@ class RandomFourierFeatures(FeatureMap):
     >>> bool(abs((Z @ Z.T)[0, 1] - np.exp(-0.5)) < 0.1)
     True
     """
+
+    _stateless = False
 
     def __init__(self, sigma=1.0, n_components=100, random_state=None):
         self.sigma = sigma

@@ -3,18 +3,24 @@
 ``gram_matrix`` evaluates any kernel (or plain function of two points) on
 data, ``kernel_mult`` forms K v without storing K, ``is_psd`` decides
 whether a symmetric matrix is positive semi-definite up to a tolerance and
-returns the evidence, and ``find_counterexample`` searches for point sets on
+returns the evidence (it lives in ``kernlab._linalg`` with the other dense
+linear algebra), ``find_counterexample`` searches for point sets on
 which a candidate function fails to give a PSD Gram matrix -- the practical
-way to show that something is *not* a kernel.
+way to show that something is *not* a kernel, and ``pivoted_cholesky`` /
+``gram_factor`` factor a Gram matrix as ``K = F F^T``, as the SVM solvers
+use it.
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg
 
-from ._validation import check_array, check_scalar
-from .kernels import FunctionKernel, Kernel
+from ._estimator import GramColumns, check_data, is_precomputed
+from ._linalg import PSDVerdict, check_shifted_cholesky, is_psd
+from ._validation import check_array, check_instance, check_scalar
+from .features import PolynomialFeatures
+from .kernels import FunctionKernel, Kernel, Linear, Polynomial, Precomputed
 
 __all__ = [
     "gram_matrix",
@@ -23,16 +29,17 @@ __all__ = [
     "PSDVerdict",
     "find_counterexample",
     "Counterexample",
+    "pivoted_cholesky",
+    "gram_factor",
 ]
 
-
-_FULL_EIGH_MAX = 300  # up to this size one full eigendecomposition is cheap enough
 
 
 def _as_kernel(kernel):
     """A Kernel object, wrapping a plain function k(x, t) if necessary."""
     if isinstance(kernel, Kernel):
         return kernel
+    check_instance(kernel, "kernel")
     if callable(kernel):
         return FunctionKernel(kernel)
     raise TypeError(f"kernel must be a Kernel or a function k(x, t), got {type(kernel).__name__}")
@@ -90,91 +97,6 @@ def kernel_mult(kernel, X, v, *, block_size=1024):
     for i in range(0, n, block_size):
         out[i:i + block_size] = kernel(X[i:i + block_size], X) @ v
     return out
-
-
-@dataclass
-class PSDVerdict:
-    """Outcome of :func:`is_psd`: truthy when the matrix is PSD.
-
-    Attributes
-    ----------
-    psd : bool
-        The verdict.
-    min_eigenvalue : float
-        Smallest eigenvalue of the matrix.
-    threshold : float
-        Eigenvalues down to ``-threshold`` count as zero (rounding).
-    witness : ndarray or None
-        When not PSD, a unit vector z with z^T K z = min_eigenvalue < 0.
-    """
-
-    psd: bool
-    min_eigenvalue: float
-    threshold: float
-    witness: np.ndarray = None
-
-    def __bool__(self):
-        return bool(self.psd)
-
-    def __repr__(self):
-        return (f"PSDVerdict(psd={self.psd}, min_eigenvalue={self.min_eigenvalue:.3g}, "
-                f"threshold={self.threshold:.3g})")
-
-
-def is_psd(K, tol=1e-10):
-    """Decide whether a symmetric matrix is positive semi-definite.
-
-    The smallest eigenvalue counts as non-negative when it is above
-    ``-tol * scale``, scale being the largest eigenvalue magnitude: rounding
-    alone makes the zero eigenvalues of a singular Gram matrix slightly
-    negative, by an amount proportional to the size of the matrix entries.
-
-    Parameters
-    ----------
-    K : array-like of shape (n, n)
-        Symmetric matrix (asymmetry beyond 1e-10 relative is an error).
-    tol : float
-        Relative tolerance, >= 0.
-
-    Returns
-    -------
-    PSDVerdict
-        Truthy iff PSD; carries the smallest eigenvalue and, when not PSD, a
-        witness vector z with z^T K z < 0.
-
-    Examples
-    --------
-    >>> bool(is_psd([[1.0, 2.0], [2.0, 1.0]]))
-    False
-    >>> is_psd([[2.0, 1.0], [1.0, 2.0]]).min_eigenvalue
-    1.0
-    """
-    K = check_array(K, "K")
-    tol = check_scalar(tol, "tol", low=0, finite=True)
-    if K.shape[0] != K.shape[1]:
-        raise ValueError(f"K must be square, got shape {K.shape}")
-    size = np.abs(K).max()
-    if np.abs(K - K.T).max() > 1e-10 * size:
-        raise ValueError("K must be symmetric; positive semi-definiteness is defined for "
-                         "symmetric matrices (a kernel must satisfy k(x, t) = k(t, x))")
-    lowest, witness, highest = _extreme_eigenpairs((K + K.T) / 2.0)
-    threshold = tol * max(abs(lowest), abs(highest))
-    if lowest >= -threshold:
-        return PSDVerdict(True, lowest, threshold)
-    return PSDVerdict(False, lowest, threshold, witness=witness)
-
-
-def _extreme_eigenpairs(K):
-    """Smallest eigenvalue with its unit eigenvector, and the largest eigenvalue."""
-    n = K.shape[0]
-    if n <= _FULL_EIGH_MAX:
-        values, vectors = np.linalg.eigh(K)
-        return float(values[0]), vectors[:, 0].copy(), float(values[-1])
-    # For large matrices ask LAPACK for the two ends of the spectrum only, which
-    # is several times faster than the full eigendecomposition.
-    low, vector = linalg.eigh(K, subset_by_index=[0, 0], driver="evx")
-    high = linalg.eigh(K, subset_by_index=[n - 1, n - 1], eigvals_only=True, driver="evx")
-    return float(low[0]), vector[:, 0].copy(), float(high[0])
 
 
 @dataclass
@@ -250,4 +172,205 @@ def find_counterexample(candidate, dim=2, n_points=5, n_trials=200, random_state
         verdict = is_psd(K, tol=tol)
         if not verdict:
             return Counterexample(points, K, verdict)
+    return None
+
+
+# ----------------------------------------------------------------------------
+# factorisations K = F F^T
+# ----------------------------------------------------------------------------
+
+def pivoted_cholesky(K, tol=1e-6, *, check_symmetry=True):
+    """Low-rank factor ``F`` with ``K ~= F F^T`` by pivoted Cholesky, checking PSD.
+
+    At each step the largest remaining diagonal entry of the residual
+    ``R = K - F F^T`` is chosen as pivot; the factorisation stops when it falls
+    below ``tol * max(diag(K))``.  The cost is ``O(n r^2)`` for rank ``r``.
+    For a positive semi-definite ``K`` the residual is positive
+    semi-definite, so every entry obeys ``|R_ij| <= sqrt(R_ii R_jj)``, which
+    is at most the stopping threshold.  The residual is checked block by
+    block; a negative pivot or a residual entry above the bound proves that
+    ``K`` is not PSD and a ValueError is raised.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        Symmetric matrix.
+    tol : float, default=1e-6
+        Relative tolerance (a fraction of the largest diagonal entry).
+    check_symmetry : bool, default=True
+        Check that ``K`` is symmetric.
+
+    Returns
+    -------
+    F : ndarray of shape (n, r)
+        ``r`` is the numerical rank at this tolerance (at least 1).
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not square, not symmetric or not positive semi-definite
+        to the tolerance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((6, 2))
+    >>> F = pivoted_cholesky(X @ X.T)
+    >>> F.shape, bool(np.allclose(F @ F.T, X @ X.T))
+    ((6, 2), True)
+    """
+    K = check_array(K, "K")
+    tol = check_scalar(tol, "tol", low=0.0, high=1.0, include_low=False, include_high=False)
+    n = K.shape[0]
+    if K.shape != (n, n):
+        raise ValueError(f"K must be square, got shape {K.shape}")
+    if check_symmetry:
+        scale = max(np.abs(np.diag(K)).max(), np.finfo(float).tiny)
+        for start in range(0, n, 512):
+            block = K[start:start + 512]
+            if np.abs(block - K[:, start:start + 512].T).max() >= 1e-8 * scale:
+                raise ValueError("K must be symmetric")
+    return pivoted_cholesky_columns(GramColumns.of_matrix(K), tol, verify=True)
+
+
+def pivoted_cholesky_columns(gram, tol, verify, max_rank=None):
+    """Pivoted Cholesky from kernel columns; see :func:`pivoted_cholesky`.
+
+    With ``max_rank``, None is returned as soon as the numerical rank at
+    ``tol`` is known to exceed it (the caller then uses a method that does
+    not need a factor).
+    """
+    n = gram.n
+    d = gram.diag()
+    top = d.max()
+    scale = max(abs(top), abs(d.min()), np.finfo(float).tiny)
+    if d.min() < -1e-12 * scale:
+        i = int(np.argmin(d))
+        raise ValueError(f"the Gram matrix is not positive semi-definite: its diagonal entry "
+                         f"K[{i},{i}] = {d[i]:.3g} is negative")
+    if top <= 0:
+        if np.abs(gram.full()).max() > 0:
+            raise ValueError("the Gram matrix is not positive semi-definite: its diagonal is "
+                             "zero but it has non-zero entries")
+        return np.zeros((n, 1))
+    abs_tol = tol * top
+    roundoff = 1e3 * np.finfo(float).eps * top
+    cap = min(n, 64)
+    F = np.zeros((n, cap), order="F")
+    r = 0
+    while r < n:
+        j = int(np.argmax(d))
+        pivot = d[j]
+        if pivot <= abs_tol:
+            break
+        if max_rank is not None and r >= max_rank:
+            return None
+        if r == cap:
+            cap = min(n, 2 * cap)
+            F = np.asfortranarray(np.hstack([F, np.zeros((n, cap - F.shape[1]))]))
+        col = gram.cols([j])[:, 0] - F[:, :r] @ F[j, :r]
+        col /= math.sqrt(pivot)
+        F[:, r] = col
+        d -= col * col
+        d[j] = 0.0
+        r += 1
+        if d.min() < -(roundoff + abs_tol):
+            i = int(np.argmin(d))
+            raise ValueError(
+                "the Gram matrix is not positive semi-definite: pivoted Cholesky met a negative "
+                f"pivot ({d[i]:.3g} at row {i} after {r} steps; use kernlab.is_psd for a "
+                "witness vector)")
+    F = np.ascontiguousarray(F[:, :max(r, 1)])
+    if verify:
+        # Residual check, block by block so that no second n x n matrix is needed.
+        bound = abs_tol + roundoff
+        rows = max(1, min(n, 2 ** 22 // max(n, 1)))
+        for start in range(0, n, rows):
+            stop = min(start + rows, n)
+            R = F[start:stop] @ F.T
+            R -= gram.rows(start, stop)
+            if max(R.max(), -R.min()) > 10 * bound:
+                i, j = np.unravel_index(np.argmax(np.abs(R)), R.shape)
+                raise ValueError(
+                    "the Gram matrix is not positive semi-definite: after a pivoted Cholesky "
+                    f"factorisation the residual entry R[{start + i},{j}] = {-R[i, j]:.3g} "
+                    f"exceeds the bound {bound:.3g} that holds for PSD matrices (use "
+                    "kernlab.is_psd for a witness vector)")
+    return F
+
+
+def _trusted_psd(kernel):
+    """True for kernlab kernels that are PSD by construction (no user function inside)."""
+    if not isinstance(kernel, Kernel) or isinstance(kernel, (FunctionKernel, Precomputed)):
+        return False
+    parts = getattr(kernel, "parts", None)
+    if parts is not None and not all(_trusted_psd(k) for k in parts):
+        return False
+    return bool(kernel.is_known_psd)
+
+
+# A Gram matrix that is not PSD by construction must have K + _CHECK_TOL *
+# max(diag K) * I positive definite: a negative eigenvalue far below the QP's
+# factor tolerance (about -1e-6 relative for a sigmoid kernel with a small
+# slope) would otherwise pass unnoticed.
+_CHECK_TOL = 1e-10
+
+
+def factor_gram(gram, kernel, X, tol, max_rank=None):
+    """Factor F with K = F F^T: explicit features if available, else pivoted Cholesky.
+
+    Kernels that are PSD by construction only get the cheap negative-pivot
+    check.  Any other kernel (a user's function, a precomputed matrix, the
+    sigmoid) has the residual of its factor checked and must pass
+    a shifted dense Cholesky (:func:`kernlab._linalg.check_shifted_cholesky`).
+    Returns ``(F, exact)``; F is None when the numerical rank exceeds
+    ``max_rank`` (the PSD check is still made).
+    """
+    F = _explicit_factor(kernel, X)
+    if F is not None and (max_rank is None or F.shape[1] <= max_rank):
+        return F, True
+    if _trusted_psd(kernel):
+        return pivoted_cholesky_columns(gram, tol, verify=False, max_rank=max_rank), False
+    F = pivoted_cholesky_columns(gram, tol, verify=True, max_rank=max_rank)
+    check_shifted_cholesky(gram.full(), _CHECK_TOL)
+    return F, False
+
+
+def gram_factor(kernel, X, *, tol=1e-4):
+    """Return ``(K, F)`` with ``K = kernel(X)`` and an exact or tolerance factor ``F F^T = K``.
+
+    The linear kernel uses its feature map ``F = X`` when ``d <= n`` and the
+    polynomial kernel ``(c + <x, t>)^p`` (``c >= 0``) its multinomial feature
+    map when that has at most ``n`` features; every other kernel uses
+    :func:`pivoted_cholesky` (which also checks that ``K`` is positive
+    semi-definite).  With ``kernel="precomputed"``, ``X`` is the Gram matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernlab import Gaussian
+    >>> X = np.random.default_rng(0).standard_normal((30, 2))
+    >>> K, F = gram_factor(Gaussian(sigma=1.0), X)
+    >>> bool(np.abs(K - F @ F.T).max() <= 1e-3)
+    True
+    """
+    if not is_precomputed(kernel):
+        X = check_data(X, kernel)
+    gram = GramColumns(kernel, X)
+    F, _ = factor_gram(gram, kernel, X, tol)
+    return gram.full(), F
+
+
+def _explicit_factor(kernel, X):
+    """Exact feature matrix for linear and polynomial kernels when it is small enough."""
+    if is_precomputed(kernel) or not isinstance(X, np.ndarray):
+        return None
+    n, d = X.shape
+    if type(kernel) is Linear and d <= n:
+        return np.array(X, dtype=np.float64)
+    if type(kernel) is Polynomial and kernel.c >= 0:
+        p = kernel.degree
+        n_features = math.comb(d + p, p) if kernel.c > 0 else math.comb(d + p - 1, p)
+        if n_features <= n:
+            return PolynomialFeatures(degree=p, c=kernel.c).fit_transform(X)
     return None

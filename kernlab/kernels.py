@@ -36,6 +36,7 @@ with :func:`kernlab.is_psd` or :func:`kernlab.find_counterexample`.
 
 import copy
 import inspect
+import math
 import numbers
 import os
 from collections import Counter
@@ -43,15 +44,20 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import sparse
+from scipy.spatial import distance
 from scipy.linalg import blas
 
-from ._validation import check_array, check_scalar
+from ._linalg import is_psd
+from ._validation import check_array, check_instance, check_scalar, holds_objects
 
 __all__ = [
     "Kernel",
     "Linear",
     "Polynomial",
     "Gaussian",
+    "LaplacianL1",
+    "LaplacianL2",
+    "Matern",
     "Exponential",
     "Sigmoid",
     "ANOVA",
@@ -276,6 +282,7 @@ def _as_kernel(value, name):
     """Wrap a non-negative number as a constant kernel; pass kernels through."""
     if isinstance(value, Kernel):
         return value
+    check_instance(value, name)
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return Constant(value)
     raise TypeError(f"{name} must be a Kernel or a non-negative number, got {type(value).__name__}")
@@ -388,24 +395,51 @@ def _for_each_block(work, n_rows, block):
             pass  # consume results so that exceptions propagate
 
 
-def _exp_of_exponent(block, half_sq_rows, half_sq_cols):
-    """In place: block <- exp(block - a_i - b_j), with the exponent clipped at 0."""
+def _exp_of_exponent(block, half_sq_rows, half_sq_cols, X_rows, Y_cols, gamma):
+    """In place: block <- exp(block - a_i - b_j), i.e. exp(-gamma ||x_i - y_j||^2).
+
+    ``block`` holds ``2 gamma <x_i, y_j>`` on entry.  The expansion
+    ``2 gamma <x, y> - gamma |x|^2 - gamma |y|^2`` loses about
+    ``gamma * eps * d * (|x|^2 + |y|^2)`` to cancellation; the callers centre
+    the data, which makes this small; the entries whose value k could still
+    be off by more than 1e-12 (k times the exponent's error; narrow kernels)
+    are recomputed from the differences ``x - y`` directly.
+    """
     block -= half_sq_cols[None, :]
     block -= half_sq_rows[:, None]
+    d = X_rows.shape[1]
+    eps = np.finfo(float).eps
+    worst = (d + 4) * eps * (half_sq_rows.max(initial=0.0) + half_sq_cols.max(initial=0.0))
+    if worst > 1e-12:
+        # k * worst > 1e-12 only where the exponent exceeds log(1e-12 / worst)
+        i, j = np.nonzero(block > np.log(1e-12 / worst) - worst)
+        if i.size:
+            diff = X_rows[i] - Y_cols[j]
+            block[i, j] = -gamma * np.einsum("ij,ij->i", diff, diff)
     np.minimum(block, 0.0, out=block)  # rounding can make ||x-t||^2 slightly negative
     np.exp(block, out=block)
+
+
+def _centre(X, Y=None):
+    """Subtract the mean of the rows of X (and Y): the Gaussian depends only on differences."""
+    if Y is None:
+        mean = X.mean(axis=0)
+        return X - mean, None
+    mean = (X.sum(axis=0) + Y.sum(axis=0)) / (X.shape[0] + Y.shape[0])
+    return X - mean, Y - mean
 
 
 def _gaussian_symmetric(X, gamma):
     """exp(-gamma ||x_i - x_j||^2) for all pairs of rows of X, exactly symmetric.
 
-    -gamma ||x - t||^2 = 2 gamma <x, t> - gamma |x|^2 - gamma |t|^2.  dsyrk
-    computes one triangle of 2 gamma X X^T with half the flops of a full
-    product; its Fortran-ordered result viewed transposed is a C-ordered array
-    whose lower triangle holds the values.  Each block of rows is finished
-    while it is in cache and then copied onto the upper triangle, so the only
-    n x n array ever allocated is the result.
+    -gamma ||x - t||^2 = 2 gamma <x, t> - gamma |x|^2 - gamma |t|^2, on
+    centred data.  dsyrk computes one triangle of 2 gamma X X^T with half the
+    flops of a full product; its Fortran-ordered result viewed transposed is
+    a C-ordered array whose lower triangle holds the values.  Each block of
+    rows is finished while it is in cache and then copied onto the upper
+    triangle, so the only n x n array ever allocated is the result.
     """
+    X, _ = _centre(X)
     half_sq = gamma * np.einsum("ij,ij->i", X, X)
     n = X.shape[0]
     # An uninitialised output spares dsyrk zero-filling n^2 entries; the upper
@@ -417,7 +451,7 @@ def _gaussian_symmetric(X, gamma):
     def finish(i):
         j = min(i + _GAUSS_BLOCK, n)
         block = K[i:j, :j]  # rows i:j, up to and including the diagonal
-        _exp_of_exponent(block, half_sq[i:j], half_sq[:j])
+        _exp_of_exponent(block, half_sq[i:j], half_sq[:j], X[i:j], X[:j], gamma)
         np.fill_diagonal(block[:, i:], 1.0)  # k(x, x) = 1 exactly
         _mirror_block(K, i, j, upper)
 
@@ -426,18 +460,138 @@ def _gaussian_symmetric(X, gamma):
 
 
 def _gaussian_cross(X, Y, gamma):
-    """exp(-gamma ||x_i - y_j||^2) for rows of X against rows of Y."""
+    """exp(-gamma ||x_i - y_j||^2) for rows of X against rows of Y (centred together)."""
+    X, Y = _centre(X, Y)
     half_sq_x = gamma * np.einsum("ij,ij->i", X, X)
     half_sq_y = gamma * np.einsum("ij,ij->i", Y, Y)
     K = X @ Y.T
     K *= 2.0 * gamma
 
     def finish(i):
-        _exp_of_exponent(K[i:i + _GAUSS_BLOCK], half_sq_x[i:i + _GAUSS_BLOCK], half_sq_y)
+        rows = slice(i, i + _GAUSS_BLOCK)
+        _exp_of_exponent(K[rows], half_sq_x[rows], half_sq_y, X[rows], Y, gamma)
 
     _for_each_block(finish, K.shape[0], _GAUSS_BLOCK)
     return K
 
+
+def _distances(X, Y, metric):
+    """Distances between rows from the differences themselves (no cancellation).
+
+    With ``Y=None`` the matrix is built from the condensed pairwise
+    distances, so it is exactly symmetric with an exactly zero diagonal.
+    """
+    if Y is None:
+        return distance.squareform(distance.pdist(X, metric), checks=False)
+    return distance.cdist(X, Y, metric)
+
+
+class _DistanceKernel(Kernel):
+    """A kernel f(||x - t|| / sigma) of a distance, with f(0) = 1 (by default f(r) = e^-r)."""
+
+    _metric = "euclidean"
+
+    def _profile(self, r):
+        return np.exp(-r)
+
+    def __init__(self, sigma=1.0):
+        self.sigma = check_scalar(sigma, "sigma", low=0, include_low=False, finite=True)
+
+    def _gram(self, X, Y):
+        return self._profile(_distances(X, Y, self._metric) / self.sigma)
+
+    def _diag(self, X):
+        return np.ones(X.shape[0])
+
+    def __repr__(self):
+        return f"{type(self).__name__}(sigma={self.sigma!r})"
+
+
+class LaplacianL1(_DistanceKernel):
+    """The Laplacian kernel with the L1 distance, exp(-||x - t||_1 / sigma).
+
+    This is scikit-learn's ``laplacian_kernel`` with ``gamma = 1 / sigma``.
+    It is the product over coordinates of the one-dimensional kernels
+    exp(-|x_i - t_i| / sigma), hence PSD.  Compare :class:`LaplacianL2`,
+    which uses the Euclidean distance.
+
+    Parameters
+    ----------
+    sigma : float
+        Width, > 0.
+
+    Examples
+    --------
+    >>> LaplacianL1(sigma=1.0)([[0.0, 0.0]], [[1.0, 1.0]])   # exp(-2)
+    array([[0.13533528]])
+    """
+
+    _metric = "cityblock"
+
+
+class LaplacianL2(_DistanceKernel):
+    """The Laplacian kernel with the Euclidean distance, exp(-||x - t||_2 / sigma).
+
+    This is R kernlab's ``laplacedot(sigma = 1 / sigma)`` and the Matern
+    kernel with nu = 1/2.  Compare :class:`LaplacianL1` (scikit-learn's
+    convention), which sums absolute coordinate differences instead.
+
+    Parameters
+    ----------
+    sigma : float
+        Width, > 0.
+
+    Examples
+    --------
+    >>> LaplacianL2(sigma=1.0)([[0.0, 0.0]], [[3.0, 4.0]])   # exp(-5)
+    array([[0.00673795]])
+    """
+
+
+class Matern(_DistanceKernel):
+    """The Matern kernel for nu = 1/2, 3/2 or 5/2, with r = ||x - t|| / sigma.
+
+    * nu = 1/2: exp(-r) (the Laplacian kernel :class:`LaplacianL2`);
+    * nu = 3/2: (1 + sqrt(3) r) exp(-sqrt(3) r);
+    * nu = 5/2: (1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r).
+
+    Functions in its RKHS have about nu derivatives; as nu grows the kernel
+    tends to the Gaussian.  This is scikit-learn's
+    ``gaussian_process.kernels.Matern(length_scale=sigma, nu=nu)``.
+
+    Parameters
+    ----------
+    nu : {0.5, 1.5, 2.5}
+        Smoothness.
+    sigma : float
+        Length scale, > 0.
+
+    Examples
+    --------
+    >>> Matern(nu=1.5, sigma=1.0)([[0.0]], [[0.0]])
+    array([[1.]])
+    """
+
+    _NU = (0.5, 1.5, 2.5)
+
+    def __init__(self, nu=1.5, sigma=1.0):
+        nu = check_scalar(nu, "nu")
+        if nu not in self._NU:
+            raise ValueError(f"nu must be one of 0.5, 1.5, 2.5 (the closed forms), got {nu!r}")
+        self.nu = nu
+        super().__init__(sigma)
+
+    def _profile(self, r):
+        if self.nu == 0.5:
+            return np.exp(-r)
+        if self.nu == 1.5:
+            s = math.sqrt(3.0) * r
+            return (1.0 + s) * np.exp(-s)
+        s = math.sqrt(5.0) * r
+        return (1.0 + s + s * s / 3.0) * np.exp(-s)
+
+    def __repr__(self):
+        return f"Matern(nu={self.nu!r}, sigma={self.sigma!r})"
 
 
 class Exponential(Kernel):
@@ -895,8 +1049,6 @@ class Precomputed(Kernel):
 
     @property
     def is_known_psd(self):
-        from .gram import is_psd  # late import: gram builds on this module
-
         return bool(is_psd(self.K))
 
     def _check_X(self, X, name):
@@ -971,6 +1123,7 @@ class FunctionKernel(Kernel):
     _PROBE = (3, 2)  # rows x columns used to test whether broadcasting works
 
     def __init__(self, func, *, vectorized=None, psd=False):
+        check_instance(func, "func")
         if not callable(func):
             raise TypeError(f"func must be callable, got {type(func).__name__}")
         self.func = func
@@ -979,8 +1132,7 @@ class FunctionKernel(Kernel):
         self.is_known_psd = self.psd
 
     def _check_X(self, X, name):
-        if isinstance(X, (list, tuple)) and len(X) > 0 and not isinstance(
-                X[0], (numbers.Number, list, tuple, np.ndarray)):
+        if holds_objects(X):
             return list(X)  # strings, sets or other objects: passed through
         return check_array(X, name)
 
@@ -1043,6 +1195,7 @@ class _Combination(Kernel):
     def _set_parts(self, *kernels):
         """Record the component kernels, refusing anything that is not a Kernel."""
         for k in kernels:
+            check_instance(k, "kernel")
             if not isinstance(k, Kernel):
                 raise TypeError(f"expected a Kernel, got {type(k).__name__} {k!r}")
         self.parts = kernels
@@ -1263,7 +1416,7 @@ class Composed(_Combination):
         return self.k._exact_symmetry
 
     def _check_X(self, X, name):
-        if isinstance(X, (list, tuple)) and len(X) and isinstance(X[0], (str, set, frozenset)):
+        if holds_objects(X):
             return list(X)
         return check_array(X, name)
 

@@ -17,6 +17,7 @@ from sklearn.model_selection import KFold, ParameterGrid
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
+from ._estimator import fit_input, n_samples, predict_input, take
 from ._validation import check_scalar
 
 __all__ = ["kfold", "GridSearch"]
@@ -33,12 +34,6 @@ def kfold(n_splits=5, random_state=0):
     """
     n_splits = check_scalar(n_splits, "n_splits", low=2, integer=True)
     return KFold(n_splits=n_splits, shuffle=True, random_state=random_state)
-
-
-def _take(X, idx):
-    if hasattr(X, "shape"):
-        return X[idx]
-    return [X[i] for i in idx]
 
 
 class GridSearch(BaseEstimator):
@@ -113,8 +108,9 @@ class GridSearch(BaseEstimator):
             if name not in valid:
                 raise ValueError(f"param_grid names {name!r}, which is not a parameter of "
                                  f"{type(self.estimator).__name__}; valid: {sorted(valid)}")
+        X = fit_input(self, X, getattr(self.estimator, "kernel", None))
         splitter = kfold(self.n_splits, self.random_state)
-        n = X.shape[0] if hasattr(X, "shape") else len(X)
+        n = n_samples(X)
         if n < splitter.n_splits:
             raise ValueError(f"n_splits={splitter.n_splits} is more than the {n} samples")
         folds = list(splitter.split(np.zeros((n, 1))))
@@ -128,8 +124,8 @@ class GridSearch(BaseEstimator):
             for i, params in enumerate(candidates):
                 for j, (train, test) in enumerate(folds):
                     model = clone(self.estimator).set_params(**params)
-                    model.fit(_take(X, train), y[train])
-                    scores[i, j] = scorer(model, _take(X, test), y[test])
+                    model.fit(take(X, train), y[train])
+                    scores[i, j] = scorer(model, take(X, test), y[test])
                     bar.update()
         mean = scores.mean(axis=1)
         order = np.argsort(-mean, kind="stable")
@@ -149,4 +145,5 @@ class GridSearch(BaseEstimator):
     def predict(self, X):
         """Predict with the refitted best estimator."""
         check_is_fitted(self, "best_estimator_")
+        X = predict_input(self, X, getattr(self.estimator, "kernel", None))
         return self.best_estimator_.predict(X)

@@ -16,18 +16,17 @@ definite system:
   approximations for large ``n``.
 """
 
-import contextlib
-import numbers
-
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
+from scipy.linalg import cho_solve, solve_triangular
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
+from ._estimator import (MultiOutputRegressorTags, check_cross_gram, check_kernel, check_lam,
+                         check_precomputed_gram, check_targets, compute_gram, fit_input,
+                         is_precomputed, owns_result, predict_input)
+from ._linalg import add_to_diagonal, cholesky_solve, is_psd
 from ._validation import check_array, check_scalar
 from .features import RandomFourierFeatures
-from .gram import is_psd
 
 __all__ = [
     "ridge_flops",
@@ -37,144 +36,6 @@ __all__ = [
     "NystroemKernelRidge",
     "RandomFeatureRidge",
 ]
-
-
-# ----------------------------------------------------------------------------
-# shared helpers (also used by kernlab.svm)
-# ----------------------------------------------------------------------------
-
-_SINGLE_THREAD_FROM = 16000  # matrix order from which Cholesky runs single-threaded
-
-def _check_lam(lam, name="lam"):
-    """``lam`` must be a finite number >= 0."""
-    lam = check_scalar(lam, name, low=0.0, finite=True)
-    if not np.isfinite(lam):
-        raise ValueError(f"{name} must be finite, got {lam!r}")
-    return lam
-
-
-def _check_targets(y, n_samples, name="y"):
-    """Return ``y`` as float64 of shape (n,) or (n, m) with n matching X."""
-    y = check_array(y, name, ensure_2d=False)
-    if y.shape[0] != n_samples:
-        raise ValueError(
-            f"{name} has {y.shape[0]} rows but X has {n_samples} samples; they must match"
-        )
-    return y
-
-
-def _is_precomputed(kernel):
-    return isinstance(kernel, str) and kernel == "precomputed"
-
-
-def _check_kernel(kernel, name="kernel"):
-    if kernel is None:
-        raise TypeError(f"{name} is required: pass a kernlab kernel such as Gaussian(sigma=1.0), "
-                        "a callable k(X, Y) or the string 'precomputed'")
-    if isinstance(kernel, str):
-        if kernel != "precomputed":
-            raise ValueError(f"{name} given as a string must be 'precomputed', got {kernel!r}")
-        return kernel
-    if not callable(kernel):
-        raise TypeError(f"{name} must be callable as kernel(X, Y), got {type(kernel).__name__}")
-    return kernel
-
-
-def _check_precomputed_gram(K, name="X"):
-    K = check_array(K, name)
-    if K.shape[0] != K.shape[1]:
-        raise ValueError(
-            f"with kernel='precomputed', {name} must be the square Gram matrix of the training "
-            f"points, got shape {K.shape}"
-        )
-    return K
-
-
-def _gram(kernel, X, Y=None, name="kernel"):
-    """Evaluate ``kernel(X, Y)`` and check its shape and values."""
-    K = kernel(X) if Y is None else kernel(X, Y)
-    K = np.asarray(K, dtype=np.float64)
-    n_x = _n_samples(X)
-    n_y = n_x if Y is None else _n_samples(Y)
-    if K.shape != (n_x, n_y):
-        raise ValueError(f"{name} returned an array of shape {K.shape}; expected ({n_x}, {n_y})")
-    if not np.isfinite(K).all():
-        raise ValueError(f"{name} returned NaN or infinite values on this data")
-    return K
-
-
-def _owns_result(kernel):
-    """True if ``kernel(X)`` returns a fresh array that may be overwritten.
-
-    kernlab kernels always build a new matrix (``Precomputed`` indexes a copy
-    out of its stored matrix); a user's plain function might return a cached
-    array, so its result is copied before the in-place Cholesky.
-    """
-    from .kernels import Kernel
-    return isinstance(kernel, Kernel)
-
-
-def _check_data(X, kernel=None, name="X"):
-    """Validate X: a numeric 2-D array, unless the kernel works on other objects."""
-    if kernel is not None and not isinstance(kernel, str):
-        if isinstance(X, (list, tuple)) and len(X) > 0 and not isinstance(
-                X[0], (numbers.Number, list, tuple, np.ndarray)):
-            return X  # strings or sets: the kernel checks them
-    return check_array(X, name)
-
-
-def _n_features(X):
-    """Number of columns of a numeric 2-D array; None for other kinds of data."""
-    return X.shape[1] if isinstance(X, np.ndarray) and X.ndim == 2 else None
-
-
-def _check_n_features(estimator, X):
-    """Refuse test data whose number of columns differs from the training data's."""
-    fitted = getattr(estimator, "n_features_in_", None)
-    given = _n_features(X)
-    if fitted is not None and given is not None and given != fitted:
-        raise ValueError(f"X has {given} features but {type(estimator).__name__} was fitted "
-                         f"with {fitted}")
-
-
-def _n_samples(X):
-    return X.shape[0] if hasattr(X, "shape") else len(X)
-
-
-def _take(X, idx):
-    if hasattr(X, "shape"):
-        return X[idx]
-    return [X[i] for i in idx]
-
-
-def _cholesky_solve(A, b, what, overwrite=False):
-    """Solve ``A x = b`` for symmetric positive definite ``A`` by Cholesky.
-
-    Raises a ValueError naming ``what`` when the factorisation fails.
-    """
-    lower = True
-    if overwrite and A.flags.c_contiguous and not A.flags.f_contiguous:
-        # A is symmetric, so A.T is the same matrix in Fortran order, which
-        # LAPACK can factor in place (a C-ordered array would be copied).
-        A = A.T
-    # OpenBLAS's multithreaded Cholesky crashes (segfault) once the matrix
-    # reaches 2^31 bytes (n >= 16384); above that size it runs on one thread.
-    limit = (threadpool_limits(1, user_api="blas") if A.shape[0] >= _SINGLE_THREAD_FROM
-             else contextlib.nullcontext())
-    with limit:
-        try:
-            factor = cho_factor(A, lower=lower, overwrite_a=overwrite, check_finite=False)
-        except LinAlgError as exc:
-            raise ValueError(
-                f"{what} is not positive definite, so the ridge system has no unique solution; "
-                "increase lam or check that the kernel is positive semi-definite"
-            ) from exc
-        return cho_solve(factor, b, overwrite_b=False, check_finite=False), factor
-
-
-def _add_to_diagonal(A, value):
-    A.flat[:: A.shape[0] + 1] += value
-    return A
 
 
 # ----------------------------------------------------------------------------
@@ -221,7 +82,7 @@ def ridge_flops(n_samples, n_features, n_targets=1):
 # linear ridge
 # ----------------------------------------------------------------------------
 
-class Ridge(RegressorMixin, BaseEstimator):
+class Ridge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     """Linear ridge regression, solved in the primal or the dual.
 
     Minimises ``||y - X w - b||^2 + lam ||w||^2``.  The primal solve is
@@ -270,11 +131,11 @@ class Ridge(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit the weights; returns self."""
-        lam = _check_lam(self.lam)
+        lam = check_lam(self.lam)
         if self.solver not in ("auto", "primal", "dual"):
             raise ValueError(f"solver must be 'auto', 'primal' or 'dual', got {self.solver!r}")
-        X = check_array(X, "X")
-        y = _check_targets(y, X.shape[0])
+        X = fit_input(self, X)
+        y = check_targets(y, X.shape[0])
         n, d = X.shape
         m = 1 if y.ndim == 1 else y.shape[1]
         if self.fit_intercept:
@@ -287,12 +148,12 @@ class Ridge(RegressorMixin, BaseEstimator):
         if solver == "auto":
             solver = "primal" if self.flops_["primal"] <= self.flops_["dual"] else "dual"
         if solver == "primal":
-            A = _add_to_diagonal(Xc.T @ Xc, lam)
-            w, _ = _cholesky_solve(A, Xc.T @ yc, "X^T X + lam I", overwrite=True)
+            A = add_to_diagonal(Xc.T @ Xc, lam)
+            w, _ = cholesky_solve(A, Xc.T @ yc, "X^T X + lam I", overwrite=True)
             alpha = (yc - Xc @ w) / lam if lam > 0 else None
         else:
-            A = _add_to_diagonal(Xc @ Xc.T, lam)
-            alpha, _ = _cholesky_solve(A, yc, "X X^T + lam I", overwrite=True)
+            A = add_to_diagonal(Xc @ Xc.T, lam)
+            alpha, _ = cholesky_solve(A, yc, "X X^T + lam I", overwrite=True)
             w = Xc.T @ alpha
         self.coef_ = w
         self.alpha_ = alpha
@@ -301,17 +162,12 @@ class Ridge(RegressorMixin, BaseEstimator):
         else:
             self.intercept_ = 0.0 if y.ndim == 1 else np.zeros(m)
         self.solver_ = solver
-        self.n_features_in_ = d
         return self
 
     def predict(self, X):
         """Return ``X @ coef_ + intercept_``."""
         check_is_fitted(self, "coef_")
-        X = check_array(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features but the model was fitted with {self.n_features_in_}"
-            )
+        X = predict_input(self, X)
         return X @ self.coef_ + self.intercept_
 
 
@@ -319,7 +175,7 @@ class Ridge(RegressorMixin, BaseEstimator):
 # regression in a finite basis with Gram matrix G
 # ----------------------------------------------------------------------------
 
-class BasisRidge(RegressorMixin, BaseEstimator):
+class BasisRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     """Ridge regression in a finite basis whose Gram matrix is ``G``.
 
     With the design matrix ``A[i, n] = psi_n(x_i)`` the problem
@@ -375,14 +231,14 @@ class BasisRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit the weights; returns self."""
-        lam = _check_lam(self.lam)
-        X = check_array(X, "X")
-        y = _check_targets(y, X.shape[0])
+        lam = check_lam(self.lam)
+        X = fit_input(self, X)
+        y = check_targets(y, X.shape[0])
         A = self._design(X)
         N = A.shape[1]
         M = A.T @ A
         if self.gram is None:
-            _add_to_diagonal(M, lam)
+            add_to_diagonal(M, lam)
         else:
             G = check_array(self.gram, "gram")
             if G.shape != (N, N):
@@ -394,14 +250,13 @@ class BasisRidge(RegressorMixin, BaseEstimator):
                 raise ValueError("gram must be positive semi-definite (w^T G w is a squared "
                                  f"norm); its smallest eigenvalue is {verdict.min_eigenvalue:.3g}")
             M += lam * G
-        self.coef_, _ = _cholesky_solve(M, A.T @ y, "A^T A + lam G", overwrite=True)
-        self.n_features_in_ = X.shape[1]
+        self.coef_, _ = cholesky_solve(M, A.T @ y, "A^T A + lam G", overwrite=True)
         return self
 
     def predict(self, X):
         """Return ``basis(X) @ coef_``."""
         check_is_fitted(self, "coef_")
-        X = check_array(X, "X")
+        X = predict_input(self, X)
         return self._design(X) @ self.coef_
 
 
@@ -409,7 +264,7 @@ class BasisRidge(RegressorMixin, BaseEstimator):
 # kernel ridge
 # ----------------------------------------------------------------------------
 
-class KernelRidge(RegressorMixin, BaseEstimator):
+class KernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     """Kernel ridge regression: ``alpha = (K + lam I)^-1 y``.
 
     The fitted function is ``f(x) = sum_i alpha_i k(x, x_i) + intercept``,
@@ -478,21 +333,21 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Solve for ``alpha_`` (and the intercept or basis weights); returns self."""
-        kernel = _check_kernel(self.kernel)
-        lam = _check_lam(self.lam)
+        kernel = check_kernel(self.kernel)
+        lam = check_lam(self.lam)
         if self.fit_intercept and self.basis is not None:
             raise ValueError("fit_intercept=True cannot be combined with basis; "
                              "add a constant column to the basis instead")
-        if _is_precomputed(kernel):
-            K = _check_precomputed_gram(X).copy()
+        if is_precomputed(kernel):
+            K = check_precomputed_gram(fit_input(self, X)).copy()
             X_fit = None
         else:
-            X_fit = _check_data(X, kernel)
-            K = _gram(kernel, X_fit)
-            if not _owns_result(kernel):
+            X_fit = fit_input(self, X, kernel)
+            K = compute_gram(kernel, X_fit)
+            if not owns_result(kernel):
                 K = K.copy()
         n = K.shape[0]
-        y = _check_targets(y, n)
+        y = check_targets(y, n)
 
         if self.fit_intercept:
             y_mean = y.mean(axis=0)
@@ -501,8 +356,8 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             K -= row_mean[:, None]
             K -= row_mean[None, :]
             K += row_mean.mean()
-            _add_to_diagonal(K, lam)
-            alpha, _ = _cholesky_solve(K, y - y_mean, "H K H + lam I (centred Gram plus lam I)",
+            add_to_diagonal(K, lam)
+            alpha, _ = cholesky_solve(K, y - y_mean, "H K H + lam I (centred Gram plus lam I)",
                                        overwrite=True)
             # f(x) = sum alpha_i k(x, x_i) + b with b = mean(y) - alpha^T K 1 / n
             self.intercept_ = y_mean - row_mean @ alpha
@@ -511,37 +366,31 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             if np.linalg.matrix_rank(Psi) < Psi.shape[1]:
                 raise ValueError(f"basis(X) has rank below its {Psi.shape[1]} columns; the basis "
                                  "functions must be linearly independent on the training points")
-            _add_to_diagonal(K, lam)
-            Ky, factor = _cholesky_solve(K, y, "K + lam I", overwrite=True)
+            add_to_diagonal(K, lam)
+            Ky, factor = cholesky_solve(K, y, "K + lam I", overwrite=True)
             KPsi = cho_solve(factor, Psi, check_finite=False)
             # Psi^T (K + lam I)^-1 Psi b = Psi^T (K + lam I)^-1 y, then alpha = (K+lam I)^-1 (y - Psi b)
-            b, _ = _cholesky_solve(Psi.T @ KPsi, Psi.T @ Ky, "Psi^T (K + lam I)^-1 Psi")
+            b, _ = cholesky_solve(Psi.T @ KPsi, Psi.T @ Ky, "Psi^T (K + lam I)^-1 Psi")
             alpha = Ky - KPsi @ b
             self.basis_coef_ = b
             self.intercept_ = 0.0 if y.ndim == 1 else np.zeros(y.shape[1])
         else:
-            _add_to_diagonal(K, lam)
-            alpha, _ = _cholesky_solve(K, y, "K + lam I", overwrite=True)
+            add_to_diagonal(K, lam)
+            alpha, _ = cholesky_solve(K, y, "K + lam I", overwrite=True)
             self.intercept_ = 0.0 if y.ndim == 1 else np.zeros(y.shape[1])
         self.alpha_ = alpha
         self.X_fit_ = X_fit
         self.n_train_ = n
-        if _n_features(X_fit) is not None:
-            self.n_features_in_ = _n_features(X_fit)
         return self
 
     def predict(self, X):
         """Evaluate the fitted function at ``X`` (or at a precomputed cross-Gram)."""
         check_is_fitted(self, "alpha_")
-        if _is_precomputed(self.kernel):
-            K = check_array(X, "X")
-            if K.shape[1] != self.n_train_:
-                raise ValueError(f"with kernel='precomputed', X must be the cross-Gram matrix of "
-                                 f"shape (n_test, {self.n_train_}), got {K.shape}")
+        X = predict_input(self, X, self.kernel)
+        if is_precomputed(self.kernel):
+            K = check_cross_gram(X, self.n_train_)
         else:
-            X = _check_data(X, self.kernel)
-            _check_n_features(self, X)
-            K = _gram(self.kernel, X, self.X_fit_)
+            K = compute_gram(self.kernel, X, self.X_fit_)
         out = K @ self.alpha_ + self.intercept_
         if self.basis is not None and not self.fit_intercept:
             out = out + self._basis_matrix(X, K.shape[0]) @ self.basis_coef_
@@ -561,14 +410,14 @@ def _feature_ridge(F, y, lam, fit_intercept):
     if fit_intercept:
         f_mean, y_mean = F.mean(axis=0), y.mean(axis=0)
         F, y = F - f_mean, y - y_mean
-    A = _add_to_diagonal(F.T @ F, lam)
-    w, _ = _cholesky_solve(A, F.T @ y, "F^T F + lam I", overwrite=True)
+    A = add_to_diagonal(F.T @ F, lam)
+    w, _ = cholesky_solve(A, F.T @ y, "F^T F + lam I", overwrite=True)
     if fit_intercept:
         return w, y_mean - f_mean @ w
     return w, (0.0 if y.ndim == 1 else np.zeros(y.shape[1]))
 
 
-class NystroemKernelRidge(RegressorMixin, BaseEstimator):
+class NystroemKernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     """Kernel ridge with a Nystroem approximation of the Gram matrix.
 
     ``n_components`` landmarks ``z_j`` are drawn from the training points;
@@ -611,27 +460,27 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
         self.random_state = random_state
 
     def _features(self, X):
-        C = _gram(self.kernel, X, self.landmarks_)
+        C = compute_gram(self.kernel, X, self.landmarks_)
         return solve_triangular(self.chol_, C.T, lower=True, check_finite=False).T
 
     def fit(self, X, y):
         """Choose landmarks and solve the reduced ridge problem; returns self."""
-        kernel = _check_kernel(self.kernel)
-        if _is_precomputed(kernel):
+        kernel = check_kernel(self.kernel)
+        if is_precomputed(kernel):
             raise ValueError("NystroemKernelRidge needs a kernel function, not 'precomputed'")
-        lam = _check_lam(self.lam)
+        lam = check_lam(self.lam)
         m = check_scalar(self.n_components, "n_components", low=1, integer=True)
-        X = check_array(X, "X")
-        y = _check_targets(y, X.shape[0])
+        X = fit_input(self, X)
+        y = check_targets(y, X.shape[0])
         n = X.shape[0]
         rng = np.random.default_rng(self.random_state)
         idx = np.sort(rng.choice(n, size=min(m, n), replace=False))
         self.landmarks_ = X[idx]
-        Kmm = _gram(kernel, self.landmarks_)
+        Kmm = compute_gram(kernel, self.landmarks_)
         # small relative jitter: K_mm is often numerically singular
         jitter = 1e-10 * max(np.trace(Kmm) / Kmm.shape[0], np.finfo(float).tiny)
         try:
-            self.chol_ = np.linalg.cholesky(_add_to_diagonal(Kmm, jitter))
+            self.chol_ = np.linalg.cholesky(add_to_diagonal(Kmm, jitter))
         except np.linalg.LinAlgError as exc:
             raise ValueError("the kernel matrix of the landmarks is not positive definite; "
                              "the kernel must be positive semi-definite") from exc
@@ -642,11 +491,11 @@ class NystroemKernelRidge(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Evaluate the approximate kernel ridge function at ``X``."""
         check_is_fitted(self, "coef_")
-        X = check_array(X, "X")
+        X = predict_input(self, X)
         return self._features(X) @ self.coef_ + self.intercept_
 
 
-class RandomFeatureRidge(RegressorMixin, BaseEstimator):
+class RandomFeatureRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     """Ridge on random Fourier features: an approximation to Gaussian kernel ridge.
 
     For ``k(x, t) = exp(-||x - t||^2 / (2 sigma^2))`` draw ``omega_j ~ N(0, I / sigma^2)``
@@ -691,10 +540,10 @@ class RandomFeatureRidge(RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         """Draw the random features and solve ridge on them; returns self."""
         sigma = check_scalar(self.sigma, "sigma", low=0.0, include_low=False, finite=True)
-        lam = _check_lam(self.lam)
+        lam = check_lam(self.lam)
         D = check_scalar(self.n_components, "n_components", low=1, integer=True)
-        X = check_array(X, "X")
-        y = _check_targets(y, X.shape[0])
+        X = fit_input(self, X)
+        y = check_targets(y, X.shape[0])
         self.features_ = RandomFourierFeatures(sigma=sigma, n_components=D,
                                                random_state=self.random_state).fit(X)
         F = self.features_.transform(X)
@@ -704,5 +553,5 @@ class RandomFeatureRidge(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Evaluate the random-feature ridge function at ``X``."""
         check_is_fitted(self, "coef_")
-        X = check_array(X, "X")
+        X = predict_input(self, X)
         return self.features_.transform(X) @ self.coef_ + self.intercept_

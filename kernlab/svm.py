@@ -11,7 +11,12 @@ linear and polynomial kernels, otherwise a pivoted Cholesky to a relative
 tolerance, which evaluates only the kernel columns it pivots on) and the
 quadratic term is written ``1/2 ||F^T (t * alpha)||^2``.  The active sets of
 the solver's answer are then re-solved exactly with the true ``K`` and
-checked against the KKT conditions.  A Gram matrix that is not positive
+checked against the KKT conditions.  When K has full numerical rank (more
+than 200 columns at the factor tolerance) no thin factor exists, and the dual
+is solved instead by working sets (:mod:`kernlab._working_set`): a sequence
+of small QPs, all one compiled, parameterised CVXPY problem.  Either way the
+answer is returned only if it satisfies the KKT conditions with the exact K;
+otherwise a ValueError says so.  A Gram matrix that is not positive
 semi-definite is refused with a ValueError.
 
 Two primal problems give the same classifier:
@@ -25,26 +30,22 @@ hinge form with weight ``lam`` on ``||f||^2 = c^T K c`` is the same problem
 when ``C = 1 / (2 lam)``, with ``c_i = t_i alpha_i``.
 """
 
-import contextlib
 import math
 from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
-from scipy.linalg import LinAlgError, cholesky
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
+from ._estimator import (BinaryClassifierTags, GramColumns, check_cross_gram, check_kernel,
+                         check_labels, check_lam, compute_gram, fit_input, is_precomputed,
+                         n_samples, predict_input, take)
 from ._validation import check_array, check_scalar
-from .features import PolynomialFeatures
-from .ridge import (_SINGLE_THREAD_FROM, _check_data, _check_kernel, _check_lam,
-                    _check_n_features, _check_precomputed_gram, _gram, _is_precomputed,
-                    _n_features, _take)
+from ._working_set import WorkingSetDual
+from .gram import factor_gram, gram_factor, pivoted_cholesky_columns
 
 __all__ = [
-    "pivoted_cholesky",
-    "gram_factor",
     "SVC",
     "LinearSVCPrimal",
     "KernelSVCPrimal",
@@ -54,312 +55,15 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------
-# factoring the Gram matrix
-# ----------------------------------------------------------------------------
-
-class _GramColumns:
-    """Access to the training Gram matrix without necessarily forming it.
-
-    For kernlab kernels, columns ``K[:, idx]`` are evaluated on demand as
-    ``kernel(X, X[idx])``, so a pivoted Cholesky of rank r costs O(n r)
-    kernel evaluations instead of n^2.  A precomputed matrix, or a plain
-    callable, is evaluated once and sliced.
-    """
-
-    def __init__(self, kernel, X):
-        from .kernels import Kernel
-        self.X = X
-        self.kernel = kernel
-        if _is_precomputed(kernel):
-            self.K = _check_precomputed_gram(X)
-        elif isinstance(kernel, Kernel):
-            self.K = None
-        else:
-            self.K = _gram(kernel, X)
-        self.n = self.K.shape[0] if self.K is not None else _n_rows(X)
-
-    def diag(self):
-        if self.K is not None:
-            return np.diag(self.K).copy()
-        d = np.asarray(self.kernel.diag(self.X), dtype=np.float64)
-        if not np.isfinite(d).all():
-            raise ValueError("kernel returned NaN or infinite values on this data")
-        return d
-
-    def cols(self, idx):
-        """``K[:, idx]`` as an (n, len(idx)) array."""
-        idx = np.asarray(idx, dtype=np.intp).reshape(-1)
-        if self.K is not None:
-            return self.K[:, idx]
-        if idx.size == 0:
-            return np.zeros((self.n, 0))
-        return _gram(self.kernel, self.X, _take(self.X, idx))
-
-    def rows(self, start, stop):
-        """``K[start:stop, :]``."""
-        if self.K is not None:
-            return self.K[start:stop]
-        return _gram(self.kernel, _take(self.X, np.arange(start, stop)), self.X)
-
-    def full(self):
-        return self.K if self.K is not None else _gram(self.kernel, self.X)
-
-
-class _MatrixColumns(_GramColumns):
-    """The same interface for an explicit matrix."""
-
-    def __init__(self, K):
-        self.K, self.n = K, K.shape[0]
-
-
-def pivoted_cholesky(K, tol=1e-6, *, check_symmetry=True):
-    """Low-rank factor ``F`` with ``K ~= F F^T`` by pivoted Cholesky, checking PSD.
-
-    At each step the largest remaining diagonal entry of the residual
-    ``R = K - F F^T`` is chosen as pivot; the factorisation stops when it falls
-    below ``tol * max(diag(K))``.  The cost is ``O(n r^2)`` for rank ``r``.
-    For a positive semi-definite ``K`` the residual is positive
-    semi-definite, so every entry obeys ``|R_ij| <= sqrt(R_ii R_jj)``, which
-    is at most the stopping threshold.  The residual is checked block by
-    block; a negative pivot or a residual entry above the bound proves that
-    ``K`` is not PSD and a ValueError is raised.
-
-    Parameters
-    ----------
-    K : array-like of shape (n, n)
-        Symmetric matrix.
-    tol : float, default=1e-6
-        Relative tolerance (a fraction of the largest diagonal entry).
-    check_symmetry : bool, default=True
-        Check that ``K`` is symmetric.
-
-    Returns
-    -------
-    F : ndarray of shape (n, r)
-        ``r`` is the numerical rank at this tolerance (at least 1).
-
-    Raises
-    ------
-    ValueError
-        If ``K`` is not square, not symmetric or not positive semi-definite
-        to the tolerance.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.random.default_rng(0).standard_normal((6, 2))
-    >>> F = pivoted_cholesky(X @ X.T)
-    >>> F.shape, bool(np.allclose(F @ F.T, X @ X.T))
-    ((6, 2), True)
-    """
-    K = check_array(K, "K")
-    tol = check_scalar(tol, "tol", low=0.0, high=1.0, include_low=False, include_high=False)
-    n = K.shape[0]
-    if K.shape != (n, n):
-        raise ValueError(f"K must be square, got shape {K.shape}")
-    if check_symmetry:
-        scale = max(np.abs(np.diag(K)).max(), np.finfo(float).tiny)
-        for start in range(0, n, 512):
-            block = K[start:start + 512]
-            if np.abs(block - K[:, start:start + 512].T).max() >= 1e-8 * scale:
-                raise ValueError("K must be symmetric")
-    return _pivoted_cholesky(_MatrixColumns(K), tol, verify=True)
-
-
-def _pivoted_cholesky(gram, tol, verify):
-    """Pivoted Cholesky from kernel columns; see :func:`pivoted_cholesky`."""
-    n = gram.n
-    d = gram.diag()
-    top = d.max()
-    scale = max(abs(top), abs(d.min()), np.finfo(float).tiny)
-    if d.min() < -1e-12 * scale:
-        i = int(np.argmin(d))
-        raise ValueError(f"the Gram matrix is not positive semi-definite: its diagonal entry "
-                         f"K[{i},{i}] = {d[i]:.3g} is negative")
-    if top <= 0:
-        if np.abs(gram.full()).max() > 0:
-            raise ValueError("the Gram matrix is not positive semi-definite: its diagonal is "
-                             "zero but it has non-zero entries")
-        return np.zeros((n, 1))
-    abs_tol = tol * top
-    roundoff = 1e3 * np.finfo(float).eps * top
-    cap = min(n, 64)
-    F = np.zeros((n, cap), order="F")
-    r = 0
-    while r < n:
-        j = int(np.argmax(d))
-        pivot = d[j]
-        if pivot <= abs_tol:
-            break
-        if r == cap:
-            cap = min(n, 2 * cap)
-            F = np.asfortranarray(np.hstack([F, np.zeros((n, cap - F.shape[1]))]))
-        col = gram.cols([j])[:, 0] - F[:, :r] @ F[j, :r]
-        col /= math.sqrt(pivot)
-        F[:, r] = col
-        d -= col * col
-        d[j] = 0.0
-        r += 1
-        if d.min() < -(roundoff + abs_tol):
-            i = int(np.argmin(d))
-            raise ValueError(
-                "the Gram matrix is not positive semi-definite: pivoted Cholesky met a negative "
-                f"pivot ({d[i]:.3g} at row {i} after {r} steps; use kernlab.is_psd for a "
-                "witness vector)")
-    F = np.ascontiguousarray(F[:, :max(r, 1)])
-    if verify:
-        # Residual check, block by block so that no second n x n matrix is needed.
-        bound = abs_tol + roundoff
-        rows = max(1, min(n, 2 ** 22 // max(n, 1)))
-        for start in range(0, n, rows):
-            stop = min(start + rows, n)
-            R = F[start:stop] @ F.T
-            R -= gram.rows(start, stop)
-            if max(R.max(), -R.min()) > 10 * bound:
-                i, j = np.unravel_index(np.argmax(np.abs(R)), R.shape)
-                raise ValueError(
-                    "the Gram matrix is not positive semi-definite: after a pivoted Cholesky "
-                    f"factorisation the residual entry R[{start + i},{j}] = {-R[i, j]:.3g} "
-                    f"exceeds the bound {bound:.3g} that holds for PSD matrices (use "
-                    "kernlab.is_psd for a witness vector)")
-    return F
-
-
-def _trusted_psd(kernel):
-    """True for kernlab kernels that are PSD by construction (no user function inside)."""
-    from .kernels import FunctionKernel, Kernel, Precomputed
-    if not isinstance(kernel, Kernel) or isinstance(kernel, (FunctionKernel, Precomputed)):
-        return False
-    parts = getattr(kernel, "parts", None)
-    if parts is not None and not all(_trusted_psd(k) for k in parts):
-        return False
-    return bool(kernel.is_known_psd)
-
-
-# A Gram matrix that is not PSD by construction must have K + _CHECK_TOL *
-# max(diag K) * I positive definite: a negative eigenvalue far below the QP's
-# factor tolerance (about -1e-6 relative for a sigmoid kernel with a small
-# slope) would otherwise pass unnoticed.
-_CHECK_TOL = 1e-10
-
-
-def _check_psd_dense(gram):
-    """Refuse ``K`` unless ``K + _CHECK_TOL * max(diag K) I`` has a Cholesky factor.
-
-    LAPACK's dense Cholesky (O(n^3 / 3), on a copy) decides this far faster
-    than continuing the pivoted factorisation to full rank, and rounding
-    (about n * eps relative) stays well below the shift.
-    """
-    K = gram.full()
-    n = K.shape[0]
-    A = np.array(K, dtype=np.float64)  # C-ordered copy; A.T is the same matrix in Fortran order
-    shift = _CHECK_TOL * max(float(np.diag(A).max()), np.finfo(float).tiny)
-    A.flat[:: n + 1] += shift
-    limit = (threadpool_limits(1, user_api="blas") if n >= _SINGLE_THREAD_FROM
-             else contextlib.nullcontext())
-    with limit:
-        try:
-            cholesky(A.T, lower=True, overwrite_a=True, check_finite=False)
-        except LinAlgError as exc:
-            raise ValueError(
-                "the Gram matrix is not positive semi-definite: it has an eigenvalue below "
-                f"-{_CHECK_TOL:g} times its largest diagonal entry (K + {shift:.3g} I has no "
-                "Cholesky factor; use kernlab.is_psd for a witness vector)") from exc
-
-
-def _factor(gram, kernel, X, tol):
-    """Factor F with K = F F^T: explicit features if available, else pivoted Cholesky.
-
-    Kernels that are PSD by construction only get the cheap negative-pivot
-    check.  Any other kernel (a user's function, a precomputed matrix, the
-    sigmoid) has the residual of its factor checked and must pass
-    :func:`_check_psd_dense`.
-    """
-    F = _explicit_factor(kernel, X)
-    if F is not None:
-        return F, True
-    if _trusted_psd(kernel):
-        return _pivoted_cholesky(gram, tol, verify=False), False
-    F = _pivoted_cholesky(gram, tol, verify=True)
-    _check_psd_dense(gram)
-    return F, False
-
-
-def gram_factor(kernel, X, *, tol=1e-4):
-    """Return ``(K, F)`` with ``K = kernel(X)`` and an exact or tolerance factor ``F F^T = K``.
-
-    The linear kernel uses its feature map ``F = X`` when ``d <= n`` and the
-    polynomial kernel ``(c + <x, t>)^p`` (``c >= 0``) its multinomial feature
-    map when that has at most ``n`` features; every other kernel uses
-    :func:`pivoted_cholesky` (which also checks that ``K`` is positive
-    semi-definite).  With ``kernel="precomputed"``, ``X`` is the Gram matrix.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kernlab import Gaussian
-    >>> X = np.random.default_rng(0).standard_normal((30, 2))
-    >>> K, F = gram_factor(Gaussian(sigma=1.0), X)
-    >>> bool(np.abs(K - F @ F.T).max() <= 1e-3)
-    True
-    """
-    if not _is_precomputed(kernel):
-        X = _check_data(X, kernel)
-    gram = _GramColumns(kernel, X)
-    F, _ = _factor(gram, kernel, X, tol)
-    return gram.full(), F
-
-
-def _explicit_factor(kernel, X):
-    """Exact feature matrix for linear and polynomial kernels when it is small enough."""
-    from .kernels import Linear, Polynomial
-    if _is_precomputed(kernel) or not isinstance(X, np.ndarray):
-        return None
-    n, d = X.shape
-    if type(kernel) is Linear and d <= n:
-        return np.array(X, dtype=np.float64)
-    if type(kernel) is Polynomial and kernel.c >= 0:
-        p = kernel.degree
-        n_features = math.comb(d + p, p) if kernel.c > 0 else math.comb(d + p - 1, p)
-        if n_features <= n:
-            return PolynomialFeatures(degree=p, c=kernel.c).fit_transform(X)
-    return None
-
-
-# ----------------------------------------------------------------------------
 # labels
 # ----------------------------------------------------------------------------
-
-def _encode_labels(y, n):
-    """Map two distinct labels to t in {-1, +1}; returns (t, classes)."""
-    if y is None:
-        raise TypeError("y must be an array of labels, got None")
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-D (one label per sample), got shape {y.shape}")
-    if y.shape[0] != n:
-        raise ValueError(f"y has {y.shape[0]} labels but X has {n} samples; they must match")
-    if y.dtype.kind in "fc" and not np.isfinite(y).all():
-        raise ValueError("y contains NaN or infinity; labels must be two distinct finite values")
-    if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and math.isnan(v))
-                                   for v in y):
-        raise ValueError("y contains missing labels (None or NaN)")
-    classes = np.unique(y)
-    if classes.size != 2:
-        raise ValueError(f"y must take exactly two distinct values (binary classification), "
-                         f"got {classes.size}: {classes[:10].tolist()}")
-    t = np.where(y == classes[1], 1.0, -1.0)
-    return t, classes
-
 
 def _check_C(C):
     C = check_scalar(C, "C", low=0.0, include_low=False)
     return C  # may be np.inf: hard margin
 
 
-def _solve(problem, what):
+def _solve(problem, what, **options):
     """Solve with Clarabel and translate failures into clear errors.
 
     The factored problems have a dense n x r block next to diagonal blocks;
@@ -368,10 +72,7 @@ def _solve(problem, what):
     r = 94), so it is requested explicitly.
     """
     try:
-        try:
-            problem.solve(solver=cp.CLARABEL, direct_solve_method="qdldl")
-        except (TypeError, ValueError, AttributeError):  # a Clarabel without the option
-            problem.solve(solver=cp.CLARABEL)
+        problem.solve(solver=cp.CLARABEL, direct_solve_method="qdldl", **options)
     except cp.error.SolverError as exc:
         raise RuntimeError(f"the {what} could not be solved by Clarabel: {exc}") from exc
     return problem.status
@@ -381,7 +82,16 @@ def _solve(problem, what):
 # the dual SVM
 # ----------------------------------------------------------------------------
 
-class SVC(ClassifierMixin, BaseEstimator):
+class _BinaryClassifier(BinaryClassifierTags, ClassifierMixin, BaseEstimator):
+    """Shared predict and tags of the two-class estimators."""
+
+    def predict(self, X):
+        """Return the predicted labels, in the form they were given to ``fit``."""
+        check_is_fitted(self, "classes_")
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+
+class SVC(_BinaryClassifier):
     """Kernel support vector classifier, fitted by solving the dual QP with CVXPY.
 
     Parameters
@@ -420,8 +130,12 @@ class SVC(ClassifierMixin, BaseEstimator):
         ``1 / ||w||`` with ``||w||^2 = sum_ij alpha_i alpha_j t_i t_j k(x_i, x_j)``.
     classes_ : ndarray of shape (2,)
         The labels as given; ``classes_[1]`` is the positive class (t = +1).
-    rank_ : int
-        Number of columns of the factor ``F`` used in the QP.
+    rank_ : int or None
+        Number of columns of the factor ``F`` used in the QP (None when the
+        dual was solved by working sets).
+    method_ : {"factor", "working-set"}
+        How the dual was solved: one QP with the factor of K (low numerical
+        rank), or by working sets (full rank).
 
     Examples
     --------
@@ -442,31 +156,24 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Solve the dual problem and recover ``b`` from the KKT conditions; returns self."""
-        kernel = _check_kernel(self.kernel)
+        kernel = check_kernel(self.kernel)
         C = _check_C(self.C)
-        if not _is_precomputed(kernel):
-            X = _check_data(X, kernel)
-        n = _n_rows(X)
-        t, self.classes_ = _encode_labels(y, n)
+        X = fit_input(self, X, kernel)
+        n = n_samples(X)
+        t, self.classes_ = check_labels(y, n)
         tol = check_scalar(self.tol, "tol", low=0.0, high=1.0, include_low=False,
                            include_high=False)
-        gram = _GramColumns(kernel, X)
-        F, exact = _factor(gram, kernel, X, tol)
-        alpha = _solve_dual(F, t, C)
-        # Interior-point solutions sit a little inside the bounds; snap them onto
-        # the active bounds and solve the KKT equations of the free set exactly.
-        alpha, thr = _polish(gram, t, alpha, C)
-        if thr > 0 and not exact and tol > 1e-11:
-            # The active sets found with the approximate factor failed the exact
-            # KKT check: solve again with a much finer factor.
-            F = _pivoted_cholesky(gram, max(tol * 1e-4, 1e-12), verify=False)
-            alpha, thr = _polish(gram, t, _solve_dual(F, t, C), C)
-        self.rank_ = F.shape[1]
+        gram = GramColumns(kernel, X)
+        F, exact = factor_gram(gram, kernel, X, tol, max_rank=_FACTOR_MAX_RANK)
+        if F is None:  # full numerical rank: no thin factor, solve by working sets
+            alpha, b, g = _fit_dual_by_working_sets(gram, t, C)
+            self.method_, self.rank_ = "working-set", None
+        else:
+            alpha, b, g, F = _fit_dual(gram, F, exact, t, C, tol)
+            self.method_, self.rank_ = "factor", F.shape[1]
         support = np.flatnonzero(alpha > 0)
         coef = t * alpha
         K_sv = gram.cols(support)
-        g = K_sv @ coef[support]  # sum_i alpha_i t_i k(x_i, x_j) for every j
-        b = _intercept_from_kkt(g, t, alpha, C, thr)
         if not np.isfinite(C):
             worst = float(np.min(t * (g + b)))
             if not worst >= 1 - 1e-5:
@@ -482,49 +189,162 @@ class SVC(ClassifierMixin, BaseEstimator):
         w_sq = float(coef[support] @ K_sv[support] @ coef[support])
         self.margin_ = 1.0 / math.sqrt(w_sq) if w_sq > 0 else math.inf
         self.t_ = t
-        if _is_precomputed(kernel):
+        if is_precomputed(kernel):
             self.support_vectors_ = None
             self.X_fit_ = None
         else:
-            self.support_vectors_ = _take(X, support)
+            self.support_vectors_ = take(X, support)
             self.X_fit_ = X
-            if _n_features(X) is not None:
-                self.n_features_in_ = _n_features(X)
         self.n_train_ = n
         return self
 
     def decision_function(self, X):
         """Return ``sum_i alpha_i t_i k(x_i, x) + b`` for every row of ``X``."""
         check_is_fitted(self, "alpha_")
-        if _is_precomputed(self.kernel):
-            K = check_array(X, "X")
-            if K.shape[1] != self.n_train_:
-                raise ValueError(f"with kernel='precomputed', X must be the cross-Gram matrix of "
-                                 f"shape (n_test, {self.n_train_}), got {K.shape}")
+        X = predict_input(self, X, self.kernel)
+        if is_precomputed(self.kernel):
+            K = check_cross_gram(X, self.n_train_)
             return K[:, self.support_] @ self.dual_coef_ + self.intercept_
-        X = _check_data(X, self.kernel)
-        _check_n_features(self, X)
         if len(self.support_) == 0:
-            return np.full(_n_rows(X), self.intercept_)
-        return _gram(self.kernel, X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
-
-    def predict(self, X):
-        """Return the predicted labels, in the form they were given to ``fit``."""
-        check_is_fitted(self, "classes_")
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+            return np.full(n_samples(X), self.intercept_)
+        return compute_gram(self.kernel, X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
 
     def kkt_report(self):
         """Worst violation of each KKT condition at the fitted solution (see :func:`kkt_report`)."""
         check_is_fitted(self, "alpha_")
-        if _is_precomputed(self.kernel):
+        if is_precomputed(self.kernel):
             raise ValueError("kkt_report needs the training Gram matrix; with a precomputed "
                              "kernel call kernlab.kkt_report(K, y, alpha, b, C) directly")
-        K = _GramColumns(self.kernel, self.X_fit_).full()
+        K = GramColumns(self.kernel, self.X_fit_).full()
         return kkt_report(K, self.t_, self.alpha_, self.intercept_, self.C)
 
 
-def _n_rows(X):
-    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+# A fitted SVC must satisfy the KKT conditions with the exact K to this
+# accuracy, measured as LIBSVM measures it (in units of the margin, 1).
+_KKT_TOL = 1e-5
+# Above this numerical rank of K (at the factor tolerance) the dual is solved by
+# working sets of this size instead of as one QP with a factor of K.
+_FACTOR_MAX_RANK = 200
+_WORKING_SET = 32
+
+
+def _kkt_gap(g, t, alpha, C):
+    """Largest KKT violation of a dual point, in units of the margin; independent of ``b``.
+
+    With ``g_j = sum_i alpha_i t_i k(x_i, x_j)`` and ``G_j = t_j - g_j``, the
+    point is optimal iff some ``b`` has ``G_j <= b`` for every j that may
+    move up (``alpha_j < C`` with ``t_j = +1``, ``alpha_j > 0`` with ``t_j = -1``)
+    and ``G_j >= b`` for every j that may move down, i.e. iff
+    ``max_up G - min_down G <= 0``; this returns that difference (0 when
+    negative), the stopping measure of LIBSVM, together with the
+    equality-constraint residual ``|sum_i alpha_i t_i|`` divided by the scale
+    of alpha (C, or max(alpha) for the hard margin).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.array([-1.0, 1.0]); alpha = np.array([0.5, 0.5])
+    >>> g = np.array([[2.0, 0.0], [0.0, 2.0]]) @ (alpha * t)  # K = 2 I, margin exactly 1
+    >>> _kkt_gap(g, t, alpha, C=10.0)
+    0.0
+    """
+    finite = np.isfinite(C)
+    below_C = alpha < C if finite else np.ones(len(alpha), dtype=bool)
+    above_0 = alpha > 0
+    up = (below_C & (t > 0)) | (above_0 & (t < 0))
+    down = (below_C & (t < 0)) | (above_0 & (t > 0))
+    G = t - g
+    gap = (G[up].max() - G[down].min()) if up.any() and down.any() else 0.0
+    scale = C if finite else max(float(alpha.max()), np.finfo(float).tiny)
+    stationarity = abs(float(alpha @ t)) / scale
+    return float(max(gap, stationarity, 0.0))
+
+
+def _finish_dual(gram, t, alpha, C):
+    """Polish a solver's alpha, find b and measure the KKT gap; returns (alpha, b, g, gap)."""
+    alpha, thr = _polish(gram, t, alpha, C)
+    support = np.flatnonzero(alpha > 0)
+    g = gram.cols(support) @ (t * alpha)[support]
+    b = _intercept_from_kkt(g, t, alpha, C, thr)
+    return alpha, b, g, _kkt_gap(g, t, alpha, C)
+
+
+def _fit_dual(gram, F, exact, t, C, tol):
+    """Solve the dual until its answer passes the KKT check with the exact K.
+
+    Tried in turn: the QP with the factor ``F`` (variables alpha / C); a
+    factor 10^4 times finer when ``F`` is approximate; and, for a finite C,
+    the hard-margin QP, whose answer is the soft-margin one whenever its
+    multipliers stay below C (a large C makes alpha / C tiny, below the
+    solver's precision).  An answer that fails every attempt is refused with
+    a ValueError, never returned.  Returns (alpha, b, g, F).
+    """
+    gaps = []
+    alpha, b, g, gap = _finish_dual(gram, t, _solve_dual(F, t, C), C)
+    if gap <= _KKT_TOL:
+        return alpha, b, g, F
+    gaps.append(gap)
+    if not exact and tol > 1e-11:
+        F = pivoted_cholesky_columns(gram, max(tol * 1e-4, 1e-12), verify=False)
+        alpha, b, g, gap = _finish_dual(gram, t, _solve_dual(F, t, C), C)
+        if gap <= _KKT_TOL:
+            return alpha, b, g, F
+        gaps.append(gap)
+    if np.isfinite(C):
+        try:
+            hard = _solve_dual(F, t, np.inf)
+        except ValueError:  # not separable: the hard-margin problem has no solution
+            hard = None
+        if hard is not None and hard.max() <= C:
+            alpha, b, g, gap = _finish_dual(gram, t, hard, C)
+            if gap <= _KKT_TOL:
+                return alpha, b, g, F
+            gaps.append(gap)
+    _refuse(C, gaps)
+
+
+def _fit_dual_by_working_sets(gram, t, C):
+    """The dual by decomposition (see :mod:`kernlab._working_set`), checked like :func:`_fit_dual`.
+
+    The working-set method stops at a violation of 1e-3 first; the answer is
+    polished and checked with the exact K, and if it fails the method
+    continues from where it stopped with a finer stopping tolerance.
+    Returns (alpha, b, g).
+    """
+    gaps = []
+    dual = WorkingSetDual(gram, t, C, q=_WORKING_SET)
+    for eps in (1e-3, 1e-5, 1e-7):
+        dual.run(eps)
+        alpha, b, g, gap = _finish_dual(gram, t, dual.alpha.copy(), C)
+        if gap <= _KKT_TOL:
+            return alpha, b, g
+        gaps.append(gap)
+    if np.isfinite(C):  # a C far above every multiplier: the hard-margin answer
+        hard = WorkingSetDual(gram, t, np.inf, q=_WORKING_SET)
+        hard.run(1e-7)
+        if hard.alpha.max() <= C:
+            alpha, b, g, gap = _finish_dual(gram, t, hard.alpha.copy(), C)
+            if gap <= _KKT_TOL:
+                return alpha, b, g
+            gaps.append(gap)
+    _refuse(C, gaps)
+
+
+def _refuse(C, gaps):
+    """Raise the ValueError for a dual that no attempt solved to KKT accuracy."""
+    if not np.isfinite(C):
+        raise ValueError(
+            "the hard-margin problem (C=inf) has no solution to working precision: the best "
+            f"answer found violates the KKT conditions by {min(gaps):.3g}, so the classes are not "
+            "separable in the kernel's feature space (its Gram matrix may be numerically "
+            "singular); use a finite C")
+    raise ValueError(
+        f"the SVM dual with C={C!r} could not be solved to working precision: the best answer "
+        f"found violates the KKT conditions by {min(gaps):.3g} (tolerance {_KKT_TOL:g}, in units "
+        "of the margin), so no model is returned; a C far larger than needed to separate the "
+        "classes, or a badly scaled kernel, causes this: try a smaller C or rescale the data")
 
 
 def _solve_dual(F, t, C):
@@ -564,23 +384,28 @@ def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
     ``t_j f(x_j) = 1`` (j free), ``sum_i alpha_i t_i = 0``.  A guess is
     accepted when its solution satisfies every KKT condition with the exact
     ``K`` to 1e-7 (the problem is convex, so it is then optimal); the
-    thresholds (relative to C, or to max(alpha) for the hard margin) are
-    tried from coarse to fine.  If none works the solver's alpha is returned
+    thresholds (relative to max(alpha) for zero, to C for C) are tried
+    from coarse to fine.  If none works the solver's alpha is returned
     with only tiny values set to zero.  Returns (alpha, threshold).
     """
     finite = np.isfinite(C)
-    scale = C if finite else max(alpha.max(), np.finfo(float).tiny)
+    # Zero is judged relative to the largest multiplier, not to C: with a C far
+    # above every multiplier (nearly the hard margin) a threshold relative to
+    # C would set them all to zero.
+    scale = max(float(alpha.max()), np.finfo(float).tiny)
+    if finite:
+        scale = min(scale, C)
     for rel in thresholds:
         thr = rel * scale
         at_zero = alpha <= thr
-        at_C = (alpha >= C - thr) if finite else np.zeros_like(at_zero)
+        at_C = (alpha >= C - rel * C) if finite else np.zeros_like(at_zero)
         if (~(at_zero | at_C)).sum() > 3000:  # too many free vectors for a dense solve
             continue
         if (at_zero | at_C).all():
             # Every coefficient on a bound: no equations to solve, only checks;
             # b is then any point of an interval (the midpoint is taken later).
             new = np.where(at_C, C, 0.0)
-            g = _times(gram, t * new)
+            g = gram.times(t * new)
             lo, hi = _intercept_interval(g, t, at_zero, at_C)
             if abs(new @ t) <= 1e-9 * scale * len(t) and lo <= hi + 1e-9:
                 return new, 0.0
@@ -598,7 +423,7 @@ def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
             if below.any() or above.any():
                 at_zero, at_C = at_zero | below, at_C | above
                 continue
-            margins = t * (_times(gram, t * new) + b)
+            margins = t * (gram.times(t * new) + b)
             release = (at_zero & (margins < 1 - 1e-7)) | (at_C & (margins > 1 + 1e-7))
             if release.sum() > 50:  # the guess is far off: give up on this threshold
                 break
@@ -614,12 +439,6 @@ def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
     if finite:
         np.minimum(alpha, C, out=alpha)
     return alpha, thr
-
-
-def _times(gram, v):
-    """``K @ v`` using only the columns where ``v`` is non-zero."""
-    nz = np.flatnonzero(v)
-    return gram.cols(nz) @ v[nz]
 
 
 def _solve_free_set(gram, t, C, at_zero, at_C):
@@ -638,7 +457,7 @@ def _solve_free_set(gram, t, C, at_zero, at_C):
     A[nf, :nf] = tf
     A[nf, nf] = 0.0
     rhs = np.empty(nf + 1)
-    rhs[:nf] = tf - (_times(gram, bound_coef)[free] if at_C.any() else 0.0)
+    rhs[:nf] = tf - (gram.times(bound_coef)[free] if at_C.any() else 0.0)
     rhs[nf] = -bound_coef.sum()
     sol, *_ = np.linalg.lstsq(A, rhs, rcond=None)
     residual_ok = np.abs(A @ sol - rhs).max() < 1e-8 * max(1.0, np.abs(rhs).max())
@@ -751,7 +570,7 @@ def kkt_report(K, y, alpha, b, C, xi=None):
     n = K.shape[0]
     if K.shape != (n, n):
         raise ValueError(f"K must be square, got shape {K.shape}")
-    t, _ = _encode_labels(y, n)
+    t, _ = check_labels(y, n)
     alpha = check_array(alpha, "alpha", ensure_2d=False)
     if alpha.shape != (n,):
         raise ValueError(f"alpha must have shape ({n},), got {alpha.shape}")
@@ -778,13 +597,50 @@ def kkt_report(K, y, alpha, b, C, xi=None):
 # primal problems
 # ----------------------------------------------------------------------------
 
-class _BinaryClassifier(ClassifierMixin, BaseEstimator):
-    """Shared predict for the primal estimators."""
+_TIGHT = dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, tol_ktratio=1e-9)
 
-    def predict(self, X):
-        """Return the predicted labels, in the form they were given to ``fit``."""
-        check_is_fitted(self, "classes_")
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+def _snap(alpha, C, rel=1e-4):
+    """Set multipliers within ``rel`` (of their scale) of 0 or C onto the bound.
+
+    An interior-point solver leaves every multiplier a little inside its
+    bounds.  Moving a free multiplier onto a bound cannot hide a KKT
+    violation (a free point has margin exactly 1, allowed at either bound),
+    so a coarse threshold only removes the solver's rounding.
+    """
+    alpha = np.clip(alpha, 0.0, C)
+    scale = max(float(alpha.max()), np.finfo(float).tiny)
+    alpha[alpha <= rel * (min(scale, C) if np.isfinite(C) else scale)] = 0.0
+    if np.isfinite(C):
+        alpha[alpha >= C * (1 - rel)] = C
+    return alpha
+
+
+def _solve_linear_primal(X, t, C):
+    """``(w, b, alpha)`` of the linear SVM primal, or None if Clarabel gives no optimum.
+
+    For a finite C the objective is divided by C (``||w||^2 / (2C) + sum xi``)
+    so that the solver's tolerances are relative to the hinge term.
+    """
+    n, d = X.shape
+    w, b = cp.Variable(d), cp.Variable()
+    margins = cp.multiply(t, X @ w + b)
+    if np.isfinite(C):
+        xi = cp.Variable(n)
+        margin_constraint = margins >= 1 - xi
+        problem = cp.Problem(cp.Minimize(0.5 / C * cp.sum_squares(w) + cp.sum(xi)),
+                             [margin_constraint, xi >= 0])
+        unscale = C
+    else:
+        margin_constraint = margins >= 1
+        problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), [margin_constraint])
+        unscale = 1.0
+    # Tight tolerances: the answer is accepted only if it passes a KKT check.
+    status = _solve(problem, "linear SVM primal problem", **_TIGHT)
+    if status != cp.OPTIMAL or w.value is None:
+        return None
+    alpha = unscale * np.asarray(margin_constraint.dual_value, dtype=np.float64)
+    return np.asarray(w.value, dtype=np.float64), float(b.value), alpha
 
 
 class LinearSVCPrimal(_BinaryClassifier):
@@ -824,40 +680,45 @@ class LinearSVCPrimal(_BinaryClassifier):
     def fit(self, X, y):
         """Solve the primal QP; returns self."""
         C = _check_C(self.C)
-        X = check_array(X, "X")
+        X = fit_input(self, X)
         n, d = X.shape
-        t, self.classes_ = _encode_labels(y, n)
-        w, b = cp.Variable(d), cp.Variable()
-        margins = cp.multiply(t, X @ w + b)
-        if np.isfinite(C):
-            xi = cp.Variable(n)
-            margin_constraint = margins >= 1 - xi
-            problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * cp.sum(xi)),
-                                 [margin_constraint, xi >= 0])
+        t, self.classes_ = check_labels(y, n)
+        attempts = [C, np.inf] if np.isfinite(C) else [np.inf]
+        gaps = []
+        for bound in attempts:
+            solution = _solve_linear_primal(X, t, bound)
+            if solution is None:
+                continue
+            w, b, alpha = solution
+            # The hard-margin solution is the soft one when its multipliers stay below C.
+            if np.isfinite(C) and alpha.max() > C * (1 + 1e-6):
+                continue
+            alpha = _snap(alpha, C)
+            gap = _kkt_gap(X @ w, t, alpha, C)
+            tied = np.abs(X.T @ (alpha * t) - w).max() <= 1e-5 * max(np.abs(w).max(), 1.0)
+            if gap <= 1e-5 and tied:
+                break
+            gaps.append(gap)
         else:
-            xi = None
-            margin_constraint = margins >= 1
-            problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), [margin_constraint])
-        status = _solve(problem, "linear SVM primal problem")
-        if status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
-            raise ValueError("the hard-margin problem (C=inf) is infeasible: the classes are not "
-                             "linearly separable; use a finite C")
-        if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-            raise RuntimeError(f"Clarabel did not solve the linear SVM primal (status {status!r})")
-        self.coef_ = np.asarray(w.value, dtype=np.float64)
-        self.intercept_ = float(b.value)
-        self.slack_ = np.zeros(n) if xi is None else np.maximum(np.asarray(xi.value), 0.0)
-        self.alpha_ = np.maximum(np.asarray(margin_constraint.dual_value, dtype=np.float64), 0.0)
-        self.n_features_in_ = d
+            if not np.isfinite(C):
+                raise ValueError("the hard-margin problem (C=inf) is infeasible: the classes are "
+                                 "not linearly separable; use a finite C")
+            raise ValueError(
+                f"the linear SVM primal with C={C!r} could not be solved to working precision "
+                f"(KKT violation {min(gaps, default=np.inf):.3g}); so no model is returned: try "
+                "a smaller C or rescale the data")
+        self.coef_ = np.asarray(w, dtype=np.float64)
+        self.intercept_ = float(b)
+        self.slack_ = np.maximum(0.0, 1.0 - t * (X @ self.coef_ + self.intercept_))
+        if not np.isfinite(C):
+            self.slack_[:] = 0.0
+        self.alpha_ = alpha
         return self
 
     def decision_function(self, X):
         """Return ``X @ w + b``."""
         check_is_fitted(self, "coef_")
-        X = check_array(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features but the model was fitted with "
-                             f"{self.n_features_in_}")
+        X = predict_input(self, X)
         return X @ self.coef_ + self.intercept_
 
 
@@ -904,33 +765,30 @@ class KernelSVCPrimal(_BinaryClassifier):
 
     def fit(self, X, y):
         """Solve the hinge-loss primal; returns self."""
-        kernel = _check_kernel(self.kernel)
-        if _is_precomputed(kernel):
+        kernel = check_kernel(self.kernel)
+        if is_precomputed(kernel):
             raise ValueError("KernelSVCPrimal needs a kernel function, not 'precomputed'")
-        lam = _check_lam(self.lam)
+        lam = check_lam(self.lam)
         if lam == 0:
             raise ValueError("lam must be > 0 for the kernel SVM primal, got 0")
-        X = _check_data(X, kernel)
-        n = _n_rows(X)
-        t, self.classes_ = _encode_labels(y, n)
+        X = fit_input(self, X, kernel)
+        n = n_samples(X)
+        t, self.classes_ = check_labels(y, n)
         _, F = gram_factor(kernel, X, tol=self.tol)
         c, b = cp.Variable(n), cp.Variable()
         u = F.T @ c
         hinge = cp.sum(cp.pos(1 - cp.multiply(t, F @ u + b)))
         problem = cp.Problem(cp.Minimize(hinge + lam * cp.sum_squares(u)))
         status = _solve(problem, "kernel SVM primal problem")
-        if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        if status != cp.OPTIMAL:  # an inaccurate answer is refused, not returned
             raise RuntimeError(f"Clarabel did not solve the kernel SVM primal (status {status!r})")
         self.coef_ = np.asarray(c.value, dtype=np.float64)
         self.intercept_ = float(b.value)
         self.X_fit_ = X
-        if _n_features(X) is not None:
-            self.n_features_in_ = _n_features(X)
         return self
 
     def decision_function(self, X):
         """Return ``sum_i c_i k(x, x_i) + b`` for every row of ``X``."""
         check_is_fitted(self, "coef_")
-        X = _check_data(X, self.kernel)
-        _check_n_features(self, X)
-        return _gram(self.kernel, X, self.X_fit_) @ self.coef_ + self.intercept_
+        X = predict_input(self, X, self.kernel)
+        return compute_gram(self.kernel, X, self.X_fit_) @ self.coef_ + self.intercept_

@@ -192,7 +192,7 @@ def test_bad_parameters_are_named_at_fit(feature_map, message):
 
 def test_bad_data_is_named():
     phi = PolynomialFeatures(degree=2).fit(X)
-    with pytest.raises(ValueError, match="X has 2 features but the map was fitted with 3"):
+    with pytest.raises(ValueError, match="X has 2 features, but PolynomialFeatures is expecting 3"):
         phi.transform(X[:, :2])
     with pytest.raises(ValueError, match="X contains NaN"):
         phi.transform([[np.nan, 1.0, 2.0]])

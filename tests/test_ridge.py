@@ -251,7 +251,7 @@ def test_nan_and_shapes_are_refused(data):
         Ridge(lam=1.0).fit(X, y).predict(X[:, :3])
     with pytest.raises(ValueError, match="solver"):
         Ridge(lam=1.0, solver="qr").fit(X, y)
-    with pytest.raises(ValueError, match="X has 3 features but KernelRidge was fitted with 5"):
+    with pytest.raises(ValueError, match="X has 3 features, but KernelRidge is expecting 5 features"):
         KernelRidge(Gaussian(), lam=1.0).fit(X, y).predict(X[:, :3])
     with pytest.raises(ValueError, match="gram must be positive semi-definite"):
         BasisRidge(lam=1.0, gram=np.diag([1.0, 1.0, -0.5, 1.0, 1.0])).fit(X, y)

@@ -121,3 +121,10 @@ def test_bad_input():
         gaussian_mercer_eigenvalues(3, sigma=-1.0, s=1.0)
     with pytest.raises(ValueError, match="t must be >= 0"):
         min_kernel_section(-1.0)
+
+
+def test_h1_inner_refuses_a_tail_it_cannot_integrate():
+    """f'(x)^2 = 1/x is not integrable: an error, not the panels' partial sum."""
+    df = lambda x: 1.0 / np.sqrt(np.asarray(x, dtype=float) + 1.0)  # noqa: E731
+    with pytest.raises(ValueError, match="could not be computed accurately"):
+        h1_inner(df, df)

@@ -286,7 +286,7 @@ def test_bad_input_is_refused():
         SVC(Linear(), C=1.0).fit(X[:, 0], y)
     with pytest.raises(ValueError, match="lam must be >= 0"):
         KernelSVCPrimal(Linear(), lam=-1.0).fit(X, y)
-    with pytest.raises(ValueError, match="X has 3 features but SVC was fitted with 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but SVC is expecting 2 features"):
         SVC(Gaussian(), C=1.0).fit(X, y).predict(np.zeros((4, 3)))
 
 
@@ -315,3 +315,106 @@ def test_non_psd_kernel_is_refused():
     direct = SVC(Gaussian(sigma=0.8), C=1.0).fit(X, y)
     assert by_matrix.rank_ == direct.rank_
     np.testing.assert_allclose(by_matrix.alpha_, direct.alpha_, atol=1e-9)
+
+
+# ------------------------------------------------------- no silent wrong answer
+def _separable(seed=0, n=60):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[y == 1] += 0.5
+    X[y == 0] -= 0.5
+    return X, y
+
+
+@pytest.mark.parametrize("C", [1e4, 1e6, 1e8, 1e10])
+@pytest.mark.parametrize("kernel, sk_args", KERNELS[:2], ids=["gaussian", "linear"])
+def test_large_finite_C_on_separable_data_gives_the_hard_margin_answer(C, kernel, sk_args):
+    X, y = _separable()
+    hard = SVC(kernel, C=np.inf).fit(X, y)
+    ours = SVC(kernel, C=C).fit(X, y)
+    # every hard-margin multiplier is below C, so the soft problem has the same solution
+    assert hard.alpha_.max() < C
+    np.testing.assert_allclose(ours.alpha_, hard.alpha_, rtol=0, atol=1e-7 * hard.alpha_.max())
+    assert ours.intercept_ == pytest.approx(hard.intercept_, abs=1e-7)
+    assert np.all(ours.predict(X) == y)
+    margins = np.where(y == 1, 1, -1) * ours.decision_function(X)
+    assert margins.min() >= 1 - 1e-7
+    np.testing.assert_allclose(margins[ours.support_], 1.0, atol=1e-7)
+    ref = SkSVC(C=C, tol=1e-8, **sk_args).fit(X, y)
+    np.testing.assert_allclose(ours.alpha_, _sklearn_alpha(ref, len(X)),
+                               atol=1e-3 * hard.alpha_.max())
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-3)
+
+
+@pytest.mark.parametrize("C", [1e6, 1e10])
+def test_linear_primal_with_very_large_C_on_separable_data(C):
+    X, y = _separable()
+    ours = LinearSVCPrimal(C=C).fit(X, y)
+    ref = SkSVC(kernel="linear", C=C, tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_[0], rtol=1e-4)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-4)
+    np.testing.assert_array_equal(ours.slack_, 0.0)
+
+
+def test_a_dual_answer_that_fails_the_kkt_check_is_refused(monkeypatch):
+    """Whatever the solver returns, fit checks the KKT conditions with the exact K."""
+    from kernlab import svm
+
+    X, y = DATASETS["moons"]
+    monkeypatch.setattr(svm, "_solve_dual", lambda F, t, C: np.zeros(F.shape[0]))
+    with pytest.raises(ValueError, match="violates the KKT conditions"):
+        SVC(Gaussian(sigma=1.0), C=1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [lambda k: SVC(k), lambda k: KernelSVCPrimal(k)],
+                         ids=["SVC", "KernelSVCPrimal"])
+def test_a_kernel_class_instead_of_an_instance_is_named(make):
+    X, y = DATASETS["moons"]
+    with pytest.raises(TypeError, match="got the class Gaussian itself"):
+        make(Gaussian).fit(X, y)
+
+
+# ------------------------------------------------------- full rank: working sets
+def _full_rank(n=300, seed=0):
+    from sklearn.datasets import make_classification
+
+    return make_classification(n, n_features=20, n_informative=10, random_state=seed)
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_full_rank_gram_is_solved_by_working_sets_and_matches_libsvm(C):
+    X, y = _full_rank()
+    kernel = Gaussian(sigma=np.sqrt(20.0) / 2)
+    ours = SVC(kernel, C=C).fit(X, y)
+    assert ours.method_ == "working-set" and ours.rank_ is None
+    ref = SkSVC(C=C, kernel="rbf", gamma=1 / (2 * kernel.sigma**2), tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(ours.alpha_, _sklearn_alpha(ref, len(X)), atol=1e-3 * C)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-3)
+    # KKT conditions of the whole problem with the exact K
+    report = ours.kkt_report()
+    assert report.worst <= 1e-5 * max(C, 1.0)
+    assert report.stationarity <= 1e-9 * C
+
+
+def test_working_set_method_reaches_its_stopping_tolerance():
+    from kernlab._estimator import GramColumns
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = _full_rank(200, seed=1)
+    t = np.where(y == 1, 1.0, -1.0)
+    gram = GramColumns(Gaussian(sigma=3.0), X)
+    dual = WorkingSetDual(gram, t, C=1.0, q=16)
+    assert dual.run(eps=1e-6) <= 1e-6
+    assert dual.steps > 1  # more than one working set was needed
+    # the gradient kept up to date step by step equals the one computed afresh
+    K = gram.full()
+    np.testing.assert_allclose(dual.G, t * (K @ (t * dual.alpha)) - 1.0, atol=1e-10)
+    assert np.all((dual.alpha >= 0) & (dual.alpha <= 1.0))
+    assert abs(dual.alpha @ t) <= 1e-9
+
+
+def test_low_rank_gram_keeps_the_factor_method():
+    X, y = DATASETS["moons"]
+    model = SVC(Gaussian(sigma=0.8), C=1.0).fit(X, y)
+    assert model.method_ == "factor" and model.rank_ < 100
