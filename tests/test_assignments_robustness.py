@@ -18,11 +18,12 @@ import pytest
 from coursecheck import CheckFailed, check
 from coursecheck.check import run_cases
 from coursegrader import landlock
+from coursegrader.author import build_notebook
 from coursegrader.course import Course
 from coursegrader.spec import get_part, local_hidden_rng
 
 COURSE = Path(__file__).resolve().parents[1] / "assignments"
-PS1 = COURSE / "source" / "ps1" / "ps1.ipynb"
+PS1 = COURSE / "source" / "ps1" / "ps1.md"
 TOTAL = 10.0
 POINTS = {"quadratic_map": 2.0, "multinomial_map": 3.0, "kernel_verdicts": 2.0,
           "counterexample": 3.0}
@@ -135,21 +136,21 @@ def is_kernel(name):
 """
 
 READ_SOLUTIONS = """
-import json, os
+import os
 
 def quadratic_feature_map(X):
-    # the instructor's notebook holds the solution: read it and run it
-    for path in [os.path.join(os.getcwd(), "..", "..", "..", "source", "ps1", "ps1.ipynb"),
+    # the instructor's Markdown source holds the solution: read it and run it
+    for path in [os.path.join(os.getcwd(), "..", "..", "..", "source", "ps1", "ps1.md"),
                  SOURCE_PATH]:
         try:
-            cells = json.load(open(path))["cells"]
+            text = open(path).read()
             break
         except OSError as exc:
             error = exc
     else:
         raise error
-    code = next("".join(c["source"]) for c in cells
-                if "def quadratic_feature_map" in "".join(c["source"]))
+    code = text[text.index("def quadratic_feature_map"):]
+    code = code[:code.index("```")]
     namespace = {"np": np}
     exec(code, namespace)
     return namespace["quadratic_feature_map"](X)
@@ -374,7 +375,7 @@ def quadratic_feature_map(X):
 # -- students -------------------------------------------------------------------
 
 def _reference_answers():
-    nb = nbformat.read(PS1, as_version=4)
+    nb = build_notebook(PS1)
     out = {}
     for cell in nb.cells:
         md = cell.metadata.get("nbgrader", {})
@@ -599,7 +600,7 @@ def test_invalid_json_gets_nothing_and_stops_no_one(graded):
 
 def test_nothing_outside_the_submission_was_written(graded):
     course = graded[0]
-    assert course.source("ps1") == nbformat.read(PS1, as_version=4)
+    assert course.source("ps1") == build_notebook(PS1)
     for name in graded[1]:
         notebook = course.root / "autograded" / name / "ps1" / "ps1.ipynb"
         assert notebook.is_file() and not notebook.is_symlink(), name

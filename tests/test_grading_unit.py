@@ -15,12 +15,13 @@ from coursecheck.problems import ps1
 from coursecheck.serial import UnsupportedValue, roundtrip
 from coursecheck.spec import judge_case
 from coursegrader import check_hidden, landlock
+from coursegrader.author import build_notebook
 from coursegrader.judge import grade_part, run_sandbox
 from coursegrader.problems.ps1 import VERDICTS
 from coursegrader.spec import get_part, hidden_rng, local_hidden_rng, part_score
 from coursegrader.validation import release_leaks
 
-PS1_SOURCE = Path(__file__).resolve().parents[1] / "assignments" / "source" / "ps1" / "ps1.ipynb"
+PS1_SOURCE = Path(__file__).resolve().parents[1] / "assignments" / "source" / "ps1" / "ps1.md"
 
 
 # ---------------------------------------------------------------- encoding
@@ -184,7 +185,7 @@ def test_check_arguments_cannot_be_changed_by_the_student():
 # ---------------------------------------------------------------- PS1 spec against kernlab
 
 def _notebook_setup_namespace():
-    nb = nbformat.read(PS1_SOURCE, as_version=4)
+    nb = build_notebook(PS1_SOURCE)
     setup = next(c for c in nb.cells if c.metadata["nbgrader"]["grade_id"] == "setup")
     ns = {}
     exec(setup.source, ns)
@@ -217,7 +218,7 @@ def test_verdicts_agree_with_kernlab():
 
 
 def _reference_solution(func, ns):
-    nb = nbformat.read(PS1_SOURCE, as_version=4)
+    nb = build_notebook(PS1_SOURCE)
     for cell in nb.cells:
         if cell.cell_type == "code" and f"def {func}(" in cell.source:
             exec(cell.source, ns)
@@ -452,7 +453,7 @@ def test_feedback_preprocessor_hides_hidden_tests_only_in_test_cells():
 
 
 def test_release_leaks_finds_solution_and_hidden_text():
-    source = nbformat.read(PS1_SOURCE, as_version=4)
+    source = build_notebook(PS1_SOURCE)
     assert release_leaks(source, source)  # the source itself leaks everything
     leaky = nbformat.v4.new_notebook(cells=[new_code_cell(
         "def is_kernel(name):\n    verdicts = {\n        \"D_diag\": True,          # D_1 is PSD: "

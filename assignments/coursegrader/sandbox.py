@@ -5,7 +5,7 @@ request on its stdin::
 
     {"cells": [source, ...],          # the student's code cells, in order
      "func": "name",                  # the function to call
-     "cases": [encoded args, ...],    # coursegrader.serial encoding
+     "cases": [encoded args, ...],    # coursecheck.serial encoding
      "forbidden": [path, ...],        # files and folders the code may not open
      "allowed": [path, ...]}          # exceptions inside those (the submission)
 

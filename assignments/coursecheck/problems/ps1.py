@@ -151,22 +151,22 @@ def _counter_public():
 PARTS = {
     "quadratic_map": Part(
         func="quadratic_feature_map", points=2,
+        description="its inner products equal (1 + <x, t>)^2",
         public=_quad_public, verify=_verify_quadratic,
-        description="phi: R^2 -> R^6 with <phi(x), phi(t)> = (1 + <x, t>)^2",
     ),
     "multinomial_map": Part(
         func="multinomial_feature_map", points=3,
+        description="shape (n, C(d+p, p)) and inner products equal (1 + <x, t>)^p",
         public=_multi_public, verify=_verify_multinomial,
-        description="phi: R^d -> R^C(d+p, p) with <phi(x), phi(t)> = (1 + <x, t>)^p",
     ),
     "kernel_verdicts": Part(
         func="is_kernel", points=2,
+        description="the verdict for each candidate",
         public=_verdict_public, reference=_SHEET_VERDICTS.__getitem__, compare=equal(),
-        description="True exactly for the candidates that are PSD kernels",
     ),
     "counterexample": Part(
         func="counterexample_points", points=3,
+        description="the Gram matrix on the returned points is not PSD",
         public=_counter_public, verify=_verify_counterexample,
-        description="points whose Gram matrix has a negative eigenvalue",
     ),
 }

@@ -180,26 +180,32 @@ def _kernel_ridge_public():
 PARTS = {
     "ridge_primal": Part(
         func="ridge_primal", points=3,
+        description="the weights solve the d x d normal equations",
         public=_ridge_primal_public, reference=_ridge_primal_reference, compare=allclose(rtol=1e-6, atol=1e-9),
     ),
     "ridge_dual": Part(
         func="ridge_dual", points=3,
+        description="alpha solves the n x n dual system",
         public=_ridge_dual_public, reference=_ridge_dual_reference, compare=allclose(rtol=1e-6, atol=1e-9),
     ),
     "ridge_intercept": Part(
         func="ridge_intercept", points=3,
+        description="w and the unpenalised intercept b",
         public=_ridge_intercept_public, reference=_ridge_intercept_reference, compare=_ridge_intercept_compare,
     ),
     "bump_gram": Part(
         func="bump_gram", points=2,
+        description="the L2 inner products of the bumps",
         public=_bump_gram_public, reference=_bump_gram_reference, compare=allclose(rtol=1e-8, atol=1e-12),
     ),
     "basis_ridge": Part(
         func="basis_ridge", points=3,
+        description="w solves (A^T A + lam G) w = A^T y",
         public=_basis_ridge_public, reference=_basis_ridge_reference, compare=allclose(rtol=1e-5, atol=1e-7),
     ),
     "kernel_ridge_predict": Part(
         func="kernel_ridge_predict", points=3,
+        description="predictions of Gaussian kernel ridge regression",
         public=_kernel_ridge_public, reference=_kernel_ridge_reference, compare=allclose(rtol=1e-6, atol=1e-8),
     ),
 }

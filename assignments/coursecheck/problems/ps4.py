@@ -220,28 +220,34 @@ def _counterexample_public():
 PARTS = {
     "combine_gram": Part(
         func="combine_gram", points=3,
+        description="every closure rule against the kernel algebra of kernlab",
         public=_combine_public, reference=_combine_reference, compare=allclose(rtol=1e-9, atol=1e-10),
-        description="closure rules on Gram matrices"),
+    ),
     "set_kernel": Part(
         func="set_kernel", points=2,
+        description="2**|A & B| on lists of sets, including empty ones, against kernlab.SetKernel",
         public=_set_kernel_public, reference=lambda As, Bs: kernlab.SetKernel()(list(As), list(Bs)),
         compare=allclose(rtol=1e-12, atol=0),
-        description="the set kernel 2**|A & B|"),
+    ),
     "subset_features": Part(
         func="subset_features", points=2,
+        description="the 2**n subset indicators, and their inner products against kernlab.SetKernel",
         public=_subset_features_public, reference=_subset_features_reference, compare=_subset_features_compare,
-        description="the subset-indicator feature map of the set kernel"),
+    ),
     "spectrum_kernel": Part(
         func="spectrum_kernel", points=3,
+        description="p-spectrum Gram matrices, short and repetitive strings included, against kernlab.Spectrum",
         public=_spectrum_public, reference=_spectrum_reference, compare=allclose(rtol=1e-12, atol=0),
-        description="the p-spectrum string kernel"),
+    ),
     "anova_kernel": Part(
         func="anova_kernel", points=3,
+        description="ANOVA Gram matrices of every degree, up to 40 coordinates, against kernlab.ANOVA",
         public=_anova_public, reference=_anova_reference, compare=allclose(rtol=1e-8, atol=1e-10),
-        description="the ANOVA kernel of degree d"),
+    ),
     "counterexample": Part(
         func="counterexample", points=3,
+        description="each returned sample gives a Gram matrix with a negative eigenvalue",
         public=_counterexample_public,
         verify=_verify_counterexample,
-        description="samples with non-PSD Gram matrices"),
+    ),
 }

@@ -176,28 +176,34 @@ def _eigenfunctions_public():
 PARTS = {
     "rkhs_inner": Part(
         func="rkhs_inner", points=2,
+        description="alpha^T K(X, Y) beta for Gaussian kernel expansions against kernlab.RKHSFunction",
         public=_inner_public, reference=_inner_reference, compare=allclose(rtol=1e-8, atol=1e-10),
-        description="inner products of Gaussian kernel expansions"),
+    ),
     "rkhs_norm": Part(
         func="rkhs_norm", points=2,
+        description="the RKHS norm, expansions of the zero function included, against kernlab.RKHSFunction",
         public=_norm_public, reference=_norm_reference, compare=allclose(rtol=1e-8, atol=1e-7),
-        description="RKHS norms"),
+    ),
     "kernel_distance": Part(
         func="kernel_distance", points=3,
+        description="d_k for Gaussian, linear and quadratic kernels against kernlab.kernel_distance",
         public=_distance_public, reference=_distance_reference, compare=allclose(rtol=1e-7, atol=1e-6),
-        description="the distance induced by a kernel"),
+    ),
     "project_onto_span": Part(
         func="project_onto_span", points=4,
+        description="f_0 interpolates f at the data and has the exact RKHS norm",
         public=_project_public, reference=_project_reference, compare=_project_compare,
-        description="projection onto the span of the data"),
+    ),
     "mercer_eigenvalues": Part(
         func="mercer_eigenvalues", points=2,
+        description="the closed-form eigenvalues against kernlab.gaussian_mercer_eigenvalues",
         public=_eigenvalues_public, reference=lambda ell, s, n: kernlab.gaussian_mercer_eigenvalues(n, sigma=ell, s=s),
         compare=allclose(rtol=1e-9, atol=1e-14),
-        description="eigenvalues of the Gaussian kernel under a normal measure"),
+    ),
     "mercer_eigenfunctions": Part(
         func="mercer_eigenfunctions", points=3,
+        description="the orthonormal eigenfunctions, up to 30 terms, against kernlab",
         public=_eigenfunctions_public, reference=lambda x, ell, s, n: kernlab.gaussian_mercer_eigenfunctions(x, n, sigma=ell, s=s),
         compare=allclose(rtol=1e-7, atol=1e-9),
-        description="orthonormal eigenfunctions of the Gaussian kernel"),
+    ),
 }
