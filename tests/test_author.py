@@ -100,3 +100,17 @@ def test_command_line_writes_the_notebook_next_to_its_source(tmp_path, capsys):
     done = subprocess.run([sys.executable, "-m", "coursegrader.author", "--help"],
                           capture_output=True, text=True, check=True)
     assert "psN.md" in done.stdout
+
+
+def test_validate_reports_a_notebook_older_than_its_source(tmp_path):
+    from coursegrader.validation import validate_course
+    folder = tmp_path / "source" / "ps1"
+    folder.mkdir(parents=True)
+    (folder / "ps1.md").write_text(PS1.read_text())
+    assert validate_course(tmp_path, ["ps1"], run=False) == [
+        "ps1: no source notebook (run make generate)"]
+    main(["--course", str(tmp_path), "ps1"])
+    assert validate_course(tmp_path, ["ps1"], run=False) == ["release/ps1/ps1.ipynb: not generated"]
+    (folder / "ps1.md").write_text(PS1.read_text().replace('"points": 4', '"points": 5'))
+    assert "source/ps1/ps1.ipynb: older than ps1.md (run make generate)" in \
+        validate_course(tmp_path, ["ps1"], run=False)
