@@ -104,3 +104,37 @@ def test_sandbox_uses_the_policy_words():
     (ok, msg), = run_sandbox(["def f(x):\n    import sklearn\n    return x"], "f",
                              [(np.ones(2),)], timeout=30).values
     assert not ok and forbidden_import_message("sklearn") in msg
+
+
+def _close(a, b):
+    import numpy as np
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype.kind == b.dtype.kind and \
+        np.allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_public_answers_are_the_graders_and_up_to_date():
+    from coursecheck.serial import decode
+    from coursecheck.spec import get_parts as public_parts
+    from coursegrader.answers import compute_answers
+    computed = compute_answers()
+    assert {(ps, pid) for ps in computed for pid in computed[ps]} == {
+        ("ps3", "svm_intercept"), ("ps3", "support_vectors"), ("ps4", "anova_kernel"),
+        ("ps5", "project_onto_span")}
+    for ps, parts in computed.items():
+        shipped = public_parts(ps)
+        for part_id, answers in parts.items():
+            part = shipped[part_id]
+            assert part.reference is None and set(part.answers) == set(answers), (ps, part_id)
+            reference = graded_parts(ps)[part_id].reference  # stays with the grader
+            assert reference.__module__ == f"coursegrader.problems.{ps}"
+            assert f"def {reference.__name__}(" not in "\n".join(_package_text().values())
+            for case in part.public():  # the file may differ from this machine's rounding only
+                assert _close(part.answers[case.label], decode(answers[case.label])), case.label
+    # only public cases: a hidden-style case has no answer in the student package
+    part = graded_parts("ps3")["svm_intercept"]
+    from coursegrader.spec import local_hidden_rng
+    hidden = part.hidden(local_hidden_rng("ps3", "svm_intercept"))
+    assert not set(c.label for c in hidden) & set(public_parts("ps3")["svm_intercept"].answers)

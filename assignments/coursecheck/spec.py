@@ -16,7 +16,9 @@ grader's verdict counts.
 """
 
 import importlib
+import json
 import re
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -24,7 +26,8 @@ import numpy as np
 
 __all__ = [
     "Case", "Part", "allclose", "same_set", "custom", "equal",
-    "get_part", "get_parts", "judge_case", "describe", "float_array", "log_uniform",
+    "get_part", "get_parts", "judge_case", "public_answers", "describe", "float_array",
+    "log_uniform",
 ]
 
 _PS_NAME = re.compile(r"^ps[0-9]+$")
@@ -49,7 +52,10 @@ class Part:
     """An auto-graded part of a problem set.
 
     Exactly one of ``reference`` (a function of the case arguments returning
-    the expected value, computed with kernlab) and ``verify`` (a function
+    the expected value, computed with kernlab), ``answers`` (the expected
+    value of each public case by its label, for a part whose reference is
+    worked out here rather than in kernlab and so would give the solution
+    away: see :func:`public_answers`) and ``verify`` (a function
     ``verify(got, case)`` returning ``None`` when the answer is acceptable and
     a message otherwise) must be given.  ``compare(got, expected, case)``
     returns ``None`` or a message; it defaults to :func:`allclose`.
@@ -66,14 +72,16 @@ class Part:
     verify: Optional[Callable[[Any, Case], Optional[str]]] = None
     timeout: float = 20.0
     description: str = field(default="", compare=False)
+    answers: Optional[dict] = field(default=None, compare=False)
 
     def __post_init__(self):
         if not isinstance(self.func, str) or not self.func.isidentifier():
             raise ValueError(f"Part.func must be a Python identifier, got {self.func!r}")
         if not (isinstance(self.points, (int, float)) and self.points > 0):
             raise ValueError(f"Part.points must be a positive number, got {self.points!r}")
-        if (self.reference is None) == (self.verify is None):
-            raise ValueError("give exactly one of Part.reference and Part.verify")
+        given = [self.reference is not None, self.answers is not None, self.verify is not None]
+        if sum(given) != 1:
+            raise ValueError("give exactly one of Part.reference, Part.answers and Part.verify")
         if self.verify is not None and self.compare is not None:
             raise ValueError("Part.compare is only used with Part.reference")
         if not self.timeout > 0:
@@ -244,9 +252,34 @@ def judge_case(part, case, got):
     """Return ``None`` if ``got`` is right for ``case``, else a message saying what is wrong."""
     if part.verify is not None:
         return part.verify(got, case)
-    expected = part.reference(*case.args)
+    if part.reference is not None:
+        expected = part.reference(*case.args)
+    elif case.label in part.answers:
+        expected = part.answers[case.label]
+    else:
+        raise ValueError(f"no expected value for case {case.label!r} (only the public "
+                         "cases are checked in the notebook)")
     compare = part.compare if part.compare is not None else allclose()
     return compare(got, expected, case)
+
+
+ANSWERS_FILE = Path(__file__).with_name("answers.json")
+
+
+def public_answers(assignment, part_id):
+    """Expected values of a part's public cases, by label, as the grader computed them.
+
+    ``answers.json`` is written by the instructor's ``python -m
+    coursegrader.answers`` from the grader's reference; only public cases are
+    in it.  Missing entries give an empty dict (the check then says so).
+    """
+    from .serial import decode
+    try:
+        table = json.loads(ANSWERS_FILE.read_text())
+    except FileNotFoundError:
+        return {}
+    return {label: decode(value)
+            for label, value in table.get(assignment, {}).get(part_id, {}).items()}
 
 
 def describe(value):

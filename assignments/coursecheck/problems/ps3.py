@@ -12,16 +12,16 @@ is D*/C when lam = 1/(2C).
 
 The intercept and support-vector parts receive kernlab's optimal multipliers,
 polished so that the free ones satisfy the KKT equations exactly, and are
-judged against the rule the notebook states (``intercept_reference``), written
-here with numpy: the rule fixes the tolerance 1e-6 C and the midpoint used when
-no multiplier is free, which is a convention rather than a consequence of the
-mathematics.
+judged against the rule the notebook states, which fixes the tolerance 1e-6 C
+and the midpoint used when no multiplier is free (a convention rather than a
+consequence of the mathematics). The grader works that rule out with numpy;
+here the public cases' expected values come as data (``answers.json``).
 """
 
 import numpy as np
 
 import kernlab
-from coursecheck.spec import Case, Part, allclose, float_array, log_uniform
+from coursecheck.spec import Case, Part, public_answers, allclose, float_array, log_uniform
 
 __all__ = ["PARTS", "dual_objective", "hinge_objective", "free_tolerance"]
 
@@ -201,24 +201,6 @@ def _svm_dual_compare(got, best, case):
 # ---------------------------------------------------------------- 2. the intercept
 
 
-def intercept_reference(K, t, a, C):
-    """The intercept the notebook asks for: an average over free multipliers, else the middle of the KKT interval."""
-    g = K @ (a * t)
-    tol = free_tolerance(C)
-    free = (a > tol) & (a < C - tol)
-    if free.any():
-        return float(np.mean(t[free] - g[free]))
-    low = ((a <= tol) & (t > 0)) | ((a >= C - tol) & (t < 0))
-    high = ((a <= tol) & (t < 0)) | ((a >= C - tol) & (t > 0))
-    lo = np.max((t - g)[low]) if low.any() else -np.inf
-    hi = np.min((t - g)[high]) if high.any() else np.inf
-    if np.isinf(lo):
-        return float(hi)
-    if np.isinf(hi):
-        return float(lo)
-    return float(0.5 * (lo + hi))
-
-
 def with_alpha(K, t, C, label):
     return Case(args=(K, t, svm_alpha(K, t, C), C), label=label)
 
@@ -232,11 +214,6 @@ def _svm_intercept_public():
 
 
 # ---------------------------------------------------------------- 3. support vectors
-
-
-def _support_reference(a, C):
-    tol = free_tolerance(C)
-    return {"margin": np.flatnonzero((a > tol) & (a < C - tol)), "bound": np.flatnonzero(a >= C - tol)}
 
 
 def _support_compare(got, expected, case):
@@ -337,12 +314,12 @@ PARTS = {
     "svm_intercept": Part(
         func="svm_intercept", points=3,
         description="b from the KKT conditions",
-        public=_svm_intercept_public, reference=intercept_reference, compare=_scalar_close(rtol=1e-6, atol=1e-8),
+        public=_svm_intercept_public, answers=public_answers("ps3", "svm_intercept"), compare=_scalar_close(rtol=1e-6, atol=1e-8),
     ),
     "support_vectors": Part(
         func="support_vectors", points=2,
         description="indices of the margin and the bounded support vectors",
-        public=_support_public, reference=_support_reference, compare=_support_compare,
+        public=_support_public, answers=public_answers("ps3", "support_vectors"), compare=_support_compare,
     ),
     "svm_decision": Part(
         func="svm_decision", points=3,

@@ -5,8 +5,10 @@ answer is judged) is :mod:`coursecheck.problems.ps3`; this module adds the
 generator of each part's hidden cases, drawn from the grader's random stream.
 """
 
+import numpy as np
+
 from coursecheck.problems import ps3 as public
-from coursecheck.problems.ps3 import blobs, svm_alpha, training_cases, with_alpha
+from coursecheck.problems.ps3 import blobs, free_tolerance, svm_alpha, training_cases, with_alpha
 from coursecheck.spec import Case, log_uniform
 
 from ..spec import with_hidden
@@ -55,6 +57,33 @@ def _primal_hidden(rng):
     return [Case(args=(K, t, 1.0 / (2.0 * C)), label=f"{label}, lam=1/(2C)") for K, t, C, label in training_cases(rng, 3)]
 
 
+# The references of the parts whose public answers ship as data (answers.json):
+# worked out here with numpy, they are close to the solutions themselves.
+
+
+def intercept_reference(K, t, a, C):
+    """The intercept the notebook asks for: an average over free multipliers, else the middle of the KKT interval."""
+    g = K @ (a * t)
+    tol = free_tolerance(C)
+    free = (a > tol) & (a < C - tol)
+    if free.any():
+        return float(np.mean(t[free] - g[free]))
+    low = ((a <= tol) & (t > 0)) | ((a >= C - tol) & (t < 0))
+    high = ((a <= tol) & (t < 0)) | ((a >= C - tol) & (t > 0))
+    lo = np.max((t - g)[low]) if low.any() else -np.inf
+    hi = np.min((t - g)[high]) if high.any() else np.inf
+    if np.isinf(lo):
+        return float(hi)
+    if np.isinf(hi):
+        return float(lo)
+    return float(0.5 * (lo + hi))
+
+
+def _support_reference(a, C):
+    tol = free_tolerance(C)
+    return {"margin": np.flatnonzero((a > tol) & (a < C - tol)), "bound": np.flatnonzero(a >= C - tol)}
+
+
 PARTS = with_hidden(public.PARTS, {
     "svm_dual": _svm_dual_hidden,
     "svm_intercept": _svm_intercept_hidden,
@@ -62,4 +91,4 @@ PARTS = with_hidden(public.PARTS, {
     "svm_decision": _decision_hidden,
     "hinge_objective": _hinge_hidden,
     "svm_primal": _primal_hidden,
-})
+}, svm_intercept={"reference": intercept_reference, "answers": None}, support_vectors={"reference": _support_reference, "answers": None})
