@@ -121,7 +121,7 @@ def test_public_answers_are_the_graders_and_up_to_date():
     from coursegrader.answers import compute_answers
     computed = compute_answers()
     assert {(ps, pid) for ps in computed for pid in computed[ps]} == {
-        ("ps3", "svm_intercept"), ("ps3", "support_vectors"), ("ps4", "anova_kernel"),
+        ("ps1", "kernel_verdicts"), ("ps3", "svm_intercept"), ("ps3", "support_vectors"), ("ps4", "anova_kernel"),
         ("ps5", "project_onto_span")}
     for ps, parts in computed.items():
         shipped = public_parts(ps)

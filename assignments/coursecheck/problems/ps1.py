@@ -20,7 +20,7 @@ from math import comb
 
 import numpy as np
 
-from coursecheck.spec import Case, Part, equal
+from coursecheck.spec import Case, Part, equal, public_answers
 
 __all__ = ["CANDIDATES", "SHEET", "NOT_KERNELS_ON_SHEET", "candidate_gram", "PARTS"]
 
@@ -52,8 +52,6 @@ CANDIDATES = {
 # and the two of them that are not kernels (the counterexample's public cases).
 SHEET = ["D_diag", "D_indefinite", "exp_first", "lin_minus_sq"]
 NOT_KERNELS_ON_SHEET = ["D_indefinite", "lin_minus_sq"]
-_SHEET_VERDICTS = {"D_diag": True, "D_indefinite": False, "exp_first": True,
-                   "lin_minus_sq": False}
 
 
 def candidate_gram(name, P):
@@ -162,7 +160,7 @@ PARTS = {
     "kernel_verdicts": Part(
         func="is_kernel", points=2,
         description="the verdict for each candidate",
-        public=_verdict_public, reference=_SHEET_VERDICTS.__getitem__, compare=equal(),
+        public=_verdict_public, answers=public_answers("ps1", "kernel_verdicts"), compare=equal(),
     ),
     "counterexample": Part(
         func="counterexample_points", points=3,
