@@ -121,7 +121,8 @@ def test_public_answers_are_the_graders_and_up_to_date():
     from coursegrader.answers import compute_answers
     computed = compute_answers()
     assert {(ps, pid) for ps in computed for pid in computed[ps]} == {
-        ("ps1", "kernel_verdicts"), ("ps3", "svm_intercept"), ("ps3", "support_vectors"), ("ps4", "anova_kernel"),
+        ("ps1", "kernel_verdicts"), ("ps3", "svm_intercept"), ("ps3", "support_vectors"),
+        ("ps4", "subset_features"), ("ps4", "anova_kernel"),
         ("ps5", "project_onto_span")}
     for ps, parts in computed.items():
         shipped = public_parts(ps)
@@ -138,3 +139,15 @@ def test_public_answers_are_the_graders_and_up_to_date():
     from coursegrader.spec import local_hidden_rng
     hidden = part.hidden(local_hidden_rng("ps3", "svm_intercept"))
     assert not set(c.label for c in hidden) & set(public_parts("ps3")["svm_intercept"].answers)
+
+
+def test_ps4_subset_features_reference_reproduces_the_set_kernel():
+    import numpy as np
+    import kernlab
+    from coursegrader.problems.ps4 import subset_features_reference
+    for case in graded_parts("ps4")["subset_features"].public():
+        A, universe = case.args
+        others = [set(), set(universe[::2]), set(universe[1::2]), set(universe)]
+        inner = [subset_features_reference(A, universe) @ subset_features_reference(B, universe)
+                 for B in others]
+        np.testing.assert_allclose(inner, kernlab.SetKernel()([A], others)[0], rtol=0, atol=0)

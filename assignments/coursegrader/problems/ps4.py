@@ -14,7 +14,7 @@ from coursecheck.spec import Case
 
 from ..spec import with_hidden
 
-__all__ = ["PARTS"]
+__all__ = ["PARTS", "subset_features_reference"]
 
 
 def _combine_hidden(rng):
@@ -102,6 +102,13 @@ def _counterexample_hidden(rng):
 # worked out here with numpy, they are close to the solutions themselves.
 
 
+def subset_features_reference(A, universe):
+    n = len(universe)
+    members = (np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1
+    inside = np.array([u in A for u in universe])
+    return np.array([float(all(inside[i] for i in range(n) if row[i])) for row in members])
+
+
 def _anova_reference(X, Y, d):
     """k_d as the coefficient of s**d in prod_i (1 + x_i t_i s); d=None gives kernlab.ANOVA."""
     X = np.asarray(X, dtype=float)
@@ -125,4 +132,5 @@ PARTS = with_hidden(public.PARTS, {
     "spectrum_kernel": _spectrum_hidden,
     "anova_kernel": _anova_hidden,
     "counterexample": _counterexample_hidden,
-}, anova_kernel={"reference": _anova_reference, "answers": None})
+}, anova_kernel={"reference": _anova_reference, "answers": None},
+    subset_features={"reference": subset_features_reference, "answers": None})
