@@ -121,7 +121,8 @@ def test_public_answers_are_the_graders_and_up_to_date():
     from coursegrader.answers import compute_answers
     computed = compute_answers()
     assert {(ps, pid) for ps in computed for pid in computed[ps]} == {
-        ("ps1", "kernel_verdicts"), ("ps3", "svm_intercept"), ("ps3", "support_vectors"),
+        ("ps1", "kernel_verdicts"), ("ps2", "bump_gram"), ("ps2", "basis_ridge"),
+        ("ps3", "svm_intercept"), ("ps3", "support_vectors"),
         ("ps4", "subset_features"), ("ps4", "anova_kernel"),
         ("ps5", "project_onto_span")}
     for ps, parts in computed.items():

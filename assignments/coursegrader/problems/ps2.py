@@ -5,8 +5,11 @@ answer is judged) is :mod:`coursecheck.problems.ps2`; this module adds the
 generator of each part's hidden cases, drawn from the grader's random stream.
 """
 
+import math
+
 import numpy as np
 
+import kernlab
 from coursecheck.problems import ps2 as public
 from coursecheck.problems.ps2 import regression_data
 from coursecheck.spec import Case, log_uniform
@@ -91,6 +94,26 @@ def _kernel_ridge_hidden(rng):
     return cases
 
 
+# The references of the parts whose public answers ship as data (answers.json):
+# the bump Gram matrix in closed form is the answer to part 5 itself.
+
+
+def _bump_design(T, centres, sigma):
+    d = T.shape[1]
+    return (sigma * math.sqrt(math.pi)) ** (-d / 2) * kernlab.Gaussian(sigma=sigma)(T, centres)
+
+
+def _bump_gram_reference(centres, sigma):
+    # <psi_j, psi_k>_{L2} = exp(-|c_j - c_k|^2 / (4 sigma^2)): a Gaussian kernel of width sqrt(2) sigma.
+    return kernlab.Gaussian(sigma=math.sqrt(2.0) * sigma)(centres)
+
+
+def _basis_ridge_reference(T, y, centres, sigma, lam):
+    model = kernlab.BasisRidge(basis=lambda X: _bump_design(X, centres, sigma), lam=lam,
+                               gram=_bump_gram_reference(centres, sigma))
+    return model.fit(T, y).coef_
+
+
 PARTS = with_hidden(public.PARTS, {
     "ridge_primal": _ridge_primal_hidden,
     "ridge_dual": _ridge_dual_hidden,
@@ -98,4 +121,5 @@ PARTS = with_hidden(public.PARTS, {
     "bump_gram": _bump_gram_hidden,
     "basis_ridge": _basis_ridge_hidden,
     "kernel_ridge_predict": _kernel_ridge_hidden,
-})
+}, bump_gram={"reference": _bump_gram_reference, "answers": None},
+    basis_ridge={"reference": _basis_ridge_reference, "answers": None})
