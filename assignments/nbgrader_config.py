@@ -17,6 +17,11 @@ c.CourseDirectory.root = HERE
 c.CourseDirectory.course_id = os.environ.get("NBGRADER_COURSE_ID", "kernel-methods")
 c.Exchange.root = EXCHANGE
 
+# A problem set is written in source/psN/psN.md (with its solutions) and
+# turned into source/psN/psN.ipynb by `make generate`; nbgrader copies every
+# other file of source/psN/ into the release, so the Markdown source is ignored.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.md"]
+
 # The released notebooks: no solutions, no hidden tests, no outputs.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"

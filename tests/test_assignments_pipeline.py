@@ -10,11 +10,13 @@ import csv
 import html
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from coursegrader.author import build_notebook
 from coursegrader.course import Course, answer_cell_ids, fill_answers
 from coursegrader.spec import get_parts, hidden_rng
 from coursegrader.validation import release_leaks, validate_course
@@ -31,17 +33,39 @@ pytestmark = [pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 
-def test_five_problem_sets_with_a_spec_each():
+def test_five_problem_sets_each_from_one_markdown_source():
+    assert not (COURSE / "tools").exists()  # one authoring path: coursegrader.author
     for ps in ASSIGNMENTS:
-        assert (COURSE / "source" / ps / f"{ps}.ipynb").is_file(), ps
+        assert (COURSE / "source" / ps / f"{ps}.md").is_file(), ps
         parts = get_parts(ps)
-        nb = nbformat.read(COURSE / "source" / ps / f"{ps}.ipynb", as_version=4)
-        test_ids = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-                    if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"}
+        nb = build_notebook(COURSE / "source" / ps / f"{ps}.md")
+        tests = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells
+                 if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"}
         written = [c for c in nb.cells if c.cell_type == "markdown"
                    and c.metadata.get("nbgrader", {}).get("grade")]
-        assert test_ids == set(parts), f"{ps}: test cells and spec parts differ"
+        assert set(tests) == set(parts), f"{ps}: test cells and spec parts differ"
         assert written, f"{ps}: no manually graded written answer"
+        # the points declared once reach the test cells, the headings and the table
+        for pid, cell in tests.items():
+            assert cell.metadata["nbgrader"]["points"] == parts[pid].points
+            assert f"({parts[pid].points:g} points)." in cell.source.split("\n")[0]
+            assert cell.metadata["tags"] == ["raises-exception"]
+        total = sum(c.metadata["nbgrader"]["points"] for c in nb.cells
+                    if c.metadata.get("nbgrader", {}).get("grade"))
+        assert f"| | total | {total:g} |" in nb.cells[0].source, ps
+        assert "{{" not in "".join(c.source for c in nb.cells), ps
+
+
+def test_make_generate_writes_the_notebook_then_the_release(tmp_path):
+    c = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
+                       assignments=["ps1"])
+    (c.root / "source" / "ps1" / "ps1.ipynb").unlink()
+    (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
+    subprocess.run(["make", "generate", "PS=ps1", f"PYTHON={sys.executable}"], cwd=c.root,
+                   check=True, capture_output=True, timeout=600)
+    assert c.source("ps1") == build_notebook(c.root / "source" / "ps1" / "ps1.md")
+    assert [p.name for p in (c.root / "release" / "ps1").iterdir()] == ["ps1.ipynb"]
+    assert release_leaks(c.source("ps1"), c.released("ps1")) == []
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +88,38 @@ def test_release_holds_no_solution_or_hidden_test(course):
         released = course.released(ps)
         assert release_leaks(course.source(ps), released) == [], ps
         text = "\n".join(cell.source for cell in released.cells)
-        assert "hidden=True" not in text
+        assert "check_hidden" not in text and "coursegrader" not in text
+        assert "from coursecheck import check" in text
+        assert not list((course.root / "release" / ps).glob("*.md"))
         assert "raise NotImplementedError()" in text
+
+
+def test_run_all_goes_on_past_a_failing_check_and_validate_shows_why(course, tmp_path):
+    from nbclient import NotebookClient
+    released = course.released("ps1")
+    nb = fill_answers(released, course.source("ps1"))
+    for cell in nb.cells:  # every candidate a kernel: wrong for D_indefinite, lin_minus_sq
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "kernel_verdicts_answer":
+            cell.source = "def is_kernel(name):\n    return True"
+    path = tmp_path / "ps1.ipynb"
+    nbformat.write(nb, path)
+    # "Run all" as JupyterLab sends it: stop at an error unless the cell is
+    # tagged raises-exception, as every check cell is.
+    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=False,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = {c.metadata["nbgrader"]["grade_id"]: c.outputs for c in nb.cells
+               if c.cell_type == "code"}
+    errors = [o for o in outputs["kernel_verdicts"] if o.output_type == "error"]
+    assert [e.ename for e in errors] == ["CheckFailed"]
+    later = "".join(o.get("text", "") for o in outputs["counterexample"])
+    assert "All public checks passed" in later  # the next part ran and passed
+    # nbgrader validate, as a student runs it, prints the whole reason
+    shown = subprocess.run(["nbgrader", "validate", str(path)], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=600).stdout
+    assert "is_kernel [kernel_verdicts]: 2 of 4 checks failed" in shown
+    assert "case 'candidate D_indefinite':" in shown
+    assert "expected False, got True" in shown
+    assert "..." not in shown.split("The error was:")[1].split("=" * 20)[0]
 
 
 def test_validate_sources_pass_and_releases_fail_every_test(course):
@@ -192,10 +246,10 @@ def test_book_extension_publishes_clean_student_notebooks(tmp_path):
     out = tmp_path / "out"
     assert ext.release_notebooks(course, out) == ["ps1"]
     released = nbformat.read(out / "ps1.ipynb", as_version=4)
-    source = nbformat.read(course / "source" / "ps1" / "ps1.ipynb", as_version=4)
+    source = build_notebook(course / "source" / "ps1" / "ps1.md")
     assert release_leaks(source, released) == []
     with zipfile.ZipFile(out / "ps1.zip") as zf:
-        assert "ps1/ps1.ipynb" in zf.namelist()
+        assert zf.namelist() == ["ps1/ps1.ipynb"]  # not the Markdown source
     # unchanged sources: the release is reused, not generated again
     before = (out / "ps1.ipynb").stat().st_mtime_ns
     ext.release_notebooks(course, out)

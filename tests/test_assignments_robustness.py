@@ -15,11 +15,15 @@ import nbformat
 import numpy as np
 import pytest
 
-from coursegrader import check, landlock
+from coursecheck import CheckFailed, check
+from coursecheck.check import run_cases
+from coursegrader import landlock
+from coursegrader.author import build_notebook
 from coursegrader.course import Course
+from coursegrader.spec import get_part, local_hidden_rng
 
 COURSE = Path(__file__).resolve().parents[1] / "assignments"
-PS1 = COURSE / "source" / "ps1" / "ps1.ipynb"
+PS1 = COURSE / "source" / "ps1" / "ps1.md"
 TOTAL = 10.0
 POINTS = {"quadratic_map": 2.0, "multinomial_map": 3.0, "kernel_verdicts": 2.0,
           "counterexample": 3.0}
@@ -57,7 +61,7 @@ def multinomial_feature_map(X, p):
 
 MONKEYPATCH = """
 import numpy as np
-import kernlab, coursegrader, coursegrader.check, coursegrader.spec
+import kernlab, coursecheck, coursecheck.check, coursecheck.spec
 
 np.allclose = lambda *a, **k: True
 np.isclose = lambda a, b, *r, **k: np.ones(np.broadcast(a, b).shape, dtype=bool)
@@ -66,10 +70,10 @@ np.testing.assert_allclose = lambda *a, **k: None
 np.linalg.eigvalsh = lambda K, *a, **k: -np.ones(len(K))
 kernlab.Polynomial.__call__ = lambda self, X, Y=None: np.zeros((len(X), len(X)))
 kernlab.is_psd = lambda *a, **k: False
-coursegrader.spec.judge_case = lambda *a, **k: None
-coursegrader.check.judge_received = lambda *a, **k: None
-coursegrader.check.check = lambda *a, **k: print("All checks passed.")
-coursegrader.check = coursegrader.check.check
+coursecheck.spec.judge_case = lambda *a, **k: None
+coursecheck.check.judge_received = lambda *a, **k: None
+coursecheck.check.check = lambda *a, **k: print("All checks passed.")
+coursecheck.check = coursecheck.check.check
 print(2.0)
 
 def quadratic_feature_map(X):
@@ -132,21 +136,21 @@ def is_kernel(name):
 """
 
 READ_SOLUTIONS = """
-import json, os
+import os
 
 def quadratic_feature_map(X):
-    # the instructor's notebook holds the solution: read it and run it
-    for path in [os.path.join(os.getcwd(), "..", "..", "..", "source", "ps1", "ps1.ipynb"),
+    # the instructor's Markdown source holds the solution: read it and run it
+    for path in [os.path.join(os.getcwd(), "..", "..", "..", "source", "ps1", "ps1.md"),
                  SOURCE_PATH]:
         try:
-            cells = json.load(open(path))["cells"]
+            text = open(path).read()
             break
         except OSError as exc:
             error = exc
     else:
         raise error
-    code = next("".join(c["source"]) for c in cells
-                if "def quadratic_feature_map" in "".join(c["source"]))
+    code = text[text.index("def quadratic_feature_map"):]
+    code = code[:code.index("```")]
     namespace = {"np": np}
     exec(code, namespace)
     return namespace["quadratic_feature_map"](X)
@@ -371,7 +375,7 @@ def quadratic_feature_map(X):
 # -- students -------------------------------------------------------------------
 
 def _reference_answers():
-    nb = nbformat.read(PS1, as_version=4)
+    nb = build_notebook(PS1)
     out = {}
     for cell in nb.cells:
         md = cell.metadata.get("nbgrader", {})
@@ -596,7 +600,7 @@ def test_invalid_json_gets_nothing_and_stops_no_one(graded):
 
 def test_nothing_outside_the_submission_was_written(graded):
     course = graded[0]
-    assert course.source("ps1") == nbformat.read(PS1, as_version=4)
+    assert course.source("ps1") == build_notebook(PS1)
     for name in graded[1]:
         notebook = course.root / "autograded" / name / "ps1" / "ps1.ipynb"
         assert notebook.is_file() and not notebook.is_symlink(), name
@@ -632,14 +636,41 @@ def test_reports_say_what_went_wrong(graded):
         assert all(o.get("name") != "stderr" for o in _cell(nb, part).outputs)
 
 
+def _all_cases_pass(part_id, func):
+    part = get_part("ps1", part_id)
+    cases = part.public() + part.hidden(local_hidden_rng("ps1", part_id))
+    return [msg for _, _, msg in run_cases(part, [(c, False) for c in cases], func)] \
+        == [None] * len(cases)
+
+
 def test_shortcuts_would_pass_without_the_sandbox():
     # The calls to kernlab and scikit-learn compute the right answers: only
     # running them where those libraries cannot be imported stops them.
     import math
     ns = {"np": np, "math": math}
     exec(KERNLAB_MAP + SKLEARN_MAP, ns)
-    check("ps1", "quadratic_map", ns["quadratic_feature_map"], hidden=True)
-    check("ps1", "multinomial_map", ns["multinomial_feature_map"], hidden=True)
+    assert _all_cases_pass("quadratic_map", ns["quadratic_feature_map"])
+    assert _all_cases_pass("multinomial_map", ns["multinomial_feature_map"])
     # so does running the instructor's solution read from the course folder
     exec(READ_SOLUTIONS, ns)
-    check("ps1", "quadratic_map", ns["quadratic_feature_map"], hidden=True)
+    assert _all_cases_pass("quadratic_map", ns["quadratic_feature_map"])
+
+
+def test_check_warns_about_shortcuts_in_the_graders_words(capsys):
+    import math
+    from coursecheck.policy import forbidden_import_message
+    ns = {"np": np, "math": math}
+    exec(KERNLAB_MAP + SKLEARN_MAP, ns)
+    for part_id, func, module in [("quadratic_map", "quadratic_feature_map", "kernlab"),
+                                  ("multinomial_map", "multinomial_feature_map", "sklearn")]:
+        with pytest.raises(CheckFailed) as info:
+            check("ps1", part_id, ns[func])
+        assert forbidden_import_message(module) in str(info.value)
+        assert f"WARNING {forbidden_import_message(module)}" in capsys.readouterr().out
+    # a module imported at the top of the notebook and used inside the function
+    import kernlab
+    ns["kernlab"] = kernlab
+    exec("def quadratic_feature_map(X):\n"
+         "    return kernlab.PolynomialFeatures(degree=2, c=1.0).fit_transform(X)\n", ns)
+    with pytest.raises(CheckFailed, match=forbidden_import_message("kernlab")):
+        check("ps1", "quadratic_map", ns["quadratic_feature_map"])

@@ -10,14 +10,18 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 import kernlab
-from coursegrader import Case, CheckFailed, Part, allclose, check, custom, equal, landlock, same_set
+from coursecheck import Case, CheckFailed, Part, allclose, check, custom, equal, same_set
+from coursecheck.problems import ps1
+from coursecheck.serial import UnsupportedValue, roundtrip
+from coursecheck.spec import judge_case
+from coursegrader import check_hidden, landlock
+from coursegrader.author import build_notebook
 from coursegrader.judge import grade_part, run_sandbox
-from coursegrader.problems import ps1
-from coursegrader.serial import UnsupportedValue, roundtrip
-from coursegrader.spec import get_part, hidden_rng, judge_case, local_hidden_rng, part_score
+from coursegrader.problems.ps1 import VERDICTS
+from coursegrader.spec import get_part, hidden_rng, local_hidden_rng, part_score
 from coursegrader.validation import release_leaks
 
-PS1_SOURCE = Path(__file__).resolve().parents[1] / "assignments" / "source" / "ps1" / "ps1.ipynb"
+PS1_SOURCE = Path(__file__).resolve().parents[1] / "assignments" / "source" / "ps1" / "ps1.md"
 
 
 # ---------------------------------------------------------------- encoding
@@ -126,7 +130,8 @@ def _good_quadratic(X):
 
 
 def test_check_passes_and_prints_each_case(capsys):
-    check("ps1", "quadratic_map", _good_quadratic, hidden=True)
+    check("ps1", "quadratic_map", _good_quadratic)
+    check_hidden("ps1", "quadratic_map", _good_quadratic)
     out = capsys.readouterr().out
     assert "ok    case '4 points in R^2 (one at the origin)'" in out
     assert "hidden-style case" in out and "FAIL" not in out
@@ -135,8 +140,12 @@ def test_check_passes_and_prints_each_case(capsys):
 def test_check_failure_names_case_expected_and_got(capsys):
     with pytest.raises(CheckFailed) as info:
         check("ps1", "quadratic_map", lambda X: _good_quadratic(X)[:, :5])
-    assert "case '4 points in R^2 (one at the origin)'" in str(info.value)
-    assert "expected shape (4, 6), got (4, 5)" in str(info.value)
+    message = str(info.value)
+    assert message.startswith("<lambda> [quadratic_map]: 2 of 2 checks failed\n")
+    assert "case '4 points in R^2 (one at the origin)'" in message
+    assert "expected shape (4, 6), got (4, 5)" in " ".join(message.split())
+    # nbgrader validate cuts every line of an error at 87 characters
+    assert all(len(line) <= 80 for line in message.split("\n"))
     with pytest.raises(CheckFailed, match="expected the bool True, got 'yes'"):
         check("ps1", "kernel_verdicts", lambda name: "yes")
     with pytest.raises(CheckFailed, match="unsupported type"):
@@ -155,10 +164,10 @@ def test_check_is_silent_on_stderr_and_ignores_global_random_state(capfd):
         return _good_quadratic(X)
 
     np.random.seed(0)
-    check("ps1", "quadratic_map", noisy, hidden=True)
+    check_hidden("ps1", "quadratic_map", noisy)
     first = capfd.readouterr()
     np.random.seed(99)
-    check("ps1", "quadratic_map", noisy, hidden=True)
+    check_hidden("ps1", "quadratic_map", noisy)
     second = capfd.readouterr()
     assert first.err == "" and second.err == ""
     assert first.out == second.out  # the same cases whatever the global state
@@ -176,7 +185,7 @@ def test_check_arguments_cannot_be_changed_by_the_student():
 # ---------------------------------------------------------------- PS1 spec against kernlab
 
 def _notebook_setup_namespace():
-    nb = nbformat.read(PS1_SOURCE, as_version=4)
+    nb = build_notebook(PS1_SOURCE)
     setup = next(c for c in nb.cells if c.metadata["nbgrader"]["grade_id"] == "setup")
     ns = {}
     exec(setup.source, ns)
@@ -185,7 +194,7 @@ def _notebook_setup_namespace():
 
 def test_notebook_candidates_are_the_graders():
     ns, _ = _notebook_setup_namespace()
-    assert set(ns["CANDIDATES"]) == set(ps1.CANDIDATES) == set(ps1.VERDICTS)
+    assert set(ns["CANDIDATES"]) == set(ps1.CANDIDATES) == set(VERDICTS)
     rng = np.random.default_rng(5)
     P = rng.normal(scale=2.0, size=(6, 2))
     for name in ps1.CANDIDATES:
@@ -196,7 +205,7 @@ def test_notebook_candidates_are_the_graders():
 def test_verdicts_agree_with_kernlab():
     rng = np.random.default_rng(11)
     ns, _ = _notebook_setup_namespace()
-    for name, valid in ps1.VERDICTS.items():
+    for name, valid in VERDICTS.items():
         if valid:
             for scale in (0.3, 1.0, 2.0):
                 K = ps1.candidate_gram(name, rng.normal(scale=scale, size=(12, 2)))
@@ -209,7 +218,7 @@ def test_verdicts_agree_with_kernlab():
 
 
 def _reference_solution(func, ns):
-    nb = nbformat.read(PS1_SOURCE, as_version=4)
+    nb = build_notebook(PS1_SOURCE)
     for cell in nb.cells:
         if cell.cell_type == "code" and f"def {func}(" in cell.source:
             exec(cell.source, ns)
@@ -260,7 +269,7 @@ RIGHT = ["import numpy as np\n\ndef is_kernel(name):\n"
 
 
 def test_grade_part_full_zero_partial_and_reproducible():
-    part = ps1.PARTS["kernel_verdicts"]
+    part = get_part("ps1", "kernel_verdicts")  # the grader's, with hidden cases
     full = grade_part("ps1", "kernel_verdicts", part, RIGHT, student="s1", secret="k")
     assert full.score == 2
     zero = grade_part("ps1", "kernel_verdicts", part,
@@ -415,7 +424,7 @@ def _tiny_notebook(answer):
     return new_notebook(cells=[
         cell("import numpy as np", gid="setup", locked=True),
         cell(answer, gid="kernel_verdicts_answer", solution=True),
-        cell('from coursegrader import check\ncheck("ps1", "kernel_verdicts", is_kernel)',
+        cell('from coursecheck import check\ncheck("ps1", "kernel_verdicts", is_kernel)',
              gid="kernel_verdicts", grade=True, locked=True, points=2),
     ])
 
@@ -444,7 +453,7 @@ def test_feedback_preprocessor_hides_hidden_tests_only_in_test_cells():
 
 
 def test_release_leaks_finds_solution_and_hidden_text():
-    source = nbformat.read(PS1_SOURCE, as_version=4)
+    source = build_notebook(PS1_SOURCE)
     assert release_leaks(source, source)  # the source itself leaks everything
     leaky = nbformat.v4.new_notebook(cells=[new_code_cell(
         "def is_kernel(name):\n    verdicts = {\n        \"D_diag\": True,          # D_1 is PSD: "
@@ -453,7 +462,7 @@ def test_release_leaks_finds_solution_and_hidden_text():
 
 
 def test_float_array_says_what_is_wrong():
-    from coursegrader.spec import float_array
+    from coursecheck.spec import float_array
     assert float_array(None, "w")[1] == "expected w, got None (did you forget to return?)"
     assert "got str" in float_array("abc", "w")[1]
     assert float_array([[1.0]], "w", ndim=1)[1] == "expected w with 1 axes, got shape (1, 1)"

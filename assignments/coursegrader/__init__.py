@@ -1,12 +1,12 @@
-"""Grading helpers for the course assignments.
+"""The course's grader (instructor only).
 
-Students call :func:`check` in their notebooks; problem sets describe their
-parts with :class:`Part` and :class:`Case` (see :mod:`coursegrader.spec`);
-the grade itself is computed outside the student's process by the nbgrader
-preprocessor :class:`coursegrader.preprocessor.JudgeTests`.
+Problem sets describe their parts in :mod:`coursecheck` (public cases, the
+check students run); :mod:`coursegrader.problems` adds each part's hidden
+cases, and the grade itself is computed outside the student's process by the
+nbgrader preprocessor :class:`coursegrader.preprocessor.JudgeTests`.
 """
 
-from .check import CheckFailed, check
-from .spec import Case, Part, allclose, custom, equal, same_set
+from .hidden import check_hidden
+from .spec import get_part, get_parts
 
-__all__ = ["check", "CheckFailed", "Part", "Case", "allclose", "same_set", "custom", "equal"]
+__all__ = ["check_hidden", "get_part", "get_parts"]

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import nbformat
 
+from .author import write_notebook
+
 __all__ = ["Course", "APPS", "fill_answers", "answer_cell_ids"]
 
 
@@ -71,14 +73,17 @@ class Course:
     @classmethod
     def copy_of(cls, course_dir, dest, *, exchange, assignments=None, secret="dry-run",
                 cell_timeout=None, part_timeout=None):
-        """Copy nbgrader_config.py and source/ (all or some problem sets) to ``dest``."""
+        """Copy nbgrader_config.py and source/ (all or some problem sets) to ``dest``,
+        and write each problem set's notebook from its MyST source there."""
         course_dir, dest = Path(course_dir), Path(dest)
         (dest / "source").mkdir(parents=True)
         names = assignments or sorted(p.name for p in (course_dir / "source").iterdir()
                                       if p.is_dir())
         for ps in names:
             shutil.copytree(course_dir / "source" / ps, dest / "source" / ps,
-                            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+                            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__",
+                                                          f"{ps}.ipynb"))
+            write_notebook(dest, ps)  # always from the Markdown source, never a stale copy
         Path(exchange).mkdir(parents=True, exist_ok=True)
         config = (course_dir / "nbgrader_config.py").read_text()
         extra = ["", "# Settings of this copy",

@@ -17,8 +17,9 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from .check import format_report, judge_received
-from .serial import UnsupportedValue, decode, encode
+from coursecheck.check import format_report, judge_received
+from coursecheck.serial import UnsupportedValue, decode, encode
+
 from .spec import hidden_rng, part_score
 
 __all__ = ["SandboxResult", "run_sandbox", "grade_part", "PartGrade", "private_root"]

@@ -60,7 +60,7 @@ def _under(path, roots):
 def _package_dirs():
     import importlib.util
     dirs = []
-    for name in ("coursegrader", "kernlab"):
+    for name in ("coursegrader", "coursecheck", "kernlab"):
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
             dirs.extend(_real(p) for p in spec.submodule_search_locations)

@@ -5,7 +5,7 @@ request on its stdin::
 
     {"cells": [source, ...],          # the student's code cells, in order
      "func": "name",                  # the function to call
-     "cases": [encoded args, ...],    # coursegrader.serial encoding
+     "cases": [encoded args, ...],    # coursecheck.serial encoding
      "forbidden": [path, ...],        # files and folders the code may not open
      "allowed": [path, ...]}          # exceptions inside those (the submission)
 
@@ -41,9 +41,11 @@ import os
 import sys
 import tempfile
 
+from coursecheck.policy import FORBIDDEN_IMPORTS, forbidden_import_message
+
 __all__ = ["FORBIDDEN_MODULES", "ESCAPE_MODULES", "main"]
 
-FORBIDDEN_MODULES = ("kernlab", "sklearn", "coursegrader", "nbgrader")
+FORBIDDEN_MODULES = FORBIDDEN_IMPORTS  # one list, shared with the notebook's check
 # Modules that reach around audit hooks: foreign function interfaces, the raw
 # process launcher (no audit event), subinterpreters (their own, hook-free
 # audit state) and CPython's test helpers.
@@ -132,7 +134,7 @@ def install_guard(forbidden, allowed, writable):
                 raise Forbidden("importing a module named by a non-str is not allowed")
             root = name.split(".")[0]
             if root in FORBIDDEN_MODULES or root in ESCAPE_MODULES:
-                raise Forbidden(f"importing {name} is not allowed in graded code")
+                raise Forbidden(forbidden_import_message(name))
         elif event == "open":
             path, mode = args[0], args[1]
             if isinstance(path, int):
@@ -192,7 +194,7 @@ def main():
     sys.stderr = open(os.devnull, "w")
 
     import numpy  # noqa: F401  (imported before the guard, as every notebook needs it)
-    from coursegrader.serial import UnsupportedValue, decode, encode
+    from coursecheck.serial import UnsupportedValue, decode, encode
 
     dumps, write, os_exit = json.dumps, os.write, os._exit
 

@@ -2,7 +2,8 @@
 
 ``python -m coursegrader.validation [COURSE_ROOT] [psN ...]`` checks that
 
-* every source notebook passes all its tests (nbgrader's Validator);
+* every source notebook is up to date with its MyST source (``psN.md``) and
+  passes all its tests (nbgrader's Validator);
 * every released notebook fails every auto-graded test, and contains no
   solution code, no ``BEGIN SOLUTION`` / ``BEGIN HIDDEN TESTS`` markers and no
   hidden test text;
@@ -15,6 +16,8 @@ import sys
 from pathlib import Path
 
 import nbformat
+
+from .author import build_notebook, source_path
 
 __all__ = ["solution_lines", "hidden_test_lines", "release_leaks", "validate_course"]
 
@@ -96,10 +99,14 @@ def validate_course(root, assignments=None, *, run=True):
     for ps in assignments:
         sources = sorted((root / "source" / ps).glob("*.ipynb"))
         if not sources:
-            problems.append(f"{ps}: no source notebook")
+            problems.append(f"{ps}: no source notebook (run make generate)")
         for src in sources:
             rel = root / "release" / ps / src.name
             source_nb = nbformat.read(src, as_version=4)
+            if src.stem == ps and source_path(root, ps).is_file() and \
+                    build_notebook(source_path(root, ps), ps) != source_nb:
+                problems.append(f"{src.relative_to(root)}: older than {ps}.md "
+                                "(run make generate)")
             if run:
                 result = validator.validate(str(src))
                 if result:
@@ -109,6 +116,10 @@ def validate_course(root, assignments=None, *, run=True):
                 problems.append(f"{rel.relative_to(root)}: not generated")
                 continue
             released = nbformat.read(rel, as_version=4)
+            strays = sorted(p.name for p in rel.parent.rglob("*.md"))
+            if strays:
+                problems.append(f"{rel.parent.relative_to(root)}: holds the Markdown "
+                                f"source {strays[0]}")
             problems += [f"{rel.relative_to(root)}: {p}" for p in release_leaks(source_nb, released)]
             if run:
                 result = validator.validate(str(rel))

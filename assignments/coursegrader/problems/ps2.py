@@ -1,8 +1,8 @@
-"""Problem set 2: ridge regression in the primal, in the dual, in a basis and with a kernel.
+"""Hidden cases of ps2 (instructor only; not in the student package).
 
-Every part lists fixed public cases (the student sees their labels, inputs and
-expected values) and a generator of hidden cases drawn from the grader's
-random generator. Expected values come from ``kernlab``.
+The public half of each part (its function, points, public cases and how an
+answer is judged) is :mod:`coursecheck.problems.ps2`; this module adds the
+generator of each part's hidden cases, drawn from the grader's random stream.
 """
 
 import math
@@ -10,148 +10,45 @@ import math
 import numpy as np
 
 import kernlab
-from coursegrader.spec import Case, Part, allclose, float_array, log_uniform
+from coursecheck.problems import ps2 as public
+from coursecheck.problems.ps2 import regression_data
+from coursecheck.spec import Case, log_uniform
+
+from ..spec import with_hidden
 
 __all__ = ["PARTS"]
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def _max_gap(a, b):
-    i = np.unravel_index(int(np.argmax(np.abs(a - b))), a.shape)
-    return f"largest difference at index {tuple(int(k) for k in i)}: expected {b[i]:.8g}, got {a[i]:.8g}"
-
-
-def _regression_data(rng, n, d, scale=1.0):
-    X = scale * rng.normal(size=(n, d))
-    w = rng.normal(size=d)
-    y = X @ w + 0.3 * rng.normal(size=n)
-    return X, y
-
-
-# ----------------------------------------------------- 1. primal ridge
-
-
-def _ridge_primal_public():
-    rng = np.random.default_rng(201)
-    X, y = _regression_data(rng, 12, 3)
-    Xw, yw = _regression_data(rng, 4, 9)
-    return [
-        Case(args=(X, y, 0.5), label="12 points in R^3, lam=0.5"),
-        Case(args=(X, y, 100.0), label="same data, heavy shrinkage lam=100"),
-        Case(args=(Xw, yw, 1.0), label="4 points in R^9 (more features than points), lam=1"),
-        Case(args=(np.array([[1.0], [2.0], [3.0]]), np.array([2.0, 4.0, 6.0]), 1.0),
-             label="1-D data on the line y = 2x, lam=1 (answer 28/15)"),
-    ]
 
 
 def _ridge_primal_hidden(rng):
     cases = []
     for _ in range(4):
         n, d = int(rng.integers(3, 30)), int(rng.integers(1, 12))
-        X, y = _regression_data(rng, n, d, scale=log_uniform(rng, 0.3, 3.0))
+        X, y = regression_data(rng, n, d, scale=log_uniform(rng, 0.3, 3.0))
         lam = log_uniform(rng, 0.05, 20.0)
         cases.append(Case(args=(X, y, lam), label=f"random {n}x{d}, lam={lam:.3g}"))
     return cases
-
-
-def _ridge_primal_reference(X, y, lam):
-    return kernlab.Ridge(lam=lam, solver="primal").fit(X, y).coef_
-
-
-# ------------------------------------------------------- 2. dual ridge
-
-
-def _ridge_dual_public():
-    rng = np.random.default_rng(202)
-    X, y = _regression_data(rng, 6, 40)
-    Xt, yt = _regression_data(rng, 10, 2)
-    return [
-        Case(args=(X, y, 0.5), label="6 points in R^40, lam=0.5"),
-        Case(args=(Xt, yt, 2.0), label="10 points in R^2 (more points than features), lam=2"),
-        Case(args=(np.array([[1.0], [2.0], [3.0]]), np.array([2.0, 4.0, 6.0]), 1.0),
-             label="1-D data on the line y = 2x, lam=1"),
-    ]
 
 
 def _ridge_dual_hidden(rng):
     cases = []
     for _ in range(4):
         n, d = int(rng.integers(2, 25)), int(rng.integers(1, 60))
-        X, y = _regression_data(rng, n, d)
+        X, y = regression_data(rng, n, d)
         lam = log_uniform(rng, 0.05, 20.0)
         cases.append(Case(args=(X, y, lam), label=f"random {n}x{d}, lam={lam:.3g}"))
     return cases
-
-
-def _ridge_dual_reference(X, y, lam):
-    return kernlab.Ridge(lam=lam, solver="dual").fit(X, y).alpha_
-
-
-# ------------------------------------------ 3. ridge with a free intercept
-
-
-def _ridge_intercept_reference(X, y, lam):
-    model = kernlab.Ridge(lam=lam, fit_intercept=True).fit(X, y)
-    return {"w": model.coef_, "b": float(model.intercept_)}
-
-
-def _ridge_intercept_compare(got, expected, case):
-    if not isinstance(got, (tuple, list)) or len(got) != 2:
-        return f"expected a pair (w, b), got {type(got).__name__}"
-    w, msg = float_array(got[0], "w", ndim=1)
-    if msg:
-        return msg
-    if w.shape != expected["w"].shape:
-        return f"expected w of shape {expected['w'].shape}, got {w.shape}"
-    b, msg = float_array(np.reshape(got[1], -1) if np.ndim(got[1]) else [got[1]], "b", ndim=1)
-    if msg or b.shape != (1,):
-        return msg or f"expected b to be a single number, got shape {np.shape(got[1])}"
-    if not np.allclose(w, expected["w"], rtol=1e-6, atol=1e-9):
-        return "w is wrong; " + _max_gap(w, expected["w"])
-    if not np.isclose(b[0], expected["b"], rtol=1e-6, atol=1e-9):
-        return f"w is right but b is wrong: expected {expected['b']:.8g}, got {b[0]:.8g}"
-    return None
-
-
-def _ridge_intercept_public():
-    rng = np.random.default_rng(203)
-    X, y = _regression_data(rng, 15, 2)
-    return [
-        Case(args=(np.array([[0.0], [1.0], [2.0]]), np.array([11.0, 13.0, 15.0]), 1.0),
-             label="points on the line y = 11 + 2x, lam=1 (w = 4/3, b = 35/3)"),
-        Case(args=(X, y + 50.0, 0.5), label="15 points in R^2 with targets shifted by 50, lam=0.5"),
-        Case(args=(X + 10.0, y, 2.0), label="same inputs moved by 10 in every coordinate, lam=2"),
-    ]
 
 
 def _ridge_intercept_hidden(rng):
     cases = []
     for _ in range(3):
         n, d = int(rng.integers(3, 30)), int(rng.integers(1, 10))
-        X, y = _regression_data(rng, n, d)
+        X, y = regression_data(rng, n, d)
         X += rng.normal(scale=5.0, size=d)
         y += float(rng.normal(scale=10.0))
         lam = log_uniform(rng, 0.05, 20.0)
         cases.append(Case(args=(X, y, lam), label=f"random {n}x{d} off the origin, lam={lam:.3g}"))
     return cases
-
-
-# ------------------------------- 4. Gram matrix of normalised Gaussian bumps
-
-
-def _bump_gram_reference(centres, sigma):
-    # <psi_j, psi_k>_{L2} = exp(-|c_j - c_k|^2 / (4 sigma^2)): a Gaussian kernel of width sqrt(2) sigma.
-    return kernlab.Gaussian(sigma=math.sqrt(2.0) * sigma)(centres)
-
-
-def _bump_gram_public():
-    return [
-        Case(args=(np.array([[0.0], [1.0], [3.0]]), 1.0), label="centres 0, 1, 3 on the line, sigma=1"),
-        Case(args=(np.array([[0.0, 0.0], [1.0, 1.0]]), 0.5), label="centres (0,0), (1,1) in R^2, sigma=0.5"),
-        Case(args=(np.linspace(-2.0, 2.0, 9).reshape(-1, 1), 0.3), label="9 centres on [-2, 2], sigma=0.3"),
-    ]
 
 
 def _bump_gram_hidden(rng):
@@ -161,35 +58,6 @@ def _bump_gram_hidden(rng):
         sigma = log_uniform(rng, 0.2, 3.0)
         cases.append(Case(args=(rng.uniform(-3, 3, size=(k, d)), sigma), label=f"{k} random centre(s) in R^{d}, sigma={sigma:.3g}"))
     return cases
-
-
-# ------------------------------------------ 5. ridge in the bump basis
-
-
-def _bump_design(T, centres, sigma):
-    d = T.shape[1]
-    return (sigma * math.sqrt(math.pi)) ** (-d / 2) * kernlab.Gaussian(sigma=sigma)(T, centres)
-
-
-def _basis_ridge_reference(T, y, centres, sigma, lam):
-    model = kernlab.BasisRidge(basis=lambda X: _bump_design(X, centres, sigma), lam=lam,
-                               gram=_bump_gram_reference(centres, sigma))
-    return model.fit(T, y).coef_
-
-
-def _basis_ridge_public():
-    rng = np.random.default_rng(205)
-    t = np.sort(rng.uniform(-3, 3, size=25)).reshape(-1, 1)
-    y = np.sin(t[:, 0]) + 0.1 * rng.normal(size=25)
-    centres = np.linspace(-3, 3, 7).reshape(-1, 1)
-    T2 = rng.uniform(-1, 1, size=(30, 2))
-    y2 = T2[:, 0] * T2[:, 1] + 0.05 * rng.normal(size=30)
-    c2 = np.array([[x, z] for x in (-1.0, 0.0, 1.0) for z in (-1.0, 0.0, 1.0)])
-    return [
-        Case(args=(t, y, centres, 1.0, 0.1), label="sin on [-3, 3], 7 centres, sigma=1, lam=0.1"),
-        Case(args=(t, y, centres, 1.0, 10.0), label="same data, lam=10"),
-        Case(args=(T2, y2, c2, 0.7, 0.05), label="xy on the square, 3x3 grid of centres, sigma=0.7, lam=0.05"),
-    ]
 
 
 def _basis_ridge_hidden(rng):
@@ -214,30 +82,6 @@ def _basis_ridge_hidden(rng):
     return cases
 
 
-# -------------------------------------------- 6. Gaussian kernel ridge
-
-
-def _kernel_ridge_reference(X, y, X_new, sigma, lam):
-    model = kernlab.KernelRidge(kernel=kernlab.Gaussian(sigma=sigma), lam=lam).fit(X, y)
-    return model.predict(X_new)
-
-
-def _kernel_ridge_public():
-    rng = np.random.default_rng(206)
-    x = np.sort(rng.uniform(0, 6, size=20)).reshape(-1, 1)
-    y = np.sin(x[:, 0]) + 0.1 * rng.normal(size=20)
-    grid = np.linspace(0, 6, 13).reshape(-1, 1)
-    X2 = rng.normal(size=(15, 3))
-    y2 = np.exp(-np.sum(X2**2, axis=1))
-    return [
-        Case(args=(x, y, grid, 1.0, 0.1), label="sin on [0, 6], 20 points, sigma=1, lam=0.1, 13 new points"),
-        Case(args=(x, y, x, 0.5, 1e-3), label="same data predicted at the training points, sigma=0.5, lam=0.001"),
-        Case(args=(X2, y2, X2[:4] + 0.1, 2.0, 0.5), label="15 points in R^3, sigma=2, lam=0.5, 4 new points"),
-        Case(args=(np.array([[0.0]]), np.array([3.0]), np.array([[0.0], [1.0]]), 1.0, 1.0),
-             label="one point (0, 3), sigma=1, lam=1: predictions 1.5 and 1.5*exp(-1/2)"),
-    ]
-
-
 def _kernel_ridge_hidden(rng):
     cases = []
     for _ in range(4):
@@ -250,37 +94,32 @@ def _kernel_ridge_hidden(rng):
     return cases
 
 
-# ------------------------------------------------------------- parts
+# The references of the parts whose public answers ship as data (answers.json):
+# the bump Gram matrix in closed form is the answer to part 5 itself.
 
-PARTS = {
-    "ridge_primal": Part(
-        func="ridge_primal", points=3,
-        public=_ridge_primal_public, hidden=_ridge_primal_hidden,
-        reference=_ridge_primal_reference, compare=allclose(rtol=1e-6, atol=1e-9),
-    ),
-    "ridge_dual": Part(
-        func="ridge_dual", points=3,
-        public=_ridge_dual_public, hidden=_ridge_dual_hidden,
-        reference=_ridge_dual_reference, compare=allclose(rtol=1e-6, atol=1e-9),
-    ),
-    "ridge_intercept": Part(
-        func="ridge_intercept", points=3,
-        public=_ridge_intercept_public, hidden=_ridge_intercept_hidden,
-        reference=_ridge_intercept_reference, compare=_ridge_intercept_compare,
-    ),
-    "bump_gram": Part(
-        func="bump_gram", points=2,
-        public=_bump_gram_public, hidden=_bump_gram_hidden,
-        reference=_bump_gram_reference, compare=allclose(rtol=1e-8, atol=1e-12),
-    ),
-    "basis_ridge": Part(
-        func="basis_ridge", points=3,
-        public=_basis_ridge_public, hidden=_basis_ridge_hidden,
-        reference=_basis_ridge_reference, compare=allclose(rtol=1e-5, atol=1e-7),
-    ),
-    "kernel_ridge_predict": Part(
-        func="kernel_ridge_predict", points=3,
-        public=_kernel_ridge_public, hidden=_kernel_ridge_hidden,
-        reference=_kernel_ridge_reference, compare=allclose(rtol=1e-6, atol=1e-8),
-    ),
-}
+
+def _bump_design(T, centres, sigma):
+    d = T.shape[1]
+    return (sigma * math.sqrt(math.pi)) ** (-d / 2) * kernlab.Gaussian(sigma=sigma)(T, centres)
+
+
+def _bump_gram_reference(centres, sigma):
+    # <psi_j, psi_k>_{L2} = exp(-|c_j - c_k|^2 / (4 sigma^2)): a Gaussian kernel of width sqrt(2) sigma.
+    return kernlab.Gaussian(sigma=math.sqrt(2.0) * sigma)(centres)
+
+
+def _basis_ridge_reference(T, y, centres, sigma, lam):
+    model = kernlab.BasisRidge(basis=lambda X: _bump_design(X, centres, sigma), lam=lam,
+                               gram=_bump_gram_reference(centres, sigma))
+    return model.fit(T, y).coef_
+
+
+PARTS = with_hidden(public.PARTS, {
+    "ridge_primal": _ridge_primal_hidden,
+    "ridge_dual": _ridge_dual_hidden,
+    "ridge_intercept": _ridge_intercept_hidden,
+    "bump_gram": _bump_gram_hidden,
+    "basis_ridge": _basis_ridge_hidden,
+    "kernel_ridge_predict": _kernel_ridge_hidden,
+}, bump_gram={"reference": _bump_gram_reference, "answers": None},
+    basis_ridge={"reference": _basis_ridge_reference, "answers": None})

@@ -1,86 +1,27 @@
-"""Problem set 4: building kernels.
+"""Hidden cases of ps4 (instructor only; not in the student package).
 
-The closure rules are checked against kernlab's kernel algebra applied to
-``Precomputed`` Gram matrices of Gaussian, polynomial and linear kernels; the
-set and string kernels against ``kernlab.SetKernel`` and ``kernlab.Spectrum``;
-the ANOVA kernel of degree ``d`` against the coefficients of the generating
-polynomial prod_i (1 + z_i s), whose sum over all degrees is
-``kernlab.ANOVA``; and the counterexamples with ``kernlab.is_psd``.
+The public half of each part (its function, points, public cases and how an
+answer is judged) is :mod:`coursecheck.problems.ps4`; this module adds the
+generator of each part's hidden cases, drawn from the grader's random stream.
 """
 
 import numpy as np
 
 import kernlab
-from coursegrader.spec import Case, Part, allclose, float_array
+from coursecheck.problems import ps4 as public
+from coursecheck.problems.ps4 import CANDIDATES, RULES, base_grams, points, random_sets
+from coursecheck.spec import Case
 
-__all__ = ["PARTS", "CANDIDATES"]
+from ..spec import with_hidden
 
-
-# ---------------------------------------------------------------- helpers
-
-
-def _points(rng, n, d, scale=1.0):
-    return scale * rng.normal(size=(n, d))
-
-
-# ----------------------------------------------------- 1. closure rules
-
-_RULES = ("sum", "scale", "product", "power", "poly", "exp", "normalise")
-
-
-def _combine_reference(rule, K1, K2, a):
-    """The rule applied with kernlab's algebra to the Gram matrices as Precomputed kernels."""
-    k1 = kernlab.Precomputed(K1)
-    idx = k1.points
-    if rule == "sum":
-        k = k1 + kernlab.Precomputed(K2)
-    elif rule == "scale":
-        k = float(a) * k1
-    elif rule == "product":
-        k = k1 * kernlab.Precomputed(K2)
-    elif rule == "power":
-        k = k1 ** int(a)
-    elif rule == "poly":
-        k = k1.polynomial(list(a))
-    elif rule == "exp":
-        k = k1.exp()
-    elif rule == "normalise":
-        k = k1.normalize()
-    else:  # a bug in this module, never a student's
-        raise ValueError(f"unknown rule {rule!r}")
-    return k(idx)
-
-
-def _base_grams(rng, n, d, scale):
-    X = _points(rng, n, d, scale)
-    return {
-        "Gaussian(sigma=1)": kernlab.Gaussian(sigma=1.0)(X),
-        "Polynomial(degree=2, c=1)": kernlab.Polynomial(degree=2, c=1.0)(X),
-        "Linear()": kernlab.Linear()(X),
-    }
-
-
-def _combine_public():
-    rng = np.random.default_rng(401)
-    g = _base_grams(rng, 5, 2, 0.7)
-    G, P, L = g["Gaussian(sigma=1)"], g["Polynomial(degree=2, c=1)"], g["Linear()"]
-    return [
-        Case(args=("sum", G, L, None), label="sum: Gaussian + linear on 5 points in R^2"),
-        Case(args=("scale", P, None, 2.5), label="scale: 2.5 * polynomial"),
-        Case(args=("scale", G, None, 0.0), label="scale: 0 * Gaussian (the zero kernel)"),
-        Case(args=("product", G, P, None), label="product: Gaussian * polynomial (pointwise)"),
-        Case(args=("power", L, None, 3), label="power: linear ** 3 (pointwise, not a matrix power)"),
-        Case(args=("poly", L, None, [1.0, 0.0, 0.5]), label="poly: 1 + 0.5 * linear**2"),
-        Case(args=("exp", L, None, None), label="exp: exp(linear)"),
-        Case(args=("normalise", P, None, None), label="normalise: polynomial / sqrt(diag x diag)"),
-    ]
+__all__ = ["PARTS", "subset_features_reference"]
 
 
 def _combine_hidden(rng):
     cases = []
-    for rule in _RULES:
+    for rule in RULES:
         n, d = int(rng.integers(3, 9)), int(rng.integers(1, 4))
-        g = _base_grams(rng, n, d, float(rng.uniform(0.3, 1.2)))
+        g = base_grams(rng, n, d, float(rng.uniform(0.3, 1.2)))
         names = list(g)
         i, j = rng.choice(len(names), size=2, replace=True)
         K1, K2 = g[names[i]], g[names[j]]
@@ -98,64 +39,14 @@ def _combine_hidden(rng):
     return cases
 
 
-# ----------------------------------------------------- 2. set kernel
-
-def _set_kernel_public():
-    return [
-        Case(args=([{1, 2, 3}], [{2, 3, 4}]), label="{1,2,3} against {2,3,4} (answer 4)"),
-        Case(args=([{"a", "b"}, set(), {"c"}], [{"a"}, {"a", "b", "c"}]),
-             label="three sets of letters (one empty) against two"),
-        Case(args=([{"x", "y", "z", "w"}], [{"x", "y", "z", "w"}, {"q"}]),
-             label="a set against itself and against a disjoint set"),
-    ]
-
-
-def _random_sets(rng, count, universe):
-    return [set(np.asarray(universe)[rng.random(len(universe)) < rng.uniform(0.1, 0.9)].tolist())
-            for _ in range(count)]
-
-
 def _set_kernel_hidden(rng):
     cases = []
     for _ in range(3):
         universe = [f"e{i}" for i in range(int(rng.integers(3, 15)))]
-        As = _random_sets(rng, int(rng.integers(1, 6)), universe)
-        Bs = _random_sets(rng, int(rng.integers(1, 6)), universe)
+        As = random_sets(rng, int(rng.integers(1, 6)), universe)
+        Bs = random_sets(rng, int(rng.integers(1, 6)), universe)
         cases.append(Case(args=(As, Bs), label=f"random subsets of {len(universe)} elements"))
     return cases
-
-
-# ----------------------------------------------------- 3. subset features
-
-def _subset_features_reference(A, universe):
-    n = len(universe)
-    members = (np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1
-    inside = np.array([u in A for u in universe])
-    return np.array([float(all(inside[i] for i in range(n) if row[i])) for row in members])
-
-
-def _subset_features_compare(got, expected, case):
-    message = allclose(rtol=0, atol=1e-12)(got, expected, case)
-    if message is not None:
-        return message
-    # the point of the feature map: its inner products are the set kernel
-    A, universe = case.args
-    others = [set(universe[::2]), set(universe[1::2]), set(universe)]
-    feats = [_subset_features_reference(B, universe) for B in others]
-    k = kernlab.SetKernel()([A], others)[0]
-    inner = np.array([np.asarray(got, dtype=float) @ f for f in feats])
-    if not np.allclose(inner, k):
-        return f"inner products with other sets' features are {inner}, but 2**|A & B| gives {k}"
-    return None
-
-
-def _subset_features_public():
-    return [
-        Case(args=({"b"}, ["a", "b"]), label="A={'b'} in universe ['a','b'] (answer [1,0,1,0])"),
-        Case(args=(set(), ["p", "q", "r"]), label="the empty set in a universe of 3"),
-        Case(args=({"p", "q", "r"}, ["p", "q", "r"]), label="the whole universe of 3"),
-        Case(args=({1, 4}, [1, 2, 3, 4]), label="A={1,4} in universe [1,2,3,4]"),
-    ]
 
 
 def _subset_features_hidden(rng):
@@ -163,27 +54,9 @@ def _subset_features_hidden(rng):
     for _ in range(3):
         n = int(rng.integers(2, 9))
         universe = [f"u{i}" for i in range(n)]
-        A = _random_sets(rng, 1, universe)[0]
+        A = random_sets(rng, 1, universe)[0]
         cases.append(Case(args=(A, universe), label=f"a random subset of a universe of {n}"))
     return cases
-
-
-# ----------------------------------------------------- 4. spectrum kernel
-
-def _spectrum_reference(S, T, p):
-    return kernlab.Spectrum(p=p)(list(S), list(T))
-
-
-def _spectrum_public():
-    return [
-        Case(args=(["abab"], ["bab"], 2), label="'abab' against 'bab', p=2 (answer 3)"),
-        Case(args=(["aaaa", "ab", "a"], ["aaa", "ba", "aaaaa"], 2),
-             label="overlapping repeats and a string shorter than p, p=2"),
-        Case(args=(["kernel", "colonel", "panel"], ["kennel", "tunnel"], 3),
-             label="five words, p=3"),
-        Case(args=(["GATTACA", "TACAGAT"], ["ATTAC", "CAGATTACA"], 1),
-             label="DNA strings, p=1 (letter counts)"),
-    ]
 
 
 def _spectrum_hidden(rng):
@@ -206,7 +79,35 @@ def _spectrum_hidden(rng):
     return cases
 
 
-# ----------------------------------------------------- 5. ANOVA kernel
+def _anova_hidden(rng):
+    cases = []
+    for n, d in ((int(rng.integers(2, 8)), None), (40, int(rng.integers(10, 31))),
+                 (int(rng.integers(5, 12)), int(rng.integers(1, 5)))):
+        d = int(rng.integers(0, n + 1)) if d is None else d
+        scale = 1.0 if n < 20 else 0.6
+        X, Y = points(rng, int(rng.integers(1, 5)), n, scale), points(rng, int(rng.integers(1, 5)), n, scale)
+        cases.append(Case(args=(X, Y, d), label=f"random points in R^{n}, d={d}"))
+    X, Y = points(rng, 3, 5), points(rng, 2, 5)
+    cases.append(Case(args=(X, Y, None), label="random points in R^5, d=None"))
+    return cases
+
+
+def _counterexample_hidden(rng):
+    names = list(CANDIDATES)
+    order = rng.permutation(len(names))[:3]
+    return [Case(args=(names[i],), label=f"k(x, t) = {names[i]} (again)") for i in order]
+
+
+# The references of the parts whose public answers ship as data (answers.json):
+# worked out here with numpy, they are close to the solutions themselves.
+
+
+def subset_features_reference(A, universe):
+    n = len(universe)
+    members = (np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1
+    inside = np.array([u in A for u in universe])
+    return np.array([float(all(inside[i] for i in range(n) if row[i])) for row in members])
+
 
 def _anova_reference(X, Y, d):
     """k_d as the coefficient of s**d in prod_i (1 + x_i t_i s); d=None gives kernlab.ANOVA."""
@@ -224,110 +125,12 @@ def _anova_reference(X, Y, d):
     return K
 
 
-def _anova_public():
-    rng = np.random.default_rng(405)
-    X, Y = _points(rng, 3, 4), _points(rng, 2, 4)
-    return [
-        Case(args=(np.array([[1.0, 2.0, 3.0]]), np.array([[1.0, 1.0, 1.0]]), 2),
-             label="x=(1,2,3), t=(1,1,1), d=2 (answer 1*2+1*3+2*3=11)"),
-        Case(args=(X, Y, 0), label="degree 0 (the constant 1), points in R^4"),
-        Case(args=(X, Y, 1), label="degree 1 (the linear kernel), points in R^4"),
-        Case(args=(X, Y, 3), label="degree 3, points in R^4"),
-        Case(args=(X, Y, 4), label="degree 4 = n (the product of all x_i t_i)"),
-        Case(args=(X, Y, 5), label="degree 5 > n (an empty sum)"),
-        Case(args=(X, Y, None), label="d=None: prod_i (1 + x_i t_i)"),
-    ]
-
-
-def _anova_hidden(rng):
-    cases = []
-    for n, d in ((int(rng.integers(2, 8)), None), (40, int(rng.integers(10, 31))),
-                 (int(rng.integers(5, 12)), int(rng.integers(1, 5)))):
-        d = int(rng.integers(0, n + 1)) if d is None else d
-        scale = 1.0 if n < 20 else 0.6
-        X, Y = _points(rng, int(rng.integers(1, 5)), n, scale), _points(rng, int(rng.integers(1, 5)), n, scale)
-        cases.append(Case(args=(X, Y, d), label=f"random points in R^{n}, d={d}"))
-    X, Y = _points(rng, 3, 5), _points(rng, 2, 5)
-    cases.append(Case(args=(X, Y, None), label="random points in R^5, d=None"))
-    return cases
-
-
-# ----------------------------------------------------- 6. counterexamples
-
-_D = np.array([[-1.0, 2.0], [2.0, 4.0]])
-
-#: name -> kernlab object computing the candidate function on points of R^2
-CANDIDATES = {
-    "x.t - (x.t)^2": kernlab.FunctionKernel(lambda x, t: x @ t - (x @ t) ** 2, vectorized=False),
-    "x^T D t": kernlab.GeneralLinear(_D),
-    "norm(x - t)": kernlab.FunctionKernel(lambda x, t: np.linalg.norm(x - t), vectorized=False),
-    "exp(-x.t)": kernlab.FunctionKernel(lambda x, t: np.exp(-(x @ t)), vectorized=False),
-    "max(x1, t1)": kernlab.FunctionKernel(lambda x, t: max(x[0], t[0]), vectorized=False),
-}
-
-
-def _verify_counterexample(got, case):
-    name = case.args[0]
-    P, message = float_array(got, "an (m, 2) array of points", ndim=2)
-    if message:
-        return message
-    if P.shape[1] != 2 or not 1 <= P.shape[0] <= 20:
-        return f"expected an array of shape (m, 2) with 1 <= m <= 20, got shape {P.shape}"
-    if np.abs(P).max() > 100:
-        return f"entries must be at most 100 in absolute value, got {np.abs(P).max():.4g}"
-    with np.errstate(all="ignore"):
-        K = CANDIDATES[name](P)
-    if not np.all(np.isfinite(K)):
-        return "the Gram matrix on your points overflows (contains inf or nan)"
-    verdict = kernlab.is_psd(K, tol=1e-6)
-    if verdict:
-        return (f"the Gram matrix of {name} on your {len(P)} point(s) is positive semi-definite "
-                f"(smallest eigenvalue {verdict.min_eigenvalue:.3g}), so it proves nothing")
-    return None
-
-
-def _counterexample_public():
-    return [Case(args=(name,), label=f"k(x, t) = {name}") for name in CANDIDATES]
-
-
-def _counterexample_hidden(rng):
-    names = list(CANDIDATES)
-    order = rng.permutation(len(names))[:3]
-    return [Case(args=(names[i],), label=f"k(x, t) = {names[i]} (again)") for i in order]
-
-
-# ----------------------------------------------------- the parts
-
-PARTS = {
-    "combine_gram": Part(
-        func="combine_gram", points=3,
-        public=_combine_public, hidden=_combine_hidden,
-        reference=_combine_reference, compare=allclose(rtol=1e-9, atol=1e-10),
-        description="closure rules on Gram matrices"),
-    "set_kernel": Part(
-        func="set_kernel", points=2,
-        public=_set_kernel_public, hidden=_set_kernel_hidden,
-        reference=lambda As, Bs: kernlab.SetKernel()(list(As), list(Bs)),
-        compare=allclose(rtol=1e-12, atol=0),
-        description="the set kernel 2**|A & B|"),
-    "subset_features": Part(
-        func="subset_features", points=2,
-        public=_subset_features_public, hidden=_subset_features_hidden,
-        reference=_subset_features_reference, compare=_subset_features_compare,
-        description="the subset-indicator feature map of the set kernel"),
-    "spectrum_kernel": Part(
-        func="spectrum_kernel", points=3,
-        public=_spectrum_public, hidden=_spectrum_hidden,
-        reference=_spectrum_reference, compare=allclose(rtol=1e-12, atol=0),
-        description="the p-spectrum string kernel"),
-    "anova_kernel": Part(
-        func="anova_kernel", points=3,
-        public=_anova_public, hidden=_anova_hidden,
-        reference=_anova_reference, compare=allclose(rtol=1e-8, atol=1e-10),
-        description="the ANOVA kernel of degree d"),
-    "counterexample": Part(
-        func="counterexample", points=3,
-        public=_counterexample_public, hidden=_counterexample_hidden,
-        verify=_verify_counterexample,
-        description="samples with non-PSD Gram matrices"),
-}
+PARTS = with_hidden(public.PARTS, {
+    "combine_gram": _combine_hidden,
+    "set_kernel": _set_kernel_hidden,
+    "subset_features": _subset_features_hidden,
+    "spectrum_kernel": _spectrum_hidden,
+    "anova_kernel": _anova_hidden,
+    "counterexample": _counterexample_hidden,
+}, anova_kernel={"reference": _anova_reference, "answers": None},
+    subset_features={"reference": subset_features_reference, "answers": None})
