@@ -478,3 +478,84 @@ def test_float_array_says_what_is_wrong():
     assert float_array([1.0, np.nan], "c", ndim=1)[1] == "c contains nan or inf"
     arr, message = float_array([1, 2], "c", shape=(2,))
     assert message is None and arr.dtype == np.float64
+
+
+# ---------------------------------------------------------------- confinement policy
+
+def test_sandbox_holds_only_the_allowlisted_packages_and_a_fixed_environment(monkeypatch):
+    from coursegrader import confine
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "fake-key-for-the-test")
+    argv = confine.bwrap_argv(confine.KERNEL, ["python", "-c", "pass"])
+    binds = [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"]
+    tops = {Path(b).name.split("-")[0].split(".")[0] for b in binds}
+    assert {"numpy", "scipy", "cvxpy", "ipykernel", "nbclient"} <= tops
+    assert not tops & {"kernlab", "sklearn", "coursegrader", "coursecheck", "nbgrader"}
+    repo = PS1_SOURCE.parents[3]
+    runner = str(repo / "assignments" / "coursegrader")
+    # of the repository, only the runner modules, file by file
+    assert all(not b.startswith(str(repo)) or (Path(b).parent == Path(runner)
+                                                and b.endswith(".py")) for b in binds)
+    assert "fake-key-for-the-test" not in " ".join(argv)
+    assert {"--unshare-all", "--unshare-user", "--die-with-parent", "--clearenv"} <= set(argv)
+    env = dict(confine.KERNEL.env)
+    assert env["HOME"] == "/tmp" and not any("SECRET" in k or "AWS" in k for k in env)
+
+
+def test_autograde_refuses_without_bwrap_and_says_what_is_missing(monkeypatch):
+    from coursegrader import confine
+    from coursegrader.preprocessor import JudgeTests, SafeExecute
+    monkeypatch.setenv("PATH", "/nonexistent")
+    confine._probe_once.cache_clear()
+    try:
+        for pre in (JudgeTests(secret="k"), SafeExecute()):
+            with pytest.raises(confine.ConfinementUnavailable, match="bubblewrap is not installed"):
+                pre.preprocess(_tiny_notebook(RIGHT[0]),
+                               {"nbgrader": {"assignment": "ps1", "student": "s1"}})
+        # the instructor's explicit opt-in grades, in the weaker mode
+        nb, _ = JudgeTests(secret="k", confinement="unconfined").preprocess(
+            _tiny_notebook(RIGHT[0]), {"nbgrader": {"assignment": "ps1", "student": "s1"}})
+        assert "Score: 2 of 2 points" in nb.cells[2].outputs[0]["text"]
+    finally:
+        confine._probe_once.cache_clear()
+
+
+def test_clean_outputs_keeps_plain_outputs_and_drops_active_content():
+    from coursegrader.preprocessor import clean_outputs
+    outs = clean_outputs([
+        {"output_type": "stream", "name": "stdout", "text": "<script>x()</script>"},
+        {"output_type": "display_data", "metadata": {"x": 1}, "data": {
+            "text/html": '<b>bold</b><script>steal()</script><img src="a.png" onerror="steal()">',
+            "application/javascript": "steal()", "image/svg+xml": "<svg><script/></svg>",
+            "text/plain": "shown"}},
+        {"output_type": "display_data", "data": {"application/javascript": "steal()"}},
+        {"output_type": "weird"}, "not a dict",
+        {"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["t", 3]},
+    ])
+    assert [o.output_type for o in outs] == ["stream", "display_data", "error"]
+    html = outs[1].data["text/html"]
+    assert "<b>bold</b>" in html and "script" not in html and "onerror" not in html
+    assert set(outs[1].data) == {"text/html", "text/plain"} and outs[1].metadata == {}
+    assert outs[0].text == "<script>x()</script>"   # plain text: escaped when rendered
+    assert outs[2].traceback == ["t", ""]
+
+
+def test_kernel_run_is_confined_and_its_outputs_come_back_as_data():
+    from coursegrader.preprocessor import SafeExecute
+    nb = _tiny_notebook(RIGHT[0])
+    nb.cells.insert(1, new_code_cell(
+        "import json, os\nprint(json.dumps([sorted(os.listdir('/')), os.environ.get('HOME')]))\n"
+        "try:\n    import kernlab\nexcept ImportError as e:\n    print('no', e.name)\n"
+        "from IPython.display import HTML\nHTML('<i>x</i><script>steal()</script>')"))
+    nb, _ = SafeExecute(timeout=30, budget=60).preprocess(
+        nb, {"nbgrader": {"assignment": "ps1", "student": "s1"}})
+    import json
+    import sys
+    text = "".join(o.get("text", "") for o in nb.cells[1].outputs)
+    top, home = json.loads(text.splitlines()[0])
+    runtime = Path(sys.executable).resolve().parts[1]      # where the interpreter lives
+    assert set(top) <= {"dev", "etc", "lib", "lib64", "opt", "proc", "tmp", "usr", runtime}
+    assert home == "/tmp"
+    assert "no kernlab" in text
+    html = [o for o in nb.cells[1].outputs if o.output_type == "execute_result"][0]
+    assert html.data["text/html"] == "<i>x</i>"
+    assert nb.cells[3].outputs == []        # the graded test cell is left to the judge

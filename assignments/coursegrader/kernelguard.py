@@ -68,19 +68,20 @@ def run(request):
     client.output_left = int(request["output_bytes"])
     deadline = time.monotonic() + budget
     stopped = None
+    over_budget = (f"the notebook's run took more than {budget:g} s in all; this cell and "
+                   "the ones below were not run")
     with client.setup_kernel():
         for k, cell in enumerate(nb.cells):
             remaining = deadline - time.monotonic()
             if remaining < 1:
-                stopped = {"cell": k, "why": f"the notebook's run took more than {budget:g} s "
-                                             "in all; this cell and the ones below were not run"}
+                stopped = {"cell": k, "why": over_budget}
                 break
             client.timeout = max(1, int(min(cell_timeout, remaining)))
             try:
                 client.execute_cell(cell, k)
             except CellTimeoutError:
-                stopped = {"cell": k, "why": f"this cell did not finish within "
-                                             f"{client.timeout} s"}
+                stopped = {"cell": k, "why": over_budget if client.timeout < cell_timeout
+                           else f"this cell did not finish within {client.timeout} s"}
             except DeadKernelError:
                 stopped = {"cell": k, "why": "the kernel died while running this cell"}
             if client.output_dropped:
