@@ -37,6 +37,8 @@ c.JudgeTests.confinement = CONFINEMENT
 # grading goes on regardless.
 c.SafeExecute.timeout = int(os.environ.get("COURSEGRADER_CELL_TIMEOUT", "60"))
 c.SafeExecute.budget = 600.0
+# The kernel run goes on while JudgeTests grades; CollectKernelRun waits for it.
+c.SafeExecute.wait = False
 
 # A submission with symbolic links is refused (nbgrader would follow them).
 # A submission with broken nbgrader metadata must not stop the grading of the
@@ -53,6 +55,7 @@ c.Autograde.sanitize_preprocessors = [
 c.Autograde.autograde_preprocessors = [
     "coursegrader.preprocessor.SafeExecute",
     "coursegrader.preprocessor.JudgeTests",
+    "coursegrader.preprocessor.CollectKernelRun",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",

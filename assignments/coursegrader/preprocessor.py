@@ -6,6 +6,8 @@
   the whole run; the outputs come back as data, are kept only if plain and
   are sanitised.  A cell that times out or a kernel that dies stops the run,
   never the grading (the grade is decided by :class:`JudgeTests` anyway).
+* :class:`CollectKernelRun` -- where the kernel run goes on while the judge
+  works (``SafeExecute.wait = False``), waits for it and fills in its outputs.
 * :class:`JudgeTests` -- for every auto-graded test cell of a registered
   problem set, reruns the part in the sandbox (see :mod:`coursegrader.judge`)
   and replaces the cell's outputs with the report and the score that nbgrader
@@ -26,20 +28,21 @@ import json
 import os
 import secrets
 import selectors
+import threading
 import time
 
 import nh3
 from nbformat.v4 import new_output
 from nbgrader import utils
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Enum, Float, Int, List, Unicode
+from traitlets import Bool, Enum, Float, Int, List, Unicode
 
 from . import confine
 from .judge import grade_part
 from .serial import UnsupportedValue, loads_bounded
 from .spec import get_parts
 
-__all__ = ["SafeExecute", "JudgeTests", "SanitizeMetadata", "SanitizeOutputs", "RefuseLinks",
+__all__ = ["SafeExecute", "CollectKernelRun", "JudgeTests", "SanitizeMetadata", "SanitizeOutputs", "RefuseLinks",
            "HideHiddenTests", "test_cell_ids", "clean_outputs"]
 
 _TEXT_LIMIT = 100_000   # characters kept of one output's text
@@ -113,6 +116,9 @@ class SafeExecute(_Confined):
     timeout = Int(60, help="Seconds a cell may run before the kernel run stops.").tag(config=True)
     budget = Float(600.0, help="Seconds the whole kernel run may take.").tag(config=True)
     output_bytes = Int(4 * 1024**2, help="Bytes of output kept from the run.").tag(config=True)
+    wait = Bool(True, help="Wait for the kernel run here; with False, it goes on while the "
+                "next preprocessors (the judge) work, and CollectKernelRun, later in the "
+                "chain, waits for it and fills in the outputs.").tag(config=True)
 
     def preprocess(self, nb, resources):
         self._confine(resources)
@@ -130,31 +136,16 @@ class SafeExecute(_Confined):
         request = {"cells": [nb.cells[i].source for i in run_cells],
                    "cell_timeout": self.timeout, "budget": self.budget,
                    "output_bytes": self.output_bytes}
-        policy = confine.KERNEL
         folder = (resources or {}).get("metadata", {}).get("path")
-        answer, why = self._run(policy, request, folder)
-        cells = answer.get("cells") if isinstance(answer, dict) else None
-        if isinstance(cells, list):
-            for i, got in zip(run_cells, cells):
-                if isinstance(got, dict):
-                    nb.cells[i].outputs = clean_outputs(got.get("outputs"))
-                    n = got.get("execution_count")
-                    nb.cells[i].execution_count = n if type(n) is int else None
-        stopped = answer.get("stopped") if isinstance(answer, dict) else None
-        if isinstance(stopped, dict) and type(stopped.get("cell")) is int \
-                and 0 <= stopped["cell"] < len(run_cells):
-            where, why = run_cells[stopped["cell"]], _text(stopped.get("why"))[:300]
-        elif why:
-            where = run_cells[0] if run_cells else None
-        else:
-            where = None
-        if where is not None:
-            self.log.warning("Kernel run of %s stopped at cell %d: %s; grading continues",
-                             resources.get("nbgrader", {}).get("student"), where, why)
-            nb.cells[where].outputs.append(new_output(
-                "error", ename="KernelStopped", evalue=why,
-                traceback=[f"KernelStopped: {why}; the cells below were not run in the "
-                           "notebook (the grader still checks every part)"]))
+        result = {}
+        job = threading.Thread(target=lambda: result.update(
+            zip(("answer", "why"), self._run(confine.KERNEL, request, folder))), daemon=True)
+        job.start()
+        student = resources.get("nbgrader", {}).get("student")
+        if self.wait:
+            _apply_kernel_run(nb, job, result, run_cells, self.log, student)
+        else:   # the judge grades meanwhile; CollectKernelRun applies the outputs
+            resources.setdefault("coursegrader", {})["kernel_run"] = (job, result, run_cells)
         return nb, resources
 
     def _run(self, policy, request, folder):
@@ -198,6 +189,46 @@ class SafeExecute(_Confined):
             return loads_bounded(bytes(out), policy.output_bytes), ""
         except UnsupportedValue as exc:
             return {}, f"the kernel run sent back something unreadable ({exc})"
+
+
+def _apply_kernel_run(nb, job, result, run_cells, log, student):
+    """Wait for the kernel run ``job`` and put its cleaned outputs into ``nb``."""
+    job.join()
+    answer, why = result.get("answer", {}), result.get("why", "the kernel run failed")
+    cells = answer.get("cells") if isinstance(answer, dict) else None
+    if isinstance(cells, list):
+        for i, got in zip(run_cells, cells):
+            if isinstance(got, dict):
+                nb.cells[i].outputs = clean_outputs(got.get("outputs"))
+                n = got.get("execution_count")
+                nb.cells[i].execution_count = n if type(n) is int else None
+    stopped = answer.get("stopped") if isinstance(answer, dict) else None
+    if isinstance(stopped, dict) and type(stopped.get("cell")) is int \
+            and 0 <= stopped["cell"] < len(run_cells):
+        where, why = run_cells[stopped["cell"]], _text(stopped.get("why"))[:300]
+    elif why:
+        where = run_cells[0] if run_cells else None
+    else:
+        where = None
+    if where is not None:
+        log.warning("Kernel run of %s stopped at cell %d: %s; grading continues",
+                    student, where, why)
+        nb.cells[where].outputs.append(new_output(
+            "error", ename="KernelStopped", evalue=why,
+            traceback=[f"KernelStopped: {why}; the cells below were not run in the "
+                       "notebook (the grader still checks every part)"]))
+
+
+class CollectKernelRun(NbGraderPreprocessor):
+    """Wait for the kernel run SafeExecute started (with ``wait = False``) and apply it."""
+
+    def preprocess(self, nb, resources):
+        pending = resources.get("coursegrader", {}).pop("kernel_run", None)
+        if pending is not None:
+            job, result, run_cells = pending
+            _apply_kernel_run(nb, job, result, run_cells, self.log,
+                              resources.get("nbgrader", {}).get("student"))
+        return nb, resources
 
 
 def test_cell_ids(nb, parts):
