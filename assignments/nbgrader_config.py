@@ -2,8 +2,9 @@
 
 The grade of every auto-graded part is decided outside the student's kernel
 by coursegrader's JudgeTests preprocessor (see coursegrader/preprocessor.py):
-it reruns each part in a restricted sandbox process with public and hidden
-cases and writes the score into the test cell.
+it reruns each part in a sandbox with public and hidden cases and writes the
+score into the test cell.  Every run of student code (the notebook's kernel
+and the judge) happens in the bubblewrap sandbox of coursegrader/confine.py.
 """
 
 import os
@@ -26,18 +27,29 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# Running the student's notebook: a cell that loops forever is stopped after
-# this many seconds (and the kernel with it); grading goes on regardless.
-c.Execute.timeout = int(os.environ.get("COURSEGRADER_CELL_TIMEOUT", "60"))
-c.SafeExecute.timeout = c.Execute.timeout
-c.SafeExecute.interrupt_on_timeout = False
-# The kernel may not signal the grader, start processes, or touch the course
-# folder (gradebook, secret, solutions, other students) or the exchange.
-c.SafeExecute.protected_paths = [HERE, EXCHANGE]
+# Where student code runs.  "bubblewrap": a sandbox with no view of the
+# course, the exchange, the grader's home or the network (Debian package
+# bubblewrap); autograde refuses to run where it cannot be built.
+# "unconfined" is a weaker mode for a machine without it: student code then
+# runs with the grader's rights (only limits, a fixed environment and a
+# private folder).  The autograde log says which one was used.
+CONFINEMENT = "bubblewrap"
+c.SafeExecute.confinement = CONFINEMENT
+c.JudgeTests.confinement = CONFINEMENT
 
+# Running the student's notebook (in the sandbox): a cell that loops forever
+# is stopped after this many seconds, the whole run after `budget` seconds;
+# grading goes on regardless.
+c.SafeExecute.timeout = int(os.environ.get("COURSEGRADER_CELL_TIMEOUT", "60"))
+c.SafeExecute.budget = 600.0
+# The kernel run goes on while JudgeTests grades; CollectKernelRun waits for it.
+c.SafeExecute.wait = False
+
+# A submission with symbolic links is refused (nbgrader would follow them).
 # A submission with broken nbgrader metadata must not stop the grading of the
 # others (nbgrader aborts the whole run on a schema mismatch).
 c.Autograde.sanitize_preprocessors = [
+    "coursegrader.preprocessor.RefuseLinks",
     "coursegrader.preprocessor.SanitizeMetadata",
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
@@ -48,6 +60,7 @@ c.Autograde.sanitize_preprocessors = [
 c.Autograde.autograde_preprocessors = [
     "coursegrader.preprocessor.SafeExecute",
     "coursegrader.preprocessor.JudgeTests",
+    "coursegrader.preprocessor.CollectKernelRun",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
@@ -56,16 +69,19 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
-# The sandbox: graded code may not open the course folder (solutions,
-# gradebook, other students' work) or the exchange.
+# The judge.  forbidden_paths only matter in the unconfined mode (in the
+# sandbox the course folder and the exchange do not exist).
 c.JudgeTests.secret_file = os.path.join(HERE, ".grader_secret")
 c.JudgeTests.forbidden_paths = [HERE, EXCHANGE]
 if os.environ.get("COURSEGRADER_PART_TIMEOUT"):
     c.JudgeTests.timeout = float(os.environ["COURSEGRADER_PART_TIMEOUT"])
 
-# Feedback shows the public test source and every report, never hidden tests.
+# Feedback shows the public test source and every report, never hidden tests,
+# and no HTML or script of the student's that could run in a browser.
 c.GenerateFeedback.preprocessors = [
     "coursegrader.preprocessor.HideHiddenTests",
+    "coursegrader.preprocessor.SanitizeOutputs",
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+c.HTMLExporter.sanitize_html = True

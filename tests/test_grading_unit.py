@@ -291,11 +291,22 @@ def test_sandbox_forbids_kernlab_sklearn_and_files_of_the_course():
     cases = [(np.ones(2),)]
     for cells in (["import kernlab\ndef f(x): return x"],
                   ["def f(x):\n    from sklearn.metrics import pairwise\n    return x"],
-                  ["def f(x):\n    import coursegrader\n    return x"],
-                  [f"def f(x):\n    return len(open({str(PS1_SOURCE)!r}).read())"]):
-        (ok, msg), = run_sandbox(cells, "f", cases, timeout=30,
-                                 forbidden=[str(PS1_SOURCE.parents[2])]).values
+                  ["def f(x):\n    import coursegrader\n    return x"]):
+        (ok, msg), = run_sandbox(cells, "f", cases, timeout=30).values
         assert not ok and "not allowed" in msg, cells
+    # the course folder and the repository are not there at all
+    repo = PS1_SOURCE.parents[3]
+    for path in (PS1_SOURCE, repo / ".git", repo, Path.home() / ".bash_history"):
+        (ok, msg), = run_sandbox([f"import os\ndef f(x):\n    return os.listdir({str(path)!r}) "
+                                  f"if os.path.isdir({str(path)!r}) else open({str(path)!r}).read()"],
+                                 "f", cases, timeout=30).values
+        assert not ok and "FileNotFoundError" in msg, (path, msg)
+    # of the grader's home folder, at most the way to the Python runtime shows
+    home = str(Path.home())
+    (ok, listing), = run_sandbox([f"import os\ndef f(x):\n    return os.listdir({home!r}) "
+                                  f"if os.path.isdir({home!r}) else []"], "f", cases).values
+    runtime = Path(np.__file__).resolve().parents[4]   # .../lib/python3.X/site-packages/numpy
+    assert ok and all(runtime.is_relative_to(Path(home) / name) for name in listing), listing
 
 
 def test_sandbox_time_limit_and_crash_fail_only_remaining_cases():
@@ -333,7 +344,9 @@ def f(kind):
             return "started"
         if kind == "tmp":
             import tempfile
-            return tempfile.gettempdir()
+            with open(os.path.join(tempfile.gettempdir(), "mine"), "w") as fh:
+                fh.write("x")
+            return sorted(os.listdir(tempfile.gettempdir()))
     except Exception as exc:
         return "blocked: " + type(exc).__name__
 """
@@ -341,15 +354,20 @@ def f(kind):
 
 def test_sandbox_has_no_secret_gradebook_ffi_or_new_processes(monkeypatch, tmp_path):
     monkeypatch.setenv("COURSEGRADER_SECRET", "do-not-leak")
+    (tmp_path / "data.txt").write_text("handed in")
+    (tmp_path / "link.txt").symlink_to(PS1_SOURCE)
+    (tmp_path / "sub").mkdir()
     kinds = ["env", "parent", "sqlite", "cffi", "spawn", "tmp"]
-    res = run_sandbox([ESCAPES], "f", [(k,) for k in kinds], timeout=60, cwd=tmp_path)
+    res = run_sandbox([ESCAPES], "f", [(k,) for k in kinds], timeout=60, files_from=tmp_path)
     got = dict(zip(kinds, (value for ok, value in res.values)))
     assert got["env"] == "none"
     for kind in ("parent", "sqlite", "cffi", "spawn"):
         assert got[kind].startswith("blocked"), (kind, got[kind])
-    # a private temporary folder, not the /tmp shared with other submissions
-    assert got["tmp"] != "/tmp" and "coursegrader-" in got["tmp"]
-    assert not (tmp_path / "gradebook.db").exists()
+    # a private scratch folder holding plain copies of the regular files only
+    assert got["tmp"] == ["data.txt", "mine"]
+    again = run_sandbox([ESCAPES], "f", [("tmp",)], timeout=60).values[0]
+    assert again == (True, ["mine"])  # nothing left by the previous run
+    assert not (tmp_path / "gradebook.db").exists() and not (tmp_path / "mine").exists()
 
 
 def test_sandbox_output_is_capped():
@@ -376,10 +394,9 @@ def f(x):
 """
 
 
-@pytest.mark.skipif(not landlock.available(), reason="the kernel has no Landlock")
-def test_a_way_around_the_audit_hook_still_meets_landlock():
+def test_a_way_around_the_audit_hook_finds_no_kernlab():
     (ok, msg), = run_sandbox([TAMPER], "f", [(1,)], timeout=30).values
-    assert not ok and ("PermissionError" in msg or "not allowed" in msg), msg
+    assert not ok and "ModuleNotFoundError" in msg, msg
 
 
 @pytest.mark.skipif(not landlock.available(), reason="the kernel has no Landlock")
@@ -470,3 +487,84 @@ def test_float_array_says_what_is_wrong():
     assert float_array([1.0, np.nan], "c", ndim=1)[1] == "c contains nan or inf"
     arr, message = float_array([1, 2], "c", shape=(2,))
     assert message is None and arr.dtype == np.float64
+
+
+# ---------------------------------------------------------------- confinement policy
+
+def test_sandbox_holds_only_the_allowlisted_packages_and_a_fixed_environment(monkeypatch):
+    from coursegrader import confine
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "fake-key-for-the-test")
+    argv = confine.bwrap_argv(confine.KERNEL, ["python", "-c", "pass"])
+    binds = [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"]
+    tops = {Path(b).name.split("-")[0].split(".")[0] for b in binds}
+    assert {"numpy", "scipy", "cvxpy", "ipykernel", "nbclient"} <= tops
+    assert not tops & {"kernlab", "sklearn", "coursegrader", "coursecheck", "nbgrader"}
+    repo = PS1_SOURCE.parents[3]
+    runner = str(repo / "assignments" / "coursegrader")
+    # of the repository, only the runner modules, file by file
+    assert all(not b.startswith(str(repo)) or (Path(b).parent == Path(runner)
+                                                and b.endswith(".py")) for b in binds)
+    assert "fake-key-for-the-test" not in " ".join(argv)
+    assert {"--unshare-all", "--unshare-user", "--die-with-parent", "--clearenv"} <= set(argv)
+    env = dict(confine.KERNEL.env)
+    assert env["HOME"] == "/tmp" and not any("SECRET" in k or "AWS" in k for k in env)
+
+
+def test_autograde_refuses_without_bwrap_and_says_what_is_missing(monkeypatch):
+    from coursegrader import confine
+    from coursegrader.preprocessor import JudgeTests, SafeExecute
+    monkeypatch.setenv("PATH", "/nonexistent")
+    confine._probe_once.cache_clear()
+    try:
+        for pre in (JudgeTests(secret="k"), SafeExecute()):
+            with pytest.raises(confine.ConfinementUnavailable, match="bubblewrap is not installed"):
+                pre.preprocess(_tiny_notebook(RIGHT[0]),
+                               {"nbgrader": {"assignment": "ps1", "student": "s1"}})
+        # the instructor's explicit opt-in grades, in the weaker mode
+        nb, _ = JudgeTests(secret="k", confinement="unconfined").preprocess(
+            _tiny_notebook(RIGHT[0]), {"nbgrader": {"assignment": "ps1", "student": "s1"}})
+        assert "Score: 2 of 2 points" in nb.cells[2].outputs[0]["text"]
+    finally:
+        confine._probe_once.cache_clear()
+
+
+def test_clean_outputs_keeps_plain_outputs_and_drops_active_content():
+    from coursegrader.preprocessor import clean_outputs
+    outs = clean_outputs([
+        {"output_type": "stream", "name": "stdout", "text": "<script>x()</script>"},
+        {"output_type": "display_data", "metadata": {"x": 1}, "data": {
+            "text/html": '<b>bold</b><script>steal()</script><img src="a.png" onerror="steal()">',
+            "application/javascript": "steal()", "image/svg+xml": "<svg><script/></svg>",
+            "text/plain": "shown"}},
+        {"output_type": "display_data", "data": {"application/javascript": "steal()"}},
+        {"output_type": "weird"}, "not a dict",
+        {"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["t", 3]},
+    ])
+    assert [o.output_type for o in outs] == ["stream", "display_data", "error"]
+    html = outs[1].data["text/html"]
+    assert "<b>bold</b>" in html and "script" not in html and "onerror" not in html
+    assert set(outs[1].data) == {"text/html", "text/plain"} and outs[1].metadata == {}
+    assert outs[0].text == "<script>x()</script>"   # plain text: escaped when rendered
+    assert outs[2].traceback == ["t", ""]
+
+
+def test_kernel_run_is_confined_and_its_outputs_come_back_as_data():
+    from coursegrader.preprocessor import SafeExecute
+    nb = _tiny_notebook(RIGHT[0])
+    nb.cells.insert(1, new_code_cell(
+        "import json, os\nprint(json.dumps([sorted(os.listdir('/')), os.environ.get('HOME')]))\n"
+        "try:\n    import kernlab\nexcept ImportError as e:\n    print('no', e.name)\n"
+        "from IPython.display import HTML\nHTML('<i>x</i><script>steal()</script>')"))
+    nb, _ = SafeExecute(timeout=30, budget=60).preprocess(
+        nb, {"nbgrader": {"assignment": "ps1", "student": "s1"}})
+    import json
+    import sys
+    text = "".join(o.get("text", "") for o in nb.cells[1].outputs)
+    top, home = json.loads(text.splitlines()[0])
+    runtime = Path(sys.executable).resolve().parts[1]      # where the interpreter lives
+    assert set(top) <= {"dev", "etc", "lib", "lib64", "opt", "proc", "tmp", "usr", runtime}
+    assert home == "/tmp"
+    assert "no kernlab" in text
+    html = [o for o in nb.cells[1].outputs if o.output_type == "execute_result"][0]
+    assert html.data["text/html"] == "<i>x</i>"
+    assert nb.cells[3].outputs == []        # the graded test cell is left to the judge

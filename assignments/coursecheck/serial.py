@@ -16,7 +16,8 @@ import math
 
 import numpy as np
 
-__all__ = ["UnsupportedValue", "encode", "decode", "dumps", "loads", "roundtrip"]
+__all__ = ["UnsupportedValue", "encode", "decode", "dumps", "loads", "loads_bounded",
+           "roundtrip"]
 
 _NUMPY_SCALARS = frozenset(
     t for t in set(np.sctypeDict.values())
@@ -86,21 +87,30 @@ def _decode_float(x):
     return float(x)
 
 
-def decode(obj):
-    """Inverse of :func:`encode`."""
+def decode(obj, _depth=0):
+    """Inverse of :func:`encode`; refuses values nested deeper than :func:`encode` makes."""
+    if _depth > _MAX_DEPTH + 2:
+        raise UnsupportedValue("the value is nested too deeply")
     t = type(obj)
     if obj is None or t in (bool, str, int, float):
         return obj
+    d = _depth + 1
     if t is list:
-        return [decode(v) for v in obj]
+        return [decode(v, d) for v in obj]
     if t is not dict:
         raise UnsupportedValue(f"cannot decode a {t.__name__}")
     if "__ndarray__" in obj:
         dtype = np.dtype(obj["dtype"])
         if dtype.kind not in "biufc":
             raise UnsupportedValue(f"cannot decode an array of dtype {dtype}")
-        raw = base64.b64decode(obj["__ndarray__"])
-        arr = np.frombuffer(raw, dtype=dtype).reshape(tuple(obj["shape"])).copy()
+        shape = tuple(obj["shape"])
+        if not all(type(n) is int and n >= 0 for n in shape) or len(shape) > 32:
+            raise UnsupportedValue("cannot decode an array with a bad shape")
+        raw = base64.b64decode(obj["__ndarray__"], validate=True)
+        try:
+            arr = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+        except ValueError as exc:
+            raise UnsupportedValue(f"cannot decode an array: {exc}") from None
         return arr[0] if obj.get("__scalar__") else arr
     if "__float__" in obj:
         return _decode_float(obj)
@@ -110,11 +120,11 @@ def decode(obj):
         re, im = obj["__complex__"]
         return complex(_decode_float(re), _decode_float(im))
     if "__tuple__" in obj:
-        return tuple(decode(v) for v in obj["__tuple__"])
+        return tuple(decode(v, d) for v in obj["__tuple__"])
     if "__set__" in obj:
-        return {_hashable(decode(v)) for v in obj["__set__"]}
+        return {_hashable(decode(v, d)) for v in obj["__set__"]}
     if "__dict__" in obj:
-        return {k: decode(v) for k, v in obj["__dict__"].items()}
+        return {k: decode(v, d) for k, v in obj["__dict__"].items()}
     raise UnsupportedValue("cannot decode an unknown object")
 
 
@@ -122,6 +132,20 @@ def _hashable(v):
     if type(v) is np.ndarray:
         raise UnsupportedValue("a set cannot contain arrays")
     return v
+
+
+def loads_bounded(data, max_bytes):
+    """Parse one JSON document of at most ``max_bytes`` bytes from an untrusted source.
+
+    Raises :class:`UnsupportedValue` for anything too large, too deep or not
+    JSON, so a caller can fail one answer and go on.
+    """
+    if len(data) > max_bytes:
+        raise UnsupportedValue(f"more than {max_bytes} bytes")
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise UnsupportedValue(f"not valid JSON ({type(exc).__name__})") from None
 
 
 def dumps(value):

@@ -89,10 +89,9 @@ class Course:
         extra = ["", "# Settings of this copy",
                  f"c.Exchange.root = {str(Path(exchange).resolve())!r}",
                  f"c.JudgeTests.forbidden_paths = [HERE, {str(Path(exchange).resolve())!r}]",
-                 f"c.SafeExecute.protected_paths = [HERE, {str(Path(exchange).resolve())!r}]",
                  "c.CollectApp.check_owner = False  # every student is the same OS user here"]
         if cell_timeout:
-            extra.append(f"c.Execute.timeout = {int(cell_timeout)}")
+            extra.append(f"c.SafeExecute.timeout = {int(cell_timeout)}")
         if part_timeout:
             extra.append(f"c.JudgeTests.timeout = {float(part_timeout)}")
         (dest / "nbgrader_config.py").write_text(config + "\n".join(extra) + "\n")

@@ -1,33 +1,29 @@
 """Grade one part of a notebook outside the student's Python process.
 
-:func:`run_sandbox` runs the student's code cells and function in
-``python -I -m coursegrader.sandbox`` under a time limit and returns what the
-function gave for each case; :func:`grade_part` draws the cases (hidden ones
-from the course secret, the student and the part), compares with kernlab and
-returns the score and the report shown to the student.
+:func:`run_sandbox` runs the student's code cells and function in the
+sandbox of :mod:`coursegrader.confine` (the runner is
+:mod:`coursegrader.sandbox`), hands it one case at a time under a time limit
+and returns what the function gave for each; :func:`grade_part` draws the
+cases (hidden ones from the course secret, the student and the part),
+compares with kernlab and returns the score and the report shown to the
+student.  What comes back is parsed as data with bounded size and depth; an
+answer that cannot be parsed fails its case only.
 """
 
 import json
 import os
-import resource
-import shutil
+import selectors
 import signal
-import subprocess
-import sys
-import tempfile
+import time
 from dataclasses import dataclass
 
 from coursecheck.check import format_report, judge_received
-from coursecheck.serial import UnsupportedValue, decode, encode
+from coursecheck.serial import UnsupportedValue, decode, encode, loads_bounded
 
+from . import confine
 from .spec import hidden_rng, part_score
 
-__all__ = ["SandboxResult", "run_sandbox", "grade_part", "PartGrade", "private_root"]
-
-MEMORY_LIMIT = 4 * 1024**3  # bytes of address space for the sandbox
-OUTPUT_LIMIT = 50 * 1024**2  # bytes the sandbox may write (results included)
-FILES_LIMIT = 200 * 1024**2  # bytes of the submission's files copied for the sandbox
-_KEPT_ENV = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME"})
+__all__ = ["SandboxResult", "run_sandbox", "grade_part", "PartGrade"]
 
 
 @dataclass
@@ -36,116 +32,131 @@ class SandboxResult:
     note: str         # why the process stopped early, or ""
 
 
-def private_root():
-    """Folder holding the private temporary folders of sandboxes and kernels.
-
-    Confined processes may not read it, except their own folder inside it, so
-    no two of them can pass files to each other through it.
-    """
-    root = os.path.join(tempfile.gettempdir(), f"coursegrader-{os.getuid()}")
-    os.makedirs(root, mode=0o700, exist_ok=True)
-    return root
+class _Stopped(Exception):
+    """The sandbox stopped answering (the message says why)."""
 
 
-def _limits():
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT, OUTPUT_LIMIT))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+class _Channel:
+    """Line-by-line exchange with a sandbox, bounded in time and in bytes read."""
 
+    def __init__(self, proc, deadline, max_bytes):
+        self.proc, self.deadline, self.left = proc, deadline, max_bytes
+        self.buffer = b""
+        for pipe in (proc.stdin, proc.stdout):
+            os.set_blocking(pipe.fileno(), False)
+        self.sel = selectors.DefaultSelector()
 
-def _copy_files(src, dst, limit=FILES_LIMIT):
-    """Copy the regular files of folder ``src`` (not links, not subfolders) into ``dst``."""
-    total = 0
-    for entry in sorted(os.scandir(src), key=lambda e: e.name):
-        if entry.is_file(follow_symlinks=False):
-            total += entry.stat(follow_symlinks=False).st_size
-            if total > limit:
-                break
-            shutil.copyfile(entry.path, os.path.join(dst, entry.name), follow_symlinks=False)
-
-
-def run_sandbox(cells, func, args_list, *, timeout=20.0, cwd=None, files_from=None,
-                forbidden=(), allowed=(), python=None):
-    """Run ``cells`` then ``func(*args)`` for each args tuple in a sandbox process.
-
-    The code runs in ``cwd`` if given, else in a fresh private folder holding a
-    copy of the files of ``files_from`` (the submission's folder), so nothing
-    it writes lands where the grader or nbgrader will look.
-    """
-    with tempfile.TemporaryDirectory(prefix="run-", dir=private_root()) as private:
-        if cwd is None:
-            cwd = os.path.join(private, "work")
-            os.mkdir(cwd)
-            if files_from is not None:
-                _copy_files(files_from, cwd)
-        return _run(cells, func, args_list, timeout, cwd, private, forbidden, allowed, python)
-
-
-def _run(cells, func, args_list, timeout, cwd, private, forbidden, allowed, python):
-    request = json.dumps({
-        "cells": list(cells), "func": func,
-        "cases": [encode(tuple(a)) for a in args_list],
-        "forbidden": [str(p) for p in forbidden] + [private_root()],
-        "allowed": [str(p) for p in allowed],
-    })
-    # The code gets its own temporary folder (not the shared /tmp) and only
-    # the environment variables it needs: no course secret, no tokens.
-    tmpdir = os.path.join(private, "tmp")
-    os.mkdir(tmpdir)
-    env = {k: v for k, v in os.environ.items() if k in _KEPT_ENV or k.startswith("LC_")}
-    env.update(TMPDIR=tmpdir, MPLCONFIGDIR=tmpdir, MPLBACKEND="Agg", OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    # Results go to a file, so RLIMIT_FSIZE caps how much the code can send back.
-    with open(os.path.join(private, "results"), "w+b") as results:
-        proc = subprocess.Popen(
-            [python or sys.executable, "-I", "-m", "coursegrader.sandbox"],
-            stdin=subprocess.PIPE, stdout=results, stderr=subprocess.DEVNULL,
-            cwd=cwd, env=env, start_new_session=True, preexec_fn=_limits,
-        )
-        note = ""
+    def _wait(self, fileobj, event):
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise _Stopped("timeout")
+        self.sel.register(fileobj, event)
         try:
-            proc.communicate(request.encode(), timeout=timeout)
-        except subprocess.TimeoutExpired:
-            note = f"your code timed out after {timeout:g} s"
-        else:
-            if proc.returncode != 0:
-                note = _describe_exit(proc.returncode)
+            return bool(self.sel.select(remaining))
         finally:
-            _kill(proc)
-        results.seek(0)
-        out = results.read(OUTPUT_LIMIT + 1)
+            self.sel.unregister(fileobj)
 
-    values = [None] * len(args_list)
-    for line in out.decode("utf-8", "replace").splitlines():
-        try:
-            record = json.loads(line)
-            i = record["case"]
-            if not (isinstance(i, int) and 0 <= i < len(values)) or values[i] is not None:
+    def send(self, record):
+        data = (json.dumps(record, allow_nan=False) + "\n").encode()
+        fd = self.proc.stdin.fileno()
+        while data:
+            if not self._wait(fd, selectors.EVENT_WRITE):
                 continue
-            if "error" in record:
-                values[i] = (False, str(record["error"]))
-            else:
-                values[i] = (True, decode(record["value"]))
-        except (ValueError, KeyError, TypeError, UnsupportedValue):
-            continue  # a garbled line counts as no answer
+            try:
+                data = data[os.write(fd, data):]
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError):
+                raise _Stopped("exit") from None
+
+    def receive(self):
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            if not self._wait(fd, selectors.EVENT_READ):
+                continue
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise _Stopped("exit")
+            self.left -= len(chunk)
+            if self.left < 0:
+                raise _Stopped("output")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line
+
+    def close(self):
+        self.sel.close()
+
+
+def _answer(line, i, max_bytes):
+    """(ok, value or message) for the answer ``line`` to case ``i``; never raises."""
+    try:
+        record = loads_bounded(line, max_bytes)
+        if type(record) is not dict or record.get("case") != i:
+            return False, "no answer (the process sent something else)"
+        if "error" in record:
+            return False, str(record["error"])[:500]
+        return True, decode(record["value"])
+    except RecursionError:
+        return False, "returned an unsupported type: the value is nested too deeply"
+    except UnsupportedValue as exc:
+        return False, f"returned an unsupported type: {exc}"
+    except Exception as exc:  # any malformed record fails this case only
+        return False, f"no answer (unreadable: {type(exc).__name__})"
+
+
+def run_sandbox(cells, func, args_list, *, timeout=20.0, files_from=None, mode="bubblewrap",
+                forbidden=(), allowed=(), policy=None):
+    """Run ``cells`` then ``func(*args)`` for each args tuple, in one sandbox.
+
+    ``files_from`` is the submission's folder: its regular files are copied
+    into the sandbox's scratch folder, where the code runs.  ``forbidden`` and
+    ``allowed`` only matter in the ``"unconfined"`` mode (paths the in-process
+    guard refuses).
+    """
+    policy = policy or confine.JUDGE
+    values = [None] * len(args_list)
+    run = confine.start(policy, "sandbox", mode=mode, files_from=files_from)
+    channel = _Channel(run.proc, time.monotonic() + timeout, policy.output_bytes)
+    note = ""
+    try:
+        header = {"cells": list(cells), "func": func}
+        if mode != "bubblewrap":
+            header.update(forbidden=[str(p) for p in forbidden],
+                          allowed=[str(p) for p in allowed])
+        channel.send(header)
+        for i, args in enumerate(args_list):
+            channel.send({"case": i, "args": encode(tuple(args))})
+            values[i] = _answer(channel.receive(), i, policy.output_bytes)
+    except _Stopped as why:
+        note = _describe_stop(str(why), run.proc, timeout, policy)
+    finally:
+        channel.close()
+        confine.stop(run)
     stop = note or "the process stopped before answering"
     values = [v if v is not None else (False, f"no answer ({stop})") for v in values]
     return SandboxResult(values=values, note=note)
 
 
-def _kill(proc):
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            proc.kill()
-        proc.wait()
-
-
-def _describe_exit(code):
+def _describe_stop(why, proc, timeout, policy):
+    if why == "timeout":
+        return f"your code timed out after {timeout:g} s"
+    if why == "output":
+        return f"your code sent back more than {policy.output_bytes // 1024**2} MB"
+    try:
+        code = proc.wait(timeout=5)
+    except Exception:
+        return "the process running your code stopped answering"
+    if code > 128:      # bwrap reports a signal as 128 + its number
+        code = -(code - 128)
     if code == -signal.SIGXFSZ:
-        return (f"the process running your code was stopped for writing more than "
-                f"{OUTPUT_LIMIT // 1024**2} MB")
+        return (f"the process running your code was stopped for writing a file of more than "
+                f"{policy.file_bytes // 1024**2} MB")
+    if code == -signal.SIGXCPU:
+        return f"the process running your code used more than {policy.cpu_seconds} s of CPU"
     if code < 0:
         try:
             name = signal.Signals(-code).name
@@ -164,15 +175,15 @@ class PartGrade:
 
 
 def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=None,
-               cwd=None, files_from=None, forbidden=(), allowed=(), python=None):
+               files_from=None, mode="bubblewrap", forbidden=(), allowed=()):
     """Grade ``part`` of ``assignment`` for ``student`` from the notebook's code ``cells``."""
     cases = [(c, False) for c in part.public()]
     if part.hidden is not None:
         rng = hidden_rng(secret, student, assignment, part_id)
         cases += [(c, True) for c in part.hidden(rng)]
     result = run_sandbox(cells, part.func, [c.args for c, _ in cases],
-                         timeout=timeout or part.timeout, cwd=cwd, files_from=files_from,
-                         forbidden=forbidden, allowed=allowed, python=python)
+                         timeout=timeout or part.timeout, files_from=files_from, mode=mode,
+                         forbidden=forbidden, allowed=allowed)
     outcomes = []
     for (case, is_hidden), (ok, got) in zip(cases, result.values):
         msg = judge_received(part, case, got) if ok else got

@@ -1,12 +1,11 @@
 """Filesystem confinement enforced by the Linux kernel (Landlock, Linux >= 5.13).
 
-The audit hooks of :mod:`coursegrader.sandbox` and :mod:`coursegrader.kernelguard`
-run inside the process they guard, so code that manages to reach around them
-(native libraries that open files themselves, objects that change their path
-between two looks, ...) would be stopped by nothing else.  Landlock lets an
-unprivileged process give up access rights for good, for itself and every
-process it starts, so the grader confines the processes that run students'
-code with it when the running kernel supports it:
+The boundary around student code is the bubblewrap sandbox of
+:mod:`coursegrader.confine`.  Inside it, the judge's runner
+(:mod:`coursegrader.sandbox`) also gives up, where the running kernel offers
+Landlock, the rights it does not need, for itself and every process it
+starts -- a cheap second layer -- and the unconfined mode (no sandbox) relies
+on it to keep graded code out of the course folder:
 
 * :func:`restrict` keeps read access to the whole file system except the
   ``denied`` folders and files (the course folder, the exchange, the

@@ -1,142 +1,234 @@
 """nbgrader preprocessors that make the grade independent of the student's kernel.
 
-* :class:`SafeExecute` -- nbgrader's Execute, but a cell that times out or a
-  kernel that dies stops the kernel run instead of aborting the submission
-  (the grade is decided by :class:`JudgeTests` anyway).
+* :class:`SafeExecute` -- runs the notebook's code cells in a kernel inside
+  the sandbox of :mod:`coursegrader.confine` (see
+  :mod:`coursegrader.kernelguard`), with a timeout per cell and a budget for
+  the whole run; the outputs come back as data, are kept only if plain and
+  are sanitised.  A cell that times out or a kernel that dies stops the run,
+  never the grading (the grade is decided by :class:`JudgeTests` anyway).
+* :class:`CollectKernelRun` -- where the kernel run goes on while the judge
+  works (``SafeExecute.wait = False``), waits for it and fills in its outputs.
 * :class:`JudgeTests` -- for every auto-graded test cell of a registered
-  problem set, reruns the part in a sandbox process (see
-  :mod:`coursegrader.judge`) and replaces the cell's outputs with the report
-  and the score that nbgrader records.
+  problem set, reruns the part in the sandbox (see :mod:`coursegrader.judge`)
+  and replaces the cell's outputs with the report and the score that nbgrader
+  records.
+* :class:`RefuseLinks` -- refuses a submission that holds symbolic links.
+* :class:`SanitizeOutputs` -- for feedback: cleans HTML in outputs and
+  Markdown cells with nh3, so no script of a student's runs in a browser.
 * :class:`HideHiddenTests` -- for feedback: removes the hidden-test region
   from test cells, tolerating student cells that merely contain the markers.
 
+Both preprocessors that run student code refuse to, with a message saying
+what is missing, where the sandbox cannot be built, unless the instructor
+chose ``confinement = "unconfined"``; each logs which confinement it used.
 They are wired into nbgrader in ``assignments/nbgrader_config.py``.
 """
 
 import json
 import os
 import secrets
-import shutil
-import sys
-import tempfile
+import selectors
+import threading
+import time
 
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbclient.util import run_sync
+import nh3
 from nbformat.v4 import new_output
 from nbgrader import utils
-from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from jupyter_client.manager import AsyncKernelManager
-from traitlets import Bool, Dict, Float, List, Type, Unicode
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool, Enum, Float, Int, List, Unicode
 
-from .judge import grade_part, private_root
+from . import confine
+from .judge import grade_part
+from .serial import UnsupportedValue, loads_bounded
 from .spec import get_parts
 
-__all__ = ["SafeExecute", "GuardedKernelManager", "JudgeTests", "SanitizeMetadata",
-           "HideHiddenTests", "test_cell_ids"]
+__all__ = ["SafeExecute", "CollectKernelRun", "JudgeTests", "SanitizeMetadata", "SanitizeOutputs", "RefuseLinks",
+           "HideHiddenTests", "test_cell_ids", "clean_outputs"]
+
+_TEXT_LIMIT = 100_000   # characters kept of one output's text
+_KEPT_DATA = ("text/plain", "text/html", "text/markdown", "text/latex", "image/png",
+              "image/jpeg")
 
 
-def _secret_name(name):
-    upper = name.upper()
-    return upper.startswith("COURSEGRADER_") or any(
-        w in upper for w in ("SECRET", "TOKEN", "PASSW", "API_KEY", "CREDENTIAL"))
+class _Confined(NbGraderPreprocessor):
+    """A preprocessor that runs student code: the confinement mode and the log line."""
+
+    confinement = Enum(
+        list(confine.MODES), default_value="bubblewrap",
+        help="'bubblewrap' (refuse to grade where the sandbox cannot be built) or "
+             "'unconfined' (weaker: no namespaces; an explicit opt-in).").tag(config=True)
+
+    def _confine(self, resources):
+        """Check the mode (raising ConfinementUnavailable) and log it once per submission."""
+        confine.check_mode(self.confinement)
+        info = resources.get("nbgrader", {})
+        line = f"{info.get('student')}/{info.get('assignment')} {type(self).__name__} " \
+            f"{confine.describe(self.confinement)}"
+        (self.log.info if self.confinement == "bubblewrap" else self.log.warning)(line)
 
 
-class GuardedKernelManager(AsyncKernelManager):
-    """Starts the kernel through ``python -m coursegrader.kernelguard`` (confined)."""
-
-    guard_policy = Dict(help="denied / readable / writable paths for the kernel").tag(config=True)
-
-    async def _async_pre_start_kernel(self, **kw):
-        cmd, kw = await super()._async_pre_start_kernel(**kw)
-        if self.guard_policy:
-            cmd = [sys.executable, "-m", "coursegrader.kernelguard",
-                   json.dumps(self.guard_policy), "--"] + list(cmd)
-        return cmd, kw
+def _text(value):
+    if isinstance(value, list):
+        value = "".join(v for v in value if type(v) is str)
+    return value[:_TEXT_LIMIT] if type(value) is str else ""
 
 
-class SafeExecute(Execute):
-    """Execute that survives a cell timing out or the kernel dying, in a confined kernel."""
+def clean_outputs(outputs):
+    """Plain, sanitised copies of notebook ``outputs`` from an untrusted source.
 
-    kernel_manager_class = Type(GuardedKernelManager, config=True)
+    Streams, errors and rich outputs only; of rich data only text, HTML and
+    Markdown (cleaned with nh3), LaTeX and PNG/JPEG images; anything else --
+    scripts, widgets, SVG, metadata -- is dropped.
+    """
+    kept = []
+    for out in outputs if isinstance(outputs, list) else []:
+        kind = out.get("output_type") if isinstance(out, dict) else None
+        if kind == "stream":
+            name = out.get("name") if out.get("name") in ("stdout", "stderr") else "stdout"
+            kept.append(new_output("stream", name=name, text=_text(out.get("text"))))
+        elif kind == "error":
+            tb = out.get("traceback")
+            kept.append(new_output("error", ename=_text(out.get("ename"))[:200],
+                                   evalue=_text(out.get("evalue"))[:2000],
+                                   traceback=[_text(t) for t in tb[:200]]
+                                   if isinstance(tb, list) else []))
+        elif kind in ("execute_result", "display_data"):
+            raw = out.get("data") if isinstance(out.get("data"), dict) else {}
+            data = {}
+            for mime in _KEPT_DATA:
+                if mime in raw:
+                    text = _text(raw[mime])
+                    data[mime] = nh3.clean(text) if mime in ("text/html", "text/markdown") \
+                        else text
+            if not data:
+                continue
+            extra = {}
+            if kind == "execute_result":
+                n = out.get("execution_count")
+                extra["execution_count"] = n if type(n) is int else None
+            kept.append(new_output(kind, data=data, **extra))
+    return kept
 
-    interrupt_on_timeout = Bool(False, help="Stop the kernel run on a timeout.").tag(config=True)
 
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("kernel_manager_class", GuardedKernelManager)  # nbgrader sets its own
-        super().__init__(*args, **kwargs)
-    protected_paths = List(
-        Unicode(), help="Folders the kernel may not read or write (see coursegrader.kernelguard)."
-    ).tag(config=True)
+class SafeExecute(_Confined):
+    """Run the notebook in a sandboxed kernel; never let it stop the grading."""
 
-    async def async_start_new_kernel(self, **kwargs):
-        guard = (f"import coursegrader.kernelguard as _cg; "
-                 f"_cg.install({[str(p) for p in self.protected_paths]!r}); del _cg")
-        self.extra_arguments = ["--HistoryManager.hist_file=:memory:",
-                                f"--IPKernelApp.exec_lines={guard}"]
-        # The kernel gets a private temporary folder and no secrets, and is
-        # started confined (coursegrader.kernelguard.main).
-        from .kernelguard import _package_dirs
-        from .sandbox import course_folders
-        private = self._private_dir = tempfile.mkdtemp(prefix="kernel-", dir=private_root())
-        env = {k: v for k, v in os.environ.items() if not _secret_name(k)}
-        env.update(TMPDIR=private, MPLCONFIGDIR=private, IPYTHONDIR=private)
-        kwargs["env"] = env
-        cwd = kwargs.setdefault(
-            "cwd", (self.resources or {}).get("metadata", {}).get("path") or os.getcwd())
-        # The submission's folder is readable but not writable: whatever the
-        # kernel leaves behind (a helper process, files) cannot reach the
-        # sandbox that grades the submission afterwards.
-        self.km.guard_policy = {
-            "denied": [str(p) for p in self.protected_paths] + course_folders()
-            + [private_root()],
-            "readable": _package_dirs() + [str(cwd)],
-            "writable": [private, os.devnull],
-        }
-        return await super().async_start_new_kernel(**kwargs)
+    timeout = Int(60, help="Seconds a cell may run before the kernel run stops.").tag(config=True)
+    budget = Float(600.0, help="Seconds the whole kernel run may take.").tag(config=True)
+    output_bytes = Int(4 * 1024**2, help="Bytes of output kept from the run.").tag(config=True)
+    wait = Bool(True, help="Wait for the kernel run here; with False, it goes on while the "
+                "next preprocessors (the judge) work, and CollectKernelRun, later in the "
+                "chain, waits for it and fills in the outputs.").tag(config=True)
 
-    start_new_kernel = run_sync(async_start_new_kernel)  # the sync path nbconvert uses
-
-    def preprocess(self, nb, resources=None, km=None):
-        self._stopped = False
-        self._private_dir = None
-        try:
-            return self._preprocess(nb, resources, km)
-        finally:
-            if self._private_dir:
-                shutil.rmtree(self._private_dir, ignore_errors=True)
-
-    def _preprocess(self, nb, resources, km):
+    def preprocess(self, nb, resources):
+        self._confine(resources)
         # Registered test cells are graded by JudgeTests; running them here too
         # would only cost time.
         try:
-            self._graded_elsewhere = set(get_parts((resources or {})["nbgrader"]["assignment"]))
+            graded = set(get_parts(resources["nbgrader"]["assignment"]))
         except (KeyError, TypeError, ValueError):
-            self._graded_elsewhere = set()
-        self.shutdown_kernel = "immediate"
-        try:
-            return super().preprocess(nb, resources, km)
-        except Exception as exc:  # e.g. the kernel died while shutting down
-            self.log.warning("Kernel run stopped early (%s: %s); grading continues",
-                             type(exc).__name__, exc)
-            return nb, resources
+            graded = set()
+        run_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+                     and not (_is_test_cell(c) and c.metadata.nbgrader.get("grade_id") in graded)]
+        for i in run_cells:
+            nb.cells[i].outputs = []
+            nb.cells[i].execution_count = None
+        request = {"cells": [nb.cells[i].source for i in run_cells],
+                   "cell_timeout": self.timeout, "budget": self.budget,
+                   "output_bytes": self.output_bytes}
+        folder = (resources or {}).get("metadata", {}).get("path")
+        result = {}
+        job = threading.Thread(target=lambda: result.update(
+            zip(("answer", "why"), self._run(confine.KERNEL, request, folder))), daemon=True)
+        job.start()
+        student = resources.get("nbgrader", {}).get("student")
+        if self.wait:
+            _apply_kernel_run(nb, job, result, run_cells, self.log, student)
+        else:   # the judge grades meanwhile; CollectKernelRun applies the outputs
+            resources.setdefault("coursegrader", {})["kernel_run"] = (job, result, run_cells)
+        return nb, resources
 
-    def preprocess_cell(self, cell, resources, index):
-        if self._stopped or (_is_test_cell(cell) and cell.metadata.nbgrader.get("grade_id")
-                             in self._graded_elsewhere):
-            return cell, self.resources
+    def _run(self, policy, request, folder):
+        """(answer or {}, why the run gave nothing usable or "")."""
+        run = confine.start(policy, "kernelguard", mode=self.confinement, files_from=folder)
+        deadline = time.monotonic() + self.budget + 60   # kernel start-up and shutdown
+        out = bytearray()
+        why = ""
         try:
-            return super().preprocess_cell(cell, resources, index)
-        except CellTimeoutError:
-            why = f"this cell did not finish within {self.timeout} s"
-        except DeadKernelError:
-            why = "the kernel died while running this cell"
-        self._stopped = True
-        self.log.warning("Cell %d: %s; the remaining cells are not run", index, why)
-        cell.outputs.append(new_output(
+            data = json.dumps(request).encode()
+            run.proc.stdin.write(data)
+            run.proc.stdin.close()
+            fd = run.proc.stdout.fileno()
+            os.set_blocking(fd, False)
+            with selectors.DefaultSelector() as sel:
+                sel.register(fd, selectors.EVENT_READ)
+                while True:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        why = f"the notebook's run took more than {self.budget:g} s in all"
+                        break
+                    if not sel.select(remaining):
+                        continue
+                    try:
+                        chunk = os.read(fd, 1 << 20)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        break
+                    out += chunk
+                    if len(out) > policy.output_bytes:
+                        why = "the notebook's run sent back too much output"
+                        break
+        except OSError as exc:
+            why = f"the kernel run could not be started ({exc})"
+        finally:
+            confine.stop(run)
+        if why:
+            return {}, why
+        try:
+            return loads_bounded(bytes(out), policy.output_bytes), ""
+        except UnsupportedValue as exc:
+            return {}, f"the kernel run sent back something unreadable ({exc})"
+
+
+def _apply_kernel_run(nb, job, result, run_cells, log, student):
+    """Wait for the kernel run ``job`` and put its cleaned outputs into ``nb``."""
+    job.join()
+    answer, why = result.get("answer", {}), result.get("why", "the kernel run failed")
+    cells = answer.get("cells") if isinstance(answer, dict) else None
+    if isinstance(cells, list):
+        for i, got in zip(run_cells, cells):
+            if isinstance(got, dict):
+                nb.cells[i].outputs = clean_outputs(got.get("outputs"))
+                n = got.get("execution_count")
+                nb.cells[i].execution_count = n if type(n) is int else None
+    stopped = answer.get("stopped") if isinstance(answer, dict) else None
+    if isinstance(stopped, dict) and type(stopped.get("cell")) is int \
+            and 0 <= stopped["cell"] < len(run_cells):
+        where, why = run_cells[stopped["cell"]], _text(stopped.get("why"))[:300]
+    elif why:
+        where = run_cells[0] if run_cells else None
+    else:
+        where = None
+    if where is not None:
+        log.warning("Kernel run of %s stopped at cell %d: %s; grading continues",
+                    student, where, why)
+        nb.cells[where].outputs.append(new_output(
             "error", ename="KernelStopped", evalue=why,
             traceback=[f"KernelStopped: {why}; the cells below were not run in the "
                        "notebook (the grader still checks every part)"]))
-        return cell, self.resources
+
+
+class CollectKernelRun(NbGraderPreprocessor):
+    """Wait for the kernel run SafeExecute started (with ``wait = False``) and apply it."""
+
+    def preprocess(self, nb, resources):
+        pending = resources.get("coursegrader", {}).pop("kernel_run", None)
+        if pending is not None:
+            job, result, run_cells = pending
+            _apply_kernel_run(nb, job, result, run_cells, self.log,
+                              resources.get("nbgrader", {}).get("student"))
+        return nb, resources
 
 
 def test_cell_ids(nb, parts):
@@ -158,7 +250,7 @@ def _python_source(source):
         return source
 
 
-class JudgeTests(NbGraderPreprocessor):
+class JudgeTests(_Confined):
     """Replace the outputs of registered test cells with the sandboxed verdict."""
 
     secret = Unicode(
@@ -171,9 +263,8 @@ class JudgeTests(NbGraderPreprocessor):
         None, allow_none=True, help="Seconds per part in the sandbox (default: the part's own)."
     ).tag(config=True)
     forbidden_paths = List(
-        Unicode(), help="Paths graded code may not open (course folder, exchange)."
+        Unicode(), help="Unconfined mode only: paths the in-process guard refuses to open."
     ).tag(config=True)
-    python = Unicode(sys.executable, help="Python used for the sandbox.").tag(config=True)
 
     def _course_secret(self):
         if self.secret:
@@ -201,6 +292,7 @@ class JudgeTests(NbGraderPreprocessor):
             self.log.warning("No coursegrader problem set for %r; test cells left as run",
                              assignment)
             return nb, resources
+        self._confine(resources)
         secret = self._course_secret()
         nb_dir = os.path.abspath(resources.get("metadata", {}).get("path") or os.getcwd())
         code = []
@@ -216,7 +308,7 @@ class JudgeTests(NbGraderPreprocessor):
             points = float(cell.metadata.nbgrader.get("points", parts[part_id].points))
             grade = grade_part(assignment, part_id, parts[part_id], code, student=student,
                                secret=secret, timeout=self.timeout, files_from=nb_dir,
-                               forbidden=self.forbidden_paths, python=self.python)
+                               mode=self.confinement, forbidden=self.forbidden_paths)
             score = min(points, round(grade.score * points / grade.points, 2))
             self.log.info("%s/%s %s: %s of %s", student, assignment, part_id, score, points)
             cell.outputs = _outputs(grade.report, score, cell.get("execution_count"))
@@ -266,6 +358,45 @@ class SanitizeMetadata(NbGraderPreprocessor):
             if duplicate:
                 self.log.warning("Ignoring the nbgrader metadata of a submitted cell: %r", meta)
                 del cell.metadata["nbgrader"]
+        return nb, resources
+
+
+class SanitizeOutputs(NbGraderPreprocessor):
+    """Clean what a student wrote before it is shown as HTML (feedback).
+
+    Outputs go through :func:`clean_outputs`; Markdown cells through nh3, which
+    keeps formatting tags and drops scripts, event handlers and the like.
+    """
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "markdown":
+            cell.source = nh3.clean(cell.source)
+        elif cell.cell_type == "code":
+            cell.outputs = clean_outputs(json.loads(json.dumps(cell.get("outputs", []))))
+        return cell, resources
+
+
+class RefuseLinks(NbGraderPreprocessor):
+    """Refuse a submission whose folder holds a symbolic link (first sanitize step).
+
+    nbgrader follows links when it reads the notebook and copies the other
+    files, so a link to the course secret or the instructor's notebook would
+    hand their content to the student's code or to the grader as the
+    student's work.  Such a submission is not graded at all.
+    """
+
+    def preprocess(self, nb, resources):
+        meta = resources.get("metadata", {})
+        folder = meta.get("path") or os.getcwd()
+        notebook = os.path.join(folder, (meta.get("name") or "") + ".ipynb")
+        links = [notebook] if os.path.islink(notebook) else []
+        for top, dirs, files in os.walk(folder):
+            links += [os.path.join(top, n) for n in dirs + files
+                      if os.path.islink(os.path.join(top, n))]
+        if links:
+            names = ", ".join(os.path.relpath(p, folder) for p in links[:5])
+            raise ValueError(f"the submission holds symbolic links ({names}); links are "
+                             "refused, hand in plain files")
         return nb, resources
 
 

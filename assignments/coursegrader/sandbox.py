@@ -1,39 +1,30 @@
-"""Run a student's code in a separate, restricted Python process.
+"""The judge's runner: runs a student's code cells, then their function on one case at a time.
 
-The grader starts ``python -I -m coursegrader.sandbox`` and writes one JSON
-request on its stdin::
+It runs inside the sandbox built by :mod:`coursegrader.confine` (there it is
+the module ``sandboxrunner.sandbox``, next to ``serial`` and ``landlock``).
+The grader writes on its stdin one JSON line::
 
-    {"cells": [source, ...],          # the student's code cells, in order
-     "func": "name",                  # the function to call
-     "cases": [encoded args, ...],    # coursecheck.serial encoding
-     "forbidden": [path, ...],        # files and folders the code may not open
-     "allowed": [path, ...]}          # exceptions inside those (the submission)
+    {"cells": [source, ...], "func": "name"}
 
-The process runs the cells, calls ``func`` on each case and writes one JSON
-line per case on the original stdout (a private copy of the descriptor; the
-code's own stdout and stderr go to /dev/null)::
+then, after each answer, the next case::
+
+    {"case": i, "args": encoded args}          (coursegrader.serial encoding)
+
+and reads one JSON line per case from the runner's stdout (a private copy of
+the descriptor; the code's own stdout and stderr go to /dev/null)::
 
     {"case": i, "value": encoded result}   or   {"case": i, "error": "message"}
 
-Two layers confine the code.  Where the Linux kernel offers Landlock (see
-:mod:`coursegrader.landlock`), the process first gives up, for good and for
-any process it might start, reading the forbidden paths (the course folder,
-the exchange, the grader's private folders, and the code of kernlab,
-scikit-learn, coursegrader and nbgrader), writing anywhere but its working
-directory and its private temporary directory (the grader runs it in a
-private copy of the submission's files), starting programs, reading
-other processes' /proc entries, signalling processes outside itself and TCP
-connections.  Then an audit hook, which cannot be removed once installed,
-stops the code from importing kernlab, scikit-learn or coursegrader, from
-loading the modules that reach around audit hooks (cffi, _posixsubprocess,
-subinterpreters, test C-API modules), from opening files under the forbidden
-paths or other processes' /proc entries, from starting processes, signalling
-other processes, loading native libraries with ctypes, opening SQLite
-databases (the gradebook), walking the garbage collector's object lists,
-raising its resource limits, and from writing or deleting files outside its
-working directory and the temporary directory.  The hook alone is the only
-layer where Landlock is missing; with Landlock, a way around the hook still
-meets the kernel's rules.
+A case is sent only once the previous one is answered, so the process never
+holds the cases still to come, and never the expected answers (those stay in
+the grader).
+
+The boundary is the sandbox (nothing of the course, the grader or the network
+exists in it).  Inside, where the Linux kernel offers Landlock, the process
+also gives up writing outside its scratch folder; and an audit hook turns the
+usual attempts -- importing kernlab, scikit-learn or coursegrader, starting
+processes, signalling others, loading native code -- into a message that
+says what is not allowed, instead of a confusing failure.
 """
 
 import json
@@ -41,7 +32,7 @@ import os
 import sys
 import tempfile
 
-from coursecheck.policy import FORBIDDEN_IMPORTS, forbidden_import_message
+from .policy import FORBIDDEN_IMPORTS, forbidden_import_message
 
 __all__ = ["FORBIDDEN_MODULES", "ESCAPE_MODULES", "main"]
 
@@ -182,8 +173,8 @@ class _Shell:
 
 
 def main():
-    request = json.loads(sys.stdin.read())
-    sys.stdin.close()
+    stdin = sys.stdin.buffer
+    request = json.loads(stdin.readline())
 
     # Private channel for results; the student's prints go nowhere.
     out_fd = os.dup(1)
@@ -194,9 +185,10 @@ def main():
     sys.stderr = open(os.devnull, "w")
 
     import numpy  # noqa: F401  (imported before the guard, as every notebook needs it)
-    from coursecheck.serial import UnsupportedValue, decode, encode
+    from .serial import UnsupportedValue, decode, encode
 
-    dumps, write, os_exit = json.dumps, os.write, os._exit
+    dumps, loads, write, os_exit = json.dumps, json.loads, os.write, os._exit
+    readline = stdin.readline
 
     def emit(record):
         data = (dumps(record, allow_nan=False) + "\n").encode()
@@ -209,10 +201,10 @@ def main():
     writable = [os.getcwd(), tempfile.gettempdir()]
     allowed = list(request.get("allowed", [])) + writable
     try:
-        from coursegrader import landlock
+        from . import landlock
         landlock.restrict(denied=forbidden, writable=allowed)
     except (ImportError, OSError):
-        pass  # no Landlock in this kernel: the audit hook below is the only guard
+        pass  # no Landlock in this kernel: the sandbox alone confines the code
     # The raw process launcher raises no audit event: load it now (so that
     # importing it later is an import of a loaded module) and disable it.
     import _posixsubprocess
@@ -228,20 +220,29 @@ def main():
 
     namespace = {"__name__": "__main__", "get_ipython": _Shell}
     cell_errors = []
-    for i, source in enumerate(request["cells"]):
+    cells, func_name = request["cells"], request["func"]
+    del request
+    for i, source in enumerate(cells):
         try:
             exec(compile(source, f"<cell {i + 1}>", "exec"), namespace)
         except BaseException as exc:  # a failing cell must not stop grading
             cell_errors.append(f"cell {i + 1}: {type(exc).__name__}: {exc}")
+    del cells
 
-    func = namespace.get(request["func"])
-    for i, raw in enumerate(request["cases"]):
+    func = namespace.get(func_name)
+    while True:
+        line = readline()
+        if not line:
+            break
+        message = loads(line)
+        i = message["case"]
         if not callable(func):
             hint = f" (a cell failed: {cell_errors[-1]})" if cell_errors else ""
-            emit({"case": i, "error": f"the function {request['func']} is not defined{hint}"})
+            emit({"case": i, "error": f"the function {func_name} is not defined{hint}"[:500]})
             continue
         try:
-            args = decode(raw)
+            args = decode(message["args"])
+            del line, message
             result = func(*args)
         except NotImplementedError:
             emit({"case": i, "error": "not implemented (raises NotImplementedError)"})
