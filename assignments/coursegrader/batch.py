@@ -388,14 +388,13 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
         # The first submission is graded alone, so whatever nbgrader and the
         # grader create on first use (the course secret, the student's table
         # rows) exists before several workers could race to create it.
-        if len(tasks) > 1 and (jobs > 1 or scheduler):
-            take(grade_submission(*tasks[0]))
-            tasks = tasks[1:]
         engine = _Dask(scheduler) if scheduler else _Local(min(jobs, len(tasks)), course_root,
                                                             db_url)
         try:
-            for record in engine.map(grade_submission, tasks):
-                take(record)
+            batches = [tasks[:1], tasks[1:]] if len(tasks) > 1 else [tasks]
+            for batch in batches:
+                for record in engine.map(grade_submission, batch):
+                    take(record)
         finally:
             engine.close()
     finally:
