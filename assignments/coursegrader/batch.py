@@ -43,6 +43,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import socket
 import sys
 import time
@@ -184,14 +185,19 @@ def _local_worker(course_root, db_url):
     warm_up(course_root, db_url)
 
 
+_EXCEPTION_LINE = re.compile(
+    r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout)\w*(?::.*)?$")
+
+
 def _why(result):
-    """The reason a failed autograde gives: its ERROR log lines, else its exception."""
-    lines = (result.get("log") or "").splitlines()
-    errors = [line.removeprefix("[ERROR] ") for line in lines if line.startswith("[ERROR]")]
-    errors = [e for e in errors if "Please see the error log" not in e
-              and "There was an error processing assignment" not in e] or errors
+    """Why a failed autograde failed: the exception in nbgrader's log, else its ERROR lines."""
+    log = (result.get("log") or "").splitlines()
+    raised = [line.strip() for line in log if _EXCEPTION_LINE.match(line)]
+    if raised:
+        return raised[-1][:2000]
+    errors = [line.removeprefix("[ERROR] ").strip() for line in log if line.startswith("[ERROR]")]
     if errors:
-        return " | ".join(dict.fromkeys(e.strip() for e in errors))[-2000:]
+        return " | ".join(dict.fromkeys(errors))[:2000]
     tb = (result.get("error") or "").strip().splitlines()
     return tb[-1] if tb else "autograde failed without a message"
 
