@@ -298,36 +298,36 @@ def _check_gradebook(course_root, assignments, db_url):
     return coursedir.db_url
 
 
+def _grade_task(task):
+    return grade_submission(*task)
+
+
 class _Local:
-    """Long-lived worker processes on this machine (or this process for one job)."""
+    """Long-lived worker processes on this machine (or this process for one job).
+
+    All workers start (and import nbgrader) when the pool is made, while the
+    first submission is graded, and each takes the next submission as soon
+    as it is free.
+    """
 
     def __init__(self, jobs, course_root, db_url):
-        self.jobs = jobs
         self.pool = None
         if jobs > 1:
             import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-            self.pool = ProcessPoolExecutor(
-                jobs, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_local_worker, initargs=(course_root, db_url))
+            self.pool = multiprocessing.get_context("spawn").Pool(
+                jobs, initializer=_local_worker, initargs=(course_root, db_url))
 
     def map(self, fn, tasks):
         if self.pool is None:
             for task in tasks:
                 yield fn(*task)
             return
-        from concurrent.futures import as_completed
-        futures = [self.pool.submit(fn, *task) for task in tasks]
-        try:
-            for future in as_completed(futures):
-                yield future.result()
-        finally:
-            for future in futures:
-                future.cancel()
+        yield from self.pool.imap_unordered(_grade_task, tasks, chunksize=1)
 
     def close(self):
         if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool.terminate()
+            self.pool.join()
 
 
 class _Dask:
