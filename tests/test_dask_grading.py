@@ -31,7 +31,7 @@ def _stop(proc):
     if proc.poll() is None:
         proc.terminate()
         try:
-            proc.wait(30)
+            proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()

@@ -257,6 +257,8 @@ def grade_submission(course_root, assignment, student, db_url=None, digest=""):
             result = api.autograde(assignment, student, force=True, create=True)
         except Exception:  # nbgrader raised outside its own error capture
             result = {"success": False, "error": traceback.format_exc()}
+        if "KeyboardInterrupt" in (result.get("error") or "").strip()[-300:]:
+            raise KeyboardInterrupt  # nbgrader catches it; Ctrl-C must stop the run
         if result["success"] or not _is_lock_error(result) or attempts > LOCK_RETRIES:
             break
         time.sleep(0.5 * attempts)
@@ -338,15 +340,23 @@ class _Dask:
         self.client = Client(address)
 
     def map(self, fn, tasks):
+        import uuid
         from distributed import as_completed
-        futures = [self.client.submit(fn, *task, pure=False, retries=1,
-                                      key=f"grade-{task[1]}-{task[2]}-{i}")
-                   for i, task in enumerate(tasks)]
+        run_id = uuid.uuid4().hex[:8]
+        futures = {self.client.submit(fn, *task, pure=False, retries=1,
+                                      key=f"grade-{task[1]}-{task[2]}-{run_id}"): task
+                   for task in tasks}
         try:
             for future in as_completed(futures):
-                yield future.result()
+                try:
+                    yield future.result()
+                except Exception as exc:  # e.g. the worker died twice (KilledWorker)
+                    _, assignment, student, _, digest = futures[future]
+                    yield {"assignment": assignment, "student": student, "digest": digest,
+                           "status": "failed", "seconds": 0.0,
+                           "error": f"the cluster gave up: {type(exc).__name__}: {exc}"}
         finally:
-            self.client.cancel(futures)
+            self.client.cancel(list(futures))
 
     def close(self):
         self.client.close()
@@ -374,7 +384,9 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
                          "machine")
     todo = pending(course_root, find_submissions(course_root, assignments, db_url),
                    force=force, db_url=db_url)
-    tasks = [(course_root, s.assignment, s.student, db_url, s.digest) for s in todo]
+    # Workers get the URL this machine resolved (a cluster's workers may not
+    # have NBGRADER_DB_URL in their environment).
+    tasks = [(course_root, s.assignment, s.student, resolved, s.digest) for s in todo]
     records = []
     if not tasks:
         return records
@@ -391,12 +403,12 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
                       f"({record['seconds']:.1f} s): {record['error']}", file=sys.stderr)
 
     try:
-        # The first submission is graded alone, so whatever nbgrader and the
-        # grader create on first use (the course secret, the student's table
-        # rows) exists before several workers could race to create it.
         engine = _Dask(scheduler) if scheduler else _Local(min(jobs, len(tasks)), course_root,
-                                                            db_url)
+                                                            resolved)
         try:
+            # The first submission is graded alone, so whatever nbgrader and the
+            # grader create on first use (the course secret file, the gradebook's
+            # course row) exists before several workers could race to create it.
             batches = [tasks[:1], tasks[1:]] if len(tasks) > 1 else [tasks]
             for batch in batches:
                 for record in engine.map(grade_submission, batch):
