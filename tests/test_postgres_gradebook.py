@@ -64,6 +64,7 @@ def test_whole_cycle_in_parallel_on_postgresql(tmp_path, db_url, monkeypatch):
     assert sorted(r["student"] for r in records) == sorted(STUDENTS)
     assert all(r["status"] == "graded" for r in records), records
     assert len({r["pid"] for r in records[1:]}) == 2        # two workers at once
+    assert len({r["pid"] for r in records}) == 2            # long-lived: three on two workers
     assert os.getpid() not in {r["pid"] for r in records}
 
     course.nbgrader("generate_feedback", PS)
