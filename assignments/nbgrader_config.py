@@ -23,6 +23,14 @@ c.Exchange.root = EXCHANGE
 # other file of source/psN/ into the release, so the Markdown source is ignored.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.md"]
 
+# The gradebook. By default SQLite in this folder, for grading on one machine:
+# one writer at a time, so a writer waits up to 60 s for another to finish
+# (coursegrader.batch also grades a submission again if the lock outlasts that).
+# Several graders or machines at once need a database server, e.g.
+#   export NBGRADER_DB_URL=postgresql+psycopg://grader:PASSWORD@dbhost/kernel_methods
+c.CourseDirectory.db_url = (os.environ.get("NBGRADER_DB_URL")
+                            or f"sqlite:///{os.path.join(HERE, 'gradebook.db')}?timeout=60")
+
 # The released notebooks: no solutions, no hidden tests, no outputs.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"

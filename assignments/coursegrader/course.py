@@ -65,16 +65,21 @@ def _cwd(path):
 class Course:
     """A course folder (nbgrader_config.py, source/) with its own exchange."""
 
-    def __init__(self, root, exchange, course_id="kernel-methods"):
+    def __init__(self, root, exchange, course_id="kernel-methods", db_url=None):
         self.root = Path(root).resolve()
         self.exchange = Path(exchange).resolve()
         self.course_id = course_id
+        self.db_url = db_url or f"sqlite:///{self.root / 'gradebook.db'}"
 
     @classmethod
     def copy_of(cls, course_dir, dest, *, exchange, assignments=None, secret="dry-run",
-                cell_timeout=None, part_timeout=None):
+                cell_timeout=None, part_timeout=None, db_url=None):
         """Copy nbgrader_config.py and source/ (all or some problem sets) to ``dest``,
-        and write each problem set's notebook from its MyST source there."""
+        and write each problem set's notebook from its MyST source there.
+
+        ``db_url`` puts the copy's gradebook on a database server (default:
+        SQLite in the copy).
+        """
         course_dir, dest = Path(course_dir), Path(dest)
         (dest / "source").mkdir(parents=True)
         names = assignments or sorted(p.name for p in (course_dir / "source").iterdir()
@@ -94,9 +99,11 @@ class Course:
             extra.append(f"c.SafeExecute.timeout = {int(cell_timeout)}")
         if part_timeout:
             extra.append(f"c.JudgeTests.timeout = {float(part_timeout)}")
+        if db_url:
+            extra.append(f"c.CourseDirectory.db_url = {str(db_url)!r}")
         (dest / "nbgrader_config.py").write_text(config + "\n".join(extra) + "\n")
         (dest / ".grader_secret").write_text(secret + "\n")
-        return cls(dest, exchange)
+        return cls(dest, exchange, db_url=db_url)
 
     # -- running nbgrader -------------------------------------------------
     def _run(self, cwd, command, argv, check):
@@ -135,6 +142,14 @@ class Course:
             common.append(f"--student={student}")
         return self._run(home, command, list(argv) + common, check)
 
+    def hand_in(self, student, ps, nb, timestamp="2026-01-01 12:00:00.000000 UTC"):
+        """Put ``nb`` in submitted/<student>/<ps>/ as ``nbgrader collect`` leaves it."""
+        folder = self.root / "submitted" / student / ps
+        folder.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, folder / f"{ps}.ipynb")
+        (folder / "timestamp.txt").write_text(timestamp)
+        return folder
+
     # -- notebooks ----------------------------------------------------------
     def notebook(self, *parts):
         return nbformat.read(self.root.joinpath(*parts), as_version=4)
@@ -156,8 +171,7 @@ class Course:
         with warnings.catch_warnings():
             # nbgrader's score properties trip SQLAlchemy's autoflush warnings
             warnings.simplefilter("ignore", SAWarning)
-            with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}",
-                           course_id=self.course_id) as gb:
+            with Gradebook(self.db_url, course_id=self.course_id) as gb:
                 yield gb
 
     def code_scores(self, ps):

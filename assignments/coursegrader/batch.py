@@ -1,0 +1,464 @@
+"""Grade a whole class: many submissions at once, resumable, with a progress bar.
+
+``python -m coursegrader.batch ps1 ps2 --jobs 4`` (what ``make autograde``
+runs) grades every submission in ``submitted/`` with nbgrader's own autograde
+(the preprocessors of ``nbgrader_config.py``: SafeExecute, JudgeTests, ...),
+one submission per task::
+
+    submitted/<student>/<ps>/  ->  grade_submission()  ->  autograded/ + gradebook
+                                                        ->  gradelog/<ps>.jsonl
+
+* **Workers.** ``--jobs N`` long-lived worker processes (default: the number
+  of cores) each import nbgrader once and then grade submission after
+  submission in-process through :class:`nbgrader.apps.NbGraderAPI`, so the
+  seconds nbgrader takes to import are paid once per worker, not once per
+  submission. ``--jobs 1`` grades in this process, one after another.
+  ``--scheduler tcp://host:8786`` sends the same tasks to a Dask distributed
+  cluster instead (the course folder on a shared filesystem, the gradebook
+  on a database server).
+* **Same grades.** A submission's grade depends only on its files, the course
+  secret and the student (hidden cases are drawn from them), never on which
+  worker graded it or in what order.
+* **Log and resume.** Each finished submission appends one JSON line to
+  ``gradelog/<ps>.jsonl``: student, a digest of the submitted files, status,
+  seconds, the worker, per-part scores and reports, and why it failed if it
+  did. A later run skips every submission whose last line says ``graded``
+  for the same digest (and whose autograded notebook is there), so a run
+  stopped halfway grades only what is left, a resubmission is graded again,
+  and a run over a finished class changes nothing. ``--force`` regrades all.
+* **Gradebook.** nbgrader's ``CourseDirectory.db_url``: SQLite in the course
+  folder by default, or ``$NBGRADER_DB_URL`` / ``--db-url`` (e.g.
+  ``postgresql+psycopg://grader:...@dbhost/kernel_methods``). SQLite allows
+  one writer at a time: nbgrader's transactions are short, the course's URL
+  makes a writer wait up to 60 s for the lock (``?timeout=60``), and a
+  submission that still meets a locked database is graded again (up to
+  :data:`LOCK_RETRIES` times), so parallel workers never lose a write.
+"""
+
+import argparse
+import contextlib
+import datetime
+import glob
+import hashlib
+import json
+import logging
+import os
+import re
+import socket
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Submission", "find_submissions", "pending", "grade_submission", "read_log",
+           "latest", "log_path", "run", "main", "LOCK_RETRIES"]
+
+LOCK_RETRIES = 5
+LOG_DIR = "gradelog"
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One student's hand-in of one problem set, and a digest of its files."""
+
+    assignment: str
+    student: str
+    digest: str
+
+
+# -- the course ---------------------------------------------------------------
+def load_config(course_root, db_url=None):
+    """The course's nbgrader configuration (its ``nbgrader_config.py``), db_url overridden."""
+    from traitlets.config.loader import PyFileConfigLoader
+    root = Path(course_root).resolve()
+    if not (root / "nbgrader_config.py").is_file():
+        raise ValueError(f"course_root: no nbgrader_config.py in {root}")
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    if db_url:
+        config.CourseDirectory.db_url = db_url
+    return config
+
+
+def _coursedir(course_root, db_url=None):
+    from nbgrader.coursedir import CourseDirectory
+    return CourseDirectory(config=load_config(course_root, db_url))
+
+
+def _digest(folder):
+    h = hashlib.sha256()
+    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(folder)).encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()[:16]
+
+
+def find_submissions(course_root, assignments, db_url=None):
+    """Every submission of ``assignments`` in the course's submitted/ folder, sorted."""
+    coursedir = _coursedir(course_root, db_url)
+    found = []
+    for ps in assignments:
+        pattern = coursedir.format_path(coursedir.submitted_directory, "*", ps)
+        for folder in map(Path, sorted(glob.glob(pattern))):
+            if folder.is_dir():
+                found.append(Submission(ps, folder.parent.name, _digest(folder)))
+    return found
+
+
+def log_path(course_root, assignment):
+    return Path(course_root).resolve() / LOG_DIR / f"{assignment}.jsonl"
+
+
+def read_log(course_root, assignment):
+    """The records of ``gradelog/<assignment>.jsonl``, oldest first (torn lines skipped)."""
+    path = log_path(course_root, assignment)
+    records = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            with contextlib.suppress(ValueError):
+                records.append(json.loads(line))
+    return records
+
+
+def latest(records):
+    """{student: the last record of that student}."""
+    return {r["student"]: r for r in records}
+
+
+def pending(course_root, submissions, force=False, db_url=None):
+    """The submissions not yet graded (all of them with ``force``)."""
+    if force:
+        return list(submissions)
+    coursedir = _coursedir(course_root, db_url)
+    done = {}
+    todo = []
+    for sub in submissions:
+        if sub.assignment not in done:
+            done[sub.assignment] = latest(read_log(course_root, sub.assignment))
+        last = done[sub.assignment].get(sub.student)
+        graded = Path(coursedir.format_path(coursedir.autograded_directory, sub.student,
+                                            sub.assignment))
+        if not (last and last["status"] == "graded" and last["digest"] == sub.digest
+                and graded.is_dir() and any(graded.glob("*.ipynb"))):
+            todo.append(sub)
+    return todo
+
+
+# -- grading one submission (in a worker) -------------------------------------
+_APIS = {}
+
+
+def _api(course_root, db_url):
+    """One NbGraderAPI per course and database, kept for the life of the process."""
+    key = (str(Path(course_root).resolve()), db_url)
+    if key not in _APIS:
+        import warnings
+        from nbgrader.apps import NbGraderAPI
+        from sqlalchemy.exc import SAWarning
+        # nbgrader's gradebook trips SQLAlchemy autoflush warnings on every submission
+        warnings.filterwarnings("ignore", category=SAWarning)
+        log = logging.getLogger(f"coursegrader.batch.nbgrader.{len(_APIS)}")
+        log.propagate = False
+        log.addHandler(logging.NullHandler())
+        log.setLevel(logging.INFO)
+        api = NbGraderAPI(config=load_config(course_root, db_url))
+        api.log = log
+        _APIS[key] = api
+    return _APIS[key]
+
+
+def warm_up(course_root, db_url=None):
+    """Import nbgrader and kernlab and read the course's configuration (a worker's start-up)."""
+    _api(course_root, db_url)
+    import kernlab  # noqa: F401  (the grader compares answers with it: seconds to import)
+    return os.getpid()
+
+
+def _local_worker(course_root, db_url):
+    """Start-up of a worker process on this machine: its output goes to its own file."""
+    folder = Path(course_root) / LOG_DIR / "workers"
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / f"{socket.gethostname()}-{os.getpid()}.log",
+                 os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    warm_up(course_root, db_url)
+
+
+_EXCEPTION_LINE = re.compile(
+    r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout)\w*(?::.*)?$")
+
+
+def _why(result):
+    """Why a failed autograde failed: the exception in nbgrader's log, else its ERROR lines."""
+    log = (result.get("log") or "").splitlines()
+    raised = [line.strip() for line in log if _EXCEPTION_LINE.match(line)]
+    if raised:
+        return raised[-1][:2000]
+    errors = [line.removeprefix("[ERROR] ").strip() for line in log if line.startswith("[ERROR]")]
+    if errors:
+        return " | ".join(dict.fromkeys(errors))[:2000]
+    tb = (result.get("error") or "").strip().splitlines()
+    return tb[-1] if tb else "autograde failed without a message"
+
+
+def _is_lock_error(result):
+    text = (result.get("log") or "") + (result.get("error") or "")
+    return "database is locked" in text
+
+
+def _parts(api, assignment, student):
+    """[{part, score, points, report}] of the auto-graded cells, from the gradebook and notebook."""
+    import nbformat
+    from nbgrader.api import Gradebook
+    coursedir = api.coursedir
+    out = []
+    notes = []
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        submission = gb.find_submission(assignment, student)
+        for nb in submission.notebooks:
+            path = Path(coursedir.format_path(coursedir.autograded_directory, student,
+                                              assignment)) / f"{nb.name}.ipynb"
+            cells = {}
+            if path.exists():
+                for cell in nbformat.read(path, as_version=4).cells:
+                    gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+                    text = "".join(o.get("text", "") for o in cell.get("outputs", [])
+                                   if o.get("output_type") == "stream")
+                    cells[gid] = text
+                    for o in cell.get("outputs", []):
+                        if o.get("ename") == "KernelStopped":
+                            notes.append(f"{nb.name}: notebook run stopped: {o.get('evalue')}")
+            for grade in nb.grades:
+                if grade.cell.cell_type != "code" or grade.auto_score is None:
+                    continue
+                out.append({"notebook": nb.name, "part": grade.name,
+                            "score": float(grade.score), "points": float(grade.max_score),
+                            "report": cells.get(grade.name, "")})
+    return out, notes
+
+
+def grade_submission(course_root, assignment, student, db_url=None, digest=""):
+    """Autograde one submission with nbgrader (in this process); return its log record.
+
+    Runs ``nbgrader autograde <assignment> --student <student> --force`` through
+    nbgrader's Python API, with the course's configuration, and reads back the
+    per-part scores. Never raises for a failed submission: the record says why.
+    """
+    api = _api(course_root, db_url)
+    started = time.time()
+    record = {"assignment": assignment, "student": student, "digest": digest,
+              "host": socket.gethostname(), "pid": os.getpid(),
+              "started": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds")}
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            result = api.autograde(assignment, student, force=True, create=True)
+        except Exception:  # nbgrader raised outside its own error capture
+            result = {"success": False, "error": traceback.format_exc()}
+        if "KeyboardInterrupt" in (result.get("error") or "").strip()[-300:]:
+            raise KeyboardInterrupt  # nbgrader catches it; Ctrl-C must stop the run
+        if result["success"] or not _is_lock_error(result) or attempts > LOCK_RETRIES:
+            break
+        time.sleep(0.5 * attempts)
+    record["attempts"] = attempts
+    if result["success"]:
+        try:
+            record["parts"], record["notes"] = _parts(api, assignment, student)
+            record["status"] = "graded"
+        except Exception as exc:
+            record.update(status="failed", error=f"reading the grades back: {exc!r}")
+    else:
+        record.update(status="failed", error=_why(result),
+                      log_tail=(result.get("log") or "").splitlines()[-20:])
+    record["seconds"] = round(time.time() - started, 3)
+    return record
+
+
+# -- running many -------------------------------------------------------------
+def _append(course_root, record):
+    path = log_path(course_root, record["assignment"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        f.write(json.dumps(record) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _check_gradebook(course_root, assignments, db_url):
+    """Create the gradebook's tables if needed and check every problem set is registered."""
+    from nbgrader.api import Gradebook, MissingEntry
+    coursedir = _coursedir(course_root, db_url)
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        for ps in assignments:
+            try:
+                gb.find_assignment(ps)
+            except MissingEntry:
+                raise ValueError(f"assignments: {ps!r} is not in the gradebook; run "
+                                 f"'make db generate PS={ps}' first") from None
+    return coursedir.db_url
+
+
+def _grade_task(task):
+    return grade_submission(*task)
+
+
+class _Local:
+    """Long-lived worker processes on this machine (or this process for one job).
+
+    All workers start (and import nbgrader) when the pool is made, while the
+    first submission is graded, and each takes the next submission as soon
+    as it is free.
+    """
+
+    def __init__(self, jobs, course_root, db_url):
+        self.pool = None
+        if jobs > 1:
+            import multiprocessing
+            self.pool = multiprocessing.get_context("spawn").Pool(
+                jobs, initializer=_local_worker, initargs=(course_root, db_url))
+
+    def map(self, fn, tasks):
+        if self.pool is None:
+            for task in tasks:
+                yield fn(*task)
+            return
+        yield from self.pool.imap_unordered(_grade_task, tasks, chunksize=1)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+
+
+class _Dask:
+    """Tasks on a Dask distributed cluster; each task grades one whole submission."""
+
+    def __init__(self, address):
+        from distributed import Client
+        self.client = Client(address)
+
+    def map(self, fn, tasks):
+        import uuid
+        from distributed import as_completed
+        run_id = uuid.uuid4().hex[:8]
+        futures = {self.client.submit(fn, *task, pure=False, retries=1,
+                                      key=f"grade-{task[1]}-{task[2]}-{run_id}"): task
+                   for task in tasks}
+        try:
+            for future in as_completed(futures):
+                try:
+                    yield future.result()
+                except Exception as exc:  # e.g. the worker died twice (KilledWorker)
+                    _, assignment, student, _, digest = futures[future]
+                    yield {"assignment": assignment, "student": student, "digest": digest,
+                           "status": "failed", "seconds": 0.0,
+                           "error": f"the cluster gave up: {type(exc).__name__}: {exc}"}
+        finally:
+            self.client.cancel(list(futures))
+
+    def close(self):
+        self.client.close()
+
+
+def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, force=False,
+        progress=True):
+    """Grade what is pending of ``assignments``; return the records of this run.
+
+    ``jobs`` worker processes on this machine (default: the number of cores),
+    or the workers of the Dask scheduler at ``scheduler``.
+    """
+    course_root = str(Path(course_root).resolve())
+    if not assignments:
+        raise ValueError("assignments: name at least one problem set (e.g. ps1)")
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs: expected a whole number of workers >= 1, got {jobs!r}")
+    db_url = db_url or os.environ.get("NBGRADER_DB_URL") or None
+    resolved = _check_gradebook(course_root, assignments, db_url)
+    if scheduler and resolved.startswith("sqlite"):
+        raise ValueError("db_url: grading on a cluster needs a gradebook on a database server "
+                         "(set NBGRADER_DB_URL=postgresql+psycopg://...); SQLite is for one "
+                         "machine")
+    todo = pending(course_root, find_submissions(course_root, assignments, db_url),
+                   force=force, db_url=db_url)
+    # Workers get the URL this machine resolved (a cluster's workers may not
+    # have NBGRADER_DB_URL in their environment).
+    tasks = [(course_root, s.assignment, s.student, resolved, s.digest) for s in todo]
+    records = []
+    if not tasks:
+        return records
+    from tqdm import tqdm
+    bar = tqdm(total=len(tasks), unit="submission", disable=not progress, dynamic_ncols=True,
+               desc="autograde", file=sys.stderr)
+
+    def take(record):
+        _append(course_root, record)
+        records.append(record)
+        bar.update(1)
+        if record["status"] != "graded":
+            bar.write(f"FAILED {record['assignment']}/{record['student']} "
+                      f"({record['seconds']:.1f} s): {record['error']}", file=sys.stderr)
+
+    try:
+        engine = _Dask(scheduler) if scheduler else _Local(min(jobs, len(tasks)), course_root,
+                                                            resolved)
+        try:
+            # The first submission is graded alone, so whatever nbgrader and the
+            # grader create on first use (the course secret file, the gradebook's
+            # course row) exists before several workers could race to create it.
+            batches = [tasks[:1], tasks[1:]] if len(tasks) > 1 else [tasks]
+            for batch in batches:
+                for record in engine.map(grade_submission, batch):
+                    take(record)
+        finally:
+            engine.close()
+    finally:
+        bar.close()
+    return records
+
+
+def _summary(records, out=sys.stderr):
+    failed = [r for r in records if r["status"] != "graded"]
+    seconds = sum(r["seconds"] for r in records)
+    print(f"graded {len(records) - len(failed)} submission(s), {len(failed)} failed"
+          + (f"; {seconds / len(records):.2f} s of work per submission" if records else ""),
+          file=out)
+    for r in failed:
+        print(f"  {r['assignment']}/{r['student']}: {r['error']}", file=out)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m coursegrader.batch",
+        description="Autograde every submission of the given problem sets, in parallel; "
+                    "resumable (see gradelog/<ps>.jsonl).")
+    parser.add_argument("assignments", nargs="+", help="problem sets, e.g. ps1 ps2")
+    parser.add_argument("--course", default=".", help="course folder (default: here)")
+    parser.add_argument("-j", "--jobs", type=int, default=None,
+                        help="worker processes (default: the number of cores)")
+    parser.add_argument("--scheduler", default=os.environ.get("DASK_SCHEDULER") or None,
+                        help="address of a Dask scheduler to grade on (e.g. tcp://host:8786)")
+    parser.add_argument("--db-url", default=None,
+                        help="gradebook URL (default: $NBGRADER_DB_URL, else the course's)")
+    parser.add_argument("--force", action="store_true",
+                        help="grade every submission again, not only what is pending")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        records = run(args.course, args.assignments, jobs=args.jobs, scheduler=args.scheduler,
+                      db_url=args.db_url, force=args.force, progress=not args.no_progress)
+    except ValueError as exc:
+        parser.error(str(exc))
+    except KeyboardInterrupt:
+        print("stopped; run again to grade what is left", file=sys.stderr)
+        return 130
+    _summary(records)
+    return 1 if any(r["status"] != "graded" for r in records) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+"""Time ``make autograde`` on a class: one worker against two, and a projection.
+
+A throw-away copy of the course gets ``--n`` submissions of one problem set
+(by default 100 of ps1): in turn an honest one (the reference solutions), a
+partial one (the first answers only) and a blank one (the release as
+handed out), two honest for each partial and blank. The class is graded with
+the real pipeline (coursegrader.batch: nbgrader's autograde, the sandbox)
+once with each worker count, from scratch each time, and the wall-clock time
+is reported as seconds per submission with the speed-up; both runs must give
+the same grades. Targets on a 2-core machine: at least 1.7x with two workers,
+at most 3 s per submission with one.
+
+Usage (from the repository root, with ``assignments`` on PYTHONPATH)::
+
+    python benchmarks/bench_autograde.py                 # 100 submissions of ps1, 1 and 2 workers
+    python benchmarks/bench_autograde.py --n 20 --ps ps3 --jobs 1 2 4
+    python benchmarks/bench_autograde.py --json
+
+The projection for a term (300 students x 5 problem sets on 32 cores)
+assumes the per-submission time measured here and the parallel efficiency
+measured with the largest worker count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "assignments"))
+
+from coursegrader import batch  # noqa: E402
+from coursegrader.course import Course, answer_cell_ids, fill_answers  # noqa: E402
+
+KINDS = ("honest", "partial", "honest", "blank")
+TARGET_SPEEDUP = 1.7
+TARGET_SECONDS = 3.0
+
+
+def make_class(tmp, ps, n):
+    course = Course.copy_of(ROOT / "assignments", tmp / "course", exchange=tmp / "exchange",
+                            assignments=[ps], secret="benchmark-secret")
+    course.nbgrader("db assignment add", ps)
+    course.nbgrader("generate_assignment", ps)
+    released, source = course.released(ps), course.source(ps)
+    versions = {"honest": fill_answers(released, source),
+                "partial": fill_answers(released, source, ids=answer_cell_ids(released)[:1]),
+                "blank": released}
+    for i in range(n):
+        course.hand_in(f"student{i:04d}", ps, versions[KINDS[i % len(KINDS)]])
+    return course
+
+
+def grade(course, ps, jobs):
+    """Grade the whole class from scratch with ``jobs`` workers; (seconds, records, scores)."""
+    shutil.rmtree(course.root / batch.LOG_DIR, ignore_errors=True)
+    shutil.rmtree(course.root / "autograded", ignore_errors=True)
+    start = time.perf_counter()
+    records = batch.run(course.root, [ps], jobs=jobs, progress=sys.stderr.isatty())
+    seconds = time.perf_counter() - start
+    return seconds, records, course.cell_scores(ps)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--ps", default="ps1")
+    parser.add_argument("--n", type=int, default=100, help="submissions (default 100)")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if args.n < 1:
+        parser.error("--n: expected at least one submission")
+    warnings.filterwarnings("ignore", module="sqlalchemy")
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-autograde-"))
+    try:
+        course = make_class(tmp, args.ps, args.n)
+        results, reference = [], None
+        for jobs in args.jobs:
+            seconds, records, scores = grade(course, args.ps, jobs)
+            failed = sum(r["status"] != "graded" for r in records)
+            same = reference is None or scores == reference
+            reference = reference or scores
+            results.append({"jobs": jobs, "seconds": round(seconds, 1),
+                            "per_submission": round(seconds / args.n, 3),
+                            "failed": failed, "same_grades": same})
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    one = results[0]
+    for r in results:
+        r["speedup"] = round(one["seconds"] / r["seconds"], 2)
+    widest = results[-1]
+    efficiency = widest["speedup"] / (widest["jobs"] / one["jobs"])
+    term = 300 * 5
+    cores = 32
+    projected = term * one["per_submission"] * one["jobs"] / (cores * efficiency)
+    summary = {"ps": args.ps, "submissions": args.n, "cores_here": os.cpu_count(),
+               "runs": results, "projection": {
+                   "submissions": term, "cores": cores,
+                   "parallel_efficiency": round(efficiency, 2),
+                   "minutes": round(projected / 60, 1)}}
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"{args.n} submissions of {args.ps} on {os.cpu_count()} cores")
+        for r in results:
+            print(f"  {r['jobs']:>2} worker(s): {r['seconds']:7.1f} s, "
+                  f"{r['per_submission']:.2f} s per submission, speed-up {r['speedup']:.2f}x"
+                  f"{'' if r['same_grades'] else ', GRADES DIFFER'}"
+                  + (f", {r['failed']} failed" if r['failed'] else ""))
+        print(f"  targets: <= {TARGET_SECONDS:g} s per submission with one worker "
+              f"({'met' if one['per_submission'] <= TARGET_SECONDS else 'missed'}), "
+              f">= {TARGET_SPEEDUP:g}x with two "
+              f"({'met' if widest['speedup'] >= TARGET_SPEEDUP else 'missed'})")
+        print(f"projection: {term} submissions (300 students x 5 problem sets) on {cores} "
+              f"cores at {efficiency:.0%} parallel efficiency: about "
+              f"{summary['projection']['minutes']:.0f} minutes")
+    ok = all(r["same_grades"] and not r["failed"] for r in results)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
