@@ -103,6 +103,14 @@ FigureCanvasBase.print_figure = _audited_print_figure
 """
 
 
+PDF_NAME = "kernel-methods.pdf"
+
+
+def tex_available():
+    """True when the LaTeX tools the PDF build needs are installed."""
+    return all(shutil.which(tool) for tool in ("latexmk", "xelatex"))
+
+
 def _require(tool_ok, what):
     if not tool_ok:
         if os.environ.get("CI", "").lower() == "true":
@@ -156,8 +164,20 @@ def built_book(tmp_path_factory):
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=900)
     log = ANSI.sub("", proc.stdout + proc.stderr)
+    returncode = proc.returncode
+    # The PDF of the whole book, as scripts/build.sh makes it: Jupyter Book's
+    # LaTeX builder (notebooks come from the cache just filled), copied into
+    # the site, which links to it.
+    if returncode == 0 and tex_available():
+        pdf = subprocess.run(cmd[:4] + ["--builder", "pdflatex"] + cmd[4:], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=900)
+        log += ANSI.sub("", pdf.stdout + pdf.stderr)
+        returncode = pdf.returncode
+        built = out / "_build" / "latex" / PDF_NAME
+        if built.is_file():
+            shutil.copy(built, out / "_build" / "html" / PDF_NAME)
     (out / "build.log").write_text(log)
-    return out / "_build" / "html", log, proc.returncode
+    return out / "_build" / "html", log, returncode
 
 
 @pytest.mark.timeout(1000)
@@ -362,6 +382,8 @@ def test_pages_render_in_chromium(site):
         browser.close()
 
     for link in sorted(links_seen):
+        if link.endswith("/" + PDF_NAME) and not tex_available():
+            continue  # no TeX Live here: the PDF is not built (its own test says so)
         status = _status(link)
         if status != 200:
             failures.append(f"navigation link {link} returned HTTP {status}")
@@ -557,6 +579,42 @@ def test_menu_and_contents_buttons_work_on_a_phone(site):
                                    timeout=5000)
         page.close()
         browser.close()
+
+
+def test_the_pdf_holds_the_whole_book_and_the_site_links_to_it(built_book):
+    """The PDF built with the LaTeX builder has every chapter, in order, and
+    every page of the site links to it."""
+    _require(tex_available(), "TeX Live (latexmk, xelatex)")
+    _require(shutil.which("pdftotext") and shutil.which("pdfinfo"), "poppler-utils")
+    html, log, returncode = built_book
+    assert returncode == 0, f"the book or its PDF did not build:\n{log[-4000:]}"
+    pdf = html / PDF_NAME
+    assert pdf.is_file() and pdf.read_bytes()[:5] == b"%PDF-"
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    pages = int(re.search(r"^Pages:\s+(\d+)", info.stdout, flags=re.M).group(1))
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    titles = []
+    for docname in toc_files():
+        first_heading = re.search(r"^# (.+)$", (ROOT / f"{docname}.md").read_text(),
+                                  flags=re.M)
+        titles.append(first_heading.group(1).strip())
+    # Each chapter's title is in the text (contents, then the chapter itself),
+    # and the chapters come in the order of the table of contents.
+    flat = " ".join(text.split())
+    positions = []
+    for title in titles:
+        found = [m.start() for m in re.finditer(re.escape(" ".join(title.split())), flat)]
+        assert found, f"chapter {title!r} is not in the PDF"
+        positions.append(found[-1])
+    assert positions == sorted(positions), list(zip(titles, positions))
+    # Much more than a title page: about a page per 60 lines of source.
+    source_lines = sum(len((ROOT / f"{d}.md").read_text().splitlines()) for d in toc_files())
+    assert pages >= source_lines / 120, (pages, source_lines)
+    for docname in toc_files():
+        page = (html / f"{docname}.html").read_text(encoding="utf-8")
+        depth = docname.count("/")
+        assert f'href="{"../" * depth}{PDF_NAME}"' in page, f"{docname} does not link the PDF"
 
 
 # ---------------------------------------------------------------------------
