@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install what the test suite needs (Python packages, Debian's Chromium for
-# the browser test, bubblewrap for the grading sandbox and PostgreSQL for the
-# gradebook tests), then run the whole
-# suite. Extra arguments go to pytest.
+# the browser test, bubblewrap for the grading sandbox, PostgreSQL for the
+# gradebook tests, TeX Live and poppler-utils for the PDF test), then run the
+# whole suite. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +30,23 @@ if ! command -v bwrap >/dev/null 2>&1; then
     else
         echo "bubblewrap is missing: install Debian's 'bubblewrap' package (sudo apt-get install" \
              "bubblewrap); autograde refuses to run student code without it." >&2
+    fi
+fi
+
+# The book test also builds the PDF (TeX Live, the same packages as
+# scripts/build.sh) and reads it back with pdftotext (poppler-utils).
+TEX_PACKAGES="latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra
+              texlive-fonts-recommended fonts-freefont-otf poppler-utils"
+if ! command -v latexmk >/dev/null 2>&1 || ! command -v xelatex >/dev/null 2>&1 \
+        || ! command -v pdftotext >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update -qq
+        # shellcheck disable=SC2086
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            $TEX_PACKAGES >/dev/null
+    else
+        echo "TeX Live or poppler-utils is missing: install $TEX_PACKAGES" \
+             "(sudo apt-get install ...), or the PDF test will be skipped outside CI." >&2
     fi
 fi
 

@@ -75,7 +75,16 @@ def _drawn(ax):
     return getattr(ax, "_axis3don", True) if hasattr(ax, "get_zlabel") else ax.axison
 
 
+def _smallest_text_px(figure, dpi):
+    from matplotlib.text import Text
+    sizes = [t.get_fontsize() for t in figure.findobj(Text)
+             if t.get_visible() and t.get_text().strip()]
+    return min(sizes) * dpi / 72 if sizes else None
+
+
 def _audited_print_figure(self, *args, **kwargs):
+    dpi = kwargs.get("dpi")
+    dpi = self.figure.dpi if dpi in (None, "figure") else dpi
     missing = []
     for ax in self.figure.axes:
         if not _drawn(ax):
@@ -84,12 +93,29 @@ def _audited_print_figure(self, *args, **kwargs):
         missing += [f"{ax.get_title() or 'untitled panel'}: no {w}-label"
                     for w in axes if not _labelled(ax, w)]
     with open(os.environ["BOOK_FIGURE_AUDIT"], "a", encoding="utf-8") as log:
-        log.write(json.dumps({"missing": missing}) + "\\n")
+        log.write(json.dumps({"missing": missing,
+                              "smallest_text_px": _smallest_text_px(self.figure, dpi)})
+                  + "\\n")
     return _print_figure(self, *args, **kwargs)
 
 
 FigureCanvasBase.print_figure = _audited_print_figure
 """
+
+
+PDF_NAME = "kernel-methods.pdf"
+
+
+def tex_available():
+    """True when the LaTeX tools the PDF build needs are installed."""
+    return all(shutil.which(tool) for tool in ("latexmk", "xelatex"))
+
+
+def _require(tool_ok, what):
+    if not tool_ok:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{what} is required in CI")
+        pytest.skip(f"{what} is not installed; test skipped")
 
 
 def toc_files():
@@ -138,8 +164,20 @@ def built_book(tmp_path_factory):
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=900)
     log = ANSI.sub("", proc.stdout + proc.stderr)
+    returncode = proc.returncode
+    # The PDF of the whole book, as scripts/build.sh makes it: Jupyter Book's
+    # LaTeX builder (notebooks come from the cache just filled), copied into
+    # the site, which links to it.
+    if returncode == 0 and tex_available():
+        pdf = subprocess.run(cmd[:4] + ["--builder", "pdflatex"] + cmd[4:], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=900)
+        log += ANSI.sub("", pdf.stdout + pdf.stderr)
+        returncode = pdf.returncode
+        built = out / "_build" / "latex" / PDF_NAME
+        if built.is_file():
+            shutil.copy(built, out / "_build" / "html" / PDF_NAME)
     (out / "build.log").write_text(log)
-    return out / "_build" / "html", log, proc.returncode
+    return out / "_build" / "html", log, returncode
 
 
 @pytest.mark.timeout(1000)
@@ -344,6 +382,8 @@ def test_pages_render_in_chromium(site):
         browser.close()
 
     for link in sorted(links_seen):
+        if link.endswith("/" + PDF_NAME) and not tex_available():
+            continue  # no TeX Live here: the PDF is not built (its own test says so)
         status = _status(link)
         if status != 200:
             failures.append(f"navigation link {link} returned HTTP {status}")
@@ -354,6 +394,228 @@ def test_pages_render_in_chromium(site):
     reached = {urllib.parse.urlparse(u).path for u in links_seen}
     missing = [d for d in toc_files() if f"/{d}.html" not in reached]
     assert not missing, f"pages not reachable from the navigation: {missing}"
+
+
+# ---------------------------------------------------------------------------
+# Layout: code, figures, tables and maths on a laptop and on a phone
+# ---------------------------------------------------------------------------
+
+MAX_CODE_LINE = 88
+LAPTOP = {"width": 1366, "height": 768}
+PHONE = {"width": 390, "height": 844}
+# A figure may be scaled down to three quarters of the size it is drawn at,
+# and its smallest text, in pixels of the saved image, must stay readable
+# after that: 11 px drawn, so at least 8 px shown.
+MIN_FIGURE_SCALE = 0.75
+MIN_FIGURE_TEXT_PX = 11
+
+LAYOUT_REPORT = """() => {
+  const overflows = el => el.scrollWidth > el.clientWidth + 1;
+  return {
+    images: [...document.querySelectorAll('article img')].map(img => ({
+      figure: (img.closest('figure') || {}).id || img.src.split('/').pop(),
+      natural: img.naturalWidth,
+      shown: img.getBoundingClientRect().width,
+      alt: img.getAttribute('alt') || '',
+    })),
+    code: [...document.querySelectorAll('div.cell_input pre, div.highlight pre')]
+      .filter(overflows).map(pre => pre.textContent.split('\\n')[0].slice(0, 60)),
+    // A display whose typeset formula is wider than its box.
+    maths: [...document.querySelectorAll('mjx-container[display="true"]')]
+      .filter(m => {
+        const formula = m.querySelector('mjx-math');
+        const box = m.closest('div.math') || m.parentElement;
+        return formula && formula.getBoundingClientRect().width > box.clientWidth + 1;
+      })
+      .map(m => (m.closest('div.math') || {}).id || m.textContent.slice(0, 60)),
+    pageWidth: document.documentElement.scrollWidth,
+    viewport: window.innerWidth,
+  };
+}"""
+
+
+def _chromium(p):
+    return p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def _open(context, url):
+    page = context.new_page()
+    page.goto(url, wait_until="networkidle")
+    if page.evaluate("() => !!(window.MathJax && window.MathJax.startup)"):
+        page.wait_for_function("() => window.MathJax.startup.promise !== undefined",
+                               timeout=20000)
+        page.evaluate("() => window.MathJax.startup.promise")
+    return page
+
+
+def test_code_cells_fit_the_column():
+    """No line of a chapter's code cells is longer than 88 characters."""
+    long_lines = []
+    for docname in toc_files():
+        if not is_notebook(docname):
+            continue
+        nb = jupytext.read(ROOT / f"{docname}.md", fmt="md:myst")
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                long_lines += [f"{docname}: {len(line)} chars: {line[:60]}"
+                               for line in cell.source.splitlines()
+                               if len(line) > MAX_CODE_LINE]
+    assert not long_lines, "code lines too long:\n" + "\n".join(long_lines)
+
+
+def test_outputs_print_numbers_and_figures_have_readable_text(built_book):
+    """NumPy scalars print as numbers; every figure's smallest text is readable."""
+    html, _, returncode = built_book
+    assert returncode == 0, "the book did not build"
+    for docname in toc_files():
+        page = (html / f"{docname}.html").read_text(encoding="utf-8")
+        for repr_ in ("np.float64(", "np.int64(", "np.True_", "np.False_"):
+            assert repr_ not in page, f"{docname}: an output prints {repr_}...)"
+    audit = [json.loads(line) for line in
+             (html.parents[1] / "figure_audit.jsonl").read_text().splitlines()]
+    sizes = [a["smallest_text_px"] for a in audit if a["smallest_text_px"] is not None]
+    assert len(sizes) == len(audit) > 0
+    small = [round(s, 1) for s in sizes if s < MIN_FIGURE_TEXT_PX]
+    assert not small, f"figures whose smallest text is under {MIN_FIGURE_TEXT_PX} px: {small}"
+
+
+@pytest.mark.timeout(1000)
+def test_layout_on_a_laptop_and_a_phone(site):
+    """Figures, code, maths and tables fit a 1366 px laptop and a 390 px phone.
+
+    On both screens every figure image is shown at no less than three quarters
+    of its drawn size and has alternative text.  On the laptop no code block
+    scrolls sideways.  On the phone nothing widens the page: wide figures,
+    tables and equations scroll inside their own boxes.
+    """
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = site
+    failures = []
+    figures_seen = 0
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+            context = browser.new_context(viewport=viewport)
+            for docname in toc_files():
+                page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
+                report = page.evaluate(LAYOUT_REPORT)
+                page.close()
+                where = f"{name} {docname}: "
+                for img in report["images"]:
+                    figures_seen += 1
+                    scale = img["shown"] / img["natural"] if img["natural"] else 0
+                    if scale < MIN_FIGURE_SCALE:
+                        failures.append(where + f"figure {img['figure']} shown at "
+                                        f"{scale:.0%} of its {img['natural']} px")
+                    alt = img["alt"].strip()
+                    if len(alt) < 20 or re.search(r"\.(png|jpe?g|svg)$", alt):
+                        failures.append(where + f"figure {img['figure']} has no alt text")
+                if report["pageWidth"] > report["viewport"]:
+                    failures.append(where + f"page is {report['pageWidth']} px wide "
+                                    f"in a {report['viewport']} px window")
+                if name == "laptop":
+                    failures += [where + "code scrolls sideways: " + c for c in report["code"]]
+            context.close()
+        browser.close()
+    assert figures_seen > 0, "no figure found on any page"
+    assert not failures, "\n".join(failures[:80])
+
+
+@pytest.mark.timeout(600)
+def test_no_display_equation_overflows_on_a_laptop(site):
+    """At 1366 px every display equation fits its box (on a phone a wide one
+    may scroll inside its box; the layout test checks the page stays put)."""
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = site
+    wide, displays = [], 0
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        context = browser.new_context(viewport=LAPTOP)
+        for docname in toc_files():
+            page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
+            displays += page.locator('mjx-container[display="true"]').count()
+            wide += [f"{docname}: {m}" for m in page.evaluate(LAYOUT_REPORT)["maths"]]
+            page.close()
+        browser.close()
+    assert displays > 0, "no display equation found"
+    assert not wide, "display equations wider than the column at 1366 px:\n" + "\n".join(wide)
+
+
+@pytest.mark.timeout(300)
+def test_menu_and_contents_buttons_work_on_a_phone(site):
+    """At 390 px the menu button opens the book's navigation, the contents
+    button the page's table of contents, and each closes again."""
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = site
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+        page = _open(context, urllib.parse.urljoin(base, "book/chapters/svm.html"))
+        for button, dialog, content in (
+            (".primary-toggle", "#pst-primary-sidebar-modal", "a[href$='kernel_trick.html']"),
+            (".secondary-toggle", "#pst-secondary-sidebar-modal", "#pst-page-toc-nav a[href^='#']"),
+        ):
+            visible = page.locator(f"{button}:visible")
+            assert visible.count() == 1, f"{button}: {visible.count()} visible buttons"
+            assert not page.locator(dialog).evaluate("d => d.open")
+            visible.tap()
+            page.wait_for_function(f"() => document.querySelector('{dialog}').open",
+                                   timeout=5000)
+            links = page.locator(f"{dialog} {content}")
+            assert links.count() > 0 and links.first.is_visible(), f"{dialog} is empty"
+            box = page.locator(dialog).bounding_box()
+            assert box and box["width"] > 200 and box["height"] > 300, box
+            page.keyboard.press("Escape")
+            page.wait_for_function(f"() => !document.querySelector('{dialog}').open",
+                                   timeout=5000)
+        page.close()
+        browser.close()
+
+
+def test_the_pdf_holds_the_whole_book_and_the_site_links_to_it(built_book):
+    """The PDF built with the LaTeX builder has every chapter, in order, and
+    every page of the site links to it."""
+    _require(tex_available(), "TeX Live (latexmk, xelatex)")
+    _require(shutil.which("pdftotext") and shutil.which("pdfinfo"), "poppler-utils")
+    html, log, returncode = built_book
+    assert returncode == 0, f"the book or its PDF did not build:\n{log[-4000:]}"
+    pdf = html / PDF_NAME
+    assert pdf.is_file() and pdf.read_bytes()[:5] == b"%PDF-"
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    pages = int(re.search(r"^Pages:\s+(\d+)", info.stdout, flags=re.M).group(1))
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    titles = []
+    for docname in toc_files():
+        first_heading = re.search(r"^# (.+)$", (ROOT / f"{docname}.md").read_text(),
+                                  flags=re.M)
+        titles.append(first_heading.group(1).strip())
+    # The title page carries the root page's title; the contents list every
+    # other page as a numbered chapter, in the order of the table of
+    # contents; and each chapter's title is also in the body (its heading).
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    assert lines[0] == titles[0], lines[:3]
+    flat = " ".join(text.split())
+    for number, title in enumerate(titles[1:], start=1):
+        entry = f"{number} {title}"
+        assert any(line.startswith(entry) for line in lines), f"contents lack {entry!r}"
+        assert flat.count(title) >= 2, f"chapter {title!r} only in the contents"
+    # Much more than a title page: about a page per 60 lines of source.
+    source_lines = sum(len((ROOT / f"{d}.md").read_text().splitlines()) for d in toc_files())
+    assert pages >= source_lines / 120, (pages, source_lines)
+    for docname in toc_files():
+        page = (html / f"{docname}.html").read_text(encoding="utf-8")
+        depth = docname.count("/")
+        assert f'href="{"../" * depth}{PDF_NAME}"' in page, f"{docname} does not link the PDF"
 
 
 # ---------------------------------------------------------------------------
