@@ -17,6 +17,14 @@ c.CourseDirectory.root = HERE
 c.CourseDirectory.course_id = os.environ.get("NBGRADER_COURSE_ID", "kernel-methods")
 c.Exchange.root = EXCHANGE
 
+# Submissions downloaded from a learning-management system as one zip
+# (`make zip_collect PS=ps1 ZIP=...`): the file names inside follow Canvas's
+# pattern <student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb (the
+# -<n> is added to a resubmission); <student> must be the student's id in the
+# gradebook. Adapt the expression to another system's names.
+c.FileNameCollectorPlugin.named_regexp = (
+    r".*/(?P<student_id>[^/_]+)_(?:LATE_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$")
+
 # The released notebooks: no solutions, no hidden tests, no outputs.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
