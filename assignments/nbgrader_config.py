@@ -7,6 +7,7 @@ cases and writes the score into the test cell.
 """
 
 import os
+import warnings
 
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 
@@ -16,6 +17,12 @@ EXCHANGE = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")
 c.CourseDirectory.root = HERE
 c.CourseDirectory.course_id = os.environ.get("NBGRADER_COURSE_ID", "kernel-methods")
 c.Exchange.root = EXCHANGE
+
+# nbgrader's gradebook adds a submission's rows while SQLAlchemy autoflushes a
+# lazy load, which SQLAlchemy reports as "Object of type <SubmittedAssignment>
+# not in session"; the rows are added right after and nothing is lost
+# (nbgrader 0.9), so the warning says nothing to the instructor.
+warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in session")
 
 # Submissions downloaded from a learning-management system as one zip
 # (`make zip_collect PS=ps1 ZIP=...`): the file names inside follow Canvas's
@@ -45,7 +52,7 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "nbgrader.preprocessors.OverwriteCells",
+    "coursegrader.overwrite.RestoreLockedCells",  # nbgrader's OverwriteCells, quiet on hidden tests
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.Autograde.autograde_preprocessors = [

@@ -4,8 +4,8 @@
 
 The wheel holds the packages listed in ``[tool.student-package.packages]`` of
 ``student/pyproject.toml`` (name -> folder in the repository) and the
-JupyterLab settings in ``student/share/`` (installed into the virtual
-environment, not the user's home). The packages are copied, without caches,
+settings in ``student/share/`` and ``student/etc/`` (installed into the
+virtual environment, not the user's home). The packages are copied, without caches,
 into a temporary folder together with that ``pyproject.toml``, and
 ``pip wheel`` builds the wheel there with setuptools.
 """
@@ -21,6 +21,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parent
+
+#: Folders of student/ whose files the wheel installs into the environment
+#: (see [tool.setuptools.data-files] in pyproject.toml).
+DATA_FOLDERS = ("share", "etc")
 
 #: What never goes into the wheel, whatever the package folders hold.
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.egg-info")
@@ -55,7 +59,8 @@ def stage(into: Path, repository: Path = REPOSITORY) -> Path:
     """Copy the project definition and its packages into ``into``; return it."""
     into.mkdir(parents=True, exist_ok=True)
     shutil.copy2(HERE / "pyproject.toml", into / "pyproject.toml")
-    shutil.copytree(HERE / "share", into / "share", ignore=IGNORED)
+    for folder in DATA_FOLDERS:
+        shutil.copytree(HERE / folder, into / folder, ignore=IGNORED)
     for name, source in package_sources(repository).items():
         shutil.copytree(source, into / name, ignore=IGNORED)
     return into
