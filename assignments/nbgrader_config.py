@@ -8,6 +8,7 @@ and the judge) happens in the bubblewrap sandbox of coursegrader/confine.py.
 """
 
 import os
+import warnings
 
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 
@@ -30,6 +31,20 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 #   export NBGRADER_DB_URL=postgresql+psycopg://grader:PASSWORD@dbhost/kernel_methods
 c.CourseDirectory.db_url = (os.environ.get("NBGRADER_DB_URL")
                             or f"sqlite:///{os.path.join(HERE, 'gradebook.db')}?timeout=60")
+
+# nbgrader's gradebook adds a submission's rows while SQLAlchemy autoflushes a
+# lazy load, which SQLAlchemy reports as "Object of type <SubmittedAssignment>
+# not in session"; the rows are added right after and nothing is lost
+# (nbgrader 0.9), so the warning says nothing to the instructor.
+warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in session")
+
+# Submissions downloaded from a learning-management system as one zip
+# (`make zip_collect PS=ps1 ZIP=...`): the file names inside follow Canvas's
+# pattern <student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb (the
+# -<n> is added to a resubmission); <student> must be the student's id in the
+# gradebook. Adapt the expression to another system's names.
+c.FileNameCollectorPlugin.named_regexp = (
+    r".*/(?P<student_id>[^/_]+)_(?:LATE_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$")
 
 # The released notebooks: no solutions, no hidden tests, no outputs.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
@@ -62,7 +77,7 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "nbgrader.preprocessors.OverwriteCells",
+    "coursegrader.overwrite.RestoreLockedCells",  # nbgrader's OverwriteCells, quiet on hidden tests
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.Autograde.autograde_preprocessors = [

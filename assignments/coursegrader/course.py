@@ -90,11 +90,12 @@ class Course:
                                                           f"{ps}.ipynb"))
             write_notebook(dest, ps)  # always from the Markdown source, never a stale copy
         Path(exchange).mkdir(parents=True, exist_ok=True)
+        Path(exchange).chmod(0o777)  # as nbgrader wants a shared exchange (else it warns)
         config = (course_dir / "nbgrader_config.py").read_text()
         extra = ["", "# Settings of this copy",
                  f"c.Exchange.root = {str(Path(exchange).resolve())!r}",
                  f"c.JudgeTests.forbidden_paths = [HERE, {str(Path(exchange).resolve())!r}]",
-                 "c.CollectApp.check_owner = False  # every student is the same OS user here"]
+                 "c.ExchangeCollect.check_owner = False  # every student is the same OS user here"]
         if cell_timeout:
             extra.append(f"c.SafeExecute.timeout = {int(cell_timeout)}")
         if part_timeout:

@@ -405,6 +405,10 @@ class HideHiddenTests(NbGraderPreprocessor):
 
     begin = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
     end = Unicode("END HIDDEN TESTS").tag(config=True)
+    # nbconvert's HTML exporter configures this for every preprocessor; nbgrader's
+    # base class declares it without config=True, so traitlets would warn
+    # "Config option `display_data_priority` not recognized" (as GetGrades does).
+    display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code" and utils.is_grade(cell):
