@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Install the course server under one prefix (default /opt/kernel-course):
+#
+#   $PREFIX/hub         JupyterHub, ngshare and the PostgreSQL driver (the hub process)
+#   $PREFIX/student     what students' servers run: JupyterLab, nbgrader (Assignments tab),
+#                       the ngshare exchange client and the student package
+#   $PREFIX/instructor  what the instructor's server runs: the full course (requirements.txt)
+#   $PREFIX/proxy       configurable-http-proxy (npm), installed here, not globally
+#
+# Usage: bash deploy/install.sh [PREFIX]      (safe to repeat: an environment whose
+# inputs did not change is left as it is). Needs python3.11 with venv, and npm.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+REPO="$(cd "$HERE/.." && pwd)"
+PREFIX="${1:-${KERNEL_COURSE_PREFIX:-/opt/kernel-course}}"
+# The environments are built on Debian's Python (every user must be able to run
+# it: not an interpreter inside root's home, as pyenv's is).
+PYTHON="${PYTHON:-/usr/bin/python3.11}"
+PIP_FLAGS=(--quiet --disable-pip-version-check)
+CHP_VERSION=5.3.0
+
+# What the students' environment gets as "the course". Point STUDENT_PACKAGE at the
+# student wheel (e.g. STUDENT_PACKAGE=_build/html/kernlab-0.1.0-py3-none-any.whl) and
+# this is the only step that changes.
+STUDENT_PACKAGE="${STUDENT_PACKAGE:-}"
+install_student_course() {
+    local venv="$1"
+    if [ -n "$STUDENT_PACKAGE" ]; then
+        "$venv/bin/pip" install "${PIP_FLAGS[@]}" "$STUDENT_PACKAGE"
+    else
+        # No wheel given: kernlab's pinned dependencies, JupyterLab and nbgrader from
+        # requirements.txt, and kernlab itself (without the grader, which holds the
+        # hidden checks) copied into the environment.
+        grep -E '^(numpy|scipy|scikit-learn|cvxpy|clarabel|matplotlib|tqdm|threadpoolctl|jupyterlab|ipykernel|nbgrader|nbclient)==' \
+            "$REPO/requirements.txt" > "$venv/student-requirements.txt"
+        "$venv/bin/pip" install "${PIP_FLAGS[@]}" -r "$venv/student-requirements.txt"
+        local site
+        site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+        rm -rf "$site/kernlab"
+        cp -r "$REPO/kernlab" "$site/kernlab"
+        find "$site/kernlab" -name __pycache__ -prune -exec rm -rf {} +
+    fi
+}
+
+install_instructor_course() {
+    local venv="$1"
+    # the full course: everything in requirements.txt, kernlab and coursegrader
+    # installed from the repository (not editable: the server does not depend on
+    # this checkout staying where it is)
+    grep -v '^-e ' "$REPO/requirements.txt" > "$venv/instructor-requirements.txt"
+    "$venv/bin/pip" install "${PIP_FLAGS[@]}" -r "$venv/instructor-requirements.txt"
+    "$venv/bin/pip" install "${PIP_FLAGS[@]}" --no-deps --force-reinstall "$REPO"
+}
+
+# The hub side of the exchange and JupyterHub itself.
+install_hub() {
+    "$1/bin/pip" install "${PIP_FLAGS[@]}" -r "$HERE/requirements-hub.txt"
+}
+
+# What every user server needs to talk to the hub and to ngshare. ngshare_exchange
+# 0.5.3 declares jupyter-core<4.11.2, which JupyterLab 4 cannot use; the only
+# jupyter_core function it calls (paths.jupyter_data_dir) is unchanged in 5.x, so it
+# is installed without its declared dependencies, and those it needs are pinned in
+# requirements-user.txt.
+install_user_common() {
+    "$1/bin/pip" install "${PIP_FLAGS[@]}" -r "$HERE/requirements-user.txt"
+    "$1/bin/pip" install "${PIP_FLAGS[@]}" --no-deps "ngshare_exchange==0.5.3"
+}
+
+# nbgrader's JupyterLab extensions by role, at the level of the environment.
+enable_extensions() {
+    local venv="$1" role="$2"
+    local jl="$venv/bin/jupyter"
+    mkdir -p "$venv/etc/jupyter"
+    cp "$HERE/user_nbgrader_config.py" "$venv/etc/jupyter/nbgrader_config.py"
+    "$jl" server extension enable --sys-prefix nbgrader.server_extensions.assignment_list >/dev/null 2>&1
+    "$jl" server extension enable --sys-prefix nbgrader.server_extensions.validate_assignment >/dev/null 2>&1
+    if [ "$role" = instructor ]; then
+        for ext in formgrader course_list; do
+            "$jl" server extension enable --sys-prefix "nbgrader.server_extensions.$ext" >/dev/null 2>&1
+        done
+        for plugin in formgrader course-list create-assignment assignment-list validate-assignment; do
+            "$jl" labextension enable --level=sys_prefix "@jupyter/nbgrader:$plugin" >/dev/null 2>&1
+        done
+    else
+        for ext in formgrader course_list; do
+            "$jl" server extension disable --sys-prefix "nbgrader.server_extensions.$ext" >/dev/null 2>&1
+        done
+        for plugin in formgrader course-list create-assignment; do
+            "$jl" labextension disable --level=sys_prefix "@jupyter/nbgrader:$plugin" >/dev/null 2>&1
+            "$jl" labextension lock --level=sys_prefix "@jupyter/nbgrader:$plugin" >/dev/null 2>&1
+        done
+        for plugin in assignment-list validate-assignment; do
+            "$jl" labextension enable --level=sys_prefix "@jupyter/nbgrader:$plugin" >/dev/null 2>&1
+        done
+    fi
+}
+
+# Build one environment unless its inputs are unchanged since the last build.
+build() {
+    local name="$1"; shift
+    local venv="$PREFIX/$name"
+    local stamp
+    stamp="$(cat "$REPO/requirements.txt" "$HERE"/requirements-*.txt \
+             <(echo "$STUDENT_PACKAGE $PYTHON") | sha256sum | cut -c1-16)"
+    if [ -f "$venv/.installed" ] && [ "$(cat "$venv/.installed")" = "$stamp" ]; then
+        echo "$venv: up to date"
+        return
+    fi
+    echo "$venv: installing"
+    rm -rf "$venv"
+    "$PYTHON" -m venv "$venv"
+    "$venv/bin/pip" install "${PIP_FLAGS[@]}" --upgrade pip
+    "$@" "$venv"
+    echo "$stamp" > "$venv/.installed"
+}
+
+student_env() { install_student_course "$1"; install_user_common "$1"; }
+instructor_env() { install_instructor_course "$1"; install_user_common "$1"; }
+
+if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
+    echo "$PYTHON cannot make virtual environments: install Debian's python3-venv" >&2
+    exit 1
+fi
+mkdir -p "$PREFIX"
+chmod 755 "$PREFIX"
+build hub install_hub
+build student student_env
+build instructor instructor_env
+enable_extensions "$PREFIX/student" student
+enable_extensions "$PREFIX/instructor" instructor
+
+if [ ! -x "$PREFIX/proxy/node_modules/.bin/configurable-http-proxy" ]; then
+    echo "$PREFIX/proxy: installing configurable-http-proxy $CHP_VERSION"
+    mkdir -p "$PREFIX/proxy"
+    npm install --silent --no-audit --no-fund --prefix "$PREFIX/proxy" "configurable-http-proxy@$CHP_VERSION" >/dev/null
+fi
+chmod -R a+rX "$PREFIX"
+echo "installed under $PREFIX"
