@@ -5,6 +5,7 @@
 #                                students, start JupyterHub with ngshare, release ps1
 #   bash deploy/demo.sh stop     stop the hub and remove the demo accounts and state
 #
+# The book is built into _build/html first if it is not there.
 # The hub listens on http://127.0.0.1:$DEMO_PORT (default 8000); the names and
 # passwords are printed by `start` (and kept in $DEMO_STATE/passwords.json).
 # Settings: KERNEL_COURSE_PREFIX (default /opt/kernel-course), DEMO_STATE (default
@@ -21,6 +22,10 @@ HUBPY="$PREFIX/hub/bin/python"
 case "${1:-}" in
 start)
     bash "$HERE/install.sh" "$PREFIX"
+    if [ ! -f "$HERE/../_build/html/index.html" ]; then
+        echo "building the book into _build/html (a few minutes)"
+        (cd "$HERE/.." && "$PREFIX/instructor/bin/jupyter-book" build . >/dev/null)
+    fi
     if [ ! -f "$STATE/settings.json" ]; then
         args=(--prefix "$PREFIX" --instructor demo-teacher --students demo-ada,demo-bob,demo-cy
               --exchange "${DEMO_EXCHANGE:-ngshare}" --port "${DEMO_PORT:-8000}")

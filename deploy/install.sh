@@ -13,9 +13,17 @@ set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
 PREFIX="${1:-${KERNEL_COURSE_PREFIX:-/opt/kernel-course}}"
-# The environments are built on Debian's Python (every user must be able to run
-# it: not an interpreter inside root's home, as pyenv's is).
-PYTHON="${PYTHON:-/usr/bin/python3.11}"
+# The environments are built on a Python 3.11 that every user can run (Debian's;
+# not one inside root's home, as pyenv's is).
+if [ -z "${PYTHON:-}" ]; then
+    for candidate in /usr/bin/python3.11 "$(command -v python3.11 || true)"; do
+        if [ -x "$candidate" ] && runuser -u nobody -- "$candidate" -c pass 2>/dev/null; then
+            PYTHON="$candidate"
+            break
+        fi
+    done
+    [ -n "${PYTHON:-}" ] || { echo "no Python 3.11 that every user can run: install Debian's python3.11" >&2; exit 1; }
+fi
 PIP_FLAGS=(--quiet --disable-pip-version-check)
 CHP_VERSION=5.3.0
 
