@@ -56,7 +56,7 @@ def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kerne
         raise ValueError(f"exchange must be 'ngshare' or 'folder', not {exchange!r}")
     if (state / "settings.json").exists():
         raise ValueError(f"{state} holds a hub already: destroy it first")
-    for name in ("hub", "student", "instructor"):
+    for name in ("hub", "ngshare", "student", "instructor"):
         if not (Path(prefix) / name / "bin" / "python").exists():
             raise ValueError(f"prefix {prefix}: no {name} environment, run deploy/install.sh first")
     state.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the course server under one prefix (default /opt/kernel-course):
 #
-#   $PREFIX/hub         JupyterHub, ngshare and the PostgreSQL driver (the hub process)
+#   $PREFIX/hub         JupyterHub and the PostgreSQL driver (the hub process)
+#   $PREFIX/ngshare     the ngshare exchange service (it needs SQLAlchemy 1.4, the hub 2.x)
 #   $PREFIX/student     what students' servers run: JupyterLab, nbgrader (Assignments tab),
 #                       the ngshare exchange client and the student package
 #   $PREFIX/instructor  what the instructor's server runs: the full course (requirements.txt)
@@ -60,9 +61,12 @@ install_instructor_course() {
     "$venv/bin/pip" install "${PIP_FLAGS[@]}" --no-deps --force-reinstall "$REPO"
 }
 
-# The hub side of the exchange and JupyterHub itself.
+# JupyterHub itself, and the exchange service.
 install_hub() {
     "$1/bin/pip" install "${PIP_FLAGS[@]}" -r "$HERE/requirements-hub.txt"
+}
+install_ngshare() {
+    "$1/bin/pip" install "${PIP_FLAGS[@]}" -r "$HERE/requirements-ngshare.txt"
 }
 
 # What every user server needs to talk to the hub and to ngshare. ngshare_exchange
@@ -75,33 +79,31 @@ install_user_common() {
     "$1/bin/pip" install "${PIP_FLAGS[@]}" --no-deps "ngshare_exchange==0.5.3"
 }
 
-# nbgrader's JupyterLab extensions by role, at the level of the environment.
+# nbgrader's JupyterLab extensions by role, at the level of the environment: the
+# files `jupyter server extension enable|disable --sys-prefix` and `jupyter
+# labextension disable|lock --level=sys_prefix` write, written at once.
 enable_extensions() {
     local venv="$1" role="$2"
-    local jl="$venv/bin/jupyter"
     mkdir -p "$venv/etc/jupyter"
     cp "$HERE/user_nbgrader_config.py" "$venv/etc/jupyter/nbgrader_config.py"
-    "$jl" server extension enable --sys-prefix nbgrader.server_extensions.assignment_list >/dev/null 2>&1
-    "$jl" server extension enable --sys-prefix nbgrader.server_extensions.validate_assignment >/dev/null 2>&1
-    if [ "$role" = instructor ]; then
-        for ext in formgrader course_list; do
-            "$jl" server extension enable --sys-prefix "nbgrader.server_extensions.$ext" >/dev/null 2>&1
-        done
-        for plugin in formgrader course-list create-assignment assignment-list validate-assignment; do
-            "$jl" labextension enable --level=sys_prefix "@jupyter/nbgrader:$plugin" >/dev/null 2>&1
-        done
-    else
-        for ext in formgrader course_list; do
-            "$jl" server extension disable --sys-prefix "nbgrader.server_extensions.$ext" >/dev/null 2>&1
-        done
-        for plugin in formgrader course-list create-assignment; do
-            "$jl" labextension disable --level=sys_prefix "@jupyter/nbgrader:$plugin" >/dev/null 2>&1
-            "$jl" labextension lock --level=sys_prefix "@jupyter/nbgrader:$plugin" >/dev/null 2>&1
-        done
-        for plugin in assignment-list validate-assignment; do
-            "$jl" labextension enable --level=sys_prefix "@jupyter/nbgrader:$plugin" >/dev/null 2>&1
-        done
-    fi
+    "$venv/bin/python" - "$venv/etc/jupyter" "$role" <<'PY'
+import json, os, sys
+etc, role = sys.argv[1:]
+teacher = role == "instructor"
+server = {"assignment_list": True, "validate_assignment": True,
+          "formgrader": teacher, "course_list": teacher}
+os.makedirs(os.path.join(etc, "jupyter_server_config.d"), exist_ok=True)
+for ext, on in server.items():
+    name = f"nbgrader.server_extensions.{ext}"
+    with open(os.path.join(etc, "jupyter_server_config.d", name + ".json"), "w") as f:
+        json.dump({"ServerApp": {"jpserver_extensions": {name: on}}}, f, indent=2)
+off = [] if teacher else ["formgrader", "course-list", "create-assignment"]
+page = {"disabledExtensions": {f"@jupyter/nbgrader:{p}": True for p in off},
+        "lockedExtensions": {f"@jupyter/nbgrader:{p}": True for p in off}}
+os.makedirs(os.path.join(etc, "labconfig"), exist_ok=True)
+with open(os.path.join(etc, "labconfig", "page_config.json"), "w") as f:
+    json.dump(page, f, indent=2)
+PY
 }
 
 # Build one environment unless its inputs are unchanged since the last build.
@@ -133,6 +135,7 @@ fi
 mkdir -p "$PREFIX"
 chmod 755 "$PREFIX"
 build hub install_hub
+build ngshare install_ngshare
 build student student_env
 build instructor instructor_env
 enable_extensions "$PREFIX/student" student

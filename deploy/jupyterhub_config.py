@@ -10,7 +10,7 @@ folder or the ngshare service), the database URL and the book's folder.
   user's role: $PREFIX/student or $PREFIX/instructor. Those environments hold
   nbgrader's extensions for the role (see install.sh) and an nbgrader_config.py
   reading the variables set here.
-- ngshare runs as a hub service (in the hub's environment); the book is a
+- ngshare runs as a hub service (from $PREFIX/ngshare); the book is a
   static site served by another service at /services/book/.
 """
 
@@ -24,7 +24,7 @@ import roles  # noqa: E402  (deploy/roles.py, next to this file)
 
 settings = json.load(open(os.environ["KERNEL_COURSE_SETTINGS"]))
 PREFIX = settings["prefix"]
-HUB_ENV = os.path.join(PREFIX, "hub")
+NGSHARE_ENV = os.path.join(PREFIX, "ngshare")
 STATE = settings["state_dir"]
 INSTRUCTORS = set(settings["instructors"])
 STUDENTS = set(settings["students"])
@@ -95,7 +95,7 @@ if settings["exchange"] == "ngshare":
     c.JupyterHub.services.append({
         "name": "ngshare",
         "url": f"http://127.0.0.1:{settings['ngshare_port']}",
-        "command": [os.path.join(HUB_ENV, "bin", "python"), os.path.join(HERE, "ngshare_service.py"),
+        "command": [os.path.join(NGSHARE_ENV, "bin", "python"), os.path.join(HERE, "ngshare_service.py"),
                     "--admins", ",".join(sorted(INSTRUCTORS)),
                     "--database", f"sqlite:///{os.path.join(STATE, 'ngshare.sqlite')}",
                     "--storage", os.path.join(STATE, "ngshare-files")],
