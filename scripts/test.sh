@@ -1,52 +1,45 @@
 #!/usr/bin/env bash
-# Install what the test suite needs (Python packages, Debian's Chromium for
-# the browser test, bubblewrap for the grading sandbox, PostgreSQL for the
-# gradebook tests, TeX Live and poppler-utils for the PDF test), then run the
-# whole suite. Extra arguments go to pytest.
+# Install what the test suite needs, then run the whole suite. Extra arguments
+# go to pytest.
+#   - the Python packages (requirements.txt);
+#   - Debian packages, when root and missing: Chromium (browser tests),
+#     bubblewrap (the grading sandbox), PostgreSQL (gradebook tests; they start
+#     their own server on a free loopback port), TeX Live and poppler-utils
+#     (the PDF test), npm and python3-venv (the JupyterHub test, which installs
+#     the hub itself with deploy/install.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --disable-pip-version-check -r requirements.txt
 
-# Debian packages: Chromium for the browser test, PostgreSQL (a real server
-# for the gradebook tests; they start their own on a free loopback port).
-missing=()
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || missing+=(postgresql)
-if [ "${#missing[@]}" -gt 0 ]; then
-    if [ "$(id -u)" = 0 ]; then
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-    else
-        echo "Missing Debian packages: ${missing[*]} (sudo apt-get install ${missing[*]});" \
-             "the tests that need them are skipped outside CI." >&2
-    fi
-fi
+missing=()  # installed with their recommended packages (fonts for Chromium)
+tex=()      # TeX Live without its recommendations (they are large)
+need() {  # need COMMAND-TEST PACKAGE...
+    eval "$1" >/dev/null 2>&1 || missing+=("${@:2}")
+}
+need "command -v chromium" chromium
+need "command -v bwrap" bubblewrap
+need "compgen -G '/usr/lib/postgresql/*/bin/postgres'" postgresql
+command -v latexmk >/dev/null 2>&1 && command -v xelatex >/dev/null 2>&1 || tex=(
+     latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra \
+     texlive-fonts-recommended fonts-freefont-otf)
+need "command -v pdftotext" poppler-utils
+need "command -v npm" npm
+need "/usr/bin/python3.11 -c 'import venv, ensurepip'" python3-venv
 
-if ! command -v bwrap >/dev/null 2>&1; then
+if [ "$(( ${#missing[@]} + ${#tex[@]} ))" -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+        export DEBIAN_FRONTEND=noninteractive
+        if [ "${#missing[@]}" -gt 0 ]; then
+            apt-get install -y -qq "${missing[@]}" >/dev/null
+        fi
+        if [ "${#tex[@]}" -gt 0 ]; then
+            apt-get install -y -qq --no-install-recommends "${tex[@]}" >/dev/null
+        fi
     else
-        echo "bubblewrap is missing: install Debian's 'bubblewrap' package (sudo apt-get install" \
-             "bubblewrap); autograde refuses to run student code without it." >&2
-    fi
-fi
-
-# The book test also builds the PDF (TeX Live, the same packages as
-# scripts/build.sh) and reads it back with pdftotext (poppler-utils).
-TEX_PACKAGES="latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra
-              texlive-fonts-recommended fonts-freefont-otf poppler-utils"
-if ! command -v latexmk >/dev/null 2>&1 || ! command -v xelatex >/dev/null 2>&1 \
-        || ! command -v pdftotext >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ]; then
-        apt-get update -qq
-        # shellcheck disable=SC2086
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-            $TEX_PACKAGES >/dev/null
-    else
-        echo "TeX Live or poppler-utils is missing: install $TEX_PACKAGES" \
-             "(sudo apt-get install ...), or the PDF test will be skipped outside CI." >&2
+        echo "Missing Debian packages: ${missing[*]} ${tex[*]} (sudo apt-get install ...)." \
+             "Tests that need them are skipped; autograde refuses to run without bubblewrap." >&2
     fi
 fi
 

@@ -1,0 +1,280 @@
+"""Set up, start and stop a course hub on this server (run as root, with the hub's Python).
+
+    python deploy/hub.py init STATE --instructor NAME --students A,B [--exchange ngshare|folder]
+                             [--prefix /opt/kernel-course] [--port 8000] [--db-url URL] [--book DIR]
+    python deploy/hub.py start STATE     # start JupyterHub; the first time, set up the course
+    python deploy/hub.py stop STATE      # stop JupyterHub, its proxy, services and user servers
+    python deploy/hub.py destroy STATE   # stop, remove the accounts and the STATE folder
+
+STATE is a folder of the hub's own (settings.json, logs, databases, the shared
+exchange folder, ngshare's files). ``init`` creates the Unix accounts (their
+passwords go to STATE/passwords.json, readable by root only) and the settings;
+``start`` runs JupyterHub with deploy/jupyterhub_config.py and, once, sets up
+the course in the instructor's home (~/kernel-methods: the problem sets'
+sources, the configuration, a grading secret), registers the students, and
+generates and releases the first problem set through the chosen exchange.
+"""
+
+import argparse
+import json
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+import accounts  # noqa: E402
+import roles  # noqa: E402
+
+RELEASED = ["ps1"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def load(state):
+    return json.loads((Path(state) / "settings.json").read_text())
+
+
+def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kernel-course",
+         port=None, db_url=None, book=None, course_id="kernel-methods"):
+    state = Path(state).resolve()
+    if exchange not in ("ngshare", "folder"):
+        raise ValueError(f"exchange must be 'ngshare' or 'folder', not {exchange!r}")
+    if (state / "settings.json").exists():
+        raise ValueError(f"{state} holds a hub already: destroy it first")
+    for name in ("hub", "ngshare", "student", "instructor"):
+        if not (Path(prefix) / name / "bin" / "python").exists():
+            raise ValueError(f"prefix {prefix}: no {name} environment, run deploy/install.sh first")
+    state.mkdir(parents=True, exist_ok=True)
+    os.chmod(state, 0o755)   # user servers must reach the exchange folder inside
+    settings = {
+        "state_dir": str(state), "prefix": str(Path(prefix).resolve()), "course_id": course_id,
+        "instructors": list(instructors), "students": list(students), "exchange": exchange,
+        "exchange_root": str(state / "exchange"), "db_url": db_url,
+        "book_dir": str(Path(book or REPO / "_build" / "html").resolve()),
+        "port": port or free_port(), "hub_port": free_port(), "proxy_api_port": free_port(),
+        "ngshare_port": free_port(), "book_port": free_port(),
+        "course_dirs": {},
+    }
+    accounts.create_all(list(instructors), list(students), str(state / "passwords.json"),
+                        course=course_id)
+    for name in instructors:
+        settings["course_dirs"][name] = os.path.join(pwd.getpwnam(name).pw_dir, course_id)
+    fd = os.open(state / "setup_token", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(32))
+    (state / "settings.json").write_text(json.dumps(settings, indent=1))
+    return settings
+
+
+def hub_url(settings):
+    return f"http://127.0.0.1:{settings['port']}"
+
+
+def start(state, timeout=120):
+    settings = load(state)
+    state = Path(settings["state_dir"])
+    pid_file = state / "hub-process.pid"
+    if pid_file.exists() and _alive(int(pid_file.read_text())):
+        raise RuntimeError(f"the hub of {state} runs already (pid {pid_file.read_text().strip()})")
+    env = {"PATH": f"{settings['prefix']}/hub/bin:/usr/local/bin:/usr/bin:/bin",
+           "LANG": "C.UTF-8", "KERNEL_COURSE_SETTINGS": str(state / "settings.json")}
+    log = open(state / "hub.log", "ab")
+    proc = subprocess.Popen([f"{settings['prefix']}/hub/bin/jupyterhub",
+                             "-f", str(HERE / "jupyterhub_config.py")],
+                            cwd=state, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    pid_file.write_text(str(proc.pid))
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"JupyterHub exited (status {proc.returncode}); see {state / 'hub.log'}")
+        try:
+            if requests.get(hub_url(settings) + "/hub/health", timeout=5).ok:
+                break
+        except requests.ConnectionError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"JupyterHub did not answer in {timeout} s; see {state / 'hub.log'}")
+        time.sleep(1)
+    if not (state / "course-ready").exists():
+        set_up_course(settings)
+        (state / "course-ready").write_text("yes\n")
+    return settings
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def stop(state, timeout=60):
+    settings = load(state)
+    pid_file = Path(settings["state_dir"]) / "hub-process.pid"
+    if not pid_file.exists():
+        return
+    pid = int(pid_file.read_text())
+    if _alive(pid):
+        os.kill(pid, signal.SIGTERM)   # the hub stops the proxy, services and user servers
+        deadline = time.monotonic() + timeout
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        try:
+            os.killpg(pid, signal.SIGKILL)   # whatever is left of its process group
+        except ProcessLookupError:
+            pass
+    pid_file.unlink(missing_ok=True)
+
+
+def destroy(state):
+    settings = load(state)
+    stop(state)
+    for name in settings["instructors"] + settings["students"]:
+        accounts.remove(name)
+    shutil.rmtree(settings["state_dir"])
+
+
+# -- the course ---------------------------------------------------------------
+def run_as(settings, name, argv, cwd=None, extra_env=None):
+    """Run ``argv`` as Unix user ``name`` with the environment of their server."""
+    user = pwd.getpwnam(name)
+    env = dict(roles.user_environment(settings, name), HOME=user.pw_dir, USER=name,
+               LOGNAME=name, LANG="C.UTF-8", JUPYTERHUB_USER=name, **(extra_env or {}))
+    return subprocess.run(argv, cwd=cwd or user.pw_dir, env=env, user=user.pw_uid,
+                          group=user.pw_gid, extra_groups=[], capture_output=True, text=True)
+
+
+def api_token(settings, name, note="course set-up"):
+    """A short-lived hub API token of ``name`` (made by the course-setup service)."""
+    setup = (Path(settings["state_dir"]) / "setup_token").read_text().strip()
+    r = requests.post(f"{hub_url(settings)}/hub/api/users/{name}/tokens",
+                      headers={"Authorization": f"token {setup}"},
+                      json={"note": note, "expires_in": 3600}, timeout=30)
+    r.raise_for_status()
+    return r.json()["token"]
+
+
+def ngshare_request(settings, token, method, path, **data):
+    url = f"{hub_url(settings)}/services/ngshare/{path}"
+    r = requests.request(method, url, headers={"Authorization": f"token {token}"},
+                         data=data, timeout=60)
+    body = r.json()
+    if not body.get("success"):
+        raise RuntimeError(f"ngshare {method} {path}: {body.get('message', r.text)}")
+    return body
+
+
+def set_up_course(settings):
+    course_id = settings["course_id"]
+    instructor = settings["instructors"][0]
+    user = pwd.getpwnam(instructor)
+    root = Path(settings["course_dirs"][instructor])
+    # the course folder, the instructor's alone
+    if not root.exists():
+        (root / "source").mkdir(parents=True)
+        shutil.copy(REPO / "assignments" / "nbgrader_config.py", root / "nbgrader_config.py")
+        for ps in sorted((REPO / "assignments" / "source").iterdir()):
+            shutil.copytree(ps, root / "source" / ps.name,
+                            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        (root / ".grader_secret").write_text(secrets.token_hex(32) + "\n")
+        for path in [root, *root.rglob("*")]:
+            os.chown(path, user.pw_uid, user.pw_gid)
+        os.chmod(root, 0o700)
+        os.chmod(root / ".grader_secret", 0o600)
+    extra = {}
+    if settings["exchange"] == "folder":
+        # nbgrader's exchange: a root everyone may enter, the course's folder made
+        # here and owned by the instructor, so no student can take its name first
+        exchange = Path(settings["exchange_root"])
+        exchange.mkdir(exist_ok=True)
+        os.chmod(exchange, 0o1777)
+        (exchange / course_id).mkdir(exist_ok=True)
+        os.chown(exchange / course_id, user.pw_uid, user.pw_gid)
+        os.chmod(exchange / course_id, 0o755)
+    else:
+        token = api_token(settings, instructor)
+        extra["JUPYTERHUB_API_TOKEN"] = token
+        if course_id not in ngshare_request(settings, token, "GET", "courses")["courses"]:
+            ngshare_request(settings, token, "POST", f"course/{course_id}",
+                            instructors=json.dumps([instructor]))
+        for student in settings["students"]:
+            ngshare_request(settings, token, "POST", f"student/{course_id}/{student}",
+                            first_name=student, last_name="", email="")
+    nbgrader = os.path.join(roles.environment_bin(settings, instructor), "nbgrader")
+    steps = [["db", "assignment", "add", ps] for ps in RELEASED]
+    steps += [["db", "student", "add", s] for s in settings["students"]]
+    for ps in RELEASED:
+        steps += [["generate_assignment", ps, "--force"], ["release_assignment", ps, "--force"]]
+    for step in steps:
+        done = run_as(settings, instructor, [nbgrader, *step], cwd=root, extra_env=extra)
+        if done.returncode:
+            raise RuntimeError(f"nbgrader {' '.join(step)} as {instructor} failed:\n"
+                               f"{done.stdout}\n{done.stderr}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("init")
+    p.add_argument("state")
+    p.add_argument("--instructor", action="append", required=True)
+    p.add_argument("--students", required=True, help="comma-separated user names")
+    p.add_argument("--exchange", default="ngshare", choices=["ngshare", "folder"])
+    p.add_argument("--prefix", default=os.environ.get("KERNEL_COURSE_PREFIX", "/opt/kernel-course"))
+    p.add_argument("--port", type=int, default=None, help="public port (default: a free one)")
+    p.add_argument("--db-url", default=None, help="the hub's database (default: SQLite in STATE)")
+    p.add_argument("--book", default=None, help="built book folder (default: _build/html)")
+    for name in ("start", "stop", "destroy"):
+        sub.add_parser(name).add_argument("state")
+    p = sub.add_parser("run-as", help="run a command as a course user, with their server's "
+                       "environment (e.g. nbgrader as the instructor)")
+    p.add_argument("state")
+    p.add_argument("name")
+    p.add_argument("argv", nargs=argparse.REMAINDER)
+    p = sub.add_parser("token", help="print a new hub API token of a course user (1 hour)")
+    p.add_argument("state")
+    p.add_argument("name")
+    args = parser.parse_args(argv)
+    if os.geteuid() != 0:
+        sys.exit("hub.py must run as root (it creates accounts and starts servers as their users)")
+    if args.command == "init":
+        s = init(args.state, instructors=args.instructor, students=args.students.split(","),
+                 exchange=args.exchange, prefix=args.prefix, port=args.port,
+                 db_url=args.db_url, book=args.book)
+        print(f"hub settings in {s['state_dir']}/settings.json, passwords in "
+              f"{s['state_dir']}/passwords.json")
+    elif args.command == "start":
+        s = start(args.state)
+        print(f"JupyterHub at {hub_url(s)}/ (book at {hub_url(s)}/services/book/)")
+    elif args.command == "run-as":
+        s = load(args.state)
+        argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+        done = run_as(s, args.name, argv)
+        sys.stdout.write(done.stdout)
+        sys.stderr.write(done.stderr)
+        sys.exit(done.returncode)
+    elif args.command == "token":
+        print(api_token(load(args.state), args.name))
+    else:
+        {"stop": stop, "destroy": destroy}[args.command](args.state)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""JupyterHub configuration of the course server.
+
+Everything that differs between servers is in a settings file (JSON) named by
+$KERNEL_COURSE_SETTINGS and written by ``deploy/hub.py`` (see deploy/README.md):
+ports, the install prefix, who teaches and who studies, the exchange (a shared
+folder or the ngshare service), the database URL and the book's folder.
+
+- Users log in with their Unix password (PAM); each server runs as that Unix
+  user (LocalProcessSpawner, the hub runs as root), from the environment of the
+  user's role: $PREFIX/student or $PREFIX/instructor. Those environments hold
+  nbgrader's extensions for the role (see install.sh) and an nbgrader_config.py
+  reading the variables set here.
+- ngshare runs as a hub service (from $PREFIX/ngshare); the book is a
+  static site served by another service at /services/book/.
+"""
+
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import roles  # noqa: E402  (deploy/roles.py, next to this file)
+
+settings = json.load(open(os.environ["KERNEL_COURSE_SETTINGS"]))
+PREFIX = settings["prefix"]
+NGSHARE_ENV = os.path.join(PREFIX, "ngshare")
+STATE = settings["state_dir"]
+INSTRUCTORS = set(settings["instructors"])
+STUDENTS = set(settings["students"])
+COURSE_ID = settings["course_id"]
+
+c = get_config()  # noqa: F821  (provided by JupyterHub when it loads this file)
+
+# -- the hub and its proxy, on loopback ---------------------------------------
+c.JupyterHub.ip = settings.get("ip", "127.0.0.1")
+c.JupyterHub.port = settings["port"]
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = settings["hub_port"]
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings['proxy_api_port']}"
+c.ConfigurableHTTPProxy.command = [
+    os.path.join(PREFIX, "proxy", "node_modules", ".bin", "configurable-http-proxy")]
+c.ConfigurableHTTPProxy.pid_file = os.path.join(STATE, "proxy.pid")
+c.JupyterHub.cookie_secret_file = os.path.join(STATE, "cookie_secret")
+c.JupyterHub.db_url = settings.get("db_url") or f"sqlite:///{os.path.join(STATE, 'hub.sqlite')}"
+c.JupyterHub.cleanup_servers = True
+
+# -- who may log in, and how --------------------------------------------------
+c.JupyterHub.authenticator_class = "pam"
+c.PAMAuthenticator.open_sessions = False
+c.Authenticator.allowed_users = INSTRUCTORS | STUDENTS
+c.Authenticator.admin_users = set()
+
+# -- each user's server: their Unix account, their role's environment ---------
+c.JupyterHub.spawner_class = "localprocess"
+c.Spawner.default_url = "/lab"
+c.Spawner.notebook_dir = "~"
+c.Spawner.start_timeout = 180
+c.Spawner.http_timeout = 180
+# Only these variables pass from the hub to user servers (not PYTHONPATH: a
+# server sees the course only through its role's environment).
+c.Spawner.env_keep = ["LANG", "LC_ALL", "TZ"]
+
+
+
+def choose_environment(spawner):
+    """Start the server from the environment of the user's role."""
+    name = spawner.user.name
+    spawner.cmd = [os.path.join(roles.environment_bin(settings, name), "jupyterhub-singleuser")]
+    spawner.environment = roles.user_environment(settings, name)
+
+
+c.Spawner.pre_spawn_hook = choose_environment
+
+# -- services: ngshare (the exchange) and the book ----------------------------
+c.JupyterHub.services = [
+    {
+        "name": "book",
+        "url": f"http://127.0.0.1:{settings['book_port']}",
+        "command": [sys.executable, os.path.join(HERE, "book_service.py"), settings["book_dir"]],
+        "display": True,
+        "oauth_no_confirm": True,
+    },
+    {
+        # course set-up (deploy/hub.py): may create tokens of the course's users
+        "name": "course-setup",
+        "api_token": open(os.path.join(STATE, "setup_token")).read().strip(),
+    },
+]
+c.JupyterHub.load_roles = [
+    {"name": "course-setup", "services": ["course-setup"],
+     "scopes": [f"tokens!user={name}" for name in sorted(INSTRUCTORS | STUDENTS)]},
+]
+if settings["exchange"] == "ngshare":
+    c.JupyterHub.services.append({
+        "name": "ngshare",
+        "url": f"http://127.0.0.1:{settings['ngshare_port']}",
+        "command": [os.path.join(NGSHARE_ENV, "bin", "python"), os.path.join(HERE, "ngshare_service.py"),
+                    "--admins", ",".join(sorted(INSTRUCTORS)),
+                    "--database", f"sqlite:///{os.path.join(STATE, 'ngshare.sqlite')}",
+                    "--storage", os.path.join(STATE, "ngshare-files")],
+        "oauth_no_confirm": True,
+    })
+    # every user may reach the exchange service (ngshare checks what each may do)
+    c.JupyterHub.load_roles.append(
+        {"name": "user", "scopes": ["self", "access:services!service=ngshare"]})

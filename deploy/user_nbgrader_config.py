@@ -1,0 +1,60 @@
+"""nbgrader configuration of a user environment ($PREFIX/student or $PREFIX/instructor).
+
+install.sh copies this file to <environment>/etc/jupyter/nbgrader_config.py, so
+nbgrader (command line, Assignments tab, Formgrader) reads it in every server
+started from the environment. The hub sets the variables it reads
+(jupyterhub_config.py): the course, the exchange, and for an instructor the
+course folder, whose own nbgrader_config.py is then loaded.
+"""
+
+import os
+
+c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
+
+c.CourseDirectory.course_id = os.environ.get("KERNEL_COURSE_ID", "kernel-methods")
+
+if os.environ.get("KERNEL_COURSE_ROLE") == "instructor":
+    load_subconfig(os.path.join(os.environ["KERNEL_COURSE_ROOT"], "nbgrader_config.py"))  # noqa: F821
+
+if os.environ.get("KERNEL_COURSE_EXCHANGE") == "ngshare":
+    import ngshare_exchange
+
+    ngshare_exchange.configureExchange(c, os.environ["KERNEL_COURSE_NGSHARE_URL"])
+elif os.environ.get("NBGRADER_EXCHANGE"):
+    c.Exchange.root = os.environ["NBGRADER_EXCHANGE"]
+
+if os.environ.get("KERNEL_COURSE_ROLE") == "instructor" and \
+        os.environ.get("KERNEL_COURSE_EXCHANGE") != "ngshare":
+    # In the shared folder any student may write into inbound/ and name the
+    # submission after someone else; nbgrader only warns about it. Collect the
+    # latest submission each student owns (Unix owner = the name), drop the rest.
+    import glob
+    import pwd
+
+    from nbgrader.exchange.default.collect import ExchangeCollect
+
+    class OwnerCheckedCollect(ExchangeCollect):
+        def _owned(self, record):
+            path = os.path.join(self.inbound_path, record["filename"])
+            try:
+                return pwd.getpwuid(os.stat(path).st_uid).pw_name == record["username"]
+            except KeyError:
+                return False
+
+        def init_src(self):
+            super().init_src()
+            kept = []
+            for record in self.src_records:
+                if self._owned(record):
+                    kept.append(record)
+                    continue
+                self.log.warning("ignored %s: it claims to be %s's but %s does not own it",
+                                 record["filename"], record["username"], record["username"])
+                pattern = os.path.join(self.inbound_path, "{}+{}+*".format(
+                    record["username"], self.coursedir.assignment_id))
+                owned = [r for r in map(self._path_to_record, glob.glob(pattern)) if self._owned(r)]
+                if owned:
+                    kept.append(self._sort_by_timestamp(owned)[0])
+            self.src_records = kept
+
+    c.ExchangeFactory.collect = OwnerCheckedCollect

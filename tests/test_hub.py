@@ -1,0 +1,554 @@
+"""The course on a real JupyterHub (deploy/), end to end, as its users see it.
+
+Run as root (the hub creates Unix accounts and starts servers as them):
+``pytest -k hub``. The module installs the server environments with
+deploy/install.sh under $KERNEL_COURSE_PREFIX (default /opt/kernel-course;
+repeated runs reuse them), then starts two throw-away hubs on free loopback
+ports, each with its own accounts (names start with "kh" and a random tag),
+state folder and exchange:
+
+- a hub whose exchange is the ngshare service, whose own database is a private
+  PostgreSQL server when PostgreSQL is installed: the browser test runs on it
+  (Chromium driven by Playwright: students fetch, write, validate and submit;
+  the instructor collects, autogrades, grades a written answer by hand and
+  releases feedback; a student reads it), then a student tries to read another
+  student's work through ngshare;
+- a hub whose exchange is a shared folder: students (real Unix users, nbgrader
+  on the command line) try to read each other's work and the course folder, to
+  write into released material, and to submit in another student's name.
+
+Outside CI a missing requirement (root, npm, Chromium) skips; in CI it fails.
+"""
+
+import glob
+import json
+import os
+import pwd
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import nbformat
+import pytest
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+DEPLOY = ROOT / "deploy"
+PREFIX = Path(os.environ.get("KERNEL_COURSE_PREFIX", "/opt/kernel-course"))
+HUBPY = PREFIX / "hub" / "bin" / "python"
+COURSE = "kernel-methods"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = Path(os.environ.get("HUB_TEST_SCREENSHOTS", tempfile.gettempdir())) / "hub-test-shots"
+BOOK_MARKER = "kernel-methods-book-" + secrets.token_hex(4)
+
+pytestmark = pytest.mark.timeout(3600)
+
+
+def _missing():
+    if os.geteuid() != 0:
+        return "the hub test must run as root (it creates Unix accounts)"
+    if not shutil.which("npm"):
+        return "npm is missing (configurable-http-proxy is installed with it)"
+    if not Path(CHROMIUM).exists():
+        return f"Chromium not found at {CHROMIUM}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def installed():
+    why = _missing()
+    if why:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{why}; it is required in CI")
+        pytest.skip(why)
+    done = subprocess.run(["bash", str(DEPLOY / "install.sh"), str(PREFIX)],
+                          capture_output=True, text=True, timeout=3000)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return PREFIX
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def hubpy(*args, check=True, timeout=900):
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    done = subprocess.run([str(HUBPY), str(DEPLOY / "hub.py"), *map(str, args)],
+                          capture_output=True, text=True, env=env, timeout=timeout)
+    if check:
+        assert done.returncode == 0, f"hub.py {' '.join(map(str, args))}:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+# -- a private PostgreSQL server for the hub's database -------------------------
+def _pg_bin():
+    for name in ("pg_ctl", "initdb"):
+        if not shutil.which(name):
+            found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+            if not found:
+                return None
+            return Path(found[-1]).parent
+    return Path(shutil.which("pg_ctl")).parent
+
+
+@contextmanager
+def postgres(folder):
+    """Yield a database URL on a throw-away PostgreSQL server, or None if none is installed."""
+    bin_dir = _pg_bin()
+    if bin_dir is None or not (bin_dir / "initdb").exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("PostgreSQL is required in CI (Debian's postgresql)")
+        yield None
+        return
+    pg = pwd.getpwnam("postgres")
+    data, sock = Path(folder) / "pgdata", Path(folder) / "pgsock"
+    for d in (data, sock):
+        d.mkdir()
+        os.chown(d, pg.pw_uid, pg.pw_gid)
+    port = free_port()
+    password = secrets.token_hex(8)
+
+    def as_pg(*argv):
+        return subprocess.run([str(a) for a in argv], user=pg.pw_uid, group=pg.pw_gid,
+                              extra_groups=[], cwd=folder, capture_output=True, text=True,
+                              check=True, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+
+    pwfile = Path(folder) / "pgpass"
+    pwfile.write_text(password + "\n")
+    os.chown(pwfile, pg.pw_uid, pg.pw_gid)
+    as_pg(bin_dir / "initdb", "-D", data, "-A", "scram-sha-256", "-U", "hub", "--pwfile", pwfile)
+    as_pg(bin_dir / "pg_ctl", "-D", data, "-w", "-l", Path(folder) / "pg.log", "-o",
+          f"-p {port} -k {sock} -c listen_addresses=127.0.0.1", "start")
+    try:
+        env = dict(os.environ, PGPASSWORD=password)
+        subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(port), "-U", "hub", "-d", "postgres",
+                        "-c", "CREATE DATABASE jupyterhub"], check=True, env=env,
+                       capture_output=True)
+        yield f"postgresql://hub:{password}@127.0.0.1:{port}/jupyterhub"
+    finally:
+        as_pg(bin_dir / "pg_ctl", "-D", data, "-m", "fast", "stop")
+
+
+# -- the hubs -------------------------------------------------------------------
+@contextmanager
+def course_hub(exchange, db=False):
+    tag = secrets.token_hex(2)
+    names = {"teacher": f"kh{tag}t", "ada": f"kh{tag}a", "bob": f"kh{tag}b"}
+    work = Path(tempfile.mkdtemp(prefix=f"hubtest-{exchange}-", dir="/tmp"))
+    os.chmod(work, 0o755)
+    book = work / "book"
+    book.mkdir()
+    (book / "index.html").write_text(f"<html><body><h1>{BOOK_MARKER}</h1></body></html>")
+    os.chmod(book / "index.html", 0o644)
+    state = work / "state"
+    try:
+        with (postgres(work) if db else _none()) as db_url:
+            args = ["init", state, "--prefix", PREFIX, "--instructor", names["teacher"],
+                    "--students", f"{names['ada']},{names['bob']}", "--exchange", exchange,
+                    "--book", book]
+            if db_url:
+                args += ["--db-url", db_url]
+            hubpy(*args)
+            try:
+                hubpy("start", state, timeout=900)
+                settings = json.loads((state / "settings.json").read_text())
+                passwords = json.loads((state / "passwords.json").read_text())
+                yield {"names": names, "settings": settings, "passwords": passwords,
+                       "url": f"http://127.0.0.1:{settings['port']}", "state": state,
+                       "db_url": db_url}
+            finally:
+                log = state / "hub.log"
+                if log.exists():
+                    SHOTS.mkdir(parents=True, exist_ok=True)
+                    shutil.copy(log, SHOTS / f"hub-{exchange}.log")
+                hubpy("destroy", state, check=False)
+    finally:
+        for name in names.values():   # in case init failed half-way
+            subprocess.run(["userdel", "--remove", name], capture_output=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@contextmanager
+def _none():
+    yield None
+
+
+@pytest.fixture(scope="module")
+def ngshare_hub(installed):
+    with course_hub("ngshare", db=True) as hub:
+        yield hub
+
+
+@pytest.fixture(scope="module")
+def folder_hub(installed):
+    with course_hub("folder") as hub:
+        yield hub
+
+
+def run_as(hub, name, *argv, token=False):
+    """Run a command as a course user, with their server's environment."""
+    if token:
+        tok = hubpy("token", hub["state"], name).stdout.strip()
+        argv = ("env", f"JUPYTERHUB_API_TOKEN={tok}", *argv)
+    return hubpy("run-as", hub["state"], name, "--", *argv, check=False)
+
+
+def python_as(hub, name, code):
+    env_python = os.path.join(hub["settings"]["prefix"], "student"
+                              if name != hub["names"]["teacher"] else "instructor", "bin", "python")
+    return run_as(hub, name, env_python, "-c", code)
+
+
+# -- what each role has ---------------------------------------------------------
+def test_hub_roles_get_their_environment(folder_hub):
+    hub, n = folder_hub, folder_hub["names"]
+    for name in n.values():
+        assert pwd.getpwnam(name).pw_dir
+        assert os.stat(pwd.getpwnam(name).pw_dir).st_mode & 0o777 == 0o700
+    probe = ("import importlib.util as u; print(u.find_spec('kernlab') is not None, "
+             "u.find_spec('coursegrader') is not None)")
+    assert python_as(hub, n["ada"], probe).stdout.split() == ["True", "False"]
+    assert python_as(hub, n["teacher"], probe).stdout.split() == ["True", "True"]
+    # nbgrader's server extensions by role
+    for name, formgrader in ((n["ada"], "disabled"), (n["teacher"], "enabled")):
+        out = run_as(hub, name, "jupyter", "server", "extension", "list")
+        text = out.stdout + out.stderr
+        line = [ln for ln in text.splitlines() if "nbgrader.server_extensions.formgrader" in ln]
+        assert line and formgrader in line[0], text
+
+
+def test_hub_serves_the_book(folder_hub):
+    r = requests.get(folder_hub["url"] + "/services/book/", timeout=60)
+    assert r.status_code == 200 and BOOK_MARKER in r.text
+
+
+# -- the shared-folder exchange, attacked by a student ----------------------------
+ATTACKS = r"""
+import glob, json, os, sys
+exchange, course_dir, victim_home, victim = sys.argv[1:5]
+inbound = os.path.join(exchange, "kernel-methods", "inbound")
+outbound = os.path.join(exchange, "kernel-methods", "outbound", "ps1")
+feedback = os.path.join(exchange, "kernel-methods", "feedback")
+out = {}
+def attempt(name, f):
+    try:
+        f()
+        out[name] = "allowed"
+    except PermissionError:
+        out[name] = "denied"
+    except FileNotFoundError:
+        out[name] = "not found"
+attempt("list inbound", lambda: os.listdir(inbound))
+out["glob victim submissions"] = len(glob.glob(os.path.join(inbound, victim + "+*")))
+attempt("list feedback", lambda: os.listdir(feedback))
+attempt("list course folder", lambda: os.listdir(course_dir))
+attempt("read grading secret", lambda: open(os.path.join(course_dir, ".grader_secret")).read())
+attempt("read source", lambda: open(os.path.join(course_dir, "source", "ps1", "ps1.ipynb")).read())
+attempt("read gradebook", lambda: open(os.path.join(course_dir, "gradebook.db"), "rb").read())
+attempt("list victim home", lambda: os.listdir(victim_home))
+attempt("read victim notebook", lambda: open(os.path.join(victim_home, "ps1", "ps1.ipynb")).read())
+attempt("overwrite released notebook", lambda: open(os.path.join(outbound, "ps1.ipynb"), "a").write("x"))
+attempt("add file to release", lambda: open(os.path.join(outbound, "extra.py"), "w").write("x"))
+attempt("read released notebook", lambda: open(os.path.join(outbound, "ps1.ipynb")).read())
+print(json.dumps(out))
+"""
+
+
+def test_hub_folder_exchange_keeps_students_apart(folder_hub):
+    hub, n, s = folder_hub, folder_hub["names"], folder_hub["settings"]
+    course_dir = s["course_dirs"][n["teacher"]]
+    ada_home = pwd.getpwnam(n["ada"]).pw_dir
+    for student in (n["ada"], n["bob"]):
+        done = run_as(hub, student, "nbgrader", "fetch_assignment", "ps1")
+        assert done.returncode == 0, done.stdout + done.stderr
+    # ada answers part 1, then submits
+    source = nbformat.read(ROOT / "assignments" / "source" / "ps1" / "ps1.ipynb", as_version=4)
+    sys.path.insert(0, str(ROOT / "assignments"))
+    from coursegrader.course import fill_answers
+    released = nbformat.read(Path(ada_home) / "ps1" / "ps1.ipynb", as_version=4)
+    mine = fill_answers(released, source, ids=["quadratic_map_answer"])
+    nbformat.write(mine, Path(ada_home) / "ps1" / "ps1.ipynb")
+    done = run_as(hub, n["ada"], "nbgrader", "submit", "ps1")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    # bob tries, as a student would, to get at ada's work and the course
+    script = Path(s["state_dir"]) / "attacks.py"
+    script.write_text(ATTACKS)
+    os.chmod(script, 0o644)
+    done = run_as(hub, n["bob"], os.path.join(s["prefix"], "student", "bin", "python"), script,
+                  s["exchange_root"], course_dir, ada_home, n["ada"])
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen == {
+        "list inbound": "denied", "glob victim submissions": 0, "list feedback": "not found",
+        "list course folder": "denied", "read grading secret": "denied", "read source": "denied",
+        "read gradebook": "denied", "list victim home": "denied",
+        "read victim notebook": "denied", "overwrite released notebook": "denied",
+        "add file to release": "denied", "read released notebook": "allowed"}, seen
+
+    # bob forges a submission in ada's name (a later timestamp, so it would win)
+    forged = ("import os, shutil, sys; from datetime import datetime, timezone, timedelta\n"
+              "inbound, victim, home = sys.argv[1:4]\n"
+              "ts = (datetime.now(timezone.utc) + timedelta(hours=1)).strftime('%Y-%m-%d %H:%M:%S.%f %Z')\n"
+              "dest = os.path.join(inbound, f'{victim}+ps1+{ts}+forged')\n"
+              "shutil.copytree(os.path.join(home, 'ps1'), dest)\n"
+              "open(os.path.join(dest, 'timestamp.txt'), 'w').write(ts)\n")
+    script2 = Path(s["state_dir"]) / "forge.py"
+    script2.write_text(forged)
+    os.chmod(script2, 0o644)
+    done = run_as(hub, n["bob"], os.path.join(s["prefix"], "student", "bin", "python"), script2,
+                  os.path.join(s["exchange_root"], COURSE, "inbound"), n["ada"],
+                  pwd.getpwnam(n["bob"]).pw_dir)
+    assert done.returncode == 0, done.stderr     # the folder lets bob write it...
+    done = run_as(hub, n["teacher"], "nbgrader", "collect", "ps1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "does not own it" in done.stdout + done.stderr
+    # ...but the instructor collects ada's own submission, not bob's forgery
+    collected = nbformat.read(Path(course_dir) / "submitted" / n["ada"] / "ps1" / "ps1.ipynb",
+                              as_version=4)
+    answers = {c.metadata.nbgrader["grade_id"]: c.source for c in collected.cells
+               if c.metadata.get("nbgrader", {}).get("solution")}
+    assert "raise NotImplementedError" not in answers["quadratic_map_answer"]
+    assert not os.path.exists(Path(course_dir) / "submitted" / n["bob"])
+
+
+# -- the browser test on the ngshare hub -------------------------------------------
+LONG = 300_000   # ms: servers start, notebooks validate and autograde on a busy machine
+
+
+def shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def log_in(browser, hub, who):
+    name = hub["names"][who]
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(LONG)
+    page = context.new_page()
+    page.goto(hub["url"] + "/hub/login")
+    page.fill("#username_input", name)
+    page.fill("#password_input", hub["passwords"][name])
+    page.click("#login_submit")
+    page.wait_for_url(f"**/user/{name}/lab**", timeout=LONG)
+    page.wait_for_selector("#jp-main-dock-panel", timeout=LONG)
+    page.wait_for_selector(".jp-FileBrowser", timeout=LONG)
+    return page
+
+
+def nbgrader_menu_items(page):
+    page.click('#jp-menu-panel div.lm-MenuBar-itemLabel:text("Nbgrader")')
+    page.wait_for_selector("#jp-mainmenu-nbgrader")
+    items = page.eval_on_selector_all("#jp-mainmenu-nbgrader li[data-command]",
+                                      "els => els.map(e => e.dataset.command)")
+    page.keyboard.press("Escape")
+    return set(items)
+
+
+def open_assignments(page):
+    page.click('#jp-menu-panel div.lm-MenuBar-itemLabel:text("Nbgrader")')
+    page.click('#jp-mainmenu-nbgrader li[data-command="nbgrader:open-assignment-list"]')
+    page.wait_for_selector("#released_assignments_list")
+
+
+def refresh_assignments(page):
+    page.click('.lm-TabBar-tab:has-text("Assignments")')
+    page.click("#refresh_assignments_list")
+
+
+def fetch_ps1(page):
+    open_assignments(page)
+    row = page.locator('#released_assignments_list > .list_item:has(.item_name:text-is("ps1"))')
+    row.locator('.item_status button:text("Fetch")').click()
+    page.wait_for_selector('#fetched_assignments_list > .list_item:has(.item_name:text-is("ps1"))')
+
+
+def submit_ps1(page):
+    refresh_assignments(page)
+    row = page.locator('#fetched_assignments_list > .list_item:has(.item_name:text-is("ps1"))')
+    row.locator('.item_status button:text("Submit")').first.click()
+    page.wait_for_selector('#submitted_assignments_list > .list_item:has(.item_name:text-is("ps1"))')
+
+
+def write_answers(page, filled):
+    """Type each answer into its cell of the open notebook, as a student would."""
+    cells = page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
+    assert cells.count() == len(filled.cells)
+    for i, cell in enumerate(filled.cells):
+        if not cell.metadata.get("nbgrader", {}).get("solution"):
+            continue
+        target = cells.nth(i)
+        target.scroll_into_view_if_needed()
+        if cell.cell_type == "markdown":
+            target.dblclick()
+        else:
+            target.locator(".cm-content").click()
+        editor = target.locator(".cm-content")
+        editor.click()
+        page.keyboard.press("Control+a")
+        page.keyboard.insert_text(cell.source)
+        if cell.cell_type == "markdown":
+            page.keyboard.press("Escape")
+    page.keyboard.press("Control+s")
+    page.wait_for_selector(".jp-NotebookPanel:visible .jp-mod-dirty", state="detached")
+
+
+def gradebook(hub):
+    from nbgrader.api import Gradebook
+    root = hub["settings"]["course_dirs"][hub["names"]["teacher"]]
+    return Gradebook(f"sqlite:///{root}/gradebook.db", course_id=COURSE)
+
+
+def formgrader_click(page, selector):
+    page.click(selector)
+    modal = page.locator("#success-modal, #error-modal")
+    modal.wait_for(state="visible", timeout=LONG)
+    text = modal.inner_text()
+    assert page.locator("#success-modal").count() == 1, text
+    page.locator("#success-modal button.close.btn").click()
+    modal.wait_for(state="detached")
+    return text
+
+
+def test_hub_end_to_end_in_chromium(ngshare_hub):
+    from playwright.sync_api import sync_playwright
+
+    hub, n = ngshare_hub, ngshare_hub["names"]
+    source = nbformat.read(ROOT / "assignments" / "source" / "ps1" / "ps1.ipynb", as_version=4)
+    sys.path.insert(0, str(ROOT / "assignments"))
+    from coursegrader.course import fill_answers
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        pages = {}
+        try:
+            # -- ada: fetch, write the answers, validate, submit ----------------------
+            ada = pages["ada"] = log_in(browser, hub, "ada")
+            menu = nbgrader_menu_items(ada)
+            assert "nbgrader:open-assignment-list" in menu
+            assert "nbgrader:open-formgrader" not in menu and "nbgrader:open-course-list" not in menu
+            fetch_ps1(ada)
+            home = Path(pwd.getpwnam(n["ada"]).pw_dir)
+            released = nbformat.read(home / "ps1" / "ps1.ipynb", as_version=4)
+            filled = fill_answers(released, source)
+            ada.goto(f"{hub['url']}/user/{n['ada']}/lab/tree/ps1/ps1.ipynb")
+            ada.wait_for_selector(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
+            shot(ada, "ada-notebook")
+            write_answers(ada, filled)
+            saved = nbformat.read(home / "ps1" / "ps1.ipynb", as_version=4)
+            for got, want in zip(saved.cells, filled.cells):
+                if want.metadata.get("nbgrader", {}).get("solution"):
+                    assert got.source.strip() == want.source.strip(), want.metadata.nbgrader
+            ada.click(".jp-NotebookPanel:visible jp-button.validate-button")
+            ada.wait_for_selector(".nbgrader-SuccessDialog, .nbgrader-ErrorDialog", timeout=LONG)
+            shot(ada, "ada-validated")
+            assert ada.locator(".nbgrader-SuccessDialog").count() == 1
+            assert "passes all the tests" in ada.locator(".nbgrader-SuccessDialog").inner_text()
+            ada.click(".nbgrader-SuccessDialog button.jp-Dialog-button")
+            submit_ps1(ada)
+            shot(ada, "ada-submitted")
+
+            # -- bob: fetch and submit the blank notebook ------------------------------
+            bob = pages["bob"] = log_in(browser, hub, "bob")
+            fetch_ps1(bob)
+            submit_ps1(bob)
+            assert bob.goto(f"{hub['url']}/user/{n['bob']}/formgrader").status == 404
+
+            # -- the instructor: collect, autograde, grade by hand, release feedback ---
+            teacher = pages["teacher"] = log_in(browser, hub, "teacher")
+            assert "nbgrader:open-formgrader" in nbgrader_menu_items(teacher)
+            fg = f"{hub['url']}/user/{n['teacher']}/formgrader"
+            teacher.goto(fg + "/manage_assignments")
+            row = 'tr:has(td.name:has-text("ps1"))'
+            teacher.wait_for_selector(row)
+            formgrader_click(teacher, f"{row} td.collect a")
+            teacher.goto(fg + "/manage_assignments")
+            teacher.wait_for_selector(f"{row} td.num-submissions a")
+            assert teacher.locator(f"{row} td.num-submissions").inner_text().strip() == "2"
+            teacher.goto(fg + "/manage_submissions/ps1")
+            for student in (n["ada"], n["bob"]):
+                teacher.wait_for_selector(f'tr:has(td.student-id:text-is("{student}"))')
+                formgrader_click(teacher, f'tr:has(td.student-id:text-is("{student}")) td.autograde a')
+            shot(teacher, "teacher-autograded")
+            with gradebook(hub) as gb:
+                sub = gb.find_submission_notebook("ps1", "ps1", n["ada"])
+                sub_id = sub.id
+                assert sub.code_score == 10 and sub.max_code_score == 10
+                assert gb.find_submission_notebook("ps1", "ps1", n["bob"]).code_score == 0
+            teacher.goto(f"{fg}/submission/{sub_id}")
+            teacher.wait_for_selector("input.score#validity_arguments")
+            teacher.fill("input.score#validity_arguments", "3")
+            teacher.keyboard.press("Tab")
+            teacher.fill("input.score#closure_proofs", "2")
+            teacher.keyboard.press("Tab")
+            deadline = time.monotonic() + 60
+            while True:
+                with gradebook(hub) as gb:
+                    sub = gb.find_submission_notebook("ps1", "ps1", n["ada"])
+                    manual = {g.name: g.manual_score for g in sub.grades if g.cell.cell_type == "markdown"}
+                if manual == {"validity_arguments": 3, "closure_proofs": 2}:
+                    break
+                assert time.monotonic() < deadline, manual
+                time.sleep(1)
+            shot(teacher, "teacher-graded")
+            teacher.goto(fg + "/manage_assignments")
+            teacher.wait_for_selector(f"{row} td.generate-feedback a")
+            formgrader_click(teacher, f"{row} td.generate-feedback a")
+            formgrader_click(teacher, f"{row} td.release-feedback a")
+            with gradebook(hub) as gb:
+                scores = {s.student.id: (s.score, s.max_score) for s in gb.assignment_submissions("ps1")}
+            assert scores == {n["ada"]: (15, 16), n["bob"]: (0, 16)}
+
+            # -- ada reads her feedback in the Assignments tab -------------------------
+            refresh_assignments(ada)
+            row = ada.locator('#submitted_assignments_list > .list_item:has(.item_name:text-is("ps1"))')
+            row.locator('button:text("Fetch Feedback")').click()
+            ada.wait_for_selector('#submitted_assignments_list a:text("view feedback")')
+            ada.click('#submitted_assignments_list a:text("view feedback")')
+            ada.wait_for_selector('.jp-DirListing-item:has-text("ps1.html")')
+            ada.dblclick('.jp-DirListing-item:has-text("ps1.html")')
+            frame = ada.frame_locator(".jp-HTMLViewer iframe, .jp-RenderedHTML iframe").first
+            frame.locator("body").wait_for()
+            feedback = frame.locator("body").inner_text()
+            shot(ada, "ada-feedback")
+            assert "15.0 / 16.0" in feedback, feedback[:2000]
+        except Exception:
+            for who, page in pages.items():
+                try:
+                    shot(page, f"failed-{who}")
+                except Exception:
+                    pass
+            raise
+        finally:
+            browser.close()
+
+
+def test_hub_ngshare_keeps_students_apart(ngshare_hub):
+    """Through ngshare, bob may not read ada's submission or feedback, nor release."""
+    hub, n = ngshare_hub, ngshare_hub["names"]
+    token = hubpy("token", hub["state"], n["bob"]).stdout.strip()
+    api = hub["url"] + "/services/ngshare"
+
+    def call(method, path, **data):
+        r = requests.request(method, f"{api}/{path}", headers={"Authorization": f"token {token}"},
+                             data=data, timeout=60)
+        return r.json()
+
+    # bob's own view works, so a refusal below is about rights, not the route
+    assert call("GET", f"assignments/{COURSE}")["success"]
+    for path in (f"submissions/{COURSE}/ps1/{n['ada']}", f"submission/{COURSE}/ps1/{n['ada']}",
+                 f"feedback/{COURSE}/ps1/{n['ada']}", f"students/{COURSE}"):
+        answer = call("GET", path)
+        assert answer["success"] is False, (path, answer)
+    answer = call("POST", f"assignment/{COURSE}/ps9", files=json.dumps([]))
+    assert answer["success"] is False, answer
