@@ -24,7 +24,7 @@ import nbformat
 import pytest
 
 from coursegrader import batch
-from coursegrader.check import format_report
+from coursecheck.check import format_report
 from coursegrader.course import Course, answer_cell_ids, fill_answers
 from coursegrader.report import parse_part_report, render, summarise
 from coursegrader.spec import get_parts

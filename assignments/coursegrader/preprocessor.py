@@ -37,9 +37,10 @@ from nbgrader import utils
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Enum, Float, Int, List, Unicode
 
+from coursecheck.serial import UnsupportedValue, loads_bounded
+
 from . import confine
 from .judge import grade_part
-from .serial import UnsupportedValue, loads_bounded
 from .spec import get_parts
 
 __all__ = ["SafeExecute", "CollectKernelRun", "JudgeTests", "SanitizeMetadata", "SanitizeOutputs", "RefuseLinks",

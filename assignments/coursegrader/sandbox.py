@@ -8,7 +8,7 @@ The grader writes on its stdin one JSON line::
 
 then, after each answer, the next case::
 
-    {"case": i, "args": encoded args}          (coursegrader.serial encoding)
+    {"case": i, "args": encoded args}          (coursecheck.serial encoding)
 
 and reads one JSON line per case from the runner's stdout (a private copy of
 the descriptor; the code's own stdout and stderr go to /dev/null)::
