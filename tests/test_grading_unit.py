@@ -500,10 +500,13 @@ def test_sandbox_holds_only_the_allowlisted_packages_and_a_fixed_environment(mon
     assert {"numpy", "scipy", "cvxpy", "ipykernel", "nbclient"} <= tops
     assert not tops & {"kernlab", "sklearn", "coursegrader", "coursecheck", "nbgrader"}
     repo = PS1_SOURCE.parents[3]
-    runner = str(repo / "assignments" / "coursegrader")
-    # of the repository, only the runner modules, file by file
-    assert all(not b.startswith(str(repo)) or (Path(b).parent == Path(runner)
-                                                and b.endswith(".py")) for b in binds)
+    runners = {repo / "assignments" / "coursegrader", repo / "assignments" / "coursecheck"}
+    # of the repository, only the runner modules, file by file: the grader's
+    # runners and the student-side serial encoding and import policy
+    from_repo = [Path(b) for b in binds if b.startswith(str(repo))]
+    assert all(b.parent in runners and b.suffix == ".py" for b in from_repo), from_repo
+    assert {b.name for b in from_repo} == {"sandbox.py", "landlock.py", "kernelguard.py",
+                                          "serial.py", "policy.py"}
     assert "fake-key-for-the-test" not in " ".join(argv)
     assert {"--unshare-all", "--unshare-user", "--die-with-parent", "--clearenv"} <= set(argv)
     env = dict(confine.KERNEL.env)
