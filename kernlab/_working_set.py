@@ -115,9 +115,11 @@ class WorkingSetDual:
             if len(self.cache) + len(missing) > self.max_cached:
                 for key in list(self.cache)[:len(missing) + len(self.cache) - self.max_cached]:
                     del self.cache[key]
-            fresh = self.gram.cols(missing)
+            # One contiguous copy per column: a strided view into the block
+            # would be slow to gather and would keep the whole block alive.
+            fresh = np.asfortranarray(self.gram.cols(missing))
             for j, i in enumerate(missing):
-                self.cache[i] = fresh[:, j]
+                self.cache[i] = fresh[:, j].copy()
         return np.column_stack([self.cache[i] for i in idx])
 
     def violation(self):
