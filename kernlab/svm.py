@@ -278,7 +278,9 @@ def _fit_dual(gram, F, exact, t, C, tol):
     factor 10^4 times finer when ``F`` is approximate; and, for a finite C,
     the hard-margin QP, whose answer is the soft-margin one whenever its
     multipliers stay below C (a large C makes alpha / C tiny, below the
-    solver's precision).  An answer that fails every attempt is refused with
+    solver's precision); and the working-set method, which stops on the KKT
+    violation itself (a small C makes the QP nearly a linear programme whose
+    optimal face an interior-point answer does not pin down).  An answer that fails every attempt is refused with
     a ValueError, never returned.  Returns (alpha, b, g, F).
     """
     gaps = []
@@ -302,19 +304,33 @@ def _fit_dual(gram, F, exact, t, C, tol):
             if gap <= _KKT_TOL:
                 return alpha, b, g, F
             gaps.append(gap)
+        found = _try_working_sets(gram, t, C, gaps)
+        if found is not None:
+            return (*found, F)
     _refuse(C, gaps)
 
 
 def _fit_dual_by_working_sets(gram, t, C):
     """The dual by decomposition (see :mod:`kernlab._working_set`), checked like :func:`_fit_dual`.
 
-    The working-set method stops at a violation of 1e-2 first (the polish
-    usually finds the exact active sets from there); the answer is
-    polished and checked with the exact K, and if it fails the method
-    continues from where it stopped with a finer stopping tolerance.
-    Returns (alpha, b, g).
+    Returns (alpha, b, g), or raises a ValueError if no answer passes the
+    KKT check.
     """
     gaps = []
+    found = _try_working_sets(gram, t, C, gaps)
+    if found is None:
+        _refuse(C, gaps)
+    return found
+
+
+def _try_working_sets(gram, t, C, gaps):
+    """The working-set method, stopped at a violation of 1e-2 first.
+
+    The polish usually finds the exact active sets from there; the answer
+    is polished and checked with the exact K, and if it fails the method
+    continues from where it stopped with a finer stopping tolerance.
+    Returns (alpha, b, g), or None with the violations found added to ``gaps``.
+    """
     dual = WorkingSetDual(gram, t, C, q=_WORKING_SET)
     for eps in (1e-2, 1e-3, 1e-5, 1e-7):
         dual.run(eps)
@@ -330,7 +346,7 @@ def _fit_dual_by_working_sets(gram, t, C):
             if gap <= _KKT_TOL:
                 return alpha, b, g
             gaps.append(gap)
-    _refuse(C, gaps)
+    return None
 
 
 def _refuse(C, gaps):

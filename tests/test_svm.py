@@ -363,8 +363,23 @@ def test_a_dual_answer_that_fails_the_kkt_check_is_refused(monkeypatch):
 
     X, y = DATASETS["moons"]
     monkeypatch.setattr(svm, "_solve_dual", lambda F, t, C: np.zeros(F.shape[0]))
+    monkeypatch.setattr(svm.WorkingSetDual, "run", lambda self, eps, max_steps=None: 1.0)
     with pytest.raises(ValueError, match="violates the KKT conditions"):
         SVC(Gaussian(sigma=1.0), C=1.0).fit(X, y)
+
+
+def test_small_C_with_more_of_one_class_matches_libsvm():
+    # A small C puts nearly every multiplier at C; with 45 points of one class
+    # and 48 of the other the optimal face is degenerate, and the factored QP's
+    # interior-point answer misses it. fit must still return LIBSVM's classifier.
+    X, y = DATASETS["circles"]
+    _, (train, _) = list(KFold(3, shuffle=True, random_state=0).split(X))[:2]
+    X, y = X[train], y[train]
+    assert sorted(np.unique(y, return_counts=True)[1]) == [45, 48]
+    ours = SVC(Linear(), C=0.01).fit(X, y)
+    ref = SkSVC(kernel="linear", C=0.01, tol=1e-10).fit(X, y)
+    # the optimal multipliers are not unique here; the decision function is
+    np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=1e-5)
 
 
 @pytest.mark.parametrize("make", [lambda k: SVC(k), lambda k: KernelSVCPrimal(k)],
