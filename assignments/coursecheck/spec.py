@@ -228,20 +228,24 @@ def custom(fn, message="the answer is not right"):
 # problem sets, random streams, judging
 # ----------------------------------------------------------------------------
 
-def get_parts(assignment):
-    """Return the ``PARTS`` dict of problem set ``assignment`` (e.g. ``"ps1"``)."""
+def get_parts(assignment, package="coursecheck.problems"):
+    """Return the ``PARTS`` dict of problem set ``assignment`` (e.g. ``"ps1"``).
+
+    ``package`` holds one module per problem set (the grader passes its own,
+    whose parts carry the hidden cases).
+    """
     if not isinstance(assignment, str) or not _PS_NAME.match(assignment):
         raise ValueError(f"assignment must be a name like 'ps1', got {assignment!r}")
     try:
-        module = importlib.import_module(f"coursecheck.problems.{assignment}")
+        module = importlib.import_module(f"{package}.{assignment}")
     except ModuleNotFoundError as exc:
         raise ValueError(f"no problem set named {assignment!r}") from exc
     return module.PARTS
 
 
-def get_part(assignment, part_id):
-    """Return the :class:`Part` ``part_id`` of problem set ``assignment``."""
-    parts = get_parts(assignment)
+def get_part(assignment, part_id, package="coursecheck.problems"):
+    """Return the :class:`Part` ``part_id`` of problem set ``assignment`` (see :func:`get_parts`)."""
+    parts = get_parts(assignment, package)
     if part_id not in parts:
         raise ValueError(f"problem set {assignment!r} has no part {part_id!r}; "
                          f"its parts are {sorted(parts)}")

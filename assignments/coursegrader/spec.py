@@ -10,16 +10,13 @@ part (:func:`hidden_rng`), so each student gets their own.
 import dataclasses
 import hashlib
 import hmac
-import importlib
-import re
 
 import numpy as np
 
+import coursecheck.spec
+
 __all__ = ["with_hidden", "get_parts", "get_part", "hidden_rng", "local_hidden_rng",
            "part_score"]
-
-_PS_NAME = re.compile(r"^ps[0-9]+$")
-
 
 def with_hidden(parts, hidden, **replace):
     """Copy of the public ``parts`` with ``hidden[part_id]`` as each part's hidden cases.
@@ -41,22 +38,12 @@ def with_hidden(parts, hidden, **replace):
 
 def get_parts(assignment):
     """Return the grader's ``PARTS`` dict (with hidden cases) of problem set ``assignment``."""
-    if not isinstance(assignment, str) or not _PS_NAME.match(assignment):
-        raise ValueError(f"assignment must be a name like 'ps1', got {assignment!r}")
-    try:
-        module = importlib.import_module(f"coursegrader.problems.{assignment}")
-    except ModuleNotFoundError as exc:
-        raise ValueError(f"no problem set named {assignment!r}") from exc
-    return module.PARTS
+    return coursecheck.spec.get_parts(assignment, package="coursegrader.problems")
 
 
 def get_part(assignment, part_id):
     """Return the grader's part ``part_id`` of problem set ``assignment``."""
-    parts = get_parts(assignment)
-    if part_id not in parts:
-        raise ValueError(f"problem set {assignment!r} has no part {part_id!r}; "
-                         f"its parts are {sorted(parts)}")
-    return parts[part_id]
+    return coursecheck.spec.get_part(assignment, part_id, package="coursegrader.problems")
 
 
 def _seed(key, *fields):
