@@ -590,6 +590,12 @@ def test_the_pdf_holds_the_whole_book_and_the_site_links_to_it(built_book):
     assert returncode == 0, f"the book or its PDF did not build:\n{log[-4000:]}"
     pdf = html / PDF_NAME
     assert pdf.is_file() and pdf.read_bytes()[:5] == b"%PDF-"
+    # Every cross-reference resolved in the last LaTeX run (an unresolved one
+    # prints as "??" or links nowhere).  TeX wraps its log at 79 columns.
+    latex_log = (html.parent / "latex" / PDF_NAME).with_suffix(".log")
+    joined = latex_log.read_text(encoding="utf-8", errors="replace").replace("\n", "")
+    unresolved = re.findall(r"(?:[Rr]eference|Citation) `([^']+)' on page \d+ undefined", joined)
+    assert not unresolved, f"unresolved references in the PDF: {sorted(set(unresolved))}"
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
     pages = int(re.search(r"^Pages:\s+(\d+)", info.stdout, flags=re.M).group(1))
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
