@@ -52,6 +52,27 @@ def test_every_correction_box_is_labelled_and_listed_in_the_errata():
     assert not missing, f"correction boxes not listed on the Errata page: {sorted(missing)}"
 
 
+MAX_BOX_LINES = 8
+
+
+def test_correction_boxes_stay_short():
+    """A box says what the notes got wrong in a few lines; the explanation
+    belongs to the text around it."""
+    long_boxes = []
+    for stem, text in chapter_text().items():
+        for match in BOX.finditer(text):
+            title = match.group(2).lower()
+            if "notes" not in title and "which theorem" not in title:
+                continue
+            fence = match.group(1)
+            body = text[match.end():].split(f"\n{fence}\n", 1)[0].splitlines()
+            lines = [line for line in body if line.strip() and not line.startswith(":class:")]
+            if len(lines) > MAX_BOX_LINES:
+                long_boxes.append(f"{stem}: {match.group(2)!r} has {len(lines)} lines "
+                                  f"({' '.join(lines[:1])[:50]}...)")
+    assert not long_boxes, "\n".join(long_boxes)
+
+
 def test_errata_links_point_to_existing_targets():
     errata = (BOOK / "errata.md").read_text(encoding="utf-8")
     targets = {t for text in chapter_text().values() for t in TARGET.findall(text)}
