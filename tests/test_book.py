@@ -27,6 +27,7 @@ import jupytext
 import nbformat
 import pytest
 import yaml
+from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -449,17 +450,21 @@ def _open(context, url):
 
 
 def test_code_cells_fit_the_column():
-    """No line of a chapter's code cells is longer than 88 characters."""
+    """No line of a chapter's code cells, nor of a code block on any page, is
+    longer than 88 characters."""
     long_lines = []
     for docname in toc_files():
-        if not is_notebook(docname):
-            continue
-        nb = jupytext.read(ROOT / f"{docname}.md", fmt="md:myst")
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                long_lines += [f"{docname}: {len(line)} chars: {line[:60]}"
-                               for line in cell.source.splitlines()
-                               if len(line) > MAX_CODE_LINE]
+        text = (ROOT / f"{docname}.md").read_text(encoding="utf-8")
+        # Plain code blocks (```bash, ```python); directives such as
+        # {code-cell} or {prf:proof} start with a brace.
+        blocks = [token.content for token in MarkdownIt("commonmark").parse(text)
+                  if token.type == "fence" and not token.info.startswith("{")]
+        if is_notebook(docname):
+            nb = jupytext.read(ROOT / f"{docname}.md", fmt="md:myst")
+            blocks += [cell.source for cell in nb.cells if cell.cell_type == "code"]
+        for source in blocks:
+            long_lines += [f"{docname}: {len(line)} chars: {line[:60]}"
+                           for line in source.splitlines() if len(line) > MAX_CODE_LINE]
     assert not long_lines, "code lines too long:\n" + "\n".join(long_lines)
 
 
@@ -522,6 +527,59 @@ def test_layout_on_a_laptop_and_a_phone(site):
         browser.close()
     assert figures_seen > 0, "no figure found on any page"
     assert not failures, "\n".join(failures[:80])
+
+
+TABLE_REPORT = """() => [...document.querySelectorAll('article table')].map(table => {
+  // The box that scrolls: the table itself (book.css makes it a block) or a
+  // wrapper the theme puts round it.
+  let box = table;
+  while (box.parentElement && box.parentElement.tagName !== 'ARTICLE'
+         && getComputedStyle(box).overflowX === 'visible') {
+    box = box.parentElement;
+  }
+  const rect = box.getBoundingClientRect();
+  return {
+    text: table.textContent.trim().slice(0, 50),
+    wide: table.scrollWidth > rect.width + 1,
+    scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
+    right: rect.right,
+  };
+})"""
+
+
+@pytest.mark.timeout(300)
+def test_wide_tables_scroll_inside_their_box_on_a_phone(site):
+    """At 390 px a table wider than the column scrolls sideways in its own
+    box, which stays inside the screen, instead of widening the page."""
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = site
+    failures, wide = [], 0
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        context = browser.new_context(viewport=PHONE, is_mobile=True)
+        for docname in toc_files():
+            page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
+            tables = page.evaluate(TABLE_REPORT)
+            page_width = page.evaluate("() => document.documentElement.scrollWidth")
+            page.close()
+            for table in tables:
+                where = f"{docname}: table {table['text']!r}"
+                if table["right"] > PHONE["width"] + 1:
+                    failures.append(f"{where} reaches {table['right']:.0f} px")
+                if table["wide"]:
+                    wide += 1
+                    if not table["scrolls"]:
+                        failures.append(f"{where} is wider than its box and does not scroll")
+            if page_width > PHONE["width"]:
+                failures.append(f"{docname}: page is {page_width} px wide")
+        browser.close()
+    # The book has tables wider than a phone (the notation table, the list
+    # of assignments), so the scrolling is exercised.
+    assert wide > 0, "no table is wider than the phone's column"
+    assert not failures, "\n".join(failures)
 
 
 @pytest.mark.timeout(600)
