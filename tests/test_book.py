@@ -664,15 +664,33 @@ def test_the_pdf_holds_the_whole_book_and_the_site_links_to_it(built_book):
                                   flags=re.M)
         titles.append(first_heading.group(1).strip())
     # The title page carries the root page's title; the contents list every
-    # other page as a numbered chapter, in the order of the table of
-    # contents; and each chapter's title is also in the body (its heading).
+    # other page as a chapter, in the order of the table of contents, numbered
+    # as on the website: the pages of the numbered part 1, 2, ..., the others
+    # without a number; and each chapter's title is also in the body.
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    numbered = [re.sub(r"\.md$", "", c["file"]) for part in toc["parts"]
+                if part.get("numbered") for c in part["chapters"]]
     lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
     assert lines[0] == titles[0], lines[:3]
     flat = " ".join(text.split())
-    for number, title in enumerate(titles[1:], start=1):
-        entry = f"{number} {title}"
-        assert any(line.startswith(entry) for line in lines), f"contents lack {entry!r}"
+    contents = iter(lines)
+    for docname, title in zip(toc_files()[1:], titles[1:]):
+        if docname in numbered:
+            entry = f"{numbered.index(docname) + 1} {title}"
+        else:
+            entry = title
+        # the next contents line with this entry, after the previous one
+        assert any(line.startswith(entry) for line in contents), f"contents lack {entry!r}"
         assert flat.count(title) >= 2, f"chapter {title!r} only in the contents"
+    # Theorems, definitions and the like carry the numbers they have on the
+    # website (Theorem 3.1 is the same theorem in both).
+    result = r"\b(?:Theorem|Proposition|Lemma|Corollary|Definition) \d+(?:\.\d+)+\b"
+    on_site = set()
+    for docname in toc_files():
+        page = re.sub(r"<[^>]+>", " ", (html / f"{docname}.html").read_text(encoding="utf-8"))
+        on_site |= set(re.findall(result, " ".join(page.split())))
+    in_pdf = set(re.findall(result, flat))
+    assert on_site and in_pdf == on_site, (sorted(in_pdf - on_site), sorted(on_site - in_pdf))
     # Much more than a title page: about a page per 60 lines of source.
     source_lines = sum(len((ROOT / f"{d}.md").read_text().splitlines()) for d in toc_files())
     assert pages >= source_lines / 120, (pages, source_lines)
