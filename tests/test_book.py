@@ -27,6 +27,7 @@ import jupytext
 import nbformat
 import pytest
 import yaml
+from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -449,17 +450,21 @@ def _open(context, url):
 
 
 def test_code_cells_fit_the_column():
-    """No line of a chapter's code cells is longer than 88 characters."""
+    """No line of a chapter's code cells, nor of a code block on any page, is
+    longer than 88 characters."""
     long_lines = []
     for docname in toc_files():
-        if not is_notebook(docname):
-            continue
-        nb = jupytext.read(ROOT / f"{docname}.md", fmt="md:myst")
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                long_lines += [f"{docname}: {len(line)} chars: {line[:60]}"
-                               for line in cell.source.splitlines()
-                               if len(line) > MAX_CODE_LINE]
+        text = (ROOT / f"{docname}.md").read_text(encoding="utf-8")
+        # Plain code blocks (```bash, ```python); directives such as
+        # {code-cell} or {prf:proof} start with a brace.
+        blocks = [token.content for token in MarkdownIt("commonmark").parse(text)
+                  if token.type == "fence" and not token.info.startswith("{")]
+        if is_notebook(docname):
+            nb = jupytext.read(ROOT / f"{docname}.md", fmt="md:myst")
+            blocks += [cell.source for cell in nb.cells if cell.cell_type == "code"]
+        for source in blocks:
+            long_lines += [f"{docname}: {len(line)} chars: {line[:60]}"
+                           for line in source.splitlines() if len(line) > MAX_CODE_LINE]
     assert not long_lines, "code lines too long:\n" + "\n".join(long_lines)
 
 
@@ -522,6 +527,59 @@ def test_layout_on_a_laptop_and_a_phone(site):
         browser.close()
     assert figures_seen > 0, "no figure found on any page"
     assert not failures, "\n".join(failures[:80])
+
+
+TABLE_REPORT = """() => [...document.querySelectorAll('article table')].map(table => {
+  // The box that scrolls: the table itself (book.css makes it a block) or a
+  // wrapper the theme puts round it.
+  let box = table;
+  while (box.parentElement && box.parentElement.tagName !== 'ARTICLE'
+         && getComputedStyle(box).overflowX === 'visible') {
+    box = box.parentElement;
+  }
+  const rect = box.getBoundingClientRect();
+  return {
+    text: table.textContent.trim().slice(0, 50),
+    wide: table.scrollWidth > rect.width + 1,
+    scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
+    right: rect.right,
+  };
+})"""
+
+
+@pytest.mark.timeout(300)
+def test_wide_tables_scroll_inside_their_box_on_a_phone(site):
+    """At 390 px a table wider than the column scrolls sideways in its own
+    box, which stays inside the screen, instead of widening the page."""
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = site
+    failures, wide = [], 0
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        context = browser.new_context(viewport=PHONE, is_mobile=True)
+        for docname in toc_files():
+            page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
+            tables = page.evaluate(TABLE_REPORT)
+            page_width = page.evaluate("() => document.documentElement.scrollWidth")
+            page.close()
+            for table in tables:
+                where = f"{docname}: table {table['text']!r}"
+                if table["right"] > PHONE["width"] + 1:
+                    failures.append(f"{where} reaches {table['right']:.0f} px")
+                if table["wide"]:
+                    wide += 1
+                    if not table["scrolls"]:
+                        failures.append(f"{where} is wider than its box and does not scroll")
+            if page_width > PHONE["width"]:
+                failures.append(f"{docname}: page is {page_width} px wide")
+        browser.close()
+    # The book has tables wider than a phone (the notation table, the list
+    # of assignments), so the scrolling is exercised.
+    assert wide > 0, "no table is wider than the phone's column"
+    assert not failures, "\n".join(failures)
 
 
 @pytest.mark.timeout(600)
@@ -590,6 +648,12 @@ def test_the_pdf_holds_the_whole_book_and_the_site_links_to_it(built_book):
     assert returncode == 0, f"the book or its PDF did not build:\n{log[-4000:]}"
     pdf = html / PDF_NAME
     assert pdf.is_file() and pdf.read_bytes()[:5] == b"%PDF-"
+    # Every cross-reference resolved in the last LaTeX run (an unresolved one
+    # prints as "??" or links nowhere).  TeX wraps its log at 79 columns.
+    latex_log = (html.parent / "latex" / PDF_NAME).with_suffix(".log")
+    joined = latex_log.read_text(encoding="utf-8", errors="replace").replace("\n", "")
+    unresolved = re.findall(r"(?:[Rr]eference|Citation) `([^']+)' on page \d+ undefined", joined)
+    assert not unresolved, f"unresolved references in the PDF: {sorted(set(unresolved))}"
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
     pages = int(re.search(r"^Pages:\s+(\d+)", info.stdout, flags=re.M).group(1))
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
@@ -600,15 +664,33 @@ def test_the_pdf_holds_the_whole_book_and_the_site_links_to_it(built_book):
                                   flags=re.M)
         titles.append(first_heading.group(1).strip())
     # The title page carries the root page's title; the contents list every
-    # other page as a numbered chapter, in the order of the table of
-    # contents; and each chapter's title is also in the body (its heading).
+    # other page as a chapter, in the order of the table of contents, numbered
+    # as on the website: the pages of the numbered part 1, 2, ..., the others
+    # without a number; and each chapter's title is also in the body.
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    numbered = [re.sub(r"\.md$", "", c["file"]) for part in toc["parts"]
+                if part.get("numbered") for c in part["chapters"]]
     lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
     assert lines[0] == titles[0], lines[:3]
     flat = " ".join(text.split())
-    for number, title in enumerate(titles[1:], start=1):
-        entry = f"{number} {title}"
-        assert any(line.startswith(entry) for line in lines), f"contents lack {entry!r}"
+    contents = iter(lines)
+    for docname, title in zip(toc_files()[1:], titles[1:]):
+        if docname in numbered:
+            entry = f"{numbered.index(docname) + 1} {title}"
+        else:
+            entry = title
+        # the next contents line with this entry, after the previous one
+        assert any(line.startswith(entry) for line in contents), f"contents lack {entry!r}"
         assert flat.count(title) >= 2, f"chapter {title!r} only in the contents"
+    # Theorems, definitions and the like carry the numbers they have on the
+    # website (Theorem 3.1 is the same theorem in both).
+    result = r"\b(?:Theorem|Proposition|Lemma|Corollary|Definition) \d+(?:\.\d+)+\b"
+    on_site = set()
+    for docname in toc_files():
+        page = re.sub(r"<[^>]+>", " ", (html / f"{docname}.html").read_text(encoding="utf-8"))
+        on_site |= set(re.findall(result, " ".join(page.split())))
+    in_pdf = set(re.findall(result, flat))
+    assert on_site and in_pdf == on_site, (sorted(in_pdf - on_site), sorted(on_site - in_pdf))
     # Much more than a title page: about a page per 60 lines of source.
     source_lines = sum(len((ROOT / f"{d}.md").read_text().splitlines()) for d in toc_files())
     assert pages >= source_lines / 120, (pages, source_lines)

@@ -52,6 +52,27 @@ def test_every_correction_box_is_labelled_and_listed_in_the_errata():
     assert not missing, f"correction boxes not listed on the Errata page: {sorted(missing)}"
 
 
+MAX_BOX_LINES = 8
+
+
+def test_correction_boxes_stay_short():
+    """A box says what the notes got wrong in a few lines; the explanation
+    belongs to the text around it."""
+    long_boxes = []
+    for stem, text in chapter_text().items():
+        for match in BOX.finditer(text):
+            title = match.group(2).lower()
+            if "notes" not in title and "which theorem" not in title:
+                continue
+            fence = match.group(1)
+            body = text[match.end():].split(f"\n{fence}\n", 1)[0].splitlines()
+            lines = [line for line in body if line.strip() and not line.startswith(":class:")]
+            if len(lines) > MAX_BOX_LINES:
+                long_boxes.append(f"{stem}: {match.group(2)!r} has {len(lines)} lines "
+                                  f"({' '.join(lines[:1])[:50]}...)")
+    assert not long_boxes, "\n".join(long_boxes)
+
+
 def test_errata_links_point_to_existing_targets():
     errata = (BOOK / "errata.md").read_text(encoding="utf-8")
     targets = {t for text in chapter_text().values() for t in TARGET.findall(text)}
@@ -78,6 +99,35 @@ def test_each_shared_result_is_stated_as_a_result_once(title):
     homes = [(stem, kind) for stem, text in chapter_text().items()
              for kind, heading in BLOCK.findall(text) if heading.strip() == title]
     assert len(homes) == 1, f"{title!r} is stated as a result in {homes}"
+
+
+PSD_WORDS = re.compile(r"positive (semi-)?definite|\bPSD\b", re.I)
+DEFINITION = re.compile(r"^(`{3,})\{prf:definition\}[ \t]*(.*?)\n(.*?)^\1[ \t]*$", re.M | re.S)
+
+
+def _defines_psd(title, body):
+    """A definition block defines the notion when its title or a term it
+    introduces (in italics) speaks of positive (semi-)definiteness."""
+    terms = re.findall(r"(?<![*\w])\*([^*\n]+)\*(?![*\w])", body)
+    return any(PSD_WORDS.search(s) for s in [title, *terms])
+
+
+def test_the_psd_kernel_definition_has_one_home():
+    """Positive semi-definite kernels are defined once, in the first chapter
+    that needs them; every later chapter that speaks of them refers there."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    part = next(part for part in toc["parts"] if part["caption"] == "Chapters")
+    order = [Path(c["file"]).name for c in part["chapters"]]
+    texts = chapter_text()
+    homes = [(stem, m.group(3)) for stem in order for m in DEFINITION.finditer(texts[stem])
+             if _defines_psd(m.group(2), m.group(3))]
+    assert len(homes) == 1, f"the PSD kernel is defined in {[stem for stem, _ in homes]}"
+    home, body = homes[0]
+    users = [stem for stem in order if PSD_WORDS.search(texts[stem])]
+    assert users[0] == home, f"defined in {home}, but first needed in {users[0]}"
+    label = re.match(r":label:\s*([\w-]+)", body).group(1)
+    unreferenced = [stem for stem in users[1:] if f"{{prf:ref}}`{label}`" not in texts[stem]]
+    assert not unreferenced, f"chapters that use PSD kernels without citing {label}: {unreferenced}"
 
 
 def test_chapters_are_numbered_as_the_introduction_says():
