@@ -10,7 +10,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --disable-pip-version-check -r requirements.txt
-jupytext-config set-default-viewer
 
 TEX_PACKAGES="latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra
               texlive-fonts-recommended fonts-freefont-otf"

@@ -294,3 +294,33 @@ def test_a_downloaded_chapter_shows_its_theorems_and_maths_in_jupyterlab(
     assert seen["katex"] > 50
     assert "$$" not in seen["text"] and "\\frac" not in seen["text"]
     assert seen["markdown"] > 10 and len(seen["text"]) > 5000
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(heading)
+    following = text.find("\n## ", start + len(heading))
+    return text[start:following if following >= 0 else len(text)]
+
+
+def test_student_instructions_need_only_the_site():
+    """README, introduction and Assignments page: a virtual environment, the
+    wheel from the site, JupyterLab, check, validate, submit; never the repository."""
+    pages = {
+        "README.md": _section((ROOT / "README.md").read_text(), "## For students"),
+        "book/intro.md": _section((ROOT / "book" / "intro.md").read_text(),
+                                  "## Running a chapter yourself")
+        + _section((ROOT / "book" / "intro.md").read_text(), "## How the assignments work"),
+        "book/assignments.md": (ROOT / "book" / "assignments.md").read_text(),
+    }
+    for name, text in pages.items():
+        flat = " ".join(text.split())
+        for needed in ("python3 -m venv", "PEP 668", "pip install", "jupyter lab",
+                       "nbgrader validate", "submit", "learning-management system"):
+            assert needed in flat, (name, needed)
+        assert "clone" not in flat.lower() and "requirements.txt" not in flat, name
+    # the book links the wheel itself, as built from student/pyproject.toml
+    builder = _load(ROOT / "student" / "build_wheel.py", "student_build_wheel")
+    for page in ("intro.md", "assignments.md"):
+        assert f"_generated/student/{builder.wheel_name()}>`" in (ROOT / "book" / page).read_text()
+    # no user-wide JupyterLab setting is changed by the build
+    assert "set-default-viewer" not in (ROOT / "scripts" / "build.sh").read_text()
