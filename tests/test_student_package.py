@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -202,6 +203,33 @@ def test_a_released_problem_set_runs_its_checks_in_the_student_environment(
     said = validate.stdout + validate.stderr
     assert "D_indefinite" in said and "expected" in said, said[-3000:]
     assert "Success!" not in said
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)
+def test_the_environment_has_the_assignments_tab_myst_and_its_own_settings(student_env):
+    def run(*argv):
+        done = subprocess.run([str(student_env.bin / argv[0]), *argv[1:]], cwd=student_env.work,
+                              env=student_env.env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
+
+    labextensions = run("jupyter", "labextension", "list")
+    for name in ("@jupyter/nbgrader", "jupyterlab-myst", "jupyterlab-jupytext"):
+        line = next((x for x in labextensions.splitlines() if name in x), "")
+        assert "enabled" in line, (name, labextensions)
+    server = run("jupyter", "server", "extension", "list")
+    for name in ("nbgrader.server_extensions.assignment_list",
+                 "nbgrader.server_extensions.validate_assignment", "jupyterlab_myst",
+                 "jupytext"):
+        assert re.search(rf"{re.escape(name)}\S*\s+enabled", server), (name, server)
+    # the settings live in the environment, not in the student's home
+    overrides = json.loads((student_env.venv / "share" / "jupyter" / "lab" / "settings"
+                            / "overrides.json").read_text())
+    viewers = overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
+    assert viewers["markdown"] == "Jupytext Notebook"
+    assert "kernel-methods" in (student_env.venv / "etc" / "jupyter"
+                                / "nbgrader_config.py").read_text()
 
 
 def _free_port() -> int:
