@@ -214,6 +214,7 @@ def test_the_environment_has_the_assignments_tab_myst_and_its_own_settings(stude
         assert done.returncode == 0, done.stderr[-3000:]
         return re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
 
+    assert "No broken requirements" in run("pip", "check")  # versions that go together
     labextensions = run("jupyter", "labextension", "list")
     for name in ("@jupyter/nbgrader", "jupyterlab-myst", "jupyterlab-jupytext"):
         line = next((x for x in labextensions.splitlines() if name in x), "")
