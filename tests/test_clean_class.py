@@ -36,6 +36,9 @@ ALARMING = [
 ]
 
 
+PROBE = r"Not sure: $\href{javascript:window.PWNED=1}{D} \succeq 0$ and $\frac{1}{2}$."
+
+
 @pytest.fixture(scope="module")
 def class_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("class")
@@ -56,9 +59,14 @@ def class_run(tmp_path_factory):
     for student in ("alice", "bob"):
         course.student(student, "fetch_assignment", "ps1")
         path = course.student_notebook_path(student, "ps1")
+        nb = nbformat.read(path, as_version=4)
         if student == "alice":
-            nbformat.write(fill_answers(nbformat.read(path, as_version=4), course.source("ps1")),
-                           path)
+            nb = fill_answers(nb, course.source("ps1"))
+        else:  # a written answer whose maths tries to make a link that runs a script
+            for cell in nb.cells:
+                if cell.metadata.get("nbgrader", {}).get("grade_id") == "validity_arguments":
+                    cell.source = PROBE
+        nbformat.write(nb, path)
         course.student(student, "submit", "ps1")
     grading = make("collect", "autograde", "feedback")
     logs = "".join(p.read_text() for p in sorted((course.root / "gradelog").rglob("*"))
@@ -126,12 +134,19 @@ def test_feedback_typesets_its_maths_offline_in_chromium(class_run):
             page.goto(page_path.as_uri())
             page.wait_for_selector("mjx-container svg", timeout=60_000)
             seen = page.evaluate("""() => ({
+                links: [...document.querySelectorAll('a')].map(a => a.getAttribute('href')
+                                                                 || a.getAttribute('xlink:href')),
                 maths: document.querySelectorAll('mjx-container').length,
+                probe: [...document.querySelectorAll('.text_cell_render')]
+                         .map(e => e.textContent).filter(t => t.includes('Not sure')).join(''),
                 text: [...document.querySelectorAll('.text_cell_render')]
                         .map(e => e.innerText).join('\\n'),
             })""")
         finally:
             browser.close()
     assert refused == []
+    # the student's \\href is shown as text, not turned into a link
+    assert "javascript:window.PWNED=1" in seen["probe"].replace(" ", "")
+    assert not [h for h in seen["links"] if h and "javascript" in h.lower()]
     assert seen["maths"] >= 10
     assert "\\langle" not in seen["text"] and "$" not in seen["text"]
