@@ -10,6 +10,8 @@ and the judge) happens in the bubblewrap sandbox of coursegrader/confine.py.
 import os
 import warnings
 
+from coursegrader import feedback_page
+
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -108,3 +110,7 @@ c.GenerateFeedback.preprocessors = [
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 c.HTMLExporter.sanitize_html = True
+# The page opens offline: MathJax inlined from the site's copy, no cell prompts
+# (coursegrader/feedback_page.py, coursegrader/templates/feedback/).
+c.HTMLExporter.extra_template_basedirs = feedback_page.template_basedirs()
+c.HTMLExporter.filters = {"offline_mathjax": "coursegrader.feedback_page.offline_mathjax"}

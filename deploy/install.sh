@@ -37,17 +37,21 @@ install_student_course() {
     if [ -n "$STUDENT_PACKAGE" ]; then
         "$venv/bin/pip" install "${PIP_FLAGS[@]}" "$STUDENT_PACKAGE"
     else
-        # No wheel given: kernlab's pinned dependencies, JupyterLab and nbgrader from
-        # requirements.txt, and kernlab itself (without the grader, which holds the
-        # hidden checks) copied into the environment.
-        grep -E '^(numpy|scipy|scikit-learn|cvxpy|clarabel|matplotlib|tqdm|threadpoolctl|jupyterlab|ipykernel|nbgrader|nbclient)==' \
+        # No wheel given: kernlab's pinned dependencies, JupyterLab, jupytext and
+        # nbgrader from requirements.txt, and the packages of the student wheel
+        # (student/pyproject.toml: kernlab, and coursecheck with the public cases
+        # only; never the grader, which holds the hidden checks) copied into the
+        # environment.
+        grep -E '^(numpy|scipy|scikit-learn|cvxpy|clarabel|matplotlib|tqdm|threadpoolctl|jupyterlab|jupytext|ipykernel|nbgrader|nbclient)==' \
             "$REPO/requirements.txt" > "$venv/student-requirements.txt"
         "$venv/bin/pip" install "${PIP_FLAGS[@]}" -r "$venv/student-requirements.txt"
-        local site
+        local site package
         site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-        rm -rf "$site/kernlab"
-        cp -r "$REPO/kernlab" "$site/kernlab"
-        find "$site/kernlab" -name __pycache__ -prune -exec rm -rf {} +
+        for package in kernlab assignments/coursecheck; do
+            rm -rf "$site/$(basename "$package")"
+            cp -r "$REPO/$package" "$site/$(basename "$package")"
+            find "$site/$(basename "$package")" -name __pycache__ -prune -exec rm -rf {} +
+        done
     fi
 }
 

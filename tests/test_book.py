@@ -700,6 +700,30 @@ def test_the_pdf_holds_the_whole_book_and_the_site_links_to_it(built_book):
         assert f'href="{"../" * depth}{PDF_NAME}"' in page, f"{docname} does not link the PDF"
 
 
+def test_the_site_holds_no_solution_hidden_case_or_answer_key(built_book):
+    """Everything under _build/html, archives unpacked and the PDF read, is
+    free of the text of every solution region of the problem sets' sources,
+    of the hidden-case generators and of ps1's answer key."""
+    _require(shutil.which("pdftotext"), "poppler-utils")
+    from coursegrader.leaks import course_secrets, find_leaks
+
+    html, log, returncode = built_book
+    assert returncode == 0, f"the book did not build:\n{log[-4000:]}"
+    # what is scanned: the student wheel and every problem set, as notebook and zip
+    assert len(list(html.rglob("kernel_methods_course-*.whl"))) == 1
+    for ps in ("ps1", "ps2", "ps3", "ps4", "ps5"):
+        assert list(html.rglob(f"{ps}.zip")) and list(html.rglob(f"{ps}.ipynb")), ps
+    # what is looked for: every set's solutions, every generator, the answer key
+    secrets = course_secrets()
+    origins = {s.origin for s in secrets}
+    for ps in ("ps1", "ps2", "ps3", "ps4", "ps5"):
+        assert {f"{ps} solution", f"hidden cases {ps}.py"} <= origins, ps
+    assert "ps1 answer key" in origins
+    leaks = find_leaks(html, secrets)
+    assert not leaks, "\n".join(f"{x.place}: {x.secret.origin}: {x.secret.text[:80]}"
+                                for x in leaks[:20])
+
+
 # ---------------------------------------------------------------------------
 # The helpers the chapters draw and load data with
 # ---------------------------------------------------------------------------

@@ -362,7 +362,17 @@ class SanitizeMetadata(NbGraderPreprocessor):
         return nb, resources
 
 
-class SanitizeOutputs(NbGraderPreprocessor):
+class _FeedbackPreprocessor(NbGraderPreprocessor):
+    """A preprocessor run by ``generate_feedback``, under nbconvert's HTML exporter."""
+
+    # The HTML exporter configures this for every preprocessor; nbgrader's base
+    # class declares it without config=True, so traitlets would warn "Config
+    # option `display_data_priority` not recognized" (nbgrader's GetGrades
+    # declares it the same way).
+    display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
+
+
+class SanitizeOutputs(_FeedbackPreprocessor):
     """Clean what a student wrote before it is shown as HTML (feedback).
 
     Outputs go through :func:`clean_outputs`; Markdown cells through nh3, which
@@ -401,15 +411,11 @@ class RefuseLinks(NbGraderPreprocessor):
         return nb, resources
 
 
-class HideHiddenTests(NbGraderPreprocessor):
+class HideHiddenTests(_FeedbackPreprocessor):
     """Remove ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS`` from test cells."""
 
     begin = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
     end = Unicode("END HIDDEN TESTS").tag(config=True)
-    # nbconvert's HTML exporter configures this for every preprocessor; nbgrader's
-    # base class declares it without config=True, so traitlets would warn
-    # "Config option `display_data_priority` not recognized" (as GetGrades does).
-    display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code" and utils.is_grade(cell):
