@@ -10,7 +10,7 @@
 # passwords are printed by `start` (and kept in $DEMO_STATE/passwords.json).
 # Settings: KERNEL_COURSE_PREFIX (default /opt/kernel-course), DEMO_STATE (default
 # /var/lib/kernel-course-demo), DEMO_EXCHANGE (ngshare or folder), DEMO_DB_URL
-# (e.g. postgresql://user:pw@127.0.0.1/jupyterhub; default SQLite in DEMO_STATE).
+# (e.g. postgresql+psycopg://user:pw@127.0.0.1/jupyterhub; default SQLite in DEMO_STATE).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 PREFIX="${KERNEL_COURSE_PREFIX:-/opt/kernel-course}"
