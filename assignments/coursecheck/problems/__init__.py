@@ -1,0 +1,1 @@
+"""The public checks of each problem set, one module per set (psN.py)."""
