@@ -148,6 +148,7 @@ def destroy(state):
     stop(state)
     for name in settings["instructors"] + settings["students"]:
         accounts.remove(name)
+    accounts.remove_groups(settings["course_id"])
     shutil.rmtree(settings["state_dir"])
 
 
