@@ -323,7 +323,8 @@ def open_assignments(page):
 
 
 def refresh_assignments(page):
-    page.click('.lm-TabBar-tab:has-text("Assignments")')
+    # the tab may not have survived opening the notebook by its URL (a page load)
+    open_assignments(page)
     page.click("#refresh_assignments_list")
 
 
