@@ -62,6 +62,14 @@ def remove(name):
         raise RuntimeError(f"could not remove user {name!r}")
 
 
+def remove_groups(course="kernel-methods"):
+    """Remove the course's role groups once no account is left in them."""
+    for group in (f"{course}-instructors", f"{course}-students"):
+        entry = subprocess.run(["getent", "group", group], capture_output=True, text=True)
+        if entry.returncode == 0 and not entry.stdout.strip().split(":")[-1]:
+            subprocess.run(["groupdel", group], capture_output=True)
+
+
 def create_all(instructors, students, passwords_file, course="kernel-methods"):
     for name in instructors + students:
         check_name(name)

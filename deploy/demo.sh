@@ -5,30 +5,31 @@
 #                                students, start JupyterHub with ngshare, release ps1
 #   bash deploy/demo.sh stop     stop the hub and remove the demo accounts and state
 #
-# The book is built into _build/html first if it is not there.
+# The book is served from DEMO_BOOK (default _build/html, built first if it is not there).
 # The hub listens on http://127.0.0.1:$DEMO_PORT (default 8000); the names and
 # passwords are printed by `start` (and kept in $DEMO_STATE/passwords.json).
 # Settings: KERNEL_COURSE_PREFIX (default /opt/kernel-course), DEMO_STATE (default
 # /var/lib/kernel-course-demo), DEMO_EXCHANGE (ngshare or folder), DEMO_DB_URL
-# (e.g. postgresql://user:pw@127.0.0.1/jupyterhub; default SQLite in DEMO_STATE).
+# (e.g. postgresql+psycopg://user:pw@127.0.0.1/jupyterhub; default SQLite in DEMO_STATE).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 PREFIX="${KERNEL_COURSE_PREFIX:-/opt/kernel-course}"
 STATE="${DEMO_STATE:-/var/lib/kernel-course-demo}"
 HUBPY="$PREFIX/hub/bin/python"
+BOOK="${DEMO_BOOK:-$HERE/../_build/html}"
 
 [ "$(id -u)" = 0 ] || { echo "demo.sh must run as root (it creates Unix accounts)" >&2; exit 1; }
 
 case "${1:-}" in
 start)
     bash "$HERE/install.sh" "$PREFIX"
-    if [ ! -f "$HERE/../_build/html/index.html" ]; then
+    if [ ! -f "$BOOK/index.html" ]; then
         echo "building the book into _build/html (a few minutes)"
         (cd "$HERE/.." && "$PREFIX/instructor/bin/jupyter-book" build . >/dev/null)
     fi
     if [ ! -f "$STATE/settings.json" ]; then
         args=(--prefix "$PREFIX" --instructor demo-teacher --students demo-ada,demo-bob,demo-cy
-              --exchange "${DEMO_EXCHANGE:-ngshare}" --port "${DEMO_PORT:-8000}")
+              --exchange "${DEMO_EXCHANGE:-ngshare}" --port "${DEMO_PORT:-8000}" --book "$BOOK")
         [ -n "${DEMO_DB_URL:-}" ] && args+=(--db-url "$DEMO_DB_URL")
         "$HUBPY" "$HERE/hub.py" init "$STATE" "${args[@]}"
     fi

@@ -91,7 +91,7 @@ def start(state, timeout=120):
     pid_file = state / "hub-process.pid"
     if pid_file.exists() and _alive(int(pid_file.read_text())):
         raise RuntimeError(f"the hub of {state} runs already (pid {pid_file.read_text().strip()})")
-    env = {"PATH": f"{settings['prefix']}/hub/bin:/usr/local/bin:/usr/bin:/bin",
+    env = {"PATH": f"{settings['prefix']}/hub/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
            "LANG": "C.UTF-8", "KERNEL_COURSE_SETTINGS": str(state / "settings.json")}
     log = open(state / "hub.log", "ab")
     proc = subprocess.Popen([f"{settings['prefix']}/hub/bin/jupyterhub",
@@ -148,6 +148,7 @@ def destroy(state):
     stop(state)
     for name in settings["instructors"] + settings["students"]:
         accounts.remove(name)
+    accounts.remove_groups(settings["course_id"])
     shutil.rmtree(settings["state_dir"])
 
 
@@ -217,15 +218,19 @@ def set_up_course(settings):
         for student in settings["students"]:
             ngshare_request(settings, token, "POST", f"student/{course_id}/{student}",
                             first_name=student, last_name="", email="")
-    nbgrader = os.path.join(roles.environment_bin(settings, instructor), "nbgrader")
-    steps = [["db", "assignment", "add", ps] for ps in RELEASED]
-    steps += [["db", "student", "add", s] for s in settings["students"]]
+    bin_dir = roles.environment_bin(settings, instructor)
+    nbgrader, python = os.path.join(bin_dir, "nbgrader"), os.path.join(bin_dir, "python")
+    # the course's own steps (assignments/Makefile): psN.ipynb from psN.md, then nbgrader
+    steps = [[python, "-m", "coursegrader.author", *RELEASED]]
+    steps += [[nbgrader, "db", "assignment", "add", ps] for ps in RELEASED]
+    steps += [[nbgrader, "db", "student", "add", s] for s in settings["students"]]
     for ps in RELEASED:
-        steps += [["generate_assignment", ps, "--force"], ["release_assignment", ps, "--force"]]
+        steps += [[nbgrader, "generate_assignment", ps, "--force"],
+                  [nbgrader, "release_assignment", ps, "--force"]]
     for step in steps:
-        done = run_as(settings, instructor, [nbgrader, *step], cwd=root, extra_env=extra)
+        done = run_as(settings, instructor, step, cwd=root, extra_env=extra)
         if done.returncode:
-            raise RuntimeError(f"nbgrader {' '.join(step)} as {instructor} failed:\n"
+            raise RuntimeError(f"{' '.join(step[1:])} as {instructor} failed:\n"
                                f"{done.stdout}\n{done.stderr}")
 
 

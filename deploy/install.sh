@@ -27,42 +27,46 @@ if [ -z "${PYTHON:-}" ]; then
 fi
 PIP_FLAGS=(--quiet --disable-pip-version-check)
 CHP_VERSION=5.3.0
+SETUPTOOLS_VERSION=75.8.0
 
-# What the students' environment gets as "the course". Point STUDENT_PACKAGE at the
-# student wheel (e.g. STUDENT_PACKAGE=_build/html/kernlab-0.1.0-py3-none-any.whl) and
-# this is the only step that changes.
+# The course code, refreshed on every run (cheap; an environment's dependencies are
+# rebuilt only when their pins change, see build below).
+#   students: the student package (a wheel: kernlab and the public checks, never
+#   coursegrader, which holds the hidden checks), built from this checkout by
+#   student/build_wheel.py unless STUDENT_PACKAGE names a wheel already built;
+#   the instructor: kernlab and coursegrader from this checkout (not editable: the
+#   server does not depend on this checkout staying where it is).
 STUDENT_PACKAGE="${STUDENT_PACKAGE:-}"
-install_student_course() {
-    local venv="$1"
-    if [ -n "$STUDENT_PACKAGE" ]; then
-        "$venv/bin/pip" install "${PIP_FLAGS[@]}" "$STUDENT_PACKAGE"
-    else
-        # No wheel given: kernlab's pinned dependencies, JupyterLab, jupytext and
-        # nbgrader from requirements.txt, and the packages of the student wheel
-        # (student/pyproject.toml: kernlab, and coursecheck with the public cases
-        # only; never the grader, which holds the hidden checks) copied into the
-        # environment.
-        grep -E '^(numpy|scipy|scikit-learn|cvxpy|clarabel|matplotlib|tqdm|threadpoolctl|jupyterlab|jupytext|ipykernel|nbgrader|nbclient)==' \
-            "$REPO/requirements.txt" > "$venv/student-requirements.txt"
-        "$venv/bin/pip" install "${PIP_FLAGS[@]}" -r "$venv/student-requirements.txt"
-        local site package
-        site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-        for package in kernlab assignments/coursecheck; do
-            rm -rf "$site/$(basename "$package")"
-            cp -r "$REPO/$package" "$site/$(basename "$package")"
-            find "$site/$(basename "$package")" -name __pycache__ -prune -exec rm -rf {} +
-        done
-    fi
+student_deps() {
+    # the student package's dependencies at the versions the course is tested with
+    grep -E '^(numpy|scipy|scikit-learn|cvxpy|clarabel|matplotlib|tqdm|threadpoolctl|jupyterlab|ipykernel|nbgrader|nbclient|jupytext|jupyterlab-myst)==' \
+        "$REPO/requirements.txt" > "$1/student-requirements.txt"
+    "$1/bin/pip" install "${PIP_FLAGS[@]}" -r "$1/student-requirements.txt"
+    # what student/build_wheel.py builds the wheel with (setuptools' own bdist_wheel)
+    "$1/bin/pip" install "${PIP_FLAGS[@]}" "setuptools==$SETUPTOOLS_VERSION"
 }
-
-install_instructor_course() {
-    local venv="$1"
-    # the full course: everything in requirements.txt, kernlab and coursegrader
-    # installed from the repository (not editable: the server does not depend on
-    # this checkout staying where it is)
-    grep -v '^-e ' "$REPO/requirements.txt" > "$venv/instructor-requirements.txt"
-    "$venv/bin/pip" install "${PIP_FLAGS[@]}" -r "$venv/instructor-requirements.txt"
-    "$venv/bin/pip" install "${PIP_FLAGS[@]}" --no-deps --force-reinstall "$REPO"
+refresh_student_course() {
+    local venv="$1" wheel="$STUDENT_PACKAGE"
+    if [ -z "$wheel" ]; then
+        rm -rf "$venv/wheel"
+        "$venv/bin/python" "$REPO/student/build_wheel.py" "$venv/wheel" >/dev/null
+        wheel="$(ls "$venv"/wheel/*.whl)"
+    fi
+    "$venv/bin/pip" install "${PIP_FLAGS[@]}" --no-deps --force-reinstall "$wheel"
+}
+instructor_deps() {
+    grep -v '^-e ' "$REPO/requirements.txt" > "$1/instructor-requirements.txt"
+    "$1/bin/pip" install "${PIP_FLAGS[@]}" -r "$1/instructor-requirements.txt"
+    "$1/bin/pip" install "${PIP_FLAGS[@]}" "setuptools==$SETUPTOOLS_VERSION"
+}
+refresh_instructor_course() {
+    local tmp
+    tmp="$(mktemp -d)"
+    # a clean copy: no build folders left in the checkout
+    (cd "$REPO" && tar --exclude=_build --exclude=.git --exclude='*.egg-info' -cf - \
+        pyproject.toml README.md kernlab assignments/coursecheck assignments/coursegrader) | tar -xf - -C "$tmp"
+    "$1/bin/pip" install "${PIP_FLAGS[@]}" --no-deps --force-reinstall --no-build-isolation "$tmp" >/dev/null
+    rm -rf "$tmp"
 }
 
 # JupyterHub itself, and the exchange service.
@@ -115,8 +119,8 @@ build() {
     local name="$1"; shift
     local venv="$PREFIX/$name"
     local stamp
-    stamp="$(cat "$REPO/requirements.txt" "$HERE"/requirements-*.txt \
-             <(echo "$STUDENT_PACKAGE $PYTHON") | sha256sum | cut -c1-16)"
+    stamp="$(declare -f "$@"; cat "${INPUTS[@]}"; echo "$PYTHON")"
+    stamp="$(echo "$stamp" | sha256sum | cut -c1-16)"
     if [ -f "$venv/.installed" ] && [ "$(cat "$venv/.installed")" = "$stamp" ]; then
         echo "$venv: up to date"
         return
@@ -129,8 +133,8 @@ build() {
     echo "$stamp" > "$venv/.installed"
 }
 
-student_env() { install_student_course "$1"; install_user_common "$1"; }
-instructor_env() { install_instructor_course "$1"; install_user_common "$1"; }
+student_env() { student_deps "$1"; install_user_common "$1"; }
+instructor_env() { instructor_deps "$1"; install_user_common "$1"; }
 
 if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
     echo "$PYTHON cannot make virtual environments: install Debian's python3-venv" >&2
@@ -138,10 +142,13 @@ if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
 fi
 mkdir -p "$PREFIX"
 chmod 755 "$PREFIX"
-build hub install_hub
-build ngshare install_ngshare
-build student student_env
-build instructor instructor_env
+# each environment is rebuilt only when the pins it is made from change
+INPUTS=("$HERE/requirements-hub.txt"); build hub install_hub
+INPUTS=("$HERE/requirements-ngshare.txt"); build ngshare install_ngshare
+INPUTS=("$REPO/requirements.txt" "$HERE/requirements-user.txt"); build student student_env
+INPUTS=("$REPO/requirements.txt" "$HERE/requirements-user.txt"); build instructor instructor_env
+refresh_student_course "$PREFIX/student"
+refresh_instructor_course "$PREFIX/instructor"
 enable_extensions "$PREFIX/student" student
 enable_extensions "$PREFIX/instructor" instructor
 

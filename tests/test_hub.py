@@ -7,8 +7,8 @@ repeated runs reuse them), then starts two throw-away hubs on free loopback
 ports, each with its own accounts (names start with "kh" and a random tag),
 state folder and exchange:
 
-- a hub whose exchange is the ngshare service, whose own database is a private
-  PostgreSQL server when PostgreSQL is installed: the browser test runs on it
+- a hub whose exchange is the ngshare service and whose own database is on a
+  private PostgreSQL server (tests/pgserver.py): the browser test runs on it
   (Chromium driven by Playwright: students fetch, write, validate and submit;
   the instructor collects, autogrades, grades a written answer by hand and
   releases feedback; a student reads it), then a student tries to read another
@@ -17,13 +17,14 @@ state folder and exchange:
   on the command line) try to read each other's work and the course folder, to
   write into released material, and to submit in another student's name.
 
-Outside CI a missing requirement (root, npm, Chromium) skips; in CI it fails.
+Outside CI a missing requirement (root, npm, Chromium, PostgreSQL) skips; in
+CI it fails.
 """
 
-import glob
 import json
 import os
 import pwd
+import re
 import secrets
 import shutil
 import socket
@@ -37,6 +38,9 @@ from pathlib import Path
 import nbformat
 import pytest
 import requests
+from coursegrader.course import fill_answers
+
+from pgserver import postgres_server
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
@@ -82,61 +86,12 @@ def free_port():
 
 
 def hubpy(*args, check=True, timeout=900):
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
     done = subprocess.run([str(HUBPY), str(DEPLOY / "hub.py"), *map(str, args)],
                           capture_output=True, text=True, env=env, timeout=timeout)
     if check:
         assert done.returncode == 0, f"hub.py {' '.join(map(str, args))}:\n{done.stdout}\n{done.stderr}"
     return done
-
-
-# -- a private PostgreSQL server for the hub's database -------------------------
-def _pg_bin():
-    for name in ("pg_ctl", "initdb"):
-        if not shutil.which(name):
-            found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-            if not found:
-                return None
-            return Path(found[-1]).parent
-    return Path(shutil.which("pg_ctl")).parent
-
-
-@contextmanager
-def postgres(folder):
-    """Yield a database URL on a throw-away PostgreSQL server, or None if none is installed."""
-    bin_dir = _pg_bin()
-    if bin_dir is None or not (bin_dir / "initdb").exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("PostgreSQL is required in CI (Debian's postgresql)")
-        yield None
-        return
-    pg = pwd.getpwnam("postgres")
-    data, sock = Path(folder) / "pgdata", Path(folder) / "pgsock"
-    for d in (data, sock):
-        d.mkdir()
-        os.chown(d, pg.pw_uid, pg.pw_gid)
-    port = free_port()
-    password = secrets.token_hex(8)
-
-    def as_pg(*argv):
-        return subprocess.run([str(a) for a in argv], user=pg.pw_uid, group=pg.pw_gid,
-                              extra_groups=[], cwd=folder, capture_output=True, text=True,
-                              check=True, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
-
-    pwfile = Path(folder) / "pgpass"
-    pwfile.write_text(password + "\n")
-    os.chown(pwfile, pg.pw_uid, pg.pw_gid)
-    as_pg(bin_dir / "initdb", "-D", data, "-A", "scram-sha-256", "-U", "hub", "--pwfile", pwfile)
-    as_pg(bin_dir / "pg_ctl", "-D", data, "-w", "-l", Path(folder) / "pg.log", "-o",
-          f"-p {port} -k {sock} -c listen_addresses=127.0.0.1", "start")
-    try:
-        env = dict(os.environ, PGPASSWORD=password)
-        subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(port), "-U", "hub", "-d", "postgres",
-                        "-c", "CREATE DATABASE jupyterhub"], check=True, env=env,
-                       capture_output=True)
-        yield f"postgresql://hub:{password}@127.0.0.1:{port}/jupyterhub"
-    finally:
-        as_pg(bin_dir / "pg_ctl", "-D", data, "-m", "fast", "stop")
 
 
 # -- the hubs -------------------------------------------------------------------
@@ -152,7 +107,7 @@ def course_hub(exchange, db=False):
     os.chmod(book / "index.html", 0o644)
     state = work / "state"
     try:
-        with (postgres(work) if db else _none()) as db_url:
+        with (postgres_server("jupyterhub") if db else _none()) as db_url:
             args = ["init", state, "--prefix", PREFIX, "--instructor", names["teacher"],
                     "--students", f"{names['ada']},{names['bob']}", "--exchange", exchange,
                     "--book", book]
@@ -203,6 +158,12 @@ def run_as(hub, name, *argv, token=False):
     return hubpy("run-as", hub["state"], name, "--", *argv, check=False)
 
 
+def source_notebook(hub):
+    """ps1 with its solutions, as the instructor's course folder on the hub holds it."""
+    root = Path(hub["settings"]["course_dirs"][hub["names"]["teacher"]])
+    return nbformat.read(root / "source" / "ps1" / "ps1.ipynb", as_version=4)
+
+
 def python_as(hub, name, code):
     env_python = os.path.join(hub["settings"]["prefix"], "student"
                               if name != hub["names"]["teacher"] else "instructor", "bin", "python")
@@ -215,10 +176,11 @@ def test_hub_roles_get_their_environment(folder_hub):
     for name in n.values():
         assert pwd.getpwnam(name).pw_dir
         assert os.stat(pwd.getpwnam(name).pw_dir).st_mode & 0o777 == 0o700
-    probe = ("import importlib.util as u; print(u.find_spec('kernlab') is not None, "
-             "u.find_spec('coursegrader') is not None)")
-    assert python_as(hub, n["ada"], probe).stdout.split() == ["True", "False"]
-    assert python_as(hub, n["teacher"], probe).stdout.split() == ["True", "True"]
+    probe = ("import importlib.util as u; print(*(u.find_spec(m) is not None for m in "
+             "('kernlab', 'coursecheck', 'coursegrader')))")
+    # students: the library and the public checks, never the grader (hidden checks)
+    assert python_as(hub, n["ada"], probe).stdout.split() == ["True", "True", "False"]
+    assert python_as(hub, n["teacher"], probe).stdout.split() == ["True", "True", "True"]
     # nbgrader's server extensions by role
     for name, formgrader in ((n["ada"], "disabled"), (n["teacher"], "enabled")):
         out = run_as(hub, name, "jupyter", "server", "extension", "list")
@@ -272,9 +234,7 @@ def test_hub_folder_exchange_keeps_students_apart(folder_hub):
         done = run_as(hub, student, "nbgrader", "fetch_assignment", "ps1")
         assert done.returncode == 0, done.stdout + done.stderr
     # ada answers part 1, then submits
-    source = nbformat.read(ROOT / "assignments" / "source" / "ps1" / "ps1.ipynb", as_version=4)
-    sys.path.insert(0, str(ROOT / "assignments"))
-    from coursegrader.course import fill_answers
+    source = source_notebook(hub)
     released = nbformat.read(Path(ada_home) / "ps1" / "ps1.ipynb", as_version=4)
     mine = fill_answers(released, source, ids=["quadratic_map_answer"])
     nbformat.write(mine, Path(ada_home) / "ps1" / "ps1.ipynb")
@@ -349,7 +309,8 @@ def log_in(browser, hub, who):
 def nbgrader_menu_items(page):
     page.click('#jp-menu-panel div.lm-MenuBar-itemLabel:text("Nbgrader")')
     page.wait_for_selector("#jp-mainmenu-nbgrader")
-    items = page.eval_on_selector_all("#jp-mainmenu-nbgrader li[data-command]",
+    # nbgrader's menu lists every command; those whose extension is disabled are hidden
+    items = page.eval_on_selector_all("#jp-mainmenu-nbgrader li[data-command]:not(.lm-mod-hidden)",
                                       "els => els.map(e => e.dataset.command)")
     page.keyboard.press("Escape")
     return set(items)
@@ -362,22 +323,39 @@ def open_assignments(page):
 
 
 def refresh_assignments(page):
-    page.click('.lm-TabBar-tab:has-text("Assignments")')
+    # the tab may not have survived opening the notebook by its URL (a page load)
+    open_assignments(page)
     page.click("#refresh_assignments_list")
+
+
+def assignment_row(page, section, name="ps1"):
+    """The row of problem set ``name`` in one section of the Assignments tab."""
+    return page.locator(f"#{section}_assignments_list > .list_item").filter(
+        has=page.locator(".item_name", has_text=re.compile(rf"^\s*{name}\s*$")))
 
 
 def fetch_ps1(page):
     open_assignments(page)
-    row = page.locator('#released_assignments_list > .list_item:has(.item_name:text-is("ps1"))')
-    row.locator('.item_status button:text("Fetch")').click()
-    page.wait_for_selector('#fetched_assignments_list > .list_item:has(.item_name:text-is("ps1"))')
+    assignment_row(page, "released").locator('.item_status button:text("Fetch")').click()
+    assignment_row(page, "fetched").wait_for()
 
 
 def submit_ps1(page):
     refresh_assignments(page)
-    row = page.locator('#fetched_assignments_list > .list_item:has(.item_name:text-is("ps1"))')
-    row.locator('.item_status button:text("Submit")').first.click()
-    page.wait_for_selector('#submitted_assignments_list > .list_item:has(.item_name:text-is("ps1"))')
+    assignment_row(page, "fetched").locator('.item_status button:text("Submit")').first.click()
+    assignment_row(page, "submitted").wait_for()
+
+
+def render_every_cell(page, hub, who):
+    """Turn off JupyterLab's windowed notebooks for this user (Settings > Notebook >
+    Windowing mode: none), so that every cell of a notebook is in the page."""
+    base = f"{hub['url']}/user/{hub['names'][who]}"
+    status = page.evaluate("""async (url) => {
+        const xsrf = document.cookie.split('; ').find(c => c.startsWith('_xsrf='));
+        const r = await fetch(url, {method: 'PUT', headers: {'X-XSRFToken': xsrf ? decodeURIComponent(xsrf.slice(6)) : ''},
+                                    body: JSON.stringify({raw: '{"windowingMode": "none"}'})});
+        return r.status; }""", f"{base}/lab/api/settings/@jupyterlab/notebook-extension:tracker")
+    assert status == 204, status
 
 
 def write_answers(page, filled):
@@ -424,9 +402,7 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
     from playwright.sync_api import sync_playwright
 
     hub, n = ngshare_hub, ngshare_hub["names"]
-    source = nbformat.read(ROOT / "assignments" / "source" / "ps1" / "ps1.ipynb", as_version=4)
-    sys.path.insert(0, str(ROOT / "assignments"))
-    from coursegrader.course import fill_answers
+    source = source_notebook(hub)
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -438,6 +414,7 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             assert "nbgrader:open-assignment-list" in menu
             assert "nbgrader:open-formgrader" not in menu and "nbgrader:open-course-list" not in menu
             fetch_ps1(ada)
+            render_every_cell(ada, hub, "ada")
             home = Path(pwd.getpwnam(n["ada"]).pw_dir)
             released = nbformat.read(home / "ps1" / "ps1.ipynb", as_version=4)
             filled = fill_answers(released, source)
@@ -445,10 +422,13 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             ada.wait_for_selector(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
             shot(ada, "ada-notebook")
             write_answers(ada, filled)
-            saved = nbformat.read(home / "ps1" / "ps1.ipynb", as_version=4)
-            for got, want in zip(saved.cells, filled.cells):
-                if want.metadata.get("nbgrader", {}).get("solution"):
-                    assert got.source.strip() == want.source.strip(), want.metadata.nbgrader
+            def answers(nb):
+                return {c.metadata.nbgrader["grade_id"]: c.source.strip() for c in nb.cells
+                        if c.metadata.get("nbgrader", {}).get("solution")}
+            deadline = time.monotonic() + 60   # the save reaches the disk
+            while answers(nbformat.read(home / "ps1" / "ps1.ipynb", as_version=4)) != answers(filled):
+                assert time.monotonic() < deadline, "the typed answers were not saved"
+                time.sleep(1)
             ada.click(".jp-NotebookPanel:visible jp-button.validate-button")
             ada.wait_for_selector(".nbgrader-SuccessDialog, .nbgrader-ErrorDialog", timeout=LONG)
             shot(ada, "ada-validated")
@@ -482,10 +462,13 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             shot(teacher, "teacher-autograded")
             with gradebook(hub) as gb:
                 sub = gb.find_submission_notebook("ps1", "ps1", n["ada"])
-                sub_id = sub.id
-                assert sub.code_score == 10 and sub.max_code_score == 10
+                sub_id, max_code, max_written = sub.id, sub.max_code_score, sub.max_written_score
+                # the reference answers earn every autograded point, the blank none
+                assert max_code > 0 and sub.code_score == max_code, (sub.code_score, max_code)
                 assert gb.find_submission_notebook("ps1", "ps1", n["bob"]).code_score == 0
-            teacher.goto(f"{fg}/submission/{sub_id}")
+            assert max_written == 6   # part 5 (4 points) and part 6 (2 points), graded by hand
+            total = max_code + max_written
+            teacher.goto(f"{fg}/submissions/{sub_id}")
             teacher.wait_for_selector("input.score#validity_arguments")
             teacher.fill("input.score#validity_arguments", "3")
             teacher.keyboard.press("Tab")
@@ -507,12 +490,11 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             formgrader_click(teacher, f"{row} td.release-feedback a")
             with gradebook(hub) as gb:
                 scores = {s.student.id: (s.score, s.max_score) for s in gb.assignment_submissions("ps1")}
-            assert scores == {n["ada"]: (15, 16), n["bob"]: (0, 16)}
+            assert scores == {n["ada"]: (max_code + 5, total), n["bob"]: (0, total)}
 
             # -- ada reads her feedback in the Assignments tab -------------------------
             refresh_assignments(ada)
-            row = ada.locator('#submitted_assignments_list > .list_item:has(.item_name:text-is("ps1"))')
-            row.locator('button:text("Fetch Feedback")').click()
+            assignment_row(ada, "submitted").locator('button:text("Fetch Feedback")').click()
             ada.wait_for_selector('#submitted_assignments_list a:text("view feedback")')
             ada.click('#submitted_assignments_list a:text("view feedback")')
             ada.wait_for_selector('.jp-DirListing-item:has-text("ps1.html")')
@@ -521,7 +503,7 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             frame.locator("body").wait_for()
             feedback = frame.locator("body").inner_text()
             shot(ada, "ada-feedback")
-            assert "15.0 / 16.0" in feedback, feedback[:2000]
+            assert f"{max_code + 5:.1f} / {total:.1f}" in feedback, feedback[:2000]
         except Exception:
             for who, page in pages.items():
                 try:
@@ -534,21 +516,72 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
 
 
 def test_hub_ngshare_keeps_students_apart(ngshare_hub):
-    """Through ngshare, bob may not read ada's submission or feedback, nor release."""
-    hub, n = ngshare_hub, ngshare_hub["names"]
+    """After the class above: bob, with his own hub token, tries ngshare's API for
+    ada's submission and feedback, the student list, releasing and collecting, and
+    tries to read the course folder and ada's home as his Unix user."""
+    hub, n, s = ngshare_hub, ngshare_hub["names"], ngshare_hub["settings"]
     token = hubpy("token", hub["state"], n["bob"]).stdout.strip()
     api = hub["url"] + "/services/ngshare"
 
-    def call(method, path, **data):
+    def call(method, path, token=token, params=None, **data):
         r = requests.request(method, f"{api}/{path}", headers={"Authorization": f"token {token}"},
-                             data=data, timeout=60)
+                             params=params, data=data, timeout=60)
         return r.json()
 
-    # bob's own view works, so a refusal below is about rights, not the route
+    def stamp(student, token=token):
+        return call("GET", f"submissions/{COURSE}/ps1/{student}", token)["submissions"][0]["timestamp"]
+
+    # bob's own material comes through, so each refusal below is about whose it is
     assert call("GET", f"assignments/{COURSE}")["success"]
-    for path in (f"submissions/{COURSE}/ps1/{n['ada']}", f"submission/{COURSE}/ps1/{n['ada']}",
-                 f"feedback/{COURSE}/ps1/{n['ada']}", f"students/{COURSE}"):
-        answer = call("GET", path)
-        assert answer["success"] is False, (path, answer)
-    answer = call("POST", f"assignment/{COURSE}/ps9", files=json.dumps([]))
-    assert answer["success"] is False, answer
+    assert [f["path"] for f in call("GET", f"assignment/{COURSE}/ps1")["files"]] == ["ps1.ipynb"]
+    mine = call("GET", f"feedback/{COURSE}/ps1/{n['bob']}", params={"timestamp": stamp(n["bob"])})
+    assert mine["success"] and [f["path"] for f in mine["files"]] == ["ps1.html"], mine
+    # the instructor sees both submissions; bob is even given ada's exact timestamp
+    teacher = hubpy("token", hub["state"], n["teacher"]).stdout.strip()
+    listed = call("GET", f"submissions/{COURSE}/ps1", teacher)["submissions"]
+    assert sorted(sub["student_id"] for sub in listed) == sorted([n["ada"], n["bob"]]), listed
+    ada_stamp = stamp(n["ada"], teacher)
+    refused = {}
+    for method, path, params, data in (
+            ("GET", f"submissions/{COURSE}/ps1", None, {}),
+            ("GET", f"submissions/{COURSE}/ps1/{n['ada']}", None, {}),
+            ("GET", f"submission/{COURSE}/ps1/{n['ada']}", None, {}),
+            ("GET", f"feedback/{COURSE}/ps1/{n['ada']}", {"timestamp": ada_stamp}, {}),
+            ("GET", f"students/{COURSE}", None, {}),
+            ("POST", f"assignment/{COURSE}/ps9", None, {"files": json.dumps([])}),
+            ("DELETE", f"assignment/{COURSE}/ps1", None, {}),
+            ("POST", f"feedback/{COURSE}/ps1/{n['ada']}", None,
+             {"timestamp": ada_stamp, "files": json.dumps([])})):
+        answer = call(method, path, params=params, **data)
+        refused[f"{method} {path}"] = answer["success"] is False
+    assert all(refused.values()), refused
+    # and nothing of ada's changed: her feedback is still there for her
+    ada = hubpy("token", hub["state"], n["ada"]).stdout.strip()
+    hers = call("GET", f"feedback/{COURSE}/ps1/{n['ada']}", ada, params={"timestamp": ada_stamp})
+    assert [f["path"] for f in hers["files"]] == ["ps1.html"], hers
+
+    # as Unix user bob: the course folder and ada's home are closed to him
+    course_dir = s["course_dirs"][n["teacher"]]
+    ada_home = pwd.getpwnam(n["ada"]).pw_dir
+    for path in (f"{course_dir}/gradebook.db", f"{course_dir}/.grader_secret",
+                 f"{course_dir}/source/ps1/ps1.ipynb", f"{ada_home}/ps1/ps1.ipynb"):
+        done = subprocess.run(["runuser", "-u", n["bob"], "--", "cat", path],
+                              capture_output=True, text=True)
+        assert done.returncode == 1 and "Permission denied" in done.stderr, (path, done.stderr)
+    done = subprocess.run(["runuser", "-u", n["bob"], "--", "ls", ada_home],
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and "Permission denied" in done.stderr, done.stderr
+
+
+def test_hub_database_on_postgresql(ngshare_hub):
+    """The hub keeps its users in the PostgreSQL database its settings name, not in SQLite."""
+    import psycopg
+
+    hub = ngshare_hub
+    assert hub["db_url"].startswith("postgresql+psycopg://")
+    assert not (Path(hub["state"]) / "hub.sqlite").exists()
+    with psycopg.connect(hub["db_url"].replace("postgresql+psycopg://", "postgresql://")) as conn:
+        users = {row[0] for row in conn.execute("SELECT name FROM users")}
+        services = {row[0] for row in conn.execute("SELECT name FROM services")}
+    assert set(hub["names"].values()) <= users, users
+    assert {"ngshare", "book"} <= services, services

@@ -189,11 +189,15 @@ def bwrap_argv(policy, command, files=()):
     argv += _system_binds()
     for path in runtime:
         argv += ["--ro-bind", path, path]
-    inner_site = os.path.join(stdlib, "site-packages")
-    if site.startswith(stdlib + os.sep):
-        argv += ["--size", str(1024**2), "--tmpfs", inner_site]
-    else:
-        inner_site = site
+    inner_site = site if not site.startswith(stdlib + os.sep) else os.path.join(stdlib, "site-packages")
+    argv += ["--size", str(1024**2), "--tmpfs", inner_site]
+    python = exe
+    if sys.prefix != sys.base_prefix:
+        # A virtual environment (e.g. a server's, deploy/install.sh): its interpreter
+        # link and pyvenv.cfg, so that Python puts its site-packages on sys.path.
+        python = sys.executable
+        cfg = os.path.join(sys.prefix, "pyvenv.cfg")
+        argv += ["--ro-bind", cfg, cfg, "--symlink", exe, python]
     for entry in entries:
         argv += ["--ro-bind", os.path.join(site, entry), os.path.join(inner_site, entry)]
     argv += ["--remount-ro", inner_site]
@@ -204,7 +208,7 @@ def bwrap_argv(policy, command, files=()):
     for fd, name in files:
         argv += ["--file", str(fd), f"{_SCRATCH}/{name}"]
     argv += ["--chdir", _SCRATCH, "--"]
-    return argv + [exe if command[0] == "python" else command[0]] + list(command[1:])
+    return argv + [python if command[0] == "python" else command[0]] + list(command[1:])
 
 
 def _pids_cgroup(limit):
