@@ -10,7 +10,9 @@
 # passwords are printed by `start` (and kept in $DEMO_STATE/passwords.json).
 # Settings: KERNEL_COURSE_PREFIX (default /opt/kernel-course), DEMO_STATE (default
 # /var/lib/kernel-course-demo), DEMO_EXCHANGE (ngshare or folder), DEMO_DB_URL
-# (e.g. postgresql+psycopg://user:pw@127.0.0.1/jupyterhub; default SQLite in DEMO_STATE).
+# (e.g. postgresql+psycopg://user:pw@127.0.0.1/jupyterhub; default SQLite in DEMO_STATE),
+# DEMO_GRADEBOOK_URL (the same for the instructor's gradebook; default SQLite in the
+# course folder).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 PREFIX="${KERNEL_COURSE_PREFIX:-/opt/kernel-course}"
@@ -31,6 +33,7 @@ start)
         args=(--prefix "$PREFIX" --instructor demo-teacher --students demo-ada,demo-bob,demo-cy
               --exchange "${DEMO_EXCHANGE:-ngshare}" --port "${DEMO_PORT:-8000}" --book "$BOOK")
         [ -n "${DEMO_DB_URL:-}" ] && args+=(--db-url "$DEMO_DB_URL")
+        [ -n "${DEMO_GRADEBOOK_URL:-}" ] && args+=(--gradebook-url "$DEMO_GRADEBOOK_URL")
         "$HUBPY" "$HERE/hub.py" init "$STATE" "${args[@]}"
     fi
     "$HUBPY" "$HERE/hub.py" start "$STATE"

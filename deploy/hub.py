@@ -1,14 +1,17 @@
 """Set up, start and stop a course hub on this server (run as root, with the hub's Python).
 
     python deploy/hub.py init STATE --instructor NAME --students A,B [--exchange ngshare|folder]
-                             [--prefix /opt/kernel-course] [--port 8000] [--db-url URL] [--book DIR]
+                             [--exchange-root DIR] [--prefix /opt/kernel-course] [--port 8000]
+                             [--db-url URL] [--gradebook-url URL] [--book DIR]
     python deploy/hub.py start STATE     # start JupyterHub; the first time, set up the course
     python deploy/hub.py stop STATE      # stop JupyterHub, its proxy, services and user servers
     python deploy/hub.py destroy STATE   # stop, remove the accounts and the STATE folder
 
-STATE is a folder of the hub's own (settings.json, logs, databases, the shared
-exchange folder, ngshare's files). ``init`` creates the Unix accounts (their
-passwords go to STATE/passwords.json, readable by root only) and the settings;
+STATE is a folder of the hub's own, readable by root only (settings.json with
+the database URLs, logs, the hub's and ngshare's databases, ngshare's files).
+The shared folder exchange, when chosen, lives outside it (--exchange-root,
+default nbgrader's /srv/nbgrader/exchange). ``init`` creates the Unix accounts
+(their passwords go to STATE/passwords.json) and the settings;
 ``start`` runs JupyterHub with deploy/jupyterhub_config.py and, once, sets up
 the course in the instructor's home (~/kernel-methods: the problem sets'
 sources, the configuration, a grading secret), registers the students, and
@@ -50,7 +53,8 @@ def load(state):
 
 
 def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kernel-course",
-         port=None, db_url=None, book=None, course_id="kernel-methods"):
+         port=None, db_url=None, gradebook_url=None, book=None, course_id="kernel-methods",
+         exchange_root="/srv/nbgrader/exchange"):
     state = Path(state).resolve()
     if exchange not in ("ngshare", "folder"):
         raise ValueError(f"exchange must be 'ngshare' or 'folder', not {exchange!r}")
@@ -60,11 +64,12 @@ def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kerne
         if not (Path(prefix) / name / "bin" / "python").exists():
             raise ValueError(f"prefix {prefix}: no {name} environment, run deploy/install.sh first")
     state.mkdir(parents=True, exist_ok=True)
-    os.chmod(state, 0o755)   # user servers must reach the exchange folder inside
+    os.chmod(state, 0o700)   # database URLs, tokens, ngshare's files: root's alone
     settings = {
         "state_dir": str(state), "prefix": str(Path(prefix).resolve()), "course_id": course_id,
         "instructors": list(instructors), "students": list(students), "exchange": exchange,
-        "exchange_root": str(state / "exchange"), "db_url": db_url,
+        "exchange_root": str(Path(exchange_root).resolve()), "db_url": db_url,
+        "gradebook_url": gradebook_url,
         "book_dir": str(Path(book or REPO / "_build" / "html").resolve()),
         "port": port or free_port(), "hub_port": free_port(), "proxy_api_port": free_port(),
         "ngshare_port": free_port(), "book_port": free_port(),
@@ -77,7 +82,9 @@ def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kerne
     fd = os.open(state / "setup_token", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(secrets.token_hex(32))
-    (state / "settings.json").write_text(json.dumps(settings, indent=1))
+    fd = os.open(state / "settings.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump(settings, f, indent=1)
     return settings
 
 
@@ -149,6 +156,8 @@ def destroy(state):
     for name in settings["instructors"] + settings["students"]:
         accounts.remove(name)
     accounts.remove_groups(settings["course_id"])
+    if settings["exchange"] == "folder":   # the course's folder in the exchange, not its root
+        shutil.rmtree(Path(settings["exchange_root"]) / settings["course_id"], ignore_errors=True)
     shutil.rmtree(settings["state_dir"])
 
 
@@ -204,7 +213,7 @@ def set_up_course(settings):
         # nbgrader's exchange: a root everyone may enter, the course's folder made
         # here and owned by the instructor, so no student can take its name first
         exchange = Path(settings["exchange_root"])
-        exchange.mkdir(exist_ok=True)
+        exchange.mkdir(parents=True, exist_ok=True)
         os.chmod(exchange, 0o1777)
         (exchange / course_id).mkdir(exist_ok=True)
         os.chown(exchange / course_id, user.pw_uid, user.pw_gid)
@@ -244,7 +253,11 @@ def main(argv=None):
     p.add_argument("--exchange", default="ngshare", choices=["ngshare", "folder"])
     p.add_argument("--prefix", default=os.environ.get("KERNEL_COURSE_PREFIX", "/opt/kernel-course"))
     p.add_argument("--port", type=int, default=None, help="public port (default: a free one)")
+    p.add_argument("--exchange-root", default="/srv/nbgrader/exchange",
+                   help="the folder exchange's root (with --exchange folder)")
     p.add_argument("--db-url", default=None, help="the hub's database (default: SQLite in STATE)")
+    p.add_argument("--gradebook-url", default=None,
+                   help="the gradebook's database (default: SQLite in the course folder)")
     p.add_argument("--book", default=None, help="built book folder (default: _build/html)")
     for name in ("start", "stop", "destroy"):
         sub.add_parser(name).add_argument("state")
@@ -262,7 +275,8 @@ def main(argv=None):
     if args.command == "init":
         s = init(args.state, instructors=args.instructor, students=args.students.split(","),
                  exchange=args.exchange, prefix=args.prefix, port=args.port,
-                 db_url=args.db_url, book=args.book)
+                 db_url=args.db_url, gradebook_url=args.gradebook_url, book=args.book,
+                 exchange_root=args.exchange_root)
         print(f"hub settings in {s['state_dir']}/settings.json, passwords in "
               f"{s['state_dir']}/passwords.json")
     elif args.command == "start":

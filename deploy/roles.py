@@ -32,4 +32,6 @@ def user_environment(settings, name):
         env["NBGRADER_EXCHANGE"] = settings["exchange_root"]
     if role == "instructor":
         env["KERNEL_COURSE_ROOT"] = settings["course_dirs"][name]
+        if settings.get("gradebook_url"):   # read by the course's nbgrader_config.py
+            env["NBGRADER_DB_URL"] = settings["gradebook_url"]
     return env

@@ -682,6 +682,8 @@ def test_the_pdf_holds_the_whole_book_and_the_site_links_to_it(built_book):
         # the next contents line with this entry, after the previous one
         assert any(line.startswith(entry) for line in contents), f"contents lack {entry!r}"
         assert flat.count(title) >= 2, f"chapter {title!r} only in the contents"
+    # and the last page is listed once (LaTeX's bibliography adds an entry of its own)
+    assert not next(contents, "").startswith(titles[-1]), f"{titles[-1]!r} twice in the contents"
     # Theorems, definitions and the like carry the numbers they have on the
     # website (Theorem 3.1 is the same theorem in both).
     result = r"\b(?:Theorem|Proposition|Lemma|Corollary|Definition) \d+(?:\.\d+)+\b"

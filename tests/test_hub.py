@@ -7,8 +7,9 @@ repeated runs reuse them), then starts two throw-away hubs on free loopback
 ports, each with its own accounts (names start with "kh" and a random tag),
 state folder and exchange:
 
-- a hub whose exchange is the ngshare service and whose own database is on a
-  private PostgreSQL server (tests/pgserver.py): the browser test runs on it
+- a hub whose exchange is the ngshare service and whose own database and the
+  instructor's gradebook are on a private PostgreSQL server (tests/pgserver.py):
+  the browser test runs on it
   (Chromium driven by Playwright: students fetch, write, validate and submit;
   the instructor collects, autogrades, grades a written answer by hand and
   releases feedback; a student reads it), then a student tries to read another
@@ -110,9 +111,11 @@ def course_hub(exchange, db=False):
         with (postgres_server("jupyterhub") if db else _none()) as db_url:
             args = ["init", state, "--prefix", PREFIX, "--instructor", names["teacher"],
                     "--students", f"{names['ada']},{names['bob']}", "--exchange", exchange,
-                    "--book", book]
+                    "--exchange-root", work / "exchange", "--book", book]
+            gradebook_url = None
             if db_url:
-                args += ["--db-url", db_url]
+                gradebook_url = second_database(db_url, "gradebook")
+                args += ["--db-url", db_url, "--gradebook-url", gradebook_url]
             hubpy(*args)
             try:
                 hubpy("start", state, timeout=900)
@@ -120,7 +123,7 @@ def course_hub(exchange, db=False):
                 passwords = json.loads((state / "passwords.json").read_text())
                 yield {"names": names, "settings": settings, "passwords": passwords,
                        "url": f"http://127.0.0.1:{settings['port']}", "state": state,
-                       "db_url": db_url}
+                       "db_url": db_url, "gradebook_url": gradebook_url}
             finally:
                 log = state / "hub.log"
                 if log.exists():
@@ -136,6 +139,16 @@ def course_hub(exchange, db=False):
 @contextmanager
 def _none():
     yield None
+
+
+def second_database(url, name):
+    """A new database on the server of ``url`` (a SQLAlchemy URL); its URL."""
+    import psycopg
+
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"),
+                         autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return url.rsplit("/", 1)[0] + "/" + name
 
 
 @pytest.fixture(scope="module")
@@ -242,7 +255,7 @@ def test_hub_folder_exchange_keeps_students_apart(folder_hub):
     assert done.returncode == 0, done.stdout + done.stderr
 
     # bob tries, as a student would, to get at ada's work and the course
-    script = Path(s["state_dir"]) / "attacks.py"
+    script = Path(s["state_dir"]).parent / "attacks.py"   # the state folder is root's alone
     script.write_text(ATTACKS)
     os.chmod(script, 0o644)
     done = run_as(hub, n["bob"], os.path.join(s["prefix"], "student", "bin", "python"), script,
@@ -263,7 +276,7 @@ def test_hub_folder_exchange_keeps_students_apart(folder_hub):
               "dest = os.path.join(inbound, f'{victim}+ps1+{ts}+forged')\n"
               "shutil.copytree(os.path.join(home, 'ps1'), dest)\n"
               "open(os.path.join(dest, 'timestamp.txt'), 'w').write(ts)\n")
-    script2 = Path(s["state_dir"]) / "forge.py"
+    script2 = Path(s["state_dir"]).parent / "forge.py"
     script2.write_text(forged)
     os.chmod(script2, 0o644)
     done = run_as(hub, n["bob"], os.path.join(s["prefix"], "student", "bin", "python"), script2,
@@ -382,9 +395,10 @@ def write_answers(page, filled):
 
 
 def gradebook(hub):
+    """The instructor's gradebook: on PostgreSQL when the hub was given one."""
     from nbgrader.api import Gradebook
     root = hub["settings"]["course_dirs"][hub["names"]["teacher"]]
-    return Gradebook(f"sqlite:///{root}/gradebook.db", course_id=COURSE)
+    return Gradebook(hub["gradebook_url"] or f"sqlite:///{root}/gradebook.db", course_id=COURSE)
 
 
 def formgrader_click(page, selector):
@@ -574,10 +588,11 @@ def test_hub_ngshare_keeps_students_apart(ngshare_hub):
 
 
 def test_hub_database_on_postgresql(ngshare_hub):
-    """The hub keeps its users in the PostgreSQL database its settings name, not in SQLite."""
+    """The hub keeps its users, and the instructor's nbgrader its gradebook, in the
+    PostgreSQL databases the settings name, not in SQLite."""
     import psycopg
 
-    hub = ngshare_hub
+    hub, n = ngshare_hub, ngshare_hub["names"]
     assert hub["db_url"].startswith("postgresql+psycopg://")
     assert not (Path(hub["state"]) / "hub.sqlite").exists()
     with psycopg.connect(hub["db_url"].replace("postgresql+psycopg://", "postgresql://")) as conn:
@@ -585,3 +600,21 @@ def test_hub_database_on_postgresql(ngshare_hub):
         services = {row[0] for row in conn.execute("SELECT name FROM services")}
     assert set(hub["names"].values()) <= users, users
     assert {"ngshare", "book"} <= services, services
+    # the course set-up registered ps1 and the students in the PostgreSQL gradebook
+    course_dir = Path(hub["settings"]["course_dirs"][n["teacher"]])
+    assert not (course_dir / "gradebook.db").exists()
+    with gradebook(hub) as gb:
+        assert {s.id for s in gb.students} == {n["ada"], n["bob"]}
+        assert [a.name for a in gb.assignments] == ["ps1"]
+
+
+def test_hub_state_is_root_only(ngshare_hub, folder_hub):
+    """A student who finds the hub's folder (its paths are on ngshare's command line,
+    which ps shows) cannot list it or read the database URLs, tokens or ngshare's files."""
+    for hub in (ngshare_hub, folder_hub):
+        state, student = hub["state"], hub["names"]["ada"]
+        for argv in (["ls", state], ["cat", f"{state}/settings.json"],
+                     ["cat", f"{state}/setup_token"], ["ls", f"{state}/ngshare-files"]):
+            done = subprocess.run(["runuser", "-u", student, "--", *map(str, argv)],
+                                  capture_output=True, text=True)
+            assert done.returncode != 0 and "Permission denied" in done.stderr, (argv, done.stderr)

@@ -301,6 +301,14 @@ def test_a_downloaded_chapter_shows_its_theorems_and_maths_in_jupyterlab(
             page.goto(f"{url}/lab/tree/kernel_trick.ipynb?token={token}")
             page.wait_for_selector(".jp-Notebook .myst-proof-title", timeout=120_000)
             page.wait_for_selector(".jp-Notebook .katex", timeout=60_000)
+            # JupyterLab renders a long notebook's cells as they come into view:
+            # scroll to the end (the chapter's definition is far down) and wait for it
+            page.wait_for_function("""() => {
+                const panel = document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer');
+                if (panel) panel.scrollTop = panel.scrollHeight;
+                return [...document.querySelectorAll('.jp-Notebook .myst-proof-title')]
+                    .some(e => e.innerText.includes('Definition'));
+            }""", polling=500, timeout=120_000)
             seen = page.evaluate("""() => {
                 const nb = document.querySelector('.jp-Notebook');
                 const rendered = [...nb.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown, '
