@@ -19,6 +19,12 @@ Usage (from the repository root, with ``assignments`` on PYTHONPATH)::
 The projection for a term (300 students x 5 problem sets on 32 cores)
 assumes the per-submission time measured here and the parallel efficiency
 measured with the largest worker count.
+
+Each run also reports how many cores the machine kept busy (CPU time from
+/proc/stat over wall-clock time). One worker keeps more than one core busy:
+the notebook's kernel, its client in the sandbox and nbgrader in the worker
+overlap. The speed-up two cores can give is then at most 2 divided by that
+figure, which the summary prints as the ceiling.
 """
 
 from __future__ import annotations
@@ -58,14 +64,28 @@ def make_class(tmp, ps, n):
     return course
 
 
+def busy_seconds():
+    """CPU seconds the whole machine has spent busy since boot (None off Linux)."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(v) for v in f.readline().split()[1:9]]
+    except OSError:
+        return None
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")   # less idle, iowait
+
+
 def grade(course, ps, jobs):
-    """Grade the whole class from scratch with ``jobs`` workers; (seconds, records, scores)."""
+    """Grade the whole class from scratch with ``jobs`` workers.
+
+    Returns (seconds, cores kept busy or None, records, scores).
+    """
     shutil.rmtree(course.root / batch.LOG_DIR, ignore_errors=True)
     shutil.rmtree(course.root / "autograded", ignore_errors=True)
-    start = time.perf_counter()
+    busy, start = busy_seconds(), time.perf_counter()
     records = batch.run(course.root, [ps], jobs=jobs, progress=sys.stderr.isatty())
     seconds = time.perf_counter() - start
-    return seconds, records, course.cell_scores(ps)
+    cores = None if busy is None else (busy_seconds() - busy) / seconds
+    return seconds, cores, records, course.cell_scores(ps)
 
 
 def main(argv=None):
@@ -84,12 +104,13 @@ def main(argv=None):
         course = make_class(tmp, args.ps, args.n)
         results, reference = [], None
         for jobs in args.jobs:
-            seconds, records, scores = grade(course, args.ps, jobs)
+            seconds, cores, records, scores = grade(course, args.ps, jobs)
             failed = sum(r["status"] != "graded" for r in records)
             same = reference is None or scores == reference
             reference = reference or scores
             results.append({"jobs": jobs, "seconds": round(seconds, 1),
                             "per_submission": round(seconds / args.n, 3),
+                            "cores_busy": None if cores is None else round(cores, 2),
                             "failed": failed, "same_grades": same})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -103,7 +124,11 @@ def main(argv=None):
     cores = 32
     projected = term * one["per_submission"] * one["jobs"] / (cores * efficiency)
     summary = {"ps": args.ps, "submissions": args.n, "cores_here": os.cpu_count(),
-               "runs": results, "projection": {
+               "runs": results,
+               "ceiling": (None if not one["cores_busy"] else
+                           round(min(widest["jobs"], os.cpu_count() or 1)
+                                 / one["cores_busy"], 2)),
+               "projection": {
                    "submissions": term, "cores": cores,
                    "parallel_efficiency": round(efficiency, 2),
                    "minutes": round(projected / 60, 1)}}
@@ -114,12 +139,17 @@ def main(argv=None):
         for r in results:
             print(f"  {r['jobs']:>2} worker(s): {r['seconds']:7.1f} s, "
                   f"{r['per_submission']:.2f} s per submission, speed-up {r['speedup']:.2f}x"
-                  f"{'' if r['same_grades'] else ', GRADES DIFFER'}"
+                  + (f", {r['cores_busy']:.2f} cores busy" if r["cores_busy"] else "")
+                  + f"{'' if r['same_grades'] else ', GRADES DIFFER'}"
                   + (f", {r['failed']} failed" if r['failed'] else ""))
         print(f"  targets: <= {TARGET_SECONDS:g} s per submission with one worker "
               f"({'met' if one['per_submission'] <= TARGET_SECONDS else 'missed'}), "
               f">= {TARGET_SPEEDUP:g}x with two "
               f"({'met' if widest['speedup'] >= TARGET_SPEEDUP else 'missed'})")
+        if summary["ceiling"]:
+            print(f"  one worker keeps {one['cores_busy']:.2f} cores busy, so "
+                  f"{min(widest['jobs'], os.cpu_count() or 1)} cores allow at most "
+                  f"{summary['ceiling']:.2f}x")
         print(f"projection: {term} submissions (300 students x 5 problem sets) on {cores} "
               f"cores at {efficiency:.0%} parallel efficiency: about "
               f"{summary['projection']['minutes']:.0f} minutes")
