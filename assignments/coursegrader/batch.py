@@ -44,6 +44,7 @@ import json
 import logging
 import os
 import re
+import signal
 import socket
 import sys
 import time
@@ -175,7 +176,14 @@ def warm_up(course_root, db_url=None):
 
 
 def _local_worker(course_root, db_url):
-    """Start-up of a worker process on this machine: its output goes to its own file."""
+    """Start-up of a worker process on this machine: its output goes to its own file.
+
+    Ctrl-C reaches the whole process group; a worker lets it pass, and the main
+    process stops the pool (a worker dying of it mid-task could leave the pool's
+    queues locked, and the stop would hang). A handler rather than SIG_IGN: the
+    kernels a worker starts must still be interruptible.
+    """
+    signal.signal(signal.SIGINT, lambda signum, frame: None)
     folder = Path(course_root) / LOG_DIR / "workers"
     folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder / f"{socket.gethostname()}-{os.getpid()}.log",
