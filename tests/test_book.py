@@ -214,6 +214,11 @@ def test_book_builds_without_warnings(built_book):
         code = [c.source for c in nb.cells if c.cell_type == "code"]
         assert code == [c.source for c in src.cells if c.cell_type == "code"]
         assert nb.metadata["kernelspec"]["name"] == "python3"
+        # citations written out as on the page (JupyterLab has no bibliography)
+        prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert "{cite" not in prose, f"{docname}: a citation role left in the notebook"
+        if "{cite" in (ROOT / f"{docname}.md").read_text():
+            assert re.search(r"\([A-Z][^()]*, \d{4}\)", prose), f"{docname}: no (author, year)"
         page = (html / f"{docname}.html").read_text(encoding="utf-8")
         # Every figure a code cell declares was drawn and carries its label.
         declared = re.findall(r"^\s*name:\s*(fig-[\w-]+)", (ROOT / f"{docname}.md").read_text(),

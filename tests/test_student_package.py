@@ -290,9 +290,14 @@ def test_a_downloaded_chapter_shows_its_theorems_and_maths_in_jupyterlab(
     from playwright.sync_api import sync_playwright
 
     # the chapter's notebook as the site offers it for download
-    downloads = _load(ROOT / "book" / "_ext" / "notebook_downloads.py", "notebook_downloads")
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))   # as the book's build has it
+    try:
+        downloads = _load(ROOT / "book" / "_ext" / "notebook_downloads.py", "notebook_downloads")
+    finally:
+        sys.path.remove(str(ROOT / "book" / "_ext"))
+    citations = downloads.load_citations([ROOT / "book" / "references.bib"])
     downloads.write_notebook(ROOT / "book" / "chapters" / "kernel_trick.md",
-                             student_env.work / "kernel_trick.ipynb")
+                             student_env.work / "kernel_trick.ipynb", citations)
     url, token = jupyterlab
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -327,6 +332,9 @@ def test_a_downloaded_chapter_shows_its_theorems_and_maths_in_jupyterlab(
     assert "Proposition" in titles and "Homogeneous polynomial kernel" in titles, titles
     assert "Proof" in titles and "Definition" in titles, titles
     assert "{prf:" not in seen["text"] and "```" not in seen["text"]
+    # citations read as on the website, not as bare keys
+    assert "{cite" not in seen["text"] and "cortes1995support" not in seen["text"]
+    assert "(Cortes and Vapnik, 1995)" in seen["text"], seen["text"][:3000]
     # the maths is typeset, not shown as TeX
     assert seen["katex"] > 50
     assert "$$" not in seen["text"] and "\\frac" not in seen["text"]

@@ -11,16 +11,25 @@ header).  For every such page this extension
 
 Pages that are plain markdown (no ``kernelspec`` in their header) are left
 alone.
+
+Citations are written out in the notebook as the website shows them,
+"(Schölkopf and Smola, 2002)" for ``{cite}``/``{cite:p}`` and "Schölkopf and
+Smola (2002)" for ``{cite:t}``: JupyterLab has no bibliography to resolve a
+citation role against, and would show the bare key.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import posixpath
+import re
 from pathlib import Path
 
 import jupytext
 import nbformat
+from bibliography_labels import author_year_label
+from pybtex.database import parse_file
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
@@ -41,9 +50,46 @@ def _is_notebook_source(path: Path) -> bool:
     return "jupytext:" in header and "kernelspec:" in header
 
 
-def write_notebook(source: Path, target: Path) -> None:
-    """Convert one MyST-markdown chapter into an ``.ipynb`` file at ``target``."""
+_CITE = re.compile(r"\{cite(?::(p|t))?\}`([^`]*)`")
+
+
+def load_citations(bibfiles) -> dict[str, tuple[str, str]]:
+    """Citation key -> (authors, year) for every entry of the BibTeX files."""
+    labels = {}
+    for path in bibfiles:
+        for key, entry in parse_file(str(path)).entries.items():
+            who, year = author_year_label(entry).rsplit(", ", 1)
+            labels[key] = (who, year)
+    return labels
+
+
+@functools.lru_cache(maxsize=4)
+def _citations_of(bibfiles: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+    return load_citations(bibfiles)
+
+
+def write_citations(text: str, citations: dict[str, tuple[str, str]]) -> str:
+    """Replace the citation roles of ``text`` by author-year text."""
+    def written(match):
+        keys = [k.strip() for k in match.group(2).split(",") if k.strip()]
+        missing = [k for k in keys if k not in citations]
+        if missing:
+            raise KeyError(f"citation keys not in the bibliography: {', '.join(missing)}")
+        if match.group(1) == "t":
+            return ", ".join(f"{citations[k][0]} ({citations[k][1]})" for k in keys)
+        return "(" + "; ".join(", ".join(citations[k]) for k in keys) + ")"
+    return _CITE.sub(written, text)
+
+
+def write_notebook(source: Path, target: Path, citations=None) -> None:
+    """Convert one MyST-markdown chapter into an ``.ipynb`` file at ``target``.
+
+    ``citations`` (from :func:`load_citations`) writes out the citation roles.
+    """
     notebook = jupytext.read(source, fmt="md:myst")
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and citations is not None:
+            cell.source = write_citations(cell.source, citations)
     # The pairing metadata only makes sense next to the .md source.
     notebook.metadata.get("jupytext", {}).pop("text_representation", None)
     if not notebook.metadata.get("jupytext"):
@@ -63,7 +109,8 @@ def add_notebook_download(app: Sphinx, pagename, templatename, context, doctree)
     relative = f"{pagename}.ipynb"
     target = Path(app.outdir, "_sources", *relative.split("/"))
     try:
-        write_notebook(source, target)
+        bibfiles = tuple(str(Path(app.srcdir, f)) for f in app.config.bibtex_bibfiles)
+        write_notebook(source, target, _citations_of(bibfiles))
     except Exception as exc:  # a broken notebook must fail a -W build
         logger.warning(
             "could not convert %s to a notebook: %s", source, exc, location=pagename
