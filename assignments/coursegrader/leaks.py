@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .author import build_notebook, source_path
-from .validation import MARKERS, hidden_test_lines, solution_lines
+from .validation import hidden_test_lines, lines_outside_regions, solution_lines
 
 __all__ = ["Secret", "Leak", "course_secrets", "site_texts", "find_leaks", "MIN_CHARS"]
 
@@ -88,20 +88,6 @@ def _public_text(repository: Path) -> str:
     return "\n".join(lines)
 
 
-def _outside_regions(nb) -> set[str]:
-    """Lines of a source notebook outside its solution and hidden-test regions."""
-    outside, inside = set(), False
-    for cell in nb.cells:
-        for line in cell.source.split("\n"):
-            if any(m in line for m in MARKERS[::2]):
-                inside = True
-            elif any(m in line for m in MARKERS[1::2]):
-                inside = False
-            elif not inside:
-                outside.add(_norm(line))
-    return outside
-
-
 def course_secrets(course: Path = COURSE) -> list[Secret]:
     """Every text of ``course`` that no published file may hold."""
     from .problems import ps1 as ps1_hidden
@@ -112,7 +98,8 @@ def course_secrets(course: Path = COURSE) -> list[Secret]:
                for folder in sorted(p for p in (course / "source").iterdir() if p.is_dir())}
     # what any handout shows outside the regions is public, whichever set it is in
     public = "\n".join([_public_text(course.parent)]
-                       + [line for nb in sources.values() for line in _outside_regions(nb)])
+                       + [_norm(line) for nb in sources.values()
+                          for line in lines_outside_regions(nb)])
 
     found: dict[str, Secret] = {}
 

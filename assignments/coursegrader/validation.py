@@ -19,7 +19,8 @@ import nbformat
 
 from .author import build_notebook, source_path
 
-__all__ = ["solution_lines", "hidden_test_lines", "release_leaks", "validate_course"]
+__all__ = ["solution_lines", "hidden_test_lines", "lines_outside_regions", "release_leaks",
+           "validate_course"]
 
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 
@@ -48,6 +49,21 @@ def hidden_test_lines(nb):
             for line in _region(cell.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")]
 
 
+def lines_outside_regions(nb):
+    """Lines of a source notebook outside its solution and hidden-test regions."""
+    outside = []
+    for cell in nb.cells:
+        inside = False
+        for line in cell.source.split("\n"):
+            if any(m in line for m in MARKERS[::2]):
+                inside = True
+            elif any(m in line for m in MARKERS[1::2]):
+                inside = False
+            elif not inside:
+                outside.append(line)
+    return outside
+
+
 def release_leaks(source_nb, released_nb):
     """Problems with a released notebook: markers, solution or hidden-test lines, outputs."""
     problems = []
@@ -58,16 +74,7 @@ def release_leaks(source_nb, released_nb):
     released_lines = {line.strip() for line in text.split("\n")}
     # Lines such as "return X" could also occur in the handout's own text, so
     # only lines that do not occur outside the regions of the source count.
-    outside = set()
-    for cell in source_nb.cells:
-        inside = False
-        for line in cell.source.split("\n"):
-            if any(m in line for m in MARKERS[::2]):
-                inside = True
-            elif any(m in line for m in MARKERS[1::2]):
-                inside = False
-            elif not inside:
-                outside.add(line.strip())
+    outside = {line.strip() for line in lines_outside_regions(source_nb)}
     for kind, lines in (("solution", solution_lines(source_nb)),
                         ("hidden test", hidden_test_lines(source_nb))):
         leaked = [ln for ln in lines if ln in released_lines and ln not in outside]
