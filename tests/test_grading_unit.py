@@ -16,7 +16,7 @@ from coursecheck.serial import UnsupportedValue, roundtrip
 from coursecheck.spec import judge_case
 from coursegrader import check_hidden, landlock
 from coursegrader.author import build_notebook
-from coursegrader.judge import grade_part, run_sandbox
+from coursegrader.judge import SandboxSession, grade_part, run_sandbox
 from coursegrader.problems.ps1 import VERDICTS
 from coursegrader.spec import get_part, hidden_rng, local_hidden_rng, part_score
 from coursegrader.validation import release_leaks
@@ -319,6 +319,53 @@ def test_sandbox_time_limit_and_crash_fail_only_remaining_cases():
     assert crash.values[0] == (True, 1) and "exited with code 9" in crash.values[1][1]
 
 
+
+SNOOP = """
+import os, signal
+seen = []
+
+def f(x):
+    if x == "die":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if x == "loop":
+        while True:
+            pass
+    seen.append(x)
+    with open("left-behind.txt", "a") as fh:
+        fh.write(repr(x))
+    return [os.getpid(), os.getppid(), list(seen), os.read(0, 100).decode(),
+            sorted(os.path.join(top, "left-behind.txt") for top, _, names in os.walk("/tmp")
+                   if "left-behind.txt" in names)]
+"""
+
+
+def test_parts_of_a_session_share_the_sandbox_but_never_a_process_or_a_file(tmp_path):
+    (tmp_path / "data.txt").write_text("handed in")
+    with SandboxSession(files_from=tmp_path) as session:
+        first = session.run([SNOOP], "f", [("a",), ("b",)], timeout=20).values
+        second = session.run([SNOOP], "f", [("c",)], timeout=20).values
+        killed = session.run([SNOOP], "f", [("die",), ("d",)], timeout=20)
+        third = session.run([SNOOP, "import os\nassert os.path.exists('data.txt')"], "f",
+                            [("e",)], timeout=20).values
+        looped = session.run([SNOOP], "f", [("loop",)], timeout=2)
+        fourth = session.run([SNOOP], "f", [("g",)], timeout=20).values
+    (ok1, a), (_, b) = first
+    (ok2, c), = second
+    (ok3, e), = third
+    (ok4, g), = fourth
+    assert ok1 and ok2 and ok3 and ok4
+    # one process per part, forked by the same runner (a new one after the time-out)
+    assert a[0] == b[0] and len({a[0], c[0], e[0]}) == 3 and a[1] == c[1] == e[1]
+    # a part sees its own cases, nothing read from the grader's pipe, its own file only
+    assert [a[2], b[2], c[2], e[2]] == [["a"], ["a", "b"], ["c"], ["e"]]
+    assert a[3] == b[3] == c[3] == ""
+    assert len(a[4]) == 1 and len(c[4]) == 1 and a[4] != c[4]
+    assert killed.values[0][0] is False and "killed (SIGKILL)" in killed.note
+    assert killed.values[1] == (False, "no answer (the process running your code was "
+                                       "killed (SIGKILL))")
+    assert "timed out after 2 s" in looped.note
+
+
 ESCAPES = """
 import os
 
@@ -371,11 +418,14 @@ def test_sandbox_has_no_secret_gradebook_ffi_or_new_processes(monkeypatch, tmp_p
 
 
 def test_sandbox_output_is_capped():
+    # Every descriptor the process holds, the grader's channel among them.
     flood = ("import os\ndef f(x):\n    block = b'x' * 2**20\n"
-             "    for _ in range(10**4):\n        os.write(3, block)\n    return 1")
+             "    for _ in range(10**4):\n        for fd in range(3, 32):\n"
+             "            try:\n                os.write(fd, block)\n"
+             "            except OSError:\n                pass\n    return 1")
     res = run_sandbox([flood], "f", [(1,)], timeout=20)
     (ok, msg), = res.values
-    assert not ok and "no answer" in msg
+    assert not ok and "no answer" in msg and "sent back more than" in res.note
 
 
 TAMPER = """

@@ -40,7 +40,7 @@ from traitlets import Bool, Enum, Float, Int, List, Unicode
 from coursecheck.serial import UnsupportedValue, loads_bounded
 
 from . import confine
-from .judge import grade_part
+from .judge import SandboxSession, grade_part
 from .spec import get_parts
 
 __all__ = ["SafeExecute", "CollectKernelRun", "JudgeTests", "SanitizeMetadata", "SanitizeOutputs", "RefuseLinks",
@@ -297,22 +297,23 @@ class JudgeTests(_Confined):
         secret = self._course_secret()
         nb_dir = os.path.abspath(resources.get("metadata", {}).get("path") or os.getcwd())
         code = []
-        for cell in nb.cells:
-            if cell.cell_type != "code":
-                continue
-            if not _is_test_cell(cell):
-                code.append(_python_source(cell.source))
-                continue
-            part_id = cell.metadata.nbgrader.get("grade_id")
-            if part_id not in parts:
-                continue
-            points = float(cell.metadata.nbgrader.get("points", parts[part_id].points))
-            grade = grade_part(assignment, part_id, parts[part_id], code, student=student,
-                               secret=secret, timeout=self.timeout, files_from=nb_dir,
-                               mode=self.confinement, forbidden=self.forbidden_paths)
-            score = min(points, round(grade.score * points / grade.points, 2))
-            self.log.info("%s/%s %s: %s of %s", student, assignment, part_id, score, points)
-            cell.outputs = _outputs(grade.report, score, cell.get("execution_count"))
+        with SandboxSession(files_from=nb_dir, mode=self.confinement,
+                            forbidden=self.forbidden_paths) as session:
+            for cell in nb.cells:
+                if cell.cell_type != "code":
+                    continue
+                if not _is_test_cell(cell):
+                    code.append(_python_source(cell.source))
+                    continue
+                part_id = cell.metadata.nbgrader.get("grade_id")
+                if part_id not in parts:
+                    continue
+                points = float(cell.metadata.nbgrader.get("points", parts[part_id].points))
+                grade = grade_part(assignment, part_id, parts[part_id], code, student=student,
+                                   secret=secret, timeout=self.timeout, session=session)
+                score = min(points, round(grade.score * points / grade.points, 2))
+                self.log.info("%s/%s %s: %s of %s", student, assignment, part_id, score, points)
+                cell.outputs = _outputs(grade.report, score, cell.get("execution_count"))
         return nb, resources
 
 
