@@ -2,8 +2,8 @@
 
 The grade of every auto-graded part is decided outside the student's kernel
 by coursegrader's JudgeTests preprocessor (see coursegrader/preprocessor.py):
-it reruns each part in a sandbox with public and hidden cases and writes the
-score into the test cell.  Every run of student code (the notebook's kernel
+it reruns each part, in a process of its own in one sandbox per submission,
+with public and hidden cases and writes the score into the test cell.  Every run of student code (the notebook's kernel
 and the judge) happens in the bubblewrap sandbox of coursegrader/confine.py.
 """
 
