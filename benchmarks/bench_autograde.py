@@ -21,9 +21,9 @@ assumes the per-submission time measured here and the parallel efficiency
 measured with the largest worker count.
 
 Each run also reports how many cores the machine kept busy (CPU time from
-/proc/stat over wall-clock time). One worker keeps more than one core busy:
-the notebook's kernel, its client in the sandbox and nbgrader in the worker
-overlap. The speed-up two cores can give is then at most 2 divided by that
+/proc/stat over wall-clock time). Within one submission the notebook's run in
+its kernel overlaps the judge, so one worker can keep more than one core
+busy; the speed-up two cores can give is then at most 2 divided by that
 figure, which the summary prints as the ceiling.
 """
 
