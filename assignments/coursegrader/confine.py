@@ -381,10 +381,11 @@ def _open_files(folder, limit_bytes, limit_count=64):
     return fds
 
 
-def start(policy, module, *, mode="bubblewrap", files_from=None):
+def start(policy, module, *, mode="bubblewrap", files_from=None, control=False):
     """Start ``sandboxrunner.<module>.main()`` confined by ``policy``; return a :class:`Run`.
 
-    The process's stdin and stdout are pipes to the caller; stderr goes nowhere.
+    The process's stdin and stdout are pipes to the caller; stderr goes
+    nowhere, or with ``control`` to a third pipe (the runner's own channel).
     ``files_from`` is a folder whose regular files are copied into the scratch
     folder (links and subfolders are left out).
     """
@@ -398,7 +399,8 @@ def start(policy, module, *, mode="bubblewrap", files_from=None):
             private = tempfile.mkdtemp(prefix="coursegrader-run-")
             argv, cwd, env = _unconfined(policy, module, files, private)
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, cwd=cwd, env=env,
+                                stderr=subprocess.PIPE if control else subprocess.DEVNULL,
+                                cwd=cwd, env=env,
                                 pass_fds=[fd for fd, _ in files], start_new_session=True,
                                 preexec_fn=_limits(policy, cgroup))
     except BaseException:
@@ -440,7 +442,7 @@ def stop(run):
     proc.wait()
     if run.cgroup:
         _remove_cgroup(run.cgroup)
-    for pipe in (proc.stdin, proc.stdout):
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
         try:
             if pipe:
                 pipe.close()

@@ -38,30 +38,39 @@ class _Stopped(Exception):
 
 
 class _Channel:
-    """Line-by-line exchange with a sandbox, bounded in time and in bytes read."""
+    """Exchange with the judge's runner, bounded in time and in bytes read.
 
-    def __init__(self, proc, deadline, max_bytes):
-        self.proc, self.deadline, self.left = proc, deadline, max_bytes
-        self.buffer = b""
-        for pipe in (proc.stdin, proc.stdout):
-            os.set_blocking(pipe.fileno(), False)
+    Lines go to its stdin; answers come back as lines on its stdout and the
+    runner's own ``{"part_end": status}`` lines on its stderr, which no part's
+    process can write to.
+    """
+
+    def __init__(self, proc):
+        self.proc, self.deadline, self.left = proc, 0.0, 0
+        self.buffer, self.control, self.status = b"", b"", None
+        self.fds = {"in": proc.stdin.fileno(), "out": proc.stdout.fileno(),
+                    "control": proc.stderr.fileno()}
+        for fd in self.fds.values():
+            os.set_blocking(fd, False)
         self.sel = selectors.DefaultSelector()
 
-    def _wait(self, fileobj, event):
+    def _wait(self, fds, event):
+        """The descriptors of ``fds`` that are ready before the deadline (maybe none)."""
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise _Stopped("timeout")
-        self.sel.register(fileobj, event)
+        for fd in fds:
+            self.sel.register(fd, event)
         try:
-            return bool(self.sel.select(remaining))
+            return {key.fd for key, _ in self.sel.select(remaining)}
         finally:
-            self.sel.unregister(fileobj)
+            for fd in fds:
+                self.sel.unregister(fd)
 
-    def send(self, record):
-        data = (json.dumps(record, allow_nan=False) + "\n").encode()
-        fd = self.proc.stdin.fileno()
+    def _write(self, data):
+        fd = self.fds["in"]
         while data:
-            if not self._wait(fd, selectors.EVENT_WRITE):
+            if not self._wait([fd], selectors.EVENT_WRITE):
                 continue
             try:
                 data = data[os.write(fd, data):]
@@ -70,23 +79,72 @@ class _Channel:
             except (BrokenPipeError, OSError):
                 raise _Stopped("exit") from None
 
+    def send(self, record):
+        self._write((json.dumps(record, allow_nan=False) + "\n").encode())
+
+    def send_header(self, record):
+        """A part's header, preceded by its length (the runner reads exactly that much)."""
+        data = json.dumps(record, allow_nan=False).encode()
+        self._write(b"%d\n" % len(data) + data)
+
+    def _read_out(self):
+        try:
+            chunk = os.read(self.fds["out"], 1 << 20)
+        except BlockingIOError:
+            return
+        if not chunk:
+            raise _Stopped("exit")
+        self.left -= len(chunk)
+        if self.left < 0:
+            raise _Stopped("output")
+        self.buffer += chunk
+
+    def _read_control(self):
+        try:
+            chunk = os.read(self.fds["control"], 1 << 16)
+        except BlockingIOError:
+            return
+        if not chunk:
+            raise _Stopped("exit")
+        self.control = (self.control + chunk)[-(1 << 16):]
+        while b"\n" in self.control:
+            line, self.control = self.control.split(b"\n", 1)
+            if line.startswith(_PART_END):
+                try:
+                    self.status = int(json.loads(line)["part_end"])
+                except (ValueError, KeyError, TypeError):
+                    raise _Stopped("exit") from None
+
     def receive(self):
-        fd = self.proc.stdout.fileno()
+        """The next line the part's process wrote; stops if the process ended first."""
         while b"\n" not in self.buffer:
-            if not self._wait(fd, selectors.EVENT_READ):
-                continue
-            try:
-                chunk = os.read(fd, 1 << 20)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                raise _Stopped("exit")
-            self.left -= len(chunk)
-            if self.left < 0:
-                raise _Stopped("output")
-            self.buffer += chunk
+            if self.status is not None:
+                self._read_out()          # what it wrote before it ended
+                if b"\n" not in self.buffer:
+                    raise _Stopped(f"status {self.status}")
+                break
+            ready = self._wait([self.fds["out"], self.fds["control"]], selectors.EVENT_READ)
+            if self.fds["out"] in ready:
+                self._read_out()
+            if self.fds["control"] in ready:
+                self._read_control()
         line, self.buffer = self.buffer.split(b"\n", 1)
         return line
+
+    def part_end(self):
+        """Wait for the runner to report the part's process ended; drop what it left unread."""
+        while self.status is None:
+            if self.fds["control"] in self._wait([self.fds["control"]], selectors.EVENT_READ):
+                self._read_control()
+        status, self.status = self.status, None
+        while True:       # the process is gone: everything it wrote is in the pipe
+            try:
+                if not os.read(self.fds["out"], 1 << 20):
+                    break
+            except BlockingIOError:
+                break
+        self.buffer = b""
+        return status
 
     def close(self):
         self.sel.close()
@@ -115,8 +173,8 @@ class SandboxSession:
     The sandbox starts at the first :meth:`run` and serves every part after it
     (see :mod:`coursegrader.sandbox`: a part runs in a child forked before any
     student code, so it never sees another part's cases or leftovers).  A part
-    that times out or floods its output ends the whole sandbox; the next part
-    starts a new one.  ``files_from`` is the submission's folder: its regular
+    whose process ends before its last answer, times out or floods its output
+    ends the whole sandbox; the next part starts a new one.  ``files_from`` is the submission's folder: its regular
     files are copied into each part's folder, where the code runs.
     ``forbidden`` and ``allowed`` only matter in the ``"unconfined"`` mode
     (paths the in-process guard refuses).  Use it as a context manager, or call
@@ -147,33 +205,26 @@ class SandboxSession:
         values = [None] * len(args_list)
         if self._run is None:
             self._run = confine.start(self.policy, "sandbox", mode=self.mode,
-                                      files_from=self.files_from)
-            self._channel = _Channel(self._run.proc, 0, 0)
+                                      files_from=self.files_from, control=True)
+            self._channel = _Channel(self._run.proc)
         channel = self._channel
         channel.deadline = time.monotonic() + timeout
         channel.left = self.policy.output_bytes
-        note, ended = "", False
+        note = ""
         try:
-            channel.send({**self.header, "cells": list(cells), "func": func})
+            channel.send_header({**self.header, "cells": list(cells), "func": func})
             for i, args in enumerate(args_list):
                 channel.send({"case": i, "args": encode(tuple(args))})
-                line = channel.receive()
-                if line.startswith(_PART_END):
-                    ended = True
-                    raise _Stopped(_part_end(line))
-                values[i] = _answer(line, i, self.policy.output_bytes)
+                values[i] = _answer(channel.receive(), i, self.policy.output_bytes)
             channel.send(_END)
-            while not (line := channel.receive()).startswith(_PART_END):
-                pass       # anything the part wrote after its last answer
+            status = channel.part_end()
+            if status != 0:
+                note = _describe_stop(f"status {status}", None, timeout, self.policy)
         except _Stopped as why:
+            # A part that ended early, ran out of time or flooded its output ends
+            # the sandbox (what it left unread must reach no other part).
             note = _describe_stop(str(why), self._run.proc, timeout, self.policy)
-            if ended:      # the part's process died; the sandbox serves the next part
-                try:
-                    channel.send(_END)
-                except _Stopped:
-                    self.close()
-            else:
-                self.close()
+            self.close()
         stop = note or "the process stopped before answering"
         values = [v if v is not None else (False, f"no answer ({stop})") for v in values]
         return SandboxResult(values=values, note=note)
@@ -181,15 +232,6 @@ class SandboxSession:
 
 _PART_END = b'{"part_end": '
 _END = {"end": True}
-
-
-def _part_end(line):
-    """The exit status in the runner's ``{"part_end": status}`` line, as a stop reason."""
-    try:
-        status = json.loads(line)["part_end"]
-    except (ValueError, KeyError, TypeError):
-        return "exit"
-    return f"status {status}" if type(status) is int else "exit"
 
 
 def run_sandbox(cells, func, args_list, *, timeout=20.0, files_from=None, mode="bubblewrap",

@@ -4,11 +4,12 @@ It runs inside the sandbox built by :mod:`coursegrader.confine` (there it is
 the module ``sandboxrunner.sandbox``, next to ``serial`` and ``landlock``),
 once per submission, and grades each part in a child process of its own
 (forked before any student code runs; see :func:`main`).  For each part the
-grader writes on its stdin one JSON line::
+grader writes on its stdin a header, its length in bytes on one line and then
+the JSON::
 
     {"cells": [source, ...], "func": "name"}
 
-then, after each answer, the next case::
+then, after each answer, the next case as one JSON line::
 
     {"case": i, "args": encoded args}          (coursecheck.serial encoding)
 
@@ -18,7 +19,8 @@ descriptor; the code's own stdout and stderr go to /dev/null)::
 
     {"case": i, "value": encoded result}   or   {"case": i, "error": "message"}
 
-and, once the part's process has ended, ``{"part_end": status}``.
+and, on the runner's stderr (a channel no part can write to), one line
+``{"part_end": status}`` once the part's process has ended.
 
 A case is sent only once the previous one is answered, so the process never
 holds the cases still to come, and never the expected answers (those stay in
@@ -182,48 +184,44 @@ class _Shell:
 END = b'{"end": true}'   # the grader's line that ends a part's cases
 
 
-class _Lines:
-    """Lines read from a descriptor with raw reads (nothing is read ahead into a child)."""
+def _read_header(fd):
+    """The next part's header, sent as ``<length>\\n<JSON>``; None at the end of the input.
 
-    def __init__(self, fd):
-        self.fd, self.buffer, self.eof = fd, b"", False
-
-    def pop(self):
-        """The next complete line already read, or None."""
-        if b"\n" not in self.buffer:
+    Read byte by byte and then to the exact length, so that nothing after the
+    header (the part's cases, meant for its process alone) is ever read here.
+    """
+    digits = b""
+    while not digits.endswith(b"\n"):
+        byte = os.read(fd, 1)
+        if not byte or len(digits) > 20:
             return None
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line
-
-    def fill(self):
-        chunk = os.read(self.fd, 1 << 20)
-        self.eof = not chunk
-        self.buffer += chunk
-
-    def next(self):
-        """The next line, waiting for it; None at the end of the input."""
-        while (line := self.pop()) is None:
-            if self.eof:
-                return None
-            self.fill()
-        return line
+        digits += byte
+    size, data = int(digits), b""
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return json.loads(data)
 
 
 def main():
     """Start once per submission; grade each part in a fresh forked child.
 
-    The runner imports what every part needs, then reads one header line per
-    part, ``{"cells": [...], "func": name}``, and forks a child that confines
-    itself and runs the part in a folder of its own; the lines that follow, up
-    to the end marker ``{"end": true}``, go to that child only, and its answers
-    come back.  Once the child has ended (and everything it started is
-    killed and its folder removed) the runner writes ``{"part_end": status}``,
-    the child's exit status (``-signal`` if it was killed).  So no part sees
-    another part's cases, as if each had a sandbox of its own, and the cost of
-    starting Python and importing numpy is paid once per submission.
+    The runner imports what every part needs, then reads one header per part
+    and forks a child that confines itself and runs the part in a folder of
+    its own.  The child reads the part's cases from stdin and answers on the
+    private channel until the end marker; the runner only waits for it, then
+    kills whatever it started, removes its folder and writes
+    ``{"part_end": status}`` (the child's exit status, ``-signal`` if it was
+    killed).  The grader sends the next header only after that line, so a
+    part never sees another part's cases, and the runner -- whose memory every
+    child copies -- never holds a case at all.  Starting Python and importing
+    numpy is paid once per submission instead of once per part.
     """
-    # Private channel for results; the student's prints go nowhere.
-    out_fd = os.dup(1)
+    # Private channels: the parts' answers (stdout) and the runner's own
+    # part_end lines (stderr); the student's prints go nowhere.
+    out_fd, control = os.dup(1), os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
@@ -239,120 +237,45 @@ def main():
 
     base = os.getcwd()
     files = sorted(e.name for e in os.scandir(base) if e.is_file(follow_symlinks=False))
-    lines = _Lines(0)
     number = 0
-    while (line := lines.next()) is not None:
-        if line == END:
-            continue
-        header = json.loads(line)
+    while (header := _read_header(0)) is not None:
         number += 1
         work = os.path.join(base, f".part{number}")
         os.mkdir(work, 0o700)
         for name in files:
             shutil.copyfile(os.path.join(base, name), os.path.join(work, name))
-        to_child, from_child = os.pipe(), os.pipe()
         pid = os.fork()
         if pid == 0:
-            os.close(to_child[1])
-            os.close(from_child[0])
-            os.close(out_fd)
-            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)   # the grader's lines: its pipe only
             os.setpgid(0, 0)
-            _grade_part(header, work, to_child[0], from_child[1])   # never returns
-        os.close(to_child[0])
-        os.close(from_child[1])
-        status, ended = _relay(pid, lines, to_child[1], from_child[0], out_fd)
-        if header.get("sweep"):     # in the sandbox's own PID namespace: kill what is left
+            _grade_part(header, work, out_fd, control)   # never returns
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        try:
+            os.killpg(pid, signal.SIGKILL)     # anything the part started
+        except OSError:
+            pass
+        if header.get("sweep"):     # alone in the sandbox's PID namespace: kill what is left
             try:
                 os.kill(-1, signal.SIGKILL)
             except OSError:
                 pass
         shutil.rmtree(work, ignore_errors=True)
-        _write_all(out_fd, (json.dumps({"part_end": status}) + "\n").encode())
-        while not ended:            # the child is gone: drop the rest of this part's lines
-            line = lines.next()
-            ended = line is None or line == END
+        data = (json.dumps({"part_end": status}) + "\n").encode()
+        while data:
+            data = data[os.write(control, data):]
     os._exit(0)
 
 
-def _write_all(fd, data):
-    while data:
-        data = data[os.write(fd, data):]
-
-
-def _relay(pid, lines, child_in, child_out, out_fd):
-    """Pass the grader's lines to the child up to the end marker, and its answers back.
-
-    Returns (the child's exit status, whether the end marker was read).  The
-    child's process group is killed before returning, and what it wrote
-    before it ended is passed on; nothing of it reaches the grader later.
-    """
-    import select
-    pidfd = os.pidfd_open(pid)
-    os.set_blocking(child_in, False)
-    pending, forwarding, reading, status = b"", True, True, None
-    while status is None:
-        while forwarding and not pending:
-            line = lines.pop()
-            if line is None and not lines.eof:
-                break
-            if line is None or line == END:
-                forwarding = False
-                os.close(child_in)        # the child reads the end of its input and exits
-            else:
-                pending = line + b"\n"
-        wait_read = [pidfd] + ([child_out] if reading else [])
-        if forwarding and not pending:
-            wait_read.append(lines.fd)
-        wait_write = [child_in] if forwarding and pending else []
-        ready_read, ready_write, _ = select.select(wait_read, wait_write, [])
-        if child_out in ready_read:
-            chunk = os.read(child_out, 1 << 16)
-            if chunk:
-                _write_all(out_fd, chunk)
-            else:
-                reading = False
-        if lines.fd in ready_read:
-            lines.fill()
-        if child_in in ready_write:
-            try:
-                pending = pending[os.write(child_in, pending):]
-            except BlockingIOError:
-                pass
-            except OSError:               # the child closed its input: it is ending
-                pending = b""
-        if pidfd in ready_read:
-            status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    os.close(pidfd)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
-    os.set_blocking(child_out, False)
-    while reading:                        # what the child wrote before it ended
-        try:
-            chunk = os.read(child_out, 1 << 16)
-        except BlockingIOError:
-            break
-        reading = bool(chunk)
-        _write_all(out_fd, chunk)
-    os.close(child_out)
-    if forwarding:
-        os.close(child_in)
-    return status, not forwarding
-
-
-def _grade_part(request, work, in_fd, out_fd):
+def _grade_part(request, work, out_fd, control):
     """In the forked child: confine this process, run the cells, answer the cases."""
+    os.close(control)               # the runner's own channel, never the part's
     os.chdir(work)
     os.environ.update(HOME=work, TMPDIR=work)
     tempfile.tempdir = work
 
     from .serial import UnsupportedValue, decode, encode
 
-    stdin = os.fdopen(in_fd, "rb")
     dumps, loads, write, os_exit = json.dumps, json.loads, os.write, os._exit
-    readline = stdin.readline
+    readline = sys.stdin.buffer.readline
 
     def emit(record):
         data = (dumps(record, allow_nan=False) + "\n").encode()
@@ -396,7 +319,7 @@ def _grade_part(request, work, in_fd, out_fd):
     func = namespace.get(func_name)
     while True:
         line = readline()
-        if not line:
+        if not line or line.rstrip(b"\n") == END:
             break
         message = loads(line)
         i = message["case"]
