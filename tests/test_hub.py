@@ -439,8 +439,14 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             def answers(nb):
                 return {c.metadata.nbgrader["grade_id"]: c.source.strip() for c in nb.cells
                         if c.metadata.get("nbgrader", {}).get("solution")}
+
+            def saved_answers():
+                try:   # JupyterLab may be halfway through writing the file
+                    return answers(nbformat.read(home / "ps1" / "ps1.ipynb", as_version=4))
+                except nbformat.reader.NotJSONError:
+                    return None
             deadline = time.monotonic() + 60   # the save reaches the disk
-            while answers(nbformat.read(home / "ps1" / "ps1.ipynb", as_version=4)) != answers(filled):
+            while saved_answers() != answers(filled):
                 assert time.monotonic() < deadline, "the typed answers were not saved"
                 time.sleep(1)
             ada.click(".jp-NotebookPanel:visible jp-button.validate-button")
