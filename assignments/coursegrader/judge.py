@@ -88,16 +88,18 @@ class _Channel:
         self._write(b"%d\n" % len(data) + data)
 
     def _read_out(self):
+        """Read what is there to read; False if nothing was."""
         try:
             chunk = os.read(self.fds["out"], 1 << 20)
         except BlockingIOError:
-            return
+            return False
         if not chunk:
             raise _Stopped("exit")
         self.left -= len(chunk)
         if self.left < 0:
             raise _Stopped("output")
         self.buffer += chunk
+        return True
 
     def _read_control(self):
         try:
@@ -118,8 +120,9 @@ class _Channel:
     def receive(self):
         """The next line the part's process wrote; stops if the process ended first."""
         while b"\n" not in self.buffer:
-            if self.status is not None:
-                self._read_out()          # what it wrote before it ended
+            if self.status is not None:   # it ended: read what it wrote before
+                while b"\n" not in self.buffer and self._read_out():
+                    pass
                 if b"\n" not in self.buffer:
                     raise _Stopped(f"status {self.status}")
                 break
