@@ -4,10 +4,10 @@
 sandbox of :mod:`coursegrader.confine` (the runner is
 :mod:`coursegrader.sandbox`; one sandbox per submission, a fresh process per
 part), hands it one case at a time under a time limit and returns what the
-function gave for each (:func:`run_sandbox` does the same for one part); :func:`grade_part` draws the
-cases (hidden ones from the course secret, the student and the part),
-compares with kernlab and returns the score and the report shown to the
-student.  What comes back is parsed as data with bounded size and depth; an
+function gave for each (:func:`run_sandbox` does the same for one part);
+:func:`grade_part` draws the cases (hidden ones from the course secret, the
+student and the part), compares with kernlab and returns the score and the
+report shown to the student.  What comes back is parsed as data with bounded size and depth; an
 answer that cannot be parsed fails its case only.
 """
 
@@ -46,7 +46,7 @@ class _Channel:
     """
 
     def __init__(self, proc):
-        self.proc, self.deadline, self.left = proc, 0.0, 0
+        self.deadline, self.left = 0.0, 0
         self.buffer, self.control, self.status = b"", b"", None
         self.fds = {"in": proc.stdin.fileno(), "out": proc.stdout.fileno(),
                     "control": proc.stderr.fileno()}
@@ -177,8 +177,9 @@ class SandboxSession:
     (see :mod:`coursegrader.sandbox`: a part runs in a child forked before any
     student code, so it never sees another part's cases or leftovers).  A part
     whose process ends before its last answer, times out or floods its output
-    ends the whole sandbox; the next part starts a new one.  ``files_from`` is the submission's folder: its regular
-    files are copied into each part's folder, where the code runs.
+    ends the whole sandbox; the next part starts a new one.  ``files_from`` is
+    the submission's folder: its regular files are copied into each part's
+    folder, where the code runs.
     ``forbidden`` and ``allowed`` only matter in the ``"unconfined"`` mode
     (paths the in-process guard refuses).  Use it as a context manager, or call
     :meth:`close`.
@@ -233,6 +234,8 @@ class SandboxSession:
         return SandboxResult(values=values, note=note)
 
 
+# The runner's protocol (coursegrader/sandbox.py, which runs where this module
+# cannot be imported, spells them there too).
 _PART_END = b'{"part_end": '
 _END = {"end": True}
 
