@@ -801,3 +801,26 @@ def test_datasets_have_the_documented_labels():
         datasets.xor(10, noise=-1.0)
     with pytest.raises(TypeError, match="n must be an integer"):
         datasets.two_moons(10.5)
+
+
+def test_toy_2d_is_separable_with_a_thin_margin_as_the_book_says():
+    """What the docstring and the chapters say about the sixteen points holds,
+    checked with CVXPY (hard margin) and LIBSVM (soft margin)."""
+    import cvxpy as cp
+    import numpy as np
+    from sklearn.svm import SVC as LibSVC
+
+    from kernlab import datasets
+
+    X, y = datasets.toy_2d()
+    w, b = cp.Variable(2), cp.Variable()
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(w) / 2),
+                         [cp.multiply(y, X @ w + b) >= 1])
+    problem.solve()
+    assert problem.status == cp.OPTIMAL
+    np.testing.assert_allclose(w.value, [14.23, -3.85], atol=0.02)
+    assert b.value == pytest.approx(-9.38, abs=0.02)
+    assert 1 / np.linalg.norm(w.value) == pytest.approx(0.068, abs=0.001)
+    for C in (1.0, 10.0):
+        wrong = X[LibSVC(kernel="linear", C=C).fit(X, y).predict(X) != y]
+        np.testing.assert_array_equal(wrong, [[0.4, -0.7]])
