@@ -219,7 +219,8 @@ class ANOVAFeatures(FeatureMap):
         sizes = range(d + 1) if self.degree is None else [self.degree]
         subsets = [s for k in sizes for s in itertools.combinations(range(d), k)]
         if not subsets:
-            raise ValueError(f"degree={self.degree} exceeds the input dimension {d}")
+            raise ValueError(f"degree={self.degree} exceeds the input dimension: X has "
+                             f"{d} feature(s); degree must be at most {d}")
         exponents = np.zeros((len(subsets), d), dtype=int)
         for row, s in enumerate(subsets):
             exponents[row, list(s)] = 1

@@ -28,6 +28,7 @@ ESTIMATORS = [
     GridSearch(Ridge(), {"lam": [0.1, 1.0]}, n_splits=2, progress=False),
     PolynomialFeatures(degree=2),
     ANOVAFeatures(),
+    ANOVAFeatures(degree=2),
     CorrelationFeatures(),
     BiasFeatures(),
     GaussianTaylorFeatures(sigma=1.0, order=2),
