@@ -155,7 +155,7 @@ class PolynomialFeatures(FeatureMap):
     ['1', '√2·x1', '√2·x2', 'x1^2', '√2·x1·x2', 'x2^2']
     """
 
-    def __init__(self, degree=2, c=1.0):
+    def __init__(self, degree=2, *, c=1.0):
         self.degree = degree
         self.c = c
 
@@ -322,7 +322,7 @@ class GaussianTaylorFeatures(FeatureMap):
     True
     """
 
-    def __init__(self, sigma=1.0, order=4):
+    def __init__(self, sigma=1.0, *, order=4):
         self.sigma = sigma
         self.order = order
 
@@ -425,7 +425,7 @@ class RandomFourierFeatures(FeatureMap):
 
     _stateless = False
 
-    def __init__(self, sigma=1.0, n_components=100, random_state=None):
+    def __init__(self, sigma=1.0, *, n_components=100, random_state=None):
         self.sigma = sigma
         self.n_components = n_components
         self.random_state = random_state

@@ -208,7 +208,7 @@ class BasisRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     array([ 1.,  0., -2.])
     """
 
-    def __init__(self, basis=None, lam=1.0, *, gram=None):
+    def __init__(self, basis=None, *, lam=1.0, gram=None):
         self.basis = basis
         self.lam = lam
         self.gram = gram
@@ -312,7 +312,7 @@ class KernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     (20,)
     """
 
-    def __init__(self, kernel=None, lam=1.0, *, fit_intercept=False, basis=None):
+    def __init__(self, kernel=None, *, lam=1.0, fit_intercept=False, basis=None):
         self.kernel = kernel
         self.lam = lam
         self.fit_intercept = fit_intercept
@@ -451,7 +451,7 @@ class NystroemKernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimato
     True
     """
 
-    def __init__(self, kernel=None, lam=1.0, *, n_components=500, fit_intercept=False,
+    def __init__(self, kernel=None, *, lam=1.0, n_components=500, fit_intercept=False,
                  random_state=None):
         self.kernel = kernel
         self.lam = lam
@@ -529,7 +529,7 @@ class RandomFeatureRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator
     True
     """
 
-    def __init__(self, sigma=1.0, lam=1.0, *, n_components=500, fit_intercept=False,
+    def __init__(self, sigma=1.0, *, lam=1.0, n_components=500, fit_intercept=False,
                  random_state=None):
         self.sigma = sigma
         self.lam = lam
