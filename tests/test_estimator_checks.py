@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernlab import (SVC, ANOVAFeatures, BasisRidge, BiasFeatures, CorrelationFeatures,
                      Gaussian, GaussianTaylorFeatures, GridSearch, KernelRidge, KernelSVCPrimal,
-                     Linear, LinearSVCPrimal, NystroemKernelRidge, PolynomialFeatures,
+                     Linear, LinearSVCPrimal, Nystroem, NystroemKernelRidge, PolynomialFeatures,
                      RandomFeatureRidge, RandomFourierFeatures, Ridge)
 
 ESTIMATORS = [
@@ -35,6 +35,7 @@ ESTIMATORS = [
     BiasFeatures(),
     GaussianTaylorFeatures(sigma=1.0, order=2),
     RandomFourierFeatures(sigma=1.0, n_components=20, random_state=0),
+    Nystroem(Gaussian(sigma=1.0), n_components=20, random_state=0),
 ]
 
 
