@@ -10,9 +10,9 @@ from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernlab import (SVC, ANOVAFeatures, BasisRidge, BiasFeatures, CorrelationFeatures,
-                     Gaussian, GaussianTaylorFeatures, GridSearch, KernelRidge, KernelSVCPrimal,
-                     Linear, LinearSVCPrimal, Nystroem, NystroemKernelRidge, PolynomialFeatures,
-                     RandomFeatureRidge, RandomFourierFeatures, Ridge)
+                     Gaussian, GaussianTaylorFeatures, GridSearch, KernelPCA, KernelRidge,
+                     KernelSVCPrimal, Linear, LinearSVCPrimal, Nystroem, NystroemKernelRidge,
+                     PolynomialFeatures, RandomFeatureRidge, RandomFourierFeatures, Ridge)
 
 ESTIMATORS = [
     Ridge(lam=0.1),
@@ -36,6 +36,8 @@ ESTIMATORS = [
     GaussianTaylorFeatures(sigma=1.0, order=2),
     RandomFourierFeatures(sigma=1.0, n_components=20, random_state=0),
     Nystroem(Gaussian(sigma=1.0), n_components=20, random_state=0),
+    KernelPCA(Gaussian(sigma=1.0), n_components=3),
+    KernelPCA("precomputed", n_components=3),
 ]
 
 
