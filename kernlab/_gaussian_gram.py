@@ -1,4 +1,4 @@
-"""The Gaussian kernel's Gram matrix, fast: one BLAS product, finished in blocks on threads.
+"""The Gaussian kernel's Gram matrix: one BLAS product, finished in blocks on threads.
 
 exp(-gamma ||x - t||^2) is computed from the expansion
 ``2 gamma <x, t> - gamma |x|^2 - gamma |t|^2`` on centred data, so that the
@@ -80,7 +80,7 @@ def _exp_of_exponent(block, half_sq_rows, half_sq_cols, X_rows, Y_cols, gamma):
 
 
 def _centre(X, Y=None):
-    """Subtract the mean of the rows of X (and Y): the kernel depends only on differences."""
+    """Subtract the mean of the rows of X (and Y): the kernel sees only differences."""
     if Y is None:
         return X - X.mean(axis=0), None
     mean = (X.sum(axis=0) + Y.sum(axis=0)) / (X.shape[0] + Y.shape[0])
