@@ -1,5 +1,7 @@
 """scikit-learn's own estimator checks, run on every kernlab estimator and feature map."""
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,9 +10,9 @@ from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernlab import (SVC, ANOVAFeatures, BasisRidge, BiasFeatures, CorrelationFeatures,
-                     Gaussian, GaussianTaylorFeatures, GridSearch, KernelRidge, KernelSVCPrimal,
-                     Linear, LinearSVCPrimal, NystroemKernelRidge, PolynomialFeatures,
-                     RandomFeatureRidge, RandomFourierFeatures, Ridge)
+                     Gaussian, GaussianTaylorFeatures, GridSearch, KernelPCA, KernelRidge,
+                     KernelSVCPrimal, Linear, LinearSVCPrimal, Nystroem, NystroemKernelRidge,
+                     PolynomialFeatures, RandomFeatureRidge, RandomFourierFeatures, Ridge)
 
 ESTIMATORS = [
     Ridge(lam=0.1),
@@ -28,10 +30,14 @@ ESTIMATORS = [
     GridSearch(Ridge(), {"lam": [0.1, 1.0]}, n_splits=2, progress=False),
     PolynomialFeatures(degree=2),
     ANOVAFeatures(),
+    ANOVAFeatures(degree=2),
     CorrelationFeatures(),
     BiasFeatures(),
     GaussianTaylorFeatures(sigma=1.0, order=2),
     RandomFourierFeatures(sigma=1.0, n_components=20, random_state=0),
+    Nystroem(Gaussian(sigma=1.0), n_components=20, random_state=0),
+    KernelPCA(Gaussian(sigma=1.0), n_components=3),
+    KernelPCA("precomputed", n_components=3),
 ]
 
 
@@ -96,3 +102,20 @@ def test_string_data_records_no_feature_count():
     model = SVC(Spectrum(p=2), C=1.0).fit(["abab", "baba", "aaaa", "bbbb"], [0, 0, 1, 1])
     assert not hasattr(model, "n_features_in_")
     assert model.predict(["aaab"]).shape == (1,)
+
+
+# GridSearch follows GridSearchCV(estimator, param_grid, *, ...): both are required.
+_TWO_POSITIONAL = {"GridSearch"}
+
+
+@pytest.mark.parametrize("estimator", [e for e in ESTIMATORS
+                                       if not type(e).__module__.endswith(".svm")],
+                         ids=_ids)
+def test_constructor_parameters_after_the_first_are_keyword_only(estimator):
+    names = type(estimator).__name__
+    params = list(inspect.signature(type(estimator).__init__).parameters.values())[1:]
+    n_positional = 2 if names in _TWO_POSITIONAL else 1
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    assert positional == [p.name for p in params[:n_positional]][:len(positional)]
+    assert len(positional) <= n_positional, f"{names}: {positional} may be positional"
