@@ -644,6 +644,95 @@ def test_menu_and_contents_buttons_work_on_a_phone(site):
         browser.close()
 
 
+# WCAG 2.1 AA as axe-core checks it (axe-playwright-python bundles axe-core):
+# the rules tagged for levels A and AA of WCAG 2.0 and 2.1, plus "label in
+# name" (label-content-name-mismatch), which axe marks experimental.
+AXE_OPTIONS = {
+    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+    "rules": {"label-content-name-mismatch": {"enabled": True}},
+    "resultTypes": ["violations"],
+}
+
+
+def axe_violations(page, impacts=("serious", "critical")):
+    """The axe-core violations of the given impacts on an open page, one line each."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page, options=AXE_OPTIONS).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {len(v['nodes'])} x {v['nodes'][0]['target']}"
+            for v in found if v["impact"] in impacts]
+
+
+@pytest.mark.timeout(1200)
+def test_every_page_meets_wcag_21_aa_on_a_laptop_and_a_phone(site):
+    """axe-core finds no serious or critical WCAG 2.1 AA violation on any page
+    at 1366 px and at 390 px, and every equation carries MathML for screen
+    readers (MathJax's assistive MathML, read instead of the drawn glyphs)."""
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, html = site
+    pages = [f"{docname}.html" for docname in toc_files()] + ["genindex.html", "search.html"]
+    failures, equations = [], 0
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+            context = browser.new_context(viewport=viewport)
+            for path in pages:
+                page = _open(context, urllib.parse.urljoin(base, path))
+                failures += [f"{name} {path}: {v}" for v in axe_violations(page)]
+                drawn = page.locator("mjx-container").count()
+                spoken = page.locator("mjx-container mjx-assistive-mml math").count()
+                if drawn != spoken:
+                    failures.append(f"{name} {path}: {drawn - spoken} of {drawn} equations "
+                                    "have no assistive MathML")
+                equations += drawn
+                page.close()
+            context.close()
+        browser.close()
+    assert equations > 0, "no equation found on any page"
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.timeout(300)
+def test_menus_and_scrolling_boxes_work_from_the_keyboard_on_a_phone(site):
+    """At 390 px, Tab reaches the menu button and Enter opens the navigation;
+    a figure wider than the screen takes the focus and the arrow keys scroll it."""
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = site
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        context = browser.new_context(viewport=PHONE)
+        page = _open(context, urllib.parse.urljoin(base, "book/chapters/kernel_trick.html"))
+        for _ in range(40):
+            page.keyboard.press("Tab")
+            if page.evaluate("() => document.activeElement.matches('.primary-toggle')"):
+                break
+        else:
+            pytest.fail("Tab never reached the menu button")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "() => document.querySelector('#pst-primary-sidebar-modal').open", timeout=5000)
+        page.keyboard.press("Escape")
+        page.wait_for_function(
+            "() => !document.querySelector('#pst-primary-sidebar-modal').open", timeout=5000)
+        boxes = page.locator(".scrolls-sideways[tabindex='0']")
+        assert boxes.count() > 0, "no box scrolls sideways at 390 px"
+        box = boxes.first
+        box.focus()
+        assert box.evaluate("b => b === document.activeElement")
+        before = box.evaluate("b => b.scrollLeft")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("b => b.scrollLeft > 0", arg=box.element_handle(),
+                               timeout=5000)
+        assert box.evaluate("b => b.scrollLeft") > before
+        browser.close()
+
+
 def test_the_pdf_holds_the_whole_book_and_the_site_links_to_it(built_book):
     """The PDF built with the LaTeX builder has every chapter, in order, and
     every page of the site links to it."""
