@@ -220,7 +220,20 @@ def _free_port():
 
 @pytest.fixture(scope="module")
 def formgrader(graded):
-    """A jupyter server with nbgrader's formgrader, serving the course on loopback."""
+    """A jupyter server with nbgrader's formgrader, serving the course on loopback.
+
+    Mallory's autograded notebook gets her hostile Markdown back, as a notebook
+    autograded before autograde cleaned it would hold: Formgrader's own page
+    must clean it.
+    """
+    autograded = graded.root / "autograded" / "mallory" / "ps1" / "ps1.ipynb"
+    original = autograded.read_text()
+    nb = nbformat.reads(original, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and (
+                not cell.metadata.get("nbgrader", {}).get("locked")):
+            cell.source = HOSTILE
+    nbformat.write(nb, autograded)
     port, token = _free_port(), secrets.token_hex(16)
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(graded.root.parent / "jupyter_config"),
                JUPYTER_RUNTIME_DIR=str(graded.root.parent / "jupyter_runtime"))
@@ -229,6 +242,7 @@ def formgrader(graded):
         [sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1",
          f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
          f"--ServerApp.root_dir={graded.root}",
+         "--allow-root",
          "--ServerApp.jpserver_extensions={'nbgrader.server_extensions.formgrader': True}"],
         cwd=graded.root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -251,6 +265,7 @@ def formgrader(graded):
             proc.kill()
             proc.wait()
         log.close()
+        autograded.write_text(original)
 
 
 def _grades(course):
@@ -264,7 +279,7 @@ def _grades(course):
 def _visit(page, url):
     """Open ``url``, wait for MathJax, and say what the page's scripts did."""
     page.goto(url)
-    page.wait_for_selector("mjx-container", timeout=60_000)
+    page.wait_for_selector("mjx-container", state="attached", timeout=60_000)
     page.wait_for_timeout(500)    # an onerror or onload would have fired by now
     return page.evaluate("""() => ({
         pwned: window.pwned === undefined ? null : String(window.pwned),
@@ -307,5 +322,5 @@ def test_no_attack_runs_in_formgrader_or_the_feedback_page(graded, formgrader):
         assert "My answer." in seen["shown"], name   # and the page is not blanked
     assert dialogs == []
     assert [(m, u) for m, u in requests if m != "GET"] == []
-    assert not [u for m, u in requests if "pwned" in u or "/api/grade" in u]
+    assert not [u for m, u in requests if "pwned" in u or "/api/grade/" in u]
     assert _grades(graded) == before
