@@ -120,5 +120,7 @@ c.HTMLExporter.sanitize_html = True
 # Markdown cells cleaned by coursegrader/student_html.py, as the feedback does.
 c.HTMLExporter.extra_template_basedirs = feedback_page.template_basedirs()
 c.HTMLExporter.template_file = feedback_page.TEMPLATE_FILE
-c.HTMLExporter.filters = {"offline_mathjax": "coursegrader.feedback_page.offline_mathjax",
-                          "clean_student_html": "coursegrader.student_html.clean_html"}
+c.HTMLExporter.filters = {
+    "offline_mathjax": "coursegrader.feedback_page.offline_mathjax",
+    "clean_student_html": "coursegrader.student_html.clean_html",
+}

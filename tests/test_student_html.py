@@ -27,7 +27,8 @@ import nbformat
 import pytest
 
 from coursegrader.course import Course, fill_answers
-from coursegrader.student_html import clean_markdown, is_plain_markdown, student_markdown_html
+from coursegrader.student_html import (clean_markdown, is_plain_markdown,
+                                       student_markdown_html)
 
 COURSE = Path(__file__).resolve().parents[1] / "assignments"
 CHROMIUM = "/usr/bin/chromium"
@@ -46,7 +47,8 @@ ATTACKS = {
     "data image": '<img src="data:image/svg+xml;base64,PHN2Zy8+" alt="a picture">',
     "style": "<style>body { display: none }</style>",
     "refresh": '<meta http-equiv="refresh" content="0; url=https://pwned.example/">',
-    "formgrader api": "<script>fetch(base_url + '/api/grade/1', {method: 'PUT'})</script>",
+    "formgrader api":
+        "<script>fetch(base_url + '/api/grade/1', {method: 'PUT'})</script>",
 }
 HOSTILE = "My answer.\n\n" + "\n\n".join(f"Attack {i}: {attack}"
                                           for i, attack in enumerate(ATTACKS.values()))
@@ -56,7 +58,7 @@ HOSTILE_CODE = """\
 try:
     from IPython.display import HTML, Markdown, display
     display(HTML('<img src="x" onerror="window.pwned = 1"><b>bold output</b>'))
-    display(Markdown("[out](javascript:window.pwned=2) <svg onload='window.pwned=3'></svg>"))
+    display(Markdown("[out](javascript:window.pwned=2) <svg onload='pwned=3'></svg>"))
     display(HTML('<iframe src="javascript:window.pwned=4"></iframe><style>*{}</style>'))
 except Exception:
     pass
@@ -87,7 +89,8 @@ def test_plain_markdown_is_kept_as_written_and_html_is_cleaned():
     assert is_plain_markdown(HONEST) and clean_markdown(HONEST) == HONEST
     rendered = student_markdown_html(HONEST)
     for kept in (r"$K \succeq 0$", r"\begin{align}", 'href="https://example.org/notes"',
-                 'href="mailto:alice@example.org"', 'href="#top"', "<code>is_kernel</code>"):
+                 'href="mailto:alice@example.org"', 'href="#top"',
+                 "<code>is_kernel</code>"):
         assert kept in rendered, kept
     for name, attack in ATTACKS.items():
         assert not is_plain_markdown(attack), name
@@ -121,7 +124,8 @@ def graded(tmp_path_factory):
         path = course.student_notebook_path(student, "ps1")
         nb = fill_answers(nbformat.read(path, as_version=4), course.source("ps1"))
         for cell in nb.cells:
-            if cell.metadata.get("nbgrader", {}).get("grade_id") == "validity_arguments":
+            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if gid == "validity_arguments":
                 cell.source = answer
         if student == "mallory":
             nb.cells.insert(1, nbformat.v4.new_markdown_cell(HOSTILE))
@@ -150,7 +154,7 @@ def test_every_attack_scores_exactly_what_the_code_earns(graded):
     scores = graded.code_scores("ps1")
     assert set(scores) == {"alice", "mallory"}
     assert scores["mallory"] == scores["alice"]
-    assert scores["alice"][0] == scores["alice"][1] > 0   # the reference code: full marks
+    assert scores["alice"][0] == scores["alice"][1] > 0   # reference code: full marks
     cells = graded.cell_scores("ps1")
     assert {g: s for (st, g), s in cells.items() if st == "mallory"} == \
         {g: s for (st, g), s in cells.items() if st == "alice"}
@@ -182,11 +186,13 @@ def _feedback(course, student):
 
 
 def test_the_feedback_page_holds_no_attack_and_names_the_parts(graded):
-    honest, hostile = (_Elements(_feedback(graded, s)).found for s in ("alice", "mallory"))
+    honest, hostile = (_Elements(_feedback(graded, s)).found
+                       for s in ("alice", "mallory"))
     kinds = {(tag, name) for tag, attrs in honest for name in attrs}
     extra = {(tag, name) for tag, attrs in hostile for name in attrs} - kinds
     assert extra == set()     # no kind of element or attribute the honest page lacks
-    assert [t for t, _ in hostile].count("script") == [t for t, _ in honest].count("script")
+    scripts = [[t for t, _ in page].count("script") for page in (honest, hostile)]
+    assert scripts[0] == scripts[1]
     for tag, attrs in hostile:
         assert not [n for n in attrs if n.startswith("on")], (tag, attrs)
         for name in ("href", "src", "action", "formaction", "xlink:href"):
@@ -235,7 +241,8 @@ def formgrader(graded):
             cell.source = HOSTILE
     nbformat.write(nb, autograded)
     port, token = _free_port(), secrets.token_hex(16)
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(graded.root.parent / "jupyter_config"),
+    env = dict(os.environ,
+               JUPYTER_CONFIG_DIR=str(graded.root.parent / "jupyter_config"),
                JUPYTER_RUNTIME_DIR=str(graded.root.parent / "jupyter_runtime"))
     log = open(graded.root.parent / "jupyter_server.log", "w")
     proc = subprocess.Popen(
@@ -243,7 +250,8 @@ def formgrader(graded):
          f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
          f"--ServerApp.root_dir={graded.root}",
          "--allow-root",
-         "--ServerApp.jpserver_extensions={'nbgrader.server_extensions.formgrader': True}"],
+         "--ServerApp.jpserver_extensions="
+         "{'nbgrader.server_extensions.formgrader': True}"],
         cwd=graded.root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -252,7 +260,8 @@ def formgrader(graded):
                 urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2)
                 break
             except OSError:
-                assert proc.poll() is None, (graded.root.parent / "jupyter_server.log").read_text()
+                assert proc.poll() is None, \
+                    (graded.root.parent / "jupyter_server.log").read_text()
                 time.sleep(0.1)
         else:
             pytest.fail("jupyter server did not start")

@@ -47,5 +47,6 @@ class CleanStudentHTML(NbGraderPreprocessor):
         elif cell.cell_type == "raw" and self.raw:
             cell.source = clean_html(cell.source)
         elif cell.cell_type == "code" and self.outputs:
-            cell.outputs = clean_outputs(json.loads(json.dumps(cell.get("outputs", []))))
+            outputs = json.loads(json.dumps(cell.get("outputs", [])))   # plain data
+            cell.outputs = clean_outputs(outputs)
         return cell, resources

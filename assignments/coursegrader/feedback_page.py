@@ -57,8 +57,8 @@ MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
 
 def template_basedirs() -> list[str]:
     """Where nbconvert looks for templates: the course's, then nbgrader's."""
-    nbgrader_templates = (Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
-                          / "templates")
+    nbgrader_templates = (Path(nbgrader.__file__).parent / "server_extensions"
+                          / "formgrader" / "templates")
     return [str(TEMPLATES), str(nbgrader_templates)]
 
 
@@ -77,6 +77,7 @@ def offline_mathjax(name: str) -> str:
 
     A Jinja filter of the course's templates (``HTMLExporter.filters``).
     """
-    text = _mathjax_file(name).read_text(encoding="utf-8").replace("</script", "<\\/script")
+    text = _mathjax_file(name).read_text(encoding="utf-8")
+    text = text.replace("</script", "<\\/script")
     config = json.dumps(MATHJAX_CONFIG).replace("</", "<\\/")
     return f"<script>window.MathJax = {config};</script>\n<script>{text}</script>"

@@ -31,20 +31,18 @@ __all__ = ["TAGS", "ATTRIBUTES", "URL_SCHEMES", "allowed_url", "clean_html",
 
 #: Tags a student's HTML may keep (their content is kept either way, except
 #: for the tags of :data:`DROPPED_WITH_CONTENT`).
-TAGS = frozenset({
-    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "details",
-    "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5",
-    "h6", "hr", "i", "img", "input", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s",
-    "samp", "small", "span", "strike", "strong", "sub", "summary", "sup", "table", "tbody",
-    "td", "tfoot", "th", "thead", "tr", "u", "ul", "var",
-})
+TAGS = frozenset("""
+    a abbr b blockquote br caption cite code dd del details dfn div dl dt em
+    figcaption figure h1 h2 h3 h4 h5 h6 hr i img input ins kbd li mark ol p pre q
+    s samp small span strike strong sub summary sup table tbody td tfoot th thead
+    tr u ul var
+""".split())
 
 #: Tags removed together with everything inside them.
-DROPPED_WITH_CONTENT = frozenset({
-    "script", "style", "iframe", "object", "embed", "svg", "math", "form", "textarea",
-    "select", "button", "template", "noscript", "meta", "link", "base", "title", "frame",
-    "frameset", "applet",
-})
+DROPPED_WITH_CONTENT = frozenset("""
+    script style iframe object embed svg math form textarea select button template
+    noscript meta link base title frame frameset applet
+""".split())
 
 #: Attributes a kept tag may carry (no ``style``, ``id``, ``class`` except below,
 #: and no ``on...`` handler).
@@ -72,7 +70,7 @@ _INPUT_VALUES = {"type": {"checkbox"}}
 
 
 def allowed_url(url: str) -> bool:
-    """Whether ``url`` may be a link or image source: http(s), mailto or a ``#anchor``."""
+    """Whether ``url`` may be a link or image source: http(s), mailto, ``#anchor``."""
     url = url.strip()
     if url.startswith("#"):
         return True
@@ -114,7 +112,8 @@ def markdown_to_html(source: str) -> str:
     The result is NOT clean; pass it to :func:`clean_html`.
     """
     if not isinstance(source, str):
-        raise TypeError(f"markdown_to_html: source must be a str, got {type(source).__name__}")
+        raise TypeError("markdown_to_html: source must be a str, "
+                        f"got {type(source).__name__}")
     return _markdown().render(source)
 
 
@@ -129,7 +128,8 @@ def _tokens_are_plain(tokens) -> bool:
         if kind in ("block_html", "inline_html"):
             return False
         url = token.get("attrs", {}).get("url")
-        if kind in ("link", "image") and (not isinstance(url, str) or not allowed_url(url)):
+        if kind in ("link", "image") and not (isinstance(url, str)
+                                              and allowed_url(url)):
             return False
         if not _tokens_are_plain(token.get("children") or []):
             return False
@@ -143,7 +143,8 @@ def is_plain_markdown(source: str) -> bool:
     it may be kept as the student wrote it.
     """
     if not isinstance(source, str):
-        raise TypeError(f"is_plain_markdown: source must be a str, got {type(source).__name__}")
+        raise TypeError("is_plain_markdown: source must be a str, "
+                        f"got {type(source).__name__}")
     tokens, _ = MarkdownWithMath(renderer=None).parse(source)   # the syntax tree
     return _tokens_are_plain(tokens)
 
@@ -158,7 +159,8 @@ def clean_markdown(source: str) -> str:
     is still text for MathJax.
     """
     if not isinstance(source, str):
-        raise TypeError(f"clean_markdown: source must be a str, got {type(source).__name__}")
+        raise TypeError("clean_markdown: source must be a str, "
+                        f"got {type(source).__name__}")
     if is_plain_markdown(source):
         return source
     html = student_markdown_html(source).strip()
