@@ -294,6 +294,7 @@ def _visit(page, url):
         pwned: window.pwned === undefined ? null : String(window.pwned),
         parentPwned: [...document.querySelectorAll('iframe')].length,
         maths: document.querySelectorAll('mjx-container').length,
+        formgraderReady: Boolean(window.MathJax && window.MathJax.loaded),
         shown: document.body.innerText,
         jsLinks: [...document.querySelectorAll('[href],[src]')]
             .map(e => e.getAttribute('href') || e.getAttribute('src'))
@@ -329,6 +330,8 @@ def test_no_attack_runs_in_formgrader_or_the_feedback_page(graded, formgrader):
         assert seen["parentPwned"] == 0 and seen["jsLinks"] == [], name
         assert seen["maths"] > 0, name           # the page's own maths still typesets
         assert "My answer." in seen["shown"], name   # and the page is not blanked
+    # nbgrader's formgrade.js waited for the offline MathJax and went on
+    assert grading["formgraderReady"] is True
     assert dialogs == []
     assert [(m, u) for m, u in requests if m != "GET"] == []
     assert not [u for m, u in requests if "pwned" in u or "/api/grade/" in u]
