@@ -27,7 +27,7 @@ import nbformat
 import pytest
 
 from coursegrader.course import Course, fill_answers
-from coursegrader.student_html import (clean_markdown, is_plain_markdown,
+from coursegrader.student_html import (allowed_url, clean_markdown, is_plain_markdown,
                                        student_markdown_html)
 
 COURSE = Path(__file__).resolve().parents[1] / "assignments"
@@ -98,6 +98,16 @@ def test_plain_markdown_is_kept_as_written_and_html_is_cleaned():
         assert not [n for n in NEEDLES if n in cleaned.lower()], (name, cleaned)
         again = student_markdown_html(cleaned)   # what a later viewer renders
         assert not [n for n in NEEDLES if n in again.lower()], (name, again)
+
+
+def test_only_web_and_mail_urls_and_anchors_are_allowed():
+    for url in ("https://example.org/a?b#c", "http://example.org", "mailto:a@b.c",
+                "#top"):
+        assert allowed_url(url), url
+    for url in ("javascript:alert(1)", " JaVaScRiPt:x", "java\tscript:x", "data:,x",
+                "vbscript:x", "file:///etc/passwd", "//evil.example/x",
+                "../api/grade/1", "/formgrader/api/grade/1", "ftp://example.org"):
+        assert not allowed_url(url), url
 
 
 def test_bad_input_names_the_argument():

@@ -25,9 +25,9 @@ import nh3
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from pygments.token import STANDARD_TYPES
 
-__all__ = ["TAGS", "ATTRIBUTES", "URL_SCHEMES", "allowed_url", "clean_html",
-           "markdown_to_html", "student_markdown_html", "is_plain_markdown",
-           "clean_markdown"]
+__all__ = ["TAGS", "DROPPED_WITH_CONTENT", "ATTRIBUTES", "ALLOWED_CLASSES", "URL_SCHEMES",
+           "allowed_url", "clean_html", "markdown_to_html", "student_markdown_html",
+           "is_plain_markdown", "clean_markdown"]
 
 #: Tags a student's HTML may keep (their content is kept either way, except
 #: for the tags of :data:`DROPPED_WITH_CONTENT`).
