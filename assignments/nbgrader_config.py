@@ -89,6 +89,8 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
+    # what the student wrote is cleaned in the autograded notebook itself
+    "coursegrader.clean_student_html.CleanStudentHTML",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
@@ -102,15 +104,23 @@ if os.environ.get("COURSEGRADER_PART_TIMEOUT"):
     c.JudgeTests.timeout = float(os.environ["COURSEGRADER_PART_TIMEOUT"])
 
 # Feedback shows the public test source and every report, never hidden tests,
-# and no HTML or script of the student's that could run in a browser.
+# and no HTML or script of the student's that could run in a browser; each
+# graded part is named by its title.
 c.GenerateFeedback.preprocessors = [
     "coursegrader.preprocessor.HideHiddenTests",
-    "coursegrader.preprocessor.SanitizeOutputs",
+    "coursegrader.clean_student_html.CleanStudentHTML",
+    "coursegrader.part_titles.TitleGradedParts",
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 c.HTMLExporter.sanitize_html = True
 # The page opens offline: MathJax inlined from the site's copy, no cell prompts
-# (coursegrader/feedback_page.py, coursegrader/templates/feedback/).
+# (coursegrader/feedback_page.py, coursegrader/templates/feedback/).  The same
+# settings reach Formgrader, whose grading page (templates/formgrade/) shows
+# Markdown cells cleaned by coursegrader/student_html.py, as the feedback does.
 c.HTMLExporter.extra_template_basedirs = feedback_page.template_basedirs()
-c.HTMLExporter.filters = {"offline_mathjax": "coursegrader.feedback_page.offline_mathjax"}
+c.HTMLExporter.template_file = feedback_page.TEMPLATE_FILE
+c.HTMLExporter.filters = {
+    "offline_mathjax": "coursegrader.feedback_page.offline_mathjax",
+    "clean_student_html": "coursegrader.student_html.clean_html",
+}

@@ -13,8 +13,6 @@
   and replaces the cell's outputs with the report and the score that nbgrader
   records.
 * :class:`RefuseLinks` -- refuses a submission that holds symbolic links.
-* :class:`SanitizeOutputs` -- for feedback: cleans HTML in outputs and
-  Markdown cells with nh3, so no script of a student's runs in a browser.
 * :class:`HideHiddenTests` -- for feedback: removes the hidden-test region
   from test cells, tolerating student cells that merely contain the markers.
 
@@ -31,7 +29,6 @@ import selectors
 import threading
 import time
 
-import nh3
 from nbformat.v4 import new_output
 from nbgrader import utils
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -42,8 +39,9 @@ from coursecheck.serial import UnsupportedValue, loads_bounded
 from . import confine
 from .judge import SandboxSession, grade_part
 from .spec import get_parts
+from .student_html import clean_html, clean_markdown
 
-__all__ = ["SafeExecute", "CollectKernelRun", "JudgeTests", "SanitizeMetadata", "SanitizeOutputs", "RefuseLinks",
+__all__ = ["SafeExecute", "CollectKernelRun", "JudgeTests", "SanitizeMetadata", "RefuseLinks",
            "HideHiddenTests", "test_cell_ids", "clean_outputs"]
 
 _TEXT_LIMIT = 100_000   # characters kept of one output's text
@@ -78,8 +76,8 @@ def clean_outputs(outputs):
     """Plain, sanitised copies of notebook ``outputs`` from an untrusted source.
 
     Streams, errors and rich outputs only; of rich data only text, HTML and
-    Markdown (cleaned with nh3), LaTeX and PNG/JPEG images; anything else --
-    scripts, widgets, SVG, metadata -- is dropped.
+    Markdown (cleaned by :mod:`coursegrader.student_html`), LaTeX and PNG/JPEG
+    images; anything else -- scripts, widgets, SVG, metadata -- is dropped.
     """
     kept = []
     for out in outputs if isinstance(outputs, list) else []:
@@ -99,8 +97,8 @@ def clean_outputs(outputs):
             for mime in _KEPT_DATA:
                 if mime in raw:
                     text = _text(raw[mime])
-                    data[mime] = nh3.clean(text) if mime in ("text/html", "text/markdown") \
-                        else text
+                    data[mime] = clean_html(text) if mime == "text/html" \
+                        else clean_markdown(text) if mime == "text/markdown" else text
             if not data:
                 continue
             extra = {}
@@ -371,21 +369,6 @@ class _FeedbackPreprocessor(NbGraderPreprocessor):
     # option `display_data_priority` not recognized" (nbgrader's GetGrades
     # declares it the same way).
     display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
-
-
-class SanitizeOutputs(_FeedbackPreprocessor):
-    """Clean what a student wrote before it is shown as HTML (feedback).
-
-    Outputs go through :func:`clean_outputs`; Markdown cells through nh3, which
-    keeps formatting tags and drops scripts, event handlers and the like.
-    """
-
-    def preprocess_cell(self, cell, resources, index):
-        if cell.cell_type == "markdown":
-            cell.source = nh3.clean(cell.source)
-        elif cell.cell_type == "code":
-            cell.outputs = clean_outputs(json.loads(json.dumps(cell.get("outputs", []))))
-        return cell, resources
 
 
 class RefuseLinks(NbGraderPreprocessor):
