@@ -359,11 +359,11 @@ def test_linear_primal_with_very_large_C_on_separable_data(C):
 
 def test_a_dual_answer_that_fails_the_kkt_check_is_refused(monkeypatch):
     """Whatever the solver returns, fit checks the KKT conditions with the exact K."""
-    from kernlab import svm
+    from kernlab import svm_dual
 
     X, y = DATASETS["moons"]
-    monkeypatch.setattr(svm, "_solve_dual", lambda F, t, C: np.zeros(F.shape[0]))
-    monkeypatch.setattr(svm.WorkingSetDual, "run", lambda self, eps, max_steps=None: 1.0)
+    monkeypatch.setattr(svm_dual, "_solve_factored", lambda F, qp, C: np.zeros(F.shape[0]))
+    monkeypatch.setattr(svm_dual.WorkingSetDual, "run", lambda self, eps, max_steps=None: 1.0)
     with pytest.raises(ValueError, match="violates the KKT conditions"):
         SVC(Gaussian(sigma=1.0), C=1.0).fit(X, y)
 
