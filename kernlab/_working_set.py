@@ -195,10 +195,16 @@ class WorkingSetDual:
             self.G += t * (K_B @ (tB * delta))
         self.steps += 1
 
-    def run(self, eps, max_steps=None):
-        """Iterate until the violation is at most ``eps``; returns the final violation."""
+    def run(self, eps, max_steps=None, patience=100):
+        """Iterate until the violation is at most ``eps``; returns the final violation.
+
+        Stops early when ``patience`` steps in a row have not lowered the
+        smallest violation seen (the method has stalled: rounding, or a
+        problem too ill-conditioned for its scale).
+        """
         n = len(self.t)
         max_steps = max_steps or max(200, 50 * n // self.q)
+        best, since_best = np.inf, 0
         # The q x q algebra is far too small to gain from BLAS threads, and on a
         # busy machine their start-up dominates each step.
         with threadpool_limits(1, user_api="blas"):
@@ -206,6 +212,12 @@ class WorkingSetDual:
                 gap, v, up, low = self.violation()
                 if gap <= eps:
                     return gap
+                if gap < best * (1 - 1e-3):
+                    best, since_best = gap, 0
+                else:
+                    since_best += 1
+                    if since_best >= patience:
+                        return gap
                 self.step(self.select(v, up, low))
         return self.violation()[0]
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import cvxpy as cp
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._estimator import (BinaryClassifierTags, GramColumns, RegressorTags, check_cross_gram,
                          check_kernel, check_labels, check_lam, check_targets, compute_gram,
@@ -278,9 +278,10 @@ class SVR(RegressorTags, RegressorMixin, BaseEstimator):
         X = fit_input(self, X, kernel)
         n = n_samples(X)
         z = check_targets(y, n)
-        if z.ndim != 1:
+        if z.ndim != 1 and z.shape[1:] != (1,):
             raise ValueError(f"y must be one target per sample (shape ({n},)), got shape "
                              f"{z.shape}")
+        z = column_or_1d(z, warn=True)  # a column (n, 1) is taken, with a warning
         qp = BoxQP.regression(GramColumns(kernel, X), z, C, epsilon, kernel=kernel, X=X,
                               tol=tol)
         solution = solve_dual(qp)

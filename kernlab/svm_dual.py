@@ -82,6 +82,11 @@ class BoxQP:
     the doubled matrix of regression), ``factor`` an optional ``F`` with
     ``K = F F^T`` (``exact`` says whether it is exact or a tolerance factor),
     and ``r = -y * p`` the value ``g_j + b`` takes on a free point.
+
+    The constructors divide K by ``unit = max_i K_ii`` and multiply C by it:
+    the multipliers of that problem are ``unit`` times those of the given
+    one, with the same ``g`` and ``b``, so that features on a scale of 1e6
+    or 1e-6 meet the solver at the scale of 1.
     """
 
     gram: object
@@ -91,6 +96,7 @@ class BoxQP:
     factor: object = None
     exact: bool = True
     tol: float = 1e-4
+    unit: float = 1.0
 
     @property
     def p(self):
@@ -99,24 +105,49 @@ class BoxQP:
     @classmethod
     def classification(cls, gram, t, C, *, kernel=None, X=None, tol=1e-4):
         """The SVC dual for labels ``t`` in {-1, +1}, with a factor of K when it is thin."""
-        F, exact = _factor(gram, kernel, X, tol)
-        return cls(gram, t, t.astype(np.float64), C, F, exact, tol)
+        gram, F, exact, unit = _normalised(gram, kernel, X, tol)
+        return cls(gram, t, t.astype(np.float64), C * unit, F, exact, tol, unit)
 
     @classmethod
     def regression(cls, gram, z, C, epsilon, *, kernel=None, X=None, tol=1e-4):
         """The epsilon-SVR dual for targets ``z``: variables ``(alpha, alpha*)``."""
-        F, exact = _factor(gram, kernel, X, tol)
+        gram, F, exact, unit = _normalised(gram, kernel, X, tol)
         n = len(z)
         y = np.concatenate([np.ones(n), -np.ones(n)])
         r = np.concatenate([z - epsilon, z + epsilon])
         doubled = None if F is None else np.vstack([F, F])
-        return cls(DoubledGram(gram), y, r, C, doubled, exact, tol)
+        return cls(DoubledGram(gram), y, r, C * unit, doubled, exact, tol, unit)
 
 
-def _factor(gram, kernel, X, tol):
+def _normalised(gram, kernel, X, tol):
+    """``(K / unit, F / sqrt(unit), exact, unit)`` with ``unit = max diag K``."""
     if kernel is None:  # a plain matrix behind the columns
         kernel, X = "precomputed", gram.full()
-    return factor_gram(gram, kernel, X, tol, max_rank=FACTOR_MAX_RANK)
+    F, exact = factor_gram(gram, kernel, X, tol, max_rank=FACTOR_MAX_RANK)
+    top = float(np.max(gram.diag()))
+    unit = top if np.isfinite(top) and top > 0 else 1.0
+    if F is not None:
+        F = F / np.sqrt(unit)
+    return ScaledGram(gram, unit), F, exact, unit
+
+
+class ScaledGram:
+    """Columns of ``K / unit``."""
+
+    def __init__(self, gram, unit):
+        self.base, self.unit, self.n = gram, unit, gram.n
+
+    def diag(self):
+        return self.base.diag() / self.unit
+
+    def cols(self, idx):
+        return self.base.cols(idx) / self.unit
+
+    def times(self, v):
+        return self.base.times(v) / self.unit
+
+    def full(self):
+        return self.base.full() / self.unit
 
 
 class DoubledGram:
@@ -212,7 +243,7 @@ def solve_dual(qp):
             return _solution(qp, found, method, tried, None)
         tried.append((f"working sets (C={C:g})",
                       "multipliers above C" if found is None else found[-1]))
-    _refuse(qp.C, tried)
+    _refuse(qp.C / qp.unit, qp.unit, tried)
 
 
 def _factored_attempts(qp):
@@ -221,9 +252,10 @@ def _factored_attempts(qp):
     yield f"factor (rank {rank})", qp.factor, qp.C
     if not qp.exact and qp.tol > 1e-11:
         base = qp.gram.base if isinstance(qp.gram, DoubledGram) else qp.gram
-        fine = pivoted_cholesky_columns(base, max(qp.tol * 1e-4, 1e-12), verify=False,
+        fine = pivoted_cholesky_columns(base.base, max(qp.tol * 1e-4, 1e-12), verify=False,
                                         max_rank=FACTOR_MAX_RANK)
         if fine is not None:
+            fine = fine / np.sqrt(qp.unit)
             if isinstance(qp.gram, DoubledGram):
                 fine = np.vstack([fine, fine])
             yield f"factor (rank {fine.shape[1]}, finer)", fine, qp.C
@@ -233,6 +265,7 @@ def _factored_attempts(qp):
 
 def _solution(qp, found, method, tried, rank):
     alpha, b, g, gap = found
+    alpha = alpha / qp.unit
     if tried:
         missed = "; ".join(f"{what}: {_describe(how)}" for what, how in tried)
         reason = f"{method} passed the KKT check after {missed}"
@@ -253,15 +286,15 @@ def _describe(how):
     return f"KKT violation {how:.3g}" if isinstance(how, float) else how
 
 
-def _refuse(C, tried):
-    """Raise the ValueError for a dual that no method solved to KKT accuracy."""
+def _refuse(C, unit, tried):
+    """Raise the ValueError for a dual that no method solved to KKT accuracy.
+
+    ``unit`` is ``max_i K_ii``: the problem depends on C and the kernel's
+    scale only through ``C * unit``, and a product far above 1 (features
+    on a scale of 1e6, or a C far larger than needed) is what makes it
+    numerically hard.
+    """
     gaps = [how for _, how in tried if isinstance(how, float)]
-    failures = [how for _, how in tried if isinstance(how, str) and "Clarabel" in how]
-    if not gaps and failures:
-        raise ValueError(
-            f"the SVM dual with C={C!r} could not be solved: {failures[0]}; this happens when "
-            "the kernel values are huge or tiny (features on a scale like 1e6): scale the "
-            "features (e.g. sklearn.preprocessing.StandardScaler) or the kernel")
     worst = min(gaps, default=np.inf)
     if not np.isfinite(C):
         raise ValueError(
@@ -269,12 +302,16 @@ def _refuse(C, tried):
             f"answer found violates the KKT conditions by {worst:.3g}, so the classes are not "
             "separable in the kernel's feature space (its Gram matrix may be numerically "
             "singular); use a finite C")
+    if unit > 1e4 or unit < 1e-4:
+        advice = (f"the kernel's diagonal reaches {unit:.3g}: scale the features (e.g. with "
+                  "sklearn.preprocessing.StandardScaler) or the kernel so that it is near 1")
+    else:
+        advice = ("a C far larger than needed to separate the classes causes this: try a "
+                  "smaller C, or scale the features")
     raise ValueError(
         f"the SVM dual with C={C!r} could not be solved to working precision: the best answer "
         f"found violates the KKT conditions by {worst:.3g} (tolerance {KKT_TOL:g}, in units "
-        "of the margin), so no model is returned; a C far larger than needed to separate the "
-        "classes, or a badly scaled kernel, causes this: try a smaller C or scale the "
-        "features")
+        f"of the margin), so no model is returned; {advice}")
 
 
 # ----------------------------------------------------------------------------
@@ -346,13 +383,13 @@ def _working_sets(qp, C, start):
     found = None
     for eps in _STOPPING:
         try:
-            dual.run(eps)
+            reached = dual.run(eps) <= eps
         except RuntimeError:
             break
         if C > qp.C and dual.alpha.max() > qp.C:
             return None
         found = _polished(qp, dual.alpha.copy())
-        if found[-1] <= KKT_TOL:
+        if found[-1] <= KKT_TOL or not reached:  # passed, or stalled
             break
     return found
 
