@@ -428,16 +428,38 @@ def kkt_gap(g, y, alpha, C, r=None):
     return float(max(gap, stationarity, 0.0))
 
 
+class _ColumnCache:
+    """Columns of K fetched once and reused by the steps of one polish."""
+
+    def __init__(self, gram):
+        self.gram = gram
+        self.where = np.full(gram.n, -1, dtype=np.intp)
+        self.block = np.empty((gram.n, 0))
+
+    def cols(self, idx):
+        idx = np.asarray(idx, dtype=np.intp).reshape(-1)
+        missing = np.unique(idx[self.where[idx] < 0])
+        if missing.size:
+            self.where[missing] = self.block.shape[1] + np.arange(missing.size)
+            self.block = np.hstack([self.block, self.gram.cols(missing)])
+        return self.block[:, self.where[idx]]
+
+    def times(self, v):
+        nz = np.flatnonzero(v)
+        return self.cols(nz) @ v[nz]
+
+
 def _polished(qp, alpha):
     """Polish an answer, find b and measure its KKT gap: ``(alpha, b, g, gap)``."""
-    alpha, thr = _polish(qp, alpha)
+    columns = _ColumnCache(qp.gram)
+    alpha, thr = _polish(qp, alpha, columns)
     support = np.flatnonzero(alpha > 0)
-    g = qp.gram.cols(support) @ (qp.y * alpha)[support]
+    g = columns.cols(support) @ (qp.y * alpha)[support]
     b = _intercept(qp, g, alpha, thr)
     return alpha, b, g, kkt_gap(g, qp.y, alpha, qp.C, qp.r)
 
 
-def _polish(qp, alpha, thresholds=(1e-4, 1e-6, 1e-8)):
+def _polish(qp, alpha, gram, thresholds=(1e-4, 1e-6, 1e-8)):
     """Snap alpha onto its active bounds and re-solve the free part exactly.
 
     For a guess of the active sets (``a_i = 0``, ``a_i = C``, free), the KKT
@@ -446,10 +468,10 @@ def _polish(qp, alpha, thresholds=(1e-4, 1e-6, 1e-8)):
     when its solution satisfies every KKT condition to 1e-7 (the problem is
     convex, so it is then optimal); the thresholds (relative to max(alpha)
     for zero, to C for C) are tried from coarse to fine.  If none works the
-    answer is returned with only tiny values set to zero.  Returns
-    ``(alpha, threshold)``.
+    answer is returned with only tiny values set to zero.  ``gram`` gives
+    the columns of K.  Returns ``(alpha, threshold)``.
     """
-    gram, y, r, C = qp.gram, qp.y, qp.r, qp.C
+    y, r, C = qp.y, qp.r, qp.C
     finite = np.isfinite(C)
     # Zero is judged relative to the largest multiplier, not to C: with a C far
     # above every multiplier (nearly the hard margin) a threshold relative to
@@ -476,7 +498,7 @@ def _polish(qp, alpha, thresholds=(1e-4, 1e-6, 1e-8)):
         # bound; bound points whose KKT condition clearly fails become free.
         converged = residual_ok = False
         for _ in range(10):
-            new, b, residual_ok = _solve_free_set(qp, at_zero, at_C)
+            new, b, residual_ok = _solve_free_set(qp, gram, at_zero, at_C)
             if new is None:
                 break
             free = ~(at_zero | at_C)
@@ -503,9 +525,13 @@ def _polish(qp, alpha, thresholds=(1e-4, 1e-6, 1e-8)):
     return alpha, thr
 
 
-def _solve_free_set(qp, at_zero, at_C):
-    """KKT linear system for a guess of the active sets; returns (alpha, b, ok)."""
-    gram, y, r, C = qp.gram, qp.y, qp.r, qp.C
+def _solve_free_set(qp, gram, at_zero, at_C):
+    """KKT linear system for a guess of the active sets; returns (alpha, b, ok).
+
+    The rows of the free points are multiplied by ``y_j``, which makes the
+    matrix ``[[Q_FF, y_F], [y_F^T, 0]]``.
+    """
+    y, r, C = qp.y, qp.r, qp.C
     finite = np.isfinite(C)
     free = ~(at_zero | at_C)
     nf = int(free.sum())
@@ -515,12 +541,12 @@ def _solve_free_set(qp, at_zero, at_C):
     yf = y[free]
     A = np.empty((nf + 1, nf + 1))
     K_free = gram.cols(np.flatnonzero(free))[free]
-    A[:nf, :nf] = K_free * yf[None, :]
-    A[:nf, nf] = 1.0
+    A[:nf, :nf] = K_free * np.outer(yf, yf)
+    A[:nf, nf] = yf
     A[nf, :nf] = yf
     A[nf, nf] = 0.0
     rhs = np.empty(nf + 1)
-    rhs[:nf] = r[free] - (gram.times(bound_coef)[free] if at_C.any() else 0.0)
+    rhs[:nf] = yf * (r[free] - (gram.times(bound_coef)[free] if at_C.any() else 0.0))
     rhs[nf] = -bound_coef.sum()
     bound = 1e-8 * max(1.0, np.abs(rhs).max())
     try:  # LU first: several times faster than least squares on a regular system
