@@ -87,8 +87,8 @@ class _Subproblem:
                                f"Clarabel: {exc}") from exc
         if self.problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or \
                 self.x.value is None:
-            raise RuntimeError("Clarabel did not solve an SVM working-set subproblem (status "
-                               f"{self.problem.status!r})")
+            raise RuntimeError("Clarabel did not solve an SVM working-set subproblem "
+                               f"(status {self.problem.status!r})")
         return np.asarray(self.x.value, dtype=np.float64)
 
 
@@ -109,7 +109,8 @@ class WorkingSetDual:
         Memory for kernel columns kept between steps.
     """
 
-    def __init__(self, gram, t, C, q=64, cache_bytes=1.5 * 2**30, *, p=None, start=None):
+    def __init__(self, gram, t, C, q=64, cache_bytes=1.5 * 2**30, *, p=None,
+                 start=None):
         self.gram, self.t, self.C = gram, t, C
         n = len(t)
         self.q = min(q, n)
@@ -232,7 +233,7 @@ def _interleave(a, b):
 
 
 def _snap_box(x, t, rhs, upper):
-    """Put values within _SNAP of 0 or of ``upper`` on the bound, keeping t^T x = rhs."""
+    """Put values within _SNAP of 0 or of ``upper`` on the bound; keep t^T x = rhs."""
     x = np.clip(x, 0.0, upper)
     x[x <= _SNAP * min(1.0, upper)] = 0.0
     if np.isfinite(upper):

@@ -38,9 +38,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._estimator import (BinaryClassifierTags, GramColumns, RegressorTags, check_cross_gram,
-                         check_kernel, check_labels, check_lam, check_targets, compute_gram,
-                         fit_input, is_precomputed, n_samples, predict_input, take)
+from ._estimator import (BinaryClassifierTags, GramColumns, RegressorTags,
+                         check_cross_gram, check_kernel, check_labels, check_lam,
+                         check_targets, compute_gram, fit_input, is_precomputed,
+                         n_samples, predict_input, take)
 from ._validation import check_array, check_scalar
 from .gram import gram_factor
 from .svm_dual import BoxQP, SolverFailed, kkt_gap, quiet_solve, solve_dual
@@ -60,11 +61,13 @@ __all__ = [
 # ----------------------------------------------------------------------------
 
 def _check_C(C, *, finite=False):
-    return check_scalar(C, "C", low=0.0, include_low=False, finite=finite)  # inf: hard margin
+    # C = inf is the hard margin (where allowed)
+    return check_scalar(C, "C", low=0.0, include_low=False, finite=finite)
 
 
 def _check_tol(tol):
-    return check_scalar(tol, "tol", low=0.0, high=1.0, include_low=False, include_high=False)
+    return check_scalar(tol, "tol", low=0.0, high=1.0, include_low=False,
+                        include_high=False)
 
 
 def _solve(problem, what, **options):
@@ -161,13 +164,14 @@ class SVC(_BinaryClassifier):
         self.tol = tol
 
     def fit(self, X, y):
-        """Solve the dual problem and recover ``b`` from the KKT conditions; returns self."""
+        """Solve the dual and read ``b`` off the KKT conditions; returns self."""
         kernel = check_kernel(self.kernel)
         C = _check_C(self.C)
         tol = _check_tol(self.tol)
         X = fit_input(self, X, kernel)
         t, self.classes_ = check_labels(y, n_samples(X))
-        qp = BoxQP.classification(GramColumns(kernel, X), t, C, kernel=kernel, X=X, tol=tol)
+        qp = BoxQP.classification(GramColumns(kernel, X), t, C, kernel=kernel, X=X,
+                                  tol=tol)
         solution = solve_dual(qp)
         self.method_, self.solver_reason_ = solution.method, solution.reason
         self.rank_ = solution.rank
@@ -197,7 +201,7 @@ class SVC(_BinaryClassifier):
 
 
 def _keep_training_points(model, kernel, X):
-    """Store what decision_function needs: the support vectors (none when precomputed)."""
+    """Keep what prediction needs: the support vectors (none when precomputed)."""
     model.n_train_ = n_samples(X)
     if is_precomputed(kernel):
         model.support_vectors_ = model.X_fit_ = None
@@ -207,7 +211,7 @@ def _keep_training_points(model, kernel, X):
 
 
 def _kernel_expansion(model, X):
-    """``sum_i dual_coef_i k(x_i, x) + b`` over the support vectors, for every row of X."""
+    """``sum_i dual_coef_i k(x_i, x) + b`` over the support vectors, per row of X."""
     X = predict_input(model, X, model.kernel)
     if is_precomputed(model.kernel):
         K = check_cross_gram(X, model.n_train_)
@@ -270,7 +274,7 @@ class SVR(RegressorTags, RegressorMixin, BaseEstimator):
         self.tol = tol
 
     def fit(self, X, y):
-        """Solve the dual problem and recover ``b`` from the KKT conditions; returns self."""
+        """Solve the dual and read ``b`` off the KKT conditions; returns self."""
         kernel = check_kernel(self.kernel)
         C = _check_C(self.C, finite=True)
         epsilon = check_scalar(self.epsilon, "epsilon", low=0.0, finite=True)
@@ -279,8 +283,8 @@ class SVR(RegressorTags, RegressorMixin, BaseEstimator):
         n = n_samples(X)
         z = check_targets(y, n)
         if z.ndim != 1 and z.shape[1:] != (1,):
-            raise ValueError(f"y must be one target per sample (shape ({n},)), got shape "
-                             f"{z.shape}")
+            raise ValueError(f"y must be one target per sample (shape ({n},)), got "
+                             f"shape {z.shape}")
         z = column_or_1d(z, warn=True)  # a column (n, 1) is taken, with a warning
         qp = BoxQP.regression(GramColumns(kernel, X), z, C, epsilon, kernel=kernel, X=X,
                               tol=tol)
@@ -296,7 +300,7 @@ class SVR(RegressorTags, RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """Return ``sum_i (alpha_i - alpha*_i) k(x_i, x) + b`` for every row of ``X``."""
+        """Return ``sum_i (alpha_i - alpha*_i) k(x_i, x) + b`` for each row of X."""
         check_is_fitted(self, "dual_coef_")
         return _kernel_expansion(self, X)
 

@@ -56,7 +56,8 @@ import numpy as np
 from ._working_set import WorkingSetDual
 from .gram import factor_gram, pivoted_cholesky_columns
 
-__all__ = ["BoxQP", "DualSolution", "solve_dual", "kkt_gap", "quiet_solve", "SolverFailed", "KKT_TOL", "FACTOR_MAX_RANK"]
+__all__ = ["BoxQP", "DualSolution", "solve_dual", "kkt_gap", "quiet_solve",
+           "SolverFailed", "KKT_TOL", "FACTOR_MAX_RANK"]
 
 # An answer must satisfy the KKT conditions with the exact K to this accuracy,
 # measured as LIBSVM measures it (in units of the margin, 1).
@@ -104,7 +105,7 @@ class BoxQP:
 
     @classmethod
     def classification(cls, gram, t, C, *, kernel=None, X=None, tol=1e-4):
-        """The SVC dual for labels ``t`` in {-1, +1}, with a factor of K when it is thin."""
+        """The SVC dual for labels ``t`` in {-1, +1}, with a factor of K if thin."""
         gram, F, exact, unit = _normalised(gram, kernel, X, tol)
         return cls(gram, t, t.astype(np.float64), C * unit, F, exact, tol, unit)
 
@@ -252,8 +253,8 @@ def _factored_attempts(qp):
     yield f"factor (rank {rank})", qp.factor, qp.C
     if not qp.exact and qp.tol > 1e-11:
         base = qp.gram.base if isinstance(qp.gram, DoubledGram) else qp.gram
-        fine = pivoted_cholesky_columns(base.base, max(qp.tol * 1e-4, 1e-12), verify=False,
-                                        max_rank=FACTOR_MAX_RANK)
+        fine = pivoted_cholesky_columns(base.base, max(qp.tol * 1e-4, 1e-12),
+                                        verify=False, max_rank=FACTOR_MAX_RANK)
         if fine is not None:
             fine = fine / np.sqrt(qp.unit)
             if isinstance(qp.gram, DoubledGram):
@@ -275,10 +276,11 @@ def _solution(qp, found, method, tried, rank):
         worst = float(np.max(qp.y * (qp.r - g - b)))  # <= 0 when every margin is >= 1
         if worst > KKT_TOL:
             raise ValueError(
-                "the hard-margin problem (C=inf) has no solution to working precision: the "
-                f"best classifier found misses a margin by {worst:.3g}, so the classes are "
-                "not separable in the kernel's feature space (its Gram matrix is "
-                "numerically singular); use a finite C")
+                "the hard-margin problem (C=inf) has no solution to working "
+                "precision: the best classifier found misses a margin by "
+                f"{worst:.3g}, so the classes are not separable in the kernel's "
+                "feature space (its Gram matrix is numerically singular); use a "
+                "finite C")
     return DualSolution(alpha, b, g, method, reason, gap, rank)
 
 
@@ -298,20 +300,21 @@ def _refuse(C, unit, tried):
     worst = min(gaps, default=np.inf)
     if not np.isfinite(C):
         raise ValueError(
-            "the hard-margin problem (C=inf) has no solution to working precision: the best "
-            f"answer found violates the KKT conditions by {worst:.3g}, so the classes are not "
-            "separable in the kernel's feature space (its Gram matrix may be numerically "
-            "singular); use a finite C")
+            "the hard-margin problem (C=inf) has no solution to working precision: "
+            f"the best answer found violates the KKT conditions by {worst:.3g}, so "
+            "the classes are not separable in the kernel's feature space (its Gram "
+            "matrix may be numerically singular); use a finite C")
     if unit > 1e4 or unit < 1e-4:
-        advice = (f"the kernel's diagonal reaches {unit:.3g}: scale the features (e.g. with "
-                  "sklearn.preprocessing.StandardScaler) or the kernel so that it is near 1")
+        advice = (f"the kernel's diagonal reaches {unit:.3g}: scale the features "
+                  "(e.g. with sklearn.preprocessing.StandardScaler) or the kernel "
+                  "so that it is near 1")
     else:
-        advice = ("a C far larger than needed to separate the classes causes this: try a "
-                  "smaller C, or scale the features")
+        advice = ("a C far larger than needed to separate the classes causes "
+                  "this: try a smaller C, or scale the features")
     raise ValueError(
-        f"the SVM dual with C={C!r} could not be solved to working precision: the best answer "
-        f"found violates the KKT conditions by {worst:.3g} (tolerance {KKT_TOL:g}, in units "
-        f"of the margin), so no model is returned; {advice}")
+        f"the SVM dual with C={C!r} could not be solved to working precision: the "
+        f"best answer found violates the KKT conditions by {worst:.3g} (tolerance "
+        f"{KKT_TOL:g}, in units of the margin), so no model is returned; {advice}")
 
 
 # ----------------------------------------------------------------------------
@@ -341,15 +344,18 @@ def _solve_factored(F, qp, C):
     status = quiet_solve(problem, direct_solve_method="qdldl")
     if status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
         if not np.isfinite(qp.C):
-            raise ValueError("the hard-margin problem (C=inf) has no solution: the two classes "
-                             "are not separable in the kernel's feature space; use a finite C")
+            raise ValueError("the hard-margin problem (C=inf) has no solution: the two "
+                             "classes are not separable in the kernel's feature space; "
+                             "use a finite C")
         raise SolverFailed("the hard-margin QP is unbounded")
     if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or a.value is None:
         raise SolverFailed(f"Clarabel returned status {status!r}")
-    if status == cp.OPTIMAL_INACCURATE and not np.isfinite(C) and np.abs(a.value).max() > 1e8:
+    diverged = status == cp.OPTIMAL_INACCURATE and np.abs(a.value).max() > 1e8
+    if diverged and not np.isfinite(C):
         if not np.isfinite(qp.C):
-            raise ValueError("the hard-margin problem (C=inf) diverges: the classes are not "
-                             "separable in the kernel's feature space; use a finite C")
+            raise ValueError("the hard-margin problem (C=inf) diverges: the classes "
+                             "are not separable in the kernel's feature space; "
+                             "use a finite C")
         raise SolverFailed("the hard-margin QP diverges")
     alpha = np.clip(np.asarray(a.value, dtype=np.float64), 0.0, None)
     return alpha * C if np.isfinite(C) else alpha
@@ -399,7 +405,7 @@ def _working_sets(qp, C, start):
 # ----------------------------------------------------------------------------
 
 def kkt_gap(g, y, alpha, C, r=None):
-    """Largest KKT violation of a dual point, in units of the margin; independent of ``b``.
+    """Largest KKT violation of a dual point, in units of the margin; free of ``b``.
 
     With ``F_j = r_j - g_j`` (``r = y`` for classification), the point is
     optimal iff ``max_up F - min_down F <= 0`` (see the module docstring);
@@ -411,7 +417,7 @@ def kkt_gap(g, y, alpha, C, r=None):
     --------
     >>> import numpy as np
     >>> t = np.array([-1.0, 1.0]); alpha = np.array([0.5, 0.5])
-    >>> g = np.array([[2.0, 0.0], [0.0, 2.0]]) @ (alpha * t)  # K = 2 I, margin exactly 1
+    >>> g = np.array([[2.0, 0.0], [0.0, 2.0]]) @ (alpha * t)  # K = 2 I: margin 1
     >>> kkt_gap(g, t, alpha, C=10.0)
     0.0
     """
