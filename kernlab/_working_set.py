@@ -196,15 +196,17 @@ class WorkingSetDual:
             self.G += t * (K_B @ (tB * delta))
         self.steps += 1
 
-    def run(self, eps, max_steps=None, patience=100):
+    def run(self, eps, max_steps=None, patience=None):
         """Iterate until the violation is at most ``eps``; returns the final violation.
 
-        Stops early when ``patience`` steps in a row have not lowered the
-        smallest violation seen (the method has stalled: rounding, or a
-        problem too ill-conditioned for its scale).
+        Stops early when ``patience`` steps in a row (by default 200, or ten
+        sweeps of n / q steps if more) have not lowered the smallest
+        violation seen: the method has stalled (rounding, or a problem too
+        ill-conditioned for its scale).
         """
         n = len(self.t)
         max_steps = max_steps or max(200, 50 * n // self.q)
+        patience = patience or max(200, 10 * n // self.q)
         best, since_best = np.inf, 0
         # The q x q algebra is far too small to gain from BLAS threads, and on a
         # busy machine their start-up dominates each step.

@@ -220,6 +220,10 @@ def solve_dual(qp):
     F = qp.factor
     if F is not None:
         for what, factor, bound in _factored_attempts(qp):
+            if bound > qp.C and best is not None and best[0].max() >= qp.C * (1 - 1e-3):
+                # multipliers at C: the hard-margin answer cannot be the soft one
+                tried.append((what, "skipped, multipliers at C"))
+                continue
             try:
                 alpha = _solve_factored(factor, qp, bound)
             except SolverFailed as exc:
