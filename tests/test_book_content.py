@@ -105,6 +105,59 @@ def test_all_numbered_results_share_one_counter():
     assert len(counters) == 1, f"results numbered on several counters: {counters}"
 
 
+EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[ \t]*(.*)$", re.M)
+LEVELS = ("basic", "intermediate", "challenging")
+
+
+def exercise_level(title):
+    """The difficulty level that ends an exercise title ("basic" or "Topic, basic").
+
+    Raises a ValueError naming the title when it carries no level or more than one.
+    """
+    words = re.findall(r"[a-z]+", title.lower())
+    found = [level for level in LEVELS if level in words]
+    if len(found) != 1:
+        raise ValueError(f"exercise title {title!r} names {len(found)} of the levels "
+                         f"{', '.join(LEVELS)}; it must name exactly one")
+    level = found[0]
+    if title != level and not title.endswith(f", {level}"):
+        raise ValueError(f"exercise title {title!r} must be the level or end in ', {level}'")
+    return level
+
+
+@pytest.mark.parametrize("title, level", [
+    ("basic", "basic"),
+    ("Counting monomials, challenging", "challenging"),
+])
+def test_exercise_level_reads_the_end_of_the_title(title, level):
+    assert exercise_level(title) == level
+
+
+@pytest.mark.parametrize("title", [
+    "", "Counting monomials", "basic, challenging", "intermediate proof, basic",
+    "Basic", "basic counting",
+])
+def test_exercise_level_rejects_a_title_without_exactly_one_level(title):
+    with pytest.raises(ValueError, match="exercise title"):
+        exercise_level(title)
+
+
+def test_every_exercise_carries_exactly_one_difficulty_level():
+    counts = dict.fromkeys(LEVELS, 0)
+    problems = []
+    for stem, text in chapter_text().items():
+        for match in EXERCISE.finditer(text):
+            try:
+                counts[exercise_level(match.group(2).strip())] += 1
+            except ValueError as exc:
+                problems.append(f"{stem}: {exc}")
+    assert not problems, "\n".join(problems)
+    # the levels are all in use, and the introduction says what each one means
+    assert all(counts.values()), counts
+    intro = (BOOK / "intro.md").read_text(encoding="utf-8")
+    assert all(f"*{level}*" in intro for level in LEVELS)
+
+
 def test_errata_page_is_in_the_table_of_contents():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     files = [c["file"] for part in toc["parts"] for c in part.get("chapters", [])]
