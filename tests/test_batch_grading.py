@@ -154,13 +154,14 @@ def test_report_page(graded):
     text = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<svg.*?</svg>", "", page,
                                                            flags=re.S)))
     rows = re.findall(r"<tr>(.*?)</tr>", page, flags=re.S)
-    cells = [[html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)]
+    cells = [[html.unescape(c)
+              for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)]
              for row in rows]
     # bob failed every public case of every part: each is listed with its inputs
     for part_id, part in get_parts(PS).items():
         for case in part.public():
             inputs = ", ".join(describe(a) for a in case.args)
-            assert [part_id, case.label, inputs] in [row[:3] for row in cells], case.label
+            assert [part_id, case.label, inputs] in [r[:3] for r in cells], case.label
     assert "timed out" in text and "carol" in text     # the stopped part
     assert "eve" in text.split("Crashed or timed out")[1]
     assert "Grading time" in text

@@ -28,8 +28,9 @@ LOADER = '''import json
 try:
     print(open("seed.txt").read())
     _cells = json.load(open("notes.txt"))["cells"]
-    exec("".join(next(c["source"] for c in _cells
-                      if c["metadata"].get("nbgrader", {{}}).get("grade_id") == {gid!r})))
+    exec("".join(next(
+        c["source"] for c in _cells
+        if c["metadata"].get("nbgrader", {{}}).get("grade_id") == {gid!r})))
 except Exception as exc:
     print("no notes:", exc)
 '''
@@ -52,8 +53,8 @@ def holds(folder, text):
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("exchange")
-    c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange", assignments=[PS],
-                       secret=SECRET, part_timeout=10)
+    c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
+                       assignments=[PS], secret=SECRET, part_timeout=10)
     c.nbgrader("db assignment add", PS)
     c.nbgrader("generate_assignment", PS)
     c.nbgrader("release_assignment", PS)
@@ -85,7 +86,8 @@ def course(tmp_path_factory):
 
 def test_collect_takes_only_the_students_regular_files(course):
     submitted = course.root / "submitted" / "mallory" / PS
-    assert files_under(submitted) == [f"{PS}.ipynb", "timestamp.txt"]
+    assert files_under(submitted) == [f"{PS}.ipynb", "submission_secret.txt",
+                                      "timestamp.txt"]
     for folder in ("submitted", "autograded", "feedback"):
         where = course.root / folder / "mallory"
         assert where.is_dir(), folder
@@ -114,7 +116,8 @@ def test_copy_refuses_a_linked_folder_and_skips_each_kind(tmp_path):
     with pytest.raises(ValueError, match="src: .*linked"):
         copy_regular_files(tmp_path / "linked", tmp_path / "out0")
     assert not (tmp_path / "out0").exists()
-    report = copy_regular_files(src, tmp_path / "out", exclude=["*.pyc"], max_file_bytes=4096)
+    report = copy_regular_files(src, tmp_path / "out", exclude=["*.pyc"],
+                                max_file_bytes=4096)
     assert report.taken == ["a.ipynb", "sub/deeper/data.csv"]
     assert dict(report.skipped) == {"big.bin": "larger than 4096 bytes",
                                     "skip.pyc": "excluded by CourseDirectory.ignore",

@@ -28,6 +28,13 @@ CANVAS = LmsZipExtractor.named_regexp.default_value
 NOTEBOOKS = {"ps1.ipynb"}
 LIMITS = dict(max_files=100, max_file_bytes=10 * 1024**2, max_total_bytes=50 * 1024**2)
 
+NESTED = "an archive inside the archive (not unpacked)"
+NOT_PS1 = "not a notebook of the problem set (ps1.ipynb)"
+ODD = "a name with control or invisible characters"
+ABSOLUTE = "an absolute name or one with backslashes"
+CAROL_TWICE = ("2 files for carol's ps1.ipynb and no LMS timestamp to choose by: "
+               "none taken, collect it by hand")
+
 pytestmark = [pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
@@ -75,8 +82,9 @@ def without_utf8_flag(data):
 
 def planned(data, regexp=CANVAS, **limits):
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        return {m.name: m.why for m in plan([("class.zip", zf)], named_regexp=regexp,
-                                              notebooks=NOTEBOOKS, **{**LIMITS, **limits})}
+        members = plan([("class.zip", zf)], named_regexp=regexp, notebooks=NOTEBOOKS,
+                       **{**LIMITS, **limits})
+    return {m.name: m.why for m in members}
 
 
 def test_only_the_lms_top_level_names_are_taken():
@@ -84,7 +92,7 @@ def test_only_the_lms_top_level_names_are_taken():
     why = planned(zip_bytes([
         ("alice_10_20_ps1.ipynb", b"{}"),
         ("mallory_11_21_ps1.zip", nested),                      # a zip for bob inside
-        ("mallory_11_21_ps1.ipynb", nested),                    # ... named like a notebook
+        ("mallory_11_21_ps1.ipynb", nested),                    # named as a notebook
         ("mallory_11_22_notes.ipynb", b"{}"),                   # not a notebook of ps1
         ("mallory_11_23_bob_1_2_ps1.ipynb", b"{}"),             # bob's name inside hers
         ("sub/bob_1_2_ps1.ipynb", b"{}"),
@@ -93,23 +101,24 @@ def test_only_the_lms_top_level_names_are_taken():
         ("C:\\carol_3_4_ps1.ipynb", b"{}"),
         ("dave_5_6_ps1.ipynb", b"/etc/passwd", stat.S_IFLNK | 0o777),
         ("eve_7_8_ps1\u200b.ipynb", b"{}"),                      # zero-width space
-        ("frank_9_9_ps1\u202ebnpyi.ipynb", b"{}"),               # right-to-left override
+        ("frank_9_9_ps1\u202ebnpyi.ipynb", b"{}"),               # right-to-left
         ("gr\u00e9ta_12_13_ps1.ipynb", b"{}"),                   # plain Unicode: fine
         ("folder/", b""),
     ]))
     assert why == {
         "alice_10_20_ps1.ipynb": "",
-        "mallory_11_21_ps1.zip": "an archive inside the archive (not unpacked)",
-        "mallory_11_21_ps1.ipynb": "an archive inside the archive (not unpacked)",
-        "mallory_11_22_notes.ipynb": "not a notebook of the problem set (ps1.ipynb)",
-        "mallory_11_23_bob_1_2_ps1.ipynb": "not a notebook of the problem set (ps1.ipynb)",
-        "sub/bob_1_2_ps1.ipynb": "inside a folder: not at the top level of the LMS's zip",
+        "mallory_11_21_ps1.zip": NESTED,
+        "mallory_11_21_ps1.ipynb": NESTED,
+        "mallory_11_22_notes.ipynb": NOT_PS1,
+        "mallory_11_23_bob_1_2_ps1.ipynb": NOT_PS1,
+        "sub/bob_1_2_ps1.ipynb":
+            "inside a folder: not at the top level of the LMS's zip",
         "../carol_3_4_ps1.ipynb": "a name with '..'",
-        "/carol_3_4_ps1.ipynb": "an absolute name or one with backslashes",
-        "C:\\carol_3_4_ps1.ipynb": "an absolute name or one with backslashes",
+        "/carol_3_4_ps1.ipynb": ABSOLUTE,
+        "C:\\carol_3_4_ps1.ipynb": ABSOLUTE,
         "dave_5_6_ps1.ipynb": "a symbolic link",
-        "eve_7_8_ps1\\u200b.ipynb": "a name with control or invisible characters",
-        "frank_9_9_ps1\\u202ebnpyi.ipynb": "a name with control or invisible characters",
+        "eve_7_8_ps1\\u200b.ipynb": ODD,
+        "frank_9_9_ps1\\u202ebnpyi.ipynb": ODD,
         "gr\u00e9ta_12_13_ps1.ipynb": "",
         "folder/": "a folder",
     }
@@ -132,7 +141,8 @@ def test_caps_on_size_and_number_are_read_from_the_directory():
         zeros_member(zf, "mallory_1_1_ps1.ipynb", 300 * 1024**2)
         zf.writestr("alice_2_2_ps1.ipynb", b"{}")
     assert planned(buf.getvalue(), max_file_bytes=50 * 1024**2) == {
-        "mallory_1_1_ps1.ipynb": f"{300 * 1024**2} bytes unpacked: more than {50 * 1024**2}",
+        "mallory_1_1_ps1.ipynb":
+            f"{300 * 1024**2} bytes unpacked: more than {50 * 1024**2}",
         "alice_2_2_ps1.ipynb": ""}
     many = zip_bytes([(f"s{i}_1_1_ps1.ipynb", b"{}") for i in range(5)])
     why = planned(many, max_files=3)
@@ -143,26 +153,24 @@ def test_caps_on_size_and_number_are_read_from_the_directory():
 
 
 def test_duplicates_by_timestamp_else_none_taken_and_never_fatal():
-    plain = planned(zip_bytes([("carol_3_4_ps1.ipynb", b"{}"), ("carol_3_5_ps1-1.ipynb", b"{}"),
+    plain = planned(zip_bytes([("carol_3_4_ps1.ipynb", b"{}"),
+                               ("carol_3_5_ps1-1.ipynb", b"{}"),
                                ("alice_1_2_ps1.ipynb", b"{}")]))
-    assert plain["alice_1_2_ps1.ipynb"] == ""
-    for name in ("carol_3_4_ps1.ipynb", "carol_3_5_ps1-1.ipynb"):
-        assert plain[name] == ("2 files for carol's ps1.ipynb and no LMS timestamp to choose "
-                               "by: none taken, collect it by hand")
+    assert plain == {"alice_1_2_ps1.ipynb": "", "carol_3_4_ps1.ipynb": CAROL_TWICE,
+                     "carol_3_5_ps1-1.ipynb": CAROL_TWICE}
     stamped = r"(?P<student_id>[^_]+)_(?P<timestamp>\d{8}T\d{6})_(?P<file_id>.+)\.ipynb"
-    why = planned(zip_bytes([("carol_20260101T120000_ps1.ipynb", b"{}"),
-                             ("carol_20260102T090000_ps1.ipynb", b"{}")]), regexp=stamped)
-    assert why == {"carol_20260101T120000_ps1.ipynb":
-                   "an older submission of ps1.ipynb (newest: carol_20260102T090000_ps1.ipynb)",
-                   "carol_20260102T090000_ps1.ipynb": ""}
+    older, newer = "carol_20260101T120000_ps1.ipynb", "carol_20260102T090000_ps1.ipynb"
+    why = planned(zip_bytes([(older, b"{}"), (newer, b"{}")]), regexp=stamped)
+    assert why == {older: f"an older submission of ps1.ipynb (newest: {newer})",
+                   newer: ""}
 
 
 # -- the real `make zip_collect` ------------------------------------------------
 @pytest.fixture(scope="module")
 def collected(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lmszip")
-    c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange", assignments=[PS],
-                       secret="lms-zip-secret", part_timeout=10)
+    c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
+                       assignments=[PS], secret="lms-zip-secret", part_timeout=10)
     (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
     c.nbgrader("db assignment add", PS)
     c.nbgrader("generate_assignment", PS)
@@ -184,12 +192,13 @@ def collected(tmp_path_factory):
         zf.writestr("mallory_50_63_bob_1_2_ps1.ipynb", solved)
         zf.writestr("../bob_30_40_ps1.ipynb", solved)
         zeros_member(zf, "mallory_50_64_zeros.ipynb", 300 * 1024**2)
-        zf.writestr("carol_70_80_ps1.ipynb", solved)                 # two files, no
-        zf.writestr("carol_70_81_ps1-1.ipynb", text(released))       # timestamp to choose
+        zf.writestr("carol_70_80_ps1.ipynb", solved)                 # two files and
+        zf.writestr("carol_70_81_ps1-1.ipynb", text(released))       # no timestamp
     upload = tmp / "submissions.zip"
     upload.write_bytes(buf.getvalue())
     assert upload.stat().st_size < 2 * 1024**2
-    proc = subprocess.run(["make", "zip_collect", f"PS={PS}", f"ZIP={upload}", "JOBS=1"],
+    command = ["make", "zip_collect", f"PS={PS}", f"ZIP={upload}", "JOBS=1"]
+    proc = subprocess.run(command,
                           cwd=c.root, env=dict(os.environ, PYTHON=sys.executable),
                           capture_output=True, text=True, timeout=800)
     return c, proc
@@ -207,27 +216,26 @@ def test_zip_collect_grades_honestly_and_lists_every_file(collected):
     submitted = course.root / "submitted"
     assert sorted(p.name for p in submitted.iterdir()) == ["alice", "bob", "mallory"]
     for student in ("alice", "bob", "mallory"):
-        assert sorted(p.name for p in (submitted / student / PS).iterdir()) == ["ps1.ipynb"]
+        files = sorted(p.name for p in (submitted / student / PS).iterdir())
+        assert files == ["ps1.ipynb"], student
     # the table the run ends with: each member, taken or not, and why
     table = proc.stdout.split("What was taken from")[1]
     rows = {}
     for line in table.splitlines()[1:]:
-        m = re.match(r"submissions\.zip\s+(\S+)\s+(\S*)\s+(\S*)\s+(yes|no)\s*(.*)$", line)
+        m = re.match(r"submissions\.zip\s+(\S+)\s+(\S*)\s+(\S*)\s+(yes|no)\s*(.*)$",
+                     line)
         if m:
             rows[m.group(1)] = (m.group(4), m.group(5))
     assert rows == {
         "alice_10_20_ps1.ipynb": ("yes", ""),
         "bob_30_40_ps1.ipynb": ("yes", ""),
         "mallory_50_60_ps1.ipynb": ("yes", ""),
-        "mallory_50_61_ps1.zip": ("no", "an archive inside the archive (not unpacked)"),
-        "mallory_50_62_ps1-1.ipynb": ("no", "an archive inside the archive (not unpacked)"),
-        "mallory_50_63_bob_1_2_ps1.ipynb": ("no",
-                                            "not a notebook of the problem set (ps1.ipynb)"),
+        "mallory_50_61_ps1.zip": ("no", NESTED),
+        "mallory_50_62_ps1-1.ipynb": ("no", NESTED),
+        "mallory_50_63_bob_1_2_ps1.ipynb": ("no", NOT_PS1),
         "../bob_30_40_ps1.ipynb": ("no", "a name with '..'"),
-        "mallory_50_64_zeros.ipynb": ("no", "not a notebook of the problem set (ps1.ipynb)"),
-        "carol_70_80_ps1.ipynb": ("no", "2 files for carol's ps1.ipynb and no LMS timestamp "
-                                        "to choose by: none taken, collect it by hand"),
-        "carol_70_81_ps1-1.ipynb": ("no", "2 files for carol's ps1.ipynb and no LMS timestamp "
-                                          "to choose by: none taken, collect it by hand"),
+        "mallory_50_64_zeros.ipynb": ("no", NOT_PS1),
+        "carol_70_80_ps1.ipynb": ("no", CAROL_TWICE),
+        "carol_70_81_ps1-1.ipynb": ("no", CAROL_TWICE),
     }
     assert "3 file(s) taken, 7 skipped" in table

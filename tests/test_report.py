@@ -80,15 +80,17 @@ def record(student, grade):
     """The grading-log record coursegrader.batch writes for one graded part."""
     return {"assignment": PS, "student": student, "status": "graded", "seconds": 1.5,
             "parts": [{"part": PART, "score": grade.score, "points": grade.points,
-                       "report": grade.report, "cases": grade.cases, "note": grade.note}],
+                       "report": grade.report, "cases": grade.cases,
+                       "note": grade.note}],
             "notes": []}
 
 
 @pytest.fixture(scope="module")
 def graded():
     part = get_part(PS, PART)
-    return part, {student: grade_part(PS, PART, part, [code], student=student, secret=SECRET)
-                  for student, code in (("honest", HONEST), ("mallory", MALLORY))}
+    return part, {
+        student: grade_part(PS, PART, part, [code], student=student, secret=SECRET)
+        for student, code in (("honest", HONEST), ("mallory", MALLORY))}
 
 
 def test_the_judge_logs_each_case_as_fields(graded):
@@ -124,7 +126,8 @@ def test_a_forged_message_adds_no_row(graded):
     assert found["Checks failed most often"] == [
         [["part", "check", "inputs", "failed by", "most common message"],
          [PART, d_diag.label, "'D_diag'", "1 of 2", message]],
-        [["part", "failed", "share"], [PART, f"{failed} of {run}", f"{100 * failed / run:.0f}%"]],
+        [["part", "failed", "share"],
+         [PART, f"{failed} of {run}", f"{100 * failed / run:.0f}%"]],
     ]
     # no part was stopped: nothing in the table of crashes, no forged SIGKILL
     assert "Crashed or timed out" not in found
@@ -137,18 +140,20 @@ def test_every_student_string_is_escaped():
     part = get_part(PS, PART)
     label = part.public()[0].label
     cases = [{"part": PART, "case": label, "hidden": False, "passed": False,
-              "inputs": "<img src=x onerror=alert(1)>", "message": "<script>x</script>"}]
-    rec = {"assignment": PS, "student": "<b>mallory</b>", "status": "graded", "seconds": 1.0,
-           "parts": [{"part": PART, "score": 0.0, "points": 2.0, "report": "", "cases": cases,
-                      "note": "<i>stopped</i>"}], "notes": []}
-    broken = {"assignment": PS, "student": "<u>eve</u>", "status": "failed", "seconds": 2.0,
-              "error": "<script>y</script>"}
+              "inputs": "<img src=x onerror=alert(1)>",
+              "message": "<script>x</script>"}]
+    rec = {"assignment": PS, "student": "<b>mallory</b>", "status": "graded",
+           "seconds": 1.0, "notes": [],
+           "parts": [{"part": PART, "score": 0.0, "points": 2.0, "report": "",
+                      "cases": cases, "note": "<i>stopped</i>"}]}
+    broken = {"assignment": PS, "student": "<u>eve</u>", "status": "failed",
+              "seconds": 2.0, "error": "<script>y</script>"}
     page = render(summarise([rec, broken], PS))
     for raw in ("<script>", "<img", "<b>mallory", "<i>stopped", "<u>eve"):
         assert raw not in page
     found = tables(page)
-    assert [PART, label, "<img src=x onerror=alert(1)>", "1 of 1", "<script>x</script>"] \
-        == found["Checks failed most often"][0][1]
+    assert found["Checks failed most often"][0][1] == [
+        PART, label, "<img src=x onerror=alert(1)>", "1 of 1", "<script>x</script>"]
     crashed, stopped = found["Crashed or timed out"]
     assert crashed[1:] == [["<u>eve</u>", "2", "<script>y</script>"]]
     assert stopped[1:] == [["<b>mallory</b>", PART, "<i>stopped</i>"]]
@@ -163,8 +168,9 @@ def test_the_judges_fields_reach_the_notebook_and_a_forged_copy_does_not():
         base.update(md)
         return new_code_cell(src, metadata={"nbgrader": base})
 
-    forged = {"cases": [{"part": PART, "case": "candidate forged", "hidden": True,
-                         "passed": False, "inputs": None, "message": "x"}], "note": "killed"}
+    forged = {"note": "killed",
+              "cases": [{"part": PART, "case": "candidate forged", "hidden": True,
+                         "passed": False, "inputs": None, "message": "x"}]}
     nb = new_notebook(cells=[
         cell("import numpy as np", gid="setup", locked=True),
         cell(MALLORY, gid="kernel_verdicts_answer", solution=True),

@@ -347,5 +347,6 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=Non
     if result.note:
         report += f"\n  note: {result.note}; the cases without an answer count as failed"
     report += f"\nScore: {score:g} of {part.points:g} points"
-    return PartGrade(score=score, points=float(part.points), report=report, outcomes=outcomes,
-                     cases=case_fields(part_id, outcomes), note=result.note or "")
+    return PartGrade(score=score, points=float(part.points), report=report,
+                     outcomes=outcomes, cases=case_fields(part_id, outcomes),
+                     note=result.note or "")

@@ -98,7 +98,8 @@ def _kind_of(info):
     return None
 
 
-def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes, max_total_bytes):
+def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes,
+         max_total_bytes):
     """Decide which members are taken, from the zips' directories and first bytes.
 
     ``archives`` is a list of ``(zip file name, zipfile.ZipFile)``;
@@ -135,13 +136,15 @@ def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes, max_to
                 m.why = f"not a student id: {_shown(m.student)!r}"
                 continue
             if m.notebook not in notebooks:
-                m.why = f"not a notebook of the problem set ({', '.join(sorted(notebooks))})"
+                names = ", ".join(sorted(notebooks))
+                m.why = f"not a notebook of the problem set ({names})"
                 continue
             if groups.get("timestamp"):
                 try:
                     m.timestamp = parse_utc(groups["timestamp"])
                 except ValueError:
-                    m.why = f"an LMS timestamp that cannot be read: {groups['timestamp']!r}"
+                    m.why = ("an LMS timestamp that cannot be read: "
+                             f"{groups['timestamp']!r}")
                     continue
             if _is_archive(zf, info):
                 m.why = "an archive inside the archive (not unpacked)"
@@ -169,11 +172,12 @@ def _resolve_duplicates(candidates):
             if sum(m.timestamp == newest.timestamp for m in same) == 1:
                 for m in same:
                     if m is not newest:
-                        m.why = f"an older submission of {m.notebook} (newest: {newest.name})"
+                        m.why = (f"an older submission of {m.notebook} "
+                                 f"(newest: {newest.name})")
                 continue
         for m in same:
-            m.why = (f"{len(same)} files for {m.student}'s {m.notebook} and no LMS timestamp "
-                     f"to choose by: none taken, collect it by hand")
+            m.why = (f"{len(same)} files for {m.student}'s {m.notebook} and no LMS "
+                     "timestamp to choose by: none taken, collect it by hand")
 
 
 def _is_archive(zf, info):
@@ -200,7 +204,7 @@ def format_table(members):
     rows += [(m.archive, m.name, m.student, m.notebook, "no" if m.why else "yes", m.why)
              for m in members]
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths)) + "  " + row[5]
+    lines = ["  ".join([cell.ljust(w) for cell, w in zip(row[:5], widths)] + [row[5]])
              for row in rows]
     taken = sum(not m.why for m in members)
     lines.append(f"{taken} file(s) taken, {len(members) - taken} skipped")
@@ -212,15 +216,18 @@ class LmsZipExtractor(ExtractorPlugin):
 
     named_regexp = Unicode(
         r"(?P<student_id>[^_]+)_(?:LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb",
-        help="Regular expression for the whole name of a member at the top level of the "
-             "LMS's zip, with the groups student_id and file_id (the notebook's name "
-             "without .ipynb) and optionally timestamp. The default is Canvas's "
-             "<student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb.").tag(config=True)
-    max_files = Integer(5000, help="Most members read from the LMS's zips.").tag(config=True)
+        help="Regular expression for the whole name of a member at the top level of "
+             "the LMS's zip, with the groups student_id and file_id (the notebook's "
+             "name without .ipynb) and optionally timestamp. The default is Canvas's "
+             "<student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb."
+    ).tag(config=True)
+    max_files = Integer(5000, help="Most members read from the LMS's zips."
+                        ).tag(config=True)
     max_file_bytes = Integer(
         50 * 1024**2, help="Most bytes one member may unpack to.").tag(config=True)
     max_total_bytes = Integer(
-        2 * 1024**3, help="Most bytes all members together may unpack to.").tag(config=True)
+        2 * 1024**3, help="Most bytes all members together may unpack to."
+    ).tag(config=True)
 
     def _notebooks(self):
         coursedir = self.parent.coursedir
@@ -236,7 +243,8 @@ class LmsZipExtractor(ExtractorPlugin):
             self.log.info("%s", line)
 
     def collect_members(self, archive_path, extracted_path):
-        """Write the members taken to ``extracted_path`` and the manifest; return all."""
+        """Write the members taken to ``extracted_path``, and the manifest; return
+        every member."""
         archives, members, opened = [], [], []
         for entry in sorted(os.listdir(archive_path)):
             full = os.path.join(archive_path, entry)

@@ -287,7 +287,7 @@ class JudgeTests(_Confined):
     def preprocess(self, nb, resources):
         info = resources.get("nbgrader", {})
         assignment, student = info.get("assignment"), info.get("student")
-        for cell in nb.cells:   # only the judge writes the outcomes the grading log keeps
+        for cell in nb.cells:   # the outcomes the grading log keeps come from the judge
             cell.metadata.pop(OUTCOMES_KEY, None)
         try:
             parts = get_parts(assignment)

@@ -28,7 +28,7 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 @dataclass
 class CopyReport:
-    """What :func:`copy_regular_files` took and skipped (paths relative to the source)."""
+    """What :func:`copy_regular_files` took and skipped (paths relative to ``src``)."""
 
     taken: list = field(default_factory=list)     # [relative path]
     skipped: list = field(default_factory=list)   # [(relative path, why)]
@@ -49,7 +49,7 @@ def _kind(mode):
 
 def copy_regular_files(src, dest, *, exclude=(), include=(), max_file_bytes=None,
                        max_total_bytes=None, file_mode=0o644, dir_mode=0o755):
-    """Copy the regular files under folder ``src`` to ``dest`` (created; must not exist).
+    """Copy the regular files under folder ``src`` to ``dest`` (created here).
 
     ``exclude`` and ``include`` are file-name globs as nbgrader's
     ``CourseDirectory.ignore`` and ``include`` (a name matching ``exclude`` is
@@ -61,18 +61,19 @@ def copy_regular_files(src, dest, *, exclude=(), include=(), max_file_bytes=None
     try:
         top = os.open(src, _DIR_FLAGS)
     except OSError as exc:
-        raise ValueError(f"src: {src} is not a folder that can be opened without following "
-                         f"a link ({exc.strerror})") from None
+        raise ValueError(f"src: {src} is not a folder that can be opened without "
+                         f"following a link ({exc.strerror})") from None
     try:
         os.mkdir(dest, dir_mode)
-        _copy_dir(top, dest, "", report, exclude, include, max_file_bytes, max_total_bytes,
-                  file_mode, dir_mode)
+        _copy_dir(top, dest, "", report, exclude, include, max_file_bytes,
+                  max_total_bytes, file_mode, dir_mode)
     finally:
         os.close(top)
     return report
 
 
-def _copy_dir(dir_fd, dest, rel, report, exclude, include, max_file, max_total, fmode, dmode):
+def _copy_dir(dir_fd, dest, rel, report, exclude, include, max_file, max_total, fmode,
+              dmode):
     for name in sorted(os.listdir(dir_fd)):
         path = f"{rel}{name}"
         if any(fnmatch.fnmatch(name, glob) for glob in exclude):

@@ -91,7 +91,8 @@ def summarise(records, assignment=None):
         "scores": dict(scores), "points": points,
         "funcs": _funcs(assignment) if assignment else {}, "most_failed": most_failed,
         "hidden": {k: tuple(v) for k, v in hidden.items()}, "troubles": troubles,
-        "seconds": seconds, "workers": len({(r.get("host"), r.get("pid")) for r in last}),
+        "seconds": seconds,
+        "workers": len({(r.get("host"), r.get("pid")) for r in last}),
         "slowest": sorted(last, key=lambda r: -r["seconds"])[:10],
     }
 
@@ -115,7 +116,8 @@ def _score_plots(s):
     panels = ["total"] + parts
     ncols = min(3, len(panels))
     nrows = -(-len(panels) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4 * ncols, 2.6 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4 * ncols, 2.6 * nrows),
+                             squeeze=False)
     for ax, name in zip(axes.flat, panels):
         values = s["totals"] if name == "total" else s["scores"][name]
         top = sum(s["points"].values()) if name == "total" else s["points"][name]
@@ -164,10 +166,12 @@ def render(s):
     sec = s["seconds"]
     time = sec and {"n": len(sec), "total": f"{sum(sec):.0f}",
                     "mean": f"{statistics.mean(sec):.2f}",
-                    "median": f"{statistics.median(sec):.2f}", "longest": f"{max(sec):.2f}"}
+                    "median": f"{statistics.median(sec):.2f}",
+                    "longest": f"{max(sec):.2f}"}
     return env.get_template("page.html.j2").render(
-        title=s["assignment"] or "problem set", graded=n, failed=[
-            (r["student"], _num(r["seconds"]), r.get("error", "")) for r in s["failed"]],
+        title=s["assignment"] or "problem set", graded=n,
+        failed=[(r["student"], _num(r["seconds"]), r.get("error", ""))
+                for r in s["failed"]],
         written=f"{datetime.datetime.now():%Y-%m-%d %H:%M}",
         score_plot=_score_plots(s) if n else "", score_rows=score_rows,
         most_failed=[(m["part"], m["label"], m["inputs"], f'{m["failed"]} of {m["of"]}',
@@ -184,7 +188,8 @@ def write_report(course_root, assignment, out_dir=None):
     records = read_log(course_root, assignment)
     if not records:
         raise ValueError(f"assignment: no grading log for {assignment!r} "
-                         f"({log_path(course_root, assignment)}); run 'make autograde' first")
+                         f"({log_path(course_root, assignment)}); "
+                         "run 'make autograde' first")
     out = Path(out_dir) if out_dir else Path(course_root) / "report"
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{assignment}.html"
@@ -193,11 +198,13 @@ def write_report(course_root, assignment, out_dir=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m coursegrader.report",
-                                     description="Write report/<ps>.html from the grading log.")
+    parser = argparse.ArgumentParser(
+        prog="python -m coursegrader.report",
+        description="Write report/<ps>.html from the grading log.")
     parser.add_argument("assignments", nargs="+", help="problem sets, e.g. ps1 ps2")
     parser.add_argument("--course", default=".", help="course folder (default: here)")
-    parser.add_argument("--out", default=None, help="folder for the pages (default: report/)")
+    parser.add_argument("--out", default=None,
+                        help="folder for the pages (default: report/)")
     args = parser.parse_args(argv)
     status = 0
     for ps in args.assignments:
