@@ -80,6 +80,11 @@ def without_utf8_flag(data):
     return bytes(out)
 
 
+def with_nul(data):
+    """The zip with "ipynb#" in names made "ipynb<NUL>": Python reads the name up to it."""
+    return data.replace(b"ipynb#", b"ipynb\x00")
+
+
 def planned(data, regexp=CANVAS, **limits):
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         members = plan([("class.zip", zf)], named_regexp=regexp, notebooks=NOTEBOOKS,
@@ -89,7 +94,7 @@ def planned(data, regexp=CANVAS, **limits):
 
 def test_only_the_lms_top_level_names_are_taken():
     nested = zip_bytes([("bob_1_2_ps1.ipynb", b"{}")])
-    why = planned(zip_bytes([
+    why = planned(with_nul(zip_bytes([
         ("alice_10_20_ps1.ipynb", b"{}"),
         ("mallory_11_21_ps1.zip", nested),                      # a zip for bob inside
         ("mallory_11_21_ps1.ipynb", nested),                    # named as a notebook
@@ -102,9 +107,10 @@ def test_only_the_lms_top_level_names_are_taken():
         ("dave_5_6_ps1.ipynb", b"/etc/passwd", stat.S_IFLNK | 0o777),
         ("eve_7_8_ps1\u200b.ipynb", b"{}"),                      # zero-width space
         ("frank_9_9_ps1\u202ebnpyi.ipynb", b"{}"),               # right-to-left
+        ("gus_1_1_ps1.ipynb#.zip", b"{}"),                       # "#" becomes NUL
         ("gr\u00e9ta_12_13_ps1.ipynb", b"{}"),                   # plain Unicode: fine
         ("folder/", b""),
-    ]))
+    ])))
     assert why == {
         "alice_10_20_ps1.ipynb": "",
         "mallory_11_21_ps1.zip": NESTED,
@@ -119,6 +125,7 @@ def test_only_the_lms_top_level_names_are_taken():
         "dave_5_6_ps1.ipynb": "a symbolic link",
         "eve_7_8_ps1\\u200b.ipynb": ODD,
         "frank_9_9_ps1\\u202ebnpyi.ipynb": ODD,
+        "gus_1_1_ps1.ipynb": ODD,
         "gr\u00e9ta_12_13_ps1.ipynb": "",
         "folder/": "a folder",
     }

@@ -73,7 +73,7 @@ def _refuse_name(info):
     name = info.filename
     if not info.flag_bits & _UTF8_FLAG and not info.orig_filename.isascii():
         return "a name not marked UTF-8 and not ASCII: it cannot be decoded reliably"
-    if any(unicodedata.category(ch)[0] == "C" for ch in name):
+    if any(unicodedata.category(ch)[0] == "C" for ch in info.orig_filename + name):
         return "a name with control or invisible characters"
     if "\\" in name or name.startswith("/") or re.match(r"[A-Za-z]:", name):
         return "an absolute name or one with backslashes"
@@ -296,7 +296,11 @@ class LmsZipCollector(FileNameCollectorPlugin):
     def collect(self, submitted_file):
         path = Path(submitted_file)
         extracted = path.parents[1]
-        manifest = json.loads(extracted.with_name(MANIFEST).read_text(encoding="utf-8"))
+        listing = extracted.with_name(MANIFEST)
+        if not listing.is_file():
+            raise ValueError(f"{listing} is missing: LmsZipCollector takes what "
+                             "LmsZipExtractor listed (ZipCollectApp.extractor_plugin)")
+        manifest = json.loads(listing.read_text(encoding="utf-8"))
         info = manifest.get(f"{path.parent.name}/{path.name}")
         if info is None:
             self.log.warning("Not listed in %s: %s", MANIFEST, submitted_file)
