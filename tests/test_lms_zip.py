@@ -81,7 +81,7 @@ def without_utf8_flag(data):
 
 
 def with_nul(data):
-    """The zip with "ipynb#" in names made "ipynb<NUL>": Python reads the name up to it."""
+    """The zip with "ipynb#" in names made "ipynb<NUL>" (Python reads up to the NUL)."""
     return data.replace(b"ipynb#", b"ipynb\x00")
 
 
