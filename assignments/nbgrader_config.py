@@ -41,12 +41,18 @@ c.CourseDirectory.db_url = (os.environ.get("NBGRADER_DB_URL")
 warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in session")
 
 # Submissions downloaded from a learning-management system as one zip
-# (`make zip_collect PS=ps1 ZIP=...`): the file names inside follow Canvas's
-# pattern <student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb (the
-# -<n> is added to a resubmission); <student> must be the student's id in the
-# gradebook. Adapt the expression to another system's names.
-c.FileNameCollectorPlugin.named_regexp = (
-    r".*/(?P<student_id>[^/_]+)_(?:LATE_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$")
+# (`make zip_collect PS=ps1 ZIP=...`, coursegrader/lms_zip.py): only the
+# members at the top level of the LMS's zip are read, never an archive inside
+# it, within caps on their number and size; the student id comes from the
+# LMS's own name of each member, Canvas's
+# <student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb by default
+# (<student> must be the student's id in the gradebook). Adapt the expression
+# to another system's names; a `timestamp` group lets a newer file of a
+# student replace an older one (without it, both are skipped and listed).
+c.ZipCollectApp.extractor_plugin = "coursegrader.lms_zip.LmsZipExtractor"
+c.ZipCollectApp.collector_plugin = "coursegrader.lms_zip.LmsZipCollector"
+c.LmsZipExtractor.named_regexp = (
+    r"(?P<student_id>[^_]+)_(?:LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb")
 
 # The released notebooks: no solutions, no hidden tests, no outputs.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
@@ -124,3 +130,9 @@ c.HTMLExporter.filters = {
     "offline_mathjax": "coursegrader.feedback_page.offline_mathjax",
     "clean_student_html": "coursegrader.student_html.clean_html",
 }
+
+# Collecting from the shared-folder exchange: a student owns their inbound
+# folder and could add links to it (to the solutions, to .grader_secret);
+# this collect takes only regular files and skips and logs every link
+# (coursegrader/exchange_collect.py).
+c.ExchangeFactory.collect = "coursegrader.exchange_collect.NoLinkCollect"

@@ -217,9 +217,17 @@ def _is_lock_error(result):
 
 
 def _parts(api, assignment, student):
-    """[{part, score, points, report}] of the auto-graded cells, from the gradebook and notebook."""
+    """[{part, score, points, report, cases, note}] of the auto-graded cells.
+
+    Scores come from the gradebook; ``cases`` (each case's outcome as fields,
+    :func:`coursegrader.judge.case_fields`) and ``note`` from what the judge
+    left in the autograded notebook's test cells; ``report`` is the text the
+    student sees, kept for reading only.
+    """
     import nbformat
     from nbgrader.api import Gradebook
+
+    from .judge import OUTCOMES_KEY
     coursedir = api.coursedir
     out = []
     notes = []
@@ -228,13 +236,14 @@ def _parts(api, assignment, student):
         for nb in submission.notebooks:
             path = Path(coursedir.format_path(coursedir.autograded_directory, student,
                                               assignment)) / f"{nb.name}.ipynb"
-            cells = {}
+            cells, outcomes = {}, {}
             if path.exists():
                 for cell in nbformat.read(path, as_version=4).cells:
                     gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
                     text = "".join(o.get("text", "") for o in cell.get("outputs", [])
                                    if o.get("output_type") == "stream")
                     cells[gid] = text
+                    outcomes[gid] = cell.get("metadata", {}).get(OUTCOMES_KEY) or {}
                     for o in cell.get("outputs", []):
                         if o.get("ename") == "KernelStopped":
                             notes.append(f"{nb.name}: notebook run stopped: {o.get('evalue')}")
@@ -243,7 +252,9 @@ def _parts(api, assignment, student):
                     continue
                 out.append({"notebook": nb.name, "part": grade.name,
                             "score": float(grade.score), "points": float(grade.max_score),
-                            "report": cells.get(grade.name, "")})
+                            "report": cells.get(grade.name, ""),
+                            "cases": outcomes.get(grade.name, {}).get("cases", []),
+                            "note": outcomes.get(grade.name, {}).get("note", "")})
     return out, notes
 
 

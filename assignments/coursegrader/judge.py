@@ -20,11 +20,13 @@ from dataclasses import dataclass
 
 from coursecheck.check import format_report, judge_received
 from coursecheck.serial import UnsupportedValue, decode, encode, loads_bounded
+from coursecheck.spec import describe
 
 from . import confine
 from .spec import hidden_rng, part_score
 
-__all__ = ["SandboxResult", "SandboxSession", "run_sandbox", "grade_part", "PartGrade"]
+__all__ = ["SandboxResult", "SandboxSession", "run_sandbox", "grade_part", "PartGrade",
+           "case_fields", "one_line", "OUTCOMES_KEY"]
 
 
 @dataclass
@@ -286,6 +288,35 @@ class PartGrade:
     points: float
     report: str
     outcomes: list   # [(case, is_hidden, message or None)]
+    cases: list = None   # case_fields(part_id, outcomes): what the grading log keeps
+    note: str = ""       # why the part's run stopped early, or ""
+
+
+ONE_LINE = 160  # characters of a message kept in the grading log
+# The key of a test cell's metadata where the judge's preprocessor leaves
+# case_fields() and the note for the grading log (coursegrader.batch).
+OUTCOMES_KEY = "coursegrader_outcomes"
+
+
+def one_line(text, limit=ONE_LINE):
+    """``text`` cut to its first line and ``limit`` characters ("..." marks a cut)."""
+    lines = str(text).strip().splitlines() or [""]
+    first = lines[0].strip()
+    if len(first) > limit:
+        return first[:limit - 3] + "..."
+    return first + " ..." if len(lines) > 1 else first
+
+
+def case_fields(part_id, outcomes):
+    """Each case's outcome as plain fields: part, case label, hidden, passed,
+    the inputs of a failing public case (hidden inputs are never kept) and the
+    message cut to one line."""
+    return [{"part": part_id, "case": case.label, "hidden": bool(is_hidden),
+             "passed": msg is None,
+             "inputs": (None if msg is None or is_hidden
+                        else one_line(", ".join(describe(a) for a in case.args))),
+             "message": None if msg is None else one_line(msg)}
+            for case, is_hidden, msg in outcomes]
 
 
 def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=None,
@@ -316,4 +347,6 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=Non
     if result.note:
         report += f"\n  note: {result.note}; the cases without an answer count as failed"
     report += f"\nScore: {score:g} of {part.points:g} points"
-    return PartGrade(score=score, points=float(part.points), report=report, outcomes=outcomes)
+    return PartGrade(score=score, points=float(part.points), report=report,
+                     outcomes=outcomes, cases=case_fields(part_id, outcomes),
+                     note=result.note or "")

@@ -37,7 +37,7 @@ from traitlets import Bool, Enum, Float, Int, List, Unicode
 from coursecheck.serial import UnsupportedValue, loads_bounded
 
 from . import confine
-from .judge import SandboxSession, grade_part
+from .judge import OUTCOMES_KEY, SandboxSession, grade_part
 from .spec import get_parts
 from .student_html import clean_html, clean_markdown
 
@@ -285,6 +285,8 @@ class JudgeTests(_Confined):
     def preprocess(self, nb, resources):
         info = resources.get("nbgrader", {})
         assignment, student = info.get("assignment"), info.get("student")
+        for cell in nb.cells:   # the outcomes the grading log keeps come from the judge
+            cell.metadata.pop(OUTCOMES_KEY, None)
         try:
             parts = get_parts(assignment)
         except ValueError:
@@ -312,6 +314,7 @@ class JudgeTests(_Confined):
                 score = min(points, round(grade.score * points / grade.points, 2))
                 self.log.info("%s/%s %s: %s of %s", student, assignment, part_id, score, points)
                 cell.outputs = _outputs(grade.report, score, cell.get("execution_count"))
+                cell.metadata[OUTCOMES_KEY] = {"cases": grade.cases, "note": grade.note}
         return nb, resources
 
 
