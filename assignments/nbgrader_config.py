@@ -117,6 +117,7 @@ c.GenerateFeedback.preprocessors = [
     "coursegrader.clean_student_html.CleanStudentHTML",
     "coursegrader.part_titles.TitleGradedParts",
     "nbgrader.preprocessors.GetGrades",
+    "coursegrader.deadlines.LateFeedback",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 c.HTMLExporter.sanitize_html = True
@@ -136,3 +137,17 @@ c.HTMLExporter.filters = {
 # this collect takes only regular files and skips and logs every link
 # (coursegrader/exchange_collect.py).
 c.ExchangeFactory.collect = "coursegrader.exchange_collect.NoLinkCollect"
+
+# Due dates and the late policy (coursegrader/late_policy.py). Due dates come
+# from due_dates.csv (`make db`), extensions from `make extend`; both are
+# written and shown in this time zone. The penalty is worked out again at
+# every `make export` and `make feedback`, from each student's own due date.
+c.CourseCalendar.time_zone = "UTC"  # e.g. "Europe/Berlin"
+c.LatePolicy.per_day = 0.10          # of the points, per day or part of a day late
+c.LatePolicy.zero_after_days = 5     # later than that: zero
+c.LatePolicy.of = "points_possible"  # or "score": a fraction of what was earned
+
+# `make similarity`: a pair of submissions is flagged when this share of one
+# answer's code (names, comments and layout set aside; the released scaffold
+# removed) is found in the other (coursegrader/similarity.py).
+c.SimilarityCheck.threshold = 0.6
