@@ -22,11 +22,9 @@ from coursecheck import CheckFailed, check
 from coursecheck.check import run_cases
 from coursegrader import landlock
 from coursegrader.author import build_notebook
-from coursegrader.course import Course
 from coursegrader.spec import get_part, local_hidden_rng
+from conftest import COURSE, REPO, copy_course, free_port
 
-REPO = Path(__file__).resolve().parents[1]
-COURSE = REPO / "assignments"
 PS1 = COURSE / "source" / "ps1" / "ps1.md"
 TOTAL = 10.0
 POINTS = {"quadratic_map": 2.0, "multinomial_map": 3.0, "kernel_verdicts": 2.0,
@@ -678,13 +676,7 @@ def is_kernel(name):
 """.replace("SCRIPT", SCRIPT)
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-PORT = _free_port()
+PORT = free_port()
 
 
 def _reference_code():
@@ -929,9 +921,8 @@ def _students():
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("robust")
-    course = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
-                            assignments=["ps1"], secret="robustness-test",
-                            cell_timeout=15, part_timeout=8)
+    course = copy_course(tmp, ["ps1"], secret="robustness-test", cell_timeout=15,
+                         part_timeout=8)
     with open(course.root / "nbgrader_config.py", "a") as f:
         f.write(f"c.SafeExecute.budget = {BUDGET}\n")
     course.nbgrader("db assignment add", "ps1")

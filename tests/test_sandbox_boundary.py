@@ -1,4 +1,4 @@
-"""The grading sandbox's own seams: descriptors, the grader's pipe, memory per run, /tmp.
+"""The sandbox's own seams: descriptors, the grader's pipe, memory per run, /tmp.
 
 Each attack is written as a student would write it in an answer cell; the
 test asserts the score it gets and that an honest classmate's grade is the
@@ -8,8 +8,6 @@ same as without it.
 import json
 import os
 import subprocess
-import sys
-import time
 import venv
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +19,8 @@ from coursegrader import confine
 from coursegrader.judge import SandboxSession, grade_part, run_sandbox
 from coursegrader.spec import get_part
 
-pytestmark = pytest.mark.skipif(confine.probe() != "", reason="no bubblewrap sandbox here")
+pytestmark = pytest.mark.skipif(confine.probe() != "",
+                                reason="no bubblewrap sandbox here")
 
 REPO = Path(__file__).resolve().parents[1]
 RIGHT = ("import numpy as np\n\ndef is_kernel(name):\n"
@@ -81,7 +80,8 @@ def test_a_part_holds_only_its_own_descriptors_and_none_of_the_runners():
     (ok, (held, reached)), = run_sandbox([DESCRIPTORS], "f", [(1,)], timeout=30).values
     assert ok, held
     # stdin (the grader's pipe), /dev/null twice and its own answer channel
-    assert [kind for _, kind in held] == ["pipe", "/dev/null", "/dev/null", "pipe"], held
+    kinds = [kind for _, kind in held]
+    assert kinds == ["pipe", "/dev/null", "/dev/null", "pipe"], held
     assert [fd for fd, _ in held][:3] == [0, 1, 2]
     assert reached == []
 
@@ -128,13 +128,15 @@ print("EXIT", codes)
 def _kernel_run(policy, cell):
     run = confine.start(policy, "kernelguard")
     try:
-        request = {"cells": [cell], "cell_timeout": 60, "budget": 90, "output_bytes": 10**5}
+        request = {"cells": [cell], "cell_timeout": 60, "budget": 90,
+                   "output_bytes": 10**5}
         run.proc.stdin.write(json.dumps(request).encode())
         run.proc.stdin.close()
         answer = json.loads(run.proc.stdout.read(10**6) or b"{}")
     finally:
         confine.stop(run)
-    text = "".join(o.get("text", "") for c in answer.get("cells", []) for o in c["outputs"])
+    text = "".join(o.get("text", "") for c in answer.get("cells", [])
+                   for o in c["outputs"])
     return text, answer.get("stopped")
 
 
@@ -160,7 +162,7 @@ def test_the_log_says_how_processes_and_memory_are_capped():
 
 
 def test_a_grader_environment_under_tmp_grades(tmp_path):
-    """A virtual environment made under /tmp: the sandbox's own /tmp must not hide it."""
+    """A virtual environment made under /tmp: the sandbox's /tmp must not hide it."""
     assert str(tmp_path).startswith("/tmp/")
     env = tmp_path / "grader-env"
     venv.create(env, system_site_packages=True, with_pip=False, symlinks=True)
@@ -173,11 +175,13 @@ def test_a_grader_environment_under_tmp_grades(tmp_path):
               "from coursegrader import confine\n"
               "print(repr(confine.probe()))\n"
               "res = run_sandbox(['import numpy as np, sys\\ndef f(x):\\n"
-              "    return [float(np.sum(x)), sys.prefix]'], 'f', [([1.0, 2.0],)], timeout=60)\n"
+              "    return [float(np.sum(x)), sys.prefix]'], 'f', [([1.0, 2.0],)],\n"
+              "                  timeout=60)\n"
               "print(res.values)\n")
     pythonpath = f"{REPO}{os.pathsep}{REPO / 'assignments'}"
-    out = subprocess.run([str(env / "bin" / "python"), "-c", script], capture_output=True,
-                         text=True, timeout=300, env={**os.environ, "PYTHONPATH": pythonpath})
+    out = subprocess.run([str(env / "bin" / "python"), "-c", script],
+                         capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": pythonpath})
     assert out.returncode == 0, out.stderr[-2000:]
     probe, values = out.stdout.splitlines()[-2:]
     assert probe == "''", probe
@@ -208,7 +212,8 @@ def test_the_audit_hook_judges_a_path_by_the_folder_its_dir_fd_names():
     res = run_sandbox([DIR_FD], "f", [(k,) for k in kinds], timeout=30).values
     got = dict(zip(kinds, (value for _, value in res)))
     # outside the part's folder: the hook's own message, not a later OS error
-    assert got["mkdir"] == "Forbidden: os.mkdir on planted is not allowed in graded code"
-    assert got["rename"] == "Forbidden: os.rename on planted is not allowed in graded code"
+    refused = "Forbidden: {} on planted is not allowed in graded code"
+    assert got["mkdir"] == refused.format("os.mkdir")
+    assert got["rename"] == refused.format("os.rename")
     # its own folder, named by a descriptor, is still its own
     assert got["here"] == "done"

@@ -20,10 +20,16 @@ namespaces and no capabilities.  What the code sees is an allowlist
   interface but its own loopback;
 * the environment :attr:`Policy.env` and nothing of the grader's;
 * resource limits set before ``bwrap`` starts and inherited by every process
-  inside (CPU seconds, address space, processes, bytes per file); the caller
-  caps bytes read back and wall-clock time, and :func:`stop` kills the whole
+  inside (CPU seconds, address space, processes, bytes per file), and a
+  cgroup per run capping its processes (``pids``) and its memory (``memory``:
+  :attr:`Policy.run_memory_bytes` for all its processes together) where one
+  can be made (:func:`run_caps` says how, for the log); the caller caps
+  bytes read back and wall-clock time, and :func:`stop` kills the whole
   sandbox (``--die-with-parent`` and the PID namespace take every process
   with it).
+
+The private ``/tmp`` is mounted before the runtime, so that a runtime living
+under the host's ``/tmp`` (a virtual environment made there) is not hidden.
 
 Where ``bwrap`` cannot build that sandbox, :func:`probe` says why; the
 preprocessors then refuse to grade unless the instructor chose the weaker
@@ -50,7 +56,7 @@ import coursecheck
 from coursecheck.policy import FORBIDDEN_IMPORTS
 
 __all__ = ["Policy", "JUDGE", "KERNEL", "MODES", "probe", "start", "stop", "describe",
-           "ConfinementUnavailable"]
+           "run_caps", "ConfinementUnavailable"]
 
 MODES = ("bubblewrap", "unconfined")
 RUNNER = "sandboxrunner"           # package name of the runner modules inside the sandbox
@@ -82,7 +88,7 @@ class Policy:
     scratch_bytes: int = 256 * 1024**2               # the writable tmpfs at /tmp
     cpu_seconds: int = 120                           # CPU time per process
     memory_bytes: int = 4 * 1024**3                  # address space per process
-    run_memory_bytes: int = 4 * 1024**3              # memory of the whole run (a cgroup)
+    run_memory_bytes: int = 4 * 1024**3              # the whole run's (a cgroup)
     processes: int = 64                              # processes of the sandbox's user at once
     file_bytes: int = 64 * 1024**2                   # largest file a process may write
     output_bytes: int = 16 * 1024**2                 # bytes the grader reads back
@@ -215,7 +221,7 @@ def bwrap_argv(policy, command, files=()):
 
 
 def _cgroup_limits(policy, version):
-    """{controller: [(file, value), ...]} of a run's cgroup, for cgroup ``version`` (1 or 2).
+    """{controller: [(file, value), ...]} of a run's cgroup (cgroup ``version`` 1 or 2).
 
     RLIMIT_NPROC does not bind root (nor counts per sandbox) and RLIMIT_AS
     counts per process, so the number of processes and the memory of a whole
@@ -223,7 +229,8 @@ def _cgroup_limits(policy, version):
     """
     memory = str(policy.run_memory_bytes)
     if version == 1:   # the first file must be written first (memsw >= limit)
-        mem = [("memory.limit_in_bytes", memory), ("memory.memsw.limit_in_bytes", memory)]
+        mem = [("memory.limit_in_bytes", memory),
+               ("memory.memsw.limit_in_bytes", memory)]
     else:
         mem = [("memory.max", memory), ("memory.swap.max", "0")]
     return {"pids": [("pids.max", str(policy.processes))], "memory": mem}
@@ -256,7 +263,7 @@ def _cgroup_bases():
 
 
 def _run_cgroups(policy):
-    """Fresh cgroups capping a run's processes and memory: ({controller: path}, [paths]).
+    """Fresh cgroups capping a run's processes and memory: ({controller: path}, paths).
 
     One cgroup per hierarchy (cgroup v1 has one per controller, v2 one for
     all); a controller that cannot be used here is missing from the answer.
@@ -267,7 +274,8 @@ def _run_cgroups(policy):
             continue
         path = made.get(base)
         if path is None:
-            path = os.path.join(base, f"coursegrader-{os.getpid()}-{secrets.token_hex(6)}")
+            name = f"coursegrader-{os.getpid()}-{secrets.token_hex(6)}"
+            path = os.path.join(base, name)
             try:
                 os.mkdir(path, 0o700)
             except OSError:
@@ -357,7 +365,8 @@ def probe():
 @functools.lru_cache(maxsize=None)
 def run_caps():
     """How the processes and the memory of a run are capped here (for the log)."""
-    capped, paths = _run_cgroups(replace(JUDGE, processes=1, run_memory_bytes=64 * 1024**2))
+    trial = replace(JUDGE, processes=1, run_memory_bytes=64 * 1024**2)
+    capped, paths = _run_cgroups(trial)
     for path in paths:
         _remove_cgroup(path)
     if "pids" in capped:
@@ -365,12 +374,13 @@ def run_caps():
     elif os.getuid() != 0:
         procs = "RLIMIT_NPROC (shared by the grader's user)"
     else:
-        procs = "NOTHING (no pids cgroup can be made here and RLIMIT_NPROC does not bind root)"
+        procs = ("NOTHING (no pids cgroup can be made here and RLIMIT_NPROC does not "
+                 "bind root)")
     if "memory" in capped:
         memory = "a memory cgroup per run"
     else:
-        memory = ("RLIMIT_AS per process only (no memory cgroup can be made here, so a run "
-                  "may use that much in each of its processes)")
+        memory = ("RLIMIT_AS per process only (no memory cgroup can be made here, so "
+                  "a run may use that much in each of its processes)")
     return f"process count capped by {procs}; memory capped by {memory}"
 
 
@@ -399,14 +409,14 @@ def check_mode(mode):
 
 
 class Run:
-    """A started sandbox: ``proc`` (its stdin/stdout pipes), its host folder and cgroups."""
+    """A started sandbox: ``proc`` (its stdin/stdout pipes), host folder and cgroups."""
 
     def __init__(self, proc, private, cgroups):
         self.proc, self.private, self.cgroups = proc, private, cgroups
 
 
 def _scratch_taken():
-    """Names directly in the sandbox's /tmp that the runtime's mounts take (if under /tmp)."""
+    """Names directly in the sandbox's /tmp taken by the runtime's mounts (if there)."""
     exe, runtime, _ = _runtime()
     paths = list(runtime) + [sys.executable, sys.prefix, _site_entries(())[0]]
     return {os.path.relpath(p, _SCRATCH).split(os.sep)[0] for p in paths

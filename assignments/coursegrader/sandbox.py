@@ -125,7 +125,7 @@ def course_folders():
 
 
 def _at(path, dir_fd):
-    """``path`` as an absolute path, resolving it against ``dir_fd`` when one is given."""
+    """``path`` made absolute, against ``dir_fd`` when one is given."""
     if isinstance(dir_fd, int) and dir_fd >= 0 and not os.path.isabs(os.fsdecode(path)):
         try:
             base = os.readlink(f"/proc/self/fd/{dir_fd}")
@@ -135,10 +135,11 @@ def _at(path, dir_fd):
     return _real(path)
 
 
-# Where events carrying a ``dir_fd`` give it: {event: ((path index, dir_fd index), ...)}.
+# Events that carry a ``dir_fd``: {event: ((path index, dir_fd index), ...)}.
 _DIR_FD_ARGS = {"os.mkdir": ((0, 2),), "os.remove": ((0, 1),), "os.rmdir": ((0, 1),),
-                "os.rename": ((0, 2), (1, 3)), "os.chmod": ((0, 2),), "os.chown": ((0, 3),),
-                "os.utime": ((0, 4),), "os.link": ((0, 2), (1, 3)), "os.symlink": ((1, 2),)}
+                "os.rename": ((0, 2), (1, 3)), "os.chmod": ((0, 2),),
+                "os.chown": ((0, 3),), "os.utime": ((0, 4),),
+                "os.link": ((0, 2), (1, 3)), "os.symlink": ((1, 2),)}
 
 
 def install_guard(forbidden, allowed, writable):
@@ -193,8 +194,8 @@ def install_guard(forbidden, allowed, writable):
                 if index >= len(args):
                     continue
                 p = args[index]
-                dir_fd = args[fd_index] if fd_index is not None and fd_index < len(args) \
-                    else None
+                has_fd = fd_index is not None and fd_index < len(args)
+                dir_fd = args[fd_index] if has_fd else None
                 if isinstance(p, (str, bytes, os.PathLike)) \
                         and not _under(_at(p, dir_fd), writable):
                     raise Forbidden(f"{event} on {p} is not allowed in graded code")
