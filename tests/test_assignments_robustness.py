@@ -128,6 +128,29 @@ def quadratic_feature_map(X):
     os.kill(os.getpid(), signal.SIGKILL)
 """
 
+# Appended to the right answer: on its last case (the report says 9), it
+# answers on the grader's channel itself, reopens the grader's pipe through
+# /proc/self/fd/0 with a folder descriptor the audit hook cannot follow,
+# writes a forged part there (one that would answer the next part's cases)
+# and leaves.
+INJECT_HEADER = """
+import json, os
+
+_FORGED = json.dumps({"cells": ["def counterexample_points(name):\\n    return []"],
+                      "func": "counterexample_points"}).encode()
+_calls = []
+
+def is_kernel(name, _honest=is_kernel):
+    _calls.append(name)
+    if len(_calls) < 9:
+        return _honest(name)
+    os.write(3, json.dumps({"case": 8, "value": _honest(name)}).encode() + b"\\n")
+    me = os.open("/proc/self", os.O_RDONLY | os.O_DIRECTORY)
+    pipe = os.open("fd/0", os.O_WRONLY, dir_fd=me)
+    os.write(pipe, b"%d\\n" % len(_FORGED) + _FORGED)
+    os._exit(0)
+"""
+
 SIGNAL_GRADER = """
 import os, signal
 
@@ -857,6 +880,9 @@ def _students():
         "writes_stderr": (noisy_ref, lambda nb: _student_cell_after(nb, "setup", NOISY), POINTS),
         "kills_kernel": ({**ref, "quadratic_map_answer": KILL_KERNEL}, None,
                          {**POINTS, "quadratic_map": 0}),
+        "injects_header": ({**ref, "kernel_verdicts_answer":
+                            ref["kernel_verdicts_answer"] + INJECT_HEADER}, None,
+                           {**POINTS, "kernel_verdicts": 0}),
         "signals_grader": ({**ref, "kernel_verdicts_answer": SIGNAL_GRADER}, None,
                            {**POINTS, "kernel_verdicts": 0}),
         "reads_solutions": ({**ref, "quadratic_map_answer": READ_SOLUTIONS}, None,
@@ -1051,6 +1077,7 @@ def test_reports_say_what_went_wrong(graded):
     assert "starting processes is not allowed" in report("spawns_python", "quadratic_map")
     assert "importing cffi is not allowed" in report("spawns_python", "multinomial_map")
     assert "sqlite3.connect is not allowed" in report("tampers_gradebook", "kernel_verdicts")
+    assert "grader's input channel" in report("injects_header", "kernel_verdicts")
     assert "sent back more than" in report("floods_output", "counterexample") \
         or "timed out" in report("floods_output", "counterexample")
     nb = course.notebook("autograded", "writes_stderr", "ps1", "ps1.ipynb")

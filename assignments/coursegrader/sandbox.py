@@ -139,7 +139,7 @@ def _at(path, dir_fd):
 _DIR_FD_ARGS = {"os.mkdir": ((0, 2),), "os.remove": ((0, 1),), "os.rmdir": ((0, 1),),
                 "os.rename": ((0, 2), (1, 3)), "os.chmod": ((0, 2),),
                 "os.chown": ((0, 3),), "os.utime": ((0, 4),),
-                "os.link": ((0, 2), (1, 3)), "os.symlink": ((1, 2),)}
+                "os.link": ((0, 2), (1, 3)), "os.symlink": ((0, None), (1, 2))}
 
 
 def install_guard(forbidden, allowed, writable):
