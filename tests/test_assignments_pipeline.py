@@ -55,6 +55,7 @@ def test_five_problem_sets_each_from_one_markdown_source():
         assert "{{" not in "".join(c.source for c in nb.cells), ps
 
 
+@pytest.mark.slow   # nbgrader generates a release
 def test_make_generate_writes_the_notebook_then_the_release(tmp_path):
     c = copy_course(tmp_path, ["ps1"])
     (c.root / "source" / "ps1" / "ps1.ipynb").unlink()
@@ -226,6 +227,7 @@ def test_autograding_again_changes_no_grade(graded):
     assert all(v is not None for scores in after.values() for v in scores.values())
 
 
+@pytest.mark.slow   # nbgrader generates a release
 def test_book_extension_publishes_clean_student_notebooks(tmp_path):
     import importlib.util
     import zipfile
