@@ -9,8 +9,8 @@ started again; then regraded by one worker in this process, which must give
 the same grades. ``make report`` then writes the page an instructor reads.
 """
 
+import datetime
 import html
-import json
 import os
 import re
 import signal
@@ -19,17 +19,15 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
-import nbformat
 import pytest
 
 from coursegrader import batch
 from coursecheck.spec import describe
-from coursegrader.course import Course, answer_cell_ids, fill_answers
+from coursegrader.course import answer_cell_ids, fill_answers
 from coursegrader.spec import get_parts
+from conftest import COURSE, copy_course
 
-COURSE = Path(__file__).resolve().parents[1] / "assignments"
 PS = "ps1"
 STUDENTS = ["alice", "bob", "carol", "eve"]
 LOOP = "def is_kernel(name):\n    while True:\n        pass\n"
@@ -40,8 +38,7 @@ pytestmark = [pytest.mark.timeout(600),
 
 def make_course(tmp, **kw):
     """A copy of the course with ps1 generated and the four submissions in submitted/."""
-    c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange", assignments=[PS],
-                       secret="batch-test-secret", part_timeout=3, **kw)
+    c = copy_course(tmp, [PS], secret="batch-test-secret", part_timeout=3, **kw)
     (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
     c.nbgrader("db assignment add", PS)
     c.nbgrader("generate_assignment", PS)
@@ -139,6 +136,22 @@ def test_one_worker_gives_exactly_the_grades_of_two(graded):
     assert sorted(r["student"] for r in records) == STUDENTS
     assert {r["pid"] for r in records} == {os.getpid()}    # JOBS=1: in this process
     assert course.cell_scores(PS) == parallel
+
+
+def test_no_submission_is_graded_alone_before_the_workers_start(graded):
+    course, _ = graded
+    parallel = course.cell_scores(PS)
+    records = batch.run(course.root, [PS], jobs=2, force=True, progress=False)
+    assert course.cell_scores(PS) == parallel
+
+    def start(record):    # logged to the second
+        return datetime.datetime.fromisoformat(record["started"]).timestamp()
+
+    first, second = sorted(records, key=start)[:2]
+    # both workers took a submission at once: the second began well before the
+    # first was done (the start times are cut to the second)
+    assert first["pid"] != second["pid"]
+    assert start(second) < start(first) + first["seconds"] - 1, (first, second)
 
 
 def test_report_page(graded):

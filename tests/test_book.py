@@ -29,17 +29,11 @@ import pytest
 import yaml
 from markdown_it import MarkdownIt
 
+from conftest import CHROMIUM, require_chromium
+from conftest import CHROMIUM_ARGS as BROWSER_ARGS
+
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+CHROMIUM_ARGS = [*BROWSER_ARGS, "--disable-quic"]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # The only tolerated log line with "WARNING": ipykernel's notice, printed by
 # every kernel it starts, that it talks to the executor over local TCP.
@@ -292,10 +286,7 @@ def _status(url):
 @pytest.mark.timeout(1000)
 def test_pages_render_in_chromium(site):
     """Every page loads offline with rendered maths, figures and working links."""
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"Chromium not found at {CHROMIUM}; it is required in CI")
-        pytest.skip(f"Chromium not found at {CHROMIUM}; browser test skipped")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     base, html = site
@@ -498,8 +489,7 @@ def test_layout_on_a_laptop_and_a_phone(site):
     scrolls sideways.  On the phone nothing widens the page: wide figures,
     tables and equations scroll inside their own boxes.
     """
-    if not Path(CHROMIUM).exists():
-        _require(False, f"Chromium at {CHROMIUM}")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     base, _ = site
@@ -556,8 +546,7 @@ TABLE_REPORT = """() => [...document.querySelectorAll('article table')].map(tabl
 def test_wide_tables_scroll_inside_their_box_on_a_phone(site):
     """At 390 px a table wider than the column scrolls sideways in its own
     box, which stays inside the screen, instead of widening the page."""
-    if not Path(CHROMIUM).exists():
-        _require(False, f"Chromium at {CHROMIUM}")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     base, _ = site
@@ -591,8 +580,7 @@ def test_wide_tables_scroll_inside_their_box_on_a_phone(site):
 def test_no_display_equation_overflows_on_a_laptop(site):
     """At 1366 px every display equation fits its box (on a phone a wide one
     may scroll inside its box; the layout test checks the page stays put)."""
-    if not Path(CHROMIUM).exists():
-        _require(False, f"Chromium at {CHROMIUM}")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     base, _ = site
@@ -614,8 +602,7 @@ def test_no_display_equation_overflows_on_a_laptop(site):
 def test_menu_and_contents_buttons_work_on_a_phone(site):
     """At 390 px the menu button opens the book's navigation, the contents
     button the page's table of contents, and each closes again."""
-    if not Path(CHROMIUM).exists():
-        _require(False, f"Chromium at {CHROMIUM}")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     base, _ = site

@@ -327,9 +327,9 @@ def _grade_task(task):
 class _Local:
     """Long-lived worker processes on this machine (or this process for one job).
 
-    All workers start (and import nbgrader) when the pool is made, while the
-    first submission is graded, and each takes the next submission as soon
-    as it is free.
+    All workers start (and import nbgrader) when the pool is made, and each
+    takes the next submission as soon as it is free; no submission is graded
+    before the others can start.
     """
 
     def __init__(self, jobs, course_root, db_url):
@@ -410,6 +410,9 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
     records = []
     if not tasks:
         return records
+    coursedir = _coursedir(course_root, db_url)
+    autograded = Path(coursedir.root, coursedir.autograded_directory)
+    autograded.mkdir(parents=True, exist_ok=True)
     from tqdm import tqdm
     bar = tqdm(total=len(tasks), unit="submission", disable=not progress, dynamic_ncols=True,
                desc="autograde", file=sys.stderr)
@@ -426,13 +429,13 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
         engine = _Dask(scheduler) if scheduler else _Local(min(jobs, len(tasks)), course_root,
                                                             resolved)
         try:
-            # The first submission is graded alone, so whatever nbgrader and the
-            # grader create on first use (the course secret file, the gradebook's
-            # course row) exists before several workers could race to create it.
-            batches = [tasks[:1], tasks[1:]] if len(tasks) > 1 else [tasks]
-            for batch in batches:
-                for record in engine.map(grade_submission, batch):
-                    take(record)
+            # Every submission goes to the pool at once (one slow submission must
+            # not hold up the class). What is shared is made before, or safely by
+            # whoever comes first: the gradebook's tables and course row
+            # (_check_gradebook), the autograded folder (below) and the course
+            # secret (written whole, then linked into place).
+            for record in engine.map(grade_submission, tasks):
+                take(record)
         finally:
             engine.close()
     finally:

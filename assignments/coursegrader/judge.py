@@ -50,6 +50,7 @@ class _Channel:
     def __init__(self, proc):
         self.deadline, self.left = 0.0, 0
         self.buffer, self.control, self.status = b"", b"", None
+        self.tampered = False
         self.fds = {"in": proc.stdin.fileno(), "out": proc.stdout.fileno(),
                     "control": proc.stderr.fileno()}
         for fd in self.fds.values():
@@ -115,8 +116,10 @@ class _Channel:
             line, self.control = self.control.split(b"\n", 1)
             if line.startswith(_PART_END):
                 try:
-                    self.status = int(json.loads(line)["part_end"])
-                except (ValueError, KeyError, TypeError):
+                    end = json.loads(line)
+                    self.status = int(end["part_end"])
+                    self.tampered = end.get("tampered") is True
+                except (ValueError, KeyError, TypeError, AttributeError):
                     raise _Stopped("exit") from None
 
     def receive(self):
@@ -224,7 +227,13 @@ class SandboxSession:
                 values[i] = _answer(channel.receive(), i, self.policy.output_bytes)
             channel.send(_END)
             status = channel.part_end()
-            if status != 0:
+            if channel.tampered:
+                # It wrote into the grader's pipe (the runner then ends): none
+                # of its answers counts.
+                note = _TAMPERED
+                values = [None] * len(args_list)
+                self.close()
+            elif status != 0:
                 note = _describe_stop(f"status {status}", None, timeout, self.policy)
         except _Stopped as why:
             # A part that ended early, ran out of time or flooded its output ends
@@ -235,6 +244,9 @@ class SandboxSession:
         values = [v if v is not None else (False, f"no answer ({stop})") for v in values]
         return SandboxResult(values=values, note=note)
 
+
+_TAMPERED = ("the process running your code wrote into the grader's input channel, "
+             "which is not allowed; none of its answers counts")
 
 # The runner's protocol (coursegrader/sandbox.py, which runs where this module
 # cannot be imported, spells them there too).

@@ -272,10 +272,20 @@ class JudgeTests(_Confined):
             return os.environ["COURSEGRADER_SECRET"]
         path = os.path.abspath(self.secret_file)
         if not os.path.exists(path):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as f:
-                f.write(secrets.token_hex(32) + "\n")
-            self.log.info("Created the course secret %s (keep it; grades depend on it)", path)
+            # Written whole under another name, then linked into place: workers
+            # grading their first submissions at once all end up reading one secret.
+            tmp = f"{path}.{os.getpid()}-{secrets.token_hex(4)}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                with os.fdopen(fd, "w") as f:
+                    f.write(secrets.token_hex(32) + "\n")
+                os.link(tmp, path)
+                self.log.info("Created the course secret %s (keep it; grades depend "
+                              "on it)", path)
+            except FileExistsError:
+                pass          # another worker made it first: use theirs
+            finally:
+                os.unlink(tmp)
         with open(path) as f:
             value = f.read().strip()
         if not value:
