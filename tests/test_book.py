@@ -873,6 +873,51 @@ def test_plotting_rejects_bad_input():
     plt.close(fig)
 
 
+def test_wide_or_stacked_shows_a_column_on_narrow_screens():
+    """The row of panels is the PNG (for the PDF) and the default of the
+    <picture>; the column, narrower than the breakpoint, is its <source> for
+    screens narrower than the breakpoint.  Bad input is refused by name."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from PIL import Image
+
+    from kernlab.figure_layouts import wide_or_stacked
+
+    def draw(fig, axes, stacked):
+        for ax in axes:
+            ax.plot([0, 1], [1, 0])
+            ax.set_xlabel("x")
+            ax.set_ylabel("y")
+        fig.tight_layout()
+
+    both = wide_or_stacked(draw, 3, wide_size=(7.2, 3), stacked_size=(3.4, 8),
+                           alt='three lines "falling" to the right', breakpoint=600)
+    bundle = both._repr_mimebundle_()
+    page = bundle["text/html"]
+    sources = re.findall(r'srcset="data:image/png;base64,([^"]+)"', page)
+    imgs = re.findall(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]+)"', page)
+    assert '<source media="(max-width: 599px)"' in page and len(sources) == 1
+    assert len(imgs) == 1 and imgs[0][1] == "three lines &quot;falling&quot; to the right"
+    assert imgs[0][0] == bundle["image/png"]
+
+    def size(data):
+        return Image.open(io.BytesIO(base64.b64decode(data))).size
+
+    (wide_w, wide_h), (col_w, col_h) = size(imgs[0][0]), size(sources[0])
+    assert col_w < 600 < wide_w and col_h > wide_h
+    with pytest.raises(ValueError, match="alt must describe"):
+        wide_or_stacked(draw, 3, wide_size=(7, 3), stacked_size=(3, 8), alt="plot")
+    with pytest.raises(ValueError, match="n must be"):
+        wide_or_stacked(draw, 0, wide_size=(7, 3), stacked_size=(3, 8), alt="a" * 30)
+    with pytest.raises(ValueError, match="breakpoint must be"):
+        wide_or_stacked(draw, 1, wide_size=(7, 3), stacked_size=(3, 8), alt="a" * 30,
+                        breakpoint=0)
+
+
 def test_datasets_have_the_documented_labels():
     """The example data sets are labelled -1/+1 as documented, reproducibly."""
     import numpy as np
