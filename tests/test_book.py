@@ -534,6 +534,73 @@ def test_layout_on_a_laptop_and_a_phone(site):
     assert not failures, "\n".join(failures[:80])
 
 
+# At most this many display equations on one page may scroll sideways at 390 px.
+MAX_SCROLLING_EQUATIONS = 3
+
+PHONE_REPORT = """() => {
+  const overlap = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+    && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+  const side = (a, b) => Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+  const name = m => m.id || m.textContent.trim().slice(0, 40);
+  const numbers = [];
+  for (const m of document.querySelectorAll('article div.math')) {
+    const number = m.querySelector('span.eqno');
+    const shown = m.querySelector('mjx-container[display="true"]');
+    if (!number || !shown) continue;
+    const n = number.getBoundingClientRect(), s = shown.getBoundingClientRect();
+    const cut = shown.scrollWidth > shown.clientWidth + 1;
+    // The number may not cover the formula, nor stand beside one that is cut.
+    if (overlap(n, s) || (cut && side(n, s))) numbers.push(name(m));
+  }
+  return {
+    numbers,
+    // Equations wider than their box, which scrolls sideways.
+    scrolling: [...document.querySelectorAll('mjx-container[display="true"]')]
+      .filter(m => m.scrollWidth > m.clientWidth + 1)
+      .map(m => name(m.closest('div.math') || m)),
+    screen: window.innerWidth,
+  };
+}"""
+
+
+@pytest.mark.timeout(600)
+def test_figures_and_equations_fit_a_phone(site):
+    """At 390 px no three-panel figure is wider than the screen (it is shown
+    stacked), no equation number covers its equation or stands beside one cut
+    off at the screen edge, and at most MAX_SCROLLING_EQUATIONS display
+    equations per page scroll sideways."""
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = site
+    failures, stacked, numbered = [], 0, 0
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        context = browser.new_context(viewport=PHONE, is_mobile=True)
+        for docname in toc_files():
+            page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
+            report = page.evaluate(PHONE_REPORT)
+            numbered += page.locator("article div.math span.eqno").count()
+            stacked += page.locator("article figure picture img").count()
+            wide_rows = page.evaluate("""() => [...document.querySelectorAll(
+                'article figure picture img')].filter(img => img.naturalWidth === 0
+                || img.getBoundingClientRect().right > window.innerWidth)
+                .map(img => img.closest('figure').id)""")
+            page.close()
+            failures += [f"{docname}: three-panel figure {f} is wider than the screen"
+                         for f in wide_rows]
+            failures += [f"{docname}: the number of equation {m} covers it or stands "
+                         "beside its cut" for m in report["numbers"]]
+            if len(report["scrolling"]) > MAX_SCROLLING_EQUATIONS:
+                failures.append(f"{docname}: {len(report['scrolling'])} display equations "
+                                "scroll sideways: " + "; ".join(report["scrolling"]))
+        browser.close()
+    assert stacked >= 3, "the three-panel figures are not drawn stacked for a phone"
+    assert numbered > 0, "no numbered equation found"
+    assert not failures, "\n".join(failures)
+
+
 TABLE_REPORT = """() => [...document.querySelectorAll('article table')].map(table => {
   // The box that scrolls: the table itself (book.css makes it a block) or a
   // wrapper the theme puts round it.
