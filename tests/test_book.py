@@ -524,6 +524,73 @@ def test_layout_on_a_laptop_and_a_phone(site):
     assert not failures, "\n".join(failures[:80])
 
 
+# At most this many display equations on one page may scroll sideways at 390 px.
+MAX_SCROLLING_EQUATIONS = 3
+
+PHONE_REPORT = """() => {
+  const overlap = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+    && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+  const side = (a, b) => Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+  const name = m => m.id || m.textContent.trim().slice(0, 40);
+  const numbers = [];
+  for (const m of document.querySelectorAll('article div.math')) {
+    const number = m.querySelector('span.eqno');
+    const shown = m.querySelector('mjx-container[display="true"]');
+    if (!number || !shown) continue;
+    const n = number.getBoundingClientRect(), s = shown.getBoundingClientRect();
+    const cut = shown.scrollWidth > shown.clientWidth + 1;
+    // The number may not cover the formula, nor stand beside one that is cut.
+    if (overlap(n, s) || (cut && side(n, s))) numbers.push(name(m));
+  }
+  return {
+    numbers,
+    // Equations wider than their box, which scrolls sideways.
+    scrolling: [...document.querySelectorAll('mjx-container[display="true"]')]
+      .filter(m => m.scrollWidth > m.clientWidth + 1)
+      .map(m => name(m.closest('div.math') || m)),
+    screen: window.innerWidth,
+  };
+}"""
+
+
+@pytest.mark.timeout(600)
+def test_figures_and_equations_fit_a_phone(site):
+    """At 390 px no three-panel figure is wider than the screen (it is shown
+    stacked), no equation number covers its equation or stands beside one cut
+    off at the screen edge, and at most MAX_SCROLLING_EQUATIONS display
+    equations per page scroll sideways."""
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = site
+    failures, stacked, numbered = [], 0, 0
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        context = browser.new_context(viewport=PHONE, is_mobile=True)
+        for docname in toc_files():
+            page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
+            report = page.evaluate(PHONE_REPORT)
+            numbered += page.locator("article div.math span.eqno").count()
+            stacked += page.locator("article figure picture img").count()
+            wide_rows = page.evaluate("""() => [...document.querySelectorAll(
+                'article figure picture img')].filter(img => img.naturalWidth === 0
+                || img.getBoundingClientRect().right > window.innerWidth)
+                .map(img => img.closest('figure').id)""")
+            page.close()
+            failures += [f"{docname}: three-panel figure {f} is wider than the screen"
+                         for f in wide_rows]
+            failures += [f"{docname}: the number of equation {m} covers it or stands "
+                         "beside its cut" for m in report["numbers"]]
+            if len(report["scrolling"]) > MAX_SCROLLING_EQUATIONS:
+                failures.append(f"{docname}: {len(report['scrolling'])} display equations "
+                                "scroll sideways: " + "; ".join(report["scrolling"]))
+        browser.close()
+    assert stacked >= 3, "the three-panel figures are not drawn stacked for a phone"
+    assert numbered > 0, "no numbered equation found"
+    assert not failures, "\n".join(failures)
+
+
 TABLE_REPORT = """() => [...document.querySelectorAll('article table')].map(table => {
   // The box that scrolls: the table itself (book.css makes it a block) or a
   // wrapper the theme puts round it.
@@ -858,6 +925,51 @@ def test_plotting_rejects_bad_input():
     with pytest.raises(TypeError, match="3-D axes"):
         plotting.surface(ax, lambda P: P[:, 0], (0, 1, 0, 1))
     plt.close(fig)
+
+
+def test_wide_or_stacked_shows_a_column_on_narrow_screens():
+    """The row of panels is the PNG (for the PDF) and the default of the
+    <picture>; the column, narrower than the breakpoint, is its <source> for
+    screens narrower than the breakpoint.  Bad input is refused by name."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from PIL import Image
+
+    from kernlab.figure_layouts import wide_or_stacked
+
+    def draw(fig, axes, stacked):
+        for ax in axes:
+            ax.plot([0, 1], [1, 0])
+            ax.set_xlabel("x")
+            ax.set_ylabel("y")
+        fig.tight_layout()
+
+    both = wide_or_stacked(draw, 3, wide_size=(7.2, 3), stacked_size=(3.4, 8),
+                           alt='three lines "falling" to the right', breakpoint=600)
+    bundle = both._repr_mimebundle_()
+    page = bundle["text/html"]
+    sources = re.findall(r'srcset="data:image/png;base64,([^"]+)"', page)
+    imgs = re.findall(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]+)"', page)
+    assert '<source media="(max-width: 599px)"' in page and len(sources) == 1
+    assert len(imgs) == 1 and imgs[0][1] == "three lines &quot;falling&quot; to the right"
+    assert imgs[0][0] == bundle["image/png"]
+
+    def size(data):
+        return Image.open(io.BytesIO(base64.b64decode(data))).size
+
+    (wide_w, wide_h), (col_w, col_h) = size(imgs[0][0]), size(sources[0])
+    assert col_w < 600 < wide_w and col_h > wide_h
+    with pytest.raises(ValueError, match="alt must describe"):
+        wide_or_stacked(draw, 3, wide_size=(7, 3), stacked_size=(3, 8), alt="plot")
+    with pytest.raises(ValueError, match="n must be"):
+        wide_or_stacked(draw, 0, wide_size=(7, 3), stacked_size=(3, 8), alt="a" * 30)
+    with pytest.raises(ValueError, match="breakpoint must be"):
+        wide_or_stacked(draw, 1, wide_size=(7, 3), stacked_size=(3, 8), alt="a" * 30,
+                        breakpoint=0)
 
 
 def test_datasets_have_the_documented_labels():
