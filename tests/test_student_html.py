@@ -14,7 +14,6 @@ formgrader) nor the feedback page may run any of it.
 import html.parser
 import json
 import os
-import re
 import secrets
 import socket
 import subprocess
