@@ -23,6 +23,17 @@ if os.environ.get("KERNEL_COURSE_EXCHANGE") == "ngshare":
 elif os.environ.get("NBGRADER_EXCHANGE"):
     c.Exchange.root = os.environ["NBGRADER_EXCHANGE"]
 
+if os.environ.get("KERNEL_COURSE_ROLE") == "student":
+    # warn before a failing or unchanged notebook goes in; say what went in
+    # (submit_check.py, installed into the students' environment)
+    import submit_check
+    from nbgrader.exchange.default.submit import ExchangeSubmit as FolderSubmit
+
+    if "submit" in c.ExchangeFactory:
+        c.ExchangeFactory.submit = submit_check.checked(c.ExchangeFactory.submit)
+    else:
+        c.ExchangeFactory.submit = submit_check.checked(FolderSubmit)
+
 if os.environ.get("KERNEL_COURSE_ROLE") == "instructor" and \
         os.environ.get("KERNEL_COURSE_EXCHANGE") != "ngshare":
     # In the shared folder any student may write into inbound/ and name the
