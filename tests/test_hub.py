@@ -401,6 +401,9 @@ def render_every_cell(page, hub, who):
                  {"windowingMode": "none"})
     lab_settings(page, hub, who, "@jupyterlab/terminal-extension:plugin",
                  {"screenReaderMode": True})
+    page.reload()   # JupyterLab reads the changed settings when it loads
+    page.wait_for_selector("#jp-main-dock-panel", timeout=LONG)
+    page.wait_for_selector(".jp-FileBrowser", timeout=LONG)
 
 
 def open_terminal(page):
