@@ -124,9 +124,6 @@ server = {"ServerApp": {"jpserver_extensions": {"formgrader_csp": teacher}}}
 if teacher:
     server["ServerApp"]["tornado_settings"] = {
         "headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}
-    # Formgrader logs its actions at the level of the server's logger, which
-    # traitlets sets to DEBUG (its handler filters): keep the success boxes to INFO
-    server["ServerApp"]["logging_config"] = {"loggers": {"ServerApp": {"level": "INFO"}}}
 with open(os.path.join(etc, "jupyter_server_config.d", "kernel_course.json"), "w") as f:
     json.dump(server, f, indent=2)
 PY
