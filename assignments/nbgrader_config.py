@@ -41,12 +41,18 @@ c.CourseDirectory.db_url = (os.environ.get("NBGRADER_DB_URL")
 warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in session")
 
 # Submissions downloaded from a learning-management system as one zip
-# (`make zip_collect PS=ps1 ZIP=...`): the file names inside follow Canvas's
-# pattern <student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb (the
-# -<n> is added to a resubmission); <student> must be the student's id in the
-# gradebook. Adapt the expression to another system's names.
-c.FileNameCollectorPlugin.named_regexp = (
-    r".*/(?P<student_id>[^/_]+)_(?:LATE_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$")
+# (`make zip_collect PS=ps1 ZIP=...`, coursegrader/lms_zip.py): only the
+# members at the top level of the LMS's zip are read, never an archive inside
+# it, within caps on their number and size; the student id comes from the
+# LMS's own name of each member, Canvas's
+# <student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb by default
+# (<student> must be the student's id in the gradebook). Adapt the expression
+# to another system's names; a `timestamp` group lets a newer file of a
+# student replace an older one (without it, both are skipped and listed).
+c.ZipCollectApp.extractor_plugin = "coursegrader.lms_zip.LmsZipExtractor"
+c.ZipCollectApp.collector_plugin = "coursegrader.lms_zip.LmsZipCollector"
+c.LmsZipExtractor.named_regexp = (
+    r"(?P<student_id>[^_]+)_(?:LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb")
 
 # The released notebooks: no solutions, no hidden tests, no outputs.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
@@ -89,6 +95,8 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
+    # what the student wrote is cleaned in the autograded notebook itself
+    "coursegrader.clean_student_html.CleanStudentHTML",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
@@ -102,15 +110,44 @@ if os.environ.get("COURSEGRADER_PART_TIMEOUT"):
     c.JudgeTests.timeout = float(os.environ["COURSEGRADER_PART_TIMEOUT"])
 
 # Feedback shows the public test source and every report, never hidden tests,
-# and no HTML or script of the student's that could run in a browser.
+# and no HTML or script of the student's that could run in a browser; each
+# graded part is named by its title.
 c.GenerateFeedback.preprocessors = [
     "coursegrader.preprocessor.HideHiddenTests",
-    "coursegrader.preprocessor.SanitizeOutputs",
+    "coursegrader.clean_student_html.CleanStudentHTML",
+    "coursegrader.part_titles.TitleGradedParts",
     "nbgrader.preprocessors.GetGrades",
+    "coursegrader.deadlines.LateFeedback",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 c.HTMLExporter.sanitize_html = True
 # The page opens offline: MathJax inlined from the site's copy, no cell prompts
-# (coursegrader/feedback_page.py, coursegrader/templates/feedback/).
+# (coursegrader/feedback_page.py, coursegrader/templates/feedback/).  The same
+# settings reach Formgrader, whose grading page (templates/formgrade/) shows
+# Markdown cells cleaned by coursegrader/student_html.py, as the feedback does.
 c.HTMLExporter.extra_template_basedirs = feedback_page.template_basedirs()
-c.HTMLExporter.filters = {"offline_mathjax": "coursegrader.feedback_page.offline_mathjax"}
+c.HTMLExporter.template_file = feedback_page.TEMPLATE_FILE
+c.HTMLExporter.filters = {
+    "offline_mathjax": "coursegrader.feedback_page.offline_mathjax",
+    "clean_student_html": "coursegrader.student_html.clean_html",
+}
+
+# Collecting from the shared-folder exchange: a student owns their inbound
+# folder and could add links to it (to the solutions, to .grader_secret);
+# this collect takes only regular files and skips and logs every link
+# (coursegrader/exchange_collect.py).
+c.ExchangeFactory.collect = "coursegrader.exchange_collect.NoLinkCollect"
+
+# Due dates and the late policy (coursegrader/late_policy.py). Due dates come
+# from due_dates.csv (`make db`), extensions from `make extend`; both are
+# written and shown in this time zone. The penalty is worked out again at
+# every `make export` and `make feedback`, from each student's own due date.
+c.CourseCalendar.time_zone = "UTC"  # e.g. "Europe/Berlin"
+c.LatePolicy.per_day = 0.10          # of the points, per day or part of a day late
+c.LatePolicy.zero_after_days = 5     # later than that: zero
+c.LatePolicy.of = "points_possible"  # or "score": a fraction of what was earned
+
+# `make similarity`: a pair of submissions is flagged when this share of one
+# answer's code (names, comments and layout set aside; the released scaffold
+# removed) is found in the other (coursegrader/similarity.py).
+c.SimilarityCheck.threshold = 0.6

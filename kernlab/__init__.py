@@ -10,6 +10,7 @@ from .gram import *  # noqa: F401,F403
 from .ridge import *  # noqa: F401,F403
 from .svm import *  # noqa: F401,F403
 from .rkhs import *  # noqa: F401,F403
+from .kernel_pca import *  # noqa: F401,F403
 from .model_selection import *  # noqa: F401,F403
 
 __version__ = "0.1.0"

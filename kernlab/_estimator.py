@@ -365,3 +365,7 @@ class BinaryClassifierTags(_KernelTags):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+
+class RegressorTags(_KernelTags):
+    """Tags of a single-output kernel regressor; put first among the bases."""

@@ -31,15 +31,17 @@ Examples
 True
 """
 
+import warnings
+
 import cvxpy as cp
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 __all__ = ["WorkingSetDual"]
 
-# Multipliers this close (relative to C) to a bound are put on it: an
-# interior-point answer stays a little inside its bounds, and a multiplier left
-# at 1e-8 C instead of 0 would count as a violator forever.
+# Multipliers this close (relative to their scale, or to C) to a bound are put
+# on it: an interior-point answer stays a little inside its bounds, and a
+# multiplier left at 1e-8 C instead of 0 would count as a violator forever.
 _SNAP = 1e-6
 _TIGHT = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8,
               direct_solve_method="qdldl")
@@ -48,9 +50,10 @@ _TIGHT = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=
 class _Subproblem:
     """One compiled CVXPY problem for working sets of size q, re-solved with new values.
 
-    With ``Q_BB = R^T R``, the variable is ``beta = a / C`` (in [0, 1]) and the
-    objective, divided by C, is ``C/2 ||R beta||^2 + p^T beta``; for the hard
-    margin (C = inf) the variable is ``a`` itself, with no upper bound.
+    With ``Q_BB = R^T R`` and a scale ``s`` of the multipliers, the variable is
+    ``x = a / s`` and the objective, divided by s, is ``s/2 ||R x||^2 + p^T x``
+    (``R`` is passed already multiplied by ``sqrt(s)``); the upper bound
+    ``C / s`` is a parameter, absent for the hard margin (C = inf).
     """
 
     def __init__(self, q, bounded):
@@ -59,24 +62,33 @@ class _Subproblem:
         self.t = cp.Parameter(q)
         self.rhs = cp.Parameter()
         self.x = cp.Variable(q)
+        self.upper = cp.Parameter(nonneg=True) if bounded else None
         constraints = [self.x >= 0, self.t @ self.x == self.rhs]
         if bounded:
-            constraints.append(self.x <= 1)
+            constraints.append(self.x <= self.upper)
         objective = cp.Minimize(0.5 * cp.sum_squares(self.R @ self.x) + self.p @ self.x)
         self.problem = cp.Problem(objective, constraints)
         assert self.problem.is_dpp()
 
-    def solve(self, R, p, t, rhs, start):
+    def solve(self, R, p, t, rhs, start, upper):
         self.R.value, self.p.value, self.t.value, self.rhs.value = R, p, t, rhs
+        if self.upper is not None:
+            self.upper.value = upper
         self.x.value = start
         try:
-            self.problem.solve(solver=cp.CLARABEL, warm_start=True, **_TIGHT)
+            with warnings.catch_warnings():
+                # "Solution may be inaccurate": every step is followed by the
+                # violation of the whole problem, and the caller's KKT check.
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate",
+                                        category=UserWarning)
+                self.problem.solve(solver=cp.CLARABEL, warm_start=True, **_TIGHT)
         except cp.error.SolverError as exc:
             raise RuntimeError(f"an SVM working-set subproblem could not be solved by "
                                f"Clarabel: {exc}") from exc
-        if self.problem.status != cp.OPTIMAL or self.x.value is None:
-            raise RuntimeError("Clarabel did not solve an SVM working-set subproblem (status "
-                               f"{self.problem.status!r})")
+        if self.problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or \
+                self.x.value is None:
+            raise RuntimeError("Clarabel did not solve an SVM working-set subproblem "
+                               f"(status {self.problem.status!r})")
         return np.asarray(self.x.value, dtype=np.float64)
 
 
@@ -97,12 +109,21 @@ class WorkingSetDual:
         Memory for kernel columns kept between steps.
     """
 
-    def __init__(self, gram, t, C, q=64, cache_bytes=1.5 * 2**30):
+    def __init__(self, gram, t, C, q=64, cache_bytes=1.5 * 2**30, *, p=None,
+                 start=None):
         self.gram, self.t, self.C = gram, t, C
         n = len(t)
         self.q = min(q, n)
+        self.p = -np.ones(n) if p is None else np.asarray(p, dtype=np.float64)
         self.alpha = np.zeros(n)
-        self.G = -np.ones(n)
+        self.G = self.p.copy()
+        if start is not None:
+            start = np.clip(start, 0.0, C)
+            if abs(start @ t) <= 1e-12 * max(float(start.max()), 1e-300) * n:
+                self.alpha = start
+                self.G += t * gram.times(t * start)
+        # Multipliers are of order 1 / max K_ii when nothing bounds them.
+        self.floor = 1.0 / max(float(np.max(gram.diag())), np.finfo(float).tiny)
         self.sub = _Subproblem(self.q, np.isfinite(C))
         self.cache = {}
         self.max_cached = max(4 * self.q, int(cache_bytes // (8 * n)))
@@ -159,22 +180,34 @@ class WorkingSetDual:
         R = np.sqrt(np.clip(values, 0.0, None))[:, None] * vectors.T  # R^T R = Q_BB
         a_B = self.alpha[B]
         p = self.G[B] - Q_BB @ a_B
+        # The variable of the subproblem is a / s, with s the scale of the
+        # multipliers: snapping at _SNAP is then relative to them, not to C
+        # (with C = 1e6 and multipliers near 1, a / C would snap them to 0).
+        s = max(float(self.alpha.max()), self.floor)
         if np.isfinite(C):
-            x = self.sub.solve(np.sqrt(C) * R, p, tB, float(tB @ a_B) / C, a_B / C)
-            new = _snap_box(x, tB, float(tB @ a_B) / C) * C
-        else:
-            new = np.clip(self.sub.solve(R, p, tB, float(tB @ a_B), a_B), 0.0, None)
-            new[new <= _SNAP * max(new.max(), 1.0)] = 0.0
+            s = min(s, C)
+        x = self.sub.solve(np.sqrt(s) * R, p, tB, float(tB @ a_B) / s, a_B / s, C / s)
+        x = _snap_box(x, tB, float(tB @ a_B) / s, C / s)
+        new = x * s
+        new[x == C / s] = C  # exactly C, whatever the rounding of s
         delta = new - a_B
         if np.any(delta):
             self.alpha[B] = new
             self.G += t * (K_B @ (tB * delta))
         self.steps += 1
 
-    def run(self, eps, max_steps=None):
-        """Iterate until the violation is at most ``eps``; returns the final violation."""
+    def run(self, eps, max_steps=None, patience=None):
+        """Iterate until the violation is at most ``eps``; returns the final violation.
+
+        Stops early when ``patience`` steps in a row (by default 200, or ten
+        sweeps of n / q steps if more) have not lowered the smallest
+        violation seen: the method has stalled (rounding, or a problem too
+        ill-conditioned for its scale).
+        """
         n = len(self.t)
         max_steps = max_steps or max(200, 50 * n // self.q)
+        patience = patience or max(200, 10 * n // self.q)
+        best, since_best = np.inf, 0
         # The q x q algebra is far too small to gain from BLAS threads, and on a
         # busy machine their start-up dominates each step.
         with threadpool_limits(1, user_api="blas"):
@@ -182,6 +215,12 @@ class WorkingSetDual:
                 gap, v, up, low = self.violation()
                 if gap <= eps:
                     return gap
+                if gap < best * (1 - 1e-3):
+                    best, since_best = gap, 0
+                else:
+                    since_best += 1
+                    if since_best >= patience:
+                        return gap
                 self.step(self.select(v, up, low))
         return self.violation()[0]
 
@@ -195,13 +234,14 @@ def _interleave(a, b):
             yield b[i]
 
 
-def _snap_box(x, t, rhs):
-    """Put values within _SNAP of 0 or 1 on the bound, keeping t^T x = rhs on the free ones."""
-    x = np.clip(x, 0.0, 1.0)
-    x[x <= _SNAP] = 0.0
-    x[x >= 1.0 - _SNAP] = 1.0
-    free = (x > 0.0) & (x < 1.0)
+def _snap_box(x, t, rhs, upper):
+    """Put values within _SNAP of 0 or of ``upper`` on the bound; keep t^T x = rhs."""
+    x = np.clip(x, 0.0, upper)
+    x[x <= _SNAP * min(1.0, upper)] = 0.0
+    if np.isfinite(upper):
+        x[x >= upper * (1.0 - _SNAP)] = upper
+    free = (x > 0.0) & (x < upper)
     if free.any():
         x[free] -= t[free] * (t @ x - rhs) / free.sum()
-        np.clip(x, 0.0, 1.0, out=x)
+        np.clip(x, 0.0, upper, out=x)
     return x

@@ -15,10 +15,12 @@ import itertools
 import math
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
-from ._estimator import fit_input, predict_input
+from ._estimator import check_kernel, compute_gram, fit_input, is_precomputed, predict_input
+from ._linalg import add_to_diagonal
 from ._validation import check_array, check_scalar
 from .kernels import ANOVA, Gaussian, Linear, Polynomial, PolynomialOf
 
@@ -30,6 +32,7 @@ __all__ = [
     "BiasFeatures",
     "GaussianTaylorFeatures",
     "RandomFourierFeatures",
+    "Nystroem",
 ]
 
 
@@ -79,6 +82,15 @@ def _monomials(X, exponents):
         if powers.any():
             out *= X[:, i:i + 1] ** powers[None, :]
     return out
+
+
+def _generator(random_state):
+    """A numpy Generator from a seed, a Generator or None."""
+    try:
+        return np.random.default_rng(random_state)
+    except (TypeError, ValueError) as exc:
+        raise TypeError("random_state must be None, an int or a numpy Generator, "
+                        f"got {type(random_state).__name__} {random_state!r}") from exc
 
 
 class FeatureMap(TransformerMixin, BaseEstimator):
@@ -155,7 +167,7 @@ class PolynomialFeatures(FeatureMap):
     ['1', '√2·x1', '√2·x2', 'x1^2', '√2·x1·x2', 'x2^2']
     """
 
-    def __init__(self, degree=2, c=1.0):
+    def __init__(self, degree=2, *, c=1.0):
         self.degree = degree
         self.c = c
 
@@ -219,7 +231,8 @@ class ANOVAFeatures(FeatureMap):
         sizes = range(d + 1) if self.degree is None else [self.degree]
         subsets = [s for k in sizes for s in itertools.combinations(range(d), k)]
         if not subsets:
-            raise ValueError(f"degree={self.degree} exceeds the input dimension {d}")
+            raise ValueError(f"degree={self.degree} exceeds the input dimension: X has "
+                             f"{d} feature(s); degree must be at most {d}")
         exponents = np.zeros((len(subsets), d), dtype=int)
         for row, s in enumerate(subsets):
             exponents[row, list(s)] = 1
@@ -321,7 +334,7 @@ class GaussianTaylorFeatures(FeatureMap):
     True
     """
 
-    def __init__(self, sigma=1.0, order=4):
+    def __init__(self, sigma=1.0, *, order=4):
         self.sigma = sigma
         self.order = order
 
@@ -424,7 +437,7 @@ class RandomFourierFeatures(FeatureMap):
 
     _stateless = False
 
-    def __init__(self, sigma=1.0, n_components=100, random_state=None):
+    def __init__(self, sigma=1.0, *, n_components=100, random_state=None):
         self.sigma = sigma
         self.n_components = n_components
         self.random_state = random_state
@@ -439,11 +452,7 @@ class RandomFourierFeatures(FeatureMap):
         return Gaussian(sigma=self.sigma)
 
     def _fit(self, X):
-        try:
-            rng = np.random.default_rng(self.random_state)
-        except (TypeError, ValueError) as exc:
-            raise TypeError("random_state must be None, an int or a numpy Generator, "
-                            f"got {type(self.random_state).__name__} {self.random_state!r}") from exc
+        rng = _generator(self.random_state)
         n = int(self.n_components)
         self.omega_ = rng.standard_normal((X.shape[1], n)) / float(self.sigma)
         self.offset_ = rng.uniform(0.0, 2.0 * np.pi, n)
@@ -459,3 +468,81 @@ class RandomFourierFeatures(FeatureMap):
 
     def _names(self, input_features):
         return [f"cos(w{j + 1}·x + b{j + 1})" for j in range(int(self.n_components))]
+
+
+class Nystroem(FeatureMap):
+    """The Nystroem feature map: m landmarks give features with F F^T = K_nm K_mm^-1 K_mn.
+
+    ``fit`` draws ``n_components`` landmarks ``z_j`` from the rows of X and
+    factors their Gram matrix, ``K_mm = L L^T`` (with a jitter of 1e-10 of
+    its mean diagonal, as K_mm is often numerically singular).  The features
+    of x are ``L^-1 k(Z, x)``, so the inner product of two feature vectors
+    is ``k(x, Z) K_mm^-1 k(Z, t)``: the kernel itself whenever x or t is a
+    landmark, and a low-rank approximation to it elsewhere.
+
+    Parameters
+    ----------
+    kernel : kernlab kernel or callable k(X, Y)
+        The kernel to approximate (not ``"precomputed"``).
+    n_components : int, default=100
+        Number m of landmarks (capped at the number of training points).
+    random_state : int, numpy Generator or None, default=None
+        Seed for the choice of landmarks.
+
+    Attributes
+    ----------
+    landmarks_ : ndarray of shape (m, d)
+        The chosen training points, in their original order.
+    landmark_indices_ : ndarray of shape (m,)
+        Their row numbers in the training data.
+    chol_ : ndarray of shape (m, m)
+        The lower Cholesky factor L of K_mm (plus jitter).
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> ny = Nystroem(Gaussian(sigma=1.0), n_components=50, random_state=0).fit(X)
+    >>> F = ny.transform(X)
+    >>> bool(np.allclose(F @ F.T, Gaussian(sigma=1.0)(X), atol=1e-8))
+    True
+    """
+
+    _stateless = False
+
+    def __init__(self, kernel=None, *, n_components=100, random_state=None):
+        self.kernel = kernel
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def _check_params(self):
+        kernel = check_kernel(self.kernel)
+        if is_precomputed(kernel):
+            raise ValueError("Nystroem needs a kernel function, not 'precomputed'")
+        check_scalar(self.n_components, "n_components", low=1, integer=True)
+        return kernel
+
+    def _fit(self, X):
+        kernel = self._check_params()
+        rng = _generator(self.random_state)
+        n = X.shape[0]
+        m = min(int(self.n_components), n)
+        self.landmark_indices_ = np.sort(rng.choice(n, size=m, replace=False))
+        self.landmarks_ = X[self.landmark_indices_]
+        K_mm = compute_gram(kernel, self.landmarks_)
+        jitter = 1e-10 * max(np.trace(K_mm) / m, np.finfo(float).tiny)
+        try:
+            self.chol_ = np.linalg.cholesky(add_to_diagonal(K_mm, jitter))
+        except np.linalg.LinAlgError as exc:
+            raise ValueError("the kernel matrix of the landmarks is not positive definite; "
+                             "the kernel must be positive semi-definite") from exc
+
+    def _transform(self, X):
+        if not hasattr(self, "chol_"):
+            raise NotFittedError("Nystroem must be fitted (fit(X)) before transform")
+        K_nm = compute_gram(self.kernel, X, self.landmarks_)
+        return solve_triangular(self.chol_, K_nm.T, lower=True, check_finite=False).T
+
+    def _names(self, input_features):
+        if not hasattr(self, "chol_"):
+            raise NotFittedError("Nystroem must be fitted (fit(X)) before naming its features")
+        return [f"nystroem{j + 1}" for j in range(self.chol_.shape[0])]

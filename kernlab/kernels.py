@@ -38,16 +38,15 @@ import copy
 import inspect
 import math
 import numbers
-import os
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import sparse
 from scipy.spatial import distance
-from scipy.linalg import blas
 
+from ._gaussian_gram import gaussian_gram
 from ._linalg import is_psd
+from ._symmetric import mirror_lower
 from ._validation import check_array, check_instance, check_scalar, holds_objects
 
 __all__ = [
@@ -84,33 +83,6 @@ __all__ = [
 # Precedence levels used to put brackets in reprs only where they are needed.
 _PREC_SUM, _PREC_PRODUCT, _PREC_POWER, _PREC_ATOM = 1, 2, 3, 4
 
-_BLOCK = 256  # rows per block when mirroring a triangle
-_GAUSS_BLOCK = 128  # rows per block of the Gaussian Gram matrix (a few MB: stays in cache)
-_THREADED_MIN_ROWS = 2048  # below this, threads cost more than they save
-_N_THREADS = min(4, os.cpu_count() or 1)
-
-
-def _mirror_block(K, i, j, upper):
-    """Copy rows i:j of the lower triangle of ``K`` onto the upper triangle."""
-    K[:i, i:j] = K[i:j, :i].T
-    square = K[i:j, i:j]
-    m = j - i
-    np.copyto(square, square.T.copy(), where=upper[:m, :m])
-
-
-def _upper_mask(size):
-    """Boolean mask of the strict upper triangle of a size x size block."""
-    return np.triu(np.ones((size, size), dtype=bool), 1)
-
-
-def _mirror_lower(K):
-    """Copy the lower triangle of square ``K`` onto the upper one, in place."""
-    n = K.shape[0]
-    upper = _upper_mask(min(_BLOCK, n))
-    for i in range(0, n, _BLOCK):
-        _mirror_block(K, i, min(i + _BLOCK, n), upper)
-    return K
-
 
 def _func_name(f):
     """Readable name of a user function for reprs."""
@@ -146,7 +118,7 @@ class Kernel:
         X = self._check_X(X, "X")
         if Y is None:
             K = np.asarray(self._gram(X, None), dtype=np.float64)
-            return K if self._exact_symmetry else _mirror_lower(K)
+            return K if self._exact_symmetry else mirror_lower(K)
         Y = self._check_X(Y, "Y")
         self._check_compatible(X, Y)
         return np.asarray(self._gram(X, Y), dtype=np.float64)
@@ -367,112 +339,13 @@ class Gaussian(Kernel):
             raise ValueError(f"sigma is too small: 1 / (2 sigma^2) overflows for sigma={self.sigma!r}")
 
     def _gram(self, X, Y):
-        gamma = 1.0 / (2.0 * self.sigma ** 2)
-        if Y is None:
-            return _gaussian_symmetric(X, gamma)
-        return _gaussian_cross(X, Y, gamma)
+        return gaussian_gram(X, Y, 1.0 / (2.0 * self.sigma ** 2))
 
     def _diag(self, X):
         return np.ones(X.shape[0])
 
     def __repr__(self):
         return f"Gaussian(sigma={self.sigma!r})"
-
-
-def _for_each_block(work, n_rows, block):
-    """Call work(start) for every block of rows; two or more threads for big jobs.
-
-    numpy releases the GIL inside its elementwise loops, so the blocks of a
-    large Gram matrix can be finished on several cores at once.
-    """
-    starts = range(0, n_rows, block)
-    if n_rows < _THREADED_MIN_ROWS or _N_THREADS < 2:
-        for start in starts:
-            work(start)
-        return
-    with ThreadPoolExecutor(_N_THREADS) as pool:
-        for _ in pool.map(work, starts):
-            pass  # consume results so that exceptions propagate
-
-
-def _exp_of_exponent(block, half_sq_rows, half_sq_cols, X_rows, Y_cols, gamma):
-    """In place: block <- exp(block - a_i - b_j), i.e. exp(-gamma ||x_i - y_j||^2).
-
-    ``block`` holds ``2 gamma <x_i, y_j>`` on entry.  The expansion
-    ``2 gamma <x, y> - gamma |x|^2 - gamma |y|^2`` loses about
-    ``gamma * eps * d * (|x|^2 + |y|^2)`` to cancellation; the callers centre
-    the data, which makes this small; the entries whose value k could still
-    be off by more than 1e-12 (k times the exponent's error; narrow kernels)
-    are recomputed from the differences ``x - y`` directly.
-    """
-    block -= half_sq_cols[None, :]
-    block -= half_sq_rows[:, None]
-    d = X_rows.shape[1]
-    eps = np.finfo(float).eps
-    worst = (d + 4) * eps * (half_sq_rows.max(initial=0.0) + half_sq_cols.max(initial=0.0))
-    if worst > 1e-12:
-        # k * worst > 1e-12 only where the exponent exceeds log(1e-12 / worst)
-        i, j = np.nonzero(block > np.log(1e-12 / worst) - worst)
-        if i.size:
-            diff = X_rows[i] - Y_cols[j]
-            block[i, j] = -gamma * np.einsum("ij,ij->i", diff, diff)
-    np.minimum(block, 0.0, out=block)  # rounding can make ||x-t||^2 slightly negative
-    np.exp(block, out=block)
-
-
-def _centre(X, Y=None):
-    """Subtract the mean of the rows of X (and Y): the Gaussian depends only on differences."""
-    if Y is None:
-        mean = X.mean(axis=0)
-        return X - mean, None
-    mean = (X.sum(axis=0) + Y.sum(axis=0)) / (X.shape[0] + Y.shape[0])
-    return X - mean, Y - mean
-
-
-def _gaussian_symmetric(X, gamma):
-    """exp(-gamma ||x_i - x_j||^2) for all pairs of rows of X, exactly symmetric.
-
-    -gamma ||x - t||^2 = 2 gamma <x, t> - gamma |x|^2 - gamma |t|^2, on
-    centred data.  dsyrk computes one triangle of 2 gamma X X^T with half the
-    flops of a full product; its Fortran-ordered result viewed transposed is
-    a C-ordered array whose lower triangle holds the values.  Each block of
-    rows is finished while it is in cache and then copied onto the upper
-    triangle, so the only n x n array ever allocated is the result.
-    """
-    X, _ = _centre(X)
-    half_sq = gamma * np.einsum("ij,ij->i", X, X)
-    n = X.shape[0]
-    # An uninitialised output spares dsyrk zero-filling n^2 entries; the upper
-    # triangle it leaves untouched is overwritten by the mirror below.
-    out = np.empty((n, n), order="F")
-    K = blas.dsyrk(2.0 * gamma, X.T, beta=0.0, c=out, trans=1, overwrite_c=1).T
-    upper = _upper_mask(min(_GAUSS_BLOCK, n))
-
-    def finish(i):
-        j = min(i + _GAUSS_BLOCK, n)
-        block = K[i:j, :j]  # rows i:j, up to and including the diagonal
-        _exp_of_exponent(block, half_sq[i:j], half_sq[:j], X[i:j], X[:j], gamma)
-        np.fill_diagonal(block[:, i:], 1.0)  # k(x, x) = 1 exactly
-        _mirror_block(K, i, j, upper)
-
-    _for_each_block(finish, n, _GAUSS_BLOCK)
-    return K
-
-
-def _gaussian_cross(X, Y, gamma):
-    """exp(-gamma ||x_i - y_j||^2) for rows of X against rows of Y (centred together)."""
-    X, Y = _centre(X, Y)
-    half_sq_x = gamma * np.einsum("ij,ij->i", X, X)
-    half_sq_y = gamma * np.einsum("ij,ij->i", Y, Y)
-    K = X @ Y.T
-    K *= 2.0 * gamma
-
-    def finish(i):
-        rows = slice(i, i + _GAUSS_BLOCK)
-        _exp_of_exponent(K[rows], half_sq_x[rows], half_sq_y, X[rows], Y, gamma)
-
-    _for_each_block(finish, K.shape[0], _GAUSS_BLOCK)
-    return K
 
 
 def _distances(X, Y, metric):

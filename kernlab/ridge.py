@@ -17,7 +17,7 @@ definite system:
 """
 
 import numpy as np
-from scipy.linalg import cho_solve, solve_triangular
+from scipy.linalg import cho_solve
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -26,7 +26,7 @@ from ._estimator import (MultiOutputRegressorTags, check_cross_gram, check_kerne
                          is_precomputed, owns_result, predict_input)
 from ._linalg import add_to_diagonal, cholesky_solve, is_psd
 from ._validation import check_array, check_scalar
-from .features import RandomFourierFeatures
+from .features import Nystroem, RandomFourierFeatures
 
 __all__ = [
     "ridge_flops",
@@ -208,7 +208,7 @@ class BasisRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     array([ 1.,  0., -2.])
     """
 
-    def __init__(self, basis=None, lam=1.0, *, gram=None):
+    def __init__(self, basis=None, *, lam=1.0, gram=None):
         self.basis = basis
         self.lam = lam
         self.gram = gram
@@ -312,7 +312,7 @@ class KernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     (20,)
     """
 
-    def __init__(self, kernel=None, lam=1.0, *, fit_intercept=False, basis=None):
+    def __init__(self, kernel=None, *, lam=1.0, fit_intercept=False, basis=None):
         self.kernel = kernel
         self.lam = lam
         self.fit_intercept = fit_intercept
@@ -421,9 +421,9 @@ class NystroemKernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimato
     """Kernel ridge with a Nystroem approximation of the Gram matrix.
 
     ``n_components`` landmarks ``z_j`` are drawn from the training points;
-    with ``K_mm = L L^T`` the feature map ``F = K(X, Z) L^-T`` satisfies
-    ``F F^T = K_nm K_mm^-1 K_mn``, and ridge is solved in these ``m``
-    features at cost ``O(n m^2)`` instead of ``O(n^3)``.
+    the :class:`kernlab.Nystroem` feature map ``F = K(X, Z) L^-T`` (with
+    ``K_mm = L L^T``) satisfies ``F F^T = K_nm K_mm^-1 K_mn``, and ridge is
+    solved in these ``m`` features at cost ``O(n m^2)`` instead of ``O(n^3)``.
 
     Parameters
     ----------
@@ -436,6 +436,8 @@ class NystroemKernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimato
 
     Attributes
     ----------
+    nystroem_ : Nystroem
+        The fitted feature map.
     landmarks_ : ndarray of shape (m, d)
     coef_ : ndarray of shape (m,) or (m, k), weights on the Nystroem features
     intercept_ : float or ndarray
@@ -451,7 +453,7 @@ class NystroemKernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimato
     True
     """
 
-    def __init__(self, kernel=None, lam=1.0, *, n_components=500, fit_intercept=False,
+    def __init__(self, kernel=None, *, lam=1.0, n_components=500, fit_intercept=False,
                  random_state=None):
         self.kernel = kernel
         self.lam = lam
@@ -459,32 +461,15 @@ class NystroemKernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimato
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 
-    def _features(self, X):
-        C = compute_gram(self.kernel, X, self.landmarks_)
-        return solve_triangular(self.chol_, C.T, lower=True, check_finite=False).T
-
     def fit(self, X, y):
         """Choose landmarks and solve the reduced ridge problem; returns self."""
-        kernel = check_kernel(self.kernel)
-        if is_precomputed(kernel):
-            raise ValueError("NystroemKernelRidge needs a kernel function, not 'precomputed'")
         lam = check_lam(self.lam)
-        m = check_scalar(self.n_components, "n_components", low=1, integer=True)
         X = fit_input(self, X)
         y = check_targets(y, X.shape[0])
-        n = X.shape[0]
-        rng = np.random.default_rng(self.random_state)
-        idx = np.sort(rng.choice(n, size=min(m, n), replace=False))
-        self.landmarks_ = X[idx]
-        Kmm = compute_gram(kernel, self.landmarks_)
-        # small relative jitter: K_mm is often numerically singular
-        jitter = 1e-10 * max(np.trace(Kmm) / Kmm.shape[0], np.finfo(float).tiny)
-        try:
-            self.chol_ = np.linalg.cholesky(add_to_diagonal(Kmm, jitter))
-        except np.linalg.LinAlgError as exc:
-            raise ValueError("the kernel matrix of the landmarks is not positive definite; "
-                             "the kernel must be positive semi-definite") from exc
-        F = self._features(X)
+        self.nystroem_ = Nystroem(self.kernel, n_components=self.n_components,
+                                  random_state=self.random_state).fit(X)
+        self.landmarks_ = self.nystroem_.landmarks_
+        F = self.nystroem_.transform(X)
         self.coef_, self.intercept_ = _feature_ridge(F, y, lam, self.fit_intercept)
         return self
 
@@ -492,7 +477,7 @@ class NystroemKernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimato
         """Evaluate the approximate kernel ridge function at ``X``."""
         check_is_fitted(self, "coef_")
         X = predict_input(self, X)
-        return self._features(X) @ self.coef_ + self.intercept_
+        return self.nystroem_.transform(X) @ self.coef_ + self.intercept_
 
 
 class RandomFeatureRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
@@ -529,7 +514,7 @@ class RandomFeatureRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator
     True
     """
 
-    def __init__(self, sigma=1.0, lam=1.0, *, n_components=500, fit_intercept=False,
+    def __init__(self, sigma=1.0, *, lam=1.0, n_components=500, fit_intercept=False,
                  random_state=None):
         self.sigma = sigma
         self.lam = lam

@@ -1,22 +1,22 @@
-"""Support vector machines: the soft-margin dual, two primals and a KKT check.
+"""Support vector machines: classification and regression duals, two primals, KKT.
 
 The dual problem solved by :class:`SVC` is::
 
     maximise    sum_i alpha_i - 1/2 sum_ij alpha_i alpha_j t_i t_j k(x_i, x_j)
     subject to  0 <= alpha_i <= C,   sum_i alpha_i t_i = 0
 
-with labels ``t_i`` in {-1, +1}.  CVXPY never sees the dense n x n matrix:
-the Gram matrix is factored as ``K = F F^T`` (the explicit feature map of the
-linear and polynomial kernels, otherwise a pivoted Cholesky to a relative
-tolerance, which evaluates only the kernel columns it pivots on) and the
-quadratic term is written ``1/2 ||F^T (t * alpha)||^2``.  The active sets of
-the solver's answer are then re-solved exactly with the true ``K`` and
-checked against the KKT conditions.  When K has full numerical rank (more
-than 200 columns at the factor tolerance) no thin factor exists, and the dual
-is solved instead by working sets (:mod:`kernlab._working_set`): a sequence
-of small QPs, all one compiled, parameterised CVXPY problem.  Either way the
-answer is returned only if it satisfies the KKT conditions with the exact K;
-otherwise a ValueError says so.  A Gram matrix that is not positive
+with labels ``t_i`` in {-1, +1}.  :class:`SVR` (epsilon-insensitive
+regression) solves::
+
+    maximise    sum_i z_i (alpha_i - alpha*_i) - epsilon sum_i (alpha_i + alpha*_i)
+                - 1/2 sum_ij (alpha_i - alpha*_i) (alpha_j - alpha*_j) k(x_i, x_j)
+    subject to  0 <= alpha_i, alpha*_i <= C,   sum_i (alpha_i - alpha*_i) = 0
+
+for targets ``z_i``.  Both are one box-constrained QP, solved by
+:func:`kernlab.svm_dual.solve_dual`: with CVXPY, where K enters only through a
+thin factor ``K = F F^T`` or, at full numerical rank, through small working
+sets; the answer is returned only if it satisfies the KKT conditions with the
+exact K, otherwise a ValueError says so.  A Gram matrix that is not positive
 semi-definite is refused with a ValueError.
 
 Two primal problems give the same classifier:
@@ -35,18 +35,20 @@ from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._estimator import (BinaryClassifierTags, GramColumns, check_cross_gram, check_kernel,
-                         check_labels, check_lam, compute_gram, fit_input, is_precomputed,
+from ._estimator import (BinaryClassifierTags, GramColumns, RegressorTags,
+                         check_cross_gram, check_kernel, check_labels, check_lam,
+                         check_targets, compute_gram, fit_input, is_precomputed,
                          n_samples, predict_input, take)
 from ._validation import check_array, check_scalar
-from ._working_set import WorkingSetDual
-from .gram import factor_gram, gram_factor, pivoted_cholesky_columns
+from .gram import gram_factor
+from .svm_dual import BoxQP, SolverFailed, kkt_gap, quiet_solve, solve_dual
 
 __all__ = [
     "SVC",
+    "SVR",
     "LinearSVCPrimal",
     "KernelSVCPrimal",
     "KKTReport",
@@ -55,16 +57,21 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------
-# labels
+# arguments and the solver
 # ----------------------------------------------------------------------------
 
-def _check_C(C):
-    C = check_scalar(C, "C", low=0.0, include_low=False)
-    return C  # may be np.inf: hard margin
+def _check_C(C, *, finite=False):
+    # C = inf is the hard margin (where allowed)
+    return check_scalar(C, "C", low=0.0, include_low=False, finite=finite)
+
+
+def _check_tol(tol):
+    return check_scalar(tol, "tol", low=0.0, high=1.0, include_low=False,
+                        include_high=False)
 
 
 def _solve(problem, what, **options):
-    """Solve with Clarabel and translate failures into clear errors.
+    """Solve a primal problem with Clarabel; a failure becomes a RuntimeError naming it.
 
     The factored problems have a dense n x r block next to diagonal blocks;
     Clarabel's QDLDL factorisation handles that pattern several times faster
@@ -72,14 +79,13 @@ def _solve(problem, what, **options):
     r = 94), so it is requested explicitly.
     """
     try:
-        problem.solve(solver=cp.CLARABEL, direct_solve_method="qdldl", **options)
-    except cp.error.SolverError as exc:
-        raise RuntimeError(f"the {what} could not be solved by Clarabel: {exc}") from exc
-    return problem.status
+        return quiet_solve(problem, direct_solve_method="qdldl", **options)
+    except SolverFailed as exc:
+        raise RuntimeError(f"the {what} could not be solved: {exc}") from exc
 
 
 # ----------------------------------------------------------------------------
-# the dual SVM
+# the dual SVMs
 # ----------------------------------------------------------------------------
 
 class _BinaryClassifier(BinaryClassifierTags, ClassifierMixin, BaseEstimator):
@@ -108,8 +114,8 @@ class SVC(_BinaryClassifier):
         Relative tolerance of the pivoted Cholesky factor of ``K`` used in
         the QP.  The final coefficients do not depend on it: the active sets
         found by the solver are re-solved exactly with the full ``K`` and
-        checked against the KKT conditions (if the check fails, the QP is
-        solved again with a factor 10^4 times finer).  A kernel that is not
+        checked against the KKT conditions (if the check fails, other
+        methods follow, see :mod:`kernlab.svm_dual`).  A kernel that is not
         PSD by construction (a user's function, a precomputed matrix, the
         sigmoid) must moreover have ``K + 1e-10 max(diag K) I`` positive
         definite, so a negative eigenvalue far below ``tol`` is still refused.
@@ -133,9 +139,12 @@ class SVC(_BinaryClassifier):
     rank_ : int or None
         Number of columns of the factor ``F`` used in the QP (None when the
         dual was solved by working sets).
-    method_ : {"factor", "working-set"}
+    method_ : {"factor", "hard-margin", "working-set"}
         How the dual was solved: one QP with the factor of K (low numerical
-        rank), or by working sets (full rank).
+        rank), the same QP without the bound C (a C above every multiplier),
+        or by working sets (full rank).
+    solver_reason_ : str
+        Why that method: what was tried before it and how far it missed.
 
     Examples
     --------
@@ -149,65 +158,37 @@ class SVC(_BinaryClassifier):
     1.414214
     """
 
-    def __init__(self, kernel=None, C=1.0, *, tol=1e-4):
+    def __init__(self, kernel=None, *, C=1.0, tol=1e-4):
         self.kernel = kernel
         self.C = C
         self.tol = tol
 
     def fit(self, X, y):
-        """Solve the dual problem and recover ``b`` from the KKT conditions; returns self."""
+        """Solve the dual and read ``b`` off the KKT conditions; returns self."""
         kernel = check_kernel(self.kernel)
         C = _check_C(self.C)
+        tol = _check_tol(self.tol)
         X = fit_input(self, X, kernel)
-        n = n_samples(X)
-        t, self.classes_ = check_labels(y, n)
-        tol = check_scalar(self.tol, "tol", low=0.0, high=1.0, include_low=False,
-                           include_high=False)
-        gram = GramColumns(kernel, X)
-        F, exact = factor_gram(gram, kernel, X, tol, max_rank=_FACTOR_MAX_RANK)
-        if F is None:  # full numerical rank: no thin factor, solve by working sets
-            alpha, b, g = _fit_dual_by_working_sets(gram, t, C)
-            self.method_, self.rank_ = "working-set", None
-        else:
-            alpha, b, g, F = _fit_dual(gram, F, exact, t, C, tol)
-            self.method_, self.rank_ = "factor", F.shape[1]
-        support = np.flatnonzero(alpha > 0)
-        coef = t * alpha
-        K_sv = gram.cols(support)
-        if not np.isfinite(C):
-            worst = float(np.min(t * (g + b)))
-            if not worst >= 1 - 1e-5:
-                raise ValueError(
-                    "the hard-margin problem (C=inf) has no solution to working precision: the "
-                    f"best classifier found has min_i t_i f(x_i) = {worst:.3g} < 1, so the classes "
-                    "are not separable in the kernel's feature space (its Gram matrix is "
-                    "numerically singular); use a finite C")
-        self.intercept_ = b
-        self.alpha_ = alpha
-        self.support_ = support
-        self.dual_coef_ = coef[support]
-        w_sq = float(coef[support] @ K_sv[support] @ coef[support])
+        t, self.classes_ = check_labels(y, n_samples(X))
+        qp = BoxQP.classification(GramColumns(kernel, X), t, C, kernel=kernel, X=X,
+                                  tol=tol)
+        solution = solve_dual(qp)
+        self.method_, self.solver_reason_ = solution.method, solution.reason
+        self.rank_ = solution.rank
+        self.alpha_ = solution.alpha
+        self.support_ = np.flatnonzero(solution.alpha > 0)
+        self.dual_coef_ = (t * solution.alpha)[self.support_]
+        self.intercept_ = solution.intercept
+        w_sq = float(self.dual_coef_ @ solution.decision[self.support_])
         self.margin_ = 1.0 / math.sqrt(w_sq) if w_sq > 0 else math.inf
         self.t_ = t
-        if is_precomputed(kernel):
-            self.support_vectors_ = None
-            self.X_fit_ = None
-        else:
-            self.support_vectors_ = take(X, support)
-            self.X_fit_ = X
-        self.n_train_ = n
+        _keep_training_points(self, kernel, X)
         return self
 
     def decision_function(self, X):
         """Return ``sum_i alpha_i t_i k(x_i, x) + b`` for every row of ``X``."""
         check_is_fitted(self, "alpha_")
-        X = predict_input(self, X, self.kernel)
-        if is_precomputed(self.kernel):
-            K = check_cross_gram(X, self.n_train_)
-            return K[:, self.support_] @ self.dual_coef_ + self.intercept_
-        if len(self.support_) == 0:
-            return np.full(n_samples(X), self.intercept_)
-        return compute_gram(self.kernel, X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
+        return _kernel_expansion(self, X)
 
     def kkt_report(self):
         """Worst violation of each KKT condition at the fitted solution (see :func:`kkt_report`)."""
@@ -219,302 +200,109 @@ class SVC(_BinaryClassifier):
         return kkt_report(K, self.t_, self.alpha_, self.intercept_, self.C)
 
 
+def _keep_training_points(model, kernel, X):
+    """Keep what prediction needs: the support vectors (none when precomputed)."""
+    model.n_train_ = n_samples(X)
+    if is_precomputed(kernel):
+        model.support_vectors_ = model.X_fit_ = None
+    else:
+        model.support_vectors_ = take(X, model.support_)
+        model.X_fit_ = X
 
 
-# A fitted SVC must satisfy the KKT conditions with the exact K to this
-# accuracy, measured as LIBSVM measures it (in units of the margin, 1).
-_KKT_TOL = 1e-5
-# Above this numerical rank of K (at the factor tolerance) the dual is solved by
-# working sets of this size instead of as one QP with a factor of K.
-_FACTOR_MAX_RANK = 200
-_WORKING_SET = 32
+def _kernel_expansion(model, X):
+    """``sum_i dual_coef_i k(x_i, x) + b`` over the support vectors, per row of X."""
+    X = predict_input(model, X, model.kernel)
+    if is_precomputed(model.kernel):
+        K = check_cross_gram(X, model.n_train_)
+        return K[:, model.support_] @ model.dual_coef_ + model.intercept_
+    if len(model.support_) == 0:
+        return np.full(n_samples(X), model.intercept_)
+    K = compute_gram(model.kernel, X, model.support_vectors_)
+    return K @ model.dual_coef_ + model.intercept_
 
 
-def _kkt_gap(g, t, alpha, C):
-    """Largest KKT violation of a dual point, in units of the margin; independent of ``b``.
+class SVR(RegressorTags, RegressorMixin, BaseEstimator):
+    """Epsilon-insensitive support vector regression, fitted by its dual QP with CVXPY.
 
-    With ``g_j = sum_i alpha_i t_i k(x_i, x_j)`` and ``G_j = t_j - g_j``, the
-    point is optimal iff some ``b`` has ``G_j <= b`` for every j that may
-    move up (``alpha_j < C`` with ``t_j = +1``, ``alpha_j > 0`` with ``t_j = -1``)
-    and ``G_j >= b`` for every j that may move down, i.e. iff
-    ``max_up G - min_down G <= 0``; this returns that difference (0 when
-    negative), the stopping measure of LIBSVM, together with the
-    equality-constraint residual ``|sum_i alpha_i t_i|`` divided by the scale
-    of alpha (C, or max(alpha) for the hard margin).
+    The prediction is ``f(x) = sum_i (alpha_i - alpha*_i) k(x_i, x) + b``.
+    Residuals smaller than ``epsilon`` cost nothing; larger ones cost
+    ``C (|z_i - f(x_i)| - epsilon)``, next to ``1/2 ||f||^2``.  On the
+    support vectors ``|z_i - f(x_i)| >= epsilon``; on the free ones
+    (``0 < alpha_i < C``) it equals ``epsilon``, which fixes ``b``.
+
+    Parameters
+    ----------
+    kernel : kernlab kernel, callable or "precomputed"
+        As in :class:`SVC`.
+    C : float, default=1.0
+        Upper bound on ``alpha_i`` and ``alpha*_i`` (> 0, finite).
+    epsilon : float, default=0.1
+        Half-width of the tube inside which residuals cost nothing (>= 0).
+    tol : float, default=1e-4
+        Relative tolerance of the pivoted Cholesky factor of ``K``, as in
+        :class:`SVC`; the answer is checked against the KKT conditions with
+        the exact ``K`` whatever it is.
+
+    Attributes
+    ----------
+    alpha_, alpha_star_ : ndarray of shape (n,)
+        The two sets of multipliers (at most one of each pair is non-zero
+        when ``epsilon > 0``).
+    support_ : ndarray of int
+        Indices of the support vectors (``alpha_i != alpha*_i``).
+    dual_coef_ : ndarray
+        ``alpha_i - alpha*_i`` on the support vectors.
+    intercept_ : float
+    method_, solver_reason_, rank_
+        As in :class:`SVC`.
 
     Examples
     --------
     >>> import numpy as np
-    >>> t = np.array([-1.0, 1.0]); alpha = np.array([0.5, 0.5])
-    >>> g = np.array([[2.0, 0.0], [0.0, 2.0]]) @ (alpha * t)  # K = 2 I, margin exactly 1
-    >>> _kkt_gap(g, t, alpha, C=10.0)
-    0.0
+    >>> from kernlab import Linear
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> model = SVR(Linear(), C=10.0, epsilon=0.5).fit(X, [0.0, 1.0, 2.0, 3.0])
+    >>> np.round(model.predict([[1.5], [4.0]]), 6).tolist()  # slope 2/3 fits the tube
+    [1.5, 3.166667]
     """
-    finite = np.isfinite(C)
-    below_C = alpha < C if finite else np.ones(len(alpha), dtype=bool)
-    above_0 = alpha > 0
-    up = (below_C & (t > 0)) | (above_0 & (t < 0))
-    down = (below_C & (t < 0)) | (above_0 & (t > 0))
-    G = t - g
-    gap = (G[up].max() - G[down].min()) if up.any() and down.any() else 0.0
-    scale = C if finite else max(float(alpha.max()), np.finfo(float).tiny)
-    stationarity = abs(float(alpha @ t)) / scale
-    return float(max(gap, stationarity, 0.0))
 
+    def __init__(self, kernel=None, *, C=1.0, epsilon=0.1, tol=1e-4):
+        self.kernel = kernel
+        self.C = C
+        self.epsilon = epsilon
+        self.tol = tol
 
-def _finish_dual(gram, t, alpha, C):
-    """Polish a solver's alpha, find b and measure the KKT gap; returns (alpha, b, g, gap)."""
-    alpha, thr = _polish(gram, t, alpha, C)
-    support = np.flatnonzero(alpha > 0)
-    g = gram.cols(support) @ (t * alpha)[support]
-    b = _intercept_from_kkt(g, t, alpha, C, thr)
-    return alpha, b, g, _kkt_gap(g, t, alpha, C)
+    def fit(self, X, y):
+        """Solve the dual and read ``b`` off the KKT conditions; returns self."""
+        kernel = check_kernel(self.kernel)
+        C = _check_C(self.C, finite=True)
+        epsilon = check_scalar(self.epsilon, "epsilon", low=0.0, finite=True)
+        tol = _check_tol(self.tol)
+        X = fit_input(self, X, kernel)
+        n = n_samples(X)
+        z = check_targets(y, n)
+        if z.ndim != 1 and z.shape[1:] != (1,):
+            raise ValueError(f"y must be one target per sample (shape ({n},)), got "
+                             f"shape {z.shape}")
+        z = column_or_1d(z, warn=True)  # a column (n, 1) is taken, with a warning
+        qp = BoxQP.regression(GramColumns(kernel, X), z, C, epsilon, kernel=kernel, X=X,
+                              tol=tol)
+        solution = solve_dual(qp)
+        self.method_, self.solver_reason_ = solution.method, solution.reason
+        self.rank_ = solution.rank
+        self.alpha_, self.alpha_star_ = solution.alpha[:n], solution.alpha[n:]
+        coef = self.alpha_ - self.alpha_star_
+        self.support_ = np.flatnonzero(coef)
+        self.dual_coef_ = coef[self.support_]
+        self.intercept_ = solution.intercept
+        _keep_training_points(self, kernel, X)
+        return self
 
-
-def _fit_dual(gram, F, exact, t, C, tol):
-    """Solve the dual until its answer passes the KKT check with the exact K.
-
-    Tried in turn: the QP with the factor ``F`` (variables alpha / C); a
-    factor 10^4 times finer when ``F`` is approximate; and, for a finite C,
-    the hard-margin QP, whose answer is the soft-margin one whenever its
-    multipliers stay below C (a large C makes alpha / C tiny, below the
-    solver's precision); and the working-set method, which stops on the KKT
-    violation itself (a small C makes the QP nearly a linear programme whose
-    optimal face an interior-point answer does not pin down).  An answer that fails every attempt is refused with
-    a ValueError, never returned.  Returns (alpha, b, g, F).
-    """
-    gaps = []
-    alpha, b, g, gap = _finish_dual(gram, t, _solve_dual(F, t, C), C)
-    if gap <= _KKT_TOL:
-        return alpha, b, g, F
-    gaps.append(gap)
-    if not exact and tol > 1e-11:
-        F = pivoted_cholesky_columns(gram, max(tol * 1e-4, 1e-12), verify=False)
-        alpha, b, g, gap = _finish_dual(gram, t, _solve_dual(F, t, C), C)
-        if gap <= _KKT_TOL:
-            return alpha, b, g, F
-        gaps.append(gap)
-    if np.isfinite(C):
-        try:
-            hard = _solve_dual(F, t, np.inf)
-        except ValueError:  # not separable: the hard-margin problem has no solution
-            hard = None
-        if hard is not None and hard.max() <= C:
-            alpha, b, g, gap = _finish_dual(gram, t, hard, C)
-            if gap <= _KKT_TOL:
-                return alpha, b, g, F
-            gaps.append(gap)
-        found = _try_working_sets(gram, t, C, gaps)
-        if found is not None:
-            return (*found, F)
-    _refuse(C, gaps)
-
-
-def _fit_dual_by_working_sets(gram, t, C):
-    """The dual by decomposition (see :mod:`kernlab._working_set`), checked like :func:`_fit_dual`.
-
-    Returns (alpha, b, g), or raises a ValueError if no answer passes the
-    KKT check.
-    """
-    gaps = []
-    found = _try_working_sets(gram, t, C, gaps)
-    if found is None:
-        _refuse(C, gaps)
-    return found
-
-
-def _try_working_sets(gram, t, C, gaps):
-    """The working-set method, stopped at a violation of 1e-2 first.
-
-    The polish usually finds the exact active sets from there; the answer
-    is polished and checked with the exact K, and if it fails the method
-    continues from where it stopped with a finer stopping tolerance.
-    Returns (alpha, b, g), or None with the violations found added to ``gaps``.
-    """
-    dual = WorkingSetDual(gram, t, C, q=_WORKING_SET)
-    for eps in (1e-2, 1e-3, 1e-5, 1e-7):
-        dual.run(eps)
-        alpha, b, g, gap = _finish_dual(gram, t, dual.alpha.copy(), C)
-        if gap <= _KKT_TOL:
-            return alpha, b, g
-        gaps.append(gap)
-    if np.isfinite(C):  # a C far above every multiplier: the hard-margin answer
-        hard = WorkingSetDual(gram, t, np.inf, q=_WORKING_SET)
-        hard.run(1e-7)
-        if hard.alpha.max() <= C:
-            alpha, b, g, gap = _finish_dual(gram, t, hard.alpha.copy(), C)
-            if gap <= _KKT_TOL:
-                return alpha, b, g
-            gaps.append(gap)
-    return None
-
-
-def _refuse(C, gaps):
-    """Raise the ValueError for a dual that no attempt solved to KKT accuracy."""
-    if not np.isfinite(C):
-        raise ValueError(
-            "the hard-margin problem (C=inf) has no solution to working precision: the best "
-            f"answer found violates the KKT conditions by {min(gaps):.3g}, so the classes are not "
-            "separable in the kernel's feature space (its Gram matrix may be numerically "
-            "singular); use a finite C")
-    raise ValueError(
-        f"the SVM dual with C={C!r} could not be solved to working precision: the best answer "
-        f"found violates the KKT conditions by {min(gaps):.3g} (tolerance {_KKT_TOL:g}, in units "
-        "of the margin), so no model is returned; a C far larger than needed to separate the "
-        "classes, or a badly scaled kernel, causes this: try a smaller C or rescale the data")
-
-
-def _solve_dual(F, t, C):
-    """Solve the dual QP with K = F F^T; returns alpha (n,)."""
-    n = F.shape[0]
-    # Scaling the rows by t turns F^T (t * alpha) into a single dense product.
-    Ft = F * t[:, None]
-    a = cp.Variable(n)
-    if np.isfinite(C):
-        # Solve for beta = alpha / C in [0, 1]: the objective divided by C is
-        # sum(beta) - C/2 ||Ft^T beta||^2.  The solver's tolerances are then
-        # relative to the box, which keeps small C as accurate as C = 1.
-        objective = cp.Maximize(cp.sum(a) - 0.5 * C * cp.sum_squares(Ft.T @ a))
-        constraints = [a >= 0, a <= 1, t @ a == 0]
-    else:
-        objective = cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(Ft.T @ a))
-        constraints = [a >= 0, t @ a == 0]
-    problem = cp.Problem(objective, constraints)
-    status = _solve(problem, "SVM dual problem")
-    if status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
-        raise ValueError("the hard-margin problem (C=inf) has no solution: the two classes are "
-                         "not separable in the kernel's feature space; use a finite C")
-    if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or a.value is None:
-        raise RuntimeError(f"Clarabel did not solve the SVM dual problem (status {status!r})")
-    if status == cp.OPTIMAL_INACCURATE and not np.isfinite(C) and np.abs(a.value).max() > 1e8:
-        raise ValueError("the hard-margin problem (C=inf) diverges: the classes are not "
-                         "separable in the kernel's feature space; use a finite C")
-    alpha = np.clip(np.asarray(a.value, dtype=np.float64), 0.0, None)
-    return alpha * C if np.isfinite(C) else alpha
-
-
-def _polish(gram, t, alpha, C, thresholds=(1e-4, 1e-6, 1e-8)):
-    """Snap alpha onto its active bounds and re-solve the free part exactly.
-
-    For a guess of the active sets (alpha_i = 0, alpha_i = C, free), the KKT
-    conditions make the free coefficients and b solve the linear system
-    ``t_j f(x_j) = 1`` (j free), ``sum_i alpha_i t_i = 0``.  A guess is
-    accepted when its solution satisfies every KKT condition with the exact
-    ``K`` to 1e-7 (the problem is convex, so it is then optimal); the
-    thresholds (relative to max(alpha) for zero, to C for C) are tried
-    from coarse to fine.  If none works the solver's alpha is returned
-    with only tiny values set to zero.  Returns (alpha, threshold).
-    """
-    finite = np.isfinite(C)
-    # Zero is judged relative to the largest multiplier, not to C: with a C far
-    # above every multiplier (nearly the hard margin) a threshold relative to
-    # C would set them all to zero.
-    scale = max(float(alpha.max()), np.finfo(float).tiny)
-    if finite:
-        scale = min(scale, C)
-    for rel in thresholds:
-        thr = rel * scale
-        at_zero = alpha <= thr
-        at_C = (alpha >= C - rel * C) if finite else np.zeros_like(at_zero)
-        if (~(at_zero | at_C)).sum() > 3000:  # too many free vectors for a dense solve
-            continue
-        if (at_zero | at_C).all():
-            # Every coefficient on a bound: no equations to solve, only checks;
-            # b is then any point of an interval (the midpoint is taken later).
-            new = np.where(at_C, C, 0.0)
-            g = gram.times(t * new)
-            lo, hi = _intercept_interval(g, t, at_zero, at_C)
-            if abs(new @ t) <= 1e-9 * scale * len(t) and lo <= hi + 1e-9:
-                return new, 0.0
-            continue
-        # A few active-set steps: free coefficients that leave [0, C] go to the
-        # bound; bound points whose margin clearly violates KKT become free.
-        converged = False
-        for _ in range(10):
-            new, b, residual_ok = _solve_free_set(gram, t, C, at_zero, at_C)
-            if new is None:
-                break
-            free = ~(at_zero | at_C)
-            below = free & (new <= 0)
-            above = free & (new >= C) if finite else np.zeros_like(free)
-            if below.any() or above.any():
-                at_zero, at_C = at_zero | below, at_C | above
-                continue
-            margins = t * (gram.times(t * new) + b)
-            release = (at_zero & (margins < 1 - 1e-7)) | (at_C & (margins > 1 + 1e-7))
-            if release.sum() > 50:  # the guess is far off: give up on this threshold
-                break
-            if not release.any():
-                converged = True
-                break
-            at_zero, at_C = at_zero & ~release, at_C & ~release
-        if converged and residual_ok:
-            return new, 0.0
-    thr = 1e-8 * scale
-    alpha = alpha.copy()
-    alpha[alpha < thr] = 0.0
-    if finite:
-        np.minimum(alpha, C, out=alpha)
-    return alpha, thr
-
-
-def _solve_free_set(gram, t, C, at_zero, at_C):
-    """KKT linear system for a guess of the active sets; returns (alpha, b, ok)."""
-    finite = np.isfinite(C)
-    free = ~(at_zero | at_C)
-    nf = int(free.sum())
-    if nf == 0:
-        return None, None, False
-    bound_coef = np.where(at_C, t * C, 0.0) if finite else np.zeros(len(t))
-    tf = t[free]
-    A = np.empty((nf + 1, nf + 1))
-    K_free = gram.cols(np.flatnonzero(free))[free]
-    A[:nf, :nf] = K_free * tf[None, :]
-    A[:nf, nf] = 1.0
-    A[nf, :nf] = tf
-    A[nf, nf] = 0.0
-    rhs = np.empty(nf + 1)
-    rhs[:nf] = tf - (gram.times(bound_coef)[free] if at_C.any() else 0.0)
-    rhs[nf] = -bound_coef.sum()
-    bound = 1e-8 * max(1.0, np.abs(rhs).max())
-    try:  # LU first: several times faster than least squares on a regular system
-        sol = np.linalg.solve(A, rhs)
-        residual_ok = bool(np.abs(A @ sol - rhs).max() < bound)
-    except np.linalg.LinAlgError:
-        residual_ok = False
-    if not residual_ok:  # singular or ill-conditioned: the least-squares solution
-        sol, *_ = np.linalg.lstsq(A, rhs, rcond=None)
-        residual_ok = bool(np.abs(A @ sol - rhs).max() < bound)
-    new = np.where(at_C, C, 0.0) if finite else np.zeros(len(t))
-    new[free] = sol[:nf]
-    return new, sol[nf], residual_ok
-
-
-def _intercept_from_kkt(g, t, alpha, C, thr=0.0):
-    """Intercept b from the KKT conditions, given g_j = sum_i alpha_i t_i K_ij.
-
-    The average of ``t_j - g_j`` over free vectors (thr < alpha_j < C - thr);
-    without free vectors the midpoint of the interval allowed by
-    ``t_j (g_j + b) >= 1`` (alpha_j = 0) and ``<= 1`` (alpha_j = C).
-    """
-    upper_ok = np.isfinite(C)
-    free = (alpha > thr) & ((alpha < C - thr) if upper_ok else True)
-    if free.any():
-        return float(np.mean(t[free] - g[free]))
-    at_zero = alpha <= thr
-    lo, hi = _intercept_interval(g, t, at_zero, ~at_zero)
-    if np.isfinite(lo) and np.isfinite(hi):
-        return float((lo + hi) / 2)
-    return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
-
-
-def _intercept_interval(g, t, at_zero, at_C):
-    """Interval of b allowed by t_j (g_j + b) >= 1 (alpha_j = 0) and <= 1 (alpha_j = C)."""
-    lower = np.concatenate([(1 - g)[at_zero & (t > 0)], (-1 - g)[at_C & (t < 0)]])
-    upper = np.concatenate([(-1 - g)[at_zero & (t < 0)], (1 - g)[at_C & (t > 0)]])
-    lo = lower.max() if lower.size else -np.inf
-    hi = upper.min() if upper.size else np.inf
-    return lo, hi
+    def predict(self, X):
+        """Return ``sum_i (alpha_i - alpha*_i) k(x_i, x) + b`` for each row of X."""
+        check_is_fitted(self, "dual_coef_")
+        return _kernel_expansion(self, X)
 
 
 # ----------------------------------------------------------------------------
@@ -698,7 +486,7 @@ class LinearSVCPrimal(_BinaryClassifier):
     [1.0, -2.0]
     """
 
-    def __init__(self, C=1.0):
+    def __init__(self, *, C=1.0):
         self.C = C
 
     def fit(self, X, y):
@@ -718,7 +506,7 @@ class LinearSVCPrimal(_BinaryClassifier):
             if np.isfinite(C) and alpha.max() > C * (1 + 1e-6):
                 continue
             alpha = _snap(alpha, C)
-            gap = _kkt_gap(X @ w, t, alpha, C)
+            gap = kkt_gap(X @ w, t, alpha, C)
             tied = np.abs(X.T @ (alpha * t) - w).max() <= 1e-5 * max(np.abs(w).max(), 1.0)
             if gap <= 1e-5 and tied:
                 break
@@ -782,7 +570,7 @@ class KernelSVCPrimal(_BinaryClassifier):
     [0, 1]
     """
 
-    def __init__(self, kernel=None, lam=1.0, *, tol=1e-10):
+    def __init__(self, kernel=None, *, lam=1.0, tol=1e-10):
         self.kernel = kernel
         self.lam = lam
         self.tol = tol

@@ -11,17 +11,16 @@ import html
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 
 from coursegrader.author import build_notebook
-from coursegrader.course import Course, answer_cell_ids, fill_answers
+from coursegrader.course import answer_cell_ids, fill_answers
 from coursegrader.spec import get_parts, hidden_rng
 from coursegrader.validation import release_leaks, validate_course
+from conftest import COURSE, copy_course
 
-COURSE = Path(__file__).resolve().parents[1] / "assignments"
 ASSIGNMENTS = ["ps1", "ps2", "ps3", "ps4", "ps5"]
 SECRET = "pipeline-test-secret"
 # alice hands in the reference solutions, bob the blank release, carol only
@@ -56,9 +55,9 @@ def test_five_problem_sets_each_from_one_markdown_source():
         assert "{{" not in "".join(c.source for c in nb.cells), ps
 
 
+@pytest.mark.slow   # nbgrader generates a release
 def test_make_generate_writes_the_notebook_then_the_release(tmp_path):
-    c = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
-                       assignments=["ps1"])
+    c = copy_course(tmp_path, ["ps1"])
     (c.root / "source" / "ps1" / "ps1.ipynb").unlink()
     (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
     subprocess.run(["make", "generate", "PS=ps1", f"PYTHON={sys.executable}"], cwd=c.root,
@@ -71,8 +70,7 @@ def test_make_generate_writes_the_notebook_then_the_release(tmp_path):
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pipeline")
-    c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
-                       assignments=ASSIGNMENTS, secret=SECRET)
+    c = copy_course(tmp, ASSIGNMENTS, secret=SECRET)
     (c.root / "students.csv").write_text(
         "id,first_name,last_name,email\n"
         + "".join(f"{s},{s.title()},Example,{s}@example.org\n" for s in STUDENTS))
@@ -229,6 +227,7 @@ def test_autograding_again_changes_no_grade(graded):
     assert all(v is not None for scores in after.values() for v in scores.values())
 
 
+@pytest.mark.slow   # nbgrader generates a release
 def test_book_extension_publishes_clean_student_notebooks(tmp_path):
     import importlib.util
     import zipfile

@@ -22,11 +22,9 @@ from coursecheck import CheckFailed, check
 from coursecheck.check import run_cases
 from coursegrader import landlock
 from coursegrader.author import build_notebook
-from coursegrader.course import Course
 from coursegrader.spec import get_part, local_hidden_rng
+from conftest import COURSE, REPO, copy_course, free_port
 
-REPO = Path(__file__).resolve().parents[1]
-COURSE = REPO / "assignments"
 PS1 = COURSE / "source" / "ps1" / "ps1.md"
 TOTAL = 10.0
 POINTS = {"quadratic_map": 2.0, "multinomial_map": 3.0, "kernel_verdicts": 2.0,
@@ -128,6 +126,29 @@ import os, signal
 
 def quadratic_feature_map(X):
     os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+# Appended to the right answer: on its last case (the report says 9), it
+# answers on the grader's channel itself, reopens the grader's pipe through
+# /proc/self/fd/0 with a folder descriptor the audit hook cannot follow,
+# writes a forged part there (one that would answer the next part's cases)
+# and leaves.
+INJECT_HEADER = """
+import json, os
+
+_FORGED = json.dumps({"cells": ["def counterexample_points(name):\\n    return []"],
+                      "func": "counterexample_points"}).encode()
+_calls = []
+
+def is_kernel(name, _honest=is_kernel):
+    _calls.append(name)
+    if len(_calls) < 9:
+        return _honest(name)
+    os.write(3, json.dumps({"case": 8, "value": _honest(name)}).encode() + b"\\n")
+    me = os.open("/proc/self", os.O_RDONLY | os.O_DIRECTORY)
+    pipe = os.open("fd/0", os.O_WRONLY, dir_fd=me)
+    os.write(pipe, b"%d\\n" % len(_FORGED) + _FORGED)
+    os._exit(0)
 """
 
 SIGNAL_GRADER = """
@@ -678,13 +699,7 @@ def is_kernel(name):
 """.replace("SCRIPT", SCRIPT)
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-PORT = _free_port()
+PORT = free_port()
 
 
 def _reference_code():
@@ -865,6 +880,9 @@ def _students():
         "writes_stderr": (noisy_ref, lambda nb: _student_cell_after(nb, "setup", NOISY), POINTS),
         "kills_kernel": ({**ref, "quadratic_map_answer": KILL_KERNEL}, None,
                          {**POINTS, "quadratic_map": 0}),
+        "injects_header": ({**ref, "kernel_verdicts_answer":
+                            ref["kernel_verdicts_answer"] + INJECT_HEADER}, None,
+                           {**POINTS, "kernel_verdicts": 0}),
         "signals_grader": ({**ref, "kernel_verdicts_answer": SIGNAL_GRADER}, None,
                            {**POINTS, "kernel_verdicts": 0}),
         "reads_solutions": ({**ref, "quadratic_map_answer": READ_SOLUTIONS}, None,
@@ -929,9 +947,8 @@ def _students():
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("robust")
-    course = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
-                            assignments=["ps1"], secret="robustness-test",
-                            cell_timeout=15, part_timeout=8)
+    course = copy_course(tmp, ["ps1"], secret="robustness-test", cell_timeout=15,
+                         part_timeout=8)
     with open(course.root / "nbgrader_config.py", "a") as f:
         f.write(f"c.SafeExecute.budget = {BUDGET}\n")
     course.nbgrader("db assignment add", "ps1")
@@ -1060,6 +1077,7 @@ def test_reports_say_what_went_wrong(graded):
     assert "starting processes is not allowed" in report("spawns_python", "quadratic_map")
     assert "importing cffi is not allowed" in report("spawns_python", "multinomial_map")
     assert "sqlite3.connect is not allowed" in report("tampers_gradebook", "kernel_verdicts")
+    assert "grader's input channel" in report("injects_header", "kernel_verdicts")
     assert "sent back more than" in report("floods_output", "counterexample") \
         or "timed out" in report("floods_output", "counterexample")
     nb = course.notebook("autograded", "writes_stderr", "ps1", "ps1.ipynb")

@@ -29,17 +29,11 @@ import pytest
 import yaml
 from markdown_it import MarkdownIt
 
+from conftest import CHROMIUM, require_chromium
+from conftest import CHROMIUM_ARGS as BROWSER_ARGS
+
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+CHROMIUM_ARGS = [*BROWSER_ARGS, "--disable-quic"]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # The only tolerated log line with "WARNING": ipykernel's notice, printed by
 # every kernel it starts, that it talks to the executor over local TCP.
@@ -292,10 +286,7 @@ def _status(url):
 @pytest.mark.timeout(1000)
 def test_pages_render_in_chromium(site):
     """Every page loads offline with rendered maths, figures and working links."""
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"Chromium not found at {CHROMIUM}; it is required in CI")
-        pytest.skip(f"Chromium not found at {CHROMIUM}; browser test skipped")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     base, html = site
@@ -498,8 +489,7 @@ def test_layout_on_a_laptop_and_a_phone(site):
     scrolls sideways.  On the phone nothing widens the page: wide figures,
     tables and equations scroll inside their own boxes.
     """
-    if not Path(CHROMIUM).exists():
-        _require(False, f"Chromium at {CHROMIUM}")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     base, _ = site
@@ -534,6 +524,73 @@ def test_layout_on_a_laptop_and_a_phone(site):
     assert not failures, "\n".join(failures[:80])
 
 
+# At most this many display equations on one page may scroll sideways at 390 px.
+MAX_SCROLLING_EQUATIONS = 3
+
+PHONE_REPORT = """() => {
+  const overlap = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+    && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+  const side = (a, b) => Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+  const name = m => m.id || m.textContent.trim().slice(0, 40);
+  const numbers = [];
+  for (const m of document.querySelectorAll('article div.math')) {
+    const number = m.querySelector('span.eqno');
+    const shown = m.querySelector('mjx-container[display="true"]');
+    if (!number || !shown) continue;
+    const n = number.getBoundingClientRect(), s = shown.getBoundingClientRect();
+    const cut = shown.scrollWidth > shown.clientWidth + 1;
+    // The number may not cover the formula, nor stand beside one that is cut.
+    if (overlap(n, s) || (cut && side(n, s))) numbers.push(name(m));
+  }
+  return {
+    numbers,
+    // Equations wider than their box, which scrolls sideways.
+    scrolling: [...document.querySelectorAll('mjx-container[display="true"]')]
+      .filter(m => m.scrollWidth > m.clientWidth + 1)
+      .map(m => name(m.closest('div.math') || m)),
+    screen: window.innerWidth,
+  };
+}"""
+
+
+@pytest.mark.timeout(600)
+def test_figures_and_equations_fit_a_phone(site):
+    """At 390 px no three-panel figure is wider than the screen (it is shown
+    stacked), no equation number covers its equation or stands beside one cut
+    off at the screen edge, and at most MAX_SCROLLING_EQUATIONS display
+    equations per page scroll sideways."""
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = site
+    failures, stacked, numbered = [], 0, 0
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        context = browser.new_context(viewport=PHONE, is_mobile=True)
+        for docname in toc_files():
+            page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
+            report = page.evaluate(PHONE_REPORT)
+            numbered += page.locator("article div.math span.eqno").count()
+            stacked += page.locator("article figure picture img").count()
+            wide_rows = page.evaluate("""() => [...document.querySelectorAll(
+                'article figure picture img')].filter(img => img.naturalWidth === 0
+                || img.getBoundingClientRect().right > window.innerWidth)
+                .map(img => img.closest('figure').id)""")
+            page.close()
+            failures += [f"{docname}: three-panel figure {f} is wider than the screen"
+                         for f in wide_rows]
+            failures += [f"{docname}: the number of equation {m} covers it or stands "
+                         "beside its cut" for m in report["numbers"]]
+            if len(report["scrolling"]) > MAX_SCROLLING_EQUATIONS:
+                failures.append(f"{docname}: {len(report['scrolling'])} display equations "
+                                "scroll sideways: " + "; ".join(report["scrolling"]))
+        browser.close()
+    assert stacked >= 3, "the three-panel figures are not drawn stacked for a phone"
+    assert numbered > 0, "no numbered equation found"
+    assert not failures, "\n".join(failures)
+
+
 TABLE_REPORT = """() => [...document.querySelectorAll('article table')].map(table => {
   // The box that scrolls: the table itself (book.css makes it a block) or a
   // wrapper the theme puts round it.
@@ -556,8 +613,7 @@ TABLE_REPORT = """() => [...document.querySelectorAll('article table')].map(tabl
 def test_wide_tables_scroll_inside_their_box_on_a_phone(site):
     """At 390 px a table wider than the column scrolls sideways in its own
     box, which stays inside the screen, instead of widening the page."""
-    if not Path(CHROMIUM).exists():
-        _require(False, f"Chromium at {CHROMIUM}")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     base, _ = site
@@ -591,8 +647,7 @@ def test_wide_tables_scroll_inside_their_box_on_a_phone(site):
 def test_no_display_equation_overflows_on_a_laptop(site):
     """At 1366 px every display equation fits its box (on a phone a wide one
     may scroll inside its box; the layout test checks the page stays put)."""
-    if not Path(CHROMIUM).exists():
-        _require(False, f"Chromium at {CHROMIUM}")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     base, _ = site
@@ -614,8 +669,7 @@ def test_no_display_equation_overflows_on_a_laptop(site):
 def test_menu_and_contents_buttons_work_on_a_phone(site):
     """At 390 px the menu button opens the book's navigation, the contents
     button the page's table of contents, and each closes again."""
-    if not Path(CHROMIUM).exists():
-        _require(False, f"Chromium at {CHROMIUM}")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     base, _ = site
@@ -641,6 +695,95 @@ def test_menu_and_contents_buttons_work_on_a_phone(site):
             page.wait_for_function(f"() => !document.querySelector('{dialog}').open",
                                    timeout=5000)
         page.close()
+        browser.close()
+
+
+# WCAG 2.1 AA as axe-core checks it (axe-playwright-python bundles axe-core):
+# the rules tagged for levels A and AA of WCAG 2.0 and 2.1, plus "label in
+# name" (label-content-name-mismatch), which axe marks experimental.
+AXE_OPTIONS = {
+    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+    "rules": {"label-content-name-mismatch": {"enabled": True}},
+    "resultTypes": ["violations"],
+}
+
+
+def axe_violations(page, impacts=("serious", "critical")):
+    """The axe-core violations of the given impacts on an open page, one line each."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page, options=AXE_OPTIONS).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {len(v['nodes'])} x {v['nodes'][0]['target']}"
+            for v in found if v["impact"] in impacts]
+
+
+@pytest.mark.timeout(1200)
+def test_every_page_meets_wcag_21_aa_on_a_laptop_and_a_phone(site):
+    """axe-core finds no serious or critical WCAG 2.1 AA violation on any page
+    at 1366 px and at 390 px, and every equation carries MathML for screen
+    readers (MathJax's assistive MathML, read instead of the drawn glyphs)."""
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, html = site
+    pages = [f"{docname}.html" for docname in toc_files()] + ["genindex.html", "search.html"]
+    failures, equations = [], 0
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+            context = browser.new_context(viewport=viewport)
+            for path in pages:
+                page = _open(context, urllib.parse.urljoin(base, path))
+                failures += [f"{name} {path}: {v}" for v in axe_violations(page)]
+                drawn = page.locator("mjx-container").count()
+                spoken = page.locator("mjx-container mjx-assistive-mml math").count()
+                if drawn != spoken:
+                    failures.append(f"{name} {path}: {drawn - spoken} of {drawn} equations "
+                                    "have no assistive MathML")
+                equations += drawn
+                page.close()
+            context.close()
+        browser.close()
+    assert equations > 0, "no equation found on any page"
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.timeout(300)
+def test_menus_and_scrolling_boxes_work_from_the_keyboard_on_a_phone(site):
+    """At 390 px, Tab reaches the menu button and Enter opens the navigation;
+    a figure wider than the screen takes the focus and the arrow keys scroll it."""
+    if not Path(CHROMIUM).exists():
+        _require(False, f"Chromium at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = site
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        context = browser.new_context(viewport=PHONE)
+        page = _open(context, urllib.parse.urljoin(base, "book/chapters/kernel_trick.html"))
+        for _ in range(40):
+            page.keyboard.press("Tab")
+            if page.evaluate("() => document.activeElement.matches('.primary-toggle')"):
+                break
+        else:
+            pytest.fail("Tab never reached the menu button")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "() => document.querySelector('#pst-primary-sidebar-modal').open", timeout=5000)
+        page.keyboard.press("Escape")
+        page.wait_for_function(
+            "() => !document.querySelector('#pst-primary-sidebar-modal').open", timeout=5000)
+        boxes = page.locator(".scrolls-sideways[tabindex='0']")
+        assert boxes.count() > 0, "no box scrolls sideways at 390 px"
+        box = boxes.first
+        box.focus()
+        assert box.evaluate("b => b === document.activeElement")
+        before = box.evaluate("b => b.scrollLeft")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("b => b.scrollLeft > 0", arg=box.element_handle(),
+                               timeout=5000)
+        assert box.evaluate("b => b.scrollLeft") > before
         browser.close()
 
 
@@ -784,6 +927,51 @@ def test_plotting_rejects_bad_input():
     plt.close(fig)
 
 
+def test_wide_or_stacked_shows_a_column_on_narrow_screens():
+    """The row of panels is the PNG (for the PDF) and the default of the
+    <picture>; the column, narrower than the breakpoint, is its <source> for
+    screens narrower than the breakpoint.  Bad input is refused by name."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from PIL import Image
+
+    from kernlab.figure_layouts import wide_or_stacked
+
+    def draw(fig, axes, stacked):
+        for ax in axes:
+            ax.plot([0, 1], [1, 0])
+            ax.set_xlabel("x")
+            ax.set_ylabel("y")
+        fig.tight_layout()
+
+    both = wide_or_stacked(draw, 3, wide_size=(7.2, 3), stacked_size=(3.4, 8),
+                           alt='three lines "falling" to the right', breakpoint=600)
+    bundle = both._repr_mimebundle_()
+    page = bundle["text/html"]
+    sources = re.findall(r'srcset="data:image/png;base64,([^"]+)"', page)
+    imgs = re.findall(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]+)"', page)
+    assert '<source media="(max-width: 599px)"' in page and len(sources) == 1
+    assert len(imgs) == 1 and imgs[0][1] == "three lines &quot;falling&quot; to the right"
+    assert imgs[0][0] == bundle["image/png"]
+
+    def size(data):
+        return Image.open(io.BytesIO(base64.b64decode(data))).size
+
+    (wide_w, wide_h), (col_w, col_h) = size(imgs[0][0]), size(sources[0])
+    assert col_w < 600 < wide_w and col_h > wide_h
+    with pytest.raises(ValueError, match="alt must describe"):
+        wide_or_stacked(draw, 3, wide_size=(7, 3), stacked_size=(3, 8), alt="plot")
+    with pytest.raises(ValueError, match="n must be"):
+        wide_or_stacked(draw, 0, wide_size=(7, 3), stacked_size=(3, 8), alt="a" * 30)
+    with pytest.raises(ValueError, match="breakpoint must be"):
+        wide_or_stacked(draw, 1, wide_size=(7, 3), stacked_size=(3, 8), alt="a" * 30,
+                        breakpoint=0)
+
+
 def test_datasets_have_the_documented_labels():
     """The example data sets are labelled -1/+1 as documented, reproducibly."""
     import numpy as np
@@ -801,3 +989,26 @@ def test_datasets_have_the_documented_labels():
         datasets.xor(10, noise=-1.0)
     with pytest.raises(TypeError, match="n must be an integer"):
         datasets.two_moons(10.5)
+
+
+def test_toy_2d_is_separable_with_a_thin_margin_as_the_book_says():
+    """What the docstring and the chapters say about the sixteen points holds,
+    checked with CVXPY (hard margin) and LIBSVM (soft margin)."""
+    import cvxpy as cp
+    import numpy as np
+    from sklearn.svm import SVC as LibSVC
+
+    from kernlab import datasets
+
+    X, y = datasets.toy_2d()
+    w, b = cp.Variable(2), cp.Variable()
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(w) / 2),
+                         [cp.multiply(y, X @ w + b) >= 1])
+    problem.solve()
+    assert problem.status == cp.OPTIMAL
+    np.testing.assert_allclose(w.value, [14.23, -3.85], atol=0.02)
+    assert b.value == pytest.approx(-9.38, abs=0.02)
+    assert 1 / np.linalg.norm(w.value) == pytest.approx(0.068, abs=0.001)
+    for C in (1.0, 10.0):
+        wrong = X[LibSVC(kernel="linear", C=C).fit(X, y).predict(X) != y]
+        np.testing.assert_array_equal(wrong, [[0.4, -0.7]])

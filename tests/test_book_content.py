@@ -1,9 +1,11 @@
 """The book's text keeps its promises: one home per result, every correction listed.
 
-These read the MyST sources directly (no build): the Errata page must link to
-every "Correction to the notes" box and only to targets that exist, each of
-the four results the chapters share is proved once, and the bibliography
-labels entries the way the text cites them.
+These read the MyST sources directly (no build): every departure from the
+notes is a one-line margin note in its chapter, linked both ways with one
+entry of the Errata page, whose links all point to targets that exist; all
+numbered results share one counter; each of the four results the chapters
+share is proved once; and the bibliography labels entries the way the text
+cites them.
 """
 
 from __future__ import annotations
@@ -29,60 +31,131 @@ def chapter_text():
     return {path.stem: path.read_text(encoding="utf-8") for path in CHAPTERS}
 
 
-def correction_boxes(text):
-    """Labels placed right before each 'Correction to the notes' box (None if unlabelled)."""
-    labels = []
-    for match in BOX.finditer(text):
-        title = match.group(2)
-        if "notes" not in title.lower() and "which theorem" not in title.lower():
-            continue
-        before = text[:match.start()].rstrip("\n").rsplit("\n", 1)[-1]
-        target = TARGET.match(before)
-        labels.append(target.group(1) if target else None)
-    return labels
+MARGIN = re.compile(r"^([ \t]*)\(errata-([\w-]+)\)=\n\1```\{margin\}\n\1(.*)\n\1```[ \t]*$",
+                    re.M)
+PLACE = re.compile(r"^[ \t]*\((errata-[\w-]+)\)=[ \t]*$", re.M)
+ERRATUM = re.compile(r"^\((erratum-[\w-]+)\)=\n### (.+)$", re.M)
+MAX_MARGIN_CHARACTERS = 160
 
 
-def test_every_correction_box_is_labelled_and_listed_in_the_errata():
+def errata_entries():
+    """Anchor -> text of each entry of the Errata page."""
     errata = (BOOK / "errata.md").read_text(encoding="utf-8")
-    linked = set(re.findall(r"\{ref\}`[^`<]*<([\w-]+)>`", errata))
-    boxes = {stem: correction_boxes(text) for stem, text in chapter_text().items()}
-    unlabelled = [stem for stem, labels in boxes.items() if None in labels]
-    assert not unlabelled, f"correction boxes without a target label in {unlabelled}"
-    missing = {label for labels in boxes.values() for label in labels} - linked
-    assert not missing, f"correction boxes not listed on the Errata page: {sorted(missing)}"
+    matches = list(ERRATUM.finditer(errata))
+    ends = [m.start() for m in matches[1:]] + [len(errata)]
+    return {m.group(1): errata[m.end():end].split("\n## ", 1)[0]
+            for m, end in zip(matches, ends)}
 
 
-MAX_BOX_LINES = 8
+def test_no_correction_box_interrupts_a_chapter():
+    boxes = [f"{stem}: {m.group(2)}" for stem, text in chapter_text().items()
+             for m in BOX.finditer(text)
+             if "notes" in m.group(2).lower() or "which theorem" in m.group(2).lower()]
+    assert not boxes, boxes
 
 
-def test_correction_boxes_stay_short():
-    """A box says what the notes got wrong in a few lines; the explanation
-    belongs to the text around it."""
-    long_boxes = []
+def test_every_correction_is_a_one_line_margin_note_linking_to_its_erratum():
+    entries = errata_entries()
     for stem, text in chapter_text().items():
-        for match in BOX.finditer(text):
-            title = match.group(2).lower()
-            if "notes" not in title and "which theorem" not in title:
-                continue
-            fence = match.group(1)
-            body = text[match.end():].split(f"\n{fence}\n", 1)[0].splitlines()
-            lines = [line for line in body if line.strip() and not line.startswith(":class:")]
-            if len(lines) > MAX_BOX_LINES:
-                long_boxes.append(f"{stem}: {match.group(2)!r} has {len(lines)} lines "
-                                  f"({' '.join(lines[:1])[:50]}...)")
-    assert not long_boxes, "\n".join(long_boxes)
+        places = set(PLACE.findall(text))
+        notes = {f"errata-{label}": line for _, label, line in MARGIN.findall(text)}
+        assert places == set(notes), f"{stem}: places without a margin note: " \
+                                     f"{sorted(places - set(notes))}"
+        for place, line in notes.items():
+            erratum = place.replace("errata-", "erratum-", 1)
+            assert line.rstrip().endswith(f"<{erratum}>`."), f"{stem}: {place} does not link " \
+                                                            f"to {erratum}"
+            assert len(line) <= MAX_MARGIN_CHARACTERS, f"{stem}: {place} is too long"
+            assert erratum in entries, f"{stem}: {place} links to a missing erratum"
+
+
+def test_each_erratum_has_an_anchor_and_links_back_to_its_place():
+    places = {p for text in chapter_text().values() for p in PLACE.findall(text)}
+    entries = errata_entries()
+    assert len(entries) >= 40, "the Errata page lists too few corrections"
+    for anchor, body in entries.items():
+        back = re.findall(r"\{ref\}`[^`<]*<(errata-[\w-]+)>`", body)
+        assert back == [anchor.replace("erratum-", "errata-", 1)], (anchor, back)
+    assert {a.replace("erratum-", "errata-", 1) for a in entries} == places
 
 
 def test_errata_links_point_to_existing_targets():
     errata = (BOOK / "errata.md").read_text(encoding="utf-8")
-    targets = {t for text in chapter_text().values() for t in TARGET.findall(text)}
+    targets = {t for text in chapter_text().values() for t in PLACE.findall(text)}
+    pages = [BOOK / "intro.md", *CHAPTERS]
+    targets |= {t for page in pages for t in TARGET.findall(page.read_text(encoding="utf-8"))}
+    targets |= set(errata_entries())
     proofs = {m for text in chapter_text().values()
               for m in re.findall(r"^:label:\s*([\w-]+)", text, flags=re.M)}
     refs = re.findall(r"\{ref\}`[^`<]*<([\w-]+)>`", errata)
+    refs += re.findall(r"\{ref\}`([\w-]+)`", errata)
     prf_refs = re.findall(r"\{prf:ref\}`([\w-]+)`", errata)
-    assert len(refs) >= 30, "the Errata page lists too few corrections"
     assert not set(refs) - targets, sorted(set(refs) - targets)
     assert not set(prf_refs) - proofs, sorted(set(prf_refs) - proofs)
+
+
+def test_all_numbered_results_share_one_counter():
+    """Definition 1.1 is followed by Proposition 1.2, never by a second
+    "1.1": every kind of result the chapters number counts on one counter."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    mapping = config["sphinx"]["config"].get("prf_realtyp_to_countertyp", {})
+    kinds = {kind for text in chapter_text().values() for kind, _ in BLOCK.findall(text)}
+    kinds -= {"proof"}
+    counters = {mapping.get(kind, kind) for kind in kinds}
+    assert len(counters) == 1, f"results numbered on several counters: {counters}"
+
+
+EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[ \t]*(.*)$", re.M)
+LEVELS = ("basic", "intermediate", "challenging")
+
+
+def exercise_level(title):
+    """The difficulty level that ends an exercise title ("basic" or "Topic, basic").
+
+    Raises a ValueError naming the title when it carries no level or more than one.
+    """
+    words = re.findall(r"[a-z]+", title.lower())
+    found = [level for level in LEVELS if level in words]
+    if len(found) != 1:
+        raise ValueError(f"exercise title {title!r} names {len(found)} of the levels "
+                         f"{', '.join(LEVELS)}; it must name exactly one")
+    level = found[0]
+    if title != level and not title.endswith(f", {level}"):
+        raise ValueError(f"exercise title {title!r} must be the level or end in ', {level}'")
+    return level
+
+
+@pytest.mark.parametrize("title, level", [
+    ("basic", "basic"),
+    ("Counting monomials, challenging", "challenging"),
+])
+def test_exercise_level_reads_the_end_of_the_title(title, level):
+    assert exercise_level(title) == level
+
+
+@pytest.mark.parametrize("title", [
+    "", "Counting monomials", "basic, challenging", "intermediate proof, basic",
+    "Basic", "basic counting",
+])
+def test_exercise_level_rejects_a_title_without_exactly_one_level(title):
+    with pytest.raises(ValueError, match="exercise title"):
+        exercise_level(title)
+
+
+def test_every_exercise_carries_exactly_one_difficulty_level():
+    counts = dict.fromkeys(LEVELS, 0)
+    problems = []
+    for stem, text in chapter_text().items():
+        for match in EXERCISE.finditer(text):
+            try:
+                counts[exercise_level(match.group(2).strip())] += 1
+            except ValueError as exc:
+                problems.append(f"{stem}: {exc}")
+    assert not problems, "\n".join(problems)
+    # the levels are all in use, and the introduction says what each one means
+    assert all(counts.values()), counts
+    intro = (BOOK / "intro.md").read_text(encoding="utf-8")
+    assert all(f"*{level}*" in intro for level in LEVELS)
 
 
 def test_errata_page_is_in_the_table_of_contents():

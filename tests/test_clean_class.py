@@ -13,15 +13,13 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 
-from coursegrader.course import Course, fill_answers
+from coursegrader.course import fill_answers
+from conftest import CHROMIUM, COURSE, copy_course, require_chromium
 
-COURSE = Path(__file__).resolve().parents[1] / "assignments"
-CHROMIUM = "/usr/bin/chromium"
 
 pytestmark = [pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
@@ -42,8 +40,7 @@ PROBE = r"Not sure: $\href{javascript:window.PWNED=1}{D} \succeq 0$ and $\frac{1
 @pytest.fixture(scope="module")
 def class_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("class")
-    course = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
-                            assignments=["ps1"], secret="clean-class-secret")
+    course = copy_course(tmp, ["ps1"], secret="clean-class-secret")
     (course.root / "Makefile").write_text((COURSE / "Makefile").read_text())
     (course.root / "students.csv").write_text(
         "id,first_name,last_name,email\nalice,Alice,Example,alice@example.org\n"
@@ -107,10 +104,7 @@ def test_feedback_has_no_prompts_and_counts_that_add_up(class_run):
 
 
 def test_feedback_typesets_its_maths_offline_in_chromium(class_run):
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"Chromium not found at {CHROMIUM}; it is required in CI")
-        pytest.skip(f"Chromium not found at {CHROMIUM}; browser test skipped")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     page_path = class_run[0].root / "feedback" / "bob" / "ps1" / "ps1.html"

@@ -11,16 +11,14 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from coursegrader import batch
-from coursegrader.course import Course, answer_cell_ids, fill_answers
+from coursegrader.course import answer_cell_ids, fill_answers
 from coursegrader.spec import get_parts
-from pgserver import postgres_server
+from conftest import copy_course
 
-COURSE = Path(__file__).resolve().parents[1] / "assignments"
 PS = "ps1"
 
 pytestmark = [pytest.mark.timeout(600),
@@ -72,11 +70,10 @@ def cluster(tmp_path_factory):
             _stop(proc)
 
 
-def test_two_dask_workers_grade_the_class_into_postgresql(tmp_path, cluster):
+def test_two_dask_workers_grade_the_class_into_postgresql(tmp_path, cluster, postgres):
     address, worker_pids = cluster
-    with postgres_server() as db_url:
-        course = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
-                                assignments=[PS], secret="dask-test-secret", db_url=db_url)
+    with postgres() as db_url:
+        course = copy_course(tmp_path, [PS], secret="dask-test-secret", db_url=db_url)
         course.nbgrader("db assignment add", PS)
         course.nbgrader("generate_assignment", PS)
         released, source = course.released(PS), course.source(PS)

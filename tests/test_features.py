@@ -9,7 +9,7 @@ from sklearn.exceptions import NotFittedError
 
 from kernlab import (
     ANOVAFeatures, BiasFeatures, CorrelationFeatures, Gaussian, GaussianTaylorFeatures, Linear,
-    Polynomial, PolynomialFeatures, RandomFourierFeatures,
+    Nystroem, NystroemKernelRidge, Polynomial, PolynomialFeatures, RandomFourierFeatures,
 )
 
 RNG = np.random.default_rng(0)
@@ -200,3 +200,51 @@ def test_bad_data_is_named():
         phi.transform(np.ones(3))
     with pytest.raises(NotFittedError, match="input_features"):
         PolynomialFeatures(degree=2).get_feature_names_out()
+
+
+# ---------------------------------------------------------------- the Nystroem map
+def test_nystroem_features_give_the_low_rank_approximation_of_the_kernel():
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(60, 3)), rng.normal(size=(9, 3))
+    k = Gaussian(sigma=1.2)
+    ny = Nystroem(k, n_components=15, random_state=1).fit(A)
+    Z = ny.landmarks_
+    assert np.array_equal(Z, A[ny.landmark_indices_]) and Z.shape == (15, 3)
+    expected = k(A, Z) @ np.linalg.solve(k(Z), k(Z, B))  # K_nm K_mm^-1 K_mb
+    np.testing.assert_allclose(ny.transform(A) @ ny.transform(B).T, expected, atol=1e-6)
+    # on the landmarks themselves the map is exact
+    FZ = ny.transform(Z)
+    np.testing.assert_allclose(FZ @ FZ.T, k(Z), atol=1e-8)
+    assert ny.get_feature_names_out().tolist() == [f"nystroem{j}" for j in range(1, 16)]
+
+
+def test_nystroem_with_every_point_a_landmark_is_exact():
+    X_ = np.random.default_rng(2).normal(size=(40, 2))
+    k = Polynomial(degree=2, c=1.0) + Gaussian(sigma=0.5)
+    F = Nystroem(k, n_components=100, random_state=0).fit_transform(X_)
+    assert F.shape == (40, 40)
+    np.testing.assert_allclose(F @ F.T, k(X_), atol=1e-7)
+
+
+def test_nystroem_kernel_ridge_is_ridge_on_the_nystroem_features():
+    rng = np.random.default_rng(3)
+    A = rng.uniform(-2, 2, (80, 2))
+    y = np.sin(A[:, 0]) + A[:, 1]
+    k = Gaussian(sigma=1.0)
+    model = NystroemKernelRidge(k, lam=0.1, n_components=12, random_state=5).fit(A, y)
+    F = Nystroem(k, n_components=12, random_state=5).fit(A).transform(A)
+    w = np.linalg.solve(F.T @ F + 0.1 * np.eye(12), F.T @ y)
+    np.testing.assert_allclose(model.coef_, w, rtol=1e-8, atol=1e-10)
+    assert np.array_equal(model.landmarks_, model.nystroem_.landmarks_)
+
+
+@pytest.mark.parametrize("make, error, match", [
+    (lambda: Nystroem("precomputed").fit(X), ValueError, "not 'precomputed'"),
+    (lambda: Nystroem(Gaussian(), n_components=0).fit(X), ValueError, "n_components"),
+    (lambda: Nystroem(Gaussian(), random_state="seed").fit(X), TypeError, "random_state"),
+    (lambda: Nystroem(Gaussian()).transform(X), NotFittedError, "must be fitted"),
+    (lambda: Nystroem().fit(X), TypeError, "kernel is required"),
+])
+def test_nystroem_refuses_bad_input_by_name(make, error, match):
+    with pytest.raises(error, match=match):
+        make()

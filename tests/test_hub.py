@@ -28,7 +28,6 @@ import pwd
 import re
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,16 +40,14 @@ import pytest
 import requests
 from coursegrader.course import fill_answers
 
-from pgserver import postgres_server
+from conftest import CHROMIUM, CHROMIUM_ARGS, postgres_server
+
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
 PREFIX = Path(os.environ.get("KERNEL_COURSE_PREFIX", "/opt/kernel-course"))
 HUBPY = PREFIX / "hub" / "bin" / "python"
 COURSE = "kernel-methods"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 SHOTS = Path(os.environ.get("HUB_TEST_SCREENSHOTS", tempfile.gettempdir())) / "hub-test-shots"
 BOOK_MARKER = "kernel-methods-book-" + secrets.token_hex(4)
 
@@ -78,12 +75,6 @@ def installed():
                           capture_output=True, text=True, timeout=3000)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return PREFIX
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def hubpy(*args, check=True, timeout=900):

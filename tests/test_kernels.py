@@ -1,6 +1,7 @@
 """Kernels: properties over one list of kernels, scikit-learn as an oracle, the algebra, bad input."""
 
 import itertools
+import warnings
 import math
 from collections import Counter
 
@@ -511,3 +512,31 @@ def test_kernel_class_instead_of_instance_is_refused_with_that_explanation():
         kernlab.KernelRidge(Linear).fit([[0.0], [1.0]], [0.0, 1.0])
     with pytest.raises(TypeError, match="got the class Linear itself"):
         kernlab.RKHSFunction(Linear, [[0.0]], [1.0])
+
+
+# ------------------------------------------------- the Gaussian's fast path runs clean
+_SIGNALLING_NAN = 0x7FF0000000000001  # the bit pattern of a signalling NaN
+
+
+@pytest.mark.parametrize("n, d", [(1, 1), (2, 3), (127, 2), (128, 5), (129, 1), (300, 7),
+                                  (2100, 3)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_gaussian_gram_reads_no_uninitialised_memory(n, d, dtype):
+    """Freed memory full of signalling NaNs, reused for K, raises no warning (n = 2100: threads)."""
+    rng = np.random.default_rng(n * d)
+    X = (rng.normal(size=(n, d)) * 3).astype(dtype)
+    if n > 1:
+        X = np.asfortranarray(X) if d % 2 else X[::-1]  # other layouts than C order
+    for sigma in (0.05, 1.0, 40.0):
+        poison = np.full((n, n), _SIGNALLING_NAN, dtype=np.uint64)
+        del poison  # the allocator may hand these bytes to the Gram matrix next
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            K = Gaussian(sigma=sigma)(X)
+            K_cross = Gaussian(sigma=sigma)(X, X[: max(1, n // 3)])
+        assert np.isfinite(K).all() and np.array_equal(K, K.T)
+        assert np.all(np.diag(K) == 1.0)
+        Xf = np.asarray(X, dtype=float)
+        exact = pairwise.rbf_kernel(Xf, gamma=1 / (2 * sigma**2))
+        np.testing.assert_allclose(K, exact, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(K_cross, exact[:, : max(1, n // 3)], rtol=0, atol=1e-12)

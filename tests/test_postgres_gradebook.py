@@ -9,18 +9,16 @@ instructor collects, grades with two worker processes at once
 
 import csv
 import os
-from pathlib import Path
 
 import nbformat
 import pytest
 import sqlalchemy
 
 from coursegrader import batch
-from coursegrader.course import Course, answer_cell_ids, fill_answers
+from coursegrader.course import answer_cell_ids, fill_answers
 from coursegrader.spec import get_parts
-from pgserver import postgres_server
+from conftest import copy_course
 
-COURSE = Path(__file__).resolve().parents[1] / "assignments"
 PS = "ps1"
 STUDENTS = {"alice": "solution", "bob": "blank", "carol": "partial"}
 
@@ -29,8 +27,8 @@ pytestmark = [pytest.mark.timeout(600),
 
 
 @pytest.fixture(scope="module")
-def db_url():
-    with postgres_server() as url:
+def db_url(postgres):
+    with postgres() as url:
         yield url
 
 
@@ -51,8 +49,7 @@ def submit_all(course, kinds):
 
 def test_whole_cycle_in_parallel_on_postgresql(tmp_path, db_url, monkeypatch):
     monkeypatch.setenv("NBGRADER_DB_URL", db_url)   # read by nbgrader_config.py
-    course = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
-                            assignments=[PS], secret="postgres-test-secret")
+    course = copy_course(tmp_path, [PS], secret="postgres-test-secret")
     course.db_url = db_url
     course.nbgrader("db assignment add", PS)
     course.nbgrader("generate_assignment", PS)

@@ -19,7 +19,6 @@ import os
 import re
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -35,12 +34,10 @@ import pytest
 from coursegrader.author import build_notebook
 from coursegrader.course import fill_answers
 from coursegrader.spec import get_parts
+from conftest import CHROMIUM, CHROMIUM_ARGS, free_port, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "assignments"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 #: What the wheel installs into the environment besides its packages.
 DATA_FILES = {"share/jupyter/lab/settings/overrides.json", "etc/jupyter/nbgrader_config.py"}
@@ -233,16 +230,10 @@ def test_the_environment_has_the_assignments_tab_myst_and_its_own_settings(stude
                                 / "nbgrader_config.py").read_text()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture()
 def jupyterlab(student_env):
     """JupyterLab from the student environment on a free loopback port; yield (url, token)."""
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     # Render every cell at once (JupyterLab otherwise draws only the cells in view).
     settings = student_env.home / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / (
         "notebook-extension")
@@ -283,10 +274,7 @@ def jupyterlab(student_env):
 @pytest.mark.timeout(2400)
 def test_a_downloaded_chapter_shows_its_theorems_and_maths_in_jupyterlab(
         student_env, jupyterlab):
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"Chromium not found at {CHROMIUM}; it is required in CI")
-        pytest.skip(f"Chromium not found at {CHROMIUM}; browser test skipped")
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     # the chapter's notebook as the site offers it for download

@@ -8,8 +8,9 @@ from sklearn.datasets import make_blobs, make_circles, make_moons
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.svm import SVC as SkSVC
+from sklearn.svm import SVR as SkSVR
 
-from kernlab import (SVC, Gaussian, KernelSVCPrimal, Linear, LinearSVCPrimal, Polynomial,
+from kernlab import (SVC, SVR, Gaussian, KernelSVCPrimal, Linear, LinearSVCPrimal, Polynomial,
                      Sigmoid, Spectrum, kkt_report, pivoted_cholesky)
 
 DATASETS = {
@@ -359,11 +360,11 @@ def test_linear_primal_with_very_large_C_on_separable_data(C):
 
 def test_a_dual_answer_that_fails_the_kkt_check_is_refused(monkeypatch):
     """Whatever the solver returns, fit checks the KKT conditions with the exact K."""
-    from kernlab import svm
+    from kernlab import svm_dual
 
     X, y = DATASETS["moons"]
-    monkeypatch.setattr(svm, "_solve_dual", lambda F, t, C: np.zeros(F.shape[0]))
-    monkeypatch.setattr(svm.WorkingSetDual, "run", lambda self, eps, max_steps=None: 1.0)
+    monkeypatch.setattr(svm_dual, "_solve_factored", lambda F, qp, C: np.zeros(F.shape[0]))
+    monkeypatch.setattr(svm_dual.WorkingSetDual, "run", lambda self, eps, max_steps=None: 1.0)
     with pytest.raises(ValueError, match="violates the KKT conditions"):
         SVC(Gaussian(sigma=1.0), C=1.0).fit(X, y)
 
@@ -433,3 +434,148 @@ def test_low_rank_gram_keeps_the_factor_method():
     X, y = DATASETS["moons"]
     model = SVC(Gaussian(sigma=0.8), C=1.0).fit(X, y)
     assert model.method_ == "factor" and model.rank_ < 100
+
+
+# ------------------------------------------------ the dual solver and its edges
+@pytest.mark.filterwarnings("error")
+def test_the_fitted_model_says_which_method_answered_and_why():
+    X, y = _full_rank()
+    model = SVC(Gaussian(sigma=np.sqrt(20.0) / 2), C=1.0).fit(X, y)
+    assert model.method_ == "working-set"
+    assert "numerical rank above 200" in model.solver_reason_
+    model = SVC(Gaussian(sigma=0.8), C=1.0).fit(*DATASETS["moons"])
+    assert model.method_ == "factor" and "first attempt" in model.solver_reason_
+
+
+@pytest.mark.parametrize("make", [lambda: SVC(Gaussian(sigma=1.0), 1.0),
+                                  lambda: SVR(Gaussian(sigma=1.0), 1.0),
+                                  lambda: LinearSVCPrimal(1.0),
+                                  lambda: KernelSVCPrimal(Gaussian(sigma=1.0), 0.5)],
+                         ids=["SVC", "SVR", "LinearSVCPrimal", "KernelSVCPrimal"])
+def test_parameters_after_the_kernel_are_keyword_only(make):
+    with pytest.raises(TypeError, match="positional argument"):
+        make()
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("scale", [1e6, 1e-6])
+def test_a_linear_svc_depends_on_the_feature_scale_only_through_C(scale):
+    """K = s^2 K_0: C / s^2 on features times s is the same classifier, alpha / s^2."""
+    X, y = make_blobs(80, centers=2, cluster_std=3.0, random_state=3)
+    base = SVC(Linear(), C=1.0).fit(X, y)
+    scaled = SVC(Linear(), C=1.0 / scale**2).fit(X * scale, y)
+    np.testing.assert_allclose(scaled.alpha_ * scale**2, base.alpha_, atol=1e-6)
+    np.testing.assert_allclose(scaled.decision_function(X * scale), base.decision_function(X),
+                               atol=1e-6)
+
+
+@pytest.mark.filterwarnings("error")
+def test_features_on_a_scale_of_1e6_with_C_one_ask_for_scaling():
+    # C = 1 on features times 1e6 is C = 1e12 on the features themselves: a
+    # problem no solver settles to working precision on overlapping classes.
+    X, y = make_blobs(40, centers=2, cluster_std=3.0, random_state=3)
+    with pytest.raises(ValueError, match="scale the features"):
+        SVC(Linear(), C=1.0).fit(X * 1e6, y)
+
+
+@pytest.mark.filterwarnings("error")
+def test_C_of_1e6_on_standardised_breast_cancer_matches_libsvm():
+    """Multipliers near 1 with C = 1e6 must not be taken for zeros (alpha / C ~ 1e-6)."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    idx = np.random.default_rng(0).choice(len(X), 220, replace=False)
+    X, y = StandardScaler().fit_transform(X[idx]), y[idx]
+    kernel = Gaussian(sigma=np.sqrt(15.0))
+    ours = SVC(kernel, C=1e6).fit(X, y)
+    ref = SkSVC(C=1e6, kernel="rbf", gamma=1 / 30, tol=1e-8).fit(X, y)
+    ref_alpha = _sklearn_alpha(ref, len(X))
+    assert 1.0 < ref_alpha.max() < 1e3  # far below C: the hard-margin answer
+    np.testing.assert_allclose(ours.alpha_, ref_alpha, atol=1e-3 * ref_alpha.max())
+    assert ours.kkt_report().worst <= 1e-5 * ref_alpha.max()
+
+
+# ------------------------------------------------------------------------ SVR
+def _sine(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-3, 3, (n, 1))
+    return X, np.sin(X[:, 0]) + 0.2 * rng.standard_normal(n)
+
+
+def _diabetes(n=200):
+    from sklearn.datasets import load_diabetes
+
+    X, z = load_diabetes(return_X_y=True)
+    return X[:n] * 10, z[:n] / 100
+
+
+def _libsvm_coef(model, n):
+    coef = np.zeros(n)
+    coef[model.support_] = model.dual_coef_[0]
+    return coef
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("data, sigma", [(_sine, 1.0), (_diabetes, 3.0)], ids=["sine", "diabetes"])
+@pytest.mark.parametrize("C", [0.1, 10.0])
+@pytest.mark.parametrize("epsilon", [0.0, 0.1])
+def test_svr_matches_libsvm(data, sigma, C, epsilon):
+    X, z = data()
+    ours = SVR(Gaussian(sigma=sigma), C=C, epsilon=epsilon).fit(X, z)
+    ref = SkSVR(kernel="rbf", gamma=1 / (2 * sigma**2), C=C, epsilon=epsilon, tol=1e-8).fit(X, z)
+    coef = np.zeros(len(z))
+    coef[ours.support_] = ours.dual_coef_
+    np.testing.assert_allclose(coef, _libsvm_coef(ref, len(z)), atol=1e-3 * C)
+    fresh = np.random.default_rng(1).uniform(X.min(0), X.max(0), (500, X.shape[1]))
+    np.testing.assert_allclose(ours.predict(fresh), ref.predict(fresh), atol=1e-3)
+    # KKT: at most one of alpha_i, alpha*_i is non-zero, and the residuals obey the tube
+    assert np.all((ours.alpha_ == 0) | (ours.alpha_star_ == 0)) or epsilon == 0
+    residual = z - ours.predict(X)
+    free = (np.abs(coef) > 1e-8 * C) & (np.abs(coef) < C * (1 - 1e-8))
+    np.testing.assert_allclose(np.abs(residual[free]), epsilon, atol=1e-6)
+    assert np.all(np.abs(residual[coef == 0]) <= epsilon + 1e-6)
+
+
+def test_svr_with_a_precomputed_gram_matrix_matches_libsvm():
+    X, z = _sine()
+    K = Gaussian(sigma=1.0)(X)
+    ours = SVR("precomputed", C=1.0).fit(K, z)
+    ref = SkSVR(kernel="precomputed", C=1.0, tol=1e-8).fit(K, z)
+    np.testing.assert_allclose(ours.predict(K[:30]), ref.predict(K[:30]), atol=1e-3)
+    np.testing.assert_allclose(ours.dual_coef_, ref.dual_coef_[0], atol=1e-3)
+
+
+@pytest.mark.filterwarnings("error")
+def test_svr_on_a_full_rank_gram_uses_working_sets_and_matches_libsvm():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((260, 8))
+    z = X[:, 0] - X[:, 1] ** 2 + 0.1 * rng.standard_normal(260)
+    ours = SVR(Gaussian(sigma=1.0), C=3.0, epsilon=0.1).fit(X, z)
+    assert ours.method_ == "working-set"
+    ref = SkSVR(kernel="rbf", gamma=0.5, C=3.0, epsilon=0.1, tol=1e-8).fit(X, z)
+    coef = np.zeros(len(z))
+    coef[ours.support_] = ours.dual_coef_
+    np.testing.assert_allclose(coef, _libsvm_coef(ref, len(z)), atol=3e-3)
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), atol=1e-3)
+
+
+def test_svr_linear_kernel_is_the_flattest_line_in_the_tube():
+    """Points on z = x with epsilon = 0.5 and a large C: slope 2/3, through (0, 0.5)."""
+    X = np.arange(4.0)[:, None]
+    model = SVR(Linear(), C=100.0, epsilon=0.5).fit(X, X[:, 0])
+    np.testing.assert_allclose(model.predict([[0.0], [3.0]]), [0.5, 2.5], atol=1e-8)
+
+
+def test_svr_bad_input_is_refused():
+    X, z = _sine(20)
+    with pytest.raises(ValueError, match="C"):
+        SVR(Gaussian(sigma=1.0), C=np.inf).fit(X, z)
+    with pytest.raises(ValueError, match="epsilon"):
+        SVR(Gaussian(sigma=1.0), epsilon=-0.1).fit(X, z)
+    with pytest.raises(ValueError, match="one target per sample"):
+        SVR(Gaussian(sigma=1.0)).fit(X, np.column_stack([z, z]))
+    with pytest.raises(ValueError, match="rows"):
+        SVR(Gaussian(sigma=1.0)).fit(X, z[:-1])
+    with pytest.raises(NotFittedError):
+        SVR(Gaussian(sigma=1.0)).predict(X)

@@ -217,9 +217,17 @@ def _is_lock_error(result):
 
 
 def _parts(api, assignment, student):
-    """[{part, score, points, report}] of the auto-graded cells, from the gradebook and notebook."""
+    """[{part, score, points, report, cases, note}] of the auto-graded cells.
+
+    Scores come from the gradebook; ``cases`` (each case's outcome as fields,
+    :func:`coursegrader.judge.case_fields`) and ``note`` from what the judge
+    left in the autograded notebook's test cells; ``report`` is the text the
+    student sees, kept for reading only.
+    """
     import nbformat
     from nbgrader.api import Gradebook
+
+    from .judge import OUTCOMES_KEY
     coursedir = api.coursedir
     out = []
     notes = []
@@ -228,13 +236,14 @@ def _parts(api, assignment, student):
         for nb in submission.notebooks:
             path = Path(coursedir.format_path(coursedir.autograded_directory, student,
                                               assignment)) / f"{nb.name}.ipynb"
-            cells = {}
+            cells, outcomes = {}, {}
             if path.exists():
                 for cell in nbformat.read(path, as_version=4).cells:
                     gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
                     text = "".join(o.get("text", "") for o in cell.get("outputs", [])
                                    if o.get("output_type") == "stream")
                     cells[gid] = text
+                    outcomes[gid] = cell.get("metadata", {}).get(OUTCOMES_KEY) or {}
                     for o in cell.get("outputs", []):
                         if o.get("ename") == "KernelStopped":
                             notes.append(f"{nb.name}: notebook run stopped: {o.get('evalue')}")
@@ -243,7 +252,9 @@ def _parts(api, assignment, student):
                     continue
                 out.append({"notebook": nb.name, "part": grade.name,
                             "score": float(grade.score), "points": float(grade.max_score),
-                            "report": cells.get(grade.name, "")})
+                            "report": cells.get(grade.name, ""),
+                            "cases": outcomes.get(grade.name, {}).get("cases", []),
+                            "note": outcomes.get(grade.name, {}).get("note", "")})
     return out, notes
 
 
@@ -316,9 +327,9 @@ def _grade_task(task):
 class _Local:
     """Long-lived worker processes on this machine (or this process for one job).
 
-    All workers start (and import nbgrader) when the pool is made, while the
-    first submission is graded, and each takes the next submission as soon
-    as it is free.
+    All workers start (and import nbgrader) when the pool is made, and each
+    takes the next submission as soon as it is free; no submission is graded
+    before the others can start.
     """
 
     def __init__(self, jobs, course_root, db_url):
@@ -399,6 +410,9 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
     records = []
     if not tasks:
         return records
+    coursedir = _coursedir(course_root, db_url)
+    autograded = Path(coursedir.root, coursedir.autograded_directory)
+    autograded.mkdir(parents=True, exist_ok=True)
     from tqdm import tqdm
     bar = tqdm(total=len(tasks), unit="submission", disable=not progress, dynamic_ncols=True,
                desc="autograde", file=sys.stderr)
@@ -415,13 +429,13 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
         engine = _Dask(scheduler) if scheduler else _Local(min(jobs, len(tasks)), course_root,
                                                             resolved)
         try:
-            # The first submission is graded alone, so whatever nbgrader and the
-            # grader create on first use (the course secret file, the gradebook's
-            # course row) exists before several workers could race to create it.
-            batches = [tasks[:1], tasks[1:]] if len(tasks) > 1 else [tasks]
-            for batch in batches:
-                for record in engine.map(grade_submission, batch):
-                    take(record)
+            # Every submission goes to the pool at once (one slow submission must
+            # not hold up the class). What is shared is made before, or safely by
+            # whoever comes first: the gradebook's tables and course row
+            # (_check_gradebook), the autograded folder (below) and the course
+            # secret (written whole, then linked into place).
+            for record in engine.map(grade_submission, tasks):
+                take(record)
         finally:
             engine.close()
     finally:

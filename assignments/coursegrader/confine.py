@@ -20,10 +20,16 @@ namespaces and no capabilities.  What the code sees is an allowlist
   interface but its own loopback;
 * the environment :attr:`Policy.env` and nothing of the grader's;
 * resource limits set before ``bwrap`` starts and inherited by every process
-  inside (CPU seconds, address space, processes, bytes per file); the caller
-  caps bytes read back and wall-clock time, and :func:`stop` kills the whole
+  inside (CPU seconds, address space, processes, bytes per file), and a
+  cgroup per run capping its processes (``pids``) and its memory (``memory``:
+  :attr:`Policy.run_memory_bytes` for all its processes together) where one
+  can be made (:func:`run_caps` says how, for the log); the caller caps
+  bytes read back and wall-clock time, and :func:`stop` kills the whole
   sandbox (``--die-with-parent`` and the PID namespace take every process
   with it).
+
+The private ``/tmp`` is mounted before the runtime, so that a runtime living
+under the host's ``/tmp`` (a virtual environment made there) is not hidden.
 
 Where ``bwrap`` cannot build that sandbox, :func:`probe` says why; the
 preprocessors then refuse to grade unless the instructor chose the weaker
@@ -50,7 +56,7 @@ import coursecheck
 from coursecheck.policy import FORBIDDEN_IMPORTS
 
 __all__ = ["Policy", "JUDGE", "KERNEL", "MODES", "probe", "start", "stop", "describe",
-           "ConfinementUnavailable"]
+           "run_caps", "ConfinementUnavailable"]
 
 MODES = ("bubblewrap", "unconfined")
 RUNNER = "sandboxrunner"           # package name of the runner modules inside the sandbox
@@ -82,6 +88,7 @@ class Policy:
     scratch_bytes: int = 256 * 1024**2               # the writable tmpfs at /tmp
     cpu_seconds: int = 120                           # CPU time per process
     memory_bytes: int = 4 * 1024**3                  # address space per process
+    run_memory_bytes: int = 4 * 1024**3              # the whole run's (a cgroup)
     processes: int = 64                              # processes of the sandbox's user at once
     file_bytes: int = 64 * 1024**2                   # largest file a process may write
     output_bytes: int = 16 * 1024**2                 # bytes the grader reads back
@@ -92,7 +99,7 @@ class Policy:
 JUDGE = Policy()
 #: the notebook's run: also Jupyter's kernel machinery (never nbgrader)
 KERNEL = Policy(packages=("numpy", "scipy", "cvxpy", "matplotlib", "ipykernel", "nbclient"),
-                memory_bytes=8 * 1024**3, processes=128,
+                memory_bytes=8 * 1024**3, run_memory_bytes=8 * 1024**3, processes=128,
                 env=_fixed_env(JUPYTER_RUNTIME_DIR=_SCRATCH + "/.jupyter/runtime",
                                JUPYTER_CONFIG_DIR=_SCRATCH + "/.jupyter",
                                JUPYTER_DATA_DIR=_SCRATCH + "/.jupyter/data",
@@ -186,6 +193,10 @@ def bwrap_argv(policy, command, files=()):
             "--cap-drop", "ALL", "--hostname", "sandbox", "--clearenv"]
     for key, value in policy.env:
         argv += ["--setenv", key, value]
+    # The private /tmp first: the runtime may live under the host's /tmp (a
+    # virtual environment made there), and a later mount would hide it.
+    argv += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(policy.scratch_bytes), "--tmpfs", _SCRATCH]
     argv += _system_binds()
     for path in runtime:
         argv += ["--ro-bind", path, path]
@@ -203,53 +214,88 @@ def bwrap_argv(policy, command, files=()):
     argv += ["--remount-ro", inner_site]
     for name, path in _RUNNER_MODULES.items():
         argv += ["--ro-bind", path, f"{_RUNNER_DIR}/{RUNNER}/{name}"]
-    argv += ["--proc", "/proc", "--dev", "/dev",
-             "--size", str(policy.scratch_bytes), "--tmpfs", _SCRATCH]
     for fd, name in files:
         argv += ["--file", str(fd), f"{_SCRATCH}/{name}"]
     argv += ["--chdir", _SCRATCH, "--"]
     return argv + [python if command[0] == "python" else command[0]] + list(command[1:])
 
 
-def _pids_cgroup(limit):
-    """A fresh cgroup holding at most ``limit`` processes, or None where none can be made.
+def _cgroup_limits(policy, version):
+    """{controller: [(file, value), ...]} of a run's cgroup (cgroup ``version`` 1 or 2).
 
-    RLIMIT_NPROC does not bind root (nor counts per sandbox), so the process
-    count is capped by the kernel's ``pids`` controller (cgroup v1 or v2).
+    RLIMIT_NPROC does not bind root (nor counts per sandbox) and RLIMIT_AS
+    counts per process, so the number of processes and the memory of a whole
+    run are capped by the kernel's ``pids`` and ``memory`` controllers.
     """
+    memory = str(policy.run_memory_bytes)
+    if version == 1:   # the first file must be written first (memsw >= limit)
+        mem = [("memory.limit_in_bytes", memory),
+               ("memory.memsw.limit_in_bytes", memory)]
+    else:
+        mem = [("memory.max", memory), ("memory.swap.max", "0")]
+    return {"pids": [("pids.max", str(policy.processes))], "memory": mem}
+
+
+def _cgroup_bases():
+    """[(controller, folder under which this process may make a cgroup, version)]."""
     try:
         with open("/proc/self/cgroup") as f:
             own = dict((ctrl, path) for _, ctrl, path in
                        (line.rstrip("\n").split(":", 2) for line in f))
         with open("/proc/self/mounts") as f:
             mounts = [line.split() for line in f]
-    except OSError:
-        return None
+    except (OSError, ValueError):
+        return []
     bases = []
     for _, where, fstype, options, *_ in mounts:
-        if fstype == "cgroup" and "pids" in options.split(",") and "pids" in own:
-            bases.append(where + own["pids"])
-        elif fstype == "cgroup2" and "" in own:
-            base = where + own[""]
-            try:
-                with open(os.path.join(base, "cgroup.subtree_control")) as f:
-                    if "pids" in f.read().split():
-                        bases.append(base)
-            except OSError:
-                pass
-    for base in bases:
-        path = os.path.join(base, f"coursegrader-{os.getpid()}-{secrets.token_hex(6)}")
-        try:
-            os.mkdir(path, 0o700)
-        except OSError:
+        for ctrl in ("pids", "memory"):
+            if fstype == "cgroup" and ctrl in options.split(",") and ctrl in own:
+                bases.append((ctrl, where + own[ctrl], 1))
+            elif fstype == "cgroup2" and "" in own:
+                base = where + own[""]
+                try:
+                    with open(os.path.join(base, "cgroup.subtree_control")) as f:
+                        if ctrl in f.read().split():
+                            bases.append((ctrl, base, 2))
+                except OSError:
+                    pass
+    return bases
+
+
+def _run_cgroups(policy):
+    """Fresh cgroups capping a run's processes and memory: ({controller: path}, paths).
+
+    One cgroup per hierarchy (cgroup v1 has one per controller, v2 one for
+    all); a controller that cannot be used here is missing from the answer.
+    """
+    capped, paths, made = {}, [], {}
+    for ctrl, base, version in _cgroup_bases():
+        if ctrl in capped:
             continue
+        path = made.get(base)
+        if path is None:
+            name = f"coursegrader-{os.getpid()}-{secrets.token_hex(6)}"
+            path = os.path.join(base, name)
+            try:
+                os.mkdir(path, 0o700)
+            except OSError:
+                continue
+            made[base] = path
+            paths.append(path)
         try:
-            with open(os.path.join(path, "pids.max"), "w") as f:
-                f.write(str(limit))
-            return path
+            for name, value in _cgroup_limits(policy, version)[ctrl]:
+                if name.startswith("memory.memsw") or name == "memory.swap.max":
+                    if not os.path.exists(os.path.join(path, name)):
+                        continue   # no swap accounting: the memory limit alone
+                with open(os.path.join(path, name), "w") as f:
+                    f.write(value)
+            capped[ctrl] = path
         except OSError:
-            os.rmdir(path)
-    return None
+            pass
+    for path in paths:
+        if path not in capped.values():
+            _remove_cgroup(path)
+    return capped, [p for p in paths if p in capped.values()]
 
 
 def _remove_cgroup(path):
@@ -272,15 +318,15 @@ def _remove_cgroup(path):
             time.sleep(0.01)
 
 
-def _limits(policy, cgroup=None):
+def _limits(policy, cgroups=(), pids_capped=False):
     def apply():
-        if cgroup:
-            with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+        for path in cgroups:
+            with open(os.path.join(path, "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
         limits = [(resource.RLIMIT_AS, policy.memory_bytes),
                   (resource.RLIMIT_CPU, policy.cpu_seconds),
                   (resource.RLIMIT_FSIZE, policy.file_bytes), (resource.RLIMIT_CORE, 0)]
-        if not cgroup and os.getuid() != 0:
+        if not pids_capped and os.getuid() != 0:
             limits.append((resource.RLIMIT_NPROC, policy.processes))
         for which, value in limits:
             resource.setrlimit(which, (value, value))
@@ -317,15 +363,25 @@ def probe():
 
 
 @functools.lru_cache(maxsize=None)
-def process_cap():
-    """How the number of processes of a sandbox is capped here (for the log)."""
-    path = _pids_cgroup(1)
-    if path:
+def run_caps():
+    """How the processes and the memory of a run are capped here (for the log)."""
+    trial = replace(JUDGE, processes=1, run_memory_bytes=64 * 1024**2)
+    capped, paths = _run_cgroups(trial)
+    for path in paths:
         _remove_cgroup(path)
-        return "a pids cgroup per run"
-    if os.getuid() != 0:
-        return "RLIMIT_NPROC (shared by the grader's user)"
-    return "NOTHING (no pids cgroup can be made here and RLIMIT_NPROC does not bind root)"
+    if "pids" in capped:
+        procs = "a pids cgroup per run"
+    elif os.getuid() != 0:
+        procs = "RLIMIT_NPROC (shared by the grader's user)"
+    else:
+        procs = ("NOTHING (no pids cgroup can be made here and RLIMIT_NPROC does not "
+                 "bind root)")
+    if "memory" in capped:
+        memory = "a memory cgroup per run"
+    else:
+        memory = ("RLIMIT_AS per process only (no memory cgroup can be made here, so "
+                  "a run may use that much in each of its processes)")
+    return f"process count capped by {procs}; memory capped by {memory}"
 
 
 def describe(mode):
@@ -333,7 +389,7 @@ def describe(mode):
     if mode == "bubblewrap":
         return ("confinement: bubblewrap sandbox (new user, mount, PID, network, IPC and UTS "
                 "namespaces, read-only allowlisted runtime, private size-capped /tmp, "
-                "fixed environment, resource limits; process count capped by " + process_cap() + ")")
+                "fixed environment, resource limits; " + run_caps() + ")")
     return ("confinement: UNCONFINED mode chosen by the instructor (separate processes with "
             "resource limits, a fixed environment and a private folder, but no namespaces: "
             "student code can read what the grader's user can read and reach the network)")
@@ -353,10 +409,18 @@ def check_mode(mode):
 
 
 class Run:
-    """A started sandbox: ``proc`` (its stdin/stdout pipes), its host folder and cgroup."""
+    """A started sandbox: ``proc`` (its stdin/stdout pipes), host folder and cgroups."""
 
-    def __init__(self, proc, private, cgroup):
-        self.proc, self.private, self.cgroup = proc, private, cgroup
+    def __init__(self, proc, private, cgroups):
+        self.proc, self.private, self.cgroups = proc, private, cgroups
+
+
+def _scratch_taken():
+    """Names directly in the sandbox's /tmp taken by the runtime's mounts (if there)."""
+    exe, runtime, _ = _runtime()
+    paths = list(runtime) + [sys.executable, sys.prefix, _site_entries(())[0]]
+    return {os.path.relpath(p, _SCRATCH).split(os.sep)[0] for p in paths
+            if p.startswith(_SCRATCH + os.sep)}
 
 
 def _open_files(folder, limit_bytes, limit_count=64):
@@ -364,6 +428,7 @@ def _open_files(folder, limit_bytes, limit_count=64):
     fds, total = [], 0
     if folder is None:
         return fds
+    taken = _scratch_taken()
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
         if len(fds) >= limit_count:
             break
@@ -373,7 +438,7 @@ def _open_files(folder, limit_bytes, limit_count=64):
             continue   # a link (refused) or unreadable
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or total + st.st_size > limit_bytes \
-                or entry.name.startswith("."):
+                or entry.name.startswith(".") or entry.name in taken:
             os.close(fd)
             continue
         total += st.st_size
@@ -391,7 +456,8 @@ def start(policy, module, *, mode="bubblewrap", files_from=None, control=False):
     """
     check_mode(mode)
     files = _open_files(files_from, policy.scratch_bytes // 2)
-    private, cgroup = None, _pids_cgroup(policy.processes)
+    private = None
+    capped, cgroups = _run_cgroups(policy)
     try:
         if mode == "bubblewrap":
             argv, cwd, env = bwrap_argv(policy, _python(module), files), None, {}
@@ -402,17 +468,17 @@ def start(policy, module, *, mode="bubblewrap", files_from=None, control=False):
                                 stderr=subprocess.PIPE if control else subprocess.DEVNULL,
                                 cwd=cwd, env=env,
                                 pass_fds=[fd for fd, _ in files], start_new_session=True,
-                                preexec_fn=_limits(policy, cgroup))
+                                preexec_fn=_limits(policy, cgroups, "pids" in capped))
     except BaseException:
         if private:
             shutil.rmtree(private, ignore_errors=True)
-        if cgroup:
-            _remove_cgroup(cgroup)
+        for path in cgroups:
+            _remove_cgroup(path)
         raise
     finally:
         for fd, _ in files:
             os.close(fd)
-    return Run(proc, private, cgroup)
+    return Run(proc, private, cgroups)
 
 
 def _unconfined(policy, module, files, private):
@@ -440,8 +506,8 @@ def stop(run):
         except (ProcessLookupError, PermissionError):
             proc.kill()
     proc.wait()
-    if run.cgroup:
-        _remove_cgroup(run.cgroup)
+    for path in run.cgroups:
+        _remove_cgroup(path)
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         try:
             if pipe:

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 
 from coursecheck.check import format_report, judge_received
 from coursecheck.serial import UnsupportedValue, decode, encode, loads_bounded
+from coursecheck.spec import describe
 
 from . import confine
 from .spec import hidden_rng, part_score
 
-__all__ = ["SandboxResult", "SandboxSession", "run_sandbox", "grade_part", "PartGrade"]
+__all__ = ["SandboxResult", "SandboxSession", "run_sandbox", "grade_part", "PartGrade",
+           "case_fields", "one_line", "OUTCOMES_KEY"]
 
 
 @dataclass
@@ -48,6 +50,7 @@ class _Channel:
     def __init__(self, proc):
         self.deadline, self.left = 0.0, 0
         self.buffer, self.control, self.status = b"", b"", None
+        self.tampered = False
         self.fds = {"in": proc.stdin.fileno(), "out": proc.stdout.fileno(),
                     "control": proc.stderr.fileno()}
         for fd in self.fds.values():
@@ -113,8 +116,10 @@ class _Channel:
             line, self.control = self.control.split(b"\n", 1)
             if line.startswith(_PART_END):
                 try:
-                    self.status = int(json.loads(line)["part_end"])
-                except (ValueError, KeyError, TypeError):
+                    end = json.loads(line)
+                    self.status = int(end["part_end"])
+                    self.tampered = end.get("tampered") is True
+                except (ValueError, KeyError, TypeError, AttributeError):
                     raise _Stopped("exit") from None
 
     def receive(self):
@@ -222,7 +227,13 @@ class SandboxSession:
                 values[i] = _answer(channel.receive(), i, self.policy.output_bytes)
             channel.send(_END)
             status = channel.part_end()
-            if status != 0:
+            if channel.tampered:
+                # It wrote into the grader's pipe (the runner then ends): none
+                # of its answers counts.
+                note = _TAMPERED
+                values = [None] * len(args_list)
+                self.close()
+            elif status != 0:
                 note = _describe_stop(f"status {status}", None, timeout, self.policy)
         except _Stopped as why:
             # A part that ended early, ran out of time or flooded its output ends
@@ -233,6 +244,9 @@ class SandboxSession:
         values = [v if v is not None else (False, f"no answer ({stop})") for v in values]
         return SandboxResult(values=values, note=note)
 
+
+_TAMPERED = ("the process running your code wrote into the grader's input channel, "
+             "which is not allowed; none of its answers counts")
 
 # The runner's protocol (coursegrader/sandbox.py, which runs where this module
 # cannot be imported, spells them there too).
@@ -286,6 +300,35 @@ class PartGrade:
     points: float
     report: str
     outcomes: list   # [(case, is_hidden, message or None)]
+    cases: list = None   # case_fields(part_id, outcomes): what the grading log keeps
+    note: str = ""       # why the part's run stopped early, or ""
+
+
+ONE_LINE = 160  # characters of a message kept in the grading log
+# The key of a test cell's metadata where the judge's preprocessor leaves
+# case_fields() and the note for the grading log (coursegrader.batch).
+OUTCOMES_KEY = "coursegrader_outcomes"
+
+
+def one_line(text, limit=ONE_LINE):
+    """``text`` cut to its first line and ``limit`` characters ("..." marks a cut)."""
+    lines = str(text).strip().splitlines() or [""]
+    first = lines[0].strip()
+    if len(first) > limit:
+        return first[:limit - 3] + "..."
+    return first + " ..." if len(lines) > 1 else first
+
+
+def case_fields(part_id, outcomes):
+    """Each case's outcome as plain fields: part, case label, hidden, passed,
+    the inputs of a failing public case (hidden inputs are never kept) and the
+    message cut to one line."""
+    return [{"part": part_id, "case": case.label, "hidden": bool(is_hidden),
+             "passed": msg is None,
+             "inputs": (None if msg is None or is_hidden
+                        else one_line(", ".join(describe(a) for a in case.args))),
+             "message": None if msg is None else one_line(msg)}
+            for case, is_hidden, msg in outcomes]
 
 
 def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=None,
@@ -316,4 +359,6 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=Non
     if result.note:
         report += f"\n  note: {result.note}; the cases without an answer count as failed"
     report += f"\nScore: {score:g} of {part.points:g} points"
-    return PartGrade(score=score, points=float(part.points), report=report, outcomes=outcomes)
+    return PartGrade(score=score, points=float(part.points), report=report,
+                     outcomes=outcomes, cases=case_fields(part_id, outcomes),
+                     note=result.note or "")

@@ -96,6 +96,8 @@ def run(request):
 
 
 def main():
+    from .sandbox import make_private
+    make_private()      # the kernel it starts cannot open this process's descriptors
     request = json.loads(sys.stdin.buffer.read())
     out_fd = os.dup(1)
     devnull = os.open(os.devnull, os.O_WRONLY)

@@ -13,8 +13,6 @@
   and replaces the cell's outputs with the report and the score that nbgrader
   records.
 * :class:`RefuseLinks` -- refuses a submission that holds symbolic links.
-* :class:`SanitizeOutputs` -- for feedback: cleans HTML in outputs and
-  Markdown cells with nh3, so no script of a student's runs in a browser.
 * :class:`HideHiddenTests` -- for feedback: removes the hidden-test region
   from test cells, tolerating student cells that merely contain the markers.
 
@@ -31,7 +29,6 @@ import selectors
 import threading
 import time
 
-import nh3
 from nbformat.v4 import new_output
 from nbgrader import utils
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -40,10 +37,11 @@ from traitlets import Bool, Enum, Float, Int, List, Unicode
 from coursecheck.serial import UnsupportedValue, loads_bounded
 
 from . import confine
-from .judge import SandboxSession, grade_part
+from .judge import OUTCOMES_KEY, SandboxSession, grade_part
 from .spec import get_parts
+from .student_html import clean_html, clean_markdown
 
-__all__ = ["SafeExecute", "CollectKernelRun", "JudgeTests", "SanitizeMetadata", "SanitizeOutputs", "RefuseLinks",
+__all__ = ["SafeExecute", "CollectKernelRun", "JudgeTests", "SanitizeMetadata", "RefuseLinks",
            "HideHiddenTests", "test_cell_ids", "clean_outputs"]
 
 _TEXT_LIMIT = 100_000   # characters kept of one output's text
@@ -78,8 +76,8 @@ def clean_outputs(outputs):
     """Plain, sanitised copies of notebook ``outputs`` from an untrusted source.
 
     Streams, errors and rich outputs only; of rich data only text, HTML and
-    Markdown (cleaned with nh3), LaTeX and PNG/JPEG images; anything else --
-    scripts, widgets, SVG, metadata -- is dropped.
+    Markdown (cleaned by :mod:`coursegrader.student_html`), LaTeX and PNG/JPEG
+    images; anything else -- scripts, widgets, SVG, metadata -- is dropped.
     """
     kept = []
     for out in outputs if isinstance(outputs, list) else []:
@@ -99,8 +97,8 @@ def clean_outputs(outputs):
             for mime in _KEPT_DATA:
                 if mime in raw:
                     text = _text(raw[mime])
-                    data[mime] = nh3.clean(text) if mime in ("text/html", "text/markdown") \
-                        else text
+                    data[mime] = clean_html(text) if mime == "text/html" \
+                        else clean_markdown(text) if mime == "text/markdown" else text
             if not data:
                 continue
             extra = {}
@@ -274,10 +272,20 @@ class JudgeTests(_Confined):
             return os.environ["COURSEGRADER_SECRET"]
         path = os.path.abspath(self.secret_file)
         if not os.path.exists(path):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as f:
-                f.write(secrets.token_hex(32) + "\n")
-            self.log.info("Created the course secret %s (keep it; grades depend on it)", path)
+            # Written whole under another name, then linked into place: workers
+            # grading their first submissions at once all end up reading one secret.
+            tmp = f"{path}.{os.getpid()}-{secrets.token_hex(4)}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                with os.fdopen(fd, "w") as f:
+                    f.write(secrets.token_hex(32) + "\n")
+                os.link(tmp, path)
+                self.log.info("Created the course secret %s (keep it; grades depend "
+                              "on it)", path)
+            except FileExistsError:
+                pass          # another worker made it first: use theirs
+            finally:
+                os.unlink(tmp)
         with open(path) as f:
             value = f.read().strip()
         if not value:
@@ -287,6 +295,8 @@ class JudgeTests(_Confined):
     def preprocess(self, nb, resources):
         info = resources.get("nbgrader", {})
         assignment, student = info.get("assignment"), info.get("student")
+        for cell in nb.cells:   # the outcomes the grading log keeps come from the judge
+            cell.metadata.pop(OUTCOMES_KEY, None)
         try:
             parts = get_parts(assignment)
         except ValueError:
@@ -314,6 +324,7 @@ class JudgeTests(_Confined):
                 score = min(points, round(grade.score * points / grade.points, 2))
                 self.log.info("%s/%s %s: %s of %s", student, assignment, part_id, score, points)
                 cell.outputs = _outputs(grade.report, score, cell.get("execution_count"))
+                cell.metadata[OUTCOMES_KEY] = {"cases": grade.cases, "note": grade.note}
         return nb, resources
 
 
@@ -371,21 +382,6 @@ class _FeedbackPreprocessor(NbGraderPreprocessor):
     # option `display_data_priority` not recognized" (nbgrader's GetGrades
     # declares it the same way).
     display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
-
-
-class SanitizeOutputs(_FeedbackPreprocessor):
-    """Clean what a student wrote before it is shown as HTML (feedback).
-
-    Outputs go through :func:`clean_outputs`; Markdown cells through nh3, which
-    keeps formatting tags and drops scripts, event handlers and the like.
-    """
-
-    def preprocess_cell(self, cell, resources, index):
-        if cell.cell_type == "markdown":
-            cell.source = nh3.clean(cell.source)
-        elif cell.cell_type == "code":
-            cell.outputs = clean_outputs(json.loads(json.dumps(cell.get("outputs", []))))
-        return cell, resources
 
 
 class RefuseLinks(NbGraderPreprocessor):

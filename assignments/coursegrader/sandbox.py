@@ -20,7 +20,18 @@ descriptor; the code's own stdout and stderr go to /dev/null)::
     {"case": i, "value": encoded result}   or   {"case": i, "error": "message"}
 
 and, on the runner's stderr (a channel no part can write to), one line
-``{"part_end": status}`` once the part's process has ended.
+``{"part_end": status}`` once the part's process has ended, or
+``{"part_end": status, "tampered": true}`` when that process left bytes of
+its own in the grader's pipe (then the runner ends, so that nothing a part
+wrote is ever read as the next part's header).
+
+A part's process holds only its stdin (the grader's pipe, which it reads),
+its private answer channel and /dev/null: every other descriptor is closed
+when it is forked, and the runner makes itself non-dumpable before any part
+starts, so that ``/proc/<runner>/fd`` (and its memory and environment) cannot
+be opened by a part, which holds no capability in the sandbox's user
+namespace.  A pipe can be reopened for writing through ``/proc/self/fd/0``;
+what a part writes that way is found, unread, once it has ended.
 
 A case is sent only once the previous one is answered, so the process never
 holds the cases still to come, and never the expected answers (those stay in
@@ -31,7 +42,10 @@ exists in it).  Inside, where the Linux kernel offers Landlock, the process
 also gives up writing outside the part's own folder; and an audit hook turns the
 usual attempts -- importing kernlab, scikit-learn or coursegrader, starting
 processes, signalling others, loading native code -- into a message that
-says what is not allowed, instead of a confusing failure.
+says what is not allowed, instead of a confusing failure.  The hook is only
+that message, never the boundary: Python's ``open`` audit event does not say
+which directory a relative path given with ``dir_fd=`` is relative to, and
+many calls raise no event at all (see :func:`install_guard`).
 """
 
 import json
@@ -110,8 +124,34 @@ def course_folders():
     return [here] if os.path.exists(os.path.join(here, "nbgrader_config.py")) else []
 
 
+def _at(path, dir_fd):
+    """``path`` made absolute, against ``dir_fd`` when one is given."""
+    if isinstance(dir_fd, int) and dir_fd >= 0 and not os.path.isabs(os.fsdecode(path)):
+        try:
+            base = os.readlink(f"/proc/self/fd/{dir_fd}")
+        except OSError:
+            base = "/nonexistent"     # unknown: judged as outside every allowed folder
+        return _real(os.path.join(base, os.fsdecode(path)))
+    return _real(path)
+
+
+# Events that carry a ``dir_fd``: {event: ((path index, dir_fd index), ...)}.
+_DIR_FD_ARGS = {"os.mkdir": ((0, 2),), "os.remove": ((0, 1),), "os.rmdir": ((0, 1),),
+                "os.rename": ((0, 2), (1, 3)), "os.chmod": ((0, 2),),
+                "os.chown": ((0, 3),), "os.utime": ((0, 4),),
+                "os.link": ((0, 2), (1, 3)), "os.symlink": ((0, None), (1, 2))}
+
+
 def install_guard(forbidden, allowed, writable):
-    """Install the audit hook (permanent for the life of the process)."""
+    """Install the audit hook (permanent for the life of the process).
+
+    It gives a clear message for the usual attempts; it is not the boundary.
+    Events that carry a ``dir_fd`` (``os.mkdir``, ``os.remove``, ``os.rename``,
+    ...) are judged on the path resolved against it.  The ``open`` event of
+    ``os.open(path, flags, dir_fd=fd)`` carries no ``dir_fd``: a relative path
+    is judged against the current folder, so such an open may pass the hook,
+    and only the sandbox and Landlock then decide what it reaches.
+    """
     forbidden = tuple(_real(p) for p in forbidden)
     allowed = tuple(_real(p) for p in allowed)
     writable = tuple(_real(p) for p in writable)
@@ -149,8 +189,15 @@ def install_guard(forbidden, allowed, writable):
             if writing and not _under(real, writable):
                 raise Forbidden(f"writing {path} is not allowed in graded code")
         elif event in _PATH_WRITE_EVENTS:
-            for p in args[:2]:
-                if isinstance(p, (str, bytes, os.PathLike)) and not _under(_real(p), writable):
+            pairs = _DIR_FD_ARGS.get(event, ((0, None), (1, None)))
+            for index, fd_index in pairs:
+                if index >= len(args):
+                    continue
+                p = args[index]
+                has_fd = fd_index is not None and fd_index < len(args)
+                dir_fd = args[fd_index] if has_fd else None
+                if isinstance(p, (str, bytes, os.PathLike)) \
+                        and not _under(_at(p, dir_fd), writable):
                     raise Forbidden(f"{event} on {p} is not allowed in graded code")
         elif event in ("os.kill", "os.killpg"):
             if args[0] not in (my_pid, 0):
@@ -205,6 +252,49 @@ def _read_header(fd):
     return json.loads(data)
 
 
+_PR_SET_DUMPABLE = 4
+
+
+def make_private():
+    """Make this process non-dumpable: no process without capabilities may open its
+    ``/proc/<pid>`` entries (descriptors, memory, environment), its children included.
+
+    Inherited by forked children, reset by ``exec``.  Raises OSError if the kernel
+    refuses.
+    """
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def _unread(fd):
+    """How many bytes wait unread in the pipe ``fd``."""
+    import array
+    import fcntl
+    import termios
+    count = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, count, True)
+    return count[0]
+
+
+def _input_left_alone(fd):
+    """True unless something other than the end marker was left in the grader's pipe.
+
+    Called once a part's process (and all it started) is gone: the grader has
+    then written nothing after the end marker, so anything else there was
+    written by the part through ``/proc/self/fd/0``.  At most the end marker
+    (shorter than any case) is read.
+    """
+    left = _unread(fd)
+    if left == 0:
+        return True
+    if left != len(END) + 1:
+        return False
+    return os.read(fd, left) == END + b"\n"
+
+
 def main():
     """Start once per submission; grade each part in a fresh forked child.
 
@@ -221,12 +311,14 @@ def main():
     """
     # Private channels: the parts' answers (stdout) and the runner's own
     # part_end lines (stderr); the student's prints go nowhere.
+    make_private()
     out_fd, control = os.dup(1), os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    sys.stdout = open(os.devnull, "w")
-    sys.stderr = open(os.devnull, "w")
+    os.close(devnull)
+    sys.stdout = open(1, "w", closefd=False)
+    sys.stderr = open(2, "w", closefd=False)
 
     import numpy  # noqa: F401  (imported before forking, as every notebook needs it)
     from . import serial  # noqa: F401
@@ -259,15 +351,23 @@ def main():
             except OSError:
                 pass
         shutil.rmtree(work, ignore_errors=True)
-        data = (json.dumps({"part_end": status}) + "\n").encode()
+        clean = _input_left_alone(0)
+        end = {"part_end": status} if clean else {"part_end": status, "tampered": True}
+        data = (json.dumps(end) + "\n").encode()
         while data:
             data = data[os.write(control, data):]
+        if not clean:
+            os._exit(3)       # what the part wrote must never be read as a header
     os._exit(0)
 
 
 def _grade_part(request, work, out_fd, control):
     """In the forked child: confine this process, run the cells, answer the cases."""
-    os.close(control)               # the runner's own channel, never the part's
+    # Only its own descriptors: the grader's pipe (stdin), /dev/null (1, 2) and
+    # its answer channel; the runner's channel and anything else are closed.
+    del control
+    os.closerange(3, out_fd)
+    os.closerange(out_fd + 1, os.sysconf("SC_OPEN_MAX"))
     os.chdir(work)
     os.environ.update(HOME=work, TMPDIR=work)
     tempfile.tempdir = work

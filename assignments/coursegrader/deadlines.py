@@ -1,0 +1,335 @@
+"""Due dates, extensions and the grade after the late policy, kept in the gradebook.
+
+Each problem set's due date is nbgrader's own (``Assignment.duedate``), so
+Formgrader shows it. An extension gives one student a later due date for one
+problem set; nbgrader keeps extensions only on a submission that already
+exists, so they live in a table of their own, ``coursegrader_extension``, in
+the same database. Every command checks all of its input first and then
+changes the gradebook in one transaction: a bad line changes nothing.
+
+Command line (run in the course folder; the Makefile's ``db`` and ``extend``):
+
+    python -m coursegrader.deadlines add ps1 ps2 --due due_dates.csv
+    python -m coursegrader.deadlines extend ps1 alice "2026-10-09 23:59:00"
+    python -m coursegrader.deadlines extend --file accommodations.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import dataclasses
+import datetime as dt
+import sys
+import warnings
+from pathlib import Path
+from typing import Iterator
+
+from nbgrader.api import Assignment, Gradebook, Student, SubmittedAssignment
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import NbGraderPreprocessor
+from sqlalchemy import Column, DateTime, Integer, String, UniqueConstraint, select
+from sqlalchemy.exc import SAWarning
+from sqlalchemy.orm import declarative_base
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+from coursegrader.late_policy import CourseCalendar, LatePolicy
+
+__all__ = ["InputError", "Extension", "GradeLine", "open_gradebook", "load_config",
+           "set_due_dates", "grant_extensions", "grade_lines", "LateFeedback", "main"]
+
+DUE_COLUMNS = ("assignment", "due")
+EXTENSION_COLUMNS = ("assignment", "student_id", "until")
+
+_Base = declarative_base()
+
+
+class Extension(_Base):
+    """A later due date for one student and one problem set (naive UTC)."""
+
+    __tablename__ = "coursegrader_extension"
+    __table_args__ = (UniqueConstraint("assignment", "student_id"),)
+    id = Column(Integer, primary_key=True)
+    assignment = Column(String(128), nullable=False)
+    student_id = Column(String(128), nullable=False)
+    until = Column(DateTime(), nullable=False)
+
+
+class InputError(ValueError):
+    """Bad input: every message names the file, line and field."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+@dataclasses.dataclass(frozen=True)
+class GradeLine:
+    """One student's grade for one problem set after the late policy."""
+
+    assignment: str
+    student_id: str
+    last_name: str | None
+    first_name: str | None
+    email: str | None
+    due: dt.datetime | None          # the student's own due date (naive UTC)
+    extended: bool
+    timestamp: dt.datetime | None    # when handed in (naive UTC), None if never
+    raw_score: float
+    max_score: float
+    days_late: int
+    penalty: float
+
+    @property
+    def score(self) -> float:
+        return self.raw_score - self.penalty
+
+
+def load_config(folder: Path | str = ".") -> Config:
+    """The course's ``nbgrader_config.py`` in ``folder``."""
+    folder = Path(folder)
+    if not (folder / "nbgrader_config.py").is_file():
+        raise InputError([f"{folder / 'nbgrader_config.py'}: not found (run in the "
+                          f"course folder)"])
+    return PyFileConfigLoader("nbgrader_config.py", path=str(folder)).load_config()
+
+
+@contextlib.contextmanager
+def open_gradebook(config: Config) -> Iterator[Gradebook]:
+    """The course's gradebook, with the extension table created if missing."""
+    coursedir = CourseDirectory(config=config)
+    with warnings.catch_warnings():
+        # nbgrader's score properties trip SQLAlchemy autoflush warnings
+        warnings.simplefilter("ignore", SAWarning)
+        with Gradebook(coursedir.db_url, course_id=coursedir.course_id) as gb:
+            _Base.metadata.create_all(gb.engine)
+            yield gb
+
+
+def _read_csv(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict]]:
+    """(line number, row) of a CSV file whose header holds ``columns``."""
+    if not path.is_file():
+        raise InputError([f"{path}: no such file"])
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.DictReader(f)
+        header = [h.strip() for h in reader.fieldnames or []]
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise InputError([f"{path}, line 1: missing column(s) {', '.join(missing)} "
+                              f"(the header must name {', '.join(columns)})"])
+        reader.fieldnames = header
+        return [(reader.line_num, {k: (v or "").strip() for k, v in row.items() if k})
+                for row in reader if any((v or "").strip() for v in row.values())]
+
+
+def _assignments(gb: Gradebook) -> dict[str, Assignment]:
+    return {a.name: a for a in gb.db.execute(select(Assignment)).scalars()}
+
+
+def set_due_dates(gb: Gradebook, path: Path | None, calendar: CourseCalendar,
+                  register: list[str] = ()) -> dict[str, dt.datetime]:
+    """Register the problem sets ``register`` and set due dates from ``path``.
+
+    ``path`` (columns assignment,due) may name a registered problem set or one
+    of ``register``; a problem set it does not name keeps its due date.
+    """
+    known = _assignments(gb)
+    rows = _read_csv(path, DUE_COLUMNS) if path is not None else []
+    problems, dates = [], {}
+    for line, row in rows:
+        where = f"{path}, line {line}"
+        name = row["assignment"]
+        if name not in known and name not in register:
+            names = ", ".join(sorted(set(known) | set(register))) or "none"
+            problems.append(f"{where}, field assignment: no problem set {name!r} in "
+                            f"the gradebook (known: {names})")
+        elif name in dates:
+            problems.append(f"{where}, field assignment: {name!r} appears twice")
+        try:
+            dates[name] = calendar.parse(row["due"])
+        except ValueError as exc:
+            problems.append(f"{where}, field due: {exc}")
+    if problems:
+        raise InputError(problems)
+    try:
+        for name in register:
+            if name not in known:
+                known[name] = Assignment(name=name, course_id=gb.course_id)
+                gb.db.add(known[name])
+        for name, due in dates.items():
+            known[name].duedate = due
+        gb.db.commit()
+    except Exception:
+        gb.db.rollback()
+        raise
+    return dates
+
+
+def grant_extensions(gb: Gradebook, requests: list[tuple[str, dict]],
+                     calendar: CourseCalendar) -> int:
+    """Grant each (where, {assignment, student_id, until}) request, all or none."""
+    known = _assignments(gb)
+    students = {s.id for s in gb.db.execute(select(Student)).scalars()}
+    problems, grants = [], {}
+    for where, row in requests:
+        name, student = row["assignment"], row["student_id"]
+        ok = True
+        if name not in known:
+            names = ", ".join(sorted(known)) or "none"
+            problems.append(f"{where}, field assignment: no problem set {name!r} in "
+                            f"the gradebook (known: {names})")
+            ok = False
+        if student not in students:
+            problems.append(f"{where}, field student_id: no student {student!r} in the "
+                            f"gradebook")
+            ok = False
+        try:
+            until = calendar.parse(row["until"])
+        except ValueError as exc:
+            problems.append(f"{where}, field until: {exc}")
+            continue
+        if ok and known[name].duedate is None:
+            problems.append(f"{where}, field assignment: {name!r} has no due date yet "
+                            f"(set the due dates first: make db)")
+        elif ok and until <= known[name].duedate:
+            problems.append(f"{where}, field until: {calendar.show(until)} is not "
+                            f"later than the due date of {name}, "
+                            f"{calendar.show(known[name].duedate)}")
+        elif ok:
+            grants[(name, student)] = until
+    if problems:
+        raise InputError(problems)
+    try:
+        for (name, student), until in grants.items():
+            found = gb.db.execute(select(Extension).filter_by(
+                assignment=name, student_id=student)).scalar_one_or_none()
+            if found is None:
+                gb.db.add(Extension(assignment=name, student_id=student, until=until))
+            else:
+                found.until = until
+        gb.db.commit()
+    except Exception:
+        gb.db.rollback()
+        raise
+    return len(grants)
+
+
+def grade_lines(gb: Gradebook, policy: LatePolicy,
+                assignments: list[str] | None = None) -> list[GradeLine]:
+    """Every student's grade for every problem set (``assignments``: some only).
+
+    A problem set not handed in scores 0 and shows no timestamp.
+    """
+    extensions = {(e.assignment, e.student_id): e.until
+                  for e in gb.db.execute(select(Extension)).scalars()}
+    subs = {(s.assignment.name, s.student.id): s
+            for s in gb.db.execute(select(SubmittedAssignment)).scalars()}
+    lines = []
+    for a in sorted(_assignments(gb).values(), key=lambda a: a.name):
+        if assignments is not None and a.name not in assignments:
+            continue
+        max_score = float(a.max_score)
+        for st in sorted(gb.db.execute(select(Student)).scalars(), key=lambda s: s.id):
+            until = extensions.get((a.name, st.id))
+            due = a.duedate
+            if until is not None and (due is None or until > due):
+                due = until
+            sub = subs.get((a.name, st.id))
+            stamp = sub.timestamp if sub is not None else None
+            raw = float(sub.score) if sub is not None else 0.0
+            late = (stamp - due).total_seconds() if stamp and due else 0.0
+            lines.append(GradeLine(
+                a.name, st.id, st.last_name, st.first_name, st.email, due,
+                due is not None and due != a.duedate, stamp, raw, max_score,
+                policy.days_late(late), policy.penalty(raw, max_score, late)))
+    return lines
+
+
+class LateFeedback(NbGraderPreprocessor):
+    """Feedback shows the student's due date and the late penalty of the policy now.
+
+    Runs after nbgrader's ``GetGrades`` in ``GenerateFeedback.preprocessors``;
+    the template ``templates/feedback/base.html.j2`` shows the due date.
+    """
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        calendar = CourseCalendar(config=self.config)
+        policy = LatePolicy(config=self.config)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SAWarning)
+            with Gradebook(info["db_url"]) as gb:
+                _Base.metadata.create_all(gb.engine)
+                line = next(g for g in grade_lines(gb, policy, [info["assignment"]])
+                            if g.student_id == info["student"])
+                notebook = gb.find_submission_notebook(
+                    info["notebook"], info["assignment"], info["student"])
+                nb_score, nb_max = float(notebook.score), float(notebook.max_score)
+        # the notebook's share of the problem set's penalty (all of it when
+        # the problem set is one notebook)
+        share = (line.penalty * nb_score / line.raw_score) if line.raw_score else 0.0
+        info["late_penalty"] = round(share, 6)
+        info["score"] = nb_score - info["late_penalty"]
+        info["max_score"] = nb_max
+        info["due_date"] = calendar.show(line.due)
+        info["due_extended"] = line.extended
+        info["handed_in"] = calendar.show(line.timestamp)
+        info["days_late"] = line.days_late
+        return nb, resources
+
+
+def _parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m coursegrader.deadlines",
+                                     description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    due = sub.add_parser("add", help="register problem sets and set due dates")
+    due.add_argument("assignments", nargs="*", help="problem sets to register")
+    due.add_argument("--due", type=Path, help="CSV of due dates (assignment,due)")
+    ext = sub.add_parser("extend", help="grant extensions")
+    ext.add_argument("assignment", nargs="?")
+    ext.add_argument("student_id", nargs="?")
+    ext.add_argument("until", nargs="?")
+    ext.add_argument("--file", type=Path,
+                     help="CSV of accommodations (assignment,student_id,until)")
+    args = parser.parse_args(argv)
+    if args.command == "extend":
+        given = [args.assignment, args.student_id, args.until]
+        if args.file is None and not all(given):
+            parser.error("extend: give PS, STUDENT and UNTIL, or --file")
+        if args.file is not None and any(given):
+            parser.error("extend: give PS, STUDENT and UNTIL, or --file, not both")
+    return args
+
+
+def main(argv=None) -> int:
+    args = _parse_args(argv)
+    try:
+        config = load_config()
+        calendar = CourseCalendar(config=config)
+        with open_gradebook(config) as gb:
+            if args.command == "add":
+                dates = set_due_dates(gb, args.due, calendar, args.assignments)
+                for name, due in sorted(dates.items()):
+                    print(f"{name}: due {calendar.show(due)}")
+                return 0
+            if args.file is not None:
+                requests = [(f"{args.file}, line {line}", row)
+                            for line, row in _read_csv(args.file, EXTENSION_COLUMNS)]
+            else:
+                requests = [("command line", {"assignment": args.assignment,
+                                              "student_id": args.student_id,
+                                              "until": args.until})]
+            n = grant_extensions(gb, requests, calendar)
+            print(f"{n} extension(s) granted (times in {calendar.time_zone})")
+            return 0
+    except InputError as exc:
+        for problem in exc.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        print("nothing in the gradebook was changed", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,308 @@
+"""Submissions downloaded from a learning-management system as one zip.
+
+``make zip_collect PS=ps1 ZIP=...`` runs ``nbgrader zip_collect`` with the two
+plugins of this module (``nbgrader_config.py``):
+
+* :class:`LmsZipExtractor` reads only the LMS's own zip (each zip file in
+  ``downloaded/<ps>/archive/``) and takes a member only when its name, at the
+  top level of that zip, follows the LMS's naming (``named_regexp``: the
+  student id comes from there and nowhere else) and names a notebook of the
+  problem set. It never unpacks an archive found inside, and refuses links,
+  folders, absolute names, ``..``, names it cannot decode and names with
+  control or invisible characters. It caps the number of members, the bytes
+  of one file and of all of them, reading no more than the cap. Two files of
+  one student for the same notebook are resolved by the LMS's timestamp (the
+  ``timestamp`` group of ``named_regexp``) where the names carry one;
+  otherwise neither is taken, and the rest of the class is collected. What it
+  takes goes to ``extracted/<student>/<notebook>``, listed in
+  ``extracted.json`` next to that folder; every member, taken or skipped with
+  the reason, goes in the table ``zip_collect.txt`` there.
+* :class:`LmsZipCollector` hands nbgrader exactly what ``extracted.json``
+  lists (student, notebook, timestamp); it reads no file name.
+"""
+
+import json
+import os
+import re
+import stat
+import unicodedata
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from nbgrader.plugins import ExtractorPlugin, FileNameCollectorPlugin
+from nbgrader.utils import find_all_notebooks, parse_utc
+from traitlets import Integer, Unicode
+
+__all__ = ["LmsZipExtractor", "LmsZipCollector", "Member", "plan", "format_table",
+           "MANIFEST", "TABLE"]
+
+MANIFEST = "extracted.json"   # next to the extracted folder: what was taken
+TABLE = "zip_collect.txt"     # next to it too: every member, taken or skipped
+
+# The first bytes of the archive formats a member must not be.
+_ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00",
+                  b"7z\xbc\xaf\x27\x1c", b"Rar!\x1a\x07", b"\x28\xb5\x2f\xfd")
+_ARCHIVE_EXT = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".zst",
+                ".whl", ".jar")
+_STUDENT_ID = re.compile(r"[^\W_][\w.@+-]*")
+_UTF8_FLAG = 0x800
+
+
+@dataclass
+class Member:
+    """One member of an LMS zip and what becomes of it."""
+
+    archive: str            # the zip's file name
+    name: str               # the member's name as shown (escaped if odd)
+    student: str = ""
+    notebook: str = ""
+    timestamp: object = None   # datetime from the LMS's name, or None
+    why: str = ""           # why it is skipped; "" when taken
+    info: object = None     # its zipfile.ZipInfo
+
+
+def _shown(name):
+    """The name with control and invisible characters escaped, for the table."""
+    return "".join(ch if unicodedata.category(ch)[0] != "C" else f"\\u{ord(ch):04x}"
+                   for ch in name)
+
+
+def _refuse_name(info):
+    """Why a member's name cannot be taken, or None."""
+    name = info.filename
+    if not info.flag_bits & _UTF8_FLAG and not info.orig_filename.isascii():
+        return "a name not marked UTF-8 and not ASCII: it cannot be decoded reliably"
+    if any(unicodedata.category(ch)[0] == "C" for ch in info.orig_filename + name):
+        return "a name with control or invisible characters"
+    if "\\" in name or name.startswith("/") or re.match(r"[A-Za-z]:", name):
+        return "an absolute name or one with backslashes"
+    if ".." in name.split("/"):
+        return "a name with '..'"
+    if name.endswith("/") or info.is_dir():
+        return "a folder"
+    if "/" in name:
+        return "inside a folder: not at the top level of the LMS's zip"
+    return None
+
+
+def _kind_of(info):
+    """Why a member is not a plain file by its Unix mode (a link, a device), or None."""
+    if info.create_system != 3:   # no Unix mode recorded
+        return None
+    kind = stat.S_IFMT(info.external_attr >> 16)
+    if kind == stat.S_IFLNK:
+        return "a symbolic link"
+    if kind not in (0, stat.S_IFREG):   # many tools record only the permissions
+        return "not a regular file"
+    return None
+
+
+def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes,
+         max_total_bytes):
+    """Decide which members are taken, from the zips' directories and first bytes.
+
+    ``archives`` is a list of ``(zip file name, zipfile.ZipFile)``;
+    ``notebooks`` the notebook file names of the problem set. Returns every
+    :class:`Member`, in order, with ``why`` empty for those to take.
+    """
+    pattern = re.compile(named_regexp)
+    members, total, left = [], 0, max_files
+    for archive, zf in archives:
+        infos = zf.infolist()
+        if len(infos) > left:
+            members.append(Member(archive=archive, name=f"({len(infos) - left} more)",
+                                  why=f"over the limit of {max_files} members"))
+            infos = infos[:left]
+        left -= len(infos)
+        for info in infos:
+            m = Member(archive=archive, name=_shown(info.filename), info=info)
+            members.append(m)
+            m.why = _refuse_name(info) or _kind_of(info) or ""
+            if m.why:
+                continue
+            name = unicodedata.normalize("NFC", info.filename)
+            if name.lower().endswith(_ARCHIVE_EXT):
+                m.why = "an archive inside the archive (not unpacked)"
+                continue
+            match = pattern.fullmatch(name)
+            if not match:
+                m.why = "does not follow the LMS's naming (named_regexp)"
+                continue
+            groups = match.groupdict()
+            m.student = groups.get("student_id") or ""
+            m.notebook = (groups.get("file_id") or "") + ".ipynb"
+            if not _STUDENT_ID.fullmatch(m.student):
+                m.why = f"not a student id: {_shown(m.student)!r}"
+                continue
+            if m.notebook not in notebooks:
+                names = ", ".join(sorted(notebooks))
+                m.why = f"not a notebook of the problem set ({names})"
+                continue
+            if groups.get("timestamp"):
+                try:
+                    m.timestamp = parse_utc(groups["timestamp"])
+                except ValueError:
+                    m.why = ("an LMS timestamp that cannot be read: "
+                             f"{groups['timestamp']!r}")
+                    continue
+            if _is_archive(zf, info):
+                m.why = "an archive inside the archive (not unpacked)"
+                continue
+            if info.file_size > max_file_bytes:
+                m.why = f"{info.file_size} bytes unpacked: more than {max_file_bytes}"
+                continue
+            if total + info.file_size > max_total_bytes:
+                m.why = f"over the limit of {max_total_bytes} bytes for the whole zip"
+                continue
+            total += info.file_size
+    _resolve_duplicates([m for m in members if not m.why])
+    return members
+
+
+def _resolve_duplicates(candidates):
+    groups = {}
+    for m in candidates:
+        groups.setdefault((m.student, m.notebook), []).append(m)
+    for same in groups.values():
+        if len(same) == 1:
+            continue
+        if all(m.timestamp is not None for m in same):
+            newest = max(same, key=lambda m: m.timestamp)
+            if sum(m.timestamp == newest.timestamp for m in same) == 1:
+                for m in same:
+                    if m is not newest:
+                        m.why = (f"an older submission of {m.notebook} "
+                                 f"(newest: {newest.name})")
+                continue
+        for m in same:
+            m.why = (f"{len(same)} files for {m.student}'s {m.notebook} and no LMS "
+                     "timestamp to choose by: none taken, collect it by hand")
+
+
+def _is_archive(zf, info):
+    """Whether the member's first bytes are those of an archive (reads only those)."""
+    try:
+        with zf.open(info) as f:
+            return f.read(8).startswith(_ARCHIVE_MAGIC)
+    except Exception:   # unreadable: found out when it is unpacked
+        return False
+
+
+def _read_capped(zf, info, limit):
+    """The member's bytes; ValueError if they exceed ``limit`` (read no further)."""
+    with zf.open(info) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"unpacks to more than {limit} bytes")
+    return data
+
+
+def format_table(members):
+    """The table ``make zip_collect`` ends with: one line per member."""
+    rows = [("zip", "member", "student", "notebook", "taken", "why skipped")]
+    rows += [(m.archive, m.name, m.student, m.notebook, "no" if m.why else "yes", m.why)
+             for m in members]
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    lines = ["  ".join([cell.ljust(w) for cell, w in zip(row[:5], widths)] + [row[5]])
+             for row in rows]
+    taken = sum(not m.why for m in members)
+    lines.append(f"{taken} file(s) taken, {len(members) - taken} skipped")
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+class LmsZipExtractor(ExtractorPlugin):
+    """Takes the notebooks of the LMS's top-level zip, by the LMS's naming only."""
+
+    named_regexp = Unicode(
+        r"(?P<student_id>[^_]+)_(?:LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb",
+        help="Regular expression for the whole name of a member at the top level of "
+             "the LMS's zip, with the groups student_id and file_id (the notebook's "
+             "name without .ipynb) and optionally timestamp. The default is Canvas's "
+             "<student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb."
+    ).tag(config=True)
+    max_files = Integer(5000, help="Most members read from the LMS's zips."
+                        ).tag(config=True)
+    max_file_bytes = Integer(
+        50 * 1024**2, help="Most bytes one member may unpack to.").tag(config=True)
+    max_total_bytes = Integer(
+        2 * 1024**3, help="Most bytes all members together may unpack to."
+    ).tag(config=True)
+
+    def _notebooks(self):
+        coursedir = self.parent.coursedir
+        released = coursedir.format_path(coursedir.release_directory, ".",
+                                         coursedir.assignment_id)
+        return set(find_all_notebooks(released))
+
+    def extract(self, archive_path, extracted_path):
+        members = self.collect_members(archive_path, extracted_path)
+        text = format_table(members)
+        Path(extracted_path).parent.joinpath(TABLE).write_text(text, encoding="utf-8")
+        for line in text.splitlines():
+            self.log.info("%s", line)
+
+    def collect_members(self, archive_path, extracted_path):
+        """Write the members taken to ``extracted_path``, and the manifest; return
+        every member."""
+        archives, members, opened = [], [], []
+        for entry in sorted(os.listdir(archive_path)):
+            full = os.path.join(archive_path, entry)
+            mode = os.lstat(full).st_mode
+            if not stat.S_ISREG(mode) or not zipfile.is_zipfile(full):
+                members.append(Member(archive=_shown(entry), name="",
+                                      why="not a zip file: only the LMS's zip is read"))
+                continue
+            try:
+                zf = zipfile.ZipFile(full)
+            except (zipfile.BadZipFile, UnicodeDecodeError, ValueError) as exc:
+                members.append(Member(archive=_shown(entry), name="",
+                                      why=f"cannot be read as a zip ({exc})"))
+                continue
+            opened.append(zf)
+            archives.append((_shown(entry), zf))
+        try:
+            members += plan(archives, named_regexp=self.named_regexp,
+                            notebooks=self._notebooks(), max_files=self.max_files,
+                            max_file_bytes=self.max_file_bytes,
+                            max_total_bytes=self.max_total_bytes)
+            zips = dict(archives)
+            manifest = {}
+            for m in members:
+                if m.why:
+                    continue
+                try:
+                    data = _read_capped(zips[m.archive], m.info, self.max_file_bytes)
+                except Exception as exc:   # a corrupt member: this file only
+                    m.why = f"cannot be unpacked ({exc})"
+                    continue
+                folder = Path(extracted_path, m.student)
+                folder.mkdir(exist_ok=True)
+                (folder / m.notebook).write_bytes(data)
+                manifest[f"{m.student}/{m.notebook}"] = {
+                    "student_id": m.student, "file_id": m.notebook,
+                    "timestamp": m.timestamp.isoformat() if m.timestamp else None}
+        finally:
+            for zf in opened:
+                zf.close()
+        Path(extracted_path).parent.joinpath(MANIFEST).write_text(
+            json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
+        return members
+
+
+class LmsZipCollector(FileNameCollectorPlugin):
+    """What :class:`LmsZipExtractor` listed in ``extracted.json``; no name is parsed."""
+
+    def collect(self, submitted_file):
+        path = Path(submitted_file)
+        extracted = path.parents[1]
+        listing = extracted.with_name(MANIFEST)
+        if not listing.is_file():
+            raise ValueError(f"{listing} is missing: LmsZipCollector takes what "
+                             "LmsZipExtractor listed (ZipCollectApp.extractor_plugin)")
+        manifest = json.loads(listing.read_text(encoding="utf-8"))
+        info = manifest.get(f"{path.parent.name}/{path.name}")
+        if info is None:
+            self.log.warning("Not listed in %s: %s", MANIFEST, submitted_file)
+            return None
+        return {key: value for key, value in info.items() if value is not None}

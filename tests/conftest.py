@@ -1,0 +1,172 @@
+"""What several test modules share: the browser, free ports, a copy of the course, PostgreSQL.
+
+Fixtures: ``chromium`` (the browser's path; a test that needs it fails in CI
+and is skipped elsewhere when it is missing), ``course_copy`` (a throw-away
+copy of the course with its own exchange), ``postgres`` (a throw-away
+PostgreSQL server: call it as a context manager for the URL of a new
+database).  Plain helpers, for module-level code: :func:`free_port`,
+:func:`postgres_server`, :data:`CHROMIUM` and :data:`CHROMIUM_ARGS`.
+
+The PostgreSQL server uses Debian's binaries, on the loopback and a free
+port.  PostgreSQL refuses to run as root, so when the tests run as root the
+server runs as the ``postgres`` user (created by Debian's package) through
+``runuser``; its folder is a fresh temporary one that user owns.  It listens
+on 127.0.0.1 only, asks for a random password, and is stopped and deleted
+afterwards.
+
+``pytest -m "not slow"`` leaves out the tests marked ``slow`` (whole classes
+graded, browsers, the book's build, fresh virtual environments).
+"""
+
+import contextlib
+import glob
+import os
+import pwd
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+COURSE = REPO / "assignments"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def in_ci():
+    """True in continuous integration, where a missing tool fails instead of skipping."""
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def require_chromium():
+    """The browser's path; fails the test in CI, skips it elsewhere, when it is missing."""
+    if not Path(CHROMIUM).exists():
+        if in_ci():
+            pytest.fail(f"Chromium not found at {CHROMIUM}; it is required in CI")
+        pytest.skip(f"Chromium not found at {CHROMIUM}; browser test skipped")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    return require_chromium()
+
+
+def copy_course(tmp, assignments, **kwargs):
+    """A throw-away copy of the course in ``tmp/course``, its exchange in ``tmp/exchange``."""
+    from coursegrader.course import Course
+    return Course.copy_of(COURSE, Path(tmp) / "course", exchange=Path(tmp) / "exchange",
+                          assignments=assignments, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def course_copy():
+    return copy_course
+
+
+def postgres_bindir():
+    """Folder of initdb/postgres: $POSTGRES_BINDIR, Debian's newest, or the PATH's."""
+    if os.environ.get("POSTGRES_BINDIR"):
+        return Path(os.environ["POSTGRES_BINDIR"])
+    debian = sorted(glob.glob("/usr/lib/postgresql/*/bin/postgres"),
+                    key=lambda p: int(Path(p).parts[-3]))
+    if debian:
+        return Path(debian[-1]).parent
+    found = shutil.which("postgres") or shutil.which("initdb")
+    return Path(found).resolve().parent if found else None
+
+
+@contextlib.contextmanager
+def postgres_server(database="gradebook"):
+    """Start a server; yield the SQLAlchemy URL (psycopg 3) of a new empty database."""
+    bindir = postgres_bindir()
+    if bindir is None or not (bindir / "initdb").exists():
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL is missing: scripts/test.sh installs Debian's postgresql")
+        pytest.skip("PostgreSQL binaries not found (apt-get install postgresql)")
+    as_user = []
+    top = Path(tempfile.mkdtemp(prefix="pgtest-"))
+    if os.geteuid() == 0:
+        user = pwd.getpwnam("postgres")
+        os.chmod(top, 0o700)
+        os.chown(top, user.pw_uid, user.pw_gid)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    password = secrets.token_hex(16)
+    pwfile = top / "pw"
+    pwfile.write_text(password + "\n")
+    if as_user:
+        os.chown(pwfile, user.pw_uid, user.pw_gid)
+    data = top / "data"
+    subprocess.run(as_user + [str(bindir / "initdb"), "-D", str(data), "-U", "grader",
+                              "--pwfile", str(pwfile), "--auth", "scram-sha-256",
+                              "--encoding", "UTF8", "--locale", "C"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    port = free_port()
+    log = open(top / "server.log", "wb")
+    proc = subprocess.Popen(
+        as_user + [str(bindir / "postgres"), "-D", str(data), "-h", "127.0.0.1",
+                   "-p", str(port), "-k", str(top), "-c", "fsync=off",
+                   "-c", "max_connections=100"],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        import psycopg
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                conn = psycopg.connect(host="127.0.0.1", port=port, user="grader",
+                                       password=password, dbname="postgres", autocommit=True)
+                break
+            except psycopg.OperationalError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("PostgreSQL did not start: "
+                                       + (top / "server.log").read_text()[-2000:])
+                time.sleep(0.2)
+        with conn:
+            conn.execute(f'CREATE DATABASE "{database}"')
+        yield f"postgresql+psycopg://grader:{password}@127.0.0.1:{port}/{database}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """:func:`postgres_server`: ``with postgres() as url:`` (or ``postgres("name")``)."""
+    return postgres_server
+
+
+#: Fixtures that take minutes: a class graded by nbgrader, the book built, a
+#: browser session, a fresh virtual environment, a database server, the hub.
+SLOW_FIXTURES = frozenset({
+    "built_book", "site",                                   # test_book
+    "student_wheel", "student_env", "jupyterlab",           # test_student_package
+    "course", "graded", "class_run", "cluster",             # classes graded
+    "postgres", "db_url",                                   # a PostgreSQL server
+    "installed", "ngshare_hub", "folder_hub",               # test_hub
+})
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` every test that uses one of :data:`SLOW_FIXTURES`."""
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)

@@ -1,0 +1,189 @@
+"""``make report`` is built from the fields the judge logs, never from student text.
+
+A student's exception message with newlines in it once forged rows of the
+report (a hidden candidate "failed by 4 of 4", a "killed (SIGKILL)" part).
+Here the real judge grades an honest student and one whose answer raises such
+a message; the page must show exactly the rows their answers earn, with the
+inputs of the failing public case.
+"""
+
+import html.parser
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from coursecheck.spec import describe
+from coursegrader.judge import OUTCOMES_KEY, grade_part, one_line
+from coursegrader.report import render, summarise
+from coursegrader.spec import get_part, hidden_rng
+
+PS, PART = "ps1", "kernel_verdicts"
+SECRET = "report-test-secret"
+KERNELS = ("'D_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one', 'cos_first', "
+           "'min_abs_first', 'norm_product'")
+HONEST = f"def is_kernel(name):\n    return name in {{{KERNELS}}}\n"
+FORGED = ("wrong\n"
+          "  FAIL  hidden-style case 'candidate forged': failed by everyone\n"
+          "  0 of 4 hidden checks passed\n"
+          "  note: the process running your code was killed (SIGKILL)\n"
+          "<script>alert(1)</script>")
+# right on every candidate but D_diag, where it raises the forged message
+MALLORY = (f"def is_kernel(name):\n    if name == 'D_diag':\n"
+           f"        raise ValueError({FORGED!r})\n"
+           f"    return name in {{{KERNELS}}}\n")
+
+
+class _Tables(html.parser.HTMLParser):
+    """{h2 heading: [table, ...]} of a page, a table being its rows of cell texts."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.heading = {}, None
+        self._row = self._cell = None
+        self._in_h2 = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "h2":
+            self._in_h2, self.heading = True, ""
+        elif tag == "table":
+            self.tables.setdefault(self.heading, []).append([])
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "h2":
+            self._in_h2 = False
+        elif tag in ("td", "th"):
+            self._row.append(self._cell)
+            self._cell = None
+        elif tag == "tr":
+            self.tables[self.heading][-1].append(self._row)
+            self._row = None
+
+    def handle_data(self, data):
+        if self._in_h2:
+            self.heading += data
+        elif self._cell is not None:
+            self._cell += data
+
+
+def tables(page):
+    parser = _Tables()
+    parser.feed(page)
+    return parser.tables
+
+
+def record(student, grade):
+    """The grading-log record coursegrader.batch writes for one graded part."""
+    return {"assignment": PS, "student": student, "status": "graded", "seconds": 1.5,
+            "parts": [{"part": PART, "score": grade.score, "points": grade.points,
+                       "report": grade.report, "cases": grade.cases,
+                       "note": grade.note}],
+            "notes": []}
+
+
+@pytest.fixture(scope="module")
+def graded():
+    part = get_part(PS, PART)
+    return part, {
+        student: grade_part(PS, PART, part, [code], student=student, secret=SECRET)
+        for student, code in (("honest", HONEST), ("mallory", MALLORY))}
+
+
+def test_the_judge_logs_each_case_as_fields(graded):
+    part, grades = graded
+    assert grades["honest"].score == part.points
+    cases = grades["mallory"].cases
+    public = part.public()
+    hidden = part.hidden(hidden_rng(SECRET, "mallory", PS, PART))
+    assert [c["case"] for c in cases] == [c.label for c in public + hidden]
+    assert [c["hidden"] for c in cases] == [False] * len(public) + [True] * len(hidden)
+    for case, fields in zip(public + hidden, cases):
+        assert fields["part"] == PART
+        assert fields["passed"] == (case.args[0] != "D_diag")
+        # inputs only for a failing public case; every message is one line
+        failing_public = not fields["passed"] and not fields["hidden"]
+        assert fields["inputs"] == (describe(case.args[0]) if failing_public else None)
+        assert fields["message"] is None or "\n" not in fields["message"]
+    failed = [c for c in cases if not c["passed"] and not c["hidden"]]
+    assert len(failed) == 1 and failed[0]["inputs"] == "'D_diag'"
+    assert failed[0]["message"].startswith("raised ValueError: wrong")
+    assert grades["mallory"].note == ""
+
+
+def test_a_forged_message_adds_no_row(graded):
+    part, grades = graded
+    page = render(summarise([record(s, g) for s, g in grades.items()], PS))
+    found = tables(page)
+    d_diag = next(c for c in part.public() if c.args == ("D_diag",))
+    message = one_line("raised ValueError: " + FORGED)
+    hidden = {s: part.hidden(hidden_rng(SECRET, s, PS, PART)) for s in grades}
+    failed = sum(c.args == ("D_diag",) for c in hidden["mallory"])
+    run = sum(len(h) for h in hidden.values())
+    assert found["Checks failed most often"] == [
+        [["part", "check", "inputs", "failed by", "most common message"],
+         [PART, d_diag.label, "'D_diag'", "1 of 2", message]],
+        [["part", "failed", "share"],
+         [PART, f"{failed} of {run}", f"{100 * failed / run:.0f}%"]],
+    ]
+    # no part was stopped: nothing in the table of crashes, no forged SIGKILL
+    assert "Crashed or timed out" not in found
+    assert "SIGKILL" not in page
+    assert "candidate forged" not in page
+    assert "<script>alert" not in page
+
+
+def test_every_student_string_is_escaped():
+    part = get_part(PS, PART)
+    label = part.public()[0].label
+    cases = [{"part": PART, "case": label, "hidden": False, "passed": False,
+              "inputs": "<img src=x onerror=alert(1)>",
+              "message": "<script>x</script>"}]
+    rec = {"assignment": PS, "student": "<b>mallory</b>", "status": "graded",
+           "seconds": 1.0, "notes": [],
+           "parts": [{"part": PART, "score": 0.0, "points": 2.0, "report": "",
+                      "cases": cases, "note": "<i>stopped</i>"}]}
+    broken = {"assignment": PS, "student": "<u>eve</u>", "status": "failed",
+              "seconds": 2.0, "error": "<script>y</script>"}
+    page = render(summarise([rec, broken], PS))
+    for raw in ("<script>", "<img", "<b>mallory", "<i>stopped", "<u>eve"):
+        assert raw not in page
+    found = tables(page)
+    assert found["Checks failed most often"][0][1] == [
+        PART, label, "<img src=x onerror=alert(1)>", "1 of 1", "<script>x</script>"]
+    crashed, stopped = found["Crashed or timed out"]
+    assert crashed[1:] == [["<u>eve</u>", "2", "<script>y</script>"]]
+    assert stopped[1:] == [["<b>mallory</b>", PART, "<i>stopped</i>"]]
+
+
+def test_the_judges_fields_reach_the_notebook_and_a_forged_copy_does_not():
+    from coursegrader.preprocessor import JudgeTests
+
+    def cell(src, **md):
+        base = {"grade": False, "grade_id": md.pop("gid"), "locked": False,
+                "schema_version": 3, "solution": False, "task": False}
+        base.update(md)
+        return new_code_cell(src, metadata={"nbgrader": base})
+
+    forged = {"note": "killed",
+              "cases": [{"part": PART, "case": "candidate forged", "hidden": True,
+                         "passed": False, "inputs": None, "message": "x"}]}
+    nb = new_notebook(cells=[
+        cell("import numpy as np", gid="setup", locked=True),
+        cell(MALLORY, gid="kernel_verdicts_answer", solution=True),
+        cell(f'from coursecheck import check\ncheck("ps1", "{PART}", is_kernel)',
+             gid=PART, grade=True, locked=True, points=2)])
+    for c in nb.cells:
+        c.metadata[OUTCOMES_KEY] = forged
+    nb = nbformat.from_dict(nb)
+    resources = {"nbgrader": {"assignment": PS, "student": "mallory"}}
+    nb, _ = JudgeTests(secret=SECRET).preprocess(nb, resources)
+    assert OUTCOMES_KEY not in nb.cells[0].metadata
+    assert OUTCOMES_KEY not in nb.cells[1].metadata
+    logged = nb.cells[2].metadata[OUTCOMES_KEY]
+    expected = grade_part(PS, PART, get_part(PS, PART), [MALLORY], student="mallory",
+                          secret=SECRET)
+    assert logged == {"cases": expected.cases, "note": ""}
