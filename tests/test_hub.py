@@ -8,7 +8,7 @@ ports, each with its own accounts (names start with "kh" and a random tag),
 state folder and exchange:
 
 - a hub whose exchange is the ngshare service and whose own database and the
-  instructor's gradebook are on a private PostgreSQL server (tests/pgserver.py):
+  instructor's gradebook are on a private PostgreSQL server (tests/conftest.py):
   the browser test runs on it
   (Chromium driven by Playwright: students fetch, write, validate and submit;
   the instructor collects, autogrades, grades a written answer by hand and
