@@ -39,12 +39,14 @@ if os.environ.get("KERNEL_COURSE_ROLE") == "instructor" and \
     # In the shared folder any student may write into inbound/ and name the
     # submission after someone else; nbgrader only warns about it. Collect the
     # latest submission each student owns (Unix owner = the name), drop the rest.
+    # Built on the course's collect, which copies regular files only and follows
+    # no link a student put into their folder (coursegrader/exchange_collect.py).
     import glob
     import pwd
 
-    from nbgrader.exchange.default.collect import ExchangeCollect
+    from coursegrader.exchange_collect import NoLinkCollect
 
-    class OwnerCheckedCollect(ExchangeCollect):
+    class OwnerCheckedCollect(NoLinkCollect):
         def _owned(self, record):
             path = os.path.join(self.inbound_path, record["filename"])
             try:
