@@ -434,6 +434,11 @@ def open_formgrader(page):
     """Nbgrader > Formgrader: Formgrader in its JupyterLab tab (a frame)."""
     page.click('#jp-menu-panel div.lm-MenuBar-itemLabel:text("Nbgrader")')
     page.click('#jp-mainmenu-nbgrader li[data-command="nbgrader:open-formgrader"]')
+    return formgrader_frame(page)
+
+
+def formgrader_frame(page):
+    """The frame of Formgrader's JupyterLab tab, once its page has loaded."""
     frame = page.locator("#formgrader-iframe iframe").element_handle().content_frame()
     frame.locator('a:text("Manage Assignments")').wait_for()
     return frame
@@ -614,9 +619,11 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
                 assert gb.find_submission_notebook("ps1", "ps1", n["bob"]).code_score == 0
             assert max_written == 6   # part 5 (4 points) and part 6 (2 points), graded by hand
             total = max_code + max_written
-            # Gradebook > ps1 > ps1 > Ada's submission (names shown one by one)
+            # Manual Grading > ps1 > ps1 > Ada's submission (names shown one by one);
+            # nbgrader's sidebar calls the gradebook "Manual Grading"
             teacher.click('.lm-DockPanel-tabBar .lm-TabBar-tab:has-text("Formgrader")')
-            fg.locator('a:text("Gradebook")').click()
+            fg = formgrader_frame(teacher)
+            fg.locator('.nav a:text-is("Manual Grading")').click()
             fg.wait_for_url("**/formgrader/gradebook")
             fg.locator('td a:text-is("ps1")').click()
             fg.wait_for_url("**/formgrader/gradebook/ps1")
