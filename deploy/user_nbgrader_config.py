@@ -4,7 +4,9 @@ install.sh copies this file to <environment>/etc/jupyter/nbgrader_config.py, so
 nbgrader (command line, Assignments tab, Formgrader) reads it in every server
 started from the environment. The hub sets the variables it reads
 (jupyterhub_config.py): the course, the exchange, and for an instructor the
-course folder, whose own nbgrader_config.py is then loaded.
+course folder, whose own nbgrader_config.py is then loaded. nbgrader reads
+that file once more after this one; it leaves the exchange's collect to this
+file when KERNEL_COURSE_EXCHANGE is set.
 """
 
 import os
