@@ -664,6 +664,9 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
                     typed = time.monotonic()
                 time.sleep(1)
             shot(teacher, "teacher-graded")
+            # the grading page's way out is its "Manual Grading" breadcrumb
+            fg.locator('a:text-is("Manual Grading")').first.click()
+            fg.wait_for_url("**/formgrader/gradebook")
             fg.locator('a:text("Manage Assignments")').click()
             fg.locator(f"{row} td.generate-feedback a").wait_for()
             formgrader_click(fg, f"{row} td.generate-feedback a")
