@@ -135,8 +135,12 @@ c.HTMLExporter.filters = {
 # Collecting from the shared-folder exchange: a student owns their inbound
 # folder and could add links to it (to the solutions, to .grader_secret);
 # this collect takes only regular files and skips and logs every link
-# (coursegrader/exchange_collect.py).
-c.ExchangeFactory.collect = "coursegrader.exchange_collect.NoLinkCollect"
+# (coursegrader/exchange_collect.py). On the course's JupyterHub (deploy/),
+# whose servers set KERNEL_COURSE_EXCHANGE, the environment's nbgrader_config.py
+# picks the collect of its exchange (ngshare's, or an owner-checked one built on
+# this class); nbgrader reads this file after that one, so it leaves the choice.
+if "KERNEL_COURSE_EXCHANGE" not in os.environ:
+    c.ExchangeFactory.collect = "coursegrader.exchange_collect.NoLinkCollect"
 
 # Due dates and the late policy (coursegrader/late_policy.py). Due dates come
 # from due_dates.csv (`make db`), extensions from `make extend`; both are

@@ -6,8 +6,9 @@
 ``create`` makes one account per person (useradd, home folder readable by its
 owner only), sets a random password for each, and writes the passwords to FILE
 (JSON, readable by root only). Students are in the group ``<course>-students``,
-instructors in ``<course>-instructors``; nothing in the exchange or the course
-relies on these groups for access, they name the roles for the administrator.
+instructors in ``<course>-instructors``. Only root and the instructors' group
+may read the instructor's environment and the checkout (install.sh); the groups
+also choose each role's PATH in a login shell (/etc/profile.d/kernel-course.sh).
 """
 
 import argparse
@@ -63,8 +64,10 @@ def remove(name):
 
 
 def remove_groups(course="kernel-methods"):
-    """Remove the course's role groups once no account is left in them."""
-    for group in (f"{course}-instructors", f"{course}-students"):
+    """Remove the students' group once no account is left in it. The instructors'
+    group stays: it owns the instructor's environment (install.sh), and a group
+    made later could otherwise be given its number and with it read access."""
+    for group in (f"{course}-students",):
         entry = subprocess.run(["getent", "group", group], capture_output=True, text=True)
         if entry.returncode == 0 and not entry.stdout.strip().split(":")[-1]:
             subprocess.run(["groupdel", group], capture_output=True)

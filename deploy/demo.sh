@@ -5,7 +5,8 @@
 #                                students, start JupyterHub with ngshare, release ps1
 #   bash deploy/demo.sh stop     stop the hub and remove the demo accounts and state
 #
-# The book is served from DEMO_BOOK (default _build/html, built first if it is not there).
+# The book is served from DEMO_BOOK (default _build/html, built first with its PDF if it
+# is not there). The students and their names are in deploy/demo-students.csv.
 # The hub listens on http://127.0.0.1:$DEMO_PORT (default 8000); the names and
 # passwords are printed by `start` (and kept in $DEMO_STATE/passwords.json).
 # Settings: KERNEL_COURSE_PREFIX (default /opt/kernel-course), DEMO_STATE (default
@@ -18,25 +19,63 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 PREFIX="${KERNEL_COURSE_PREFIX:-/opt/kernel-course}"
 STATE="${DEMO_STATE:-/var/lib/kernel-course-demo}"
 HUBPY="$PREFIX/hub/bin/python"
-BOOK="${DEMO_BOOK:-$HERE/../_build/html}"
+REPO="$(cd "$HERE/.." && pwd)"
+BOOK="${DEMO_BOOK:-$REPO/_build/html}"
 
 [ "$(id -u)" = 0 ] || { echo "demo.sh must run as root (it creates Unix accounts)" >&2; exit 1; }
 
+# The website and its PDF (as scripts/build.sh makes them), with the instructor's
+# environment, which has Jupyter Book and the course, first on PATH.
+build_book() {
+    echo "building the book into _build/html (a few minutes)"
+    (cd "$REPO" && PATH="$PREFIX/instructor/bin:$PATH" jupyter-book build . >/dev/null)
+    if command -v latexmk >/dev/null && command -v xelatex >/dev/null; then
+        echo "building its PDF"
+        (cd "$REPO" && PATH="$PREFIX/instructor/bin:$PATH" \
+            jupyter-book build --builder pdflatex . >/dev/null)
+        cp "$REPO/_build/latex/kernel-methods.pdf" "$REPO/_build/html/kernel-methods.pdf"
+    else
+        echo "WARNING: no TeX Live (latexmk, xelatex): the book's PDF link will not work;" \
+             "scripts/build.sh lists the packages" >&2
+    fi
+}
+
+# What grading will use to confine student code, as the instructor's autograde sees it.
+CONFINEMENT_PY='
+import os
+from traitlets.config.loader import PyFileConfigLoader
+from coursegrader import confine
+root = os.environ["KERNEL_COURSE_ROOT"]
+mode = PyFileConfigLoader("nbgrader_config.py", path=root).load_config().SafeExecute.confinement
+try:
+    confine.check_mode(mode)
+    print("grading:", confine.describe(mode))
+except confine.ConfinementUnavailable as why:
+    print("WARNING: autograde will refuse to grade:", why)
+'
+
 case "${1:-}" in
 start)
+    # autograde confines student code with bubblewrap
+    if ! command -v bwrap >/dev/null; then
+        echo "installing bubblewrap"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+    fi
     bash "$HERE/install.sh" "$PREFIX"
-    if [ ! -f "$BOOK/index.html" ]; then
-        echo "building the book into _build/html (a few minutes)"
-        (cd "$HERE/.." && "$PREFIX/instructor/bin/jupyter-book" build . >/dev/null)
+    if [ "$BOOK" = "$REPO/_build/html" ] && [ ! -f "$BOOK/kernel-methods.pdf" ]; then
+        build_book
     fi
     if [ ! -f "$STATE/settings.json" ]; then
-        args=(--prefix "$PREFIX" --instructor demo-teacher --students demo-ada,demo-bob,demo-cy
+        args=(--prefix "$PREFIX" --instructor demo-teacher
+              --students-file "$HERE/demo-students.csv"
               --exchange "${DEMO_EXCHANGE:-ngshare}" --port "${DEMO_PORT:-8000}" --book "$BOOK")
         [ -n "${DEMO_DB_URL:-}" ] && args+=(--db-url "$DEMO_DB_URL")
         [ -n "${DEMO_GRADEBOOK_URL:-}" ] && args+=(--gradebook-url "$DEMO_GRADEBOOK_URL")
         "$HUBPY" "$HERE/hub.py" init "$STATE" "${args[@]}"
     fi
     "$HUBPY" "$HERE/hub.py" start "$STATE"
+    "$HUBPY" "$HERE/hub.py" run-as "$STATE" demo-teacher -- python -c "$CONFINEMENT_PY"
     echo "log in as (user: password):"
     "$HUBPY" -c 'import json,sys; [print(f"  {k}: {v}") for k, v in json.load(open(sys.argv[1])).items()]' \
         "$STATE/passwords.json"

@@ -1,6 +1,7 @@
 """Set up, start and stop a course hub on this server (run as root, with the hub's Python).
 
-    python deploy/hub.py init STATE --instructor NAME --students A,B [--exchange ngshare|folder]
+    python deploy/hub.py init STATE --instructor NAME (--students A,B | --students-file CSV)
+                             [--exchange ngshare|folder]
                              [--exchange-root DIR] [--prefix /opt/kernel-course] [--port 8000]
                              [--db-url URL] [--gradebook-url URL] [--book DIR]
     python deploy/hub.py start STATE     # start JupyterHub; the first time, set up the course
@@ -14,11 +15,13 @@ default nbgrader's /srv/nbgrader/exchange). ``init`` creates the Unix accounts
 (their passwords go to STATE/passwords.json) and the settings;
 ``start`` runs JupyterHub with deploy/jupyterhub_config.py and, once, sets up
 the course in the instructor's home (~/kernel-methods: the problem sets'
-sources, the configuration, a grading secret), registers the students, and
-generates and releases the first problem set through the chosen exchange.
+sources, the configuration, the Makefile, students.csv, a grading secret),
+registers the students with their names, and generates and releases the first
+problem set through the chosen exchange, with the course's own `make` steps.
 """
 
 import argparse
+import csv
 import json
 import os
 import pwd
@@ -52,9 +55,25 @@ def load(state):
     return json.loads((Path(state) / "settings.json").read_text())
 
 
+def read_students(path):
+    """The students of a CSV file with the columns id,first_name,last_name,email
+    (the course's students.csv): {id: [first_name, last_name]}."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    names = {}
+    for number, row in enumerate(rows, start=2):
+        if not row.get("id"):
+            raise ValueError(f"{path}, line {number}: no id (the columns are "
+                             "id,first_name,last_name,email)")
+        names[row["id"]] = [row.get("first_name") or "", row.get("last_name") or ""]
+    if not names:
+        raise ValueError(f"{path}: no students")
+    return names
+
+
 def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kernel-course",
          port=None, db_url=None, gradebook_url=None, book=None, course_id="kernel-methods",
-         exchange_root="/srv/nbgrader/exchange"):
+         exchange_root="/srv/nbgrader/exchange", student_names=None):
     state = Path(state).resolve()
     if exchange not in ("ngshare", "folder"):
         raise ValueError(f"exchange must be 'ngshare' or 'folder', not {exchange!r}")
@@ -74,6 +93,7 @@ def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kerne
         "port": port or free_port(), "hub_port": free_port(), "proxy_api_port": free_port(),
         "ngshare_port": free_port(), "book_port": free_port(),
         "course_dirs": {},
+        "student_names": {s: list((student_names or {}).get(s, ["", ""])) for s in students},
     }
     accounts.create_all(list(instructors), list(students), str(state / "passwords.json"),
                         course=course_id)
@@ -158,6 +178,10 @@ def destroy(state):
     accounts.remove_groups(settings["course_id"])
     if settings["exchange"] == "folder":   # the course's folder in the exchange, not its root
         shutil.rmtree(Path(settings["exchange_root"]) / settings["course_id"], ignore_errors=True)
+        try:   # and the root too, when the demo made it and nothing else is in it
+            Path(settings["exchange_root"]).rmdir()
+        except OSError:
+            pass
     shutil.rmtree(settings["state_dir"])
 
 
@@ -167,8 +191,12 @@ def run_as(settings, name, argv, cwd=None, extra_env=None):
     user = pwd.getpwnam(name)
     env = dict(roles.user_environment(settings, name), HOME=user.pw_dir, USER=name,
                LOGNAME=name, LANG="C.UTF-8", JUPYTERHUB_USER=name, **(extra_env or {}))
+    # with the user's groups, as the hub's spawner starts their server (the
+    # instructors' group opens the instructor's environment)
+    groups = os.getgrouplist(name, user.pw_gid)
     return subprocess.run(argv, cwd=cwd or user.pw_dir, env=env, user=user.pw_uid,
-                          group=user.pw_gid, extra_groups=[], capture_output=True, text=True)
+                          group=user.pw_gid, extra_groups=groups, capture_output=True,
+                          text=True)
 
 
 def api_token(settings, name, note="course set-up"):
@@ -196,10 +224,17 @@ def set_up_course(settings):
     instructor = settings["instructors"][0]
     user = pwd.getpwnam(instructor)
     root = Path(settings["course_dirs"][instructor])
+    names = settings.get("student_names", {})
     # the course folder, the instructor's alone
     if not root.exists():
         (root / "source").mkdir(parents=True)
         shutil.copy(REPO / "assignments" / "nbgrader_config.py", root / "nbgrader_config.py")
+        shutil.copy(REPO / "assignments" / "Makefile", root / "Makefile")
+        with open(root / "students.csv", "w", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(["id", "first_name", "last_name", "email"])
+            for student in settings["students"]:
+                out.writerow([student, *names.get(student, ["", ""]), ""])
         for ps in sorted((REPO / "assignments" / "source").iterdir()):
             shutil.copytree(ps, root / "source" / ps.name,
                             ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
@@ -225,21 +260,18 @@ def set_up_course(settings):
             ngshare_request(settings, token, "POST", f"course/{course_id}",
                             instructors=json.dumps([instructor]))
         for student in settings["students"]:
+            first, last = names.get(student, ["", ""])
             ngshare_request(settings, token, "POST", f"student/{course_id}/{student}",
-                            first_name=student, last_name="", email="")
-    bin_dir = roles.environment_bin(settings, instructor)
-    nbgrader, python = os.path.join(bin_dir, "nbgrader"), os.path.join(bin_dir, "python")
-    # the course's own steps (assignments/Makefile): psN.ipynb from psN.md, then nbgrader
-    steps = [[python, "-m", "coursegrader.author", *RELEASED]]
-    steps += [[nbgrader, "db", "assignment", "add", ps] for ps in RELEASED]
-    steps += [[nbgrader, "db", "student", "add", s] for s in settings["students"]]
-    for ps in RELEASED:
-        steps += [[nbgrader, "generate_assignment", ps, "--force"],
-                  [nbgrader, "release_assignment", ps, "--force"]]
+                            first_name=first, last_name=last, email="")
+    # the course's own steps (its Makefile, with the instructor's environment on PATH):
+    # problem sets and students (with their names) into the gradebook, psN.ipynb from
+    # psN.md and the student version, then the release
+    ps = "PS=" + " ".join(RELEASED)
+    steps = [["make", "db", ps], ["make", "generate", ps], ["make", "release", ps]]
     for step in steps:
         done = run_as(settings, instructor, step, cwd=root, extra_env=extra)
         if done.returncode:
-            raise RuntimeError(f"{' '.join(step[1:])} as {instructor} failed:\n"
+            raise RuntimeError(f"{' '.join(step)} as {instructor} failed:\n"
                                f"{done.stdout}\n{done.stderr}")
 
 
@@ -249,7 +281,10 @@ def main(argv=None):
     p = sub.add_parser("init")
     p.add_argument("state")
     p.add_argument("--instructor", action="append", required=True)
-    p.add_argument("--students", required=True, help="comma-separated user names")
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--students", help="comma-separated user names")
+    who.add_argument("--students-file", help="CSV file with the columns "
+                     "id,first_name,last_name,email (id: the user name)")
     p.add_argument("--exchange", default="ngshare", choices=["ngshare", "folder"])
     p.add_argument("--prefix", default=os.environ.get("KERNEL_COURSE_PREFIX", "/opt/kernel-course"))
     p.add_argument("--port", type=int, default=None, help="public port (default: a free one)")
@@ -273,7 +308,10 @@ def main(argv=None):
     if os.geteuid() != 0:
         sys.exit("hub.py must run as root (it creates accounts and starts servers as their users)")
     if args.command == "init":
-        s = init(args.state, instructors=args.instructor, students=args.students.split(","),
+        names = read_students(args.students_file) if args.students_file else {}
+        students = list(names) if names else args.students.split(",")
+        s = init(args.state, instructors=args.instructor, students=students,
+                 student_names=names,
                  exchange=args.exchange, prefix=args.prefix, port=args.port,
                  db_url=args.db_url, gradebook_url=args.gradebook_url, book=args.book,
                  exchange_root=args.exchange_root)

@@ -26,6 +26,11 @@ if [ -z "${PYTHON:-}" ]; then
     [ -n "${PYTHON:-}" ] || { echo "no Python 3.11 that every user can run: install Debian's python3.11" >&2; exit 1; }
 fi
 PIP_FLAGS=(--quiet --disable-pip-version-check)
+# The instructors' group: only root and its members may read the instructor's
+# environment (coursegrader: answer keys, hidden-case generators) and this checkout.
+COURSE_ID="${KERNEL_COURSE_ID:-kernel-methods}"
+INSTRUCTORS_GROUP="$COURSE_ID-instructors"
+STUDENTS_GROUP="$COURSE_ID-students"
 CHP_VERSION=5.3.0
 SETUPTOOLS_VERSION=75.8.0
 
@@ -111,7 +116,97 @@ page = {"disabledExtensions": {f"@jupyter/nbgrader:{p}": True for p in off},
 os.makedirs(os.path.join(etc, "labconfig"), exist_ok=True)
 with open(os.path.join(etc, "labconfig", "page_config.json"), "w") as f:
     json.dump(page, f, indent=2)
+# JupyterHub's single-user server forbids every frame (frame-ancestors 'none');
+# JupyterLab shows Formgrader in a frame of the same server, so the instructor's
+# server allows its own frames, and Formgrader's pages get a stricter policy
+# (formgrader_csp.py).
+server = {"ServerApp": {"jpserver_extensions": {"formgrader_csp": teacher}}}
+if teacher:
+    server["ServerApp"]["tornado_settings"] = {
+        "headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}
+with open(os.path.join(etc, "jupyter_server_config.d", "kernel_course.json"), "w") as f:
+    json.dump(server, f, indent=2)
 PY
+    # the role's own server modules: Formgrader's policy, the checked submit
+    local module=submit_check.py
+    [ "$role" = instructor ] && module=formgrader_csp.py
+    cp "$HERE/$module" \
+        "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/"
+    # no news or update pop-up at login
+    mkdir -p "$venv/share/jupyter/lab/settings"
+    cat > "$venv/share/jupyter/lab/settings/overrides.json" <<'JSON'
+{
+  "@jupyterlab/apputils-extension:notification": {
+    "fetchNews": "false",
+    "checkForUpdates": false
+  }
+}
+JSON
+}
+
+# Who may read what. Everyone reads the hub's, ngshare's, the students'
+# environments and the proxy; the instructor's environment and this checkout
+# (it holds coursegrader, and the hub and the book are served from it) are
+# root's and the instructors group's only.
+close_instructor_only() {
+    getent group "$INSTRUCTORS_GROUP" >/dev/null || groupadd "$INSTRUCTORS_GROUP"
+    getent group "$STUDENTS_GROUP" >/dev/null || groupadd "$STUDENTS_GROUP"
+    chmod -R a+rX,go-w "$PREFIX"
+    chown -R root:"$INSTRUCTORS_GROUP" "$PREFIX/instructor"
+    chmod -R o-rwx "$PREFIX/instructor"
+    chgrp "$INSTRUCTORS_GROUP" "$REPO"
+    chmod g-w,o-rwx "$REPO"
+}
+
+# A login shell (a JupyterLab terminal is one) gets its PATH from /etc/profile:
+# put the environment of the user's role first, chosen by group.
+login_path() {
+    cat > /etc/profile.d/kernel-course.sh <<SH
+# The course's environments on PATH (written by deploy/install.sh).
+case " \$(id -Gn 2>/dev/null) " in
+    *" $INSTRUCTORS_GROUP "*) PATH="$PREFIX/instructor/bin:\$PATH" ;;
+    *" $STUDENTS_GROUP "*) PATH="$PREFIX/student/bin:\$PATH" ;;
+esac
+export PATH
+SH
+    chmod 644 /etc/profile.d/kernel-course.sh
+}
+
+# Other users' processes (and their command lines) hidden in /proc, where the
+# server allows remounting it; root (gid 0) still sees all. deploy/README.md
+# says how to make this permanent.
+hide_processes() {
+    if mount -o remount,hidepid=2,gid=0 /proc 2>/dev/null; then
+        echo "/proc: other users' processes hidden (hidepid=2)"
+    else
+        echo "WARNING: could not remount /proc with hidepid=2: students can see every" \
+             "user's processes (see deploy/README.md)" >&2
+    fi
+}
+
+# Fail loudly if a user outside the instructors group could read instructor-only
+# material: checked as the unprivileged user nobody, as a student would try.
+check_closed() {
+    local failed=0 python
+    for python in "$PREFIX/instructor/bin/python" "$PREFIX/student/bin/python" \
+                  /usr/bin/python3 /usr/local/bin/python3; do
+        [ -e "$python" ] || continue
+        if runuser -u nobody -- "$python" -c 'import coursegrader' >/dev/null 2>&1; then
+            echo "ERROR: a student can import coursegrader with $python" >&2
+            failed=1
+        fi
+    done
+    for path in "$PREFIX/instructor" "$REPO" "$REPO/assignments/coursegrader/__init__.py"; do
+        if runuser -u nobody -- test -r "$path"; then
+            echo "ERROR: a student can read $path" >&2
+            failed=1
+        fi
+    done
+    if ! runuser -u nobody -- "$PREFIX/student/bin/python" -c 'import kernlab, coursecheck'; then
+        echo "ERROR: students cannot use their environment $PREFIX/student" >&2
+        failed=1
+    fi
+    [ "$failed" = 0 ] || { echo "install.sh: instructor-only material is open to students" >&2; exit 1; }
 }
 
 # Build one environment unless its inputs are unchanged since the last build.
@@ -157,5 +252,8 @@ if [ ! -x "$PREFIX/proxy/node_modules/.bin/configurable-http-proxy" ]; then
     mkdir -p "$PREFIX/proxy"
     npm install --silent --no-audit --no-fund --prefix "$PREFIX/proxy" "configurable-http-proxy@$CHP_VERSION" >/dev/null
 fi
-chmod -R a+rX "$PREFIX"
+close_instructor_only
+login_path
+hide_processes
+check_closed
 echo "installed under $PREFIX"

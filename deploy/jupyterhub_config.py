@@ -91,6 +91,13 @@ c.JupyterHub.load_roles = [
     {"name": "course-setup", "services": ["course-setup"],
      "scopes": [f"tokens!user={name}" for name in sorted(INSTRUCTORS | STUDENTS)]},
 ]
+# every user may open the book (it is listed in the hub's Services menu only for
+# users with access to it) and, with ngshare, reach the exchange service (ngshare
+# checks what each may do)
+user_scopes = ["self", "access:services!service=book"]
+if settings["exchange"] == "ngshare":
+    user_scopes.append("access:services!service=ngshare")
+c.JupyterHub.load_roles.append({"name": "user", "scopes": user_scopes})
 if settings["exchange"] == "ngshare":
     c.JupyterHub.services.append({
         "name": "ngshare",
@@ -101,6 +108,3 @@ if settings["exchange"] == "ngshare":
                     "--storage", os.path.join(STATE, "ngshare-files")],
         "oauth_no_confirm": True,
     })
-    # every user may reach the exchange service (ngshare checks what each may do)
-    c.JupyterHub.load_roles.append(
-        {"name": "user", "scopes": ["self", "access:services!service=ngshare"]})

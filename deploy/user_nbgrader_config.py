@@ -4,7 +4,9 @@ install.sh copies this file to <environment>/etc/jupyter/nbgrader_config.py, so
 nbgrader (command line, Assignments tab, Formgrader) reads it in every server
 started from the environment. The hub sets the variables it reads
 (jupyterhub_config.py): the course, the exchange, and for an instructor the
-course folder, whose own nbgrader_config.py is then loaded.
+course folder, whose own nbgrader_config.py is then loaded. nbgrader reads
+that file once more after this one; it leaves the exchange's collect to this
+file when KERNEL_COURSE_EXCHANGE is set.
 """
 
 import os
@@ -23,17 +25,30 @@ if os.environ.get("KERNEL_COURSE_EXCHANGE") == "ngshare":
 elif os.environ.get("NBGRADER_EXCHANGE"):
     c.Exchange.root = os.environ["NBGRADER_EXCHANGE"]
 
+if os.environ.get("KERNEL_COURSE_ROLE") == "student":
+    # warn before a failing or unchanged notebook goes in; say what went in
+    # (submit_check.py, installed into the students' environment)
+    import submit_check
+    from nbgrader.exchange.default.submit import ExchangeSubmit as FolderSubmit
+
+    if "submit" in c.ExchangeFactory:
+        c.ExchangeFactory.submit = submit_check.checked(c.ExchangeFactory.submit)
+    else:
+        c.ExchangeFactory.submit = submit_check.checked(FolderSubmit)
+
 if os.environ.get("KERNEL_COURSE_ROLE") == "instructor" and \
         os.environ.get("KERNEL_COURSE_EXCHANGE") != "ngshare":
     # In the shared folder any student may write into inbound/ and name the
     # submission after someone else; nbgrader only warns about it. Collect the
     # latest submission each student owns (Unix owner = the name), drop the rest.
+    # Built on the course's collect, which copies regular files only and follows
+    # no link a student put into their folder (coursegrader/exchange_collect.py).
     import glob
     import pwd
 
-    from nbgrader.exchange.default.collect import ExchangeCollect
+    from coursegrader.exchange_collect import NoLinkCollect
 
-    class OwnerCheckedCollect(ExchangeCollect):
+    class OwnerCheckedCollect(NoLinkCollect):
         def _owned(self, record):
             path = os.path.join(self.inbound_path, record["filename"])
             try:

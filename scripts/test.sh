@@ -25,6 +25,7 @@ command -v latexmk >/dev/null 2>&1 && command -v xelatex >/dev/null 2>&1 || tex=
      texlive-fonts-recommended fonts-freefont-otf)
 need "command -v pdftotext" poppler-utils
 need "command -v npm" npm
+need "command -v make" make
 need "/usr/bin/python3.11 -c 'import venv, ensurepip'" python3-venv
 
 if [ "$(( ${#missing[@]} + ${#tex[@]} ))" -gt 0 ]; then

@@ -8,7 +8,7 @@ ports, each with its own accounts (names start with "kh" and a random tag),
 state folder and exchange:
 
 - a hub whose exchange is the ngshare service and whose own database and the
-  instructor's gradebook are on a private PostgreSQL server (tests/pgserver.py):
+  instructor's gradebook are on a private PostgreSQL server (tests/conftest.py):
   the browser test runs on it
   (Chromium driven by Playwright: students fetch, write, validate and submit;
   the instructor collects, autogrades, grades a written answer by hand and
@@ -87,6 +87,9 @@ def hubpy(*args, check=True, timeout=900):
 
 
 # -- the hubs -------------------------------------------------------------------
+FULL_NAMES = {"ada": ("Ada", "Lovelace"), "bob": ("Bob", "Marley")}
+
+
 @contextmanager
 def course_hub(exchange, db=False):
     tag = secrets.token_hex(2)
@@ -100,8 +103,12 @@ def course_hub(exchange, db=False):
     state = work / "state"
     try:
         with (postgres_server("jupyterhub") if db else _none()) as db_url:
+            # the students with their names, in the course's students.csv format
+            students = work / "students.csv"
+            students.write_text("id,first_name,last_name,email\n" + "".join(
+                f"{names[who]},{first},{last},\n" for who, (first, last) in FULL_NAMES.items()))
             args = ["init", state, "--prefix", PREFIX, "--instructor", names["teacher"],
-                    "--students", f"{names['ada']},{names['bob']}", "--exchange", exchange,
+                    "--students-file", students, "--exchange", exchange,
                     "--exchange-root", work / "exchange", "--book", book]
             gradebook_url = None
             if db_url:
@@ -119,6 +126,7 @@ def course_hub(exchange, db=False):
                 log = state / "hub.log"
                 if log.exists():
                     SHOTS.mkdir(parents=True, exist_ok=True)
+                    os.chmod(SHOTS, 0o700)
                     shutil.copy(log, SHOTS / f"hub-{exchange}.log")
                 hubpy("destroy", state, check=False)
     finally:
@@ -242,6 +250,12 @@ def test_hub_folder_exchange_keeps_students_apart(folder_hub):
     released = nbformat.read(Path(ada_home) / "ps1" / "ps1.ipynb", as_version=4)
     mine = fill_answers(released, source, ids=["quadratic_map_answer"])
     nbformat.write(mine, Path(ada_home) / "ps1" / "ps1.ipynb")
+    # only part 1 is answered: the first submit warns and hands in nothing, the
+    # second hands the same notebook in
+    done = run_as(hub, n["ada"], "nbgrader", "submit", "ps1")
+    assert done.returncode != 0 and "check(s) fail" in done.stdout + done.stderr, \
+        done.stdout + done.stderr
+    assert not os.listdir(os.path.join(s["exchange_root"], COURSE, "inbound"))
     done = run_as(hub, n["ada"], "nbgrader", "submit", "ps1")
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -292,6 +306,7 @@ LONG = 300_000   # ms: servers start, notebooks validate and autograde on a busy
 
 def shot(page, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
+    os.chmod(SHOTS, 0o700)   # screenshots and logs of the class: root's only
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
@@ -350,16 +365,83 @@ def submit_ps1(page):
     assignment_row(page, "submitted").wait_for()
 
 
+def lab_settings(page, hub, who, plugin, values=None):
+    """Read (or first write) this user's JupyterLab settings of ``plugin``, as the
+    Settings editor does; the settings in force come back."""
+    base = f"{hub['url']}/user/{hub['names'][who]}/lab/api/settings/{plugin}"
+    return page.evaluate("""async ([url, raw]) => {
+        const xsrf = document.cookie.split('; ').find(c => c.startsWith('_xsrf='));
+        const headers = {'X-XSRFToken': xsrf ? decodeURIComponent(xsrf.slice(6)) : ''};
+        if (raw !== null) {
+            const r = await fetch(url, {method: 'PUT', headers, body: JSON.stringify({raw})});
+            if (r.status !== 204) throw new Error('settings: ' + r.status);
+        }
+        const body = await (await fetch(url, {headers})).json();
+        // in force: the user's own settings over the defaults (with the overrides)
+        const defaults = Object.fromEntries(Object.entries(body.schema.properties || {})
+            .map(([key, prop]) => [key, prop.default]));
+        return Object.assign(defaults, body.settings || {}); }""",
+        [base, None if values is None else json.dumps(values)])
+
+
 def render_every_cell(page, hub, who):
     """Turn off JupyterLab's windowed notebooks for this user (Settings > Notebook >
-    Windowing mode: none), so that every cell of a notebook is in the page."""
-    base = f"{hub['url']}/user/{hub['names'][who]}"
-    status = page.evaluate("""async (url) => {
-        const xsrf = document.cookie.split('; ').find(c => c.startsWith('_xsrf='));
-        const r = await fetch(url, {method: 'PUT', headers: {'X-XSRFToken': xsrf ? decodeURIComponent(xsrf.slice(6)) : ''},
-                                    body: JSON.stringify({raw: '{"windowingMode": "none"}'})});
-        return r.status; }""", f"{base}/lab/api/settings/@jupyterlab/notebook-extension:tracker")
-    assert status == 204, status
+    Windowing mode: none), so that every cell of a notebook is in the page; and turn
+    on the terminal's screen reader mode, which keeps the screen's text in the page."""
+    lab_settings(page, hub, who, "@jupyterlab/notebook-extension:tracker",
+                 {"windowingMode": "none"})
+    lab_settings(page, hub, who, "@jupyterlab/terminal-extension:plugin",
+                 {"screenReaderMode": True})
+    page.reload()   # JupyterLab reads the changed settings when it loads
+    page.wait_for_selector("#jp-main-dock-panel", timeout=LONG)
+    page.wait_for_selector(".jp-FileBrowser", timeout=LONG)
+
+
+def open_terminal(page):
+    """File > New > Terminal; the new terminal, ready for typing."""
+    page.click('#jp-menu-panel div.lm-MenuBar-itemLabel:text("File")')
+    page.hover('#jp-mainmenu-file li.lm-Menu-item:has-text("New")')
+    page.click('li[data-command="terminal:create-new"]:visible')
+    terminal = page.locator(".jp-Terminal:visible").last
+    screen = terminal.locator(".xterm-accessibility-tree")
+    screen.wait_for(state="attached")
+    deadline = time.monotonic() + LONG / 1000
+    while not screen.inner_text().rstrip().endswith("$"):   # the shell's prompt
+        assert time.monotonic() < deadline, screen.inner_text()
+        time.sleep(0.5)
+    return terminal
+
+
+def run_in_terminal(page, terminal, command):
+    """Type ``command`` into the terminal as a person would; wait for it to end and
+    return (exit status, what the screen shows from the command line on)."""
+    mark = secrets.token_hex(3)
+    terminal.click()
+    # the typed line shows "@mark$?@"; only the finished command prints a number
+    page.keyboard.type(f"clear; {command}; echo @{mark}$?@\n")
+    pattern = re.compile(rf"@{mark}(\d+)@")
+    deadline = time.monotonic() + LONG / 1000
+    while True:
+        screen = terminal.locator(".xterm-accessibility-tree").inner_text()
+        found = pattern.search(screen)
+        if found:
+            return int(found.group(1)), screen
+        assert time.monotonic() < deadline, f"{command!r} did not finish:\n{screen}"
+        time.sleep(1)
+
+
+def open_formgrader(page):
+    """Nbgrader > Formgrader: Formgrader in its JupyterLab tab (a frame)."""
+    page.click('#jp-menu-panel div.lm-MenuBar-itemLabel:text("Nbgrader")')
+    page.click('#jp-mainmenu-nbgrader li[data-command="nbgrader:open-formgrader"]')
+    return formgrader_frame(page)
+
+
+def formgrader_frame(page):
+    """The frame of Formgrader's JupyterLab tab, once its page has loaded."""
+    frame = page.locator("#formgrader-iframe iframe").element_handle().content_frame()
+    frame.locator('a:text("Manage Assignments")').wait_for()
+    return frame
 
 
 def write_answers(page, filled):
@@ -392,21 +474,38 @@ def gradebook(hub):
     return Gradebook(hub["gradebook_url"] or f"sqlite:///{root}/gradebook.db", course_id=COURSE)
 
 
-def formgrader_click(page, selector):
-    page.click(selector)
-    modal = page.locator("#success-modal, #error-modal")
+def formgrader_click(frame, selector):
+    """Click an action in Formgrader (``frame``: its frame or page); the text of the
+    success box it opens."""
+    frame.locator(selector).click()
+    modal = frame.locator("#success-modal, #error-modal")
     modal.wait_for(state="visible", timeout=LONG)
     text = modal.inner_text()
-    assert page.locator("#success-modal").count() == 1, text
-    page.locator("#success-modal button.close.btn").click()
+    assert frame.locator("#success-modal").count() == 1, text
+    frame.locator("#success-modal button.close.btn").click()
     modal.wait_for(state="detached")
     return text
+
+
+HOSTILE_HANDLER = """() => new Promise(resolve => {
+    // a student's <img onerror=...> as it would reach the page: either its handler
+    // runs (it is called before any listener added later) or the policy refuses it
+    document.addEventListener('securitypolicyviolation', e => resolve(
+        {ran: window.hostileRan === true, refused_by: e.violatedDirective}));
+    const box = document.createElement('div');
+    box.innerHTML = '<img src="no-such-image" onerror="window.hostileRan = true">';
+    box.firstChild.addEventListener('error', () => {
+        if (window.hostileRan === true) resolve({ran: true, refused_by: null});
+    });
+    document.body.appendChild(box);
+})"""
 
 
 def test_hub_end_to_end_in_chromium(ngshare_hub):
     from playwright.sync_api import sync_playwright
 
     hub, n = ngshare_hub, ngshare_hub["names"]
+    prefix = hub["settings"]["prefix"]
     source = source_notebook(hub)
 
     with sync_playwright() as p:
@@ -415,6 +514,9 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
         try:
             # -- ada: fetch, write the answers, validate, submit ----------------------
             ada = pages["ada"] = log_in(browser, hub, "ada")
+            # no news pop-up: the environment's settings turn the news off
+            notes = lab_settings(ada, hub, "ada", "@jupyterlab/apputils-extension:notification")
+            assert notes["fetchNews"] == "false" and notes["checkForUpdates"] is False, notes
             menu = nbgrader_menu_items(ada)
             assert "nbgrader:open-assignment-list" in menu
             assert "nbgrader:open-formgrader" not in menu and "nbgrader:open-course-list" not in menu
@@ -446,31 +548,69 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             assert ada.locator(".nbgrader-SuccessDialog").count() == 1
             assert "passes all the tests" in ada.locator(".nbgrader-SuccessDialog").inner_text()
             ada.click(".nbgrader-SuccessDialog button.jp-Dialog-button")
+            # the README's command in a JupyterLab terminal: the course's nbgrader
+            terminal = open_terminal(ada)
+            status, screen = run_in_terminal(ada, terminal, "command -v nbgrader python")
+            assert status == 0 and f"{prefix}/student/bin/nbgrader" in screen, screen
+            status, screen = run_in_terminal(ada, terminal, "cd ~/ps1 && nbgrader validate ps1.ipynb")
+            shot(ada, "ada-terminal")
+            assert status == 0 and "passes all the tests" in screen, screen
             submit_ps1(ada)
             shot(ada, "ada-submitted")
 
-            # -- bob: fetch and submit the blank notebook ------------------------------
+            # -- bob: fetch and submit the blank notebook, in a terminal ---------------
             bob = pages["bob"] = log_in(browser, hub, "bob")
-            fetch_ps1(bob)
-            submit_ps1(bob)
+            render_every_cell(bob, hub, "bob")
+            terminal = open_terminal(bob)
+            submit = "nbgrader submit ps1 --course kernel-methods"
+            status, screen = run_in_terminal(
+                bob, terminal, "nbgrader fetch_assignment ps1 --course kernel-methods")
+            assert status == 0, screen
+            # the blank notebook: he is warned and nothing goes in...
+            status, screen = run_in_terminal(bob, terminal, submit)
+            shot(bob, "bob-warned")
+            assert status != 0 and "Not submitted yet" in screen, screen
+            assert "ps1.ipynb is unchanged from the release" in screen, screen
+            ngshare_token = hubpy("token", hub["state"], n["teacher"]).stdout.strip()
+            listed = requests.get(
+                f"{hub['url']}/services/ngshare/submissions/{COURSE}/ps1",
+                headers={"Authorization": f"token {ngshare_token}"}, timeout=60).json()
+            assert [x["student_id"] for x in listed["submissions"]] == [n["ada"]], listed
+            # ...until he submits it again as it is; then he is told what went in
+            status, screen = run_in_terminal(bob, terminal, submit)
+            shot(bob, "bob-terminal")
+            assert status == 0 and "Submitted ps1 at" in screen, screen
+            assert "ps1.ipynb (" in screen and "sha256" in screen, screen
             assert bob.goto(f"{hub['url']}/user/{n['bob']}/formgrader").status == 404
 
-            # -- the instructor: collect, autograde, grade by hand, release feedback ---
+            # -- the instructor, in Formgrader opened from the menu: collect, autograde,
+            #    grade by hand, release feedback ----------------------------------------
             teacher = pages["teacher"] = log_in(browser, hub, "teacher")
+            render_every_cell(teacher, hub, "teacher")
             assert "nbgrader:open-formgrader" in nbgrader_menu_items(teacher)
-            fg = f"{hub['url']}/user/{n['teacher']}/formgrader"
-            teacher.goto(fg + "/manage_assignments")
+            fg = open_formgrader(teacher)
             row = 'tr:has(td.name:has-text("ps1"))'
-            teacher.wait_for_selector(row)
-            formgrader_click(teacher, f"{row} td.collect a")
-            teacher.goto(fg + "/manage_assignments")
-            teacher.wait_for_selector(f"{row} td.num-submissions a")
-            assert teacher.locator(f"{row} td.num-submissions").inner_text().strip() == "2"
-            teacher.goto(fg + "/manage_submissions/ps1")
-            for student in (n["ada"], n["bob"]):
-                teacher.wait_for_selector(f'tr:has(td.student-id:text-is("{student}"))')
-                formgrader_click(teacher, f'tr:has(td.student-id:text-is("{student}")) td.autograde a')
+            fg.locator(row).wait_for()
+            formgrader_click(fg, f"{row} td.collect a")
+            fg.locator('a:text("Manage Assignments")').click()
+            fg.locator(f"{row} td.num-submissions a").wait_for()
+            assert fg.locator(f"{row} td.num-submissions").inner_text().strip() == "2"
+            fg.locator(f"{row} td.num-submissions a").click()
+            fg.wait_for_url("**/formgrader/manage_submissions/ps1")
+            ada_row = f'tr:has(td.student-id:text-is("{n["ada"]}"))'
+            fg.locator(ada_row).wait_for()
+            # the students by their names (from the course's students.csv)
+            assert "Lovelace, Ada" in fg.locator(ada_row).inner_text()
+            formgrader_click(fg, f"{ada_row} td.autograde a")
             shot(teacher, "teacher-autograded")
+            # the rest of the class in one action: `make autograde` in a terminal
+            terminal = open_terminal(teacher)
+            status, screen = run_in_terminal(teacher, terminal, "command -v nbgrader")
+            assert status == 0 and f"{prefix}/instructor/bin/nbgrader" in screen, screen
+            status, screen = run_in_terminal(
+                teacher, terminal, "cd ~/kernel-methods && make autograde PS=ps1")
+            shot(teacher, "teacher-make-autograde")
+            assert status == 0, screen
             with gradebook(hub) as gb:
                 sub = gb.find_submission_notebook("ps1", "ps1", n["ada"])
                 sub_id, max_code, max_written = sub.id, sub.max_code_score, sub.max_written_score
@@ -479,17 +619,35 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
                 assert gb.find_submission_notebook("ps1", "ps1", n["bob"]).code_score == 0
             assert max_written == 6   # part 5 (4 points) and part 6 (2 points), graded by hand
             total = max_code + max_written
-            teacher.goto(f"{fg}/submissions/{sub_id}")
-            teacher.wait_for_selector("input.score#validity_arguments")
-            teacher.wait_for_load_state("networkidle")
+            # Manual Grading > ps1 > ps1 > Ada's submission (names shown one by one);
+            # nbgrader's sidebar calls the gradebook "Manual Grading"
+            teacher.click('.lm-DockPanel-tabBar .lm-TabBar-tab:has-text("Formgrader")')
+            fg = formgrader_frame(teacher)
+            fg.locator('.nav a:text-is("Manual Grading")').click()
+            fg.wait_for_url("**/formgrader/gradebook")
+            fg.locator('td a:text-is("ps1")').click()
+            fg.wait_for_url("**/formgrader/gradebook/ps1")
+            fg.locator('td a:text-is("ps1")').click()
+            fg.wait_for_url("**/formgrader/gradebook/ps1/ps1")
+            hers = fg.locator("tr").filter(
+                has=fg.locator("a.name-shown", has_text="Lovelace, Ada"))
+            hers.locator(".glyphicon-eye-open").click()
+            hers.locator("a.name-shown").click()
+            # Formgrader adds a slash and the submission's index to the address
+            fg.wait_for_url(re.compile(rf"/formgrader/submissions/{sub_id}/?(\?.*)?$"))
+            fg.locator("input.score#validity_arguments").wait_for()
+            fg.wait_for_load_state("networkidle")
+            # the second layer: the page refuses inline event handlers
+            hostile = fg.evaluate(HOSTILE_HANDLER)
+            assert hostile == {"ran": False, "refused_by": "script-src-attr"}, hostile
 
             def enter_scores():
                 # Formgrader saves a score when its field changes; a field drawn
                 # again while the page finishes loading loses what was typed
                 # before, so the scores are typed again until they are saved.
                 for field, score in (("validity_arguments", "3"), ("closure_proofs", "2")):
-                    teacher.fill(f"input.score#{field}", "")
-                    teacher.fill(f"input.score#{field}", score)
+                    fg.locator(f"input.score#{field}").fill("")
+                    fg.locator(f"input.score#{field}").fill(score)
                     teacher.keyboard.press("Tab")
 
             enter_scores()
@@ -506,13 +664,18 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
                     typed = time.monotonic()
                 time.sleep(1)
             shot(teacher, "teacher-graded")
-            teacher.goto(fg + "/manage_assignments")
-            teacher.wait_for_selector(f"{row} td.generate-feedback a")
-            formgrader_click(teacher, f"{row} td.generate-feedback a")
-            formgrader_click(teacher, f"{row} td.release-feedback a")
+            # the grading page's way out is its "Manual Grading" breadcrumb
+            fg.locator('a:text-is("Manual Grading")').first.click()
+            fg.wait_for_url("**/formgrader/gradebook")
+            fg.locator('a:text("Manage Assignments")').click()
+            fg.locator(f"{row} td.generate-feedback a").wait_for()
+            formgrader_click(fg, f"{row} td.generate-feedback a")
+            formgrader_click(fg, f"{row} td.release-feedback a")
             with gradebook(hub) as gb:
                 scores = {s.student.id: (s.score, s.max_score) for s in gb.assignment_submissions("ps1")}
+                names = {s.id: (s.first_name, s.last_name) for s in gb.students}
             assert scores == {n["ada"]: (max_code + 5, total), n["bob"]: (0, total)}
+            assert names == {n[who]: full for who, full in FULL_NAMES.items()}, names
 
             # -- ada reads her feedback in the Assignments tab -------------------------
             refresh_assignments(ada)
@@ -526,6 +689,12 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             feedback = frame.locator("body").inner_text()
             shot(ada, "ada-feedback")
             assert f"{max_code + 5:.1f} / {total:.1f}" in feedback, feedback[:2000]
+
+            # -- the book, from the hub's Services menu ----------------------------------
+            ada.goto(hub["url"] + "/hub/home")
+            ada.click('a.dropdown-toggle:has-text("Services")')
+            ada.click('a.dropdown-item:has-text("book")')
+            ada.wait_for_selector(f'h1:text("{BOOK_MARKER}")')
         except Exception:
             for who, page in pages.items():
                 try:
@@ -626,3 +795,81 @@ def test_hub_state_is_root_only(ngshare_hub, folder_hub):
             done = subprocess.run(["runuser", "-u", student, "--", *map(str, argv)],
                                   capture_output=True, text=True)
             assert done.returncode != 0 and "Permission denied" in done.stderr, (argv, done.stderr)
+
+
+# -- a student looking for the instructor's secrets on the server -----------------
+SNOOP = r"""
+import json, os, re, subprocess, sys
+prefix, secret = sys.argv[1:3]
+me = os.getuid()
+out = {}
+def sh(command):
+    return subprocess.run(command, shell=True, capture_output=True, text=True)
+# every Python on the server, found as a student would find them, and the known ones
+found = sh("find / \\( -path /proc -o -path /sys -o -path /dev -o -path /run \\) -prune "
+           "-o \\( -type f -o -type l \\) -name 'python*' -print 2>/dev/null").stdout.split()
+pythons = sorted({p for p in found if re.search(r"/python3?(\.\d+)?$", p) and os.access(p, os.X_OK)}
+                 | {f"{prefix}/{env}/bin/python" for env in ("hub", "ngshare", "student", "instructor")}
+                 | {"/usr/bin/python3", sh("bash -lc 'command -v python'").stdout.strip()})
+out["pythons"] = pythons
+out["imports coursegrader"] = [
+    p for p in pythons
+    if subprocess.run([p, "-c", "import coursegrader"], capture_output=True).returncode == 0]
+# files by name: the grader, the course secret, the gradebook, the problem sets' sources
+out["found by name"] = sh(
+    "find / \\( -path /proc -o -path /sys -o -path /dev -o -path /run \\) -prune -o "
+    "\\( -name coursegrader -o -name .grader_secret -o -name 'gradebook*.db' "
+    "-o -name 'ps[0-9].md' \\) -print 2>/dev/null").stdout.split()
+# files by content: the course secret itself, the hidden tests of the sources
+# (they import coursegrader), ps1's answer key; written in two pieces here, so that
+# this script does not find itself
+hidden, key = "from course" + "grader import", "VERDICTS" + " = {"
+out["found by content"] = sh(
+    f"grep -rlsIF -e {secret} -e '{hidden}' -e '{key}' "
+    "/home /srv /opt /tmp /var /etc 2>/dev/null").stdout.split()
+# other users' processes (hidepid)
+pids = [d for d in os.listdir("/proc") if d.isdigit()]
+out["processes of others"] = sum(1 for d in pids if os.stat(f"/proc/{d}").st_uid != me)
+out["login PATH"] = sh("bash -lc 'command -v nbgrader python'").stdout.split()
+print(json.dumps(out))
+"""
+
+
+def other_checkouts(paths):
+    """The paths inside clones of this repository other than the one the server is
+    installed from (a developer's test machine has them; a server and CI do not)."""
+    def clone_of(path):
+        for parent in Path(path).parents:
+            if (parent / ".git").exists() and (parent / "assignments" / "coursegrader").exists():
+                return parent
+        return None
+    return [p for p in paths if clone_of(p) not in (None, ROOT)]
+
+
+def test_hub_student_finds_no_secrets(ngshare_hub):
+    """After the class: bob, logged in as himself, tries to import coursegrader from
+    every Python on the server and searches the whole filesystem for the grader,
+    the solutions, the hidden cases, the gradebook and the course secret."""
+    hub, n, s = ngshare_hub, ngshare_hub["names"], ngshare_hub["settings"]
+    script = Path(s["state_dir"]).parent / "snoop.py"
+    script.write_text(SNOOP)
+    os.chmod(script, 0o644)
+    course_dir = Path(s["course_dirs"][n["teacher"]])
+    secret = (course_dir / ".grader_secret").read_text().strip()
+    assert re.fullmatch(r"[0-9a-f]{64}", secret)
+    done = subprocess.run(["runuser", "-u", n["bob"], "--", "bash", "-lc",
+                           f"cd && python {script} {s['prefix']} {secret}"],
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    # his login shell has the students' environment, which is one of those tried
+    assert seen["login PATH"] == [f"{s['prefix']}/student/bin/nbgrader",
+                                  f"{s['prefix']}/student/bin/python"], seen["login PATH"]
+    assert f"{s['prefix']}/instructor/bin/python" in seen["pythons"]
+    assert "/usr/bin/python3" in seen["pythons"]
+    assert seen["imports coursegrader"] == [], seen["imports coursegrader"]
+    for key in ("found by name", "found by content"):
+        found = [p for p in seen[key] if p not in other_checkouts(seen[key])]
+        assert found == [], (key, found)
+    if "hidepid=" in Path("/proc/mounts").read_text():   # where the server allows it
+        assert seen["processes of others"] == 0, seen["processes of others"]

@@ -1,0 +1,104 @@
+"""Submitting a problem set is not silent: warn first, then say what went in.
+
+Installed into the students' environment by install.sh; user_nbgrader_config.py
+makes nbgrader's submit (the Assignments tab's Submit button and `nbgrader
+submit`) a subclass of the exchange's own made by ``checked``.
+
+Before anything goes in, every notebook of the problem set is checked the way
+`nbgrader validate` checks it, and compared with the release. If one is
+unchanged (no answer written) or has failing checks, nothing is submitted and
+the student is told why (the Assignments tab shows it in its "Invalid
+Submission" box, the command prints it); submitting the same notebooks again
+hands them in as they are. After a submission the log names each notebook, its
+size and its SHA-256, and the time.
+"""
+
+import hashlib
+import json
+import os
+from datetime import datetime, timezone
+
+import nbformat
+from nbgrader.utils import compute_checksum, find_all_notebooks
+from nbgrader.validator import Validator
+
+WARNED = os.path.join(os.path.expanduser("~"), ".local", "share", "kernel-course",
+                      "submit-warnings.json")
+
+
+def unchanged(nb):
+    """True when no answer cell of ``nb`` differs from the released one."""
+    answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    return bool(answers) and all(
+        c.metadata.nbgrader.get("checksum") == compute_checksum(c) for c in answers)
+
+
+def problems(folder, config):
+    """What the student should hear about the notebooks in ``folder``, one line each."""
+    lines = []
+    for name in sorted(find_all_notebooks(folder)):
+        path = os.path.join(folder, name)
+        if unchanged(nbformat.read(path, as_version=4)):
+            lines.append(f"{name} is unchanged from the release: no answer is written in it.")
+            continue
+        results = Validator(config=config).validate(path)
+        failed = results.get("failed", [])
+        if results.get("changed") or results.get("type_changed"):
+            lines.append(f"{name}: cells that must not change were changed.")
+        if failed:
+            lines.append(f"{name}: {len(failed)} check(s) fail; `nbgrader validate {name}` "
+                         "shows which.")
+    return lines
+
+
+def digest(folder):
+    h = hashlib.sha256()
+    for name in sorted(find_all_notebooks(folder)):
+        with open(os.path.join(folder, name), "rb") as f:
+            h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()
+
+
+def _warned():
+    try:
+        with open(WARNED) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def _remember(key, value):
+    seen = _warned()
+    seen[key] = value
+    os.makedirs(os.path.dirname(WARNED), exist_ok=True)
+    with open(WARNED, "w") as f:
+        json.dump(seen, f)
+
+
+def checked(base):
+    """A subclass of the exchange's submit class ``base`` that warns first."""
+
+    class CheckedSubmit(base):
+        def init_src(self):
+            super().init_src()
+            lines = problems(self.src_path, self.config)
+            key = f"{self.coursedir.course_id}/{self.coursedir.assignment_id}"
+            now = digest(self.src_path)
+            if lines and _warned().get(key) != now:
+                _remember(key, now)
+                self.fail("Not submitted yet:\n" + "\n".join(lines) + "\nTo submit "
+                          "it as it is, submit again without changing it.")
+            for line in lines:
+                self.log.warning("submitted anyway: %s", line)
+
+        def copy_files(self):
+            super().copy_files()
+            when = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+            for name in sorted(find_all_notebooks(self.src_path)):
+                with open(os.path.join(self.src_path, name), "rb") as f:
+                    data = f.read()
+                self.log.info("Submitted %s at %s: %s (%d bytes, sha256 %s)",
+                              self.coursedir.assignment_id, when, name, len(data),
+                              hashlib.sha256(data).hexdigest()[:16])
+
+    return CheckedSubmit
