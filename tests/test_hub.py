@@ -812,9 +812,13 @@ pythons = sorted({p for p in found if re.search(r"/python3?(\.\d+)?$", p) and os
                  | {f"{prefix}/{env}/bin/python" for env in ("hub", "ngshare", "student", "instructor")}
                  | {"/usr/bin/python3", sh("bash -lc 'command -v python'").stdout.strip()})
 out["pythons"] = pythons
-out["imports coursegrader"] = [
-    p for p in pythons
-    if subprocess.run([p, "-c", "import coursegrader"], capture_output=True).returncode == 0]
+def imports_coursegrader(python):
+    try:
+        run = subprocess.run([python, "-c", "import coursegrader"], capture_output=True)
+    except OSError:   # a Python this user may not even start
+        return False
+    return run.returncode == 0
+out["imports coursegrader"] = [p for p in pythons if imports_coursegrader(p)]
 # files by name: the grader, the course secret, the gradebook, the problem sets' sources
 out["found by name"] = sh(
     "find / \\( -path /proc -o -path /sys -o -path /dev -o -path /run \\) -prune -o "
@@ -829,7 +833,12 @@ out["found by content"] = sh(
     "/home /srv /opt /tmp /var /etc 2>/dev/null").stdout.split()
 # other users' processes (hidepid)
 pids = [d for d in os.listdir("/proc") if d.isdigit()]
-out["processes of others"] = sum(1 for d in pids if os.stat(f"/proc/{d}").st_uid != me)
+def owner(pid):
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:   # the process has ended
+        return me
+out["processes of others"] = sum(1 for d in pids if owner(d) != me)
 out["login PATH"] = sh("bash -lc 'command -v nbgrader python'").stdout.split()
 print(json.dumps(out))
 """
