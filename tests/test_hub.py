@@ -447,6 +447,10 @@ def formgrader_frame(page):
 def write_answers(page, filled):
     """Type each answer into its cell of the open notebook, as a student would."""
     cells = page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
+    # JupyterLab draws the cells one after another once the notebook has opened
+    deadline = time.monotonic() + 120
+    while cells.count() < len(filled.cells) and time.monotonic() < deadline:
+        page.wait_for_timeout(500)
     assert cells.count() == len(filled.cells)
     for i, cell in enumerate(filled.cells):
         if not cell.metadata.get("nbgrader", {}).get("solution"):
