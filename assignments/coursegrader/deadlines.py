@@ -32,6 +32,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from sqlalchemy import Column, DateTime, Integer, String, UniqueConstraint, select
 from sqlalchemy.exc import SAWarning
 from sqlalchemy.orm import declarative_base
+from traitlets import List
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
@@ -253,6 +254,13 @@ class LateFeedback(NbGraderPreprocessor):
     Runs after nbgrader's ``GetGrades`` in ``GenerateFeedback.preprocessors``;
     the template ``templates/feedback/base.html.j2`` shows the due date.
     """
+
+    # The HTML exporter of generate_feedback configures this for every
+    # preprocessor; nbgrader's base class declares it without config=True.
+    display_data_priority = List(
+        NbGraderPreprocessor.display_data_priority.default_value,
+        help="Output types in the order an exporter prefers them (unused here).",
+    ).tag(config=True)
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
