@@ -165,8 +165,18 @@ SLOW_FIXTURES = frozenset({
 })
 
 
+#: Modules whose tests grade submissions through nbgrader or the sandbox with
+#: fixtures of their own (collect, zip_collect, feedback, similarity, deadlines).
+SLOW_MODULES = frozenset({
+    "test_deadlines", "test_exchange_collect", "test_lms_zip", "test_report",
+    "test_sandbox_boundary", "test_similarity", "test_student_html",
+})
+
+
 def pytest_collection_modifyitems(config, items):
-    """Mark ``slow`` every test that uses one of :data:`SLOW_FIXTURES`."""
+    """Mark ``slow`` every test that uses one of :data:`SLOW_FIXTURES` or lives
+    in one of :data:`SLOW_MODULES`."""
     for item in items:
-        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if (SLOW_FIXTURES & set(getattr(item, "fixturenames", ()))
+                or item.module.__name__.rpartition(".")[2] in SLOW_MODULES):
             item.add_marker(pytest.mark.slow)
