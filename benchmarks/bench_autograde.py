@@ -16,7 +16,7 @@ Usage (from the repository root, with ``assignments`` on PYTHONPATH)::
 
     python benchmarks/bench_autograde.py                 # 100 submissions of ps1, 1 and 2 workers
     python benchmarks/bench_autograde.py --n 12                 # a small class
-    python benchmarks/bench_autograde.py --n 20 --ps ps3 --jobs 1 2 4
+    python benchmarks/bench_autograde.py --n 20 --ps ps5 --jobs 1 2 4
     python benchmarks/bench_autograde.py --json
 
 The projection for a term (300 students x 5 problem sets on 32 cores)

@@ -122,9 +122,9 @@ def test_public_answers_are_the_graders_and_up_to_date():
     computed = compute_answers()
     assert {(ps, pid) for ps in computed for pid in computed[ps]} == {
         ("ps1", "kernel_verdicts"), ("ps2", "bump_gram"), ("ps2", "basis_ridge"),
-        ("ps3", "svm_intercept"), ("ps3", "support_vectors"),
-        ("ps4", "subset_features"), ("ps4", "anova_kernel"),
-        ("ps5", "project_onto_span")}
+        ("ps3", "subset_features"), ("ps3", "anova_kernel"),
+        ("ps4", "project_onto_span"),
+        ("ps5", "svm_intercept"), ("ps5", "support_vectors")}
     for ps, parts in computed.items():
         shipped = public_parts(ps)
         for part_id, answers in parts.items():
@@ -136,17 +136,17 @@ def test_public_answers_are_the_graders_and_up_to_date():
             for case in part.public():  # the file may differ from this machine's rounding only
                 assert _close(part.answers[case.label], decode(answers[case.label])), case.label
     # only public cases: a hidden-style case has no answer in the student package
-    part = graded_parts("ps3")["svm_intercept"]
+    part = graded_parts("ps5")["svm_intercept"]
     from coursegrader.spec import local_hidden_rng
-    hidden = part.hidden(local_hidden_rng("ps3", "svm_intercept"))
-    assert not set(c.label for c in hidden) & set(public_parts("ps3")["svm_intercept"].answers)
+    hidden = part.hidden(local_hidden_rng("ps5", "svm_intercept"))
+    assert not set(c.label for c in hidden) & set(public_parts("ps5")["svm_intercept"].answers)
 
 
-def test_ps4_subset_features_reference_reproduces_the_set_kernel():
+def test_ps3_subset_features_reference_reproduces_the_set_kernel():
     import numpy as np
     import kernlab
-    from coursegrader.problems.ps4 import subset_features_reference
-    for case in graded_parts("ps4")["subset_features"].public():
+    from coursegrader.problems.ps3 import subset_features_reference
+    for case in graded_parts("ps3")["subset_features"].public():
         A, universe = case.args
         others = [set(), set(universe[::2]), set(universe[1::2]), set(universe)]
         inner = [subset_features_reference(A, universe) @ subset_features_reference(B, universe)

@@ -44,11 +44,11 @@ def test_answers_are_found_in_nested_archives_pages_and_data(tmp_path, secrets):
     site = _public_site(tmp_path)
     inner = io.BytesIO()
     with zipfile.ZipFile(inner, "w") as wheel:
-        wheel.write(ROOT / "assignments" / "source" / "ps3" / "ps3.md", "notes/ps3.md")
-        wheel.write(ROOT / "assignments" / "coursegrader" / "problems" / "ps5.py", "x/ps5.py")
+        wheel.write(ROOT / "assignments" / "source" / "ps5" / "ps5.md", "notes/ps5.md")
+        wheel.write(ROOT / "assignments" / "coursegrader" / "problems" / "ps4.py", "x/ps4.py")
     with zipfile.ZipFile(site / "ps1.zip", "w") as archive:
         archive.writestr("ps1/extra.whl", inner.getvalue())
-    # "K = np.zeros((len(S), len(T)))" of ps4's solution, as Pygments highlights it
+    # "K = np.zeros((len(S), len(T)))" of ps3's solution, as Pygments highlights it
     (site / "page.html").write_text(
         '<pre><span class="n">K</span> <span class="o">=</span> <span class="n">np</span>'
         '<span class="o">.</span><span class="n">zeros</span><span class="p">((</span>'
@@ -57,7 +57,7 @@ def test_answers_are_found_in_nested_archives_pages_and_data(tmp_path, secrets):
         '<span class="n">T</span><span class="p">)))</span></pre>')
     (site / "key.json").write_text('{"cubic": true}')
     found = {(leak.place, leak.secret.origin) for leak in find_leaks(site, secrets)}
-    assert ("ps1.zip!ps1/extra.whl!notes/ps3.md", "ps3 solution") in found
-    assert ("ps1.zip!ps1/extra.whl!x/ps5.py", "hidden cases ps5.py") in found
-    assert ("page.html", "ps4 solution") in found
+    assert ("ps1.zip!ps1/extra.whl!notes/ps5.md", "ps5 solution") in found
+    assert ("ps1.zip!ps1/extra.whl!x/ps4.py", "hidden cases ps4.py") in found
+    assert ("page.html", "ps3 solution") in found
     assert ("key.json", "ps1 answer key") in found

@@ -1,11 +1,12 @@
-"""Problem set 4: building kernels.
+"""Problem set 4: reproducing kernel Hilbert spaces.
 
-The closure rules are checked against kernlab's kernel algebra applied to
-``Precomputed`` Gram matrices of Gaussian, polynomial and linear kernels; the
-set and string kernels against ``kernlab.SetKernel`` and ``kernlab.Spectrum``;
-the ANOVA kernel of degree ``d`` against the coefficients of the generating
-polynomial prod_i (1 + z_i s), whose sum over all degrees is
-``kernlab.ANOVA``; and the counterexamples with ``kernlab.is_psd``.
+Inner products and norms are checked against ``kernlab.RKHSFunction``, the
+kernel distance against ``kernlab.kernel_distance``, and the Mercer expansion
+of the Gaussian kernel against ``kernlab.gaussian_mercer_eigenvalues`` and
+``kernlab.gaussian_mercer_eigenfunctions``.  The projection onto the span of
+the data is judged by what defines it -- its values at the data and its RKHS
+norm, computed with ``kernlab.Gaussian`` -- because its coefficients can be
+ill-conditioned.
 """
 
 import numpy as np
@@ -13,205 +14,190 @@ import numpy as np
 import kernlab
 from coursecheck.spec import Case, Part, public_answers, allclose, float_array
 
-__all__ = ["PARTS", "CANDIDATES"]
+__all__ = ["PARTS"]
 
 
 # ---------------------------------------------------------------- helpers
 
 
-def points(rng, n, d, scale=1.0):
-    return scale * rng.normal(size=(n, d))
+def _kernel(name, param):
+    if name == "gaussian":
+        return kernlab.Gaussian(sigma=param)
+    if name == "linear":
+        return kernlab.Linear()
+    if name == "quadratic":
+        return kernlab.Polynomial(degree=2, c=0.0)
+    raise ValueError(f"unknown kernel name {name!r}")  # a bug in this module
 
 
-# ----------------------------------------------------- 1. closure rules
-
-RULES = ("sum", "scale", "product", "power", "poly", "exp", "normalise")
-
-
-def _combine_reference(rule, K1, K2, a):
-    """The rule applied with kernlab's algebra to the Gram matrices as Precomputed kernels."""
-    k1 = kernlab.Precomputed(K1)
-    idx = k1.points
-    if rule == "sum":
-        k = k1 + kernlab.Precomputed(K2)
-    elif rule == "scale":
-        k = float(a) * k1
-    elif rule == "product":
-        k = k1 * kernlab.Precomputed(K2)
-    elif rule == "power":
-        k = k1 ** int(a)
-    elif rule == "poly":
-        k = k1.polynomial(list(a))
-    elif rule == "exp":
-        k = k1.exp()
-    elif rule == "normalise":
-        k = k1.normalize()
-    else:  # a bug in this module, never a student's
-        raise ValueError(f"unknown rule {rule!r}")
-    return k(idx)
+def expansion(rng, n, d, scale=1.5):
+    return rng.normal(size=n), scale * rng.normal(size=(n, d))
 
 
-def base_grams(rng, n, d, scale):
-    X = points(rng, n, d, scale)
-    return {
-        "Gaussian(sigma=1)": kernlab.Gaussian(sigma=1.0)(X),
-        "Polynomial(degree=2, c=1)": kernlab.Polynomial(degree=2, c=1.0)(X),
-        "Linear()": kernlab.Linear()(X),
-    }
+def spread_points(rng, m, d, spacing):
+    """m points in R^d, pairwise at least ``spacing`` apart (a jittered grid)."""
+    side = int(np.ceil(m ** (1.0 / d)))
+    grid = np.stack(np.meshgrid(*[np.arange(side)] * d, indexing="ij"), axis=-1).reshape(-1, d)
+    chosen = grid[rng.permutation(len(grid))[:m]].astype(float)
+    return spacing * (2.0 * chosen + rng.uniform(-0.4, 0.4, size=chosen.shape))
 
 
-def _combine_public():
-    rng = np.random.default_rng(401)
-    g = base_grams(rng, 5, 2, 0.7)
-    G, P, L = g["Gaussian(sigma=1)"], g["Polynomial(degree=2, c=1)"], g["Linear()"]
+# ----------------------------------------------------- 1. inner products
+
+def _inner_reference(alpha, X, beta, Y, sigma):
+    k = kernlab.Gaussian(sigma=sigma)
+    return kernlab.RKHSFunction(k, X, alpha).inner(kernlab.RKHSFunction(k, Y, beta))
+
+
+def _inner_public():
+    rng = np.random.default_rng(501)
+    a, X = expansion(rng, 4, 2)
+    b, Y = expansion(rng, 3, 2)
     return [
-        Case(args=("sum", G, L, None), label="sum: Gaussian + linear on 5 points in R^2"),
-        Case(args=("scale", P, None, 2.5), label="scale: 2.5 * polynomial"),
-        Case(args=("scale", G, None, 0.0), label="scale: 0 * Gaussian (the zero kernel)"),
-        Case(args=("product", G, P, None), label="product: Gaussian * polynomial (pointwise)"),
-        Case(args=("power", L, None, 3), label="power: linear ** 3 (pointwise, not a matrix power)"),
-        Case(args=("poly", L, None, [1.0, 0.0, 0.5]), label="poly: 1 + 0.5 * linear**2"),
-        Case(args=("exp", L, None, None), label="exp: exp(linear)"),
-        Case(args=("normalise", P, None, None), label="normalise: polynomial / sqrt(diag x diag)"),
+        Case(args=(np.array([1.0]), np.array([[0.0]]), np.array([1.0]), np.array([[2.0]]), 1.0),
+             label="<k(.,0), k(.,2)> in R^1, sigma=1 (answer exp(-2))"),
+        Case(args=(a, X, b, Y, 1.0), label="4 centres against 3 centres in R^2, sigma=1"),
+        Case(args=(a, X, a, X, 0.5), label="<f, f> (the squared norm), sigma=0.5"),
+        Case(args=(a, X, np.array([1.0]), Y[:1], 2.0), label="<f, k(., y)> = f(y), sigma=2"),
     ]
 
 
-# ----------------------------------------------------- 2. set kernel
+# ----------------------------------------------------- 2. norms
 
-def _set_kernel_public():
+def _norm_reference(alpha, X, sigma):
+    return kernlab.RKHSFunction(kernlab.Gaussian(sigma=sigma), X, alpha).norm()
+
+
+def _norm_public():
+    rng = np.random.default_rng(502)
+    a, X = expansion(rng, 5, 3)
+    same = np.array([[0.3, -1.2], [0.3, -1.2]])
     return [
-        Case(args=([{1, 2, 3}], [{2, 3, 4}]), label="{1,2,3} against {2,3,4} (answer 4)"),
-        Case(args=([{"a", "b"}, set(), {"c"}], [{"a"}, {"a", "b", "c"}]),
-             label="three sets of letters (one empty) against two"),
-        Case(args=([{"x", "y", "z", "w"}], [{"x", "y", "z", "w"}, {"q"}]),
-             label="a set against itself and against a disjoint set"),
+        Case(args=(np.array([2.0]), np.array([[1.0, 1.0]]), 1.0),
+             label="2 k(., x): norm 2 for any x"),
+        Case(args=(a, X, 1.0), label="5 centres in R^3, sigma=1"),
+        Case(args=(np.array([1.0, -1.0]), same, 0.7),
+             label="alpha=(1,-1) on a repeated centre: the zero function"),
+        Case(args=(np.array([1.0, 1.0, -2.0]), np.array([[0.0], [0.0], [0.0]]), 1.0),
+             label="three copies of one centre, coefficients summing to 0"),
     ]
 
 
-def random_sets(rng, count, universe):
-    return [set(np.asarray(universe)[rng.random(len(universe)) < rng.uniform(0.1, 0.9)].tolist())
-            for _ in range(count)]
+# ----------------------------------------------------- 3. kernel distance
+
+def _distance_reference(X, Y, kernel, param):
+    return kernlab.kernel_distance(_kernel(kernel, param), X, Y)
 
 
-# ----------------------------------------------------- 3. subset features
-
-def _subset_features_public():
+def _distance_public():
+    rng = np.random.default_rng(503)
+    X, Y = rng.normal(size=(4, 2)), rng.normal(size=(3, 2))
     return [
-        Case(args=({"b"}, ["a", "b"]), label="A={'b'} in universe ['a','b'] (answer [1,0,1,0])"),
-        Case(args=(set(), ["p", "q", "r"]), label="the empty set in a universe of 3"),
-        Case(args=({"p", "q", "r"}, ["p", "q", "r"]), label="the whole universe of 3"),
-        Case(args=({1, 4}, [1, 2, 3, 4]), label="A={1,4} in universe [1,2,3,4]"),
+        Case(args=(np.array([[0.0], [1.0]]), np.array([[0.0], [3.0]]), "gaussian", 1.0),
+             label="gaussian, sigma=1, on 0, 1 against 0, 3 in R^1"),
+        Case(args=(X, Y, "gaussian", 0.5), label="gaussian, sigma=0.5, 4 against 3 points in R^2"),
+        Case(args=(X, Y, "linear", None), label="linear: the Euclidean distance"),
+        Case(args=(X, X, "gaussian", 2.0), label="gaussian, a sample against itself (zero diagonal)"),
+        Case(args=(X, -X, "quadratic", None), label="quadratic (x.y)^2, x against -x"),
     ]
 
 
-# ----------------------------------------------------- 4. spectrum kernel
-
-def _spectrum_reference(S, T, p):
-    return kernlab.Spectrum(p=p)(list(S), list(T))
+# ----------------------------------------------------- 4. projection
 
 
-def _spectrum_public():
-    return [
-        Case(args=(["abab"], ["bab"], 2), label="'abab' against 'bab', p=2 (answer 3)"),
-        Case(args=(["aaaa", "ab", "a"], ["aaa", "ba", "aaaaa"], 2),
-             label="overlapping repeats and a string shorter than p, p=2"),
-        Case(args=(["kernel", "colonel", "panel"], ["kennel", "tunnel"], 3),
-             label="five words, p=3"),
-        Case(args=(["GATTACA", "TACAGAT"], ["ATTAC", "CAGATTACA"], 1),
-             label="DNA strings, p=1 (letter counts)"),
-    ]
-
-
-# ----------------------------------------------------- 5. ANOVA kernel
-
-
-def _anova_public():
-    rng = np.random.default_rng(405)
-    X, Y = points(rng, 3, 4), points(rng, 2, 4)
-    return [
-        Case(args=(np.array([[1.0, 2.0, 3.0]]), np.array([[1.0, 1.0, 1.0]]), 2),
-             label="x=(1,2,3), t=(1,1,1), d=2 (answer 1*2+1*3+2*3=11)"),
-        Case(args=(X, Y, 0), label="degree 0 (the constant 1), points in R^4"),
-        Case(args=(X, Y, 1), label="degree 1 (the linear kernel), points in R^4"),
-        Case(args=(X, Y, 3), label="degree 3, points in R^4"),
-        Case(args=(X, Y, 4), label="degree 4 = n (the product of all x_i t_i)"),
-        Case(args=(X, Y, 5), label="degree 5 > n (an empty sum)"),
-        Case(args=(X, Y, None), label="d=None: prod_i (1 + x_i t_i)"),
-    ]
-
-
-# ----------------------------------------------------- 6. counterexamples
-
-_D = np.array([[-1.0, 2.0], [2.0, 4.0]])
-
-#: name -> kernlab object computing the candidate function on points of R^2
-CANDIDATES = {
-    "x.t - (x.t)^2": kernlab.FunctionKernel(lambda x, t: x @ t - (x @ t) ** 2, vectorized=False),
-    "x^T D t": kernlab.GeneralLinear(_D),
-    "norm(x - t)": kernlab.FunctionKernel(lambda x, t: np.linalg.norm(x - t), vectorized=False),
-    "exp(-x.t)": kernlab.FunctionKernel(lambda x, t: np.exp(-(x @ t)), vectorized=False),
-    "max(x1, t1)": kernlab.FunctionKernel(lambda x, t: max(x[0], t[0]), vectorized=False),
-}
-
-
-def _verify_counterexample(got, case):
-    name = case.args[0]
-    P, message = float_array(got, "an (m, 2) array of points", ndim=2)
+def _project_compare(got, expected, case):
+    alpha, X, Z, sigma = case.args
+    c, message = float_array(got, f"the coefficients c, shape ({len(Z)},)", ndim=1)
     if message:
         return message
-    if P.shape[1] != 2 or not 1 <= P.shape[0] <= 20:
-        return f"expected an array of shape (m, 2) with 1 <= m <= 20, got shape {P.shape}"
-    if np.abs(P).max() > 100:
-        return f"entries must be at most 100 in absolute value, got {np.abs(P).max():.4g}"
-    with np.errstate(all="ignore"):
-        K = CANDIDATES[name](P)
-    if not np.all(np.isfinite(K)):
-        return "the Gram matrix on your points overflows (contains inf or nan)"
-    verdict = kernlab.is_psd(K, tol=1e-6)
-    if verdict:
-        return (f"the Gram matrix of {name} on your {len(P)} point(s) is positive semi-definite "
-                f"(smallest eigenvalue {verdict.min_eigenvalue:.3g}), so it proves nothing")
+    if c.shape != (len(Z),):
+        return f"expected shape ({len(Z)},) (one coefficient per data point), got {c.shape}"
+    k = kernlab.Gaussian(sigma=sigma)
+    K = k(Z)
+    target = k(Z, X) @ np.asarray(alpha, dtype=float)
+    scale = max(1.0, float(np.abs(target).max()))
+    values = K @ c
+    bad = np.abs(values - target) > 1e-6 * scale
+    if bad.any():
+        j = int(np.argmax(np.abs(values - target)))
+        return (f"f_0 does not agree with f at the data: at z_{j}, f(z_{j}) = {target[j]:.8g} "
+                f"but your f_0(z_{j}) = sum_i c_i k(z_{j}, z_i) = {values[j]:.8g}")
+    norm_got = float(np.sqrt(max(c @ K @ c, 0.0)))
+    norm_exp = float(np.sqrt(max(expected @ K @ expected, 0.0)))
+    if not np.isclose(norm_got, norm_exp, rtol=1e-6, atol=1e-9):
+        return f"||f_0|| should be {norm_exp:.8g}, yours is {norm_got:.8g}"
     return None
 
 
-def _counterexample_public():
-    return [Case(args=(name,), label=f"k(x, t) = {name}") for name in CANDIDATES]
+def _project_public():
+    rng = np.random.default_rng(504)
+    alpha, X = expansion(rng, 12, 2)
+    Z = spread_points(rng, 5, 2, 0.8)
+    alpha1, X1 = expansion(rng, 6, 1)
+    Z1 = spread_points(rng, 4, 1, 0.7)
+    return [
+        Case(args=(np.array([1.0]), np.array([[0.5]]), np.array([[0.5]]), 1.0),
+             label="f = k(., 0.5) projected onto its own span (answer c = [1])"),
+        Case(args=(alpha, X, Z, 1.0), label="12 centres onto 5 data points in R^2, sigma=1"),
+        Case(args=(alpha1, X1, Z1, 0.8), label="6 centres onto 4 data points in R^1, sigma=0.8"),
+        Case(args=(alpha, X, X[:6], 1.5), label="onto the span of 6 of the centres, sigma=1.5"),
+    ]
+
+
+# ----------------------------------------------------- 5-6. Mercer expansion
+
+def _eigenvalues_public():
+    return [
+        Case(args=(1.0, 1.0, 5), label="ell=1, s=1, 5 terms"),
+        Case(args=(0.3, 2.0, 8), label="narrow kernel ell=0.3 under a wide measure s=2, 8 terms"),
+        Case(args=(3.0, 0.5, 4), label="wide kernel ell=3 under a narrow measure s=0.5, 4 terms"),
+        Case(args=(1.0, 1.0, 1), label="a single term"),
+    ]
+
+
+def _eigenfunctions_public():
+    x = np.linspace(-2.0, 2.0, 9)
+    return [
+        Case(args=(x, 1.0, 1.0, 4), label="9 points in [-2, 2], ell=1, s=1, 4 terms"),
+        Case(args=(np.array([0.0]), 0.5, 1.0, 6), label="x=0 only (odd eigenfunctions vanish), 6 terms"),
+        Case(args=(np.array([-3.0, 0.4, 2.5]), 2.0, 0.7, 12), label="3 points, ell=2, s=0.7, 12 terms"),
+        Case(args=(np.linspace(-1.0, 1.0, 5), 0.8, 1.2, 30), label="30 terms (watch for overflow)"),
+    ]
 
 
 # ----------------------------------------------------- the parts
 
 PARTS = {
-    "combine_gram": Part(
-        func="combine_gram", points=3,
-        description="every closure rule against the kernel algebra of kernlab",
-        public=_combine_public, reference=_combine_reference, compare=allclose(rtol=1e-9, atol=1e-10),
+    "rkhs_inner": Part(
+        func="rkhs_inner", points=2,
+        description="alpha^T K(X, Y) beta for Gaussian kernel expansions against kernlab.RKHSFunction",
+        public=_inner_public, reference=_inner_reference, compare=allclose(rtol=1e-8, atol=1e-10),
     ),
-    "set_kernel": Part(
-        func="set_kernel", points=2,
-        description="2**|A & B| on lists of sets, including empty ones, against kernlab.SetKernel",
-        public=_set_kernel_public, reference=lambda As, Bs: kernlab.SetKernel()(list(As), list(Bs)),
-        compare=allclose(rtol=1e-12, atol=0),
+    "rkhs_norm": Part(
+        func="rkhs_norm", points=2,
+        description="the RKHS norm, expansions of the zero function included, against kernlab.RKHSFunction",
+        public=_norm_public, reference=_norm_reference, compare=allclose(rtol=1e-8, atol=1e-7),
     ),
-    "subset_features": Part(
-        func="subset_features", points=2,
-        description="the 2**n subset indicators, in the order the statement gives",
-        public=_subset_features_public, answers=public_answers("ps4", "subset_features"),
-        compare=allclose(rtol=0, atol=1e-12),
+    "kernel_distance": Part(
+        func="kernel_distance", points=3,
+        description="d_k for Gaussian, linear and quadratic kernels against kernlab.kernel_distance",
+        public=_distance_public, reference=_distance_reference, compare=allclose(rtol=1e-7, atol=1e-6),
     ),
-    "spectrum_kernel": Part(
-        func="spectrum_kernel", points=3,
-        description="p-spectrum Gram matrices, short and repetitive strings included, against kernlab.Spectrum",
-        public=_spectrum_public, reference=_spectrum_reference, compare=allclose(rtol=1e-12, atol=0),
+    "project_onto_span": Part(
+        func="project_onto_span", points=4,
+        description="f_0 interpolates f at the data and has the exact RKHS norm",
+        public=_project_public, answers=public_answers("ps4", "project_onto_span"), compare=_project_compare,
     ),
-    "anova_kernel": Part(
-        func="anova_kernel", points=3,
-        description="ANOVA Gram matrices of every degree, up to 40 coordinates, against kernlab.ANOVA",
-        public=_anova_public, answers=public_answers("ps4", "anova_kernel"), compare=allclose(rtol=1e-8, atol=1e-10),
+    "mercer_eigenvalues": Part(
+        func="mercer_eigenvalues", points=2,
+        description="the closed-form eigenvalues against kernlab.gaussian_mercer_eigenvalues",
+        public=_eigenvalues_public, reference=lambda ell, s, n: kernlab.gaussian_mercer_eigenvalues(n, sigma=ell, s=s),
+        compare=allclose(rtol=1e-9, atol=1e-14),
     ),
-    "counterexample": Part(
-        func="counterexample", points=3,
-        description="each returned sample gives a Gram matrix with a negative eigenvalue",
-        public=_counterexample_public,
-        verify=_verify_counterexample,
+    "mercer_eigenfunctions": Part(
+        func="mercer_eigenfunctions", points=3,
+        description="the orthonormal eigenfunctions, up to 30 terms, against kernlab",
+        public=_eigenfunctions_public, reference=lambda x, ell, s, n: kernlab.gaussian_mercer_eigenfunctions(x, n, sigma=ell, s=s),
+        compare=allclose(rtol=1e-7, atol=1e-9),
     ),
 }

@@ -7,88 +7,130 @@ generator of each part's hidden cases, drawn from the grader's random stream.
 
 import numpy as np
 
+import kernlab
 from coursecheck.problems import ps3 as public
-from coursecheck.problems.ps3 import blobs, free_tolerance, svm_alpha, training_cases, with_alpha
-from coursecheck.spec import Case, log_uniform
+from coursecheck.problems.ps3 import CANDIDATES, RULES, base_grams, points, random_sets
+from coursecheck.spec import Case
 
 from ..spec import with_hidden
 
-__all__ = ["PARTS"]
+__all__ = ["PARTS", "subset_features_reference"]
 
 
-def _svm_dual_hidden(rng):
-    return [Case(args=(K, t, C), label=label) for K, t, C, label in training_cases(rng, 3)]
-
-
-def _svm_intercept_hidden(rng):
-    return [with_alpha(K, t, C, label) for K, t, C, label in training_cases(rng, 3)]
-
-
-def _support_hidden(rng):
-    cases = [Case(args=(svm_alpha(K, t, C), C), label=f"optimal alpha for: {label}")
-             for K, t, C, label in training_cases(rng, 2)]
-    C = log_uniform(rng, 0.1, 10.0)
-    a = C * rng.choice([0.0, 1.0, 0.25, 0.5, 0.8], size=12)
-    cases.append(Case(args=(a, C), label=f"made-up alpha of 12 entries, C={C:.3g}"))
+def _combine_hidden(rng):
+    cases = []
+    for rule in RULES:
+        n, d = int(rng.integers(3, 9)), int(rng.integers(1, 4))
+        g = base_grams(rng, n, d, float(rng.uniform(0.3, 1.2)))
+        names = list(g)
+        i, j = rng.choice(len(names), size=2, replace=True)
+        K1, K2 = g[names[i]], g[names[j]]
+        a = None
+        if rule == "scale":
+            a = float(rng.uniform(0.0, 4.0))
+        elif rule == "power":
+            a = int(rng.integers(1, 5))
+        elif rule == "poly":
+            a = [float(v) for v in rng.uniform(0.0, 2.0, size=int(rng.integers(1, 5)))]
+        if rule == "normalise":
+            K1 = g[names[int(i) % 2]]          # Gaussian or polynomial: positive diagonal
+        K2 = K2 if rule in ("sum", "product") else None
+        cases.append(Case(args=(rule, K1, K2, a), label=f"{rule} on a random {n}-point sample"))
     return cases
 
 
-def _decision_hidden(rng):
+def _set_kernel_hidden(rng):
     cases = []
     for _ in range(3):
-        n, m, d = int(rng.integers(3, 25)), int(rng.integers(1, 10)), int(rng.integers(1, 5))
-        X, t = blobs(rng, n, d, gap=2.0)
-        a = rng.uniform(0, 2, size=n) * (rng.uniform(size=n) < 0.6)
-        b, sigma = float(rng.normal()), log_uniform(rng, 0.3, 3.0)
-        cases.append(Case(args=(X, t, a, b, rng.normal(size=(m, d)), sigma),
-                          label=f"{n} training points in R^{d}, {m} new points, sigma={sigma:.3g}"))
+        universe = [f"e{i}" for i in range(int(rng.integers(3, 15)))]
+        As = random_sets(rng, int(rng.integers(1, 6)), universe)
+        Bs = random_sets(rng, int(rng.integers(1, 6)), universe)
+        cases.append(Case(args=(As, Bs), label=f"random subsets of {len(universe)} elements"))
     return cases
 
 
-def _hinge_hidden(rng):
+def _subset_features_hidden(rng):
     cases = []
-    for K, t, C, label in training_cases(rng, 3):
-        c, b = rng.normal(size=len(t)) / len(t), float(rng.normal())
-        cases.append(Case(args=(K, t, c, b, 1.0 / (2.0 * C)), label=f"random c and b; {label}"))
+    for _ in range(3):
+        n = int(rng.integers(2, 9))
+        universe = [f"u{i}" for i in range(n)]
+        A = random_sets(rng, 1, universe)[0]
+        cases.append(Case(args=(A, universe), label=f"a random subset of a universe of {n}"))
     return cases
 
 
-def _primal_hidden(rng):
-    return [Case(args=(K, t, 1.0 / (2.0 * C)), label=f"{label}, lam=1/(2C)") for K, t, C, label in training_cases(rng, 3)]
+def _spectrum_hidden(rng):
+    def word(alphabet, longest):
+        return "".join(rng.choice(list(alphabet), size=int(rng.integers(0, longest))).tolist())
+
+    def periodic():
+        # repeats of a short motif: substrings overlap themselves
+        motif = word("ab", 3) or "a"
+        return (motif * int(rng.integers(2, 8)))[: int(rng.integers(1, 25))]
+
+    cases = []
+    for alphabet, p, kind in (("ab", int(rng.integers(2, 5)), "random"),
+                              ("ACGT", int(rng.integers(1, 5)), "random"),
+                              ("ab", int(rng.integers(2, 5)), "periodic")):
+        make = periodic if kind == "periodic" else (lambda: word(alphabet, 30))
+        S = [make() for _ in range(int(rng.integers(1, 5)))]
+        T = [make() for _ in range(int(rng.integers(1, 5)))]
+        cases.append(Case(args=(S, T, p), label=f"{kind} strings over {alphabet}, p={p}"))
+    return cases
+
+
+def _anova_hidden(rng):
+    cases = []
+    for n, d in ((int(rng.integers(2, 8)), None), (40, int(rng.integers(10, 31))),
+                 (int(rng.integers(5, 12)), int(rng.integers(1, 5)))):
+        d = int(rng.integers(0, n + 1)) if d is None else d
+        scale = 1.0 if n < 20 else 0.6
+        X, Y = points(rng, int(rng.integers(1, 5)), n, scale), points(rng, int(rng.integers(1, 5)), n, scale)
+        cases.append(Case(args=(X, Y, d), label=f"random points in R^{n}, d={d}"))
+    X, Y = points(rng, 3, 5), points(rng, 2, 5)
+    cases.append(Case(args=(X, Y, None), label="random points in R^5, d=None"))
+    return cases
+
+
+def _counterexample_hidden(rng):
+    names = list(CANDIDATES)
+    order = rng.permutation(len(names))[:3]
+    return [Case(args=(names[i],), label=f"k(x, t) = {names[i]} (again)") for i in order]
 
 
 # The references of the parts whose public answers ship as data (answers.json):
 # worked out here with numpy, they are close to the solutions themselves.
 
 
-def intercept_reference(K, t, a, C):
-    """The intercept the notebook asks for: an average over free multipliers, else the middle of the KKT interval."""
-    g = K @ (a * t)
-    tol = free_tolerance(C)
-    free = (a > tol) & (a < C - tol)
-    if free.any():
-        return float(np.mean(t[free] - g[free]))
-    low = ((a <= tol) & (t > 0)) | ((a >= C - tol) & (t < 0))
-    high = ((a <= tol) & (t < 0)) | ((a >= C - tol) & (t > 0))
-    lo = np.max((t - g)[low]) if low.any() else -np.inf
-    hi = np.min((t - g)[high]) if high.any() else np.inf
-    if np.isinf(lo):
-        return float(hi)
-    if np.isinf(hi):
-        return float(lo)
-    return float(0.5 * (lo + hi))
+def subset_features_reference(A, universe):
+    n = len(universe)
+    members = (np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1
+    inside = np.array([u in A for u in universe])
+    return np.array([float(all(inside[i] for i in range(n) if row[i])) for row in members])
 
 
-def _support_reference(a, C):
-    tol = free_tolerance(C)
-    return {"margin": np.flatnonzero((a > tol) & (a < C - tol)), "bound": np.flatnonzero(a >= C - tol)}
+def _anova_reference(X, Y, d):
+    """k_d as the coefficient of s**d in prod_i (1 + x_i t_i s); d=None gives kernlab.ANOVA."""
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    if d is None:
+        return kernlab.ANOVA()(X, Y)
+    K = np.zeros((len(X), len(Y)))
+    for i, x in enumerate(X):
+        for j, t in enumerate(Y):
+            coef = np.array([1.0])
+            for z in x * t:
+                coef = np.convolve(coef, [1.0, z])        # multiply by (1 + z s)
+            K[i, j] = coef[d] if d < len(coef) else 0.0
+    return K
 
 
 PARTS = with_hidden(public.PARTS, {
-    "svm_dual": _svm_dual_hidden,
-    "svm_intercept": _svm_intercept_hidden,
-    "support_vectors": _support_hidden,
-    "svm_decision": _decision_hidden,
-    "hinge_objective": _hinge_hidden,
-    "svm_primal": _primal_hidden,
-}, svm_intercept={"reference": intercept_reference, "answers": None}, support_vectors={"reference": _support_reference, "answers": None})
+    "combine_gram": _combine_hidden,
+    "set_kernel": _set_kernel_hidden,
+    "subset_features": _subset_features_hidden,
+    "spectrum_kernel": _spectrum_hidden,
+    "anova_kernel": _anova_hidden,
+    "counterexample": _counterexample_hidden,
+}, anova_kernel={"reference": _anova_reference, "answers": None},
+    subset_features={"reference": subset_features_reference, "answers": None})

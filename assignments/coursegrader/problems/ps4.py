@@ -6,131 +6,98 @@ generator of each part's hidden cases, drawn from the grader's random stream.
 """
 
 import numpy as np
+import scipy.linalg
 
 import kernlab
 from coursecheck.problems import ps4 as public
-from coursecheck.problems.ps4 import CANDIDATES, RULES, base_grams, points, random_sets
-from coursecheck.spec import Case
+from coursecheck.problems.ps4 import expansion, spread_points
+from coursecheck.spec import Case, log_uniform
 
 from ..spec import with_hidden
 
-__all__ = ["PARTS", "subset_features_reference"]
+__all__ = ["PARTS"]
 
 
-def _combine_hidden(rng):
-    cases = []
-    for rule in RULES:
-        n, d = int(rng.integers(3, 9)), int(rng.integers(1, 4))
-        g = base_grams(rng, n, d, float(rng.uniform(0.3, 1.2)))
-        names = list(g)
-        i, j = rng.choice(len(names), size=2, replace=True)
-        K1, K2 = g[names[i]], g[names[j]]
-        a = None
-        if rule == "scale":
-            a = float(rng.uniform(0.0, 4.0))
-        elif rule == "power":
-            a = int(rng.integers(1, 5))
-        elif rule == "poly":
-            a = [float(v) for v in rng.uniform(0.0, 2.0, size=int(rng.integers(1, 5)))]
-        if rule == "normalise":
-            K1 = g[names[int(i) % 2]]          # Gaussian or polynomial: positive diagonal
-        K2 = K2 if rule in ("sum", "product") else None
-        cases.append(Case(args=(rule, K1, K2, a), label=f"{rule} on a random {n}-point sample"))
-    return cases
-
-
-def _set_kernel_hidden(rng):
+def _inner_hidden(rng):
     cases = []
     for _ in range(3):
-        universe = [f"e{i}" for i in range(int(rng.integers(3, 15)))]
-        As = random_sets(rng, int(rng.integers(1, 6)), universe)
-        Bs = random_sets(rng, int(rng.integers(1, 6)), universe)
-        cases.append(Case(args=(As, Bs), label=f"random subsets of {len(universe)} elements"))
+        d = int(rng.integers(1, 4))
+        a, X = expansion(rng, int(rng.integers(1, 8)), d)
+        b, Y = expansion(rng, int(rng.integers(1, 8)), d)
+        sigma = log_uniform(rng, 0.3, 3.0)
+        cases.append(Case(args=(a, X, b, Y, sigma),
+                          label=f"random expansions in R^{d}, sigma={sigma:.3g}"))
     return cases
 
 
-def _subset_features_hidden(rng):
+def _norm_hidden(rng):
     cases = []
     for _ in range(3):
-        n = int(rng.integers(2, 9))
-        universe = [f"u{i}" for i in range(n)]
-        A = random_sets(rng, 1, universe)[0]
-        cases.append(Case(args=(A, universe), label=f"a random subset of a universe of {n}"))
+        d = int(rng.integers(1, 4))
+        a, X = expansion(rng, int(rng.integers(1, 10)), d)
+        sigma = log_uniform(rng, 0.3, 3.0)
+        cases.append(Case(args=(a, X, sigma), label=f"random expansion in R^{d}, sigma={sigma:.3g}"))
+    x = rng.normal(size=(1, 2))
+    c = float(rng.uniform(0.5, 3.0))
+    cases.append(Case(args=(np.array([c, -c]), np.vstack([x, x]), 1.0),
+                      label="a cancelling pair on a repeated centre"))
     return cases
 
 
-def _spectrum_hidden(rng):
-    def word(alphabet, longest):
-        return "".join(rng.choice(list(alphabet), size=int(rng.integers(0, longest))).tolist())
-
-    def periodic():
-        # repeats of a short motif: substrings overlap themselves
-        motif = word("ab", 3) or "a"
-        return (motif * int(rng.integers(2, 8)))[: int(rng.integers(1, 25))]
-
+def _distance_hidden(rng):
     cases = []
-    for alphabet, p, kind in (("ab", int(rng.integers(2, 5)), "random"),
-                              ("ACGT", int(rng.integers(1, 5)), "random"),
-                              ("ab", int(rng.integers(2, 5)), "periodic")):
-        make = periodic if kind == "periodic" else (lambda: word(alphabet, 30))
-        S = [make() for _ in range(int(rng.integers(1, 5)))]
-        T = [make() for _ in range(int(rng.integers(1, 5)))]
-        cases.append(Case(args=(S, T, p), label=f"{kind} strings over {alphabet}, p={p}"))
+    for kernel in ("gaussian", "linear", "quadratic"):
+        d = int(rng.integers(1, 5))
+        X = rng.normal(size=(int(rng.integers(1, 6)), d))
+        Y = np.vstack([X[:1], rng.normal(size=(int(rng.integers(1, 5)), d))])
+        param = log_uniform(rng, 0.3, 3.0) if kernel == "gaussian" else None
+        cases.append(Case(args=(X, Y, kernel, param), label=f"{kernel}, random points in R^{d}"))
     return cases
 
 
-def _anova_hidden(rng):
+def _project_hidden(rng):
     cases = []
-    for n, d in ((int(rng.integers(2, 8)), None), (40, int(rng.integers(10, 31))),
-                 (int(rng.integers(5, 12)), int(rng.integers(1, 5)))):
-        d = int(rng.integers(0, n + 1)) if d is None else d
-        scale = 1.0 if n < 20 else 0.6
-        X, Y = points(rng, int(rng.integers(1, 5)), n, scale), points(rng, int(rng.integers(1, 5)), n, scale)
-        cases.append(Case(args=(X, Y, d), label=f"random points in R^{n}, d={d}"))
-    X, Y = points(rng, 3, 5), points(rng, 2, 5)
-    cases.append(Case(args=(X, Y, None), label="random points in R^5, d=None"))
+    for _ in range(3):
+        d = int(rng.integers(1, 4))
+        alpha, X = expansion(rng, int(rng.integers(2, 15)), d)
+        sigma = log_uniform(rng, 0.5, 2.0)
+        Z = spread_points(rng, int(rng.integers(1, 8)), d, 0.6 * sigma)
+        cases.append(Case(args=(alpha, X, Z, sigma),
+                          label=f"random expansion onto {len(Z)} points in R^{d}, sigma={sigma:.3g}"))
     return cases
 
 
-def _counterexample_hidden(rng):
-    names = list(CANDIDATES)
-    order = rng.permutation(len(names))[:3]
-    return [Case(args=(names[i],), label=f"k(x, t) = {names[i]} (again)") for i in order]
+def _eigenvalues_hidden(rng):
+    return [Case(args=(ell, s, n), label=f"ell={ell:.3g}, s={s:.3g}, {n} terms")
+            for ell, s, n in ((log_uniform(rng, 0.2, 4.0), log_uniform(rng, 0.2, 4.0),
+                               int(rng.integers(1, 31))) for _ in range(3))]
+
+
+def _eigenfunctions_hidden(rng):
+    cases = []
+    for _ in range(3):
+        x = rng.uniform(-3.0, 3.0, size=int(rng.integers(1, 12)))
+        ell, s, n = log_uniform(rng, 0.3, 3.0), log_uniform(rng, 0.3, 3.0), int(rng.integers(1, 31))
+        cases.append(Case(args=(x, ell, s, n),
+                          label=f"{len(x)} random points, ell={ell:.3g}, s={s:.3g}, {n} terms"))
+    return cases
 
 
 # The references of the parts whose public answers ship as data (answers.json):
 # worked out here with numpy, they are close to the solutions themselves.
 
 
-def subset_features_reference(A, universe):
-    n = len(universe)
-    members = (np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1
-    inside = np.array([u in A for u in universe])
-    return np.array([float(all(inside[i] for i in range(n) if row[i])) for row in members])
-
-
-def _anova_reference(X, Y, d):
-    """k_d as the coefficient of s**d in prod_i (1 + x_i t_i s); d=None gives kernlab.ANOVA."""
-    X = np.asarray(X, dtype=float)
-    Y = np.asarray(Y, dtype=float)
-    if d is None:
-        return kernlab.ANOVA()(X, Y)
-    K = np.zeros((len(X), len(Y)))
-    for i, x in enumerate(X):
-        for j, t in enumerate(Y):
-            coef = np.array([1.0])
-            for z in x * t:
-                coef = np.convolve(coef, [1.0, z])        # multiply by (1 + z s)
-            K[i, j] = coef[d] if d < len(coef) else 0.0
-    return K
+def _project_reference(alpha, X, Z, sigma):
+    k = kernlab.Gaussian(sigma=sigma)
+    factor = scipy.linalg.cho_factor(k(Z))
+    return scipy.linalg.cho_solve(factor, k(Z, X) @ np.asarray(alpha, dtype=float))
 
 
 PARTS = with_hidden(public.PARTS, {
-    "combine_gram": _combine_hidden,
-    "set_kernel": _set_kernel_hidden,
-    "subset_features": _subset_features_hidden,
-    "spectrum_kernel": _spectrum_hidden,
-    "anova_kernel": _anova_hidden,
-    "counterexample": _counterexample_hidden,
-}, anova_kernel={"reference": _anova_reference, "answers": None},
-    subset_features={"reference": subset_features_reference, "answers": None})
+    "rkhs_inner": _inner_hidden,
+    "rkhs_norm": _norm_hidden,
+    "kernel_distance": _distance_hidden,
+    "project_onto_span": _project_hidden,
+    "mercer_eigenvalues": _eigenvalues_hidden,
+    "mercer_eigenfunctions": _eigenfunctions_hidden,
+}, project_onto_span={"reference": _project_reference, "answers": None})

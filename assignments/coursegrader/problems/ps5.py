@@ -6,11 +6,9 @@ generator of each part's hidden cases, drawn from the grader's random stream.
 """
 
 import numpy as np
-import scipy.linalg
 
-import kernlab
 from coursecheck.problems import ps5 as public
-from coursecheck.problems.ps5 import expansion, spread_points
+from coursecheck.problems.ps5 import blobs, free_tolerance, svm_alpha, training_cases, with_alpha
 from coursecheck.spec import Case, log_uniform
 
 from ..spec import with_hidden
@@ -18,86 +16,79 @@ from ..spec import with_hidden
 __all__ = ["PARTS"]
 
 
-def _inner_hidden(rng):
+def _svm_dual_hidden(rng):
+    return [Case(args=(K, t, C), label=label) for K, t, C, label in training_cases(rng, 3)]
+
+
+def _svm_intercept_hidden(rng):
+    return [with_alpha(K, t, C, label) for K, t, C, label in training_cases(rng, 3)]
+
+
+def _support_hidden(rng):
+    cases = [Case(args=(svm_alpha(K, t, C), C), label=f"optimal alpha for: {label}")
+             for K, t, C, label in training_cases(rng, 2)]
+    C = log_uniform(rng, 0.1, 10.0)
+    a = C * rng.choice([0.0, 1.0, 0.25, 0.5, 0.8], size=12)
+    cases.append(Case(args=(a, C), label=f"made-up alpha of 12 entries, C={C:.3g}"))
+    return cases
+
+
+def _decision_hidden(rng):
     cases = []
     for _ in range(3):
-        d = int(rng.integers(1, 4))
-        a, X = expansion(rng, int(rng.integers(1, 8)), d)
-        b, Y = expansion(rng, int(rng.integers(1, 8)), d)
-        sigma = log_uniform(rng, 0.3, 3.0)
-        cases.append(Case(args=(a, X, b, Y, sigma),
-                          label=f"random expansions in R^{d}, sigma={sigma:.3g}"))
+        n, m, d = int(rng.integers(3, 25)), int(rng.integers(1, 10)), int(rng.integers(1, 5))
+        X, t = blobs(rng, n, d, gap=2.0)
+        a = rng.uniform(0, 2, size=n) * (rng.uniform(size=n) < 0.6)
+        b, sigma = float(rng.normal()), log_uniform(rng, 0.3, 3.0)
+        cases.append(Case(args=(X, t, a, b, rng.normal(size=(m, d)), sigma),
+                          label=f"{n} training points in R^{d}, {m} new points, sigma={sigma:.3g}"))
     return cases
 
 
-def _norm_hidden(rng):
+def _hinge_hidden(rng):
     cases = []
-    for _ in range(3):
-        d = int(rng.integers(1, 4))
-        a, X = expansion(rng, int(rng.integers(1, 10)), d)
-        sigma = log_uniform(rng, 0.3, 3.0)
-        cases.append(Case(args=(a, X, sigma), label=f"random expansion in R^{d}, sigma={sigma:.3g}"))
-    x = rng.normal(size=(1, 2))
-    c = float(rng.uniform(0.5, 3.0))
-    cases.append(Case(args=(np.array([c, -c]), np.vstack([x, x]), 1.0),
-                      label="a cancelling pair on a repeated centre"))
+    for K, t, C, label in training_cases(rng, 3):
+        c, b = rng.normal(size=len(t)) / len(t), float(rng.normal())
+        cases.append(Case(args=(K, t, c, b, 1.0 / (2.0 * C)), label=f"random c and b; {label}"))
     return cases
 
 
-def _distance_hidden(rng):
-    cases = []
-    for kernel in ("gaussian", "linear", "quadratic"):
-        d = int(rng.integers(1, 5))
-        X = rng.normal(size=(int(rng.integers(1, 6)), d))
-        Y = np.vstack([X[:1], rng.normal(size=(int(rng.integers(1, 5)), d))])
-        param = log_uniform(rng, 0.3, 3.0) if kernel == "gaussian" else None
-        cases.append(Case(args=(X, Y, kernel, param), label=f"{kernel}, random points in R^{d}"))
-    return cases
-
-
-def _project_hidden(rng):
-    cases = []
-    for _ in range(3):
-        d = int(rng.integers(1, 4))
-        alpha, X = expansion(rng, int(rng.integers(2, 15)), d)
-        sigma = log_uniform(rng, 0.5, 2.0)
-        Z = spread_points(rng, int(rng.integers(1, 8)), d, 0.6 * sigma)
-        cases.append(Case(args=(alpha, X, Z, sigma),
-                          label=f"random expansion onto {len(Z)} points in R^{d}, sigma={sigma:.3g}"))
-    return cases
-
-
-def _eigenvalues_hidden(rng):
-    return [Case(args=(ell, s, n), label=f"ell={ell:.3g}, s={s:.3g}, {n} terms")
-            for ell, s, n in ((log_uniform(rng, 0.2, 4.0), log_uniform(rng, 0.2, 4.0),
-                               int(rng.integers(1, 31))) for _ in range(3))]
-
-
-def _eigenfunctions_hidden(rng):
-    cases = []
-    for _ in range(3):
-        x = rng.uniform(-3.0, 3.0, size=int(rng.integers(1, 12)))
-        ell, s, n = log_uniform(rng, 0.3, 3.0), log_uniform(rng, 0.3, 3.0), int(rng.integers(1, 31))
-        cases.append(Case(args=(x, ell, s, n),
-                          label=f"{len(x)} random points, ell={ell:.3g}, s={s:.3g}, {n} terms"))
-    return cases
+def _primal_hidden(rng):
+    return [Case(args=(K, t, 1.0 / (2.0 * C)), label=f"{label}, lam=1/(2C)") for K, t, C, label in training_cases(rng, 3)]
 
 
 # The references of the parts whose public answers ship as data (answers.json):
 # worked out here with numpy, they are close to the solutions themselves.
 
 
-def _project_reference(alpha, X, Z, sigma):
-    k = kernlab.Gaussian(sigma=sigma)
-    factor = scipy.linalg.cho_factor(k(Z))
-    return scipy.linalg.cho_solve(factor, k(Z, X) @ np.asarray(alpha, dtype=float))
+def intercept_reference(K, t, a, C):
+    """The intercept the notebook asks for: an average over free multipliers, else the middle of the KKT interval."""
+    g = K @ (a * t)
+    tol = free_tolerance(C)
+    free = (a > tol) & (a < C - tol)
+    if free.any():
+        return float(np.mean(t[free] - g[free]))
+    low = ((a <= tol) & (t > 0)) | ((a >= C - tol) & (t < 0))
+    high = ((a <= tol) & (t < 0)) | ((a >= C - tol) & (t > 0))
+    lo = np.max((t - g)[low]) if low.any() else -np.inf
+    hi = np.min((t - g)[high]) if high.any() else np.inf
+    if np.isinf(lo):
+        return float(hi)
+    if np.isinf(hi):
+        return float(lo)
+    return float(0.5 * (lo + hi))
+
+
+def _support_reference(a, C):
+    tol = free_tolerance(C)
+    return {"margin": np.flatnonzero((a > tol) & (a < C - tol)), "bound": np.flatnonzero(a >= C - tol)}
 
 
 PARTS = with_hidden(public.PARTS, {
-    "rkhs_inner": _inner_hidden,
-    "rkhs_norm": _norm_hidden,
-    "kernel_distance": _distance_hidden,
-    "project_onto_span": _project_hidden,
-    "mercer_eigenvalues": _eigenvalues_hidden,
-    "mercer_eigenfunctions": _eigenfunctions_hidden,
-}, project_onto_span={"reference": _project_reference, "answers": None})
+    "svm_dual": _svm_dual_hidden,
+    "svm_intercept": _svm_intercept_hidden,
+    "support_vectors": _support_hidden,
+    "svm_decision": _decision_hidden,
+    "hinge_objective": _hinge_hidden,
+    "svm_primal": _primal_hidden,
+}, svm_intercept={"reference": intercept_reference, "answers": None}, support_vectors={"reference": _support_reference, "answers": None})
