@@ -29,7 +29,7 @@ DOWNLOAD = re.compile(r"\{download\}`[^`<]*<([^`>]+)>`")
 @dataclass(frozen=True)
 class Row:
     number: int
-    chapters: tuple[str, ...]   # docnames from the top of the book, e.g. book/chapters/rkhs
+    chapters: tuple[str, ...]   # docnames from the book's top, e.g. book/chapters/rkhs
     downloads: tuple[str, ...]  # file names of the download links
 
 
@@ -43,7 +43,7 @@ def chapter_order(toc_text: str) -> list[str]:
 
 
 def table_rows(page_text: str, page_dir: str = "book") -> list[Row]:
-    """The rows of the page's table whose header is set | topic | chapters | download."""
+    """The rows of the table whose header is set | topic | chapters | download."""
     tokens = MarkdownIt("commonmark").enable("table").parse(page_text)
     tables, cells, row, header = [], None, None, None
     for tok in tokens:
@@ -83,19 +83,23 @@ def order_violations(rows: list[Row], order: list[str]) -> list[str]:
     for r in rows:
         listed = [position[doc] for doc in r.chapters]
         if listed != sorted(listed):
-            problems.append(f"set {r.number} names its chapters out of the book's order")
+            problems.append(f"set {r.number} lists its chapters out of order")
+
+    def span(row):  # (last chapter, first chapter) the set needs
+        places = [position[doc] for doc in row.chapters]
+        return max(places), min(places)
+
     ranked = sorted(rows, key=lambda r: r.number)
     for a, b in zip(ranked, ranked[1:]):
-        key_a = (max(position[d] for d in a.chapters), min(position[d] for d in a.chapters))
-        key_b = (max(position[d] for d in b.chapters), min(position[d] for d in b.chapters))
-        if key_a[0] > key_b[0]:
-            last = max(a.chapters, key=position.get)
-            problems.append(f"set {a.number} needs {last} (chapter {key_a[0]}), which comes "
-                            f"after every chapter set {b.number} needs")
-        elif key_a > key_b:
-            problems.append(f"sets {a.number} and {b.number} end on the same chapter, but "
-                            f"set {a.number} starts later (chapter {key_a[1]} against "
-                            f"{key_b[1]})")
+        (last_a, first_a), (last_b, first_b) = span(a), span(b)
+        if last_a > last_b:
+            doc = max(a.chapters, key=position.get)
+            problems.append(f"set {a.number} needs {doc} (chapter {last_a}), which "
+                            f"comes after every chapter set {b.number} needs")
+        elif last_a == last_b and first_a > first_b:
+            problems.append(f"sets {a.number} and {b.number} end on the same chapter, "
+                            f"but set {a.number} starts later (chapter {first_a} "
+                            f"against {first_b})")
     return problems
 
 
@@ -146,6 +150,8 @@ def test_sets_ending_on_one_chapter_are_ordered_by_their_first():
     assert order_violations(table_rows(both), CHAPTERS) == [
         "sets 1 and 2 end on the same chapter, but set 1 starts later "
         "(chapter 3 against 2)"]
+    assert order_violations(table_rows(both), CHAPTERS[::-1]) == [
+        "set 2 lists its chapters out of order"]
     unknown = TWO_SETS.replace("chapters/svm", "chapters/nowhere")
     assert order_violations(table_rows(unknown), CHAPTERS) == [
         "set 1 needs book/chapters/nowhere, which is not a numbered chapter"]
