@@ -478,13 +478,20 @@ def test_scores_after_the_late_policy_reach_the_lms(course, platform):
     assert len(platform.lineitems) == 1 and len(platform.scores) == 4
 
 
-def test_scores_need_a_key_the_lms_knows(course, platform):
-    assert make(course, "lti_key").returncode == 0
+def send(course, *argv, monkeypatch):
+    """``python -m coursegrader.lti_scores`` in the course folder, in this process."""
+    from coursegrader import lti_scores
+    monkeypatch.chdir(course)
+    return lti_scores.main(list(argv))
+
+
+def test_scores_need_a_key_the_lms_knows(course, platform, monkeypatch, capsys):
+    assert send(course, "keygen", monkeypatch=monkeypatch) == 0
     platform.tool_jwks = {"keys": []}        # the LMS was given another key
     refused = len(platform.refused_tokens)
-    done = make(course, "lti_scores", "PS=ps1")
-    assert done.returncode != 0
-    assert "the LMS refused a request" in done.stderr and "/token" in done.stderr
+    assert send(course, "send", "ps1", monkeypatch=monkeypatch) == 3
+    err = capsys.readouterr().err
+    assert "the LMS refused a request" in err and "/token]: 401" in err
     assert len(platform.refused_tokens) == refused + 1
 
 
@@ -492,21 +499,22 @@ def test_scores_need_a_key_the_lms_knows(course, platform):
     ({"token_url": None}, "field 'token_url' missing or empty"),
     ({"match": "login"}, "field 'match' is 'login'"),
     ({"lineitems_url": "ftp://x"}, "field 'lineitems_url' is not an http(s) URL"),
+    ({"private_key": "missing.pem"}, "missing.pem: no such file (field 'private_key'"),
 ])
-def test_bad_settings_name_the_file_and_field(course, platform, change, message):
+def test_bad_settings_name_the_file_and_field(course, platform, change, message,
+                                              monkeypatch, capsys):
     settings = json.loads((course / "lti.json").read_text())
     settings.update(change)
     (course / "lti.json").write_text(json.dumps(
         {k: v for k, v in settings.items() if v is not None}))
     sent = len(platform.scores)
-    done = make(course, "lti_scores", "PS=ps1")
-    assert done.returncode != 0
-    assert f"lti.json: {message}" in done.stderr
+    assert send(course, "send", "ps1", monkeypatch=monkeypatch) == 2
+    assert message in capsys.readouterr().err
     assert len(platform.scores) == sent
 
 
-def test_unknown_problem_set_is_named(course, platform):
-    assert make(course, "lti_key").returncode == 0
-    done = make(course, "lti_scores", "PS=ps9")
-    assert done.returncode != 0
-    assert "no problem set 'ps9' in the gradebook (it has ps1)" in done.stderr
+def test_unknown_problem_set_is_named(course, platform, monkeypatch, capsys):
+    assert send(course, "keygen", monkeypatch=monkeypatch) == 0
+    assert send(course, "send", "ps9", monkeypatch=monkeypatch) == 2
+    assert ("PS: no problem set 'ps9' in the gradebook (it has ps1)"
+            in capsys.readouterr().err)
