@@ -54,11 +54,11 @@ DEPLOYMENT = "deployment-1"
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 LEARNER, INSTRUCTOR = f"{MEMBERSHIP}#Learner", f"{MEMBERSHIP}#Instructor"
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
-SCOPES = {"https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
-          "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly",
-          "https://purl.imsglobal.org/spec/lti-ags/scope/score",
-          "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"}
-SCOPES_NRPS = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+AGS = "https://purl.imsglobal.org/spec/lti-ags/scope/"
+SCOPE_LINEITEM, SCOPE_SCORE = AGS + "lineitem", AGS + "score"
+SCOPES_NRPS = ("https://purl.imsglobal.org/spec/lti-nrps/scope/"
+               "contextmembership.readonly")
+SCOPES = {SCOPE_LINEITEM, AGS + "lineitem.readonly", SCOPE_SCORE, SCOPES_NRPS}
 pytestmark = [pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
@@ -66,7 +66,7 @@ pytestmark = [pytest.mark.timeout(900),
 PEOPLE = {
     "hint-ada": ("a1f0c3d2-ada", "ada", "Ada Example", LEARNER),
     "hint-bob": ("b2e1d4c3-bob", "bob", "Bob Example", LEARNER),
-    "hint-dan": ("d4c3b2a1-dan", "dan", "Dan Example", LEARNER),   # not in the gradebook
+    "hint-dan": ("d4c3b2a1-dan", "dan", "Dan Example", LEARNER),  # not in the gradebook
     "hint-tea": ("t9e8a7c6-tea", "teacher", "Tea Cher", INSTRUCTOR),
 }
 
@@ -106,14 +106,16 @@ class Platform:
             CLAIM + "target_link_uri": target,
             CLAIM + "resource_link": {"id": "link-1"},
             CLAIM + "roles": self.launch_roles.get(hint, [role]),
-            CLAIM + "context": {"id": "course-7", "label": "KM", "title": "Kernel methods"},
+            CLAIM + "context": {"id": "course-7", "label": "KM",
+                                "title": "Kernel methods"},
             CLAIM + "lis": {"person_sourcedid": sis_id},
             CLAIM + "custom": {"sis_id": sis_id},
             "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
                 "scope": sorted(SCOPES - {SCOPES_NRPS}),
                 "lineitems": self.url + "/lineitems"},
         }
-        return jwt.encode(claims, self.key, algorithm="RS256", headers={"kid": self.kid})
+        return jwt.encode(claims, self.key, algorithm="RS256",
+                          headers={"kid": self.kid})
 
     def members(self):
         return [{"user_id": sub, "lis_person_sourcedid": sis_id, "name": name,
@@ -180,16 +182,16 @@ def handler_for(platform):
                 form = "".join(
                     f'<input type="hidden" name="{k}" value="{html.escape(v)}">'
                     for k, v in (("id_token", token), ("state", q["state"])))
-                page = (f'<form method="post" action="{html.escape(q["redirect_uri"])}">'
-                        f"{form}</form>")
+                action = html.escape(q["redirect_uri"])
+                page = f'<form method="post" action="{action}">{form}</form>'
                 return self.reply(200, page, "text/html")
             if url.path == "/memberships":
                 if not self.scoped(SCOPES_NRPS):
                     return self.reply(401, {"error": "invalid_token"})
-                return self.reply(200, {"id": platform.url + "/memberships",
-                                        "context": {"id": "course-7"},
-                                        "members": platform.members()},
-                                  "application/vnd.ims.lti-nrps.v2.membershipcontainer+json")
+                return self.reply(
+                    200, {"id": platform.url + "/memberships",
+                          "context": {"id": "course-7"}, "members": platform.members()},
+                    "application/vnd.ims.lti-nrps.v2.membershipcontainer+json")
             if url.path == "/lineitems":
                 if not self.scoped(*[s for s in SCOPES if "lineitem" in s]):
                     return self.reply(401, {"error": "invalid_token"})
@@ -199,25 +201,27 @@ def handler_for(platform):
 
         def do_POST(self):
             url = urllib.parse.urlsplit(self.path)
-            body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length).decode()
             if url.path == "/token":
                 token = platform.grant(dict(urllib.parse.parse_qsl(body)))
                 if token is None:
                     return self.reply(401, {"error": "invalid_client"})
+                granted = " ".join(sorted(platform.tokens[token]))
                 return self.reply(200, {"access_token": token, "token_type": "Bearer",
-                                        "expires_in": 3600,
-                                        "scope": " ".join(sorted(platform.tokens[token]))})
+                                        "expires_in": 3600, "scope": granted})
             if url.path == "/lineitems":
-                if not self.scoped("https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"):
+                if not self.scoped(SCOPE_LINEITEM):
                     return self.reply(401, {"error": "invalid_token"})
                 with platform.lock:
+                    number = len(platform.lineitems) + 1
                     item = dict(json.loads(body),
-                                id=f"{platform.url}/lineitems/{len(platform.lineitems) + 1}")
+                                id=f"{platform.url}/lineitems/{number}")
                     platform.lineitems.append(item)
                 return self.reply(201, item, "application/vnd.ims.lis.v2.lineitem+json")
             found = re.fullmatch(r"/lineitems/(\d+)/scores", url.path)
             if found:
-                if (not self.scoped("https://purl.imsglobal.org/spec/lti-ags/scope/score")
+                if (not self.scoped(SCOPE_SCORE)
                         or self.headers.get("Content-Type")
                         != "application/vnd.ims.lis.v1.score+json"):
                     return self.reply(401, {"error": "invalid_token"})
@@ -255,7 +259,9 @@ def hub_prefix():
     """The hub's environment (deploy/requirements-hub.txt) and the proxy, cached."""
     pins = (DEPLOY / "requirements-hub.txt").read_bytes()
     chp = re.search(r"^CHP_VERSION=(\S+)", (DEPLOY / "install.sh").read_text(), re.M)[1]
-    python = "/usr/bin/python3.11" if Path("/usr/bin/python3.11").exists() else sys.executable
+    python = "/usr/bin/python3.11"
+    if not Path(python).exists():
+        python = sys.executable
     tag = hashlib.sha256(pins + chp.encode() + python.encode()).hexdigest()[:12]
     prefix = CACHE / f"lti-hub-{tag}"
     if not (prefix / ".installed").exists():
@@ -267,7 +273,8 @@ def hub_prefix():
         prefix.mkdir(parents=True)
         _run([python, "-m", "venv", str(prefix / "hub")])
         _run([str(prefix / "hub" / "bin" / "pip"), "install", "--quiet",
-              "--disable-pip-version-check", "-r", str(DEPLOY / "requirements-hub.txt")])
+              "--disable-pip-version-check",
+              "-r", str(DEPLOY / "requirements-hub.txt")])
         _run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix",
               str(prefix / "proxy"), f"configurable-http-proxy@{chp}"])
         (prefix / ".installed").write_text(tag)
@@ -281,9 +288,18 @@ def write_settings(path, platform_url):
 
 
 @pytest.fixture(scope="module")
-def hub(hub_prefix, platform):
+def lti_login():
+    """deploy/lti_login.py (next to roles.py, which it imports)."""
     sys.path.insert(0, str(DEPLOY))
-    import lti_login   # deploy/lti_login.py: the settings as hub.py init reads them
+    try:
+        import lti_login
+        yield lti_login
+    finally:
+        sys.path.remove(str(DEPLOY))
+
+
+@pytest.fixture(scope="module")
+def hub(hub_prefix, platform, lti_login):
     work = Path(tempfile.mkdtemp(prefix="lti-hub-"))
     proc = None
     try:
@@ -294,9 +310,11 @@ def hub(hub_prefix, platform):
         (state / "setup_token").write_text(secrets.token_hex(32))
         write_settings(work / "lti.json", platform.url)
         settings = {
-            "state_dir": str(state), "prefix": str(hub_prefix), "course_id": "kernel-methods",
-            "instructors": ["teacher"], "students": ["ada", "bob"], "exchange": "folder",
-            "exchange_root": str(work / "exchange"), "db_url": None, "gradebook_url": None,
+            "state_dir": str(state), "prefix": str(hub_prefix),
+            "course_id": "kernel-methods", "instructors": ["teacher"],
+            "students": ["ada", "bob"], "exchange": "folder",
+            "exchange_root": str(work / "exchange"), "db_url": None,
+            "gradebook_url": None,
             "book_dir": str(book), "port": free_port(), "hub_port": free_port(),
             "proxy_api_port": free_port(), "ngshare_port": free_port(),
             "book_port": free_port(), "course_dirs": {}, "student_names": {},
@@ -306,11 +324,13 @@ def hub(hub_prefix, platform):
         platform.redirect_uris.add(url + "/hub/lti13/oauth_callback")
         log = open(state / "hub.log", "wb")
         env = {"PATH": f"{hub_prefix}/hub/bin:/usr/local/bin:/usr/bin:/bin",
-               "LANG": "C.UTF-8", "KERNEL_COURSE_SETTINGS": str(state / "settings.json")}
-        proc = subprocess.Popen([str(hub_prefix / "hub" / "bin" / "jupyterhub"), "-f",
-                                 str(DEPLOY / "jupyterhub_config.py")], cwd=state, env=env,
-                                stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+               "LANG": "C.UTF-8",
+               "KERNEL_COURSE_SETTINGS": str(state / "settings.json")}
+        proc = subprocess.Popen(
+            [str(hub_prefix / "hub" / "bin" / "jupyterhub"),
+             "-f", str(DEPLOY / "jupyterhub_config.py")],
+            cwd=state, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True)
         for _ in range(240):
             assert proc.poll() is None, (state / "hub.log").read_text()[-4000:]
             try:
@@ -320,7 +340,8 @@ def hub(hub_prefix, platform):
                 pass
             time.sleep(0.5)
         else:
-            pytest.fail("JupyterHub did not answer:\n" + (state / "hub.log").read_text())
+            pytest.fail("JupyterHub did not answer:\n"
+                        + (state / "hub.log").read_text())
         yield {"url": url, "state": state}
     finally:
         if proc is not None:
@@ -334,17 +355,17 @@ def hub(hub_prefix, platform):
                 pass
             # the proxy, started by the hub in the same session
             subprocess.run(["pkill", "-s", str(proc.pid)], capture_output=True)
-        sys.path.remove(str(DEPLOY))
         shutil.rmtree(work, ignore_errors=True)
 
 
 def launch(hub, platform, hint):
-    """The LMS's launch of the tool by ``hint``'s user: (browser session, last reply)."""
+    """The LMS's launch of the tool by ``hint``'s user: (session, last reply)."""
     browser = requests.Session()
     start = browser.get(hub["url"] + "/hub/lti13/oauth_login", allow_redirects=False,
                         params={"iss": platform.url, "login_hint": hint,
                                 "target_link_uri": hub["url"] + "/hub",
-                                "client_id": CLIENT_ID, "lti_deployment_id": DEPLOYMENT})
+                                "client_id": CLIENT_ID,
+                                "lti_deployment_id": DEPLOYMENT})
     assert start.status_code == 302, start.text
     assert start.headers["Location"].startswith(platform.url + "/auth?")
     page = browser.get(start.headers["Location"])
@@ -358,7 +379,8 @@ def launch(hub, platform, hint):
 def hub_groups(hub):
     with sqlite3.connect(hub["state"] / "hub.sqlite") as db:
         rows = db.execute("SELECT users.name, groups.name FROM users "
-                          "LEFT JOIN user_group_map ON user_group_map.user_id = users.id "
+                          "LEFT JOIN user_group_map "
+                          "ON user_group_map.user_id = users.id "
                           "LEFT JOIN groups ON groups.id = user_group_map.group_id")
         found = {}
         for user, group in rows:
@@ -409,22 +431,51 @@ def test_launches_the_course_does_not_accept_are_refused(hub, platform):
     assert "dan" not in hub_groups(hub)
 
 
+def test_course_role_from_membership_roles_only(lti_login):
+    role = lti_login.course_role
+    ta = f"{MEMBERSHIP}/Instructor#TeachingAssistant"
+    faculty = "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor"
+    assert role({CLAIM + "roles": [ta]}) == "instructor"
+    assert role({CLAIM + "roles": [LEARNER, INSTRUCTOR]}) == "instructor"
+    assert role({CLAIM + "roles": [faculty, LEARNER]}) == "student"
+    assert role({CLAIM + "roles": [faculty]}) is None
+    assert role({}) is None
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"client_id": ""}, "field 'client_id' missing or empty"),
+    ({"jwks_url": "platform/jwks"}, "field 'jwks_url' is not an http(s) URL"),
+    ({"deploymentid": "1"}, "unknown field(s) deploymentid"),
+])
+def test_bad_hub_lti_settings_name_the_file_and_field(lti_login, tmp_path, change,
+                                                      message):
+    path = tmp_path / "lti-hub.json"
+    write_settings(path, "https://lms.example.edu")
+    path.write_text(json.dumps({**json.loads(path.read_text()), **change}))
+    with pytest.raises(ValueError) as err:
+        lti_login.load_lti_settings(path)
+    assert f"{path}: {message}" in str(err.value)
+
+
 # -- the scores --------------------------------------------------------------------
 # gradebook id -> ({ps1: (points of 10, handed in)}); ps1 due 2026-10-05 23:59 UTC
 GRADED = {"ada": (8, "2026-10-05 12:00"), "bob": (10, "2026-10-06 10:00"),
           "carol": (7, "2026-10-05 13:00")}   # carol: not in the LMS course
 
 
-@pytest.fixture
-def course(platform):
+@pytest.fixture(scope="module")
+def graded_course(platform):
+    """A course folder with nbgrader's gradebook, ps1 graded, and lti.json."""
     root = Path(tempfile.mkdtemp(prefix="lti-course-"))
     try:
         shutil.copy(COURSE / "nbgrader_config.py", root)
         shutil.copy(COURSE / "Makefile", root)
-        with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id="kernel-methods") as gb:
+        db = f"sqlite:///{root / 'gradebook.db'}"
+        with Gradebook(db, course_id="kernel-methods") as gb:
             gb.add_assignment("ps1", duedate=dt.datetime(2026, 10, 5, 23, 59))
             gb.add_notebook("ps1", "ps1")
-            gb.add_grade_cell("answer", "ps1", "ps1", max_score=10, cell_type="markdown")
+            gb.add_grade_cell("answer", "ps1", "ps1", max_score=10,
+                              cell_type="markdown")
             for sid, (points, when) in GRADED.items():
                 gb.add_student(sid, first_name=sid.title(), last_name="Example",
                                email=f"{sid}@uni.example")
@@ -440,6 +491,17 @@ def course(platform):
         yield root
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def course(graded_course):
+    """A fresh copy of ``graded_course`` for one test."""
+    work = Path(tempfile.mkdtemp(prefix="lti-course-"))
+    try:
+        shutil.copytree(graded_course, work / "course")
+        yield work / "course"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def make(root, *args):
