@@ -133,8 +133,8 @@ def _keys(settings: dict) -> tuple[str, str]:
     except ValueError:
         raise InputError([f"{path}: not an unencrypted PEM private key (field "
                           f"'private_key')"]) from None
-    public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                           serialization.PublicFormat.SubjectPublicKeyInfo)
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
     return pem.decode(), public.decode()
 
 
@@ -208,10 +208,10 @@ def send_scores(settings: dict, lines: list[GradeLine], assignments: list[str]
                               f"{key or '(none)'})")
                 continue
             seen.add(key)
+            progress = "Submitted" if g.timestamp else "Initialized"
             grade = (Grade().set_user_id(member["user_id"])
                      .set_score_given(round(g.score, 2)).set_score_maximum(maximum)
-                     .set_timestamp(now)
-                     .set_activity_progress("Submitted" if g.timestamp else "Initialized")
+                     .set_timestamp(now).set_activity_progress(progress)
                      .set_grading_progress("FullyGraded"))
             if g.penalty:
                 grade.set_comment(f"late penalty {round(g.penalty, 2):g} points "
