@@ -4,6 +4,7 @@
                              [--exchange ngshare|folder]
                              [--exchange-root DIR] [--prefix /opt/kernel-course] [--port 8000]
                              [--db-url URL] [--gradebook-url URL] [--book DIR]
+                             [--lti LTI_SETTINGS.json]
     python deploy/hub.py start STATE     # start JupyterHub; the first time, set up the course
     python deploy/hub.py stop STATE      # stop JupyterHub, its proxy, services and user servers
     python deploy/hub.py destroy STATE   # stop, remove the accounts and the STATE folder
@@ -40,6 +41,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 import accounts  # noqa: E402
+import lti_login  # noqa: E402
 import roles  # noqa: E402
 
 RELEASED = ["ps1"]
@@ -73,8 +75,10 @@ def read_students(path):
 
 def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kernel-course",
          port=None, db_url=None, gradebook_url=None, book=None, course_id="kernel-methods",
-         exchange_root="/srv/nbgrader/exchange", student_names=None):
+         exchange_root="/srv/nbgrader/exchange", student_names=None, lti=None):
     state = Path(state).resolve()
+    # "lti": log in from the LMS (LTI 1.3) with the platform's settings of that file
+    lti_settings = lti_login.load_lti_settings(lti) if lti else None
     if exchange not in ("ngshare", "folder"):
         raise ValueError(f"exchange must be 'ngshare' or 'folder', not {exchange!r}")
     if (state / "settings.json").exists():
@@ -94,6 +98,7 @@ def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kerne
         "ngshare_port": free_port(), "book_port": free_port(),
         "course_dirs": {},
         "student_names": {s: list((student_names or {}).get(s, ["", ""])) for s in students},
+        "auth": "lti" if lti_settings else "pam", "lti": lti_settings,
     }
     accounts.create_all(list(instructors), list(students), str(state / "passwords.json"),
                         course=course_id)
@@ -294,6 +299,9 @@ def main(argv=None):
     p.add_argument("--gradebook-url", default=None,
                    help="the gradebook's database (default: SQLite in the course folder)")
     p.add_argument("--book", default=None, help="built book folder (default: _build/html)")
+    p.add_argument("--lti", default=None, metavar="JSON",
+                   help="log in from the LMS with LTI 1.3, the platform's settings in "
+                   "this file (deploy/README.md); default: the Unix password")
     for name in ("start", "stop", "destroy"):
         sub.add_parser(name).add_argument("state")
     p = sub.add_parser("run-as", help="run a command as a course user, with their server's "
@@ -314,7 +322,7 @@ def main(argv=None):
                  student_names=names,
                  exchange=args.exchange, prefix=args.prefix, port=args.port,
                  db_url=args.db_url, gradebook_url=args.gradebook_url, book=args.book,
-                 exchange_root=args.exchange_root)
+                 exchange_root=args.exchange_root, lti=args.lti)
         print(f"hub settings in {s['state_dir']}/settings.json, passwords in "
               f"{s['state_dir']}/passwords.json")
     elif args.command == "start":

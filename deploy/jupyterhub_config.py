@@ -5,7 +5,8 @@ $KERNEL_COURSE_SETTINGS and written by ``deploy/hub.py`` (see deploy/README.md):
 ports, the install prefix, who teaches and who studies, the exchange (a shared
 folder or the ngshare service), the database URL and the book's folder.
 
-- Users log in with their Unix password (PAM); each server runs as that Unix
+- Users log in with their Unix password (PAM), or from the LMS with LTI 1.3
+  (settings "auth": "lti", see lti_login.py); each server runs as that Unix
   user (LocalProcessSpawner, the hub runs as root), from the environment of the
   user's role: $PREFIX/student or $PREFIX/instructor. Those environments hold
   nbgrader's extensions for the role (see install.sh) and an nbgrader_config.py
@@ -21,6 +22,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import roles  # noqa: E402  (deploy/roles.py, next to this file)
+import lti_login  # noqa: E402
 
 settings = json.load(open(os.environ["KERNEL_COURSE_SETTINGS"]))
 PREFIX = settings["prefix"]
@@ -46,8 +48,16 @@ c.JupyterHub.db_url = settings.get("db_url") or f"sqlite:///{os.path.join(STATE,
 c.JupyterHub.cleanup_servers = True
 
 # -- who may log in, and how --------------------------------------------------
-c.JupyterHub.authenticator_class = "pam"
-c.PAMAuthenticator.open_sessions = False
+# settings "auth": "pam" (the Unix password, the default and the demo's) or "lti"
+# (a launch from the LMS, LTI 1.3, settings "lti": see lti_login.py)
+AUTH = settings.get("auth", "pam")
+if AUTH == "lti":
+    lti_login.configure(c, settings)
+elif AUTH == "pam":
+    c.JupyterHub.authenticator_class = "pam"
+    c.PAMAuthenticator.open_sessions = False
+else:
+    raise ValueError(f"settings 'auth' must be 'pam' or 'lti', not {AUTH!r}")
 c.Authenticator.allowed_users = INSTRUCTORS | STUDENTS
 c.Authenticator.admin_users = set()
 

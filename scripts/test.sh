@@ -6,7 +6,8 @@
 #     bubblewrap (the grading sandbox), PostgreSQL (gradebook tests; they start
 #     their own server on a free loopback port), TeX Live and poppler-utils
 #     (the PDF test), npm and python3-venv (the JupyterHub test, which installs
-#     the hub itself with deploy/install.sh).
+#     the hub itself with deploy/install.sh, and the LTI test, which builds the
+#     hub's environment and the proxy once under ~/.cache/kernel-course).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -168,7 +168,8 @@ SLOW_FIXTURES = frozenset({
 #: Modules whose tests grade submissions through nbgrader or the sandbox with
 #: fixtures of their own (collect, zip_collect, feedback, similarity, deadlines).
 SLOW_MODULES = frozenset({
-    "test_deadlines", "test_exchange_collect", "test_lms_zip", "test_report",
+    "test_deadlines", "test_exchange_collect", "test_lms_zip", "test_lti",
+    "test_report",
     "test_sandbox_boundary", "test_similarity", "test_student_html",
 })
 

@@ -35,7 +35,8 @@ from coursegrader.deadlines import (GradeLine, InputError, grade_lines, load_con
                                     open_gradebook)
 from coursegrader.late_policy import CourseCalendar, LatePolicy
 
-__all__ = ["NBGRADER_COLUMNS", "write_csv", "fill_canvas", "write_moodle", "main"]
+__all__ = ["NBGRADER_COLUMNS", "write_csv", "fill_canvas", "write_moodle",
+           "report_unmatched", "main"]
 
 NBGRADER_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name",
                     "first_name", "email", "raw_score", "late_submission_penalty",
@@ -176,7 +177,9 @@ def write_moodle(lines: list[GradeLine], out: Path, assignments: list[str],
     return unknown, sorted(set(grades) - set(wanted))
 
 
-def _report(out: Path, unknown: list[str], absent: list[str], source: str) -> None:
+def report_unmatched(out: Path, unknown: list[str], absent: list[str],
+                     source: str) -> None:
+    """List who is on one side only, on the terminal and in `out`'s `*-unmatched.txt`."""
     text = []
     if unknown:
         text.append(f"In {source} but not in the gradebook (left as they were):")
@@ -217,11 +220,12 @@ def main(argv=None) -> int:
         elif args.lms == "canvas":
             out = args.out or Path("grades-canvas.csv")
             unmatched = fill_canvas(lines, args.roster, out, names)
-            _report(out, *unmatched, "the Canvas roster")
+            report_unmatched(out, *unmatched, "the Canvas roster")
         else:
             out = args.out or Path("grades-moodle.csv")
             source = "the Moodle roster" if args.roster else "the roster"
-            _report(out, *write_moodle(lines, out, names, args.roster), source)
+            report_unmatched(out, *write_moodle(lines, out, names, args.roster),
+                             source)
         print(f"wrote {out}: {len(names)} problem set(s), late policy "
               f"{policy.per_day:.0%} of the {policy.of.replace('_', ' ')} per day, "
               f"zero after {policy.zero_after_days} days; times in "
