@@ -234,3 +234,258 @@ def test_bibliography_label_needs_an_author():
     entry.key = "anonymous"
     with pytest.raises(ValueError, match="anonymous"):
         _labels_module().author_year_label(entry)
+
+
+# ---------------------------------------------------------------------------
+# The order of the chapters: results before their use, each derived once.
+
+CODE_CELL = re.compile(r"^(`{3,}|:{3,})\{code-cell\}.*?^\1[ \t]*$", re.M | re.S)
+DISPLAY = re.compile(r"^\$\$[ \t]*\n(.*?)^\$\$", re.M | re.S)
+REFERENCE = re.compile(r"\{(prf:ref|ref|eq|numref|doc)\}`([^`]+)`")
+LABEL_PATTERNS = (
+    re.compile(r"^[ \t]*\(([\w-]+)\)=[ \t]*$", re.M),       # section and place targets
+    re.compile(r"^[ \t]*:label:[ \t]*([\w-]+)", re.M),        # results, exercises
+    re.compile(r"^\$\$[ \t]*\(([\w-]+)\)[ \t]*$", re.M),     # numbered equations
+    re.compile(r"^[ \t]*name:[ \t]*([\w-]+)[ \t]*$", re.M),   # figures
+)
+
+
+def chapter_order():
+    """Chapter stems in the order of the table of contents."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    part = next(part for part in toc["parts"] if part["caption"] == "Chapters")
+    return [Path(c["file"]).name for c in part["chapters"]]
+
+
+def prose(text):
+    """The Markdown of a chapter without its code cells."""
+    return CODE_CELL.sub("", text)
+
+
+def paragraphs(text):
+    return [p for p in re.split(r"\n[ \t]*\n", prose(text)) if p.strip()]
+
+
+def label_homes():
+    """Label -> chapter stem that defines it."""
+    homes = {}
+    for stem, text in chapter_text().items():
+        for pattern in LABEL_PATTERNS:
+            for label in pattern.findall(text):
+                homes[label] = stem
+    return homes
+
+
+def references(text):
+    """(role, target) of every cross-reference, with {ref}`text <target>` resolved."""
+    found = []
+    for role, body in REFERENCE.findall(text):
+        target = re.sub(r"^.*<([^>]+)>$", r"\1", body, flags=re.S).strip()
+        if role == "doc":
+            target = Path(target).name
+        found.append((role, target))
+    return found
+
+
+def referenced_chapters(text, homes):
+    """Chapters a piece of text refers to, by a label defined there or by {doc}."""
+    chapters = set()
+    for role, target in references(text):
+        if role == "doc":
+            chapters.add(target)
+        elif target in homes:
+            chapters.add(homes[target])
+    return chapters
+
+
+def reading_guide_rows():
+    """(source chapter, targets named in the row) for each row of the tables in
+    the introduction's reading guide, "Results used before they are proved"."""
+    intro = (BOOK / "intro.md").read_text(encoding="utf-8")
+    start = intro.index("(intro-reading-guide)=")
+    end = intro.index("\n## ", start)
+    rows = []
+    for line in intro[start:end].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) < 2:
+            continue
+        sources = [Path(t).name for role, t in references(cells[0]) if role == "doc"]
+        targets = {t for role, t in references(" ".join(cells[1:]))}
+        targets |= {t for role, t in references(" ".join(cells[1:])) if role == "doc"}
+        rows.extend((source, targets) for source in sources)
+    return rows
+
+
+def forward_references():
+    """(source chapter, target, target chapter) for every reference from a chapter
+    to a label or page of a chapter that comes later in the table of contents."""
+    order = chapter_order()
+    homes = label_homes()
+    texts = chapter_text()
+    found = set()
+    for stem in order:
+        for role, target in references(prose(texts[stem])):
+            home = target if role == "doc" else homes.get(target)
+            if home in order and order.index(home) > order.index(stem):
+                found.add((stem, target, home))
+    return found
+
+
+def test_reading_order_helpers_find_labels_and_forward_references():
+    text = "(sec-a)=\n## A\n\n$$\nx\n$$ (eq-a)\n\n```{prf:theorem} T\n:label: thm-a\n```\n"
+    assert {p.findall(text)[0] for p in LABEL_PATTERNS[:3]} == {"sec-a", "thm-a", "eq-a"}
+    assert references("see {ref}`the proof <sec-a>` and {doc}`../notation`") == [
+        ("ref", "sec-a"), ("doc", "notation")]
+    assert prose("a\n```{code-cell} ipython3\n{ref}`x`\n```\nb") == "a\n\nb"
+
+
+def test_no_chapter_refers_ahead_except_where_the_reading_guide_says_so():
+    """A reference to a later chapter is allowed only when the introduction's
+    reading guide lists it (its chapter and what it points to), and every row
+    of the guide is such a reference, so that the guide cannot go stale."""
+    rows = reading_guide_rows()
+    assert rows, "the reading guide has no table"
+    forward = forward_references()
+    unlisted = sorted(f"{stem} -> {target} (in {home})" for stem, target, home in forward
+                      if not any(stem == source and target in targets
+                                 for source, targets in rows))
+    assert not unlisted, "forward references missing from the reading guide: " \
+                         f"{unlisted}"
+    stale = sorted(f"{source}: {sorted(targets)}" for source, targets in rows
+                   if not any(stem == source and target in targets
+                              for stem, target, _ in forward))
+    assert not stale, f"reading guide rows that no chapter needs: {stale}"
+
+
+def test_chapter_numbers_in_the_text_match_the_table_of_contents():
+    """Where a chapter says "chapter N" next to a cross-reference, chapter N is
+    the chapter the reference leads to (the numbers follow _toc.yml)."""
+    order = chapter_order()
+    homes = label_homes()
+    texts = chapter_text()
+    wrong = []
+    mention = re.compile(r"(?<!`, )\b[Cc]hapter (\d)\b(?!\d)")
+    for stem in order:
+        for paragraph in paragraphs(texts[stem]):
+            # chapters of cited books ("its chapter 9") are not this book's
+            numbers = {int(n) for n in mention.findall(paragraph)
+                       if int(n) <= len(order)}
+            if not numbers:
+                continue
+            allowed = {order.index(c) + 1 for c in referenced_chapters(paragraph, homes)
+                       if c in order}
+            allowed.add(order.index(stem) + 1)
+            for number in sorted(numbers - allowed):
+                wrong.append(f"{stem}: 'chapter {number}' in: {paragraph[:90]!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_each_forward_reference_says_where_the_result_is_proved():
+    """A result used ahead of its chapter is announced as such where it is used:
+    the paragraph names the chapter that proves it."""
+    order = chapter_order()
+    homes = label_homes()
+    texts = chapter_text()
+    silent = []
+    for stem in order:
+        for paragraph in paragraphs(texts[stem]):
+            for role, target in references(paragraph):
+                home = homes.get(target)
+                if role == "doc" or home not in order:
+                    continue
+                number = order.index(home) + 1
+                if number > order.index(stem) + 1 and \
+                        not re.search(rf"\b[Cc]hapter {number}\b", paragraph):
+                    silent.append(f"{stem} -> {target}: no 'chapter {number}' nearby")
+    assert not silent, silent
+
+
+# Each result shared by several chapters: the chapter that derives it, and what
+# a derivation of it looks like in a displayed equation or in the prose. Any
+# other chapter may show the result only right after a paragraph that refers to
+# the home chapter, and every chapter listed as a user refers to the home label.
+GAUSSIAN_FACTORS = (re.compile(r"\\\|x\\\|\^2|\\lVert x\s*\\rVert\^2|x\^\\top x(?!')"),
+                    re.compile(r"x\^\\top\s*(?:x'|y|z)"))
+SHARED_RESULTS = {
+    "multinomial feature map": dict(
+        home="kernel_trick", label="kt-prop-multinomial",
+        display=re.compile(r"j_1!\s*\\cdots\s*j_d!|\\binom\{[mpr]\}\{\\mathbf j\}"),
+        words=re.compile(r"multinomial theorem", re.I),
+        users=["bases_and_kernels", "regularisation", "rkhs", "svm"]),
+    "Gaussian kernel as a series of polynomial kernels": dict(
+        home="kernel_trick", label="kt-gaussian-series",
+        display=None, words=None,
+        users=["regularisation", "rkhs", "svm"]),
+    "kernel ridge regression": dict(
+        home="kernel_trick", label="kt-ridge-dual",
+        display=re.compile(r"\+\s*n?\\lambda\s*I_\{?n\}?\s*(?:\\[Bb]ig[rg]?)?\)\^\{-1\}"),
+        words=None,
+        users=["bases_and_kernels", "regularisation", "rkhs", "svm"]),
+    "XOR problem": dict(
+        home="regularisation", label="reg-xor",
+        display=None, words=re.compile(r"\bXOR\b|chessboard", re.I),
+        users=["rkhs"]),
+}
+
+
+def _gaussian_factorisation(block):
+    return all(p.search(block) for p in GAUSSIAN_FACTORS)
+
+
+def _shows(result, block):
+    if result["display"] is None:
+        return result["label"] == "kt-gaussian-series" and _gaussian_factorisation(block)
+    return bool(result["display"].search(block))
+
+
+@pytest.mark.parametrize("name", sorted(SHARED_RESULTS))
+def test_each_shared_result_is_derived_once_and_recalled_elsewhere(name):
+    result = SHARED_RESULTS[name]
+    order = chapter_order()
+    homes = label_homes()
+    texts = chapter_text()
+    home = result["home"]
+    assert homes.get(result["label"]) == home, f"{result['label']} is not in {home}"
+    problems = []
+    for stem in order:
+        pieces = paragraphs(texts[stem])
+        for i, piece in enumerate(pieces):
+            shown = [b for b in DISPLAY.findall(piece + "\n") if _shows(result, b)]
+            named = result["words"] is not None and result["words"].search(piece)
+            if stem == home or not (shown or named):
+                continue
+            context = " ".join(pieces[max(i - 1, 0):i + 1])
+            if home not in referenced_chapters(context, homes):
+                problems.append(f"{stem} derives it again: {piece.strip()[:80]!r}")
+    # the home chapter really derives it, before any chapter that uses it
+    home_text = prose(texts[home])
+    derived = result["words"].search(home_text) if result["words"] else False
+    derived = derived or any(_shows(result, b) for b in DISPLAY.findall(home_text))
+    assert derived, f"{home} does not derive the {name}"
+    for user in result["users"]:
+        assert order.index(user) > order.index(home), f"{user} comes before {home}"
+        if f"`{result['label']}`" not in texts[user]:
+            problems.append(f"{user} does not refer to {result['label']}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_derivation_checks_would_notice_a_second_derivation():
+    """The signatures recognise the forms in which these results were derived."""
+    factorised = (r"e^{-\beta\|x - x'\|^2} = e^{-\beta\|x\|^2}\; e^{2\beta\, x^\top x'}"
+                  r"\; e^{-\beta\|x'\|^2}")
+    assert _gaussian_factorisation(factorised)
+    assert not _gaussian_factorisation(r"K(x, z) = \exp(-\|x - z\|^2 / 2\sigma^2)")
+    multinomial = SHARED_RESULTS["multinomial feature map"]["display"]
+    assert multinomial.search(r"\phi_{\mathbf j}(x) = \binom{m}{\mathbf j}^{1/2} x^{\mathbf j}")
+    ridge = SHARED_RESULTS["kernel ridge regression"]["display"]
+    assert ridge.search(r"\hat\alpha = (\mathbf K + n\lambda I_n)^{-1}y")
+    assert ridge.search(r"X^\top\big(XX^\top + \lambda I_n\big)^{-1}y")
+    assert not ridge.search(r"\hat w = (A^\top A + \lambda G)^{-1} A^\top y")
+
+
+def test_the_exercise_that_l2_is_not_an_rkhs_is_set_once():
+    exercises = re.compile(r"^(`{3,}|:{3,})\{exercise\}.*?\n(.*?)^\1[ \t]*$", re.M | re.S)
+    found = [stem for stem, text in chapter_text().items()
+             for _, body in exercises.findall(text)
+             if re.search(r"L_2\[a,\s*b\]", body) and re.search(r"not an RKHS", body)]
+    assert len(found) == 1, f"'L2 is not an RKHS' is set as an exercise in {found}"
