@@ -52,6 +52,8 @@ from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
+from scipy import linalg
+from threadpoolctl import threadpool_limits
 
 from ._working_set import WorkingSetDual
 from .gram import factor_gram, pivoted_cholesky_columns
@@ -66,6 +68,8 @@ KKT_TOL = 1e-5
 # formed and the dual is solved by working sets of WORKING_SET_SIZE points.
 FACTOR_MAX_RANK = 200
 WORKING_SET_SIZE = 32
+# Up to this many points K is formed once (50 MB) rather than column by column.
+DENSE_MAX = 2500
 # A factored QP in more variables is solved on a shrinking subset first (see
 # _solve_factored); points whose condition at zero holds by less than _BAND
 # (in units of the margin) are kept in it.
@@ -129,12 +133,38 @@ def _normalised(gram, kernel, X, tol):
     """``(K / unit, F / sqrt(unit), exact, unit)`` with ``unit = max diag K``."""
     if kernel is None:  # a plain matrix behind the columns
         kernel, X = "precomputed", gram.full()
-    F, exact = factor_gram(gram, kernel, X, tol, max_rank=FACTOR_MAX_RANK)
     top = float(np.max(gram.diag()))
     unit = top if np.isfinite(top) and top > 0 else 1.0
-    if F is not None:
+    if gram.n <= DENSE_MAX:  # every column is likely to be needed: form K once
+        scaled = DenseGram(gram.full() / unit)
+    else:
+        scaled = ScaledGram(gram, unit)
+    F, exact = factor_gram(scaled, kernel, X, tol, max_rank=FACTOR_MAX_RANK)
+    if F is not None and exact:  # explicit features of the kernel itself
         F = F / np.sqrt(unit)
-    return ScaledGram(gram, unit), F, exact, unit
+    return scaled, F, exact, unit
+
+
+class DenseGram:
+    """Columns of a Gram matrix held in memory."""
+
+    def __init__(self, K):
+        self.K, self.n = K, K.shape[0]
+
+    def diag(self):
+        return np.diag(self.K).copy()
+
+    def cols(self, idx):
+        return self.K[:, np.asarray(idx, dtype=np.intp).reshape(-1)]
+
+    def rows(self, start, stop):
+        return self.K[start:stop]
+
+    def times(self, v):
+        return self.K @ v
+
+    def full(self):
+        return self.K
 
 
 class ScaledGram:
@@ -148,6 +178,9 @@ class ScaledGram:
 
     def cols(self, idx):
         return self.base.cols(idx) / self.unit
+
+    def rows(self, start, stop):
+        return self.base.rows(start, stop) / self.unit
 
     def times(self, v):
         return self.base.times(v) / self.unit
@@ -262,10 +295,9 @@ def _factored_attempts(qp):
     yield f"factor (rank {rank})", qp.factor, qp.C
     if not qp.exact and qp.tol > 1e-11:
         base = qp.gram.base if isinstance(qp.gram, DoubledGram) else qp.gram
-        fine = pivoted_cholesky_columns(base.base, max(qp.tol * 1e-4, 1e-12),
+        fine = pivoted_cholesky_columns(base, max(qp.tol * 1e-4, 1e-12),
                                         verify=False, max_rank=FACTOR_MAX_RANK)
         if fine is not None:
-            fine = fine / np.sqrt(qp.unit)
             if isinstance(qp.gram, DoubledGram):
                 fine = np.vstack([fine, fine])
             yield f"factor (rank {fine.shape[1]}, finer)", fine, qp.C
@@ -613,27 +645,60 @@ def _solve_free_set(qp, gram, at_zero, at_C):
         return None, None, False
     bound_coef = np.where(at_C, y * C, 0.0) if finite else np.zeros(len(y))
     yf = y[free]
-    A = np.empty((nf + 1, nf + 1))
     K_free = gram.cols(np.flatnonzero(free))[free]
-    A[:nf, :nf] = K_free * np.outer(yf, yf)
-    A[:nf, nf] = yf
-    A[nf, :nf] = yf
-    A[nf, nf] = 0.0
-    rhs = np.empty(nf + 1)
-    rhs[:nf] = yf * (r[free] - (gram.times(bound_coef)[free] if at_C.any() else 0.0))
-    rhs[nf] = -bound_coef.sum()
-    bound = 1e-8 * max(1.0, np.abs(rhs).max())
-    try:  # LU first: several times faster than least squares on a regular system
-        sol = np.linalg.solve(A, rhs)
-        residual_ok = bool(np.abs(A @ sol - rhs).max() < bound)
-    except np.linalg.LinAlgError:
-        residual_ok = False
-    if not residual_ok:  # singular or ill-conditioned: the least-squares solution
-        sol, *_ = np.linalg.lstsq(A, rhs, rcond=None)
-        residual_ok = bool(np.abs(A @ sol - rhs).max() < bound)
+    Q = K_free * np.outer(yf, yf)
+    c = yf * (r[free] - (gram.times(bound_coef)[free] if at_C.any() else 0.0))
+    d = -bound_coef.sum()
+    # One BLAS thread: on two busy cores a threaded factor of this order runs
+    # several times slower than a single thread (measured at order 1700).
+    with threadpool_limits(1, user_api="blas"):
+        sol, residual_ok = _saddle_solve(Q, yf, c, d)
     new = np.where(at_C, C, 0.0) if finite else np.zeros(len(y))
     new[free] = sol[:nf]
     return new, sol[nf], residual_ok
+
+
+def _saddle_solve(Q, y, c, d):
+    """Solve ``Q a + y b = c``, ``y^T a = d``; returns ``([a, b], residual_ok)``.
+
+    With Q positive definite (a kernel of full rank on the free points),
+    one Cholesky factor gives ``a = Q^-1 (c - y b)`` and b from the second
+    equation, in half the flops of an LU of the bordered matrix.  If the
+    factor fails or its answer misses the equations, LU, then least squares.
+    """
+    nf = len(y)
+
+    def residual(sol):
+        a, b = sol[:nf], sol[nf]
+        return max(np.abs(Q @ a + y * b - c).max(), abs(y @ a - d))
+
+    bound = 1e-8 * max(1.0, np.abs(c).max(), abs(d))
+    try:  # an ill-conditioned Q can overflow here: the residual decides
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            factor = linalg.cho_factor(Q, lower=True, check_finite=False)
+            u, v = linalg.cho_solve(factor, np.column_stack([c, y]),
+                                    check_finite=False).T
+            b = (y @ u - d) / (y @ v)
+            sol = np.append(u - b * v, b)
+            if np.all(np.isfinite(sol)) and residual(sol) < bound:
+                return sol, True
+    except linalg.LinAlgError:
+        pass
+    A = np.empty((nf + 1, nf + 1))
+    A[:nf, :nf] = Q
+    A[:nf, nf] = y
+    A[nf, :nf] = y
+    A[nf, nf] = 0.0
+    rhs = np.append(c, d)
+    try:  # LU first: several times faster than least squares on a regular system
+        sol = np.linalg.solve(A, rhs)
+        if residual(sol) < bound:
+            return sol, True
+    except np.linalg.LinAlgError:
+        pass
+    # singular or ill-conditioned: the least-squares solution
+    sol, *_ = np.linalg.lstsq(A, rhs, rcond=None)
+    return sol, bool(residual(sol) < bound)
 
 
 def _intercept(qp, g, alpha, thr=0.0):
