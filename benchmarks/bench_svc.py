@@ -125,12 +125,14 @@ def run_case(name, data, n, target, repeats):
 # Where the time of a fit goes: the functions whose cumulative time is reported.
 STAGES = {  # label: (function name, a piece of its file name)
     "factor of K (pivoted Cholesky)": ("pivoted_cholesky_columns", "gram"),
-    "factored QP (one CVXPY solve)": ("_solve_factored", "svm_dual"),
+    "factored QP (all subsets)": ("_solve_factored", "svm_dual"),
+    "  CVXPY solves on subsets": ("_factored_qp", "svm_dual"),
     "working-set method (all steps)": ("run", "_working_set"),
     "  CVXPY canonicalisation": ("get_problem_data", "problem"),
     "  Clarabel": ("solve_via_data", "clarabel"),
     "  kernel columns for the steps": ("columns", "_working_set"),
     "polish and KKT check": ("_polished", "svm_dual"),
+    "  KKT systems (Cholesky)": ("_saddle_solve", "svm_dual"),
 }
 
 

@@ -67,7 +67,9 @@ KKT_TOL = 1e-5
 # Above this numerical rank of K (at the factor tolerance) no thin factor is
 # formed and the dual is solved by working sets of WORKING_SET_SIZE points.
 FACTOR_MAX_RANK = 200
-WORKING_SET_SIZE = 32
+# 64 points: at 32, C = 1e6 on breast cancer (n = 300) took 46 steps against 5,
+# and full-rank data at n = 2000 twice the steps for about the same time.
+WORKING_SET_SIZE = 64
 # Up to this many points K is formed once (50 MB) rather than column by column.
 DENSE_MAX = 2500
 # A factored QP in more variables is solved on a shrinking subset first (see
@@ -76,8 +78,10 @@ DENSE_MAX = 2500
 SHRINK_MIN = 1500
 _BAND = 0.1
 # The working-set method is stopped at these violations in turn; after each
-# the answer is polished and checked, and usually the first already passes.
-_STOPPING = (1e-2, 1e-3, 1e-5, 1e-7)
+# the answer is polished and checked, and usually the first already passes
+# (the polish finds the active sets from a violation of 0.1 on the benchmarks,
+# with a third fewer steps than from 1e-2).
+_STOPPING = (1e-1, 1e-2, 1e-3, 1e-5, 1e-7)
 
 
 # ----------------------------------------------------------------------------
