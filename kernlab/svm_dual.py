@@ -409,7 +409,7 @@ def _solve_factored(F, qp, C):
 
 
 def _excess(qp, F, alpha, C):
-    """``y * (r - g - b)`` (at most 0 where a zero multiplier is optimal) and the support.
+    """``y * (r - g - b)``, at most 0 where a zero multiplier is optimal; the support.
 
     An interior-point answer is a little inside its bounds: multipliers
     below 1e-6 of the largest (or of C) count as zero.

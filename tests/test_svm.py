@@ -415,7 +415,7 @@ def test_full_rank_gram_is_solved_by_working_sets_and_matches_libsvm(C):
 
 @pytest.mark.parametrize("C", [1.0, 100.0])
 def test_large_factored_qp_is_solved_on_a_shrinking_subset(C, monkeypatch):
-    """Above SHRINK_MIN points the factored QP starts on a subset; same answer as LIBSVM."""
+    """Above SHRINK_MIN points the factored QP starts on a subset; LIBSVM's answer."""
     from kernlab import svm_dual
 
     X, y = make_moons(2000, noise=0.2, random_state=3)
