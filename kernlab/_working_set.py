@@ -43,6 +43,9 @@ __all__ = ["WorkingSetDual"]
 # on it: an interior-point answer stays a little inside its bounds, and a
 # multiplier left at 1e-8 C instead of 0 would count as a violator forever.
 _SNAP = 1e-6
+# When C is this many times the scale of the multipliers, a step first solves
+# its subproblem without the upper bound.
+_FAR_BOUND = 1e3
 _TIGHT = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8,
               direct_solve_method="qdldl")
 
@@ -125,6 +128,7 @@ class WorkingSetDual:
         # Multipliers are of order 1 / max K_ii when nothing bounds them.
         self.floor = 1.0 / max(float(np.max(gram.diag())), np.finfo(float).tiny)
         self.sub = _Subproblem(self.q, np.isfinite(C))
+        self.unbounded = None  # built when a bound far above the multipliers is met
         self.cache = {}
         self.max_cached = max(4 * self.q, int(cache_bytes // (8 * n)))
         self.steps = 0
@@ -186,7 +190,19 @@ class WorkingSetDual:
         s = max(float(self.alpha.max()), self.floor)
         if np.isfinite(C):
             s = min(s, C)
-        x = self.sub.solve(np.sqrt(s) * R, p, tB, float(tB @ a_B) / s, a_B / s, C / s)
+        args = (np.sqrt(s) * R, p, tB, float(tB @ a_B) / s, a_B / s)
+        x = None
+        if np.isfinite(C) and C / s >= _FAR_BOUND:
+            # A box far wider than the multipliers costs Clarabel twice the
+            # iterations (C = 1e6: 26 against 11); without the bound the answer
+            # is the subproblem's own whenever it stays inside the box.
+            if self.unbounded is None:
+                self.unbounded = _Subproblem(self.q, False)
+            x = self.unbounded.solve(*args, None)
+            if x.max() > C / s:
+                x = None
+        if x is None:
+            x = self.sub.solve(*args, C / s)
         x = _snap_box(x, tB, float(tB @ a_B) / s, C / s)
         new = x * s
         new[x == C / s] = C  # exactly C, whatever the rounding of s
