@@ -22,26 +22,28 @@ C = 1e6 on standardised breast cancer (n = 300)        <= 10x
 =====================================================  ======
 
 Measured on 2026-11-24 in one run (``python benchmarks/bench_svc.py``) on
-the shared two-core development machine under a load average of 50-52
-(several other test suites running), medians of three:
+the shared two-core development machine under a load average of 13-16
+(other test suites running), medians of three:
 
 =================================  ========  ========  =======  ============
 case                               kernlab   LIBSVM    ratio    method
 =================================  ========  ========  =======  ============
-full rank, n = 2000                6.47 s    1.07 s    6.0x     working-set
-moons, sigma = 0.5, n = 5000       2.72 s    0.40 s    6.8x     factor
-breast cancer, C = 1e6, n = 300    0.68 s    0.014 s   50x      working-set
+full rank, n = 2000                1.96 s    0.372 s   5.3x     working-set
+moons, sigma = 0.5, n = 5000       1.23 s    0.194 s   6.3x     factor
+breast cancer, C = 1e6, n = 300    0.22 s    0.006 s   38x      working-set
 =================================  ========  ========  =======  ============
 
-A second run minutes later, with ``--large`` (load average 41-52), gave
-5.9x, 6.0x and 41x, and for full-rank data at n = 10000 136.7 s against
-LIBSVM's 50.5 s, 2.7x (working-set).  Dual coefficients agreed with
-LIBSVM's to 4e-8, 1e-4, 5e-11 and 8e-6 times C.  Three targets are met
-(full rank at n = 2000 and 10000, moons); C = 1e6 is not (it was 159x
-under a load of 11-13, and 73x on the idle machine before these changes).
+Dual coefficients agreed with LIBSVM's to 4e-8, 1e-4 and 5e-11 times C.
+Minutes earlier, before the unbounded working-set steps (which only
+C = 1e6 uses), two runs under a load average of 41-52 gave 6.0x and 5.9x,
+6.8x and 6.0x, 50x and 41x; the second, with ``--large``, timed full-rank
+data at n = 10000 at 136.7 s against LIBSVM's 50.5 s, 2.7x (working-set,
+coefficients within 8e-6 C).  Three targets are met (full rank at
+n = 2000 and 10000, moons); C = 1e6 is not (it was 159x under a load of
+11-13, and 73x on the idle machine before these changes).
 
-Where the seconds go (``--profile``, one fit each under the profiler, same
-day and load):
+Where the seconds go (``--profile``, one fit each under the profiler, the
+same day under a load average of 48):
 
 =====================================  ==============  ========  ==========
 stage                                  full rank 2000  moons     C = 1e6
@@ -58,6 +60,8 @@ polish and KKT check                   3.31 s          0.54 s    0.02 s
 
 (The CVXPY and Clarabel rows of moons are its two subset QPs.)  What
 changed:
+
+Ratios after "was" are those measured before these changes (load 11-13).
 
 * moons, n = 5000 (was 23x): Clarabel's time on the factored QP grows
   faster than the number of points, and only 437 of 5000 end with a
@@ -79,13 +83,16 @@ changed:
   before the Cholesky change the polish took 4.9 s of 11 s under the
   profiler, three LU solves of 1.2 s each.
 * C = 1e6, n = 300 (was 159x): 5 working-set steps of 64 points instead
-  of 46 of 32.  Each step is one compiled CVXPY problem solved by Clarabel
-  in about 25 interior-point iterations (60 ms under this load, of which
-  Clarabel about two thirds); with the pivoted Cholesky that finds the rank
-  above 200 (40-60 ms), that is still 40-50 times LIBSVM's 14 ms, whose
-  steps take microseconds.  Looser Clarabel tolerances (1e-8 instead of
-  1e-10) did not shorten the steps.  A factored QP of full rank (n = 300)
-  took 0.2-0.4 s for the hard-margin problem alone, so it is not used.
+  of 46 of 32, and each step first solved without the upper bound, which
+  at C = 1e6 lies far above every multiplier (a step keeps that answer
+  when it stays inside the box): Clarabel then needs 9-14 interior-point
+  iterations instead of 20-26.  Each step is one compiled CVXPY problem;
+  with the pivoted Cholesky that finds the rank above 200 (40-90 ms),
+  that is still about 40 times LIBSVM's few milliseconds, whose steps take
+  microseconds.  Looser Clarabel tolerances (1e-8 instead of 1e-10) did
+  not shorten the steps.  A factored QP of full rank (n = 300) took
+  0.2-0.4 s for the hard-margin problem alone, so it is not used.  The
+  profile above predates the unbounded steps.
 """
 
 import argparse
