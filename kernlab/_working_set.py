@@ -16,8 +16,10 @@ stops when the violation ``max_up(-t_i G_i) - min_low(-t_j G_j)`` is below
 problem (disciplined parametrized programming): only the values of its
 parameters change, so CVXPY canonicalises it once.  Each step starts from
 the current multipliers, and a finer ``eps`` continues from where a coarser
-one stopped.  The caller checks the final answer against the KKT
-conditions of the whole problem.
+one stopped.  When C is far above the multipliers (C = 1e6), a step first
+solves its subproblem without the upper bound, in half the iterations, and
+keeps that answer if it stays inside the box.  The caller checks the final
+answer against the KKT conditions of the whole problem.
 
 Examples
 --------

@@ -23,6 +23,7 @@ the exact K (within ``KKT_TOL``, in units of the margin):
 1. ``"factor"``: one QP in which K enters only as a thin factor ``K = F F^T``
    (the explicit features of the linear and polynomial kernels, or a pivoted
    Cholesky factor); skipped when K has numerical rank above ``FACTOR_MAX_RANK``;
+   above ``SHRINK_MIN`` points it is solved on a subset grown by its violators;
 2. ``"hard-margin"``: the same QP without the upper bound, which is the answer
    whenever its multipliers stay below C (a huge C makes ``a / C`` smaller
    than the solver's precision);
