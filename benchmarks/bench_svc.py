@@ -21,32 +21,78 @@ two-dimensional moons, n = 5000                        <= 15x
 C = 1e6 on standardised breast cancer (n = 300)        <= 10x
 =====================================================  ======
 
-Measured in one run on the shared two-core development machine under a
-load average of 11-13 (other jobs running), medians of three:
+Measured on 2026-11-24 in one run (``python benchmarks/bench_svc.py``) on
+the shared two-core development machine under a load average of 13-16
+(other test suites running), medians of three:
 
 =================================  ========  ========  =======  ============
 case                               kernlab   LIBSVM    ratio    method
 =================================  ========  ========  =======  ============
-full rank, n = 2000                18.0 s    1.57 s    11.5x    working-set
-moons, sigma = 0.5, n = 5000       17.3 s    0.75 s    23.1x    factor
-breast cancer, C = 1e6, n = 300    2.63 s    0.017 s   159x     working-set
+full rank, n = 2000                1.96 s    0.372 s   5.3x     working-set
+moons, sigma = 0.5, n = 5000       1.23 s    0.194 s   6.3x     factor
+breast cancer, C = 1e6, n = 300    0.22 s    0.006 s   38x      working-set
 =================================  ========  ========  =======  ============
 
 Dual coefficients agreed with LIBSVM's to 4e-8, 1e-4 and 5e-11 times C.
-The large-C case no longer stalls (it took 40-170 s): a working-set step
-used to put every ``alpha / C <= 1e-6`` on zero, which at C = 1e6 threw
-away multipliers near 1; the subproblem's variable is now scaled to the
-multipliers themselves.  Where the seconds went (``--profile``, same load):
-at n = 2000 the working-set steps took about 60 % (140 steps; per step
-roughly 20 ms of CVXPY canonicalisation, 15 ms of Clarabel and 9 ms of
-kernel columns) and the final polish about a third, almost all of it two
-dense LU solves of the ~1700 free multipliers; at C = 1e6, n = 300, 46
-steps of the same fixed cost are the whole time, against microseconds per
-LIBSVM step, so that target is out of reach of one CVXPY solve per step;
-for moons one factored QP (Clarabel) is 85 % of the time.  Moons with
-sigma = 0.2 has numerical rank above 200 at n = 5000 and goes to working
-sets from the start: about 5500 steps (300 s under that load) to pass the
-KKT check, which this script does not time.
+Minutes earlier, before the unbounded working-set steps (which only
+C = 1e6 uses), two runs under a load average of 41-52 gave 6.0x and 5.9x,
+6.8x and 6.0x, 50x and 41x; the second, with ``--large``, timed full-rank
+data at n = 10000 at 136.7 s against LIBSVM's 50.5 s, 2.7x (working-set,
+coefficients within 8e-6 C).  Three targets are met (full rank at
+n = 2000 and 10000, moons); C = 1e6 is not (it was 159x under a load of
+11-13, and 73x on the idle machine before these changes).
+
+Where the seconds go (``--profile``, one fit each under the profiler, the
+same day under a load average of 48):
+
+=====================================  ==============  ========  ==========
+stage                                  full rank 2000  moons     C = 1e6
+=====================================  ==============  ========  ==========
+whole fit                              7.59 s          2.53 s    0.79 s
+pivoted Cholesky factor of K           0.12 s          0.35 s    0.09 s
+factored QPs on subsets (CVXPY)        --              1.56 s    --
+working-set steps                      3.70 s (50)     --        0.61 s (5)
+  of which CVXPY's parameter update    0.83 s          0.51 s    0.17 s
+  of which Clarabel                    1.59 s          1.03 s    0.35 s
+polish and KKT check                   3.31 s          0.54 s    0.02 s
+  of which Cholesky KKT systems        1.87 s (4)      0.01 s    0.00 s
+=====================================  ==============  ========  ==========
+
+(The CVXPY and Clarabel rows of moons are its two subset QPs.)  What
+changed:
+
+Ratios after "was" are those measured before these changes (load 11-13).
+
+* moons, n = 5000 (was 23x): Clarabel's time on the factored QP grows
+  faster than the number of points, and only 437 of 5000 end with a
+  multiplier.  The QP is now solved on 750 random points, then on the
+  points that matter (multipliers, and conditions at zero within 0.1 of
+  failing: 847 points), and grown by violators until none is left
+  outside; two CVXPY solves of about 0.3 s each instead of one of 2.4-4 s.
+  The rest is the pivoted Cholesky factor (0.4 s; a Gaussian kernel column
+  used to start two threads for a single column, which cost more than the
+  column) and the polish (0.5 s).
+* full rank, n = 2000 (was 11.5x): the polish's KKT system of the ~1700
+  free multipliers is solved by one Cholesky factor and a Schur complement
+  (half the flops of the LU before) on one BLAS thread (OpenBLAS's two
+  threads made it several times slower on the busy machine); K is formed
+  once up to 2500 points instead of column by column; working sets of 64
+  points first stopped at a violation of 0.1 (the polish finds the active
+  sets from there) take about 50 steps instead of 140.  Per step, CVXPY's
+  parameter update and bookkeeping and Clarabel take roughly equal parts;
+  before the Cholesky change the polish took 4.9 s of 11 s under the
+  profiler, three LU solves of 1.2 s each.
+* C = 1e6, n = 300 (was 159x): 5 working-set steps of 64 points instead
+  of 46 of 32, and each step first solved without the upper bound, which
+  at C = 1e6 lies far above every multiplier (a step keeps that answer
+  when it stays inside the box): Clarabel then needs 9-14 interior-point
+  iterations instead of 20-26.  Each step is one compiled CVXPY problem;
+  with the pivoted Cholesky that finds the rank above 200 (40-90 ms),
+  that is still about 40 times LIBSVM's few milliseconds, whose steps take
+  microseconds.  Looser Clarabel tolerances (1e-8 instead of 1e-10) did
+  not shorten the steps.  A factored QP of full rank (n = 300) took
+  0.2-0.4 s for the hard-margin problem alone, so it is not used.  The
+  profile above predates the unbounded steps.
 """
 
 import argparse
@@ -125,12 +171,14 @@ def run_case(name, data, n, target, repeats):
 # Where the time of a fit goes: the functions whose cumulative time is reported.
 STAGES = {  # label: (function name, a piece of its file name)
     "factor of K (pivoted Cholesky)": ("pivoted_cholesky_columns", "gram"),
-    "factored QP (one CVXPY solve)": ("_solve_factored", "svm_dual"),
+    "factored QP (all subsets)": ("_solve_factored", "svm_dual"),
+    "  CVXPY solves on subsets": ("_factored_qp", "svm_dual"),
     "working-set method (all steps)": ("run", "_working_set"),
     "  CVXPY canonicalisation": ("get_problem_data", "problem"),
     "  Clarabel": ("solve_via_data", "clarabel"),
     "  kernel columns for the steps": ("columns", "_working_set"),
     "polish and KKT check": ("_polished", "svm_dual"),
+    "  KKT systems (Cholesky)": ("_saddle_solve", "svm_dual"),
 }
 
 

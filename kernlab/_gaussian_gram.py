@@ -19,7 +19,8 @@ from ._symmetric import mirror_block, upper_mask
 __all__ = ["gaussian_gram"]
 
 _BLOCK = 128  # rows per block of the Gram matrix (a few MB: stays in cache)
-_THREADED_MIN_ROWS = 2048  # below this, threads cost more than they save
+_BLOCK_ENTRIES = _BLOCK * 2048  # entries per block of a cross Gram matrix
+_THREADED_MIN_ENTRIES = 2048 * 2048  # below this, threads cost more than they save
 _N_THREADS = min(4, os.cpu_count() or 1)
 
 
@@ -41,10 +42,14 @@ def gaussian_gram(X, Y, gamma):
     return _cross(X, Y, gamma)
 
 
-def _for_each_block(work, n_rows):
-    """Call work(start) for every block of rows; two or more threads for big jobs."""
-    starts = range(0, n_rows, _BLOCK)
-    if n_rows < _THREADED_MIN_ROWS or _N_THREADS < 2:
+def _for_each_block(work, n_rows, n_cols, rows_per_block=_BLOCK):
+    """Call work(start) for every block of rows; two or more threads for big jobs.
+
+    A few columns (a kernel column for a solver) are one block on one
+    thread: starting threads would cost more than the work.
+    """
+    starts = range(0, n_rows, rows_per_block)
+    if n_rows * n_cols < _THREADED_MIN_ENTRIES or _N_THREADS < 2:
         for start in starts:
             work(start)
         return
@@ -115,7 +120,7 @@ def _symmetric(X, gamma):
         np.fill_diagonal(square, 1.0)  # k(x, x) = 1 exactly
         mirror_block(K, i, j, upper)
 
-    _for_each_block(finish, n)
+    _for_each_block(finish, n, n)
     return K
 
 
@@ -127,9 +132,12 @@ def _cross(X, Y, gamma):
     K = X @ Y.T
     K *= 2.0 * gamma
 
+    n_rows, n_cols = K.shape
+    per_block = max(_BLOCK, _BLOCK_ENTRIES // max(n_cols, 1))
+
     def finish(i):
-        rows = slice(i, i + _BLOCK)
+        rows = slice(i, i + per_block)
         _exp_of_exponent(K[rows], half_sq_x[rows], half_sq_y, X[rows], Y, gamma)
 
-    _for_each_block(finish, K.shape[0])
+    _for_each_block(finish, n_rows, n_cols, per_block)
     return K

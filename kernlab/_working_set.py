@@ -16,8 +16,10 @@ stops when the violation ``max_up(-t_i G_i) - min_low(-t_j G_j)`` is below
 problem (disciplined parametrized programming): only the values of its
 parameters change, so CVXPY canonicalises it once.  Each step starts from
 the current multipliers, and a finer ``eps`` continues from where a coarser
-one stopped.  The caller checks the final answer against the KKT
-conditions of the whole problem.
+one stopped.  When C is far above the multipliers (C = 1e6), a step first
+solves its subproblem without the upper bound, in half the iterations, and
+keeps that answer if it stays inside the box.  The caller checks the final
+answer against the KKT conditions of the whole problem.
 
 Examples
 --------
@@ -43,6 +45,9 @@ __all__ = ["WorkingSetDual"]
 # on it: an interior-point answer stays a little inside its bounds, and a
 # multiplier left at 1e-8 C instead of 0 would count as a violator forever.
 _SNAP = 1e-6
+# When C is this many times the scale of the multipliers, a step first solves
+# its subproblem without the upper bound.
+_FAR_BOUND = 1e3
 _TIGHT = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8,
               direct_solve_method="qdldl")
 
@@ -125,6 +130,7 @@ class WorkingSetDual:
         # Multipliers are of order 1 / max K_ii when nothing bounds them.
         self.floor = 1.0 / max(float(np.max(gram.diag())), np.finfo(float).tiny)
         self.sub = _Subproblem(self.q, np.isfinite(C))
+        self.unbounded = None  # built when a bound far above the multipliers is met
         self.cache = {}
         self.max_cached = max(4 * self.q, int(cache_bytes // (8 * n)))
         self.steps = 0
@@ -186,7 +192,19 @@ class WorkingSetDual:
         s = max(float(self.alpha.max()), self.floor)
         if np.isfinite(C):
             s = min(s, C)
-        x = self.sub.solve(np.sqrt(s) * R, p, tB, float(tB @ a_B) / s, a_B / s, C / s)
+        args = (np.sqrt(s) * R, p, tB, float(tB @ a_B) / s, a_B / s)
+        x = None
+        if np.isfinite(C) and C / s >= _FAR_BOUND:
+            # A box far wider than the multipliers costs Clarabel twice the
+            # iterations (C = 1e6: 26 against 11); without the bound the answer
+            # is the subproblem's own whenever it stays inside the box.
+            if self.unbounded is None:
+                self.unbounded = _Subproblem(self.q, False)
+            x = self.unbounded.solve(*args, None)
+            if x.max() > C / s:
+                x = None
+        if x is None:
+            x = self.sub.solve(*args, C / s)
         x = _snap_box(x, tB, float(tB @ a_B) / s, C / s)
         new = x * s
         new[x == C / s] = C  # exactly C, whatever the rounding of s

@@ -413,6 +413,55 @@ def test_full_rank_gram_is_solved_by_working_sets_and_matches_libsvm(C):
     assert report.stationarity <= 1e-9 * C
 
 
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_large_factored_qp_is_solved_on_a_shrinking_subset(C, monkeypatch):
+    """Above SHRINK_MIN points the factored QP starts on a subset; LIBSVM's answer."""
+    from kernlab import svm_dual
+
+    X, y = make_moons(2000, noise=0.2, random_state=3)
+    kernel = Gaussian(sigma=0.5)
+    sizes = []
+    whole = svm_dual._factored_qp
+
+    def counted(F, *args):
+        sizes.append(F.shape[0])
+        return whole(F, *args)
+
+    monkeypatch.setattr(svm_dual, "_factored_qp", counted)
+    ours = SVC(kernel, C=C).fit(X, y)
+    assert ours.method_ == "factor"
+    assert sizes[0] == svm_dual.SHRINK_MIN // 2 and max(sizes) < len(X) // 2
+    ref = SkSVC(C=C, kernel="rbf", gamma=1 / (2 * kernel.sigma**2), tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(ours.alpha_, _sklearn_alpha(ref, len(X)), atol=1e-3 * C)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-3)
+    assert ours.kkt_report().worst <= 1e-5 * C
+
+
+def test_huge_C_on_full_rank_data_matches_libsvm_through_unbounded_steps():
+    """C = 1e6 far above the multipliers: working-set steps drop the bound."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    from kernlab._estimator import GramColumns
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = load_breast_cancer(return_X_y=True)
+    idx = np.random.default_rng(0).choice(len(X), 300, replace=False)
+    X, y = StandardScaler().fit_transform(X[idx]), y[idx]
+    kernel, C = Gaussian(sigma=np.sqrt(15.0)), 1e6
+    ours = SVC(kernel, C=C).fit(X, y)
+    assert ours.method_ == "working-set"
+    ref = SkSVC(C=C, kernel="rbf", gamma=1 / (2 * kernel.sigma**2), tol=1e-8).fit(X, y)
+    alpha = _sklearn_alpha(ref, len(X))
+    assert alpha.max() < 1e-3 * C  # the bound is far above every multiplier
+    np.testing.assert_allclose(ours.alpha_, alpha, atol=1e-6 * C)
+    assert ours.kkt_report().worst <= 1e-5
+    t = np.where(y == 1, 1.0, -1.0)
+    dual = WorkingSetDual(GramColumns(kernel, X), t, C=C, q=64)
+    assert dual.run(eps=1e-3) <= 1e-3
+    assert dual.unbounded is not None and dual.alpha.max() < 1e-3 * C
+
+
 def test_working_set_method_reaches_its_stopping_tolerance():
     from kernlab._estimator import GramColumns
     from kernlab._working_set import WorkingSetDual
