@@ -4,8 +4,8 @@ These read the MyST sources directly (no build): every departure from the
 notes is a one-line margin note in its chapter, linked both ways with one
 entry of the Errata page, whose links all point to targets that exist; all
 numbered results share one counter; each of the four results the chapters
-share is proved once; and the bibliography labels entries the way the text
-cites them.
+share is proved once; no two exercises work out the same feature map; and the
+bibliography labels entries the way the text cites them.
 """
 
 from __future__ import annotations
@@ -489,3 +489,68 @@ def test_the_exercise_that_l2_is_not_an_rkhs_is_set_once():
              for _, body in exercises.findall(text)
              if re.search(r"L_2\[a,\s*b\]", body) and re.search(r"not an RKHS", body)]
     assert len(found) == 1, f"'L2 is not an RKHS' is set as an exercise in {found}"
+
+
+# An exercise that expands a kernel ends by reading off its feature map as an
+# explicit tuple, "\phi(x) = (1, \sqrt2\,x_1, ...)". Two exercises that write out
+# the same tuple (in any order, under any name) set the same expansion twice.
+EXERCISE_BLOCK = re.compile(r"^(`{3,}|:{3,})\{exercise\}.*?\n(.*?)^\1[ \t]*$",
+                            re.M | re.S)
+SOLUTION_BLOCK = re.compile(r"^(`{3,}|:{3,})\{solution\}[ \t]*([\w-]+).*?\n"
+                            r"(.*?)^\1[ \t]*$", re.M | re.S)
+GATED_SOLUTION = re.compile(r"^`{3,}\{solution-start\}[ \t]*([\w-]+).*?\n(.*?)"
+                            r"^`{3,}\{solution-end\}", re.M | re.S)
+EXERCISE_LABEL = re.compile(r"^[ \t]*:label:[ \t]*([\w-]+)", re.M)
+FEATURE_TUPLE = re.compile(r"\(x\)\s*=\s*(?:\\[bB]igg?l?|\\left)?\(([^()]*)\)")
+TEX_SPACING = re.compile(r"\\[,;!: ]|\\[bB]igg?[lr]?|\\right|\\top|\s+")
+
+
+def exercise_texts():
+    """Exercise label -> the prose of the exercise and of its solution."""
+    found = {}
+    for stem, text in chapter_text().items():
+        for _, body in EXERCISE_BLOCK.findall(text):
+            label = EXERCISE_LABEL.search(body)
+            assert label, f"{stem}: an exercise has no :label:"
+            found[label.group(1)] = prose(body)
+        solutions = [(label, body) for _, label, body in SOLUTION_BLOCK.findall(text)]
+        for label, body in solutions + GATED_SOLUTION.findall(text):
+            assert label in found, f"{stem}: solution to unknown exercise {label}"
+            found[label] += "\n" + prose(body)
+    return found
+
+
+def explicit_feature_maps(text):
+    """Each explicit finite feature map in text, as the set of its coordinates."""
+    maps = set()
+    for inside in FEATURE_TUPLE.findall(text):
+        inside = TEX_SPACING.sub("", inside).replace(r"\sqrt{2}", r"\sqrt2")
+        coordinates = frozenset(c for c in inside.split(",") if c)
+        if len(coordinates) > 1 and not any(r"\dots" in c for c in coordinates):
+            maps.add(coordinates)
+    return maps
+
+
+def test_the_feature_map_signature_recognises_one_expansion_in_two_forms():
+    chapter_2 = (r"$\Psi(x) = (1, \sqrt2\,x_1, \sqrt2\,x_2, x_1^2, x_2^2," "\n"
+                 r"\sqrt2\,x_1x_2)$")
+    chapter_3 = ("$$\n" r"\phi(x) = \big(1,\ \sqrt2\,x_1,\ \sqrt2\,x_2,\ x_1^2,\ x_2^2,"
+                 r"\ \sqrt{2}\,x_1x_2\big)." "\n$$")
+    assert explicit_feature_maps(chapter_2) == explicit_feature_maps(chapter_3) != set()
+    unweighted = r"$\psi(x) = (1, x_1, x_2, x_1^2, x_2^2, x_1x_2)$"
+    assert explicit_feature_maps(unweighted) != explicit_feature_maps(chapter_2)
+    assert explicit_feature_maps(r"$\phi(x) = (x_1^q/\sqrt{q!})_{q\ge 0}$") == set()
+
+
+def test_no_two_exercises_expand_the_same_kernel():
+    exercises = exercise_texts()
+    assert {"ex-bk-poly-p2", "ex-reg-feature-scale"} <= set(exercises)
+    assert explicit_feature_maps(exercises["ex-bk-poly-p2"]), \
+        "the signature no longer sees the feature maps of ex-bk-poly-p2"
+    setters = {}
+    for label, text in exercises.items():
+        for coordinates in explicit_feature_maps(text):
+            setters.setdefault(coordinates, []).append(label)
+    repeated = {", ".join(sorted(c)): labels
+                for c, labels in setters.items() if len(labels) > 1}
+    assert not repeated, f"one feature map is set in several exercises: {repeated}"
