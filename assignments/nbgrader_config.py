@@ -1,10 +1,10 @@
 """nbgrader configuration of the course (run nbgrader from this folder, or use the Makefile).
 
 The grade of every auto-graded part is decided outside the student's kernel
-by coursegrader's JudgeTests preprocessor (see coursegrader/preprocessor.py):
+by coursegrader's JudgeTests preprocessor (coursegrader/preprocessors/judge_tests.py):
 it reruns each part, in a process of its own in one sandbox per submission,
 with public and hidden cases and writes the score into the test cell.  Every run of student code (the notebook's kernel
-and the judge) happens in the bubblewrap sandbox of coursegrader/confine.py.
+and the judge) happens in the bubblewrap sandbox of coursegrader/sandbox.py.
 """
 
 import os
@@ -80,23 +80,24 @@ c.SafeExecute.wait = False
 # A submission with broken nbgrader metadata must not stop the grading of the
 # others (nbgrader aborts the whole run on a schema mismatch).
 c.Autograde.sanitize_preprocessors = [
-    "coursegrader.preprocessor.RefuseLinks",
-    "coursegrader.preprocessor.SanitizeMetadata",
+    "coursegrader.preprocessors.RefuseLinks",
+    "coursegrader.preprocessors.SanitizeMetadata",
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "coursegrader.overwrite.RestoreLockedCells",  # nbgrader's OverwriteCells, quiet on hidden tests
+    # nbgrader's OverwriteCells, quiet on hidden tests
+    "coursegrader.preprocessors.RestoreLockedCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.Autograde.autograde_preprocessors = [
-    "coursegrader.preprocessor.SafeExecute",
-    "coursegrader.preprocessor.JudgeTests",
-    "coursegrader.preprocessor.CollectKernelRun",
+    "coursegrader.preprocessors.SafeExecute",
+    "coursegrader.preprocessors.JudgeTests",
+    "coursegrader.preprocessors.CollectKernelRun",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
     # what the student wrote is cleaned in the autograded notebook itself
-    "coursegrader.clean_student_html.CleanStudentHTML",
+    "coursegrader.preprocessors.CleanStudentHTML",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
@@ -113,11 +114,11 @@ if os.environ.get("COURSEGRADER_PART_TIMEOUT"):
 # and no HTML or script of the student's that could run in a browser; each
 # graded part is named by its title.
 c.GenerateFeedback.preprocessors = [
-    "coursegrader.preprocessor.HideHiddenTests",
-    "coursegrader.clean_student_html.CleanStudentHTML",
-    "coursegrader.part_titles.TitleGradedParts",
+    "coursegrader.preprocessors.HideHiddenTests",
+    "coursegrader.preprocessors.CleanStudentHTML",
+    "coursegrader.preprocessors.TitleGradedParts",
     "nbgrader.preprocessors.GetGrades",
-    "coursegrader.deadlines.LateFeedback",
+    "coursegrader.preprocessors.LateFeedback",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 c.HTMLExporter.sanitize_html = True

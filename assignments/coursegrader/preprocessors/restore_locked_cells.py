@@ -7,7 +7,7 @@ TESTS`` region always differs: the release removed that region, so every
 submission of every student would warn about every such cell. This
 preprocessor restores those cells without a warning when the submitted source
 is exactly the released one (the source with the hidden region removed, as
-:class:`coursegrader.preprocessor.HideHiddenTests` removes it); any other
+:class:`coursegrader.preprocessors.hide_hidden_tests.HideHiddenTests` removes it); any other
 change to a locked cell is still reported and undone by nbgrader's code.
 """
 
@@ -16,7 +16,7 @@ from nbgrader import utils
 from nbgrader.api import MissingEntry
 from nbgrader.preprocessors import OverwriteCells
 
-from .preprocessor import HideHiddenTests
+from .hide_hidden_tests import HideHiddenTests
 
 __all__ = ["RestoreLockedCells"]
 
