@@ -14,6 +14,7 @@ from traitlets import Float, List, Unicode
 
 from ..judge import OUTCOMES_KEY, PartSession, grade_part
 from ..notebook_cells import is_test_cell
+from ..settings import CourseSettings
 from ..spec import get_parts
 from .base import ConfinedPreprocessor
 
@@ -48,8 +49,9 @@ class JudgeTests(ConfinedPreprocessor):
     def _course_secret(self):
         if self.secret:
             return self.secret
-        if os.environ.get("COURSEGRADER_SECRET"):
-            return os.environ["COURSEGRADER_SECRET"]
+        from_environment = CourseSettings(parent=self).secret
+        if from_environment:
+            return from_environment
         path = os.path.abspath(self.secret_file)
         if not os.path.exists(path):
             # Written whole under another name, then linked into place: workers
