@@ -37,7 +37,7 @@ from traitlets.config.loader import PyFileConfigLoader
 from coursegrader.late_policy import CourseCalendar, LatePolicy
 
 __all__ = ["InputError", "Extension", "GradeLine", "open_gradebook", "load_config",
-           "set_due_dates", "grant_extensions", "grade_lines", "LateFeedback", "main"]
+           "set_due_dates", "grant_extensions", "grade_lines", "create_tables", "main"]
 
 DUE_COLUMNS = ("assignment", "due")
 EXTENSION_COLUMNS = ("assignment", "student_id", "until")

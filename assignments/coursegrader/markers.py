@@ -10,8 +10,8 @@ before release (:mod:`coursegrader.validation`), the feedback's
 :func:`coursegrader.course.fill_answers` all read the regions here.
 """
 
-__all__ = ["SOLUTION", "HIDDEN_TESTS", "MARKERS", "scan", "region_lines", "outside_lines",
-           "without_marker_lines"]
+__all__ = ["SOLUTION", "HIDDEN_TESTS", "MARKERS", "scan", "region_lines",
+           "outside_lines", "without_marker_lines"]
 
 #: (begin, end) of a solution region and of a hidden-test region
 SOLUTION = ("BEGIN SOLUTION", "END SOLUTION")
@@ -45,12 +45,14 @@ def scan(source, regions=(SOLUTION, HIDDEN_TESTS)):
 
 def region_lines(source, region):
     """The lines of ``source`` inside ``region`` (markers excluded), as written."""
-    return [line for line, r, marker in scan(source, (region,)) if r == region and not marker]
+    return [line for line, r, marker in scan(source, (region,))
+            if r == region and not marker]
 
 
 def outside_lines(source, regions=(SOLUTION, HIDDEN_TESTS)):
-    """The lines of ``source`` outside every region of ``regions`` (markers excluded)."""
-    return [line for line, r, marker in scan(source, regions) if r is None and not marker]
+    """The lines of ``source`` outside every region of ``regions`` (no markers)."""
+    return [line for line, r, marker in scan(source, regions)
+            if r is None and not marker]
 
 
 def without_marker_lines(source, region):

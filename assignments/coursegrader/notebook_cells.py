@@ -7,7 +7,8 @@ __all__ = ["is_test_cell", "test_cell_ids"]
 
 def is_test_cell(cell):
     """True for an auto-graded test cell (a graded code cell that is not an answer)."""
-    return cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell)
+    return (cell.cell_type == "code" and utils.is_grade(cell)
+            and not utils.is_solution(cell))
 
 
 def test_cell_ids(nb, parts):

@@ -62,22 +62,23 @@ class CourseSettings(Configurable):
              "postgresql+psycopg://grader:...@dbhost/kernel_methods); None: SQLite in "
              "the course folder.").tag(config=True)
     secret = Unicode(
-        help="The course secret the hidden cases are drawn from ($COURSEGRADER_SECRET); "
-             "empty: JudgeTests.secret, else JudgeTests.secret_file.").tag(config=True)
+        help="The course secret the hidden cases are drawn from "
+             "($COURSEGRADER_SECRET); empty: JudgeTests.secret, else "
+             "JudgeTests.secret_file.").tag(config=True)
     cell_timeout = Int(
         help="Seconds a notebook cell may run in the kernel run "
              "($COURSEGRADER_CELL_TIMEOUT, default 60).").tag(config=True)
     part_timeout = Float(
         None, allow_none=True,
-        help="Seconds the judge gives each part ($COURSEGRADER_PART_TIMEOUT); None: the "
-             "part's own limit.").tag(config=True)
+        help="Seconds the judge gives each part ($COURSEGRADER_PART_TIMEOUT); None: "
+             "the part's own limit.").tag(config=True)
     scheduler = Unicode(
         help="Address of a Dask scheduler that grades instead of local workers "
              "($DASK_SCHEDULER, e.g. tcp://host:8786); empty: local workers."
     ).tag(config=True)
     hub_exchange = Unicode(
-        help="The exchange the course's JupyterHub chose ($KERNEL_COURSE_EXCHANGE, set by "
-             "deploy/ on its servers); empty: not on the hub.").tag(config=True)
+        help="The exchange the course's JupyterHub chose ($KERNEL_COURSE_EXCHANGE, "
+             "set by deploy/ on its servers); empty: not on the hub.").tag(config=True)
 
     @default("exchange")
     def _default_exchange(self):

@@ -19,7 +19,7 @@ _KEPT_DATA = ("text/plain", "text/html", "text/markdown", "text/latex", "image/p
 
 
 def plain_text(value):
-    """``value`` as text (a list of strings joined), cut to the limit; "" if not text."""
+    """``value`` as text (a list of strings joined), cut to the limit; else ""."""
     if isinstance(value, list):
         value = "".join(v for v in value if type(v) is str)
     return value[:TEXT_LIMIT] if type(value) is str else ""
@@ -36,8 +36,10 @@ def clean_outputs(outputs):
     for out in outputs if isinstance(outputs, list) else []:
         kind = out.get("output_type") if isinstance(out, dict) else None
         if kind == "stream":
-            name = out.get("name") if out.get("name") in ("stdout", "stderr") else "stdout"
-            kept.append(new_output("stream", name=name, text=plain_text(out.get("text"))))
+            name = out.get("name")
+            name = name if name in ("stdout", "stderr") else "stdout"
+            kept.append(new_output("stream", name=name,
+                                   text=plain_text(out.get("text"))))
         elif kind == "error":
             tb = out.get("traceback")
             kept.append(new_output("error", ename=plain_text(out.get("ename"))[:200],

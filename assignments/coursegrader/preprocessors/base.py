@@ -20,14 +20,15 @@ class ConfinedPreprocessor(NbGraderPreprocessor):
     confinement = Enum(
         list(sandbox.MODES), default_value="bubblewrap",
         help="'bubblewrap' (refuse to grade where the sandbox cannot be built) or "
-             "'unconfined' (weaker: no namespaces; an explicit opt-in).").tag(config=True)
+             "'unconfined' (weaker: no namespaces; an explicit opt-in)."
+    ).tag(config=True)
 
     def check_confinement(self, resources):
-        """Check the mode (raising ConfinementUnavailable) and log it once per submission."""
+        """Check the mode (or raise ConfinementUnavailable); log it per submission."""
         sandbox.check_mode(self.confinement)
         info = resources.get("nbgrader", {})
-        line = f"{info.get('student')}/{info.get('assignment')} {type(self).__name__} " \
-            f"{sandbox.describe(self.confinement)}"
+        line = (f"{info.get('student')}/{info.get('assignment')} "
+                f"{type(self).__name__} {sandbox.describe(self.confinement)}")
         (self.log.info if self.confinement == "bubblewrap" else self.log.warning)(line)
 
 

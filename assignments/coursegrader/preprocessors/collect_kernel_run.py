@@ -8,7 +8,7 @@ __all__ = ["CollectKernelRun"]
 
 
 class CollectKernelRun(NbGraderPreprocessor):
-    """Wait for the kernel run SafeExecute started (with ``wait = False``) and apply it."""
+    """Wait for the kernel run SafeExecute left going (``wait = False``); apply it."""
 
     def preprocess(self, nb, resources):
         pending = resources.get("coursegrader", {}).pop("kernel_run", None)

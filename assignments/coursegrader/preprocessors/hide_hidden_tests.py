@@ -23,5 +23,6 @@ class HideHiddenTests(FeedbackPreprocessor):
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code" and utils.is_grade(cell):
-            cell.source = "\n".join(outside_lines(cell.source, ((self.begin, self.end),)))
+            region = (self.begin, self.end)
+            cell.source = "\n".join(outside_lines(cell.source, (region,)))
         return cell, resources

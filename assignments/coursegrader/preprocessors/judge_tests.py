@@ -34,16 +34,19 @@ class JudgeTests(ConfinedPreprocessor):
     """Replace the outputs of registered test cells with the sandboxed verdict."""
 
     secret = Unicode(
-        "", help="Course secret for the hidden cases (else $COURSEGRADER_SECRET, else secret_file)."
+        "", help="Course secret for the hidden cases (else CourseSettings.secret, "
+        "else secret_file)."
     ).tag(config=True)
     secret_file = Unicode(
         ".grader_secret", help="File holding the course secret; created when missing."
     ).tag(config=True)
     timeout = Float(
-        None, allow_none=True, help="Seconds per part in the sandbox (default: the part's own)."
+        None, allow_none=True,
+        help="Seconds per part in the sandbox (default: the part's own)."
     ).tag(config=True)
     forbidden_paths = List(
-        Unicode(), help="Unconfined mode only: paths the in-process guard refuses to open."
+        Unicode(),
+        help="Unconfined mode only: paths the in-process guard refuses to open."
     ).tag(config=True)
 
     def _course_secret(self):
@@ -82,12 +85,13 @@ class JudgeTests(ConfinedPreprocessor):
         try:
             parts = get_parts(assignment)
         except ValueError:
-            self.log.warning("No coursegrader problem set for %r; test cells left as run",
-                             assignment)
+            self.log.warning("No coursegrader problem set for %r; test cells left as "
+                             "run", assignment)
             return nb, resources
         self.check_confinement(resources)
         secret = self._course_secret()
-        nb_dir = os.path.abspath(resources.get("metadata", {}).get("path") or os.getcwd())
+        folder = resources.get("metadata", {}).get("path") or os.getcwd()
+        nb_dir = os.path.abspath(folder)
         code = []
         with PartSession(files_from=nb_dir, mode=self.confinement,
                             forbidden=self.forbidden_paths) as session:
@@ -100,12 +104,15 @@ class JudgeTests(ConfinedPreprocessor):
                 part_id = cell.metadata.nbgrader.get("grade_id")
                 if part_id not in parts:
                     continue
-                points = float(cell.metadata.nbgrader.get("points", parts[part_id].points))
-                grade = grade_part(assignment, part_id, parts[part_id], code, student=student,
+                part = parts[part_id]
+                points = float(cell.metadata.nbgrader.get("points", part.points))
+                grade = grade_part(assignment, part_id, part, code, student=student,
                                    secret=secret, timeout=self.timeout, session=session)
                 score = min(points, round(grade.score * points / grade.points, 2))
-                self.log.info("%s/%s %s: %s of %s", student, assignment, part_id, score, points)
-                cell.outputs = _outputs(grade.report, score, cell.get("execution_count"))
+                self.log.info("%s/%s %s: %s of %s", student, assignment, part_id, score,
+                              points)
+                cell.outputs = _outputs(grade.report, score,
+                                        cell.get("execution_count"))
                 cell.metadata[OUTCOMES_KEY] = {"cases": grade.cases, "note": grade.note}
         return nb, resources
 
@@ -117,6 +124,7 @@ def _outputs(report, score, execution_count):
                                   execution_count=execution_count))
     else:
         outputs.append(new_output("error", ename="CheckFailed", evalue="0 points",
-                                  traceback=["CheckFailed: no check passed (0 points)"]))
+                                  traceback=["CheckFailed: no check passed "
+                                             "(0 points)"]))
     return outputs
 

@@ -26,7 +26,7 @@ class RefuseLinks(NbGraderPreprocessor):
                       if os.path.islink(os.path.join(top, n))]
         if links:
             names = ", ".join(os.path.relpath(p, folder) for p in links[:5])
-            raise ValueError(f"the submission holds symbolic links ({names}); links are "
-                             "refused, hand in plain files")
+            raise ValueError(f"the submission holds symbolic links ({names}); links "
+                             "are refused, hand in plain files")
         return nb, resources
 

@@ -35,12 +35,16 @@ __all__ = ["SafeExecute", "apply_kernel_run"]
 class SafeExecute(ConfinedPreprocessor):
     """Run the notebook in a sandboxed kernel; never let it stop the grading."""
 
-    timeout = Int(60, help="Seconds a cell may run before the kernel run stops.").tag(config=True)
-    budget = Float(600.0, help="Seconds the whole kernel run may take.").tag(config=True)
-    output_bytes = Int(4 * 1024**2, help="Bytes of output kept from the run.").tag(config=True)
-    wait = Bool(True, help="Wait for the kernel run here; with False, it goes on while the "
-                "next preprocessors (the judge) work, and CollectKernelRun, later in the "
-                "chain, waits for it and fills in the outputs.").tag(config=True)
+    timeout = Int(
+        60, help="Seconds a cell may run before the kernel run stops.").tag(config=True)
+    budget = Float(
+        600.0, help="Seconds the whole kernel run may take.").tag(config=True)
+    output_bytes = Int(
+        4 * 1024**2, help="Bytes of output kept from the run.").tag(config=True)
+    wait = Bool(
+        True, help="Wait for the kernel run here; with False, it goes on while the "
+        "next preprocessors (the judge) work, and CollectKernelRun, later in the "
+        "chain, waits for it and fills in the outputs.").tag(config=True)
 
     def preprocess(self, nb, resources):
         self.check_confinement(resources)
@@ -51,7 +55,8 @@ class SafeExecute(ConfinedPreprocessor):
         except (KeyError, TypeError, ValueError):
             graded = set()
         run_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
-                     and not (is_test_cell(c) and c.metadata.nbgrader.get("grade_id") in graded)]
+                     and not (is_test_cell(c)
+                              and c.metadata.nbgrader.get("grade_id") in graded)]
         for i in run_cells:
             nb.cells[i].outputs = []
             nb.cells[i].execution_count = None
@@ -61,18 +66,21 @@ class SafeExecute(ConfinedPreprocessor):
         folder = (resources or {}).get("metadata", {}).get("path")
         result = {}
         job = threading.Thread(target=lambda: result.update(
-            zip(("answer", "why"), self._run(sandbox.KERNEL, request, folder))), daemon=True)
+            zip(("answer", "why"), self._run(sandbox.KERNEL, request, folder))),
+            daemon=True)
         job.start()
         student = resources.get("nbgrader", {}).get("student")
         if self.wait:
             apply_kernel_run(nb, job, result, run_cells, self.log, student)
         else:   # the judge grades meanwhile; CollectKernelRun applies the outputs
-            resources.setdefault("coursegrader", {})["kernel_run"] = (job, result, run_cells)
+            pending = (job, result, run_cells)
+            resources.setdefault("coursegrader", {})["kernel_run"] = pending
         return nb, resources
 
     def _run(self, policy, request, folder):
         """(answer or {}, why the run gave nothing usable or "")."""
-        run = sandbox.start(policy, sandbox.KERNEL_RUNNER, mode=self.confinement, files_from=folder)
+        run = sandbox.start(policy, sandbox.KERNEL_RUNNER, mode=self.confinement,
+                            files_from=folder)
         deadline = time.monotonic() + self.budget + 60   # kernel start-up and shutdown
         out = bytearray()
         why = ""
@@ -87,7 +95,8 @@ class SafeExecute(ConfinedPreprocessor):
                 while True:
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
-                        why = f"the notebook's run took more than {self.budget:g} s in all"
+                        why = (f"the notebook's run took more than {self.budget:g} s "
+                               "in all")
                         break
                     if not sel.select(remaining):
                         continue

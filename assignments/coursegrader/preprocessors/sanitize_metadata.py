@@ -27,15 +27,16 @@ class SanitizeMetadata(NbGraderPreprocessor):
                 continue
             try:
                 validator.validate_cell(cell)
-                named = meta.get("grade") or meta.get("solution") or meta.get("locked") \
-                    or meta.get("task")
+                named = (meta.get("grade") or meta.get("solution")
+                         or meta.get("locked") or meta.get("task"))
                 duplicate = named and meta["grade_id"] in seen
                 if named:
                     seen.add(meta["grade_id"])
             except Exception:
                 duplicate = True
             if duplicate:
-                self.log.warning("Ignoring the nbgrader metadata of a submitted cell: %r", meta)
+                self.log.warning("Ignoring the nbgrader metadata of a submitted cell: "
+                                 "%r", meta)
                 del cell.metadata["nbgrader"]
         return nb, resources
 

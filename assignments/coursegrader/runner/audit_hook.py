@@ -21,13 +21,15 @@ from .student_side import policy
 __all__ = ["FORBIDDEN_MODULES", "ESCAPE_MODULES", "Forbidden", "module_dirs",
            "install_guard"]
 
-FORBIDDEN_MODULES = policy.FORBIDDEN_IMPORTS  # one list, shared with the notebook's check
+# one list, shared with the notebook's check
+FORBIDDEN_MODULES = policy.FORBIDDEN_IMPORTS
 # Modules that reach around audit hooks: foreign function interfaces, the raw
 # process launcher (no audit event), subinterpreters (their own, hook-free
 # audit state) and CPython's test helpers.
 ESCAPE_MODULES = ("cffi", "_cffi_backend", "_posixsubprocess", "_xxsubinterpreters",
-                  "_xxinterpchannels", "_testcapi", "_testinternalcapi", "_testmultiphase",
-                  "_testsinglephase", "_testbuffer", "_testimportmultiple")
+                  "_xxinterpchannels", "_testcapi", "_testinternalcapi",
+                  "_testmultiphase", "_testsinglephase", "_testbuffer",
+                  "_testimportmultiple")
 
 _BLOCKED_EVENTS = frozenset({
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
@@ -76,8 +78,8 @@ def module_dirs(names):
             continue
         for loc in list(spec.submodule_search_locations or []) or [spec.origin]:
             if loc:
-                dirs.append(_real(os.path.dirname(loc) if spec.submodule_search_locations is None
-                                  else loc))
+                package = spec.submodule_search_locations is not None
+                dirs.append(_real(loc if package else os.path.dirname(loc)))
     return dirs
 
 
@@ -159,7 +161,8 @@ def install_guard(forbidden, allowed, writable):
                     raise Forbidden(f"{event} on {p} is not allowed in graded code")
         elif event in ("os.kill", "os.killpg"):
             if args[0] not in (my_pid, 0):
-                raise Forbidden("signalling other processes is not allowed in graded code")
+                raise Forbidden("signalling other processes is not allowed in graded "
+                                "code")
         elif event in _BLOCKED_EVENTS:
             raise Forbidden(f"{event} is not allowed in graded code")
         elif event == "sys.addaudithook":

@@ -1,4 +1,4 @@
-"""The judge's runner: runs a student's code cells, then their function on one case at a time.
+"""The judge's runner: a student's code cells, then their function, one case at a time.
 
 It runs inside the sandbox of :mod:`coursegrader.sandbox` (there it is the
 module ``sandboxrunner.part_runner``), once per submission, and grades each
@@ -44,7 +44,7 @@ __all__ = ["main", "course_folders"]
 
 
 def course_folders():
-    """The nbgrader course that holds this package (source notebooks, gradebook), if any."""
+    """The nbgrader course that holds this package (notebooks, gradebook), if any."""
     here = Path(__file__).resolve().parents[2]
     return [str(here)] if (here / "nbgrader_config.py").exists() else []
 
@@ -144,7 +144,7 @@ def main():
             os.killpg(pid, signal.SIGKILL)     # anything the part started
         except OSError:
             pass
-        if header.get("sweep"):     # alone in the sandbox's PID namespace: kill what is left
+        if header.get("sweep"):   # alone in the sandbox's PID namespace: kill the rest
             try:
                 os.kill(-1, signal.SIGKILL)
             except OSError:

@@ -1,4 +1,4 @@
-"""The protocol between the grader and its runners: its markers and framing, spelled once.
+"""The protocol between the grader and its runners: markers and framing, spelled once.
 
 Both sides import this module: the runners inside the sandbox (there it is
 ``sandboxrunner.protocol``) and :mod:`coursegrader.judge` on the host.
@@ -73,7 +73,7 @@ def case_line(index, encoded_args):
 
 
 def answer_line(index, *, value=None, error=None):
-    """A part's answer to case ``index``: an encoded ``value``, or an ``error`` message."""
+    """A part's answer to case ``index``: an encoded ``value``, or an ``error``."""
     if error is not None:
         return _line({"case": index, "error": error})
     return _line({"case": index, "value": value})
