@@ -44,7 +44,8 @@ def test_part_end_lines_round_trip_and_other_lines_are_not_taken_for_one():
 
 
 def test_answers_and_the_end_marker():
-    assert json.loads(protocol.answer_line(3, value=[2.0])) == {"case": 3, "value": [2.0]}
+    answer = json.loads(protocol.answer_line(3, value=[2.0]))
+    assert answer == {"case": 3, "value": [2.0]}
     assert json.loads(protocol.answer_line(3, error="raised")) == {"case": 3,
                                                                    "error": "raised"}
     assert json.loads(protocol.END) == protocol.END_RECORD

@@ -1,4 +1,4 @@
-"""The grader's settings: the environment is read in one place, coursegrader/settings.py."""
+"""The grader's settings: the environment is read in coursegrader/settings.py alone."""
 
 import ast
 import pathlib
@@ -41,7 +41,8 @@ def test_only_the_settings_module_reads_the_environment():
 def test_the_check_finds_each_way_of_reading_it(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("import os\na = os.environ.get('A')\nb = os.getenv('B')\n"
-                     "c = os.environ['C']\nd = 'D' in os.environ\nos.environ['E'] = '1'\n")
+                     "c = os.environ['C']\nd = 'D' in os.environ\n"
+                     "os.environ['E'] = '1'\n")
     assert _environment_reads(probe) == [2, 3, 4, 5]
 
 
