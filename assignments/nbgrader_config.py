@@ -1,24 +1,29 @@
 """nbgrader configuration of the course (run nbgrader from this folder, or use the Makefile).
 
 The grade of every auto-graded part is decided outside the student's kernel
-by coursegrader's JudgeTests preprocessor (see coursegrader/preprocessor.py):
+by coursegrader's JudgeTests preprocessor (coursegrader/preprocessors/judge_tests.py):
 it reruns each part, in a process of its own in one sandbox per submission,
 with public and hidden cases and writes the score into the test cell.  Every run of student code (the notebook's kernel
-and the judge) happens in the bubblewrap sandbox of coursegrader/confine.py.
+and the judge) happens in the bubblewrap sandbox of coursegrader/sandbox.py.
 """
 
 import os
 import warnings
 
 from coursegrader import feedback_page
+from coursegrader.settings import CourseSettings
 
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 
+# What the environment sets (NBGRADER_EXCHANGE, NBGRADER_COURSE_ID,
+# NBGRADER_DB_URL, COURSEGRADER_*, ...): read in one place,
+# coursegrader/settings.py, which names each variable.
+settings = CourseSettings(config=c)
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXCHANGE = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")
+EXCHANGE = settings.exchange
 
 c.CourseDirectory.root = HERE
-c.CourseDirectory.course_id = os.environ.get("NBGRADER_COURSE_ID", "kernel-methods")
+c.CourseDirectory.course_id = settings.course_id
 c.Exchange.root = EXCHANGE
 
 # A problem set is written in source/psN/psN.md (with its solutions) and
@@ -31,7 +36,7 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 # (coursegrader.batch also grades a submission again if the lock outlasts that).
 # Several graders or machines at once need a database server, e.g.
 #   export NBGRADER_DB_URL=postgresql+psycopg://grader:PASSWORD@dbhost/kernel_methods
-c.CourseDirectory.db_url = (os.environ.get("NBGRADER_DB_URL")
+c.CourseDirectory.db_url = (settings.db_url
                             or f"sqlite:///{os.path.join(HERE, 'gradebook.db')}?timeout=60")
 
 # nbgrader's gradebook adds a submission's rows while SQLAlchemy autoflushes a
@@ -71,7 +76,7 @@ c.JudgeTests.confinement = CONFINEMENT
 # Running the student's notebook (in the sandbox): a cell that loops forever
 # is stopped after this many seconds, the whole run after `budget` seconds;
 # grading goes on regardless.
-c.SafeExecute.timeout = int(os.environ.get("COURSEGRADER_CELL_TIMEOUT", "60"))
+c.SafeExecute.timeout = settings.cell_timeout
 c.SafeExecute.budget = 600.0
 # The kernel run goes on while JudgeTests grades; CollectKernelRun waits for it.
 c.SafeExecute.wait = False
@@ -80,23 +85,24 @@ c.SafeExecute.wait = False
 # A submission with broken nbgrader metadata must not stop the grading of the
 # others (nbgrader aborts the whole run on a schema mismatch).
 c.Autograde.sanitize_preprocessors = [
-    "coursegrader.preprocessor.RefuseLinks",
-    "coursegrader.preprocessor.SanitizeMetadata",
+    "coursegrader.preprocessors.RefuseLinks",
+    "coursegrader.preprocessors.SanitizeMetadata",
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "coursegrader.overwrite.RestoreLockedCells",  # nbgrader's OverwriteCells, quiet on hidden tests
+    # nbgrader's OverwriteCells, quiet on hidden tests
+    "coursegrader.preprocessors.RestoreLockedCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.Autograde.autograde_preprocessors = [
-    "coursegrader.preprocessor.SafeExecute",
-    "coursegrader.preprocessor.JudgeTests",
-    "coursegrader.preprocessor.CollectKernelRun",
+    "coursegrader.preprocessors.SafeExecute",
+    "coursegrader.preprocessors.JudgeTests",
+    "coursegrader.preprocessors.CollectKernelRun",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
     # what the student wrote is cleaned in the autograded notebook itself
-    "coursegrader.clean_student_html.CleanStudentHTML",
+    "coursegrader.preprocessors.CleanStudentHTML",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
@@ -106,18 +112,17 @@ c.Autograde.autograde_preprocessors = [
 # sandbox the course folder and the exchange do not exist).
 c.JudgeTests.secret_file = os.path.join(HERE, ".grader_secret")
 c.JudgeTests.forbidden_paths = [HERE, EXCHANGE]
-if os.environ.get("COURSEGRADER_PART_TIMEOUT"):
-    c.JudgeTests.timeout = float(os.environ["COURSEGRADER_PART_TIMEOUT"])
+c.JudgeTests.timeout = settings.part_timeout   # None: each part's own limit
 
 # Feedback shows the public test source and every report, never hidden tests,
 # and no HTML or script of the student's that could run in a browser; each
 # graded part is named by its title.
 c.GenerateFeedback.preprocessors = [
-    "coursegrader.preprocessor.HideHiddenTests",
-    "coursegrader.clean_student_html.CleanStudentHTML",
-    "coursegrader.part_titles.TitleGradedParts",
+    "coursegrader.preprocessors.HideHiddenTests",
+    "coursegrader.preprocessors.CleanStudentHTML",
+    "coursegrader.preprocessors.TitleGradedParts",
     "nbgrader.preprocessors.GetGrades",
-    "coursegrader.deadlines.LateFeedback",
+    "coursegrader.preprocessors.LateFeedback",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 c.HTMLExporter.sanitize_html = True
@@ -139,7 +144,7 @@ c.HTMLExporter.filters = {
 # whose servers set KERNEL_COURSE_EXCHANGE, the environment's nbgrader_config.py
 # picks the collect of its exchange (ngshare's, or an owner-checked one built on
 # this class); nbgrader reads this file after that one, so it leaves the choice.
-if "KERNEL_COURSE_EXCHANGE" not in os.environ:
+if not settings.hub_exchange:
     c.ExchangeFactory.collect = "coursegrader.exchange_collect.NoLinkCollect"
 
 # Due dates and the late policy (coursegrader/late_policy.py). Due dates come

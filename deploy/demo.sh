@@ -44,13 +44,13 @@ build_book() {
 CONFINEMENT_PY='
 import os
 from traitlets.config.loader import PyFileConfigLoader
-from coursegrader import confine
+from coursegrader import sandbox
 root = os.environ["KERNEL_COURSE_ROOT"]
 mode = PyFileConfigLoader("nbgrader_config.py", path=root).load_config().SafeExecute.confinement
 try:
-    confine.check_mode(mode)
-    print("grading:", confine.describe(mode))
-except confine.ConfinementUnavailable as why:
+    sandbox.check_mode(mode)
+    print("grading:", sandbox.describe(mode))
+except sandbox.ConfinementUnavailable as why:
     print("WARNING: autograde will refuse to grade:", why)
 '
 

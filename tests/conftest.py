@@ -174,10 +174,40 @@ SLOW_MODULES = frozenset({
 })
 
 
+#: Single tests (a whole parametrised test, or one of its cases by its id) of
+#: the fast modules that take several seconds each (measured
+#: with ``pytest -m "not slow" --durations=30``): solvers on hard problems,
+#: large Gram matrices, fresh interpreters and sandboxes.  The fast part
+#: keeps other tests of each kind (a sandbox, a solver, the author's tool).
+SLOW_TESTS = frozenset({
+    "test_svm.py::test_small_C_with_more_of_one_class_matches_libsvm",
+    "test_svm.py::test_features_on_a_scale_of_1e6_with_C_one_ask_for_scaling",
+    "test_svm.py::test_hard_margin_and_margin",
+    "test_ridge.py::test_random_features_approach_gaussian_kernel_ridge",
+    "test_kernels.py::test_gaussian_gram_reads_no_uninitialised_memory[float64-2100-3]",
+    "test_kernels.py::test_gaussian_gram_reads_no_uninitialised_memory[float32-2100-3]",
+    "test_kernels.py::test_gaussian_gram_reads_no_uninitialised_memory[int64-2100-3]",
+    "test_coursecheck.py::test_importing_coursecheck_never_imports_the_grader",
+    "test_author.py::test_command_line_writes_the_notebook_next_to_its_source",
+    "test_grading_unit.py::test_sandbox_output_is_capped",
+    "test_grading_unit.py::"
+    "test_kernel_run_is_confined_and_its_outputs_come_back_as_data",
+    "test_grading_unit.py::"
+    "test_sandbox_forbids_kernlab_sklearn_and_files_of_the_course",
+    "test_grading_unit.py::test_sandbox_time_limit_and_crash_fail_only_remaining_cases",
+    "test_grading_unit.py::"
+    "test_parts_of_a_session_share_the_sandbox_but_never_a_process_or_a_file",
+    "test_grading_unit.py::test_grade_part_full_zero_partial_and_reproducible",
+})
+
+
 def pytest_collection_modifyitems(config, items):
-    """Mark ``slow`` every test that uses one of :data:`SLOW_FIXTURES` or lives
-    in one of :data:`SLOW_MODULES`."""
+    """Mark ``slow`` every test that uses one of :data:`SLOW_FIXTURES`, lives
+    in one of :data:`SLOW_MODULES` or is one of :data:`SLOW_TESTS`."""
     for item in items:
+        file = Path(str(item.fspath)).name
+        names = {f"{file}::{item.name}", f"{file}::{item.originalname or item.name}"}
         if (SLOW_FIXTURES & set(getattr(item, "fixturenames", ()))
-                or item.module.__name__.rpartition(".")[2] in SLOW_MODULES):
+                or item.module.__name__.rpartition(".")[2] in SLOW_MODULES
+                or names & SLOW_TESTS):
             item.add_marker(pytest.mark.slow)

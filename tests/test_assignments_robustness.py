@@ -20,7 +20,7 @@ import pytest
 
 from coursecheck import CheckFailed, check
 from coursecheck.check import run_cases
-from coursegrader import landlock
+from coursegrader.runner import landlock
 from coursegrader.author import build_notebook
 from coursegrader.spec import get_part, local_hidden_rng
 from conftest import COURSE, REPO, copy_course, free_port
@@ -1228,7 +1228,7 @@ def test_graded_function_sees_no_case_but_its_own_and_earlier_ones(graded):
 
 
 def test_output_is_capped_in_bytes(graded):
-    from coursegrader.preprocessor import SafeExecute
+    from coursegrader.preprocessors import SafeExecute
     course = graded[0]
     path = course.root / "autograded" / "floods_output" / "ps1" / "ps1.ipynb"
     assert path.stat().st_size < 2 * SafeExecute.output_bytes.default_value
@@ -1236,20 +1236,20 @@ def test_output_is_capped_in_bytes(graded):
 
 
 def test_disk_is_capped(graded):
-    from coursegrader import confine
+    from coursegrader import sandbox
     text = _all_output_text(_notebook(graded[0], "fills_disk"))
     wrote = int(re.search(r"WROTE (\d+)", text).group(1))
-    assert 0 < wrote <= confine.KERNEL.scratch_bytes
+    assert 0 < wrote <= sandbox.KERNEL.scratch_bytes
 
 
 def test_processes_are_bounded_and_none_outlives_its_grading(graded):
-    from coursegrader import confine
+    from coursegrader import sandbox
     course, _, _, _, alive = graded
     assert alive == []
     assert _alive_with_marker() == []
     text = _all_output_text(_notebook(course, "many_processes"))
     started = int(re.search(r"STARTED (\d+)", text).group(1))
-    assert started < confine.KERNEL.processes
+    assert started < sandbox.KERNEL.processes
 
 
 def test_slow_kernel_is_stopped_by_the_total_budget(graded):

@@ -14,9 +14,10 @@ from coursecheck import Case, CheckFailed, Part, allclose, check, custom, equal,
 from coursecheck.problems import ps1
 from coursecheck.serial import UnsupportedValue, roundtrip
 from coursecheck.spec import judge_case
-from coursegrader import check_hidden, landlock
+from coursegrader import check_hidden
+from coursegrader.runner import landlock
 from coursegrader.author import build_notebook
-from coursegrader.judge import SandboxSession, grade_part, run_sandbox
+from coursegrader.judge import PartSession, grade_part, run_part
 from coursegrader.problems.ps1 import VERDICTS
 from coursegrader.spec import get_part, hidden_rng, local_hidden_rng, part_score
 from coursegrader.validation import release_leaks
@@ -292,18 +293,18 @@ def test_sandbox_forbids_kernlab_sklearn_and_files_of_the_course():
     for cells in (["import kernlab\ndef f(x): return x"],
                   ["def f(x):\n    from sklearn.metrics import pairwise\n    return x"],
                   ["def f(x):\n    import coursegrader\n    return x"]):
-        (ok, msg), = run_sandbox(cells, "f", cases, timeout=30).values
+        (ok, msg), = run_part(cells, "f", cases, timeout=30).values
         assert not ok and "not allowed" in msg, cells
     # the course folder and the repository are not there at all
     repo = PS1_SOURCE.parents[3]
     for path in (PS1_SOURCE, repo / ".git", repo, Path.home() / ".bash_history"):
-        (ok, msg), = run_sandbox([f"import os\ndef f(x):\n    return os.listdir({str(path)!r}) "
+        (ok, msg), = run_part([f"import os\ndef f(x):\n    return os.listdir({str(path)!r}) "
                                   f"if os.path.isdir({str(path)!r}) else open({str(path)!r}).read()"],
                                  "f", cases, timeout=30).values
         assert not ok and "FileNotFoundError" in msg, (path, msg)
     # of the grader's home folder, at most the way to the Python runtime shows
     home = str(Path.home())
-    (ok, listing), = run_sandbox([f"import os\ndef f(x):\n    return os.listdir({home!r}) "
+    (ok, listing), = run_part([f"import os\ndef f(x):\n    return os.listdir({home!r}) "
                                   f"if os.path.isdir({home!r}) else []"], "f", cases).values
     runtime = Path(np.__file__).resolve().parents[4]   # .../lib/python3.X/site-packages/numpy
     assert ok and all(runtime.is_relative_to(Path(home) / name) for name in listing), listing
@@ -311,10 +312,10 @@ def test_sandbox_forbids_kernlab_sklearn_and_files_of_the_course():
 
 def test_sandbox_time_limit_and_crash_fail_only_remaining_cases():
     cells = ["import os\ndef f(x):\n    if x > 1:\n        while True: pass\n    return x"]
-    res = run_sandbox(cells, "f", [(1,), (2,), (1,)], timeout=3)
+    res = run_part(cells, "f", [(1,), (2,), (1,)], timeout=3)
     assert res.values[0] == (True, 1)
     assert res.values[1][0] is False and "timed out" in res.values[1][1]
-    crash = run_sandbox(["import os\ndef f(x):\n    if x > 1: os._exit(9)\n    return x"],
+    crash = run_part(["import os\ndef f(x):\n    if x > 1: os._exit(9)\n    return x"],
                         "f", [(1,), (2,)], timeout=30)
     assert crash.values[0] == (True, 1) and "exited with code 9" in crash.values[1][1]
 
@@ -347,7 +348,7 @@ def f(x):
 
 def test_parts_of_a_session_share_the_sandbox_but_never_a_process_or_a_file(tmp_path):
     (tmp_path / "data.txt").write_text("handed in")
-    with SandboxSession(files_from=tmp_path) as session:
+    with PartSession(files_from=tmp_path) as session:
         first = session.run([SNOOP], "f", [("a",), ("b",)], timeout=20).values
         second = session.run([SNOOP], "f", [("c",)], timeout=20).values
         faked = session.run([SNOOP], "f", [("fake",)], timeout=20).values
@@ -413,14 +414,14 @@ def test_sandbox_has_no_secret_gradebook_ffi_or_new_processes(monkeypatch, tmp_p
     (tmp_path / "link.txt").symlink_to(PS1_SOURCE)
     (tmp_path / "sub").mkdir()
     kinds = ["env", "parent", "sqlite", "cffi", "spawn", "tmp"]
-    res = run_sandbox([ESCAPES], "f", [(k,) for k in kinds], timeout=60, files_from=tmp_path)
+    res = run_part([ESCAPES], "f", [(k,) for k in kinds], timeout=60, files_from=tmp_path)
     got = dict(zip(kinds, (value for ok, value in res.values)))
     assert got["env"] == "none"
     for kind in ("parent", "sqlite", "cffi", "spawn"):
         assert got[kind].startswith("blocked"), (kind, got[kind])
     # a private scratch folder holding plain copies of the regular files only
     assert got["tmp"] == ["data.txt", "mine"]
-    again = run_sandbox([ESCAPES], "f", [("tmp",)], timeout=60).values[0]
+    again = run_part([ESCAPES], "f", [("tmp",)], timeout=60).values[0]
     assert again == (True, ["mine"])  # nothing left by the previous run
     assert not (tmp_path / "gradebook.db").exists() and not (tmp_path / "mine").exists()
 
@@ -431,7 +432,7 @@ def test_sandbox_output_is_capped():
              "    for _ in range(10**4):\n        for fd in range(3, 32):\n"
              "            try:\n                os.write(fd, block)\n"
              "            except OSError:\n                pass\n    return 1")
-    res = run_sandbox([flood], "f", [(1,)], timeout=20)
+    res = run_part([flood], "f", [(1,)], timeout=20)
     (ok, msg), = res.values
     assert not ok and "no answer" in msg and "sent back more than" in res.note
 
@@ -453,7 +454,7 @@ def f(x):
 
 
 def test_a_way_around_the_audit_hook_finds_no_kernlab():
-    (ok, msg), = run_sandbox([TAMPER], "f", [(1,)], timeout=30).values
+    (ok, msg), = run_part([TAMPER], "f", [(1,)], timeout=30).values
     assert not ok and "ModuleNotFoundError" in msg, msg
 
 
@@ -469,7 +470,7 @@ def test_landlock_denies_reading_denied_paths_and_writing_elsewhere(tmp_path):
     (tmp_path / "out").mkdir()
     script = f"""
 import os
-from coursegrader import landlock
+from coursegrader.runner import landlock
 landlock.restrict(denied=[{str(tmp_path / 'base' / 'course')!r}],
                   writable=[{str(tmp_path / 'out')!r}])
 def attempt(fn):
@@ -506,7 +507,7 @@ def _tiny_notebook(answer):
 
 def test_judge_tests_preprocessor_writes_the_score_nbgrader_reads():
     from nbgrader.utils import determine_grade
-    from coursegrader.preprocessor import JudgeTests
+    from coursegrader.preprocessors import JudgeTests
 
     resources = {"nbgrader": {"assignment": "ps1", "student": "s1"}}
     for answer, expected in ((RIGHT[0], 2.0), ("def is_kernel(name):\n    return 0", 0.0)):
@@ -519,7 +520,7 @@ def test_judge_tests_preprocessor_writes_the_score_nbgrader_reads():
 
 
 def test_feedback_preprocessor_hides_hidden_tests_only_in_test_cells():
-    from coursegrader.preprocessor import HideHiddenTests
+    from coursegrader.preprocessors import HideHiddenTests
     nb = _tiny_notebook("x = 1  # BEGIN HIDDEN TESTS is just a comment here")
     nb.cells[2].source += "\n### BEGIN HIDDEN TESTS\nsecret()\n### END HIDDEN TESTS\nafter()"
     nb, _ = HideHiddenTests().preprocess(nb, {})
@@ -550,35 +551,37 @@ def test_float_array_says_what_is_wrong():
 # ---------------------------------------------------------------- confinement policy
 
 def test_sandbox_holds_only_the_allowlisted_packages_and_a_fixed_environment(monkeypatch):
-    from coursegrader import confine
+    from coursegrader import sandbox
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "fake-key-for-the-test")
-    argv = confine.bwrap_argv(confine.KERNEL, ["python", "-c", "pass"])
+    argv = sandbox.bwrap_argv(sandbox.KERNEL, ["python", "-c", "pass"])
     binds = [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"]
     tops = {Path(b).name.split("-")[0].split(".")[0] for b in binds}
     assert {"numpy", "scipy", "cvxpy", "ipykernel", "nbclient"} <= tops
     assert not tops & {"kernlab", "sklearn", "coursegrader", "coursecheck", "nbgrader"}
     repo = PS1_SOURCE.parents[3]
-    runners = {repo / "assignments" / "coursegrader", repo / "assignments" / "coursecheck"}
-    # of the repository, only the runner modules, file by file: the grader's
-    # runners and the student-side serial encoding and import policy
+    runners = {repo / "assignments" / "coursegrader" / "runner",
+               repo / "assignments" / "coursecheck"}
+    # of the repository, only the runner modules, file by file: the runner
+    # package and the student-side serial encoding and import policy
     from_repo = [Path(b) for b in binds if b.startswith(str(repo))]
     assert all(b.parent in runners and b.suffix == ".py" for b in from_repo), from_repo
-    assert {b.name for b in from_repo} == {"sandbox.py", "landlock.py", "kernelguard.py",
-                                          "serial.py", "policy.py"}
+    assert {b.name for b in from_repo} == {
+        "__init__.py", "protocol.py", "part_runner.py", "kernel_runner.py", "audit_hook.py",
+        "landlock.py", "private.py", "student_side.py", "serial.py", "policy.py"}
     assert "fake-key-for-the-test" not in " ".join(argv)
     assert {"--unshare-all", "--unshare-user", "--die-with-parent", "--clearenv"} <= set(argv)
-    env = dict(confine.KERNEL.env)
+    env = dict(sandbox.KERNEL.env)
     assert env["HOME"] == "/tmp" and not any("SECRET" in k or "AWS" in k for k in env)
 
 
 def test_autograde_refuses_without_bwrap_and_says_what_is_missing(monkeypatch):
-    from coursegrader import confine
-    from coursegrader.preprocessor import JudgeTests, SafeExecute
+    from coursegrader import sandbox
+    from coursegrader.preprocessors import JudgeTests, SafeExecute
     monkeypatch.setenv("PATH", "/nonexistent")
-    confine._probe_once.cache_clear()
+    sandbox._probe_once.cache_clear()
     try:
         for pre in (JudgeTests(secret="k"), SafeExecute()):
-            with pytest.raises(confine.ConfinementUnavailable, match="bubblewrap is not installed"):
+            with pytest.raises(sandbox.ConfinementUnavailable, match="bubblewrap is not installed"):
                 pre.preprocess(_tiny_notebook(RIGHT[0]),
                                {"nbgrader": {"assignment": "ps1", "student": "s1"}})
         # the instructor's explicit opt-in grades, in the weaker mode
@@ -586,11 +589,11 @@ def test_autograde_refuses_without_bwrap_and_says_what_is_missing(monkeypatch):
             _tiny_notebook(RIGHT[0]), {"nbgrader": {"assignment": "ps1", "student": "s1"}})
         assert "Score: 2 of 2 points" in nb.cells[2].outputs[0]["text"]
     finally:
-        confine._probe_once.cache_clear()
+        sandbox._probe_once.cache_clear()
 
 
 def test_clean_outputs_keeps_plain_outputs_and_drops_active_content():
-    from coursegrader.preprocessor import clean_outputs
+    from coursegrader.student_outputs import clean_outputs
     outs = clean_outputs([
         {"output_type": "stream", "name": "stdout", "text": "<script>x()</script>"},
         {"output_type": "display_data", "metadata": {"x": 1}, "data": {
@@ -610,7 +613,7 @@ def test_clean_outputs_keeps_plain_outputs_and_drops_active_content():
 
 
 def test_kernel_run_is_confined_and_its_outputs_come_back_as_data():
-    from coursegrader.preprocessor import SafeExecute
+    from coursegrader.preprocessors import SafeExecute
     nb = _tiny_notebook(RIGHT[0])
     nb.cells.insert(1, new_code_cell(
         "import json, os\nprint(json.dumps([sorted(os.listdir('/')), os.environ.get('HOME')]))\n"

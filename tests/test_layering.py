@@ -1,4 +1,5 @@
-"""kernlab is layered: no import cycles, no module using another's private names.
+"""kernlab and coursegrader are layered: no import cycles, no module using another's
+private names; the grader's runner package reaches nothing outside itself.
 
 The imports are read from the source with ``ast`` (so that an import inside
 a function counts too), without starting an interpreter per module: a cycle
@@ -114,3 +115,134 @@ def test_the_name_check_reads_definitions_and_imports():
     assert {"Kernel", "Gaussian", "Polynomial", "is_psd", "check_array"} <= kernels
     assert "no_such_name" not in kernels
     assert ("_linalg", ["is_psd"]) in _imports("kernels")
+
+
+# ---------------------------------------------------------------- coursegrader
+# The grader is a package with subpackages (preprocessors/, runner/); its
+# modules are named by their dotted path inside it ("runner.protocol").
+
+import coursegrader  # noqa: E402
+
+GRADER = pathlib.Path(coursegrader.__file__).parent
+
+
+def _dotted(path):
+    parts = path.relative_to(GRADER).with_suffix("").parts
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+GRADER_MODULES = sorted(_dotted(p) for p in GRADER.rglob("*.py"))
+
+
+def _grader_file(module):
+    path = GRADER.joinpath(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def _package_of(module):
+    """The dotted package a module's relative imports start from."""
+    if _grader_file(module).name == "__init__.py":
+        return module.split(".") if module != "__init__" else []
+    return module.split(".")[:-1]
+
+
+def _grader_imports(module):
+    """(grader module, names taken from it) for every import in ``module``.
+
+    Imports of grader modules that do not exist are returned too, so that a
+    test can fail on them.
+    """
+    tree = ast.parse(_grader_file(module).read_text())
+    package = _package_of(module)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)] if node.level > 1 \
+                    else package
+                parts = base + (node.module.split(".") if node.module else [])
+            elif node.module and (node.module + ".").startswith("coursegrader."):
+                parts = node.module.split(".")[1:]
+            else:
+                continue
+            target = ".".join(parts) or "__init__"
+            names = [a.name for a in node.names]
+            subs = [f"{target}.{n}" if target != "__init__" else n for n in names]
+            found.extend((s, []) for s in subs if s in GRADER_MODULES)
+            kept = [n for n, s in zip(names, subs) if s not in GRADER_MODULES]
+            if kept:
+                found.append((target, kept))
+        elif isinstance(node, ast.Import):
+            found.extend((".".join(a.name.split(".")[1:]) or "__init__", [])
+                         for a in node.names if a.name.startswith("coursegrader."))
+    return found
+
+
+GRADER_GRAPH = {m: sorted({t for t, _ in _grader_imports(m) if t in GRADER_MODULES
+                           and t != m}) for m in GRADER_MODULES}
+
+
+def test_the_graders_import_graph_is_read():
+    assert {"runner", "runner.protocol", "preprocessors.judge_tests", "sandbox",
+            "judge"} <= set(GRADER_MODULES)
+    assert "runner.protocol" in GRADER_GRAPH["judge"]
+    assert "judge" in GRADER_GRAPH["preprocessors.judge_tests"]
+    assert "preprocessors.base" in GRADER_GRAPH["preprocessors.safe_execute"]
+    assert ("runner.protocol", ["END", "answer_line", "part_end_line", "read_header",
+                                "write_all"]) in _grader_imports("runner.part_runner")
+
+
+def test_the_grader_has_no_import_cycles():
+    state = {}
+
+    def visit(module, path):
+        if state.get(module) == "done":
+            return
+        cycle = " -> ".join(path + [module])
+        assert state.get(module) != "open", "import cycle: " + cycle
+        state[module] = "open"
+        for target in GRADER_GRAPH[module]:
+            visit(target, path + [module])
+        state[module] = "done"
+
+    for module in GRADER_MODULES:
+        visit(module, [])
+
+
+@pytest.mark.parametrize("module", GRADER_MODULES)
+def test_no_grader_module_imports_another_modules_private_names(module):
+    private = [f"{target}.{name}" for target, names in _grader_imports(module)
+               for name in names if name.startswith("_") and target != module]
+    assert private == [], f"coursegrader.{module} imports private names {private}"
+
+
+@pytest.mark.parametrize("module", GRADER_MODULES)
+def test_every_grader_module_it_imports_exists(module):
+    missing = [t for t, _ in _grader_imports(module) if t not in GRADER_MODULES]
+    assert missing == [], f"coursegrader.{module} imports missing modules {missing}"
+
+
+RUNNER = sorted(m for m in GRADER_MODULES if m == "runner" or m.startswith("runner."))
+
+
+@pytest.mark.parametrize("module", RUNNER)
+def test_the_runner_imports_nothing_of_the_grader_outside_its_package(module):
+    """Only the runner package is bound into the sandbox: it must not reach out."""
+    outside = [t for t in GRADER_GRAPH[module] if not t.startswith("runner")]
+    named = [n.module for n in ast.walk(ast.parse(_grader_file(module).read_text()))
+             if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module
+             and n.module.split(".")[0] in ("coursegrader", "coursecheck", "kernlab")]
+    allowed = ["coursecheck"] if module == "runner.student_side" else []
+    reached = [m for m in named if m not in allowed]
+    assert outside == [] and reached == [], (outside, named)
+
+
+def test_the_runner_imports_on_the_host():
+    import importlib
+    for module in RUNNER:
+        importlib.import_module(f"coursegrader.{module}")
+    from coursegrader.runner import protocol, student_side
+    assert protocol.END == b'{"end": true}'
+    assert student_side.serial.__name__ == "coursecheck.serial"

@@ -160,7 +160,7 @@ def test_every_student_string_is_escaped():
 
 
 def test_the_judges_fields_reach_the_notebook_and_a_forged_copy_does_not():
-    from coursegrader.preprocessor import JudgeTests
+    from coursegrader.preprocessors import JudgeTests
 
     def cell(src, **md):
         base = {"grade": False, "grade_id": md.pop("gid"), "locked": False,

@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coursegrader import confine
-from coursegrader.judge import SandboxSession, grade_part, run_sandbox
+from coursegrader import sandbox
+from coursegrader.judge import PartSession, grade_part, run_part
 from coursegrader.spec import get_part
 
-pytestmark = pytest.mark.skipif(confine.probe() != "",
+pytestmark = pytest.mark.skipif(sandbox.probe() != "",
                                 reason="no bubblewrap sandbox here")
 
 REPO = Path(__file__).resolve().parents[1]
@@ -77,7 +77,7 @@ def is_kernel(name, _honest=is_kernel):
 
 
 def test_a_part_holds_only_its_own_descriptors_and_none_of_the_runners():
-    (ok, (held, reached)), = run_sandbox([DESCRIPTORS], "f", [(1,)], timeout=30).values
+    (ok, (held, reached)), = run_part([DESCRIPTORS], "f", [(1,)], timeout=30).values
     assert ok, held
     # stdin (the grader's pipe), /dev/null twice and its own answer channel
     kinds = [kind for _, kind in held]
@@ -91,7 +91,7 @@ def test_a_part_that_writes_into_the_graders_pipe_gets_nothing():
     honest_alone = grade_part("ps1", "kernel_verdicts", part, [RIGHT], student="s2",
                               secret="k")
     assert honest_alone.score == 2
-    with SandboxSession() as session:
+    with PartSession() as session:
         attack = grade_part("ps1", "kernel_verdicts", part, [INJECT], student="s1",
                             secret="k", session=session)
         after = grade_part("ps1", "kernel_verdicts", part, [RIGHT], student="s1",
@@ -126,7 +126,7 @@ print("EXIT", codes)
 
 
 def _kernel_run(policy, cell):
-    run = confine.start(policy, "kernelguard")
+    run = sandbox.start(policy, sandbox.KERNEL_RUNNER)
     try:
         request = {"cells": [cell], "cell_timeout": 60, "budget": 90,
                    "output_bytes": 10**5}
@@ -134,17 +134,17 @@ def _kernel_run(policy, cell):
         run.proc.stdin.close()
         answer = json.loads(run.proc.stdout.read(10**6) or b"{}")
     finally:
-        confine.stop(run)
+        sandbox.stop(run)
     text = "".join(o.get("text", "") for c in answer.get("cells", [])
                    for o in c["outputs"])
     return text, answer.get("stopped")
 
 
-@pytest.mark.skipif("memory cgroup" not in confine.run_caps(),
+@pytest.mark.skipif("memory cgroup" not in sandbox.run_caps(),
                     reason="no memory cgroup can be made here")
 def test_memory_is_capped_per_run_not_only_per_process():
-    policy = replace(confine.KERNEL, run_memory_bytes=600 * 2**20)
-    assert "memory capped by a memory cgroup per run" in confine.describe("bubblewrap")
+    policy = replace(sandbox.KERNEL, run_memory_bytes=600 * 2**20)
+    assert "memory capped by a memory cgroup per run" in sandbox.describe("bubblewrap")
     # an honest notebook: two helpers of 100 MB each finish
     text, stopped = _kernel_run(policy, HOARD.format(n=2, mb=100))
     assert stopped is None and "EXIT [0, 0]" in text, (text, stopped)
@@ -155,9 +155,9 @@ def test_memory_is_capped_per_run_not_only_per_process():
 
 
 def test_the_log_says_how_processes_and_memory_are_capped():
-    line = confine.describe("bubblewrap")
+    line = sandbox.describe("bubblewrap")
     assert "process count capped by" in line and "memory capped by" in line
-    caps = confine.run_caps()
+    caps = sandbox.run_caps()
     assert ("a memory cgroup per run" in caps) or ("RLIMIT_AS per process only" in caps)
 
 
@@ -171,10 +171,10 @@ def test_a_grader_environment_under_tmp_grades(tmp_path):
     for entry in numpy_dir.parent.iterdir():   # numpy, its libraries and its metadata
         if entry.name.split("-")[0].split(".")[0] == "numpy":
             (site / entry.name).symlink_to(entry)
-    script = ("from coursegrader.judge import run_sandbox\n"
-              "from coursegrader import confine\n"
-              "print(repr(confine.probe()))\n"
-              "res = run_sandbox(['import numpy as np, sys\\ndef f(x):\\n"
+    script = ("from coursegrader.judge import run_part\n"
+              "from coursegrader import sandbox\n"
+              "print(repr(sandbox.probe()))\n"
+              "res = run_part(['import numpy as np, sys\\ndef f(x):\\n"
               "    return [float(np.sum(x)), sys.prefix]'], 'f', [([1.0, 2.0],)],\n"
               "                  timeout=60)\n"
               "print(res.values)\n")
@@ -209,7 +209,7 @@ def f(kind):
 
 def test_the_audit_hook_judges_a_path_by_the_folder_its_dir_fd_names():
     kinds = ["mkdir", "rename", "here"]
-    res = run_sandbox([DIR_FD], "f", [(k,) for k in kinds], timeout=30).values
+    res = run_part([DIR_FD], "f", [(k,) for k in kinds], timeout=30).values
     got = dict(zip(kinds, (value for _, value in res)))
     # outside the part's folder: the hook's own message, not a later OS error
     refused = "Forbidden: {} on planted is not allowed in graded code"

@@ -3,7 +3,7 @@
 Problem sets describe their parts in :mod:`coursecheck` (public cases, the
 check students run); :mod:`coursegrader.problems` adds each part's hidden
 cases, and the grade itself is computed outside the student's process by the
-nbgrader preprocessor :class:`coursegrader.preprocessor.JudgeTests`.
+nbgrader preprocessor :class:`coursegrader.preprocessors.JudgeTests`.
 """
 
 from .hidden import check_hidden

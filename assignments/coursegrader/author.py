@@ -36,6 +36,8 @@ import nbformat
 
 from coursecheck.spec import get_parts
 
+from .markers import HIDDEN_TESTS, SOLUTION
+
 __all__ = ["build_notebook", "write_notebook", "source_path", "notebook_path", "main"]
 
 _KEYS = {"name", "answer", "written", "points", "title"}
@@ -79,10 +81,10 @@ def _check_source(ps, part_id, part):
         f'"""Checks {part.func}: {part.description} ({_points_text(part.points)})."""',
         "from coursecheck import check",
         f'check("{ps}", "{part_id}", {part.func})',
-        "### BEGIN HIDDEN TESTS",
+        f"### {HIDDEN_TESTS[0]}",
         "from coursegrader import check_hidden",
         f'check_hidden("{ps}", "{part_id}", {part.func})',
-        "### END HIDDEN TESTS",
+        f"### {HIDDEN_TESTS[1]}",
     ])
 
 
@@ -113,7 +115,7 @@ def build_notebook(path, ps=None):
                                  f"of {ps} in a code cell ({sorted(parts)}), got {pid!r}")
             if pid in answered:
                 raise ValueError(f"{where(i, cell)}: a second answer cell for part {pid!r}")
-            if "BEGIN SOLUTION" not in cell.source:
+            if SOLUTION[0] not in cell.source:
                 raise ValueError(f"{where(i, cell)}: an answer cell needs a solution region")
             answered[pid] = i
             part = parts[pid]

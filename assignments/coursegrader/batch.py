@@ -52,6 +52,8 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from .settings import CourseSettings
+
 __all__ = ["Submission", "find_submissions", "pending", "grade_submission", "read_log",
            "latest", "log_path", "run", "main", "LOCK_RETRIES"]
 
@@ -396,7 +398,7 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
         jobs = os.cpu_count() or 1
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs: expected a whole number of workers >= 1, got {jobs!r}")
-    db_url = db_url or os.environ.get("NBGRADER_DB_URL") or None
+    db_url = db_url or CourseSettings().db_url or None
     resolved = _check_gradebook(course_root, assignments, db_url)
     if scheduler and resolved.startswith("sqlite"):
         raise ValueError("db_url: grading on a cluster needs a gradebook on a database server "
@@ -462,7 +464,7 @@ def main(argv=None):
     parser.add_argument("--course", default=".", help="course folder (default: here)")
     parser.add_argument("-j", "--jobs", type=int, default=None,
                         help="worker processes (default: the number of cores)")
-    parser.add_argument("--scheduler", default=os.environ.get("DASK_SCHEDULER") or None,
+    parser.add_argument("--scheduler", default=CourseSettings().scheduler or None,
                         help="address of a Dask scheduler to grade on (e.g. tcp://host:8786)")
     parser.add_argument("--db-url", default=None,
                         help="gradebook URL (default: $NBGRADER_DB_URL, else the course's)")

@@ -25,6 +25,7 @@ from pathlib import Path
 import nbformat
 
 from .author import write_notebook
+from .markers import SOLUTION, without_marker_lines
 
 __all__ = ["Course", "APPS", "fill_answers", "answer_cell_ids"]
 
@@ -211,6 +212,5 @@ def fill_answers(released, source, ids=None):
         if ids is not None and gid not in ids:
             continue
         text = by_id[gid].source
-        cell.source = "\n".join(line for line in text.split("\n")
-                                if "BEGIN SOLUTION" not in line and "END SOLUTION" not in line)
+        cell.source = without_marker_lines(text, SOLUTION)
     return nb

@@ -28,18 +28,16 @@ from typing import Iterator
 
 from nbgrader.api import Assignment, Gradebook, Student, SubmittedAssignment
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.preprocessors import NbGraderPreprocessor
 from sqlalchemy import Column, DateTime, Integer, String, UniqueConstraint, select
 from sqlalchemy.exc import SAWarning
 from sqlalchemy.orm import declarative_base
-from traitlets import List
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from coursegrader.late_policy import CourseCalendar, LatePolicy
 
 __all__ = ["InputError", "Extension", "GradeLine", "open_gradebook", "load_config",
-           "set_due_dates", "grant_extensions", "grade_lines", "LateFeedback", "main"]
+           "set_due_dates", "grant_extensions", "grade_lines", "create_tables", "main"]
 
 DUE_COLUMNS = ("assignment", "due")
 EXTENSION_COLUMNS = ("assignment", "student_id", "until")
@@ -105,7 +103,7 @@ def open_gradebook(config: Config) -> Iterator[Gradebook]:
         # nbgrader's score properties trip SQLAlchemy autoflush warnings
         warnings.simplefilter("ignore", SAWarning)
         with Gradebook(coursedir.db_url, course_id=coursedir.course_id) as gb:
-            _Base.metadata.create_all(gb.engine)
+            create_tables(gb)
             yield gb
 
 
@@ -248,44 +246,9 @@ def grade_lines(gb: Gradebook, policy: LatePolicy,
     return lines
 
 
-class LateFeedback(NbGraderPreprocessor):
-    """Feedback shows the student's due date and the late penalty of the policy now.
-
-    Runs after nbgrader's ``GetGrades`` in ``GenerateFeedback.preprocessors``;
-    the template ``templates/feedback/base.html.j2`` shows the due date.
-    """
-
-    # The HTML exporter of generate_feedback configures this for every
-    # preprocessor; nbgrader's base class declares it without config=True.
-    display_data_priority = List(
-        NbGraderPreprocessor.display_data_priority.default_value,
-        help="Output types in the order an exporter prefers them (unused here).",
-    ).tag(config=True)
-
-    def preprocess(self, nb, resources):
-        info = resources["nbgrader"]
-        calendar = CourseCalendar(config=self.config)
-        policy = LatePolicy(config=self.config)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SAWarning)
-            with Gradebook(info["db_url"]) as gb:
-                _Base.metadata.create_all(gb.engine)
-                line = next(g for g in grade_lines(gb, policy, [info["assignment"]])
-                            if g.student_id == info["student"])
-                notebook = gb.find_submission_notebook(
-                    info["notebook"], info["assignment"], info["student"])
-                nb_score, nb_max = float(notebook.score), float(notebook.max_score)
-        # the notebook's share of the problem set's penalty (all of it when
-        # the problem set is one notebook)
-        share = (line.penalty * nb_score / line.raw_score) if line.raw_score else 0.0
-        info["late_penalty"] = round(share, 6)
-        info["score"] = nb_score - info["late_penalty"]
-        info["max_score"] = nb_max
-        info["due_date"] = calendar.show(line.due)
-        info["due_extended"] = line.extended
-        info["handed_in"] = calendar.show(line.timestamp)
-        info["days_late"] = line.days_late
-        return nb, resources
+def create_tables(gb: Gradebook) -> None:
+    """Add the course's own tables (extensions) to the gradebook where missing."""
+    _Base.metadata.create_all(gb.engine)
 
 
 def _parse_args(argv):

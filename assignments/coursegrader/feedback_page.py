@@ -14,7 +14,7 @@ templates (``nbgrader_config.py``, which Formgrader reads too):
 * :data:`TEMPLATE_FILE` (in both) is the page itself: it extends nbgrader's
   ``index.html.j2``, shows every Markdown cell through the ``clean_student_html``
   filter (:mod:`coursegrader.student_html`) and, in the feedback, names each
-  graded part by its title (:mod:`coursegrader.part_titles`).
+  graded part by its title (:mod:`coursegrader.preprocessors.title_graded_parts`).
 
 The feedback page is then a single file of about 2 MB that needs no network.
 """

@@ -1,17 +1,17 @@
 """Grade one part of a notebook outside the student's Python process.
 
-:class:`SandboxSession` runs the student's code cells and function in the
-sandbox of :mod:`coursegrader.confine` (the runner is
-:mod:`coursegrader.sandbox`; one sandbox per submission, a fresh process per
-part), hands it one case at a time under a time limit and returns what the
-function gave for each (:func:`run_sandbox` does the same for one part);
+:class:`PartSession` runs the student's code cells and function in the
+sandbox of :mod:`coursegrader.sandbox` (the runner inside is
+:mod:`coursegrader.runner.part_runner`, and both sides speak
+:mod:`coursegrader.runner.protocol`; one sandbox per submission, a fresh
+process per part), hands it one case at a time under a time limit and returns
+what the function gave for each (:func:`run_part` does the same for one part);
 :func:`grade_part` draws the cases (hidden ones from the course secret, the
 student and the part), compares with kernlab and returns the score and the
 report shown to the student.  What comes back is parsed as data with bounded size and depth; an
 answer that cannot be parsed fails its case only.
 """
 
-import json
 import os
 import selectors
 import signal
@@ -22,15 +22,16 @@ from coursecheck.check import format_report, judge_received
 from coursecheck.serial import UnsupportedValue, decode, encode, loads_bounded
 from coursecheck.spec import describe
 
-from . import confine
+from . import sandbox
+from .runner import protocol
 from .spec import hidden_rng, part_score
 
-__all__ = ["SandboxResult", "SandboxSession", "run_sandbox", "grade_part", "PartGrade",
+__all__ = ["PartResult", "PartSession", "run_part", "grade_part", "PartGrade",
            "case_fields", "one_line", "OUTCOMES_KEY"]
 
 
 @dataclass
-class SandboxResult:
+class PartResult:
     values: list      # per case: (True, value) or (False, error message)
     note: str         # why the process stopped early, or ""
 
@@ -82,13 +83,15 @@ class _Channel:
             except (BrokenPipeError, OSError):
                 raise _Stopped("exit") from None
 
-    def send(self, record):
-        self._write((json.dumps(record, allow_nan=False) + "\n").encode())
+    def send_case(self, index, args):
+        self._write(protocol.case_line(index, encode(tuple(args))))
+
+    def send_end(self):
+        self._write(protocol.END + b"\n")
 
     def send_header(self, record):
-        """A part's header, preceded by its length (the runner reads exactly that much)."""
-        data = json.dumps(record, allow_nan=False).encode()
-        self._write(b"%d\n" % len(data) + data)
+        """A part's header, framed so that the runner reads exactly that much."""
+        self._write(protocol.frame_header(record))
 
     def _read_out(self):
         """Read what is there to read; False if nothing was."""
@@ -114,13 +117,12 @@ class _Channel:
         self.control = (self.control + chunk)[-(1 << 16):]
         while b"\n" in self.control:
             line, self.control = self.control.split(b"\n", 1)
-            if line.startswith(_PART_END):
-                try:
-                    end = json.loads(line)
-                    self.status = int(end["part_end"])
-                    self.tampered = end.get("tampered") is True
-                except (ValueError, KeyError, TypeError, AttributeError):
-                    raise _Stopped("exit") from None
+            try:
+                end = protocol.parse_part_end(line)
+            except ValueError:
+                raise _Stopped("exit") from None
+            if end is not None:
+                self.status, self.tampered = end
 
     def receive(self):
         """The next line the part's process wrote; stops if the process ended first."""
@@ -175,11 +177,11 @@ def _answer(line, i, max_bytes):
         return False, f"no answer (unreadable: {type(exc).__name__})"
 
 
-class SandboxSession:
+class PartSession:
     """One sandbox for a submission's parts, each graded by a fresh process of its own.
 
     The sandbox starts at the first :meth:`run` and serves every part after it
-    (see :mod:`coursegrader.sandbox`: a part runs in a child forked before any
+    (see :mod:`coursegrader.runner.part_runner`: a part runs in a child forked before any
     student code, so it never sees another part's cases or leftovers).  A part
     whose process ends before its last answer, times out or floods its output
     ends the whole sandbox; the next part starts a new one.  ``files_from`` is
@@ -192,7 +194,7 @@ class SandboxSession:
 
     def __init__(self, *, files_from=None, mode="bubblewrap", forbidden=(), allowed=(),
                  policy=None):
-        self.files_from, self.mode, self.policy = files_from, mode, policy or confine.JUDGE
+        self.files_from, self.mode, self.policy = files_from, mode, policy or sandbox.JUDGE
         self.header = {"sweep": True} if mode == "bubblewrap" else {
             "forbidden": [str(p) for p in forbidden], "allowed": [str(p) for p in allowed]}
         self._run = self._channel = None
@@ -206,14 +208,14 @@ class SandboxSession:
     def close(self):
         if self._run is not None:
             self._channel.close()
-            confine.stop(self._run)
+            sandbox.stop(self._run)
             self._run = self._channel = None
 
     def run(self, cells, func, args_list, *, timeout=20.0):
-        """Run ``cells`` then ``func(*args)`` for each args tuple; a :class:`SandboxResult`."""
+        """Run ``cells`` then ``func(*args)`` for each args tuple; a :class:`PartResult`."""
         values = [None] * len(args_list)
         if self._run is None:
-            self._run = confine.start(self.policy, "sandbox", mode=self.mode,
+            self._run = sandbox.start(self.policy, sandbox.PART_RUNNER, mode=self.mode,
                                       files_from=self.files_from, control=True)
             self._channel = _Channel(self._run.proc)
         channel = self._channel
@@ -223,9 +225,9 @@ class SandboxSession:
         try:
             channel.send_header({**self.header, "cells": list(cells), "func": func})
             for i, args in enumerate(args_list):
-                channel.send({"case": i, "args": encode(tuple(args))})
+                channel.send_case(i, args)
                 values[i] = _answer(channel.receive(), i, self.policy.output_bytes)
-            channel.send(_END)
+            channel.send_end()
             status = channel.part_end()
             if channel.tampered:
                 # It wrote into the grader's pipe (the runner then ends): none
@@ -242,26 +244,21 @@ class SandboxSession:
             self.close()
         stop = note or "the process stopped before answering"
         values = [v if v is not None else (False, f"no answer ({stop})") for v in values]
-        return SandboxResult(values=values, note=note)
+        return PartResult(values=values, note=note)
 
 
 _TAMPERED = ("the process running your code wrote into the grader's input channel, "
              "which is not allowed; none of its answers counts")
 
-# The runner's protocol (coursegrader/sandbox.py, which runs where this module
-# cannot be imported, spells them there too).
-_PART_END = b'{"part_end": '
-_END = {"end": True}
 
-
-def run_sandbox(cells, func, args_list, *, timeout=20.0, files_from=None, mode="bubblewrap",
+def run_part(cells, func, args_list, *, timeout=20.0, files_from=None, mode="bubblewrap",
                 forbidden=(), allowed=(), policy=None):
     """Run ``cells`` then ``func(*args)`` for each args tuple, in a sandbox of its own.
 
-    See :class:`SandboxSession` for the arguments; grading several parts of one
+    See :class:`PartSession` for the arguments; grading several parts of one
     submission is cheaper with one session.
     """
-    with SandboxSession(files_from=files_from, mode=mode, forbidden=forbidden,
+    with PartSession(files_from=files_from, mode=mode, forbidden=forbidden,
                         allowed=allowed, policy=policy) as session:
         return session.run(cells, func, args_list, timeout=timeout)
 
@@ -335,7 +332,7 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=Non
                files_from=None, mode="bubblewrap", forbidden=(), allowed=(), session=None):
     """Grade ``part`` of ``assignment`` for ``student`` from the notebook's code ``cells``.
 
-    ``session`` (a :class:`SandboxSession`) runs it; without one, a sandbox is
+    ``session`` (a :class:`PartSession`) runs it; without one, a sandbox is
     started for this part alone.
     """
     cases = [(c, False) for c in part.public()]
@@ -344,7 +341,7 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=Non
         cases += [(c, True) for c in part.hidden(rng)]
     args = [c.args for c, _ in cases]
     if session is None:
-        result = run_sandbox(cells, part.func, args, timeout=timeout or part.timeout,
+        result = run_part(cells, part.func, args, timeout=timeout or part.timeout,
                              files_from=files_from, mode=mode, forbidden=forbidden,
                              allowed=allowed)
     else:

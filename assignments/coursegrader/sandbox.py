@@ -1,450 +1,525 @@
-"""The judge's runner: runs a student's code cells, then their function on one case at a time.
+"""The sandbox: where student code runs -- its policy and its ``bwrap`` command.
 
-It runs inside the sandbox built by :mod:`coursegrader.confine` (there it is
-the module ``sandboxrunner.sandbox``, next to ``serial`` and ``landlock``),
-once per submission, and grades each part in a child process of its own
-(forked before any student code runs; see :func:`main`).  For each part the
-grader writes on its stdin a header, its length in bytes on one line and then
-the JSON::
+Every run of a student's code -- the notebook's own run in a kernel
+(:mod:`coursegrader.runner.kernel_runner`) and every run of a graded function
+on its cases (:mod:`coursegrader.runner.part_runner`) -- is started by
+:func:`start` inside Debian's ``bwrap`` with fresh user, mount, PID, network,
+IPC, UTS and cgroup namespaces and no capabilities.  What the code sees is an
+allowlist (:class:`Policy`, and :func:`bwrap_argv` builds the command):
 
-    {"cells": [source, ...], "func": "name"}
+* read-only: the system's shared libraries (``/usr/lib``), the Python
+  interpreter and its standard library, and in ``site-packages`` only the
+  distributions graded code may use and what they require (never kernlab,
+  scikit-learn, coursegrader or nbgrader); the runner package
+  (:mod:`coursegrader.runner`), bound file by file as the package
+  ``sandboxrunner``;
+* writable: one private ``tmpfs`` of :attr:`Policy.scratch_bytes` at
+  ``/tmp``, holding plain-file copies of the submission's files;
+* ``/proc`` of its own PID namespace and a minimal ``/dev``; nothing else:
+  no home folder, no course folder or repository, no exchange, no host
+  ``/tmp`` or ``/run`` (hence no Unix socket to the host), no network
+  interface but its own loopback;
+* the environment :attr:`Policy.env` and nothing of the grader's;
+* resource limits set before ``bwrap`` starts and inherited by every process
+  inside (CPU seconds, address space, processes, bytes per file), and a
+  cgroup per run capping its processes (``pids``) and its memory (``memory``:
+  :attr:`Policy.run_memory_bytes` for all its processes together) where one
+  can be made (:func:`run_caps` says how, for the log); the caller caps
+  bytes read back and wall-clock time, and :func:`stop` kills the whole
+  sandbox (``--die-with-parent`` and the PID namespace take every process
+  with it).
 
-then, after each answer, the next case as one JSON line::
+The private ``/tmp`` is mounted before the runtime, so that a runtime living
+under the host's ``/tmp`` (a virtual environment made there) is not hidden.
 
-    {"case": i, "args": encoded args}          (coursecheck.serial encoding)
-
-and after the last answer the end marker ``{"end": true}``.  It reads one
-JSON line per case from the runner's stdout (a private copy of the
-descriptor; the code's own stdout and stderr go to /dev/null)::
-
-    {"case": i, "value": encoded result}   or   {"case": i, "error": "message"}
-
-and, on the runner's stderr (a channel no part can write to), one line
-``{"part_end": status}`` once the part's process has ended, or
-``{"part_end": status, "tampered": true}`` when that process left bytes of
-its own in the grader's pipe (then the runner ends, so that nothing a part
-wrote is ever read as the next part's header).
-
-A part's process holds only its stdin (the grader's pipe, which it reads),
-its private answer channel and /dev/null: every other descriptor is closed
-when it is forked, and the runner makes itself non-dumpable before any part
-starts, so that ``/proc/<runner>/fd`` (and its memory and environment) cannot
-be opened by a part, which holds no capability in the sandbox's user
-namespace.  A pipe can be reopened for writing through ``/proc/self/fd/0``;
-what a part writes that way is found, unread, once it has ended.
-
-A case is sent only once the previous one is answered, so the process never
-holds the cases still to come, and never the expected answers (those stay in
-the grader).
-
-The boundary is the sandbox (nothing of the course, the grader or the network
-exists in it).  Inside, where the Linux kernel offers Landlock, the process
-also gives up writing outside the part's own folder; and an audit hook turns the
-usual attempts -- importing kernlab, scikit-learn or coursegrader, starting
-processes, signalling others, loading native code -- into a message that
-says what is not allowed, instead of a confusing failure.  The hook is only
-that message, never the boundary: Python's ``open`` audit event does not say
-which directory a relative path given with ``dir_fd=`` is relative to, and
-many calls raise no event at all (see :func:`install_guard`).
+Where ``bwrap`` cannot build that sandbox, :func:`probe` says why; the
+preprocessors then refuse to grade unless the instructor chose the weaker
+``"unconfined"`` mode (same limits, environment and private folder, no
+namespaces).
 """
 
-import json
+import functools
 import os
+import re
+import resource
+import secrets
 import shutil
 import signal
+import stat
+import subprocess
 import sys
+import sysconfig
 import tempfile
+import time
+from dataclasses import dataclass, field, replace
 
-from .policy import FORBIDDEN_IMPORTS, forbidden_import_message
+import coursecheck
+from coursecheck.policy import FORBIDDEN_IMPORTS
 
-__all__ = ["FORBIDDEN_MODULES", "ESCAPE_MODULES", "main"]
+from . import runner
 
-FORBIDDEN_MODULES = FORBIDDEN_IMPORTS  # one list, shared with the notebook's check
-# Modules that reach around audit hooks: foreign function interfaces, the raw
-# process launcher (no audit event), subinterpreters (their own, hook-free
-# audit state) and CPython's test helpers.
-ESCAPE_MODULES = ("cffi", "_cffi_backend", "_posixsubprocess", "_xxsubinterpreters",
-                  "_xxinterpchannels", "_testcapi", "_testinternalcapi", "_testmultiphase",
-                  "_testsinglephase", "_testbuffer", "_testimportmultiple")
+__all__ = ["Policy", "JUDGE", "KERNEL", "MODES", "PART_RUNNER", "KERNEL_RUNNER", "probe",
+           "start", "stop", "describe", "run_caps", "bwrap_argv", "check_mode",
+           "ConfinementUnavailable"]
 
-_BLOCKED_EVENTS = frozenset({
-    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
-    "os.fork", "os.forkpty", "pty.spawn", "os.startfile",
-    "ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.cdata",
-    "ctypes.call_function", "ctypes.addressof",
-    "socket.connect", "socket.bind", "socket.sendto",
-    "sys.settrace", "sys.setprofile", "sys.remote_exec",
-    "os.setuid", "os.setgid", "os.chroot",
-    "signal.pthread_kill", "sqlite3.connect", "sqlite3.connect/handle",
-    "gc.get_objects", "gc.get_referrers", "gc.get_referents",
-    "resource.setrlimit", "resource.prlimit", "os.chdir", "os.chroot",
-})
-# Events whose first argument is a path that is modified.
-_PATH_WRITE_EVENTS = frozenset({
-    "os.remove", "os.rmdir", "os.rename", "os.truncate", "os.chmod", "os.chown",
-    "os.link", "os.symlink", "os.utime", "os.mkdir", "shutil.rmtree",
-    "shutil.copyfile", "shutil.move", "shutil.copytree",
-})
+MODES = ("bubblewrap", "unconfined")
+RUNNER = "sandboxrunner"           # package name of the runner modules inside the sandbox
+_RUNNER_DIR = "/opt/runner"
+_SCRATCH = "/tmp"
+_RUNNER_SOURCE = os.path.dirname(os.path.abspath(runner.__file__))
+_CHECK = os.path.dirname(os.path.abspath(coursecheck.__file__))
+# The runner modules, by their name inside the sandbox: the runner package and
+# the two student-side modules it shares with the notebook's check.
+_RUNNER_MODULES = {name: os.path.join(_RUNNER_SOURCE, name)
+                   for name in sorted(os.listdir(_RUNNER_SOURCE)) if name.endswith(".py")}
+_RUNNER_MODULES.update({name: os.path.join(_CHECK, name) for name in ("serial.py", "policy.py")})
+#: the runners :func:`start` can start
+PART_RUNNER = "part_runner"
+KERNEL_RUNNER = "kernel_runner"
 
 
-class Forbidden(PermissionError):
-    """Raised inside the sandbox for an operation the grader does not allow."""
+def _fixed_env(**extra):
+    env = {"PATH": "/usr/bin:/bin", "HOME": _SCRATCH, "TMPDIR": _SCRATCH, "LANG": "C.UTF-8",
+           "MPLBACKEND": "Agg", "MPLCONFIGDIR": _SCRATCH + "/.config/matplotlib",
+           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    env.update(extra)
+    return tuple(sorted(env.items()))
 
 
-def _real(path):
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    return os.path.realpath(os.path.abspath(path))
+@dataclass(frozen=True)
+class Policy:
+    """What a sandbox holds and how much it may use."""
+
+    packages: tuple = ("numpy", "scipy", "cvxpy")   # importable distributions (+ requirements)
+    scratch_bytes: int = 256 * 1024**2               # the writable tmpfs at /tmp
+    cpu_seconds: int = 120                           # CPU time per process
+    memory_bytes: int = 4 * 1024**3                  # address space per process
+    run_memory_bytes: int = 4 * 1024**3              # the whole run's (a cgroup)
+    processes: int = 64                              # processes of the sandbox's user at once
+    file_bytes: int = 64 * 1024**2                   # largest file a process may write
+    output_bytes: int = 16 * 1024**2                 # bytes the grader reads back
+    env: tuple = field(default_factory=_fixed_env)
 
 
-def _under(path, roots):
-    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+#: graded functions: numerical packages only
+JUDGE = Policy()
+#: the notebook's run: also Jupyter's kernel machinery (never nbgrader)
+KERNEL = Policy(packages=("numpy", "scipy", "cvxpy", "matplotlib", "ipykernel", "nbclient"),
+                memory_bytes=8 * 1024**3, run_memory_bytes=8 * 1024**3, processes=128,
+                env=_fixed_env(JUPYTER_RUNTIME_DIR=_SCRATCH + "/.jupyter/runtime",
+                               JUPYTER_CONFIG_DIR=_SCRATCH + "/.jupyter",
+                               JUPYTER_DATA_DIR=_SCRATCH + "/.jupyter/data",
+                               JUPYTER_PLATFORM_DIRS="1", IPYTHONDIR=_SCRATCH + "/.ipython"))
 
 
-def _module_dirs(names):
-    import importlib.util
-    dirs = []
-    for name in names:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            spec = None
-        if spec is None:
+class ConfinementUnavailable(RuntimeError):
+    """The sandbox cannot be built here (the message says what is missing)."""
+
+
+def _forbidden():
+    return FORBIDDEN_IMPORTS
+
+
+def _norm(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@functools.lru_cache(maxsize=None)
+def _site_entries(packages):
+    """Top-level entries of site-packages that make up ``packages`` and their requirements."""
+    from importlib import metadata
+    from packaging.requirements import Requirement
+    site = sysconfig.get_paths()["purelib"]
+    dists = {}
+    for d in metadata.distributions(path=[site]):
+        dists.setdefault(_norm(d.metadata["Name"] or ""), d)
+    forbidden = {_norm(n) for n in _forbidden()} | {"scikit-learn", "kernel-methods"}
+    todo, seen = [_norm(p) for p in packages], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name in forbidden or name not in dists:
             continue
-        for loc in list(spec.submodule_search_locations or []) or [spec.origin]:
-            if loc:
-                dirs.append(_real(os.path.dirname(loc) if spec.submodule_search_locations is None
-                                  else loc))
-    return dirs
+        seen.add(name)
+        for text in dists[name].requires or []:
+            req = Requirement(text)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(_norm(req.name))
+    entries = set()
+    bad = set(_forbidden())
+    for name in seen:
+        dist = dists[name]
+        for f in dist.files or []:
+            top = f.parts[0]
+            if top in ("..", "__pycache__") or top.endswith(".pth") or top.startswith("__editable"):
+                continue
+            if top.split(".")[0] in bad:
+                continue
+            entries.add(top)
+    return site, tuple(sorted(e for e in entries if os.path.exists(os.path.join(site, e))))
 
 
-def course_folders():
-    """The nbgrader course that holds this package (source notebooks, gradebook), if any."""
-    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    return [here] if os.path.exists(os.path.join(here, "nbgrader_config.py")) else []
+@functools.lru_cache(maxsize=None)
+def _runtime():
+    """(interpreter, [read-only files and folders of the Python runtime], stdlib, site)."""
+    exe = os.path.realpath(sys.executable)
+    stdlib = sysconfig.get_paths()["stdlib"]
+    libdir = sysconfig.get_config_var("LIBDIR") or ""
+    paths = [exe]
+    ldlib = sysconfig.get_config_var("INSTSONAME") or ""
+    if ldlib and os.path.exists(os.path.join(libdir, ldlib)):
+        paths.append(os.path.join(libdir, ldlib))
+    paths.append(stdlib)
+    return exe, paths, stdlib
 
 
-def _at(path, dir_fd):
-    """``path`` made absolute, against ``dir_fd`` when one is given."""
-    if isinstance(dir_fd, int) and dir_fd >= 0 and not os.path.isabs(os.fsdecode(path)):
-        try:
-            base = os.readlink(f"/proc/self/fd/{dir_fd}")
-        except OSError:
-            base = "/nonexistent"     # unknown: judged as outside every allowed folder
-        return _real(os.path.join(base, os.fsdecode(path)))
-    return _real(path)
+def _system_binds():
+    args = []
+    for d in ("/usr/lib", "/usr/lib64"):
+        if os.path.isdir(d) and not os.path.islink(d):
+            args += ["--ro-bind", d, d]
+    for link in ("/lib", "/lib64"):
+        if os.path.islink(link):
+            args += ["--symlink", os.readlink(link), link]
+        elif os.path.isdir(link):
+            args += ["--ro-bind", link, link]
+    if os.path.exists("/etc/ld.so.cache"):
+        args += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    return args
 
 
-# Events that carry a ``dir_fd``: {event: ((path index, dir_fd index), ...)}.
-_DIR_FD_ARGS = {"os.mkdir": ((0, 2),), "os.remove": ((0, 1),), "os.rmdir": ((0, 1),),
-                "os.rename": ((0, 2), (1, 3)), "os.chmod": ((0, 2),),
-                "os.chown": ((0, 3),), "os.utime": ((0, 4),),
-                "os.link": ((0, 2), (1, 3)), "os.symlink": ((0, None), (1, 2))}
+def bwrap_argv(policy, command, files=()):
+    """The ``bwrap`` command line that runs ``command`` (a list) under ``policy``.
 
-
-def install_guard(forbidden, allowed, writable):
-    """Install the audit hook (permanent for the life of the process).
-
-    It gives a clear message for the usual attempts; it is not the boundary.
-    Events that carry a ``dir_fd`` (``os.mkdir``, ``os.remove``, ``os.rename``,
-    ...) are judged on the path resolved against it.  The ``open`` event of
-    ``os.open(path, flags, dir_fd=fd)`` carries no ``dir_fd``: a relative path
-    is judged against the current folder, so such an open may pass the hook,
-    and only the sandbox and Landlock then decide what it reaches.
+    ``files`` are ``(fd, name)`` pairs: open descriptors of regular files copied
+    into the scratch folder as plain files (``bwrap --file``).
     """
-    forbidden = tuple(_real(p) for p in forbidden)
-    allowed = tuple(_real(p) for p in allowed)
-    writable = tuple(_real(p) for p in writable)
-    my_pid = os.getpid()
-
-    def readable(path):
-        if _under(path, allowed):
-            return True
-        return not _under(path, forbidden)
-
-    def other_process(path):
-        parts = path.split(os.sep)
-        return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() \
-            and parts[2] != str(my_pid)
-
-    def hook(event, args):
-        if event == "import":
-            name = args[0]
-            if type(name) is not str:  # a str subclass could lie about its text
-                raise Forbidden("importing a module named by a non-str is not allowed")
-            root = name.split(".")[0]
-            if root in FORBIDDEN_MODULES or root in ESCAPE_MODULES:
-                raise Forbidden(forbidden_import_message(name))
-        elif event == "open":
-            path, mode = args[0], args[1]
-            if isinstance(path, int):
-                return
-            real = _real(path)
-            if not readable(real) or other_process(real):
-                raise Forbidden(f"opening {path} is not allowed in graded code")
-            flags = args[2] if len(args) > 2 else 0
-            writing = (mode is not None and any(c in str(mode) for c in "wax+")) or (
-                isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT
-                                                    | os.O_TRUNC | os.O_APPEND))
-            if writing and not _under(real, writable):
-                raise Forbidden(f"writing {path} is not allowed in graded code")
-        elif event in _PATH_WRITE_EVENTS:
-            pairs = _DIR_FD_ARGS.get(event, ((0, None), (1, None)))
-            for index, fd_index in pairs:
-                if index >= len(args):
-                    continue
-                p = args[index]
-                has_fd = fd_index is not None and fd_index < len(args)
-                dir_fd = args[fd_index] if has_fd else None
-                if isinstance(p, (str, bytes, os.PathLike)) \
-                        and not _under(_at(p, dir_fd), writable):
-                    raise Forbidden(f"{event} on {p} is not allowed in graded code")
-        elif event in ("os.kill", "os.killpg"):
-            if args[0] not in (my_pid, 0):
-                raise Forbidden("signalling other processes is not allowed in graded code")
-        elif event in _BLOCKED_EVENTS:
-            raise Forbidden(f"{event} is not allowed in graded code")
-        elif event == "sys.addaudithook":
-            raise Forbidden("adding audit hooks is not allowed in graded code")
-
-    sys.addaudithook(hook)
+    exe, runtime, stdlib = _runtime()
+    site, entries = _site_entries(policy.packages)
+    argv = ["bwrap", "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+            "--cap-drop", "ALL", "--hostname", "sandbox", "--clearenv"]
+    for key, value in policy.env:
+        argv += ["--setenv", key, value]
+    # The private /tmp first: the runtime may live under the host's /tmp (a
+    # virtual environment made there), and a later mount would hide it.
+    argv += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(policy.scratch_bytes), "--tmpfs", _SCRATCH]
+    argv += _system_binds()
+    for path in runtime:
+        argv += ["--ro-bind", path, path]
+    inner_site = site if not site.startswith(stdlib + os.sep) else os.path.join(stdlib, "site-packages")
+    argv += ["--size", str(1024**2), "--tmpfs", inner_site]
+    python = exe
+    if sys.prefix != sys.base_prefix:
+        # A virtual environment (e.g. a server's, deploy/install.sh): its interpreter
+        # link and pyvenv.cfg, so that Python puts its site-packages on sys.path.
+        python = sys.executable
+        cfg = os.path.join(sys.prefix, "pyvenv.cfg")
+        argv += ["--ro-bind", cfg, cfg, "--symlink", exe, python]
+    for entry in entries:
+        argv += ["--ro-bind", os.path.join(site, entry), os.path.join(inner_site, entry)]
+    argv += ["--remount-ro", inner_site]
+    for name, path in _RUNNER_MODULES.items():
+        argv += ["--ro-bind", path, f"{_RUNNER_DIR}/{RUNNER}/{name}"]
+    for fd, name in files:
+        argv += ["--file", str(fd), f"{_SCRATCH}/{name}"]
+    argv += ["--chdir", _SCRATCH, "--"]
+    return argv + [python if command[0] == "python" else command[0]] + list(command[1:])
 
 
-class _Shell:
-    """Stands in for IPython's get_ipython(): magics and shell commands do nothing."""
+def _cgroup_limits(policy, version):
+    """{controller: [(file, value), ...]} of a run's cgroup (cgroup ``version`` 1 or 2).
 
-    def run_line_magic(self, *args, **kwargs):
-        return None
-
-    def run_cell_magic(self, *args, **kwargs):
-        return None
-
-    def system(self, *args, **kwargs):
-        return None
-
-    getoutput = system
-
-    def __getattr__(self, name):
-        return lambda *args, **kwargs: None
-
-
-END = b'{"end": true}'   # the grader's line that ends a part's cases
-
-
-def _read_header(fd):
-    """The next part's header, sent as ``<length>\\n<JSON>``; None at the end of the input.
-
-    Read byte by byte and then to the exact length, so that nothing after the
-    header (the part's cases, meant for its process alone) is ever read here.
+    RLIMIT_NPROC does not bind root (nor counts per sandbox) and RLIMIT_AS
+    counts per process, so the number of processes and the memory of a whole
+    run are capped by the kernel's ``pids`` and ``memory`` controllers.
     """
-    digits = b""
-    while not digits.endswith(b"\n"):
-        byte = os.read(fd, 1)
-        if not byte or len(digits) > 20:
-            return None
-        digits += byte
-    size, data = int(digits), b""
-    while len(data) < size:
-        chunk = os.read(fd, size - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return json.loads(data)
+    memory = str(policy.run_memory_bytes)
+    if version == 1:   # the first file must be written first (memsw >= limit)
+        mem = [("memory.limit_in_bytes", memory),
+               ("memory.memsw.limit_in_bytes", memory)]
+    else:
+        mem = [("memory.max", memory), ("memory.swap.max", "0")]
+    return {"pids": [("pids.max", str(policy.processes))], "memory": mem}
 
 
-_PR_SET_DUMPABLE = 4
-
-
-def make_private():
-    """Make this process non-dumpable: no process without capabilities may open its
-    ``/proc/<pid>`` entries (descriptors, memory, environment), its children included.
-
-    Inherited by forked children, reset by ``exec``.  Raises OSError if the kernel
-    refuses.
-    """
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-
-
-def _unread(fd):
-    """How many bytes wait unread in the pipe ``fd``."""
-    import array
-    import fcntl
-    import termios
-    count = array.array("i", [0])
-    fcntl.ioctl(fd, termios.FIONREAD, count, True)
-    return count[0]
-
-
-def _input_left_alone(fd):
-    """True unless something other than the end marker was left in the grader's pipe.
-
-    Called once a part's process (and all it started) is gone: the grader has
-    then written nothing after the end marker, so anything else there was
-    written by the part through ``/proc/self/fd/0``.  At most the end marker
-    (shorter than any case) is read.
-    """
-    left = _unread(fd)
-    if left == 0:
-        return True
-    if left != len(END) + 1:
-        return False
-    return os.read(fd, left) == END + b"\n"
-
-
-def main():
-    """Start once per submission; grade each part in a fresh forked child.
-
-    The runner imports what every part needs, then reads one header per part
-    and forks a child that confines itself and runs the part in a folder of
-    its own.  The child reads the part's cases from stdin and answers on the
-    private channel until the end marker; the runner only waits for it, then
-    kills whatever it started, removes its folder and writes
-    ``{"part_end": status}`` (the child's exit status, ``-signal`` if it was
-    killed).  The grader sends the next header only after that line, so a
-    part never sees another part's cases, and the runner -- whose memory every
-    child copies -- never holds a case at all.  Starting Python and importing
-    numpy is paid once per submission instead of once per part.
-    """
-    # Private channels: the parts' answers (stdout) and the runner's own
-    # part_end lines (stderr); the student's prints go nowhere.
-    make_private()
-    out_fd, control = os.dup(1), os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
-    os.close(devnull)
-    sys.stdout = open(1, "w", closefd=False)
-    sys.stderr = open(2, "w", closefd=False)
-
-    import numpy  # noqa: F401  (imported before forking, as every notebook needs it)
-    from . import serial  # noqa: F401
+def _cgroup_bases():
+    """[(controller, folder under which this process may make a cgroup, version)]."""
     try:
-        from . import landlock  # noqa: F401
-    except ImportError:
-        pass
+        with open("/proc/self/cgroup") as f:
+            own = dict((ctrl, path) for _, ctrl, path in
+                       (line.rstrip("\n").split(":", 2) for line in f))
+        with open("/proc/self/mounts") as f:
+            mounts = [line.split() for line in f]
+    except (OSError, ValueError):
+        return []
+    bases = []
+    for _, where, fstype, options, *_ in mounts:
+        for ctrl in ("pids", "memory"):
+            if fstype == "cgroup" and ctrl in options.split(",") and ctrl in own:
+                bases.append((ctrl, where + own[ctrl], 1))
+            elif fstype == "cgroup2" and "" in own:
+                base = where + own[""]
+                try:
+                    with open(os.path.join(base, "cgroup.subtree_control")) as f:
+                        if ctrl in f.read().split():
+                            bases.append((ctrl, base, 2))
+                except OSError:
+                    pass
+    return bases
 
-    base = os.getcwd()
-    files = sorted(e.name for e in os.scandir(base) if e.is_file(follow_symlinks=False))
-    number = 0
-    while (header := _read_header(0)) is not None:
-        number += 1
-        work = os.path.join(base, f".part{number}")
-        os.mkdir(work, 0o700)
-        for name in files:
-            shutil.copyfile(os.path.join(base, name), os.path.join(work, name))
-        pid = os.fork()
-        if pid == 0:
-            os.setpgid(0, 0)
-            _grade_part(header, work, out_fd, control)   # never returns
-        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+def _run_cgroups(policy):
+    """Fresh cgroups capping a run's processes and memory: ({controller: path}, paths).
+
+    One cgroup per hierarchy (cgroup v1 has one per controller, v2 one for
+    all); a controller that cannot be used here is missing from the answer.
+    """
+    capped, paths, made = {}, [], {}
+    for ctrl, base, version in _cgroup_bases():
+        if ctrl in capped:
+            continue
+        path = made.get(base)
+        if path is None:
+            name = f"coursegrader-{os.getpid()}-{secrets.token_hex(6)}"
+            path = os.path.join(base, name)
+            try:
+                os.mkdir(path, 0o700)
+            except OSError:
+                continue
+            made[base] = path
+            paths.append(path)
         try:
-            os.killpg(pid, signal.SIGKILL)     # anything the part started
+            for name, value in _cgroup_limits(policy, version)[ctrl]:
+                if name.startswith("memory.memsw") or name == "memory.swap.max":
+                    if not os.path.exists(os.path.join(path, name)):
+                        continue   # no swap accounting: the memory limit alone
+                with open(os.path.join(path, name), "w") as f:
+                    f.write(value)
+            capped[ctrl] = path
         except OSError:
             pass
-        if header.get("sweep"):     # alone in the sandbox's PID namespace: kill what is left
+    for path in paths:
+        if path not in capped.values():
+            _remove_cgroup(path)
+    return capped, [p for p in paths if p in capped.values()]
+
+
+def _remove_cgroup(path):
+    """Kill whatever is left in the cgroup ``path`` and remove it."""
+    for _ in range(200):
+        try:
+            with open(os.path.join(path, "cgroup.procs")) as f:
+                pids = [int(p) for p in f.read().split()]
+        except OSError:
+            return
+        for pid in pids:
             try:
-                os.kill(-1, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        shutil.rmtree(work, ignore_errors=True)
-        clean = _input_left_alone(0)
-        end = {"part_end": status} if clean else {"part_end": status, "tampered": True}
-        data = (json.dumps(end) + "\n").encode()
-        while data:
-            data = data[os.write(control, data):]
-        if not clean:
-            os._exit(3)       # what the part wrote must never be read as a header
-    os._exit(0)
+        try:
+            os.rmdir(path)
+            return
+        except OSError:
+            time.sleep(0.01)
 
 
-def _grade_part(request, work, out_fd, control):
-    """In the forked child: confine this process, run the cells, answer the cases."""
-    # Only its own descriptors: the grader's pipe (stdin), /dev/null (1, 2) and
-    # its answer channel; the runner's channel and anything else are closed.
-    del control
-    os.closerange(3, out_fd)
-    os.closerange(out_fd + 1, os.sysconf("SC_OPEN_MAX"))
-    os.chdir(work)
-    os.environ.update(HOME=work, TMPDIR=work)
-    tempfile.tempdir = work
+def _limits(policy, cgroups=(), pids_capped=False):
+    def apply():
+        for path in cgroups:
+            with open(os.path.join(path, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        limits = [(resource.RLIMIT_AS, policy.memory_bytes),
+                  (resource.RLIMIT_CPU, policy.cpu_seconds),
+                  (resource.RLIMIT_FSIZE, policy.file_bytes), (resource.RLIMIT_CORE, 0)]
+        if not pids_capped and os.getuid() != 0:
+            limits.append((resource.RLIMIT_NPROC, policy.processes))
+        for which, value in limits:
+            resource.setrlimit(which, (value, value))
+    return apply
 
-    from .serial import UnsupportedValue, decode, encode
 
-    dumps, loads, write, os_exit = json.dumps, json.loads, os.write, os._exit
-    readline = sys.stdin.buffer.readline
+def _python(module):
+    """Command that runs ``sandboxrunner.<module>.main()`` in isolated mode."""
+    boot = (f"import sys; sys.path.insert(0, {_RUNNER_DIR!r}); "
+            f"from {RUNNER}.{module} import main; main()")
+    return ["python", "-I", "-c", boot]
 
-    def emit(record):
-        data = (dumps(record, allow_nan=False) + "\n").encode()
-        while data:
-            n = write(out_fd, data)
-            data = data[n:]
 
-    forbidden = list(request.get("forbidden", [])) + _module_dirs(FORBIDDEN_MODULES)
-    forbidden += course_folders()
-    writable = [work]
-    allowed = list(request.get("allowed", [])) + writable
+@functools.lru_cache(maxsize=None)
+def _probe_once():
+    if shutil.which("bwrap") is None:
+        return "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
     try:
-        from . import landlock
-        landlock.restrict(denied=forbidden, writable=allowed)
-    except (ImportError, OSError):
-        pass  # no Landlock in this kernel: the sandbox alone confines the code
-    # The raw process launcher raises no audit event: load it now (so that
-    # importing it later is an import of a loaded module) and disable it.
-    import _posixsubprocess
+        out = subprocess.run(bwrap_argv(replace(JUDGE, packages=()),
+                                        ["python", "-I", "-c", "print(6 * 7)"]),
+                             capture_output=True, timeout=60, env={})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap could not be started ({exc})"
+    if out.returncode != 0 or out.stdout.strip() != b"42":
+        err = out.stderr.decode("utf-8", "replace").strip()[-300:]
+        return ("bwrap cannot build the sandbox here (it needs user namespaces, or root, or a "
+                f"setuid bwrap): {err or 'exit status %d' % out.returncode}")
+    return ""
 
-    def fork_exec(*args, **kwargs):
-        raise Forbidden("starting processes is not allowed in graded code")
-    _posixsubprocess.fork_exec = fork_exec
-    install_guard(forbidden, allowed, writable)
-    for name in [m for m in sys.modules
-                 if m.split(".")[0] in FORBIDDEN_MODULES + ESCAPE_MODULES
-                 and m != "_posixsubprocess"]:
-        del sys.modules[name]
 
-    namespace = {"__name__": "__main__", "get_ipython": _Shell}
-    cell_errors = []
-    cells, func_name = request["cells"], request["func"]
-    del request
-    for i, source in enumerate(cells):
-        try:
-            exec(compile(source, f"<cell {i + 1}>", "exec"), namespace)
-        except BaseException as exc:  # a failing cell must not stop grading
-            cell_errors.append(f"cell {i + 1}: {type(exc).__name__}: {exc}")
-    del cells
+def probe():
+    """``""`` when the bubblewrap sandbox works here, else what is missing."""
+    return _probe_once()
 
-    func = namespace.get(func_name)
-    while True:
-        line = readline()
-        if not line or line.rstrip(b"\n") == END:
+
+@functools.lru_cache(maxsize=None)
+def run_caps():
+    """How the processes and the memory of a run are capped here (for the log)."""
+    trial = replace(JUDGE, processes=1, run_memory_bytes=64 * 1024**2)
+    capped, paths = _run_cgroups(trial)
+    for path in paths:
+        _remove_cgroup(path)
+    if "pids" in capped:
+        procs = "a pids cgroup per run"
+    elif os.getuid() != 0:
+        procs = "RLIMIT_NPROC (shared by the grader's user)"
+    else:
+        procs = ("NOTHING (no pids cgroup can be made here and RLIMIT_NPROC does not "
+                 "bind root)")
+    if "memory" in capped:
+        memory = "a memory cgroup per run"
+    else:
+        memory = ("RLIMIT_AS per process only (no memory cgroup can be made here, so "
+                  "a run may use that much in each of its processes)")
+    return f"process count capped by {procs}; memory capped by {memory}"
+
+
+def describe(mode):
+    """One line for the autograde log: which confinement grades the submissions."""
+    if mode == "bubblewrap":
+        return ("confinement: bubblewrap sandbox (new user, mount, PID, network, IPC and UTS "
+                "namespaces, read-only allowlisted runtime, private size-capped /tmp, "
+                "fixed environment, resource limits; " + run_caps() + ")")
+    return ("confinement: UNCONFINED mode chosen by the instructor (separate processes with "
+            "resource limits, a fixed environment and a private folder, but no namespaces: "
+            "student code can read what the grader's user can read and reach the network)")
+
+
+def check_mode(mode):
+    """Raise ConfinementUnavailable unless ``mode`` can be used here."""
+    if mode not in MODES:
+        raise ValueError(f"confinement must be one of {MODES}, got {mode!r}")
+    if mode == "bubblewrap":
+        why = probe()
+        if why:
+            raise ConfinementUnavailable(
+                f"refusing to run student code: {why}. Install bubblewrap, or opt into the "
+                "weaker mode with CONFINEMENT = 'unconfined' in nbgrader_config.py "
+                "(student code then runs with the grader's rights).")
+
+
+class Run:
+    """A started sandbox: ``proc`` (its stdin/stdout pipes), host folder and cgroups."""
+
+    def __init__(self, proc, private, cgroups):
+        self.proc, self.private, self.cgroups = proc, private, cgroups
+
+
+def _scratch_taken():
+    """Names directly in the sandbox's /tmp taken by the runtime's mounts (if there)."""
+    exe, runtime, _ = _runtime()
+    paths = list(runtime) + [sys.executable, sys.prefix, _site_entries(())[0]]
+    return {os.path.relpath(p, _SCRATCH).split(os.sep)[0] for p in paths
+            if p.startswith(_SCRATCH + os.sep)}
+
+
+def _open_files(folder, limit_bytes, limit_count=64):
+    """Open the regular files directly in ``folder`` (no links, no subfolders)."""
+    fds, total = [], 0
+    if folder is None:
+        return fds
+    taken = _scratch_taken()
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if len(fds) >= limit_count:
             break
-        message = loads(line)
-        i = message["case"]
-        if not callable(func):
-            hint = f" (a cell failed: {cell_errors[-1]})" if cell_errors else ""
-            emit({"case": i, "error": f"the function {func_name} is not defined{hint}"[:500]})
-            continue
         try:
-            args = decode(message["args"])
-            del line, message
-            result = func(*args)
-        except NotImplementedError:
-            emit({"case": i, "error": "not implemented (raises NotImplementedError)"})
+            fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue   # a link (refused) or unreadable
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or total + st.st_size > limit_bytes \
+                or entry.name.startswith(".") or entry.name in taken:
+            os.close(fd)
             continue
-        except BaseException as exc:
-            emit({"case": i, "error": f"raised {type(exc).__name__}: {exc}"[:500]})
-            continue
-        try:
-            emit({"case": i, "value": encode(result)})
-        except UnsupportedValue as exc:
-            emit({"case": i, "error": f"returned an unsupported type: {exc}"[:500]})
-        except BaseException as exc:
-            emit({"case": i, "error": f"its result could not be sent: {type(exc).__name__}"})
-    os_exit(0)
+        total += st.st_size
+        fds.append((fd, entry.name))
+    return fds
 
 
-if __name__ == "__main__":
-    main()
+def start(policy, module, *, mode="bubblewrap", files_from=None, control=False):
+    """Start ``sandboxrunner.<module>.main()`` confined by ``policy``; return a :class:`Run`.
+
+    The process's stdin and stdout are pipes to the caller; stderr goes
+    nowhere, or with ``control`` to a third pipe (the runner's own channel).
+    ``files_from`` is a folder whose regular files are copied into the scratch
+    folder (links and subfolders are left out).
+    """
+    check_mode(mode)
+    files = _open_files(files_from, policy.scratch_bytes // 2)
+    private = None
+    capped, cgroups = _run_cgroups(policy)
+    try:
+        if mode == "bubblewrap":
+            argv, cwd, env = bwrap_argv(policy, _python(module), files), None, {}
+        else:
+            private = tempfile.mkdtemp(prefix="coursegrader-run-")
+            argv, cwd, env = _unconfined(policy, module, files, private)
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE if control else subprocess.DEVNULL,
+                                cwd=cwd, env=env,
+                                pass_fds=[fd for fd, _ in files], start_new_session=True,
+                                preexec_fn=_limits(policy, cgroups, "pids" in capped))
+    except BaseException:
+        if private:
+            shutil.rmtree(private, ignore_errors=True)
+        for path in cgroups:
+            _remove_cgroup(path)
+        raise
+    finally:
+        for fd, _ in files:
+            os.close(fd)
+    return Run(proc, private, cgroups)
+
+
+def _unconfined(policy, module, files, private):
+    runner = os.path.join(private, "runner", RUNNER)
+    work = os.path.join(private, "work")
+    os.makedirs(runner)
+    os.makedirs(work)
+    for name, path in _RUNNER_MODULES.items():
+        shutil.copyfile(path, os.path.join(runner, name))
+    for fd, name in files:
+        with open(os.path.join(work, name), "wb") as out:
+            out.write(os.pread(fd, os.fstat(fd).st_size, 0))
+    env = {k: v.replace(_SCRATCH, work) for k, v in policy.env}
+    boot = _python(module)
+    boot[-1] = boot[-1].replace(repr(_RUNNER_DIR), repr(os.path.dirname(runner)))
+    return [sys.executable] + boot[1:], work, env
+
+
+def stop(run):
+    """Kill everything the run started and remove its private folder."""
+    proc = run.proc
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            proc.kill()
+    proc.wait()
+    for path in run.cgroups:
+        _remove_cgroup(path)
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        try:
+            if pipe:
+                pipe.close()
+        except OSError:
+            pass
+    if run.private:
+        shutil.rmtree(run.private, ignore_errors=True)

@@ -1,7 +1,7 @@
 """What a student's HTML may contain when a page of the course shows it.
 
 The single home of the rule, used by the autograde preprocessor
-(:mod:`coursegrader.clean_student_html`), the feedback preprocessors and the
+(:mod:`coursegrader.preprocessors.clean_student_html`), the feedback preprocessors and the
 Formgrader and feedback templates (the ``clean_student_html`` Jinja filter,
 ``nbgrader_config.py``).
 

@@ -18,50 +18,27 @@ from pathlib import Path
 import nbformat
 
 from .author import build_notebook, source_path
+from .markers import (HIDDEN_TESTS, MARKERS, SOLUTION, outside_lines,
+                      region_lines)
 
 __all__ = ["solution_lines", "hidden_test_lines", "lines_outside_regions", "release_leaks",
            "validate_course"]
 
-MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
-
-
-def _region(source, begin, end):
-    lines, inside = [], False
-    for line in source.split("\n"):
-        if begin in line:
-            inside = True
-        elif end in line:
-            inside = False
-        elif inside and line.strip():
-            lines.append(line.strip())
-    return lines
-
-
 def solution_lines(nb):
     """Non-blank lines of every solution region of a source notebook."""
-    return [line for cell in nb.cells
-            for line in _region(cell.source, "BEGIN SOLUTION", "END SOLUTION")]
+    return [line.strip() for cell in nb.cells
+            for line in region_lines(cell.source, SOLUTION) if line.strip()]
 
 
 def hidden_test_lines(nb):
     """Non-blank lines of every hidden-test region of a source notebook."""
-    return [line for cell in nb.cells
-            for line in _region(cell.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")]
+    return [line.strip() for cell in nb.cells
+            for line in region_lines(cell.source, HIDDEN_TESTS) if line.strip()]
 
 
 def lines_outside_regions(nb):
     """Lines of a source notebook outside its solution and hidden-test regions."""
-    outside = []
-    for cell in nb.cells:
-        inside = False
-        for line in cell.source.split("\n"):
-            if any(m in line for m in MARKERS[::2]):
-                inside = True
-            elif any(m in line for m in MARKERS[1::2]):
-                inside = False
-            elif not inside:
-                outside.append(line)
-    return outside
+    return [line for cell in nb.cells for line in outside_lines(cell.source)]
 
 
 def release_leaks(source_nb, released_nb):

@@ -1,8 +1,8 @@
 """Filesystem confinement enforced by the Linux kernel (Landlock, Linux >= 5.13).
 
 The boundary around student code is the bubblewrap sandbox of
-:mod:`coursegrader.confine`.  Inside it, the judge's runner
-(:mod:`coursegrader.sandbox`) also gives up, where the running kernel offers
+:mod:`coursegrader.sandbox`.  Inside it, the judge's runner
+(:mod:`.part_runner`) also gives up, where the running kernel offers
 Landlock, the rights it does not need, for itself and every process it
 starts -- a cheap second layer -- and the unconfined mode (no sandbox) relies
 on it to keep graded code out of the course folder:
@@ -152,7 +152,7 @@ def restrict(denied=(), writable=(), readable=(), *, execute=False, network=Fals
 
     Examples
     --------
-    >>> from coursegrader import landlock
+    >>> from coursegrader.runner import landlock
     >>> landlock.available() in (True, False)
     True
     """

@@ -12,29 +12,23 @@ import html
 import re
 
 from nbgrader import utils
-from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import List, Unicode
+from traitlets import Unicode
 
-from .spec import get_parts
-from .student_html import student_markdown_html
+from ..spec import get_parts
+from ..student_html import student_markdown_html
+from .base import FeedbackPreprocessor
 
 __all__ = ["TitleGradedParts"]
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
 
 
-class TitleGradedParts(NbGraderPreprocessor):
+class TitleGradedParts(FeedbackPreprocessor):
     """Put ``{grade_id: title as HTML}`` in ``resources["part_titles"]``."""
 
     separator = Unicode(
         " \N{EM DASH} ", help="Text between a test cell's heading and what the part "
         "checks.").tag(config=True)
-    # The HTML exporter of generate_feedback configures this for every
-    # preprocessor; nbgrader's base class declares it without config=True.
-    display_data_priority = List(
-        NbGraderPreprocessor.display_data_priority.default_value,
-        help="Output types in the order an exporter prefers them (unused here).",
-    ).tag(config=True)
 
     def preprocess(self, nb, resources):
         try:

@@ -7,8 +7,8 @@ TESTS`` region always differs: the release removed that region, so every
 submission of every student would warn about every such cell. This
 preprocessor restores those cells without a warning when the submitted source
 is exactly the released one (the source with the hidden region removed, as
-:class:`coursegrader.preprocessor.HideHiddenTests` removes it); any other
-change to a locked cell is still reported and undone by nbgrader's code.
+:class:`coursegrader.preprocessors.hide_hidden_tests.HideHiddenTests` removes
+it); any other change to a locked cell is still reported and undone by nbgrader's code.
 """
 
 from nbformat.v4 import new_code_cell
@@ -16,13 +16,13 @@ from nbgrader import utils
 from nbgrader.api import MissingEntry
 from nbgrader.preprocessors import OverwriteCells
 
-from .preprocessor import HideHiddenTests
+from .hide_hidden_tests import HideHiddenTests
 
 __all__ = ["RestoreLockedCells"]
 
 
 class RestoreLockedCells(OverwriteCells):
-    """``OverwriteCells`` that expects hidden-test regions to be missing from submissions."""
+    """``OverwriteCells`` that expects submissions to miss their hidden-test regions."""
 
     @staticmethod
     def released_source(source):

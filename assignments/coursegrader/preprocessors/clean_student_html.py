@@ -10,16 +10,16 @@ what stays is :mod:`coursegrader.student_html`.
 
 import json
 
-from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Bool, List
+from traitlets import Bool
 
-from .preprocessor import clean_outputs
-from .student_html import clean_html, clean_markdown
+from ..student_html import clean_html, clean_markdown
+from ..student_outputs import clean_outputs
+from .base import FeedbackPreprocessor
 
 __all__ = ["CleanStudentHTML"]
 
 
-class CleanStudentHTML(NbGraderPreprocessor):
+class CleanStudentHTML(FeedbackPreprocessor):
     """Clean the HTML of Markdown cells, raw cells and outputs in a submitted notebook.
 
     A Markdown cell that is plain Markdown (no raw HTML, links only to http,
@@ -33,13 +33,7 @@ class CleanStudentHTML(NbGraderPreprocessor):
     raw = Bool(True, help="Clean raw cells as HTML (nbconvert shows raw HTML cells "
                "as they are).").tag(config=True)
     outputs = Bool(True, help="Keep only plain, cleaned outputs in code cells "
-                   "(coursegrader.preprocessor.clean_outputs).").tag(config=True)
-    # The HTML exporter of generate_feedback configures this for every
-    # preprocessor; nbgrader's base class declares it without config=True.
-    display_data_priority = List(
-        NbGraderPreprocessor.display_data_priority.default_value,
-        help="Output types in the order an exporter prefers them (unused here).",
-    ).tag(config=True)
+                   "(coursegrader.student_outputs.clean_outputs).").tag(config=True)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "markdown" and self.markdown:

@@ -1,7 +1,7 @@
-"""The notebook's run in a kernel, inside the sandbox (``sandboxrunner.kernelguard``).
+"""The notebook's run in a kernel, inside the sandbox (``sandboxrunner.kernel_runner``).
 
-:class:`coursegrader.preprocessor.SafeExecute` starts this module in the
-sandbox of :mod:`coursegrader.confine`, so the Jupyter kernel, its ZeroMQ
+:class:`coursegrader.preprocessors.safe_execute.SafeExecute` starts this module in
+the sandbox of :mod:`coursegrader.sandbox`, so the Jupyter kernel, its ZeroMQ
 sockets (on the sandbox's own loopback) and everything the notebook starts
 live and die inside it.  It reads one JSON request on stdin::
 
@@ -24,6 +24,9 @@ import json
 import os
 import sys
 import time
+
+from .private import make_private
+from .protocol import write_all
 
 __all__ = ["main"]
 
@@ -96,7 +99,6 @@ def run(request):
 
 
 def main():
-    from .sandbox import make_private
     make_private()      # the kernel it starts cannot open this process's descriptors
     request = json.loads(sys.stdin.buffer.read())
     out_fd = os.dup(1)
@@ -110,9 +112,7 @@ def main():
     except Exception as exc:  # the kernel could not be started: say so, grading goes on
         answer = {"cells": [], "stopped": {"cell": 0, "why": f"the kernel could not run "
                                                               f"({type(exc).__name__}: {exc})"}}
-    data = json.dumps(answer, default=str).encode()
-    while data:
-        data = data[os.write(out_fd, data):]
+    write_all(out_fd, json.dumps(answer, default=str).encode())
     os._exit(0)
 
 

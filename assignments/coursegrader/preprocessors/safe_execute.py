@@ -1,0 +1,152 @@
+"""SafeExecute: the notebook's own run, in a kernel inside the sandbox.
+
+It runs the notebook's code cells in a kernel inside the sandbox of
+:mod:`coursegrader.sandbox` (the runner inside is
+:mod:`coursegrader.runner.kernel_runner`), with a timeout per cell and a
+budget for the whole run; the outputs come back as data, are kept only if
+plain and are cleaned.  A cell that times out or a kernel that dies stops the
+run, never the grading (the grade is decided by
+:class:`~coursegrader.preprocessors.judge_tests.JudgeTests` anyway).  With
+``wait = False`` the run goes on while the judge works, and
+:class:`~coursegrader.preprocessors.collect_kernel_run.CollectKernelRun`
+applies it later (:func:`apply_kernel_run`).
+"""
+
+import json
+import os
+import selectors
+import threading
+import time
+
+from nbformat.v4 import new_output
+from traitlets import Bool, Float, Int
+
+from coursecheck.serial import UnsupportedValue, loads_bounded
+
+from .. import sandbox
+from ..notebook_cells import is_test_cell
+from ..spec import get_parts
+from ..student_outputs import clean_outputs, plain_text
+from .base import ConfinedPreprocessor
+
+__all__ = ["SafeExecute", "apply_kernel_run"]
+
+
+class SafeExecute(ConfinedPreprocessor):
+    """Run the notebook in a sandboxed kernel; never let it stop the grading."""
+
+    timeout = Int(
+        60, help="Seconds a cell may run before the kernel run stops.").tag(config=True)
+    budget = Float(
+        600.0, help="Seconds the whole kernel run may take.").tag(config=True)
+    output_bytes = Int(
+        4 * 1024**2, help="Bytes of output kept from the run.").tag(config=True)
+    wait = Bool(
+        True, help="Wait for the kernel run here; with False, it goes on while the "
+        "next preprocessors (the judge) work, and CollectKernelRun, later in the "
+        "chain, waits for it and fills in the outputs.").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        self.check_confinement(resources)
+        # Registered test cells are graded by JudgeTests; running them here too
+        # would only cost time.
+        try:
+            graded = set(get_parts(resources["nbgrader"]["assignment"]))
+        except (KeyError, TypeError, ValueError):
+            graded = set()
+        run_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+                     and not (is_test_cell(c)
+                              and c.metadata.nbgrader.get("grade_id") in graded)]
+        for i in run_cells:
+            nb.cells[i].outputs = []
+            nb.cells[i].execution_count = None
+        request = {"cells": [nb.cells[i].source for i in run_cells],
+                   "cell_timeout": self.timeout, "budget": self.budget,
+                   "output_bytes": self.output_bytes}
+        folder = (resources or {}).get("metadata", {}).get("path")
+        result = {}
+        job = threading.Thread(target=lambda: result.update(
+            zip(("answer", "why"), self._run(sandbox.KERNEL, request, folder))),
+            daemon=True)
+        job.start()
+        student = resources.get("nbgrader", {}).get("student")
+        if self.wait:
+            apply_kernel_run(nb, job, result, run_cells, self.log, student)
+        else:   # the judge grades meanwhile; CollectKernelRun applies the outputs
+            pending = (job, result, run_cells)
+            resources.setdefault("coursegrader", {})["kernel_run"] = pending
+        return nb, resources
+
+    def _run(self, policy, request, folder):
+        """(answer or {}, why the run gave nothing usable or "")."""
+        run = sandbox.start(policy, sandbox.KERNEL_RUNNER, mode=self.confinement,
+                            files_from=folder)
+        deadline = time.monotonic() + self.budget + 60   # kernel start-up and shutdown
+        out = bytearray()
+        why = ""
+        try:
+            data = json.dumps(request).encode()
+            run.proc.stdin.write(data)
+            run.proc.stdin.close()
+            fd = run.proc.stdout.fileno()
+            os.set_blocking(fd, False)
+            with selectors.DefaultSelector() as sel:
+                sel.register(fd, selectors.EVENT_READ)
+                while True:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        why = (f"the notebook's run took more than {self.budget:g} s "
+                               "in all")
+                        break
+                    if not sel.select(remaining):
+                        continue
+                    try:
+                        chunk = os.read(fd, 1 << 20)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        break
+                    out += chunk
+                    if len(out) > policy.output_bytes:
+                        why = "the notebook's run sent back too much output"
+                        break
+        except OSError as exc:
+            why = f"the kernel run could not be started ({exc})"
+        finally:
+            sandbox.stop(run)
+        if why:
+            return {}, why
+        try:
+            return loads_bounded(bytes(out), policy.output_bytes), ""
+        except UnsupportedValue as exc:
+            return {}, f"the kernel run sent back something unreadable ({exc})"
+
+
+def apply_kernel_run(nb, job, result, run_cells, log, student):
+    """Wait for the kernel run ``job`` and put its cleaned outputs into ``nb``."""
+    job.join()
+    answer, why = result.get("answer", {}), result.get("why", "the kernel run failed")
+    cells = answer.get("cells") if isinstance(answer, dict) else None
+    if isinstance(cells, list):
+        for i, got in zip(run_cells, cells):
+            if isinstance(got, dict):
+                nb.cells[i].outputs = clean_outputs(got.get("outputs"))
+                n = got.get("execution_count")
+                nb.cells[i].execution_count = n if type(n) is int else None
+    stopped = answer.get("stopped") if isinstance(answer, dict) else None
+    if isinstance(stopped, dict) and type(stopped.get("cell")) is int \
+            and 0 <= stopped["cell"] < len(run_cells):
+        where, why = run_cells[stopped["cell"]], plain_text(stopped.get("why"))[:300]
+    elif why:
+        where = run_cells[0] if run_cells else None
+    else:
+        where = None
+    if where is not None:
+        log.warning("Kernel run of %s stopped at cell %d: %s; grading continues",
+                    student, where, why)
+        nb.cells[where].outputs.append(new_output(
+            "error", ename="KernelStopped", evalue=why,
+            traceback=[f"KernelStopped: {why}; the cells below were not run in the "
+                       "notebook (the grader still checks every part)"]))
+
+

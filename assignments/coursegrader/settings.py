@@ -1,0 +1,113 @@
+"""The course's settings that come from the environment: the one place that reads it.
+
+Every other setting is a traitlet of the class that uses it, set in
+``nbgrader_config.py`` (``c.SafeExecute.budget``, ``c.LatePolicy.per_day``,
+...).  The few an instructor or a server sets per machine come from
+environment variables, and only :class:`CourseSettings` reads them; each can
+also be set as ``c.CourseSettings.<name>`` in ``nbgrader_config.py``.
+
+========================== =================================================
+variable                   setting
+========================== =================================================
+NBGRADER_EXCHANGE          :attr:`CourseSettings.exchange`
+NBGRADER_COURSE_ID         :attr:`CourseSettings.course_id`
+NBGRADER_DB_URL            :attr:`CourseSettings.db_url`
+COURSEGRADER_SECRET        :attr:`CourseSettings.secret`
+COURSEGRADER_CELL_TIMEOUT  :attr:`CourseSettings.cell_timeout`
+COURSEGRADER_PART_TIMEOUT  :attr:`CourseSettings.part_timeout`
+DASK_SCHEDULER             :attr:`CourseSettings.scheduler`
+KERNEL_COURSE_EXCHANGE     :attr:`CourseSettings.hub_exchange`
+========================== =================================================
+"""
+
+import os
+
+from traitlets import Float, Int, Unicode, default
+from traitlets.config import Configurable
+
+__all__ = ["CourseSettings"]
+
+
+def _env(name, fallback):
+    value = os.environ.get(name, "")
+    return value if value != "" else fallback
+
+
+def _number(name, kind, fallback):
+    value = _env(name, None)
+    if value is None:
+        return fallback
+    try:
+        number = kind(value)
+    except ValueError:
+        number = None
+    if number is None or number <= 0:
+        raise ValueError(f"environment variable {name}: expected a positive number of "
+                         f"seconds, got {value!r}")
+    return number
+
+
+class CourseSettings(Configurable):
+    """Settings read from the environment (see the table above)."""
+
+    exchange = Unicode(
+        help="Folder of nbgrader's shared-folder exchange ($NBGRADER_EXCHANGE, default "
+             "/srv/nbgrader/exchange).").tag(config=True)
+    course_id = Unicode(
+        help="nbgrader's course id ($NBGRADER_COURSE_ID, default kernel-methods)."
+    ).tag(config=True)
+    db_url = Unicode(
+        None, allow_none=True,
+        help="The gradebook's database URL ($NBGRADER_DB_URL, e.g. "
+             "postgresql+psycopg://grader:...@dbhost/kernel_methods); None: SQLite in "
+             "the course folder.").tag(config=True)
+    secret = Unicode(
+        help="The course secret the hidden cases are drawn from "
+             "($COURSEGRADER_SECRET); empty: JudgeTests.secret, else "
+             "JudgeTests.secret_file.").tag(config=True)
+    cell_timeout = Int(
+        help="Seconds a notebook cell may run in the kernel run "
+             "($COURSEGRADER_CELL_TIMEOUT, default 60).").tag(config=True)
+    part_timeout = Float(
+        None, allow_none=True,
+        help="Seconds the judge gives each part ($COURSEGRADER_PART_TIMEOUT); None: "
+             "the part's own limit.").tag(config=True)
+    scheduler = Unicode(
+        help="Address of a Dask scheduler that grades instead of local workers "
+             "($DASK_SCHEDULER, e.g. tcp://host:8786); empty: local workers."
+    ).tag(config=True)
+    hub_exchange = Unicode(
+        help="The exchange the course's JupyterHub chose ($KERNEL_COURSE_EXCHANGE, "
+             "set by deploy/ on its servers); empty: not on the hub.").tag(config=True)
+
+    @default("exchange")
+    def _default_exchange(self):
+        return _env("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")
+
+    @default("course_id")
+    def _default_course_id(self):
+        return _env("NBGRADER_COURSE_ID", "kernel-methods")
+
+    @default("db_url")
+    def _default_db_url(self):
+        return _env("NBGRADER_DB_URL", None)
+
+    @default("secret")
+    def _default_secret(self):
+        return _env("COURSEGRADER_SECRET", "")
+
+    @default("cell_timeout")
+    def _default_cell_timeout(self):
+        return _number("COURSEGRADER_CELL_TIMEOUT", int, 60)
+
+    @default("part_timeout")
+    def _default_part_timeout(self):
+        return _number("COURSEGRADER_PART_TIMEOUT", float, None)
+
+    @default("scheduler")
+    def _default_scheduler(self):
+        return _env("DASK_SCHEDULER", "")
+
+    @default("hub_exchange")
+    def _default_hub_exchange(self):
+        return _env("KERNEL_COURSE_EXCHANGE", "")
