@@ -246,3 +246,24 @@ def test_the_runner_imports_on_the_host():
     from coursegrader.runner import protocol, student_side
     assert protocol.END == b'{"end": true}'
     assert student_side.serial.__name__ == "coursecheck.serial"
+
+
+def test_every_package_is_listed_for_installation():
+    """A non-editable install (the hub's instructor environment) gets only the
+    packages pyproject.toml lists: a subpackage missing there is missing on
+    the hub, though every test run from the checkout passes."""
+    import tomllib
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    setup = config["tool"]["setuptools"]
+    listed = set(setup["packages"])
+    found = set()
+    for top, folder in setup["package-dir"].items():
+        base = root / folder
+        for init in base.rglob("__init__.py"):
+            parts = init.parent.relative_to(base).parts
+            found.add(".".join((top, *parts)))
+    assert found, "no package found under the folders pyproject.toml names"
+    assert found == listed, (f"missing from pyproject.toml: {sorted(found - listed)}; "
+                             f"listed but absent: {sorted(listed - found)}")
