@@ -579,9 +579,17 @@ def test_figures_and_equations_fit_a_phone(site):
                 'article img')].map(img => {
                   const box = img.getBoundingClientRect();
                   const figure = (img.closest('figure') || {}).id;
+                  // A box between the image and its figure that is narrower
+                  // than the image cuts it (and scrolls).
+                  let cut = false;
+                  for (let el = img.parentElement; el && el.tagName !== 'ARTICLE';
+                       el = el.parentElement) {
+                    cut = cut || el.scrollWidth > el.clientWidth + 1;
+                    if (el.tagName === 'FIGURE') break;
+                  }
                   return {figure: figure || img.src.slice(-40),
                           natural: img.naturalWidth, shown: box.width,
-                          left: box.left, right: box.right};
+                          left: box.left, right: box.right, cut};
                 })""")
             page.close()
             figures += len(images)
@@ -593,6 +601,8 @@ def test_figures_and_equations_fit_a_phone(site):
                 if img["right"] > PHONE["width"] + 0.5 or img["left"] < -0.5:
                     failures.append(f"{where} reaches past the screen "
                                     f"({img['left']:.0f} to {img['right']:.0f} px)")
+                if img["cut"]:
+                    failures.append(f"{where} is wider than its box, which scrolls")
                 if img["shown"] < MIN_FIGURE_SCALE * img["natural"]:
                     failures.append(f"{where} is shown at {img['shown']:.0f} px of "
                                     f"its {img['natural']} px")
