@@ -555,8 +555,10 @@ PHONE_REPORT = """() => {
 
 @pytest.mark.timeout(600)
 def test_figures_and_equations_fit_a_phone(site):
-    """At 390 px no three-panel figure is wider than the screen (it is shown
-    stacked), no equation number covers its equation or stands beside one cut
+    """At 390 px no figure image is wider than the screen: each is shown
+    whole, inside the screen, at no less than MIN_FIGURE_SCALE of its drawn
+    size (figures wider than a phone come as a <picture> with a drawing for
+    it); no equation number covers its equation or stands beside one cut
     off at the screen edge, and at most MAX_SCROLLING_EQUATIONS display
     equations per page scroll sideways."""
     if not Path(CHROMIUM).exists():
@@ -564,7 +566,7 @@ def test_figures_and_equations_fit_a_phone(site):
     from playwright.sync_api import sync_playwright
 
     base, _ = site
-    failures, stacked, numbered = [], 0, 0
+    failures, stacked, numbered, figures = [], 0, 0, 0
     with sync_playwright() as p:
         browser = _chromium(p)
         context = browser.new_context(viewport=PHONE, is_mobile=True)
@@ -573,20 +575,45 @@ def test_figures_and_equations_fit_a_phone(site):
             report = page.evaluate(PHONE_REPORT)
             numbered += page.locator("article div.math span.eqno").count()
             stacked += page.locator("article figure picture img").count()
-            wide_rows = page.evaluate("""() => [...document.querySelectorAll(
-                'article figure picture img')].filter(img => img.naturalWidth === 0
-                || img.getBoundingClientRect().right > window.innerWidth)
-                .map(img => img.closest('figure').id)""")
+            images = page.evaluate("""() => [...document.querySelectorAll(
+                'article img')].map(img => {
+                  const box = img.getBoundingClientRect();
+                  const figure = (img.closest('figure') || {}).id;
+                  // A box between the image and its figure that is narrower
+                  // than the image cuts it (and scrolls).
+                  let cut = false;
+                  for (let el = img.parentElement; el && el.tagName !== 'ARTICLE';
+                       el = el.parentElement) {
+                    cut = cut || el.scrollWidth > el.clientWidth + 1;
+                    if (el.tagName === 'FIGURE') break;
+                  }
+                  return {figure: figure || img.src.slice(-40),
+                          natural: img.naturalWidth, shown: box.width,
+                          left: box.left, right: box.right, cut};
+                })""")
             page.close()
-            failures += [f"{docname}: three-panel figure {f} is wider than the screen"
-                         for f in wide_rows]
+            figures += len(images)
+            for img in images:
+                where = f"{docname}: figure {img['figure']}"
+                if img["natural"] == 0:
+                    failures.append(f"{where} shows no image")
+                    continue
+                if img["right"] > PHONE["width"] + 0.5 or img["left"] < -0.5:
+                    failures.append(f"{where} reaches past the screen "
+                                    f"({img['left']:.0f} to {img['right']:.0f} px)")
+                if img["cut"]:
+                    failures.append(f"{where} is wider than its box, which scrolls")
+                if img["shown"] < MIN_FIGURE_SCALE * img["natural"]:
+                    failures.append(f"{where} is shown at {img['shown']:.0f} px of "
+                                    f"its {img['natural']} px")
             failures += [f"{docname}: the number of equation {m} covers it or stands "
                          "beside its cut" for m in report["numbers"]]
             if len(report["scrolling"]) > MAX_SCROLLING_EQUATIONS:
                 failures.append(f"{docname}: {len(report['scrolling'])} display equations "
                                 "scroll sideways: " + "; ".join(report["scrolling"]))
         browser.close()
-    assert stacked >= 3, "the three-panel figures are not drawn stacked for a phone"
+    assert figures > 0, "no figure found on any page"
+    assert stacked >= 3, "the figures are not drawn for a phone"
     assert numbered > 0, "no numbered equation found"
     assert not failures, "\n".join(failures)
 
@@ -970,6 +997,86 @@ def test_wide_or_stacked_shows_a_column_on_narrow_screens():
     with pytest.raises(ValueError, match="breakpoint must be"):
         wide_or_stacked(draw, 1, wide_size=(7, 3), stacked_size=(3, 8), alt="a" * 30,
                         breakpoint=0)
+
+
+def test_a_figure_wider_than_a_phone_comes_with_a_drawing_for_it():
+    """phone_copy lays a row of panels out as a column at phone width, with
+    the same font sizes, the legend under its panel and the shared axis
+    labelled on every panel, and leaves the figure itself as it was; loaded
+    into IPython, every figure shows as a <picture> holding both drawings,
+    even after the inline backend has reset the figure formatters."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.pylabtools import select_figure_formats
+    from PIL import Image
+
+    from kernlab.figure_layouts import PHONE_WIDTH, load_ipython_extension, phone_copy
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7.2, 3.4), dpi=100, sharey=True)
+    for ax in (left, right):
+        ax.plot([0, 1], [0, 1], label="a rising line")
+        ax.plot([0, 1], [1, 0], label="a falling line")
+        ax.set_xlabel("input $x$")
+    left.set_ylabel("output $y$")
+    left.set_title("a title rather longer than a panel on a phone is wide")
+    left.legend()
+    fig.tight_layout()
+    positions = [ax.get_position().bounds for ax in fig.axes]
+    figures_open = plt.get_fignums()
+
+    phone = phone_copy(fig)
+    phone.draw_without_rendering()
+    renderer = phone.canvas.get_renderer()
+    top, bottom = phone.axes
+    assert [ax.get_position().bounds for ax in fig.axes] == positions
+    assert fig.get_size_inches().tolist() == [7.2, 3.4]
+    assert plt.get_fignums() == figures_open, "the copy opened a pyplot figure"
+    assert phone.get_size_inches()[0] <= PHONE_WIDTH
+    assert top.get_position().y0 > bottom.get_position().y1, "panels not stacked"
+    assert "\n" in top.get_title(), "a title wider than its panel is not wrapped"
+    # The legend hangs under the top panel's x-label, above the bottom panel.
+    legend = top.get_legend().get_window_extent(renderer)
+    assert legend.y1 <= top.xaxis.label.get_window_extent(renderer).y0
+    assert legend.y0 >= bottom.get_tightbbox(renderer).y1
+    # Same font sizes; the panel that hid the shared axis's ticks shows them.
+    assert top.xaxis.label.get_fontsize() == left.xaxis.label.get_fontsize()
+    assert bottom.get_ylabel() == "output $y$"
+    assert any(t.get_visible() and t.get_text() for t in bottom.get_yticklabels())
+    plt.close(phone)
+
+    shell = InteractiveShell.instance()
+    try:
+        load_ipython_extension(shell)
+        select_figure_formats(shell, {"png"})
+        bundle, _ = shell.display_formatter.format(fig)
+    finally:
+        InteractiveShell.clear_instance()
+    page = bundle["text/html"]
+    (narrow,) = re.findall(r'srcset="data:image/png;base64,([^"]+)"', page)
+    (wide,) = re.findall(r'<img src="data:image/png;base64,([^"]+)" alt=""', page)
+
+    def size(data):
+        return Image.open(io.BytesIO(base64.b64decode(data))).size
+
+    assert size(wide) == size(bundle["image/png"])
+    (wide_w, wide_h), (narrow_w, narrow_h) = size(wide), size(narrow)
+    assert narrow_w <= PHONE_WIDTH * 100 < wide_w and narrow_h > wide_h
+    breakpoint_ = int(re.search(r'max-width: (\d+)px', page).group(1)) + 1
+    assert breakpoint_ > wide_w, "a screen narrower than the wide drawing shows it"
+    plt.close(fig)
+
+    with pytest.raises(TypeError, match="fig must be a matplotlib Figure"):
+        phone_copy("figure")
+    small, _ = plt.subplots()
+    with pytest.raises(ValueError, match="width must be a positive"):
+        phone_copy(small, width=0)
+    plt.close(small)
 
 
 def test_datasets_have_the_documented_labels():
