@@ -124,6 +124,12 @@ server = {"ServerApp": {"jpserver_extensions": {"formgrader_csp": teacher}}}
 if teacher:
     server["ServerApp"]["tornado_settings"] = {
         "headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}
+    # traitlets sets the server's logger to DEBUG and filters by log_level at
+    # its console handler only; Formgrader hands the logger's own level to the
+    # nbgrader runs it starts and shows everything they log, so without this the
+    # autograde box lists every [DEBUG] line whatever log_level says.
+    server["ServerApp"]["logging_config"] = {
+        "loggers": {"ServerApp": {"level": "INFO"}}}
 with open(os.path.join(etc, "jupyter_server_config.d", "kernel_course.json"), "w") as f:
     json.dump(server, f, indent=2)
 PY

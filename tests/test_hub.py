@@ -605,7 +605,10 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             fg.locator(ada_row).wait_for()
             # the students by their names (from the course's students.csv)
             assert "Lovelace, Ada" in fg.locator(ada_row).inner_text()
-            formgrader_click(fg, f"{ada_row} td.autograde a")
+            box = formgrader_click(fg, f"{ada_row} td.autograde a")
+            # the box says what happened, in nbgrader's own lines, with no debug dump
+            assert f"Successfully autograded 'ps1' for student '{n['ada']}'" in box, box
+            assert "[INFO] Autograding" in box and "[DEBUG]" not in box, box
             shot(teacher, "teacher-autograded")
             # the rest of the class in one action: `make autograde` in a terminal
             terminal = open_terminal(teacher)
