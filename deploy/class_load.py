@@ -179,7 +179,9 @@ def run_round(settings, state, work, *, round_no, twice=(), window=45.0, lead=25
 
     folder = work / f"round{round_no}"
     folder.mkdir(parents=True, exist_ok=True)
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(folder)}
+    # ngshare_exchange reads USER when imported (the name it gives the local cache)
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(folder),
+           "USER": "class"}
     plan = {name: (tokens[name], jobs) for name, jobs in schedule.items()}
     students_run = subprocess.Popen(
         [python, "-c", CLASS, url, settings["course_id"], str(folder), str(template),
