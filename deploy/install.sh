@@ -120,7 +120,9 @@ with open(os.path.join(etc, "labconfig", "page_config.json"), "w") as f:
 # JupyterLab shows Formgrader in a frame of the same server, so the instructor's
 # server allows its own frames, and Formgrader's pages get a stricter policy
 # (formgrader_csp.py).
-server = {"ServerApp": {"jpserver_extensions": {"formgrader_csp": teacher}}}
+# Formgrader's boxes leave out nbgrader's debug lines (formgrader_log.py).
+server = {"ServerApp": {"jpserver_extensions": {"formgrader_csp": teacher,
+                                                "formgrader_log": teacher}}}
 if teacher:
     server["ServerApp"]["tornado_settings"] = {
         "headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}
@@ -129,9 +131,10 @@ with open(os.path.join(etc, "jupyter_server_config.d", "kernel_course.json"), "w
 PY
     # the role's own server modules: Formgrader's policy, the checked submit
     local module=submit_check.py
-    [ "$role" = instructor ] && module=formgrader_csp.py
-    cp "$HERE/$module" \
-        "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/"
+    [ "$role" = instructor ] && module="formgrader_csp.py formgrader_log.py"
+    local purelib
+    purelib=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    for m in $module; do cp "$HERE/$m" "$purelib/"; done
     # no news or update pop-up at login
     mkdir -p "$venv/share/jupyter/lab/settings"
     cat > "$venv/share/jupyter/lab/settings/overrides.json" <<'JSON'

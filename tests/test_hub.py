@@ -3,7 +3,7 @@
 Run as root (the hub creates Unix accounts and starts servers as them):
 ``pytest -k hub``. The module installs the server environments with
 deploy/install.sh under $KERNEL_COURSE_PREFIX (default /opt/kernel-course;
-repeated runs reuse them), then starts two throw-away hubs on free loopback
+repeated runs reuse them), then starts three throw-away hubs on free loopback
 ports, each with its own accounts (names start with "kh" and a random tag),
 state folder and exchange:
 
@@ -12,11 +12,14 @@ state folder and exchange:
   the browser test runs on it
   (Chromium driven by Playwright: students fetch, write, validate and submit;
   the instructor collects, autogrades, grades a written answer by hand and
-  releases feedback; a student reads it), then a student tries to read another
-  student's work through ngshare;
+  releases feedback; a student reads it; a hostile student's attacks on the
+  instructor's browser run nowhere and change no grade), then a student tries
+  to read another student's work through ngshare;
 - a hub whose exchange is a shared folder: students (real Unix users, nbgrader
   on the command line) try to read each other's work and the course folder, to
-  write into released material, and to submit in another student's name.
+  write into released material, and to submit in another student's name;
+- a hub with ngshare and 40 students, who submit at once while the instructor
+  collects, then again while the hub is restarted (deploy/class_load.py).
 
 Outside CI a missing requirement (root, npm, Chromium, PostgreSQL) skips; in
 CI it fails.
@@ -41,6 +44,7 @@ import requests
 from coursegrader.course import fill_answers
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, postgres_server
+from test_student_html import HOSTILE, HOSTILE_CODE
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,13 +91,20 @@ def hubpy(*args, check=True, timeout=900):
 
 
 # -- the hubs -------------------------------------------------------------------
-FULL_NAMES = {"ada": ("Ada", "Lovelace"), "bob": ("Bob", "Marley")}
+# ada answers honestly, bob hands in the blank notebook, eve attacks the grader's
+# browser
+FULL_NAMES = {"ada": ("Ada", "Lovelace"), "bob": ("Bob", "Marley"),
+              "eve": ("Eve", "Mallory")}
 
 
 @contextmanager
-def course_hub(exchange, db=False):
+def course_hub(exchange, db=False, students=None):
+    """A hub with an instructor and ``students`` ({who: (suffix of the user name,
+    first name, last name)}; by default those of FULL_NAMES)."""
+    students = students or {who: (who[0], *full) for who, full in FULL_NAMES.items()}
     tag = secrets.token_hex(2)
-    names = {"teacher": f"kh{tag}t", "ada": f"kh{tag}a", "bob": f"kh{tag}b"}
+    names = {"teacher": f"kh{tag}t", **{who: f"kh{tag}{suffix}"
+                                        for who, (suffix, _, _) in students.items()}}
     work = Path(tempfile.mkdtemp(prefix=f"hubtest-{exchange}-", dir="/tmp"))
     os.chmod(work, 0o755)
     book = work / "book"
@@ -104,11 +115,12 @@ def course_hub(exchange, db=False):
     try:
         with (postgres_server("jupyterhub") if db else _none()) as db_url:
             # the students with their names, in the course's students.csv format
-            students = work / "students.csv"
-            students.write_text("id,first_name,last_name,email\n" + "".join(
-                f"{names[who]},{first},{last},\n" for who, (first, last) in FULL_NAMES.items()))
+            roster = work / "students.csv"
+            roster.write_text("id,first_name,last_name,email\n" + "".join(
+                f"{names[who]},{first},{last},\n"
+                for who, (_, first, last) in students.items()))
             args = ["init", state, "--prefix", PREFIX, "--instructor", names["teacher"],
-                    "--students-file", students, "--exchange", exchange,
+                    "--students-file", roster, "--exchange", exchange,
                     "--exchange-root", work / "exchange", "--book", book]
             gradebook_url = None
             if db_url:
@@ -159,6 +171,17 @@ def ngshare_hub(installed):
 @pytest.fixture(scope="module")
 def folder_hub(installed):
     with course_hub("folder") as hub:
+        yield hub
+
+
+LOAD_CLASS = 40   # students submitting at once
+
+
+@pytest.fixture(scope="module")
+def load_hub(installed):
+    students = {f"s{i:02d}": (f"s{i:02d}", "Student", f"{i:02d}")
+                for i in range(LOAD_CLASS)}
+    with course_hub("ngshare", students=students) as hub:
         yield hub
 
 
@@ -325,9 +348,26 @@ def log_in(browser, hub, who):
     return page
 
 
+def open_nbgrader_menu(page, command=None):
+    """Click the menu bar's Nbgrader; again if its menu (with ``command``) does not
+    show, as a person would when a click goes to a menu bar still busy closing."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    shown = "#jp-mainmenu-nbgrader"
+    if command:
+        shown += f' li[data-command="{command}"]'
+    for _ in range(5):
+        page.click('#jp-menu-panel div.lm-MenuBar-itemLabel:text("Nbgrader")')
+        try:
+            page.wait_for_selector(shown, state="visible", timeout=20_000)
+            return shown
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    raise AssertionError(f"the Nbgrader menu did not show {shown}")
+
+
 def nbgrader_menu_items(page):
-    page.click('#jp-menu-panel div.lm-MenuBar-itemLabel:text("Nbgrader")')
-    page.wait_for_selector("#jp-mainmenu-nbgrader")
+    open_nbgrader_menu(page)
     # nbgrader's menu lists every command; those whose extension is disabled are hidden
     items = page.eval_on_selector_all("#jp-mainmenu-nbgrader li[data-command]:not(.lm-mod-hidden)",
                                       "els => els.map(e => e.dataset.command)")
@@ -336,8 +376,7 @@ def nbgrader_menu_items(page):
 
 
 def open_assignments(page):
-    page.click('#jp-menu-panel div.lm-MenuBar-itemLabel:text("Nbgrader")')
-    page.click('#jp-mainmenu-nbgrader li[data-command="nbgrader:open-assignment-list"]')
+    page.click(open_nbgrader_menu(page, "nbgrader:open-assignment-list"))
     page.wait_for_selector("#released_assignments_list")
 
 
@@ -432,8 +471,7 @@ def run_in_terminal(page, terminal, command):
 
 def open_formgrader(page):
     """Nbgrader > Formgrader: Formgrader in its JupyterLab tab (a frame)."""
-    page.click('#jp-menu-panel div.lm-MenuBar-itemLabel:text("Nbgrader")')
-    page.click('#jp-mainmenu-nbgrader li[data-command="nbgrader:open-formgrader"]')
+    page.click(open_nbgrader_menu(page, "nbgrader:open-formgrader"))
     return formgrader_frame(page)
 
 
@@ -503,6 +541,72 @@ HOSTILE_HANDLER = """() => new Promise(resolve => {
     });
     document.body.appendChild(box);
 })"""
+
+
+def submit_hostile(hub, source):
+    """eve fetches ps1 and submits the reference code with hostile written answers
+    (scripts, event handlers, javascript: links, a style block, a call of the grade
+    API) and a code answer whose outputs carry the same, its outputs included."""
+    n = hub["names"]
+    done = run_as(hub, n["eve"], "nbgrader", "fetch_assignment", "ps1", token=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    home = Path(pwd.getpwnam(n["eve"]).pw_dir)
+    released = nbformat.read(home / "ps1" / "ps1.ipynb", as_version=4)
+    nb = fill_answers(released, source)
+    answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    for cell in answers:
+        if cell.cell_type == "markdown":
+            cell.source = HOSTILE
+    code = next(c for c in answers if c.cell_type == "code")
+    code.source += "\n" + HOSTILE_CODE
+    code.outputs = [nbformat.v4.new_output("display_data", data={
+        "text/html": HOSTILE, "text/markdown": HOSTILE})]
+    nbformat.write(nb, home / "ps1" / "ps1.ipynb")
+    user = pwd.getpwnam(n["eve"])
+    os.chown(home / "ps1" / "ps1.ipynb", user.pw_uid, user.pw_gid)
+    done = run_as(hub, n["eve"], "nbgrader", "submit", "ps1", token=True)
+    assert done.returncode == 0 and "Submitted ps1 at" in done.stdout + done.stderr, \
+        done.stdout + done.stderr
+
+
+def all_grades(hub):
+    """Every grade in the gradebook: (student, grade id) -> (auto, manual score)."""
+    with gradebook(hub) as gb:
+        return {(sub.student.id, g.name): (g.auto_score, g.manual_score)
+                for sub in gb.assignment_submissions("ps1") for nb in sub.notebooks
+                for g in nb.grades}
+
+
+def watch_for_attacks(page):
+    """What the attacks would show from outside a page: dialogs it opens, and
+    requests it sends that name the payload or write a grade."""
+    seen = {"dialogs": [], "pwned": []}
+    page.on("dialog", lambda d: (seen["dialogs"].append(d.message), d.dismiss()))
+    page.on("request", lambda r: seen["pwned"].append((r.method, r.url)) if (
+        "pwned" in r.url or (r.method != "GET" and "/api/grade" in r.url)) else None)
+    return seen
+
+
+def attacks_seen(frame):
+    """What the attacks would leave inside a page (``frame``): the global they set,
+    in it and in its top window, and every element still carrying one of them: an
+    event handler of the payload's, a javascript: or data: address, or a script,
+    style, frame or SVG of the student's (each payload names "pwned"; the page's
+    own elements do not)."""
+    return frame.evaluate("""() => {
+        const marked = e => /pwned/.test(e.outerHTML);
+        const address = e => ['href', 'src', 'action', 'formaction', 'xlink:href']
+            .some(name => /^\\s*(javascript|data):/i.test(e.getAttribute(name) || ''));
+        const live = [...document.querySelectorAll('*')].filter(e => address(e)
+            || [...e.attributes].some(a => /^on/i.test(a.name) && /pwned/.test(a.value))
+            || (['SCRIPT', 'STYLE', 'IFRAME', 'META', 'SVG']
+                .includes(e.tagName.toUpperCase()) && marked(e)))
+            .map(e => e.outerHTML.slice(0, 200));
+        return {pwned: window.pwned === undefined ? null : String(window.pwned),
+                topPwned: window.top.pwned === undefined ? null
+                    : String(window.top.pwned),
+                live, shown: document.body.innerText};
+    }""")
 
 
 def test_hub_end_to_end_in_chromium(ngshare_hub):
@@ -587,6 +691,9 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             assert "ps1.ipynb (" in screen and "sha256" in screen, screen
             assert bob.goto(f"{hub['url']}/user/{n['bob']}/formgrader").status == 404
 
+            # -- eve: her written answers and her outputs attack the grader's browser --
+            submit_hostile(hub, source)
+
             # -- the instructor, in Formgrader opened from the menu: collect, autograde,
             #    grade by hand, release feedback ----------------------------------------
             teacher = pages["teacher"] = log_in(browser, hub, "teacher")
@@ -598,14 +705,17 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             formgrader_click(fg, f"{row} td.collect a")
             fg.locator('a:text("Manage Assignments")').click()
             fg.locator(f"{row} td.num-submissions a").wait_for()
-            assert fg.locator(f"{row} td.num-submissions").inner_text().strip() == "2"
+            assert fg.locator(f"{row} td.num-submissions").inner_text().strip() == "3"
             fg.locator(f"{row} td.num-submissions a").click()
             fg.wait_for_url("**/formgrader/manage_submissions/ps1")
             ada_row = f'tr:has(td.student-id:text-is("{n["ada"]}"))'
             fg.locator(ada_row).wait_for()
             # the students by their names (from the course's students.csv)
             assert "Lovelace, Ada" in fg.locator(ada_row).inner_text()
-            formgrader_click(fg, f"{ada_row} td.autograde a")
+            box = formgrader_click(fg, f"{ada_row} td.autograde a")
+            # the box says what happened, in nbgrader's own lines, with no debug dump
+            assert f"Successfully autograded 'ps1' for student '{n['ada']}'" in box, box
+            assert "[INFO] Autograding" in box and "[DEBUG]" not in box, box
             shot(teacher, "teacher-autograded")
             # the rest of the class in one action: `make autograde` in a terminal
             terminal = open_terminal(teacher)
@@ -621,6 +731,9 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
                 # the reference answers earn every autograded point, the blank none
                 assert max_code > 0 and sub.code_score == max_code, (sub.code_score, max_code)
                 assert gb.find_submission_notebook("ps1", "ps1", n["bob"]).code_score == 0
+                # eve's code is the reference's: her attacks cost or earn nothing
+                eve = gb.find_submission_notebook("ps1", "ps1", n["eve"])
+                assert eve.code_score == max_code, eve.code_score
             assert max_written == 6   # part 5 (4 points) and part 6 (2 points), graded by hand
             total = max_code + max_written
             # Manual Grading > ps1 > ps1 > Ada's submission (names shown one by one);
@@ -671,6 +784,36 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             # the grading page's way out is its "Manual Grading" breadcrumb
             fg.locator('a:text-is("Manual Grading")').first.click()
             fg.wait_for_url("**/formgrader/gradebook")
+
+            # -- eve's submission, opened the same way: none of her attacks runs -------
+            before = all_grades(hub)
+            watch = watch_for_attacks(teacher)
+            fg.locator('td a:text-is("ps1")').click()
+            fg.wait_for_url("**/formgrader/gradebook/ps1")
+            fg.locator('td a:text-is("ps1")').click()
+            fg.wait_for_url("**/formgrader/gradebook/ps1/ps1")
+            theirs = fg.locator("tr").filter(
+                has=fg.locator("a.name-shown", has_text="Mallory, Eve"))
+            theirs.locator(".glyphicon-eye-open").click()
+            theirs.locator("a.name-shown").click()
+            with gradebook(hub) as gb:
+                eve_id = gb.find_submission_notebook("ps1", "ps1", n["eve"]).id
+            fg.wait_for_url(re.compile(rf"/formgrader/submissions/{eve_id}/?(\?.*)?$"))
+            fg.locator("input.score#validity_arguments").wait_for()
+            fg.wait_for_load_state("networkidle")
+            teacher.wait_for_timeout(1000)   # a handler would have run by now
+            shot(teacher, "teacher-hostile-submission")
+            seen = attacks_seen(fg)
+            # her answers are on the page as text, the page is not blanked
+            assert "My answer." in seen["shown"], seen
+            assert "bold output" in seen["shown"], seen
+            assert fg.locator("input.score#validity_arguments").is_visible()
+            assert seen["pwned"] is None and seen["topPwned"] is None, seen
+            assert seen["live"] == [], seen
+            assert watch["dialogs"] == [] and watch["pwned"] == [], watch
+            assert all_grades(hub) == before
+            fg.locator('a:text-is("Manual Grading")').first.click()
+            fg.wait_for_url("**/formgrader/gradebook")
             fg.locator('a:text("Manage Assignments")').click()
             fg.locator(f"{row} td.generate-feedback a").wait_for()
             formgrader_click(fg, f"{row} td.generate-feedback a")
@@ -678,7 +821,23 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             with gradebook(hub) as gb:
                 scores = {s.student.id: (s.score, s.max_score) for s in gb.assignment_submissions("ps1")}
                 names = {s.id: (s.first_name, s.last_name) for s in gb.students}
-            assert scores == {n["ada"]: (max_code + 5, total), n["bob"]: (0, total)}
+            # ada keeps what she was given, eve has what her code earns
+            assert scores == {n["ada"]: (max_code + 5, total), n["bob"]: (0, total),
+                              n["eve"]: (max_code, total)}, scores
+            # eve's feedback, as anyone's browser shows it: none of her attacks runs
+            course_dir = Path(hub["settings"]["course_dirs"][n["teacher"]])
+            viewer = teacher.context.new_page()
+            watch = watch_for_attacks(viewer)
+            viewer.goto((course_dir / "feedback" / n["eve"] / "ps1" / "ps1.html")
+                        .as_uri())
+            viewer.wait_for_load_state("load")
+            viewer.wait_for_timeout(1000)
+            seen = attacks_seen(viewer.main_frame)
+            viewer.close()
+            assert "My answer." in seen["shown"], seen
+            assert "bold output" in seen["shown"], seen
+            assert seen["pwned"] is None and seen["live"] == [], seen
+            assert watch["dialogs"] == [] and watch["pwned"] == [], watch
             assert names == {n[who]: full for who, full in FULL_NAMES.items()}, names
 
             # -- ada reads her feedback in the Assignments tab -------------------------
@@ -734,7 +893,8 @@ def test_hub_ngshare_keeps_students_apart(ngshare_hub):
     # the instructor sees both submissions; bob is even given ada's exact timestamp
     teacher = hubpy("token", hub["state"], n["teacher"]).stdout.strip()
     listed = call("GET", f"submissions/{COURSE}/ps1", teacher)["submissions"]
-    assert sorted(sub["student_id"] for sub in listed) == sorted([n["ada"], n["bob"]]), listed
+    assert sorted(sub["student_id"] for sub in listed) == sorted(
+        [n["ada"], n["bob"], n["eve"]]), listed
     ada_stamp = stamp(n["ada"], teacher)
     refused = {}
     for method, path, params, data in (
@@ -785,7 +945,7 @@ def test_hub_database_on_postgresql(ngshare_hub):
     course_dir = Path(hub["settings"]["course_dirs"][n["teacher"]])
     assert not (course_dir / "gradebook.db").exists()
     with gradebook(hub) as gb:
-        assert {s.id for s in gb.students} == {n["ada"], n["bob"]}
+        assert {s.id for s in gb.students} == {n["ada"], n["bob"], n["eve"]}
         assert [a.name for a in gb.assignments] == ["ps1"]
 
 
@@ -888,3 +1048,68 @@ def test_hub_student_finds_no_secrets(ngshare_hub):
         assert found == [], (key, found)
     if "hidepid=" in Path("/proc/mounts").read_text():   # where the server allows it
         assert seen["processes of others"] == 0, seen["processes of others"]
+
+
+# -- a whole class submitting at once, and the hub restarted meanwhile ------------
+def load_round(hub, round_no, restart_at=None):
+    """A round of deploy/class_load.py on ``hub``: every student submits within a
+    minute (a quarter of them twice) while the instructor collects; what was
+    submitted, what ngshare lists, what the course folder holds."""
+    sys.path.insert(0, str(DEPLOY))
+    import class_load
+
+    s = hub["settings"]
+    twice = set(s["students"][::4])
+    out = class_load.run_round(s, hub["state"], Path(hub["state"]).parent / "load",
+                               round_no=round_no, twice=twice, restart_at=restart_at)
+    return (out, twice, class_load.latest_in_ngshare(s, out["teacher_token"]),
+            class_load.collected(s))
+
+
+def check_round(hub, round_no, out, twice, listed, held):
+    students = hub["settings"]["students"]
+    records = out["records"]
+    # every submission went in, each student's versions in order
+    assert all(r["timestamp"] for r in records), [
+        r for r in records if not r["timestamp"]]
+    assert sorted((r["student"], r["version"]) for r in records) == sorted(
+        [(name, 1) for name in students] + [(name, 2) for name in twice])
+    mine = {name: max((r for r in records if r["student"] == name),
+                      key=lambda r: r["version"]) for name in students}
+    # ngshare has every student's, the latest being the last one each made
+    assert set(listed) == set(students), set(students) ^ set(listed)
+    for name in students:
+        assert listed[name][1] == mine[name]["timestamp"], (name, listed[name],
+                                                            mine[name])
+    # the instructor holds each student's latest, once, in the student's own folder
+    assert set(held) == set(students), set(students) ^ set(held)
+    for name in students:
+        version = 2 if name in twice else 1
+        marker, stamp, files = held[name]
+        assert marker == f"{name} round {round_no} version {version}", (name, marker)
+        assert stamp == mine[name]["timestamp"], (name, stamp, mine[name]["timestamp"])
+        assert files == ["ps1.ipynb", "timestamp.txt"], (name, files)
+
+
+def test_hub_class_submits_at_once(load_hub):
+    """40 students submit ps1 through ngshare within a minute, ten of them twice,
+    while the instructor collects with --update every few seconds: each student's
+    latest submission is collected, into their own folder, once."""
+    out, twice, listed, held = load_round(load_hub, 1)
+    check_round(load_hub, 1, out, twice, listed, held)
+    collects = out["collects"]
+    assert collects and all(status == 0 for status in collects), collects
+
+
+def test_hub_class_submits_through_a_restart(load_hub):
+    """The same class submits again while the hub (with its proxy and ngshare) is
+    stopped and started in the middle: the submissions refused meanwhile are tried
+    again and go in, and the latest of each student is collected."""
+    pid = Path(load_hub["state"], "hub-process.pid").read_text()
+    out, twice, listed, held = load_round(load_hub, 2, restart_at=20)
+    # the hub was restarted (a new process) while the class submitted
+    assert Path(load_hub["state"], "hub-process.pid").read_text() != pid
+    check_round(load_hub, 2, out, twice, listed, held)
+    # nothing went in twice by mistake or got lost: ngshare holds at least this
+    # round's submissions of each student
+    assert all(listed[name][0] >= 1 + (name in twice) for name in listed), listed
