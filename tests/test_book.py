@@ -31,6 +31,7 @@ from markdown_it import MarkdownIt
 
 from conftest import CHROMIUM, require_chromium
 from conftest import CHROMIUM_ARGS as BROWSER_ARGS
+from accessibility import LAPTOP, PHONE, axe_violations
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = [*BROWSER_ARGS, "--disable-quic"]
@@ -398,8 +399,6 @@ def test_pages_render_in_chromium(site):
 # ---------------------------------------------------------------------------
 
 MAX_CODE_LINE = 88
-LAPTOP = {"width": 1366, "height": 768}
-PHONE = {"width": 390, "height": 844}
 # A figure may be scaled down to three quarters of the size it is drawn at,
 # and its smallest text, in pixels of the saved image, must stay readable
 # after that: 11 px drawn, so at least 8 px shown.
@@ -725,23 +724,6 @@ def test_menu_and_contents_buttons_work_on_a_phone(site):
         browser.close()
 
 
-# WCAG 2.1 AA as axe-core checks it (axe-playwright-python bundles axe-core):
-# the rules tagged for levels A and AA of WCAG 2.0 and 2.1, plus "label in
-# name" (label-content-name-mismatch), which axe marks experimental.
-AXE_OPTIONS = {
-    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
-    "rules": {"label-content-name-mismatch": {"enabled": True}},
-    "resultTypes": ["violations"],
-}
-
-
-def axe_violations(page, impacts=("serious", "critical")):
-    """The axe-core violations of the given impacts on an open page, one line each."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    found = Axe().run(page, options=AXE_OPTIONS).response["violations"]
-    return [f"{v['id']} ({v['impact']}): {len(v['nodes'])} x {v['nodes'][0]['target']}"
-            for v in found if v["impact"] in impacts]
 
 
 @pytest.mark.timeout(1200)

@@ -187,3 +187,30 @@ def test_the_judges_fields_reach_the_notebook_and_a_forged_copy_does_not():
     expected = grade_part(PS, PART, get_part(PS, PART), [MALLORY], student="mallory",
                           secret=SECRET)
     assert logged == {"cases": expected.cases, "note": ""}
+
+
+def test_the_report_page_meets_wcag_21_aa(graded, tmp_path):
+    """The instructor's report has no serious or critical WCAG 2.1 AA violation
+    on a laptop and on a phone."""
+    from playwright.sync_api import sync_playwright
+
+    from accessibility import LAPTOP, PHONE, axe_violations
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    part, grades = graded
+    path = tmp_path / "ps1.html"
+    path.write_text(render(summarise([record(s, g) for s, g in grades.items()], PS)),
+                    encoding="utf-8")
+    failures = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(),
+                                    args=CHROMIUM_ARGS)
+        try:
+            for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+                page = browser.new_context(viewport=viewport).new_page()
+                page.goto(path.as_uri())
+                assert page.locator("table").count() > 0, "the report shows no table"
+                failures += [f"{name}: {v}" for v in axe_violations(page)]
+        finally:
+            browser.close()
+    assert not failures, "\n".join(failures)

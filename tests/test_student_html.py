@@ -345,3 +345,34 @@ def test_no_attack_runs_in_formgrader_or_the_feedback_page(graded, formgrader):
     assert [(m, u) for m, u in requests if m != "GET"] == []
     assert not [u for m, u in requests if "pwned" in u or "/api/grade/" in u]
     assert _grades(graded) == before
+
+
+def test_the_feedback_pages_meet_wcag_21_aa(graded):
+    """A student's feedback page, an honest one and one full of attacks, has no
+    serious or critical WCAG 2.1 AA violation on a laptop and on a phone."""
+    from playwright.sync_api import sync_playwright
+
+    from accessibility import LAPTOP, PHONE, axe_violations
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    failures, checked = [], 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(),
+                                    args=CHROMIUM_ARGS)
+        try:
+            for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+                context = browser.new_context(viewport=viewport)
+                for student in ("alice", "mallory"):
+                    page = context.new_page()
+                    page.goto((graded.root / "feedback" / student / "ps1"
+                               / "ps1.html").as_uri())
+                    page.wait_for_selector("mjx-container", state="attached",
+                                           timeout=60_000)
+                    failures += [f"{name} {student}: {v}" for v in axe_violations(page)]
+                    checked += 1
+                    page.close()
+                context.close()
+        finally:
+            browser.close()
+    assert checked == 4
+    assert not failures, "\n".join(failures)
