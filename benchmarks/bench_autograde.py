@@ -19,14 +19,12 @@ Usage (from the repository root, with ``assignments`` on PYTHONPATH)::
     python benchmarks/bench_autograde.py --n 20 --ps ps5 --jobs 1 2 4
     python benchmarks/bench_autograde.py --json
 
-Last measured (``--n 12``, 2026-11-24, on 2 cores shared with other jobs,
-at the quietest moment found): one worker 36.9 s (3.07 s per submission,
-1.61 cores busy), two workers 39.4 s, that is 1.07 of one worker's time; the
-target of 0.65 is missed. One worker already keeps 1.61 cores busy (the
-notebook's kernel run overlaps the judge), so two cores allow at most 1.24x,
-a ratio of 0.81 at best; the rest went to the other jobs. On a busier moment
-(both cores taken before grading began) two workers took 1.64 of one
-worker's time (80.0 s against 131.3 s).
+Last measured (``--n 12``, 2026-11-24, on 2 cores with nothing else running):
+one worker 35.9 s (2.99 s per submission, 1.06 cores busy), two workers
+27.9 s (1.85 cores busy), that is 0.78 of one worker's time (1.29x); the
+target of 0.65 is missed. The two cores are busy, so the loss is work that
+two workers repeat or wait for, not idle cores. An earlier run on the same
+machine shared with other jobs gave 1.07.
 
 The projection for a term (300 students x 5 problem sets on 32 cores)
 assumes the per-submission time measured here and the parallel efficiency
