@@ -63,6 +63,11 @@ class InputError(ValueError):
         self.problems = problems
         super().__init__("\n".join(problems))
 
+    def report(self) -> None:
+        """Print every problem on standard error, one ``error:`` line each."""
+        for problem in self.problems:
+            print(f"error: {problem}", file=sys.stderr)
+
 
 @dataclasses.dataclass(frozen=True)
 class GradeLine:
@@ -296,8 +301,7 @@ def main(argv=None) -> int:
             print(f"{n} extension(s) granted (times in {calendar.time_zone})")
             return 0
     except InputError as exc:
-        for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
+        exc.report()
         print("nothing in the gradebook was changed", file=sys.stderr)
         return 2
 

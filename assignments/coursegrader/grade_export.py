@@ -232,8 +232,7 @@ def main(argv=None) -> int:
               f"{calendar.time_zone}")
         return 0
     except InputError as exc:
-        for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
+        exc.report()
         return 2
 
 

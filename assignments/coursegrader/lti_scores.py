@@ -255,8 +255,7 @@ def main(argv=None) -> int:
             lines = grade_lines(gb, policy, args.assignments)
         results = send_scores(settings, lines, args.assignments)
     except InputError as exc:
-        for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
+        exc.report()
         return 2
     except LtiServiceException as exc:
         print(f"error: the LMS refused a request: {exc}", file=sys.stderr)

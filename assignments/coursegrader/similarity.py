@@ -184,8 +184,7 @@ def main(argv=None) -> int:
                 print(f"  not compared: {line}", file=sys.stderr)
         return 0
     except InputError as exc:
-        for problem in exc.problems:
-            print(f"error: {problem}", file=sys.stderr)
+        exc.report()
         return 2
 
 
