@@ -569,6 +569,22 @@ def submit_hostile(hub, source):
         done.stdout + done.stderr
 
 
+def open_submission(fg, name, submission_id):
+    """Open a student's ps1 from Formgrader's gradebook (Manual Grading) the way
+    an instructor clicks to it, names shown, and wait for its grading page."""
+    fg.locator('td a:text-is("ps1")').click()
+    fg.wait_for_url("**/formgrader/gradebook/ps1")
+    fg.locator('td a:text-is("ps1")').click()
+    fg.wait_for_url("**/formgrader/gradebook/ps1/ps1")
+    row = fg.locator("tr").filter(has=fg.locator("a.name-shown", has_text=name))
+    row.locator(".glyphicon-eye-open").click()
+    row.locator("a.name-shown").click()
+    # Formgrader adds a slash and the submission's index to the address
+    fg.wait_for_url(re.compile(rf"/formgrader/submissions/{submission_id}/?(\?.*)?$"))
+    fg.locator("input.score#validity_arguments").wait_for()
+    fg.wait_for_load_state("networkidle")
+
+
 def all_grades(hub):
     """Every grade in the gradebook: (student, grade id) -> (auto, manual score)."""
     with gradebook(hub) as gb:
@@ -742,18 +758,7 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             fg = formgrader_frame(teacher)
             fg.locator('.nav a:text-is("Manual Grading")').click()
             fg.wait_for_url("**/formgrader/gradebook")
-            fg.locator('td a:text-is("ps1")').click()
-            fg.wait_for_url("**/formgrader/gradebook/ps1")
-            fg.locator('td a:text-is("ps1")').click()
-            fg.wait_for_url("**/formgrader/gradebook/ps1/ps1")
-            hers = fg.locator("tr").filter(
-                has=fg.locator("a.name-shown", has_text="Lovelace, Ada"))
-            hers.locator(".glyphicon-eye-open").click()
-            hers.locator("a.name-shown").click()
-            # Formgrader adds a slash and the submission's index to the address
-            fg.wait_for_url(re.compile(rf"/formgrader/submissions/{sub_id}/?(\?.*)?$"))
-            fg.locator("input.score#validity_arguments").wait_for()
-            fg.wait_for_load_state("networkidle")
+            open_submission(fg, "Lovelace, Ada", sub_id)
             # the second layer: the page refuses inline event handlers
             hostile = fg.evaluate(HOSTILE_HANDLER)
             assert hostile == {"ran": False, "refused_by": "script-src-attr"}, hostile
@@ -788,19 +793,9 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             # -- eve's submission, opened the same way: none of her attacks runs -------
             before = all_grades(hub)
             watch = watch_for_attacks(teacher)
-            fg.locator('td a:text-is("ps1")').click()
-            fg.wait_for_url("**/formgrader/gradebook/ps1")
-            fg.locator('td a:text-is("ps1")').click()
-            fg.wait_for_url("**/formgrader/gradebook/ps1/ps1")
-            theirs = fg.locator("tr").filter(
-                has=fg.locator("a.name-shown", has_text="Mallory, Eve"))
-            theirs.locator(".glyphicon-eye-open").click()
-            theirs.locator("a.name-shown").click()
             with gradebook(hub) as gb:
                 eve_id = gb.find_submission_notebook("ps1", "ps1", n["eve"]).id
-            fg.wait_for_url(re.compile(rf"/formgrader/submissions/{eve_id}/?(\?.*)?$"))
-            fg.locator("input.score#validity_arguments").wait_for()
-            fg.wait_for_load_state("networkidle")
+            open_submission(fg, "Mallory, Eve", eve_id)
             teacher.wait_for_timeout(1000)   # a handler would have run by now
             shot(teacher, "teacher-hostile-submission")
             seen = attacks_seen(fg)
