@@ -349,7 +349,8 @@ def test_no_attack_runs_in_formgrader_or_the_feedback_page(graded, formgrader):
 
 def test_the_feedback_pages_meet_wcag_21_aa(graded):
     """A student's feedback page, an honest one and one full of attacks, has no
-    serious or critical WCAG 2.1 AA violation on a laptop and on a phone."""
+    serious or critical WCAG 2.1 AA violation on a laptop and on a phone, and
+    is no wider than the screen."""
     from playwright.sync_api import sync_playwright
 
     from accessibility import LAPTOP, PHONE, axe_violations
@@ -361,7 +362,9 @@ def test_the_feedback_pages_meet_wcag_21_aa(graded):
                                     args=CHROMIUM_ARGS)
         try:
             for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
-                context = browser.new_context(viewport=viewport)
+                # a phone lays the page out at its own width only if the page asks
+                context = browser.new_context(viewport=viewport,
+                                              is_mobile=name == "phone")
                 for student in ("alice", "mallory"):
                     page = context.new_page()
                     page.goto((graded.root / "feedback" / student / "ps1"
@@ -369,6 +372,9 @@ def test_the_feedback_pages_meet_wcag_21_aa(graded):
                     page.wait_for_selector("mjx-container", state="attached",
                                            timeout=60_000)
                     failures += [f"{name} {student}: {v}" for v in axe_violations(page)]
+                    wide = page.evaluate("() => document.documentElement.scrollWidth")
+                    if wide > viewport["width"]:
+                        failures.append(f"{name} {student}: the page is {wide} px wide")
                     checked += 1
                     page.close()
                 context.close()
