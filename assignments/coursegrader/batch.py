@@ -8,14 +8,21 @@ one submission per task::
     submitted/<student>/<ps>/  ->  grade_submission()  ->  autograded/ + gradebook
                                                         ->  gradelog/<ps>.jsonl
 
-* **Workers.** ``--jobs N`` long-lived worker processes (default: the number
-  of cores) each import nbgrader once and then grade submission after
-  submission in-process through :class:`nbgrader.apps.NbGraderAPI`, so the
-  seconds nbgrader takes to import are paid once per worker, not once per
-  submission. ``--jobs 1`` grades in this process, one after another.
+* **Graders.** ``--jobs N`` graders (default: the number of cores): this
+  process and ``N - 1`` long-lived worker processes, each grading submission
+  after submission in-process through :class:`nbgrader.apps.NbGraderAPI`, so
+  the seconds nbgrader takes to import are paid once per process, not once
+  per submission.  This process starts grading at once, with what it has
+  already imported; each worker is given its first submission once it has
+  started (:func:`warm_up`) and its next one as soon as it hands a grade
+  back, so nothing waits for the workers, and a slow submission holds up only
+  its own grader.  ``--jobs 1`` grades in this process alone.
   ``--scheduler tcp://host:8786`` sends the same tasks to a Dask distributed
   cluster instead (the course folder on a shared filesystem, the gradebook
   on a database server).
+* **Start-up.** Every nbgrader process pays seconds for jsonschema's ``iri``
+  format checker; the grader's processes leave it out
+  (:mod:`coursegrader.startup`).
 * **Same grades.** A submission's grade depends only on its files, the course
   secret and the student (hidden cases are drawn from them), never on which
   worker graded it or in what order.
@@ -36,6 +43,7 @@ one submission per task::
 """
 
 import argparse
+import collections
 import contextlib
 import datetime
 import glob
@@ -43,16 +51,19 @@ import hashlib
 import json
 import logging
 import os
+import queue
 import re
 import signal
 import socket
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 from .settings import CourseSettings
+from .startup import skip_slow_imports
 
 __all__ = ["Submission", "find_submissions", "pending", "grade_submission", "read_log",
            "latest", "log_path", "run", "main", "LOCK_RETRIES"]
@@ -170,21 +181,36 @@ def _api(course_root, db_url):
     return _APIS[key]
 
 
-def warm_up(course_root, db_url=None):
-    """Import nbgrader and kernlab and read the course's configuration (a worker's start-up)."""
+def warm_up(course_root, db_url=None, assignments=()):
+    """A worker's start-up: everything its first submission would otherwise pay for.
+
+    nbgrader is imported and the course's configuration read, the graders of
+    ``assignments`` are loaded (with kernlab, for the problem sets that
+    compare with it), IPython's input transformer (the judge turns magics into
+    Python with it) is imported and the sandbox's mounts and checks are
+    worked out.
+    """
     _api(course_root, db_url)
-    import kernlab  # noqa: F401  (the grader compares answers with it: seconds to import)
+    from IPython.core import inputtransformer2  # noqa: F401
+
+    from . import sandbox
+    from .spec import get_parts
+    for assignment in assignments:
+        get_parts(assignment)
+    sandbox.prepare()
     return os.getpid()
 
 
-def _local_worker(course_root, db_url):
+def _local_worker(course_root, db_url, assignments, ready):
     """Start-up of a worker process on this machine: its output goes to its own file.
 
+    Once warmed up it says so on ``ready``, and only then is it given work.
     Ctrl-C reaches the whole process group; a worker lets it pass, and the main
     process stops the pool (a worker dying of it mid-task could leave the pool's
     queues locked, and the stop would hang). A handler rather than SIG_IGN: the
     kernels a worker starts must still be interruptible.
     """
+    skip_slow_imports()
     signal.signal(signal.SIGINT, lambda signum, frame: None)
     folder = Path(course_root) / LOG_DIR / "workers"
     folder.mkdir(parents=True, exist_ok=True)
@@ -193,7 +219,11 @@ def _local_worker(course_root, db_url):
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
-    warm_up(course_root, db_url)
+    try:
+        warm_up(course_root, db_url, assignments)
+    except Exception:   # a broken set-up fails each submission with its reason instead
+        traceback.print_exc()
+    ready.put(os.getpid())
 
 
 _EXCEPTION_LINE = re.compile(
@@ -327,29 +357,84 @@ def _grade_task(task):
 
 
 class _Local:
-    """Long-lived worker processes on this machine (or this process for one job).
+    """This process and ``jobs - 1`` worker processes on this machine grade together.
 
-    All workers start (and import nbgrader) when the pool is made, and each
-    takes the next submission as soon as it is free; no submission is graded
-    before the others can start.
+    This process grades from the first moment, with what it has already
+    imported, while the workers start; each worker is given a submission once
+    it has warmed up, and its next one as soon as it hands a grade back.  So
+    no submission waits for the workers to start, a class of a few gains
+    nearly as much from two cores as a large one, and a run with fewer
+    submissions than graders never waits for a worker it does not need.
     """
 
-    def __init__(self, jobs, course_root, db_url):
+    def __init__(self, jobs, course_root, db_url, assignments=()):
         self.pool = None
+        self.todo = collections.deque()
+        self.lock = threading.Lock()
+        self.results = queue.SimpleQueue()
+        self.given = 0          # submissions handed to the workers
         if jobs > 1:
             import multiprocessing
-            self.pool = multiprocessing.get_context("spawn").Pool(
-                jobs, initializer=_local_worker, initargs=(course_root, db_url))
+            context = multiprocessing.get_context("spawn")
+            self.ready = context.SimpleQueue()
+            self.pool = context.Pool(jobs - 1, initializer=_local_worker,
+                                     initargs=(course_root, db_url, tuple(assignments),
+                                               self.ready))
+            threading.Thread(target=self._hand_out, daemon=True).start()
+
+    def _give(self):
+        """Hand the next submission, if any, to the pool (a worker is free)."""
+        with self.lock:
+            if not self.todo:
+                return
+            task = self.todo.popleft()
+            self.given += 1
+        self.pool.apply_async(_grade_task, (task,), callback=self._done,
+                              error_callback=lambda exc, task=task: self._failed(task, exc))
+
+    def _done(self, record):
+        self.results.put(record)
+        self._give()
+
+    def _failed(self, task, exc):
+        _, assignment, student, _, digest = task
+        self.results.put({"assignment": assignment, "student": student, "digest": digest,
+                          "status": "failed", "seconds": 0.0,
+                          "error": f"the worker failed: {type(exc).__name__}: {exc}"})
+        self._give()
+
+    def _hand_out(self):
+        """Give each worker its first submission as it reports ready."""
+        while True:
+            pid = self.ready.get()
+            if pid is None:
+                return
+            self._give()
 
     def map(self, fn, tasks):
-        if self.pool is None:
-            for task in tasks:
-                yield fn(*task)
-            return
-        yield from self.pool.imap_unordered(_grade_task, tasks, chunksize=1)
+        with self.lock:
+            self.todo.extend(tasks)
+        taken = 0
+        while True:
+            while True:                          # grades the workers handed back
+                try:
+                    record = self.results.get_nowait()
+                except queue.Empty:
+                    break
+                taken += 1
+                yield record
+            with self.lock:
+                task = self.todo.popleft() if self.todo else None
+            if task is None:
+                break
+            yield fn(*task)
+        while taken < self.given:                # nothing left to take: wait for theirs
+            taken += 1
+            yield self.results.get()
 
     def close(self):
         if self.pool is not None:
+            self.ready.put(None)
             self.pool.terminate()
             self.pool.join()
 
@@ -388,8 +473,9 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
         progress=True):
     """Grade what is pending of ``assignments``; return the records of this run.
 
-    ``jobs`` worker processes on this machine (default: the number of cores),
-    or the workers of the Dask scheduler at ``scheduler``.
+    ``jobs`` graders on this machine (this process and ``jobs - 1`` workers;
+    default: the number of cores), or the workers of the Dask scheduler at
+    ``scheduler``.
     """
     course_root = str(Path(course_root).resolve())
     if not assignments:
@@ -418,26 +504,23 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
     from tqdm import tqdm
     bar = tqdm(total=len(tasks), unit="submission", disable=not progress, dynamic_ncols=True,
                desc="autograde", file=sys.stderr)
-
-    def take(record):
-        _append(course_root, record)
-        records.append(record)
-        bar.update(1)
-        if record["status"] != "graded":
-            bar.write(f"FAILED {record['assignment']}/{record['student']} "
-                      f"({record['seconds']:.1f} s): {record['error']}", file=sys.stderr)
-
     try:
-        engine = _Dask(scheduler) if scheduler else _Local(min(jobs, len(tasks)), course_root,
-                                                            resolved)
+        engine = (_Dask(scheduler) if scheduler else
+                  _Local(min(jobs, len(tasks)), course_root, resolved, assignments))
         try:
-            # Every submission goes to the pool at once (one slow submission must
-            # not hold up the class). What is shared is made before, or safely by
-            # whoever comes first: the gradebook's tables and course row
-            # (_check_gradebook), the autograded folder (below) and the course
-            # secret (written whole, then linked into place).
+            # Every submission is open to every grader at once (one slow
+            # submission must not hold up the class). What is shared is made
+            # before, or safely by whoever comes first: the gradebook's tables
+            # and course row (_check_gradebook), the autograded folder (above)
+            # and the course secret (written whole, then linked into place).
             for record in engine.map(grade_submission, tasks):
-                take(record)
+                _append(course_root, record)
+                records.append(record)
+                bar.update(1)
+                if record["status"] != "graded":
+                    bar.write(f"FAILED {record['assignment']}/{record['student']} "
+                              f"({record['seconds']:.1f} s): {record['error']}",
+                              file=sys.stderr)
         finally:
             engine.close()
     finally:
@@ -463,7 +546,7 @@ def main(argv=None):
     parser.add_argument("assignments", nargs="+", help="problem sets, e.g. ps1 ps2")
     parser.add_argument("--course", default=".", help="course folder (default: here)")
     parser.add_argument("-j", "--jobs", type=int, default=None,
-                        help="worker processes (default: the number of cores)")
+                        help="graders: this process and N-1 workers (default: the number of cores)")
     parser.add_argument("--scheduler", default=CourseSettings().scheduler or None,
                         help="address of a Dask scheduler to grade on (e.g. tcp://host:8786)")
     parser.add_argument("--db-url", default=None,
@@ -472,6 +555,7 @@ def main(argv=None):
                         help="grade every submission again, not only what is pending")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    skip_slow_imports()
     try:
         records = run(args.course, args.assignments, jobs=args.jobs, scheduler=args.scheduler,
                       db_url=args.db_url, force=args.force, progress=not args.no_progress)

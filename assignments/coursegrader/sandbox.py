@@ -59,7 +59,7 @@ from coursecheck.policy import FORBIDDEN_IMPORTS
 from . import runner
 
 __all__ = ["Policy", "JUDGE", "KERNEL", "MODES", "PART_RUNNER", "KERNEL_RUNNER", "probe",
-           "start", "stop", "describe", "run_caps", "bwrap_argv", "check_mode",
+           "prepare", "start", "stop", "describe", "run_caps", "bwrap_argv", "check_mode",
            "ConfinementUnavailable"]
 
 MODES = ("bubblewrap", "unconfined")
@@ -389,6 +389,20 @@ def run_caps():
         memory = ("RLIMIT_AS per process only (no memory cgroup can be made here, so "
                   "a run may use that much in each of its processes)")
     return f"process count capped by {procs}; memory capped by {memory}"
+
+
+def prepare():
+    """Work out, once per process, what starting a sandbox needs.
+
+    The mounts of the Python runtime and of each policy's packages, whether
+    bubblewrap works here and how runs are capped are all cached for the
+    process's life; a grading worker calls this while it starts, so that its
+    first submission costs no more than the others.
+    """
+    for policy in (JUDGE, KERNEL):
+        bwrap_argv(policy, ["python"])
+    if not probe():
+        run_caps()
 
 
 def describe(mode):

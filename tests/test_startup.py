@@ -1,0 +1,53 @@
+"""The grader's processes leave out jsonschema's slow ``iri`` checker, and nothing else.
+
+Each check runs in a fresh interpreter, as ``make autograde`` and its
+workers start.
+"""
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import COURSE
+
+
+def fresh(code):
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env={"PYTHONPATH": str(COURSE), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_grader_processes_skip_the_iri_checker_and_still_validate_notebooks():
+    took, loaded, iri, uri, valid, invalid = fresh("""
+import sys
+from coursegrader.startup import skip_slow_imports
+took = skip_slow_imports()
+import nbformat
+from jsonschema import FormatChecker
+nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+nbformat.validate(nb)
+nb.cells[0]["cell_type"] = "spreadsheet"
+try:
+    nbformat.validate(nb)
+    invalid = "accepted"
+except nbformat.ValidationError:
+    invalid = "refused"
+checkers = FormatChecker().checkers
+print(took, sys.modules.get("rfc3987_syntax") is not None, "iri" in checkers,
+      "uri" in checkers, "valid", invalid)
+""")
+    assert (took, loaded, iri) == ("True", "False", "False")
+    # every other checker is there, and notebooks are validated as before
+    assert (uri, valid, invalid) == ("True", "valid", "refused")
+
+
+def test_too_late_changes_nothing():
+    took, iri = fresh("""
+import jsonschema
+from jsonschema import FormatChecker
+from coursegrader.startup import skip_slow_imports
+print(skip_slow_imports(), "iri" in FormatChecker().checkers)
+""")
+    assert (took, iri) == ("False", "True")
