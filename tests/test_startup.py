@@ -7,8 +7,6 @@ workers start.
 import subprocess
 import sys
 
-import pytest
-
 from conftest import COURSE
 
 
