@@ -1018,7 +1018,7 @@ def test_hub_student_finds_no_secrets(ngshare_hub):
     """After the class: bob, logged in as himself, tries to import coursegrader from
     every Python on the server and searches the whole filesystem for the grader,
     the solutions, the hidden cases, the gradebook and the course secret."""
-    hub, n, s = ngshare_hub, ngshare_hub["names"], ngshare_hub["settings"]
+    n, s = ngshare_hub["names"], ngshare_hub["settings"]
     script = Path(s["state_dir"]).parent / "snoop.py"
     script.write_text(SNOOP)
     os.chmod(script, 0o644)
