@@ -54,8 +54,8 @@ from dataclasses import dataclass
 import cvxpy as cp
 import numpy as np
 from scipy import linalg
-from threadpoolctl import threadpool_limits
 
+from ._linalg import one_blas_thread
 from ._working_set import WorkingSetDual
 from .gram import factor_gram, pivoted_cholesky_columns
 
@@ -483,7 +483,14 @@ def _working_sets(qp, C, start):
     the last; None when a hard-margin run (``C`` above ``qp.C``) ends with
     multipliers above ``qp.C``.
     """
-    dual = WorkingSetDual(qp.gram, qp.y, C, q=WORKING_SET_SIZE, p=qp.p, start=start)
+    tiebreak = None
+    if isinstance(qp.gram, DenseGram):  # K in memory: one product orders the start
+        positive = qp.y > 0
+        uniform = np.where(positive, 1.0 / max(positive.sum(), 1),
+                           1.0 / max((~positive).sum(), 1))
+        tiebreak = qp.gram.times(qp.y * uniform)
+    dual = WorkingSetDual(qp.gram, qp.y, C, q=WORKING_SET_SIZE, p=qp.p, start=start,
+                          tiebreak=tiebreak)
     found = None
     for eps in _STOPPING:
         try:
@@ -656,7 +663,7 @@ def _solve_free_set(qp, gram, at_zero, at_C):
     d = -bound_coef.sum()
     # One BLAS thread: on two busy cores a threaded factor of this order runs
     # several times slower than a single thread (measured at order 1700).
-    with threadpool_limits(1, user_api="blas"):
+    with one_blas_thread():
         sol, residual_ok = _saddle_solve(Q, yf, c, d)
     new = np.where(at_C, C, 0.0) if finite else np.zeros(len(y))
     new[free] = sol[:nf]
