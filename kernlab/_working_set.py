@@ -12,14 +12,22 @@ the dual objective (kept up to date with the q new columns of K after each
 step).  The working set holds the q/2 points that most violate the KKT
 conditions from each side (the maximal violating pairs), and the method
 stops when the violation ``max_up(-t_i G_i) - min_low(-t_j G_j)`` is below
-``eps``.  Every subproblem is the same compiled, parameterised CVXPY
-problem (disciplined parametrized programming): only the values of its
-parameters change, so CVXPY canonicalises it once.  Each step starts from
-the current multipliers, and a finer ``eps`` continues from where a coarser
-one stopped.  When C is far above the multipliers (C = 1e6), a step first
-solves its subproblem without the upper bound, in half the iterations, and
-keeps that answer if it stays inside the box.  The caller checks the final
-answer against the KKT conditions of the whole problem.
+``eps``.  While the support is small it stays in the set, which is filled
+with the most violating points (chunking): with few support vectors the
+steps then find them all at once.  At the start every point violates the
+conditions equally; an optional tie-break (the margins of the difference
+of the class means) puts the likely support vectors into the first set.
+
+Every subproblem is the same compiled, parameterised CVXPY problem
+(disciplined parametrized programming): only the values of its parameters
+change, so CVXPY canonicalises it once, and the compiled problem is kept
+for the next fit in the same thread.  ``Q_BB`` enters as its triangular
+pivoted Cholesky factor.  Each step starts from the current multipliers,
+and a finer ``eps`` continues from where a coarser one stopped.  When C is
+far above the multipliers (C = 1e6), a step first solves its subproblem
+without the upper bound, in half the iterations, and keeps that answer if
+it stays inside the box.  The caller checks the final answer against the
+KKT conditions of the whole problem.
 
 Examples
 --------
