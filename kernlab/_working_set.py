@@ -67,8 +67,11 @@ _KEEP_SUPPORT = 0.75
 # Compiled subproblems kept per thread, for the next fit with the same size.
 _COMPILED_MAX = 4
 _compiled = threading.local()
+# Without iterative refinement a step's Clarabel solve takes a quarter less
+# time (q = 64); every answer is polished and checked against the KKT
+# conditions of the whole problem, and the benchmarks' answers are unchanged.
 _TIGHT = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8,
-              direct_solve_method="qdldl")
+              iterative_refinement_enable=False, direct_solve_method="qdldl")
 
 
 class _Subproblem:
@@ -222,7 +225,7 @@ class WorkingSetDual:
         return float(v[up].max() - v[low].min()), v, up, low
 
     def select(self, v, up, low):
-        """The q/2 most violating points of each side (more of one side if the other runs out).
+        """The q/2 most violating points of each side (more of one if the other ends).
 
         While the support is small (at most ``_KEEP_SUPPORT`` of q), it is
         kept in the set and the rest filled with the most violating points.

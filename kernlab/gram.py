@@ -245,7 +245,8 @@ def pivoted_cholesky_columns(gram, tol, verify, max_rank=None):
 
     With ``max_rank``, None is returned as soon as the numerical rank at
     ``tol`` is known to exceed it (the caller then uses a method that does
-    not need a factor).
+    not need a factor).  Up to ``LAPACK_PIVOTED_MAX`` points the whole
+    matrix is factored by LAPACK instead of column by column.
     """
     n = gram.n
     d = gram.diag()
@@ -287,7 +288,7 @@ def pivoted_cholesky_columns(gram, tol, verify, max_rank=None):
 
 
 def _column_pivoted_cholesky(gram, d, abs_tol, roundoff, max_rank):
-    """Pivoted Cholesky one kernel column at a time; ``d`` is ``diag(K)`` (overwritten)."""
+    """Pivoted Cholesky one kernel column at a time; overwrites ``d = diag(K)``."""
     n = gram.n
     cap = min(n, 64)
     F = np.zeros((n, cap), order="F")
@@ -328,7 +329,8 @@ def _lapack_pivoted_cholesky(K, d, abs_tol, roundoff, max_rank):
     with one_blas_thread():
         c, piv, rank, info = lapack.dpstrf(K, tol=abs_tol, lower=1)
     if info < 0:
-        raise ValueError(f"LAPACK's dpstrf rejected argument {-info} of the Gram matrix")
+        raise ValueError(f"LAPACK's dpstrf rejected its argument {-info} (the Gram "
+                         "matrix or its tolerance)")
     rank = max(int(rank), 1)
     kept = rank if max_rank is None else min(rank, max_rank)
     F = np.zeros((n, kept))
@@ -337,9 +339,9 @@ def _lapack_pivoted_cholesky(K, d, abs_tol, roundoff, max_rank):
     if residual.min() < -(roundoff + abs_tol):
         i = int(np.argmin(residual))
         raise ValueError(
-            "the Gram matrix is not positive semi-definite: pivoted Cholesky met a negative "
-            f"pivot ({residual[i]:.3g} at row {i} after {kept} steps; use kernlab.is_psd "
-            "for a witness vector)")
+            "the Gram matrix is not positive semi-definite: pivoted Cholesky met a "
+            f"negative pivot ({residual[i]:.3g} at row {i} after {kept} steps; use "
+            "kernlab.is_psd for a witness vector)")
     if max_rank is not None and rank > max_rank:
         return None
     return F

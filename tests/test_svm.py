@@ -237,7 +237,7 @@ def test_pivoted_cholesky():
 
 @pytest.mark.parametrize("max_rank", [None, 5, 400])
 def test_lapack_and_column_pivoted_cholesky_agree(max_rank, monkeypatch):
-    """Up to LAPACK_PIVOTED_MAX points dpstrf factors K; the same F as column by column."""
+    """Up to LAPACK_PIVOTED_MAX points dpstrf factors K: the F of the column loop."""
     from kernlab import gram
 
     from kernlab._estimator import GramColumns
