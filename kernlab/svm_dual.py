@@ -69,8 +69,10 @@ KKT_TOL = 1e-5
 # Above this numerical rank of K (at the factor tolerance) no thin factor is
 # formed and the dual is solved by working sets of WORKING_SET_SIZE points.
 FACTOR_MAX_RANK = 200
-# 64 points: at 32, C = 1e6 on breast cancer (n = 300) took 46 steps against 5,
-# and full-rank data at n = 2000 twice the steps for about the same time.
+# 64 points: at 32, C = 1e6 on breast cancer (n = 300) took 46 steps against 5
+# (before small supports were kept in the set; now 2, as its 52 support vectors
+# fit in one set), and full-rank data at n = 2000 twice the steps for about the
+# same time.
 WORKING_SET_SIZE = 64
 # Up to this many points K is formed once (50 MB) rather than column by column.
 DENSE_MAX = 2500
