@@ -504,7 +504,9 @@ def _working_sets(qp, C, start):
     # it) costs about what a step costs and often ends the method several
     # steps before the violation reaches the first stop (C = 1e6 on breast
     # cancer: two steps and a polish instead of three steps), for at most
-    # _POLISHED_STEPS steps.
+    # _POLISHED_STEPS steps.  A step that raised the violation (as the first
+    # from zero does) has not found the support: it is not polished.
+    last = dual.violation()[0]
     for _ in range(_POLISHED_STEPS):
         if np.count_nonzero(dual.alpha) > dual.q:
             break
@@ -517,6 +519,9 @@ def _working_sets(qp, C, start):
             return None
         if gap <= _STOPPING[0] or dual.steps == steps:
             break
+        rose, last = gap >= last, gap
+        if rose:
+            continue
         found = _polished(qp, dual.alpha.copy())
         if found[-1] <= KKT_TOL:
             return found
