@@ -21,51 +21,54 @@ two-dimensional moons, n = 5000                        <= 15x
 C = 1e6 on standardised breast cancer (n = 300)        <= 10x
 =====================================================  ======
 
-Measured on 2026-11-24 at 06:19-06:20 UTC in two runs of
+Measured on 2026-11-24 at 06:23 UTC in two runs of
 ``python benchmarks/bench_svc.py`` on the shared two-core development
-machine under a load average of 1.8-2.3 (other engineers' tests running);
+machine under a load average of 1.0-1.1 (other engineers' tests running);
 each time a median of three:
 
 =================================  ========  ========  ==========  ===========
 case                               kernlab   LIBSVM    ratio       method
 =================================  ========  ========  ==========  ===========
-full rank, n = 2000                1.60 s    0.361 s   4.4x, 4.3x  working-set
-moons, sigma = 0.5, n = 5000       0.80 s    0.163 s   4.9x, 4.8x  factor
-breast cancer, C = 1e6, n = 300    0.026 s   0.0040 s  6.4x, 6.4x  working-set
+full rank, n = 2000                1.21 s    0.273 s   4.4x, 4.4x  working-set
+moons, sigma = 0.5, n = 5000       0.53 s    0.096 s   5.5x, 5.2x  factor
+breast cancer, C = 1e6, n = 300    0.021 s   0.0033 s  6.2x, 6.1x  working-set
 =================================  ========  ========  ==========  ===========
 
 (Times of the first run.)  Dual coefficients agreed with LIBSVM's to 4e-8,
 1e-4 and 5e-11 times C.  The three targets run by default are met.  The
-C = 1e6 ratio moves with the load more than the others: minutes earlier,
-before the last two changes below (no iterative refinement, K on one BLAS
-thread), runs gave 7.2x, 8.8x and 9.8x, the last with LIBSVM itself at
-8.3 ms instead of 4 ms.  Full-rank data at n = 10000 (``--large``) was not
-timed after these changes; before them it took 136.7 s against LIBSVM's
-50.5 s, 2.7x.
+C = 1e6 ratio moves with the load more than the others: earlier the same
+morning, before the last three changes below (no iterative refinement, K
+on one BLAS thread, no polish after a step that raised the violation),
+runs under a load of 2.2-2.8 gave 7.2x, 8.8x and 9.8x, the last with
+LIBSVM itself at 8.3 ms.  A single fit in a fresh process, which compiles
+its CVXPY subproblem, took 10.6x (``--repeats 1``).  Full-rank data at
+n = 10000 (``--large --repeats 1``, one run, not a median, at 06:22 under
+a load of 1.2) took 24.4 s against LIBSVM's 11.0 s: 2.2x, coefficients
+within 9e-6 C.
 
 Where the seconds go (``--profile``: a second fit of each case under the
-profiler, after an unprofiled first one, the same day at 06:20 under a load
-average of 2.4):
+profiler, after an unprofiled first one, at 06:24 under a load of 1.0):
 
 =====================================  ==============  ========  ==========
 stage                                  full rank 2000  moons     C = 1e6
 =====================================  ==============  ========  ==========
-first fit (not profiled)               1.85 s          0.49 s    0.041 s
-second fit, under the profiler         1.42 s          0.53 s    0.036 s
-pivoted Cholesky factor of K           0.033 s         0.070 s   0.002 s
-factored QPs on subsets (CVXPY)        --              0.39 s    --
-working-set steps                      0.61 s (50)     --        0.023 s (2)
-  of which CVXPY's parameter update    0.19 s          0.10 s    0.008 s
-  of which Clarabel                    0.15 s          0.28 s    0.008 s
-polish and KKT check                   0.71 s (3)      0.07 s    0.007 s (2)
-  of which Cholesky KKT systems        0.47 s (16)     0.001 s   0.002 s (8)
+first fit (not profiled)               1.38 s          0.48 s    0.039 s
+second fit, under the profiler         1.38 s          0.51 s    0.033 s
+pivoted Cholesky factor of K           0.033 s         0.062 s   0.002 s
+factored QPs on subsets (CVXPY)        --              0.38 s    --
+working-set steps                      0.59 s (50)     --        0.023 s (2)
+  of which CVXPY's parameter update    0.18 s          0.10 s    0.008 s
+  of which Clarabel                    0.14 s          0.26 s    0.008 s
+polish and KKT check                   0.70 s (2)      0.07 s    0.004 s (1)
+  of which Cholesky KKT systems        0.47 s (13)     0.001 s   0.002 s (5)
 =====================================  ==============  ========  ==========
 
 (The CVXPY and Clarabel rows of moons are its two subset QPs.)  At
-C = 1e6 the rest of the 36 ms is forming K (about 2 ms), the estimator's
+C = 1e6 the rest of the 33 ms is forming K (about 2 ms), the estimator's
 checks and CVXPY's bookkeeping around each solve (setting the parameters,
-reading the answer back: about 3 ms a solve).  A first fit in a process
-also compiles the CVXPY subproblem it needs (15-25 ms, once per thread).
+reading the answer back: about 3 ms a solve), inflated by the profiler.
+A first fit in a process also compiles the CVXPY subproblem it needs
+(15-25 ms, once per thread).
 
 What changed, C = 1e6 on breast cancer first (ratios after "was" are those
 of the runs before each change):
@@ -81,12 +84,12 @@ of the runs before each change):
     memory up to 2500 points): 28 of the 52 support vectors are in it.
   - While the support fills at most three quarters of a set, it stays in
     the next set beside the most violating points (chunking), and every
-    step is followed by the polish, which is cheap while the support is
-    small (2-3 ms here).  The second set holds 47 of the 52 support
-    vectors; from its answer the polish (whose active-set steps free the
-    points whose conditions fail) finds the exact one (KKT violation
-    3e-14).  All of breast cancer (569 points, 77 support vectors) takes
-    four steps.
+    step that lowers the violation is followed by the polish, which is
+    cheap while the support is small (2-3 ms here).  The second set
+    holds 47 of the 52 support vectors; from its answer the polish (whose
+    active-set steps free the points whose conditions fail) finds the
+    exact one (KKT violation 3e-14).  All of breast cancer (569 points,
+    77 support vectors) takes four steps.
   - Each step's CVXPY problem takes Q_BB through an upper-triangular
     pivoted Cholesky factor (the set ordered by its pivots, LAPACK's
     dpstrf) instead of a full square root from an eigendecomposition:
@@ -95,7 +98,7 @@ of the runs before each change):
     parameter vector scattered into R by a constant matrix, which CVXPY
     compiles in 20 ms instead of 80 ms.
   - Compiled subproblems are kept per thread for the next fit (compiling
-    cost more than ten solves), and the bounded one is only compiled when
+    costs several solves), and the bounded one is only compiled when
     a step needs it.
   - The pivoted Cholesky that finds the rank above 200 is LAPACK's dpstrf
     on the whole K up to 600 points (1-2 ms instead of 30-50 ms for 200

@@ -134,7 +134,7 @@ class _Subproblem:
 def _subproblem(q, bounded):
     """The compiled :class:`_Subproblem` for ``(q, bounded)``, made once per thread.
 
-    Canonicalising a problem costs more than ten of its solves; the
+    Canonicalising a problem costs several of its solves; the
     parameters of a cached one are all set again at every solve.
     """
     cache = getattr(_compiled, "problems", None)
