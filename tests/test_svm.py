@@ -239,7 +239,6 @@ def test_pivoted_cholesky():
 def test_lapack_and_column_pivoted_cholesky_agree(max_rank, monkeypatch):
     """Up to LAPACK_PIVOTED_MAX points dpstrf factors K: the F of the column loop."""
     from kernlab import gram
-
     from kernlab._estimator import GramColumns
 
     X = np.random.default_rng(3).standard_normal((300, 2))
