@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from ._validation import check_array, check_scalar
 
-__all__ = ["PSDVerdict", "is_psd", "blas_guard", "add_to_diagonal", "cholesky_solve",
-           "check_shifted_cholesky"]
+__all__ = ["PSDVerdict", "is_psd", "blas_guard", "one_blas_thread", "add_to_diagonal",
+           "cholesky_solve", "check_shifted_cholesky"]
 
 # Matrix order from which Cholesky runs single-threaded: OpenBLAS's multithreaded
 # Cholesky crashes (segfault) once the matrix reaches 2^31 bytes (n >= 16384).
@@ -34,6 +34,28 @@ def blas_guard(n):
     if n >= SINGLE_THREAD_FROM:
         return threadpool_limits(1, user_api="blas")
     return contextlib.nullcontext()
+
+
+_CONTROLLER = []  # the ThreadpoolController, made once on first use
+
+
+def one_blas_thread():
+    """Context in which BLAS and LAPACK run on a single thread.
+
+    For the small factors and products of the SVM solvers: on two busy
+    cores the start-up of a second thread costs more than the work.  The
+    loaded libraries are looked up once (about 2 ms), not at every use as
+    ``threadpool_limits`` does.
+
+    Examples
+    --------
+    >>> with one_blas_thread():
+    ...     float(np.linalg.cholesky(4 * np.eye(2))[0, 0])
+    2.0
+    """
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def add_to_diagonal(A, value):

@@ -15,9 +15,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import lapack
 
 from ._estimator import GramColumns, check_data, is_precomputed
-from ._linalg import PSDVerdict, check_shifted_cholesky, is_psd
+from ._linalg import PSDVerdict, check_shifted_cholesky, is_psd, one_blas_thread
 from ._validation import check_array, check_instance, check_scalar
 from .features import PolynomialFeatures
 from .kernels import FunctionKernel, Kernel, Linear, Polynomial, Precomputed
@@ -179,6 +180,12 @@ def find_counterexample(candidate, dim=2, n_points=5, n_trials=200, random_state
 # factorisations K = F F^T
 # ----------------------------------------------------------------------------
 
+# Up to this order the Gram matrix is formed and factored by LAPACK (dpstrf,
+# blocked) even at full rank: 2 ms at n = 300 and 23 ms at 600, against 30-35 ms
+# for the 200 columns one at a time after which a rank above 200 is known.
+LAPACK_PIVOTED_MAX = 600
+
+
 def pivoted_cholesky(K, tol=1e-6, *, check_symmetry=True):
     """Low-rank factor ``F`` with ``K ~= F F^T`` by pivoted Cholesky, checking PSD.
 
@@ -238,7 +245,8 @@ def pivoted_cholesky_columns(gram, tol, verify, max_rank=None):
 
     With ``max_rank``, None is returned as soon as the numerical rank at
     ``tol`` is known to exceed it (the caller then uses a method that does
-    not need a factor).
+    not need a factor).  Up to ``LAPACK_PIVOTED_MAX`` points the whole
+    matrix is factored by LAPACK instead of column by column.
     """
     n = gram.n
     d = gram.diag()
@@ -255,6 +263,33 @@ def pivoted_cholesky_columns(gram, tol, verify, max_rank=None):
         return np.zeros((n, 1))
     abs_tol = tol * top
     roundoff = 1e3 * np.finfo(float).eps * top
+    if n <= LAPACK_PIVOTED_MAX:
+        F = _lapack_pivoted_cholesky(gram.full(), d, abs_tol, roundoff, max_rank)
+    else:
+        F = _column_pivoted_cholesky(gram, d, abs_tol, roundoff, max_rank)
+    if F is None:
+        return None
+    if verify:
+        # Residual check, block by block so that no second n x n matrix is needed.
+        bound = abs_tol + roundoff
+        rows = max(1, min(n, 2 ** 22 // max(n, 1)))
+        for start in range(0, n, rows):
+            stop = min(start + rows, n)
+            R = F[start:stop] @ F.T
+            R -= gram.rows(start, stop)
+            if max(R.max(), -R.min()) > 10 * bound:
+                i, j = np.unravel_index(np.argmax(np.abs(R)), R.shape)
+                raise ValueError(
+                    "the Gram matrix is not positive semi-definite: after a pivoted Cholesky "
+                    f"factorisation the residual entry R[{start + i},{j}] = {-R[i, j]:.3g} "
+                    f"exceeds the bound {bound:.3g} that holds for PSD matrices (use "
+                    "kernlab.is_psd for a witness vector)")
+    return F
+
+
+def _column_pivoted_cholesky(gram, d, abs_tol, roundoff, max_rank):
+    """Pivoted Cholesky one kernel column at a time; overwrites ``d = diag(K)``."""
+    n = gram.n
     cap = min(n, 64)
     F = np.zeros((n, cap), order="F")
     r = 0
@@ -280,22 +315,35 @@ def pivoted_cholesky_columns(gram, tol, verify, max_rank=None):
                 "the Gram matrix is not positive semi-definite: pivoted Cholesky met a negative "
                 f"pivot ({d[i]:.3g} at row {i} after {r} steps; use kernlab.is_psd for a "
                 "witness vector)")
-    F = np.ascontiguousarray(F[:, :max(r, 1)])
-    if verify:
-        # Residual check, block by block so that no second n x n matrix is needed.
-        bound = abs_tol + roundoff
-        rows = max(1, min(n, 2 ** 22 // max(n, 1)))
-        for start in range(0, n, rows):
-            stop = min(start + rows, n)
-            R = F[start:stop] @ F.T
-            R -= gram.rows(start, stop)
-            if max(R.max(), -R.min()) > 10 * bound:
-                i, j = np.unravel_index(np.argmax(np.abs(R)), R.shape)
-                raise ValueError(
-                    "the Gram matrix is not positive semi-definite: after a pivoted Cholesky "
-                    f"factorisation the residual entry R[{start + i},{j}] = {-R[i, j]:.3g} "
-                    f"exceeds the bound {bound:.3g} that holds for PSD matrices (use "
-                    "kernlab.is_psd for a witness vector)")
+    return np.ascontiguousarray(F[:, :max(r, 1)])
+
+
+def _lapack_pivoted_cholesky(K, d, abs_tol, roundoff, max_rank):
+    """Pivoted Cholesky of a matrix in memory by LAPACK's ``dpstrf``.
+
+    The same pivots and stopping rule as :func:`_column_pivoted_cholesky`;
+    the negative-pivot check is made on the residual diagonal at the end
+    (it only decreases from step to step) or at ``max_rank`` columns.
+    """
+    n = len(d)
+    with one_blas_thread():
+        c, piv, rank, info = lapack.dpstrf(K, tol=abs_tol, lower=1)
+    if info < 0:
+        raise ValueError(f"LAPACK's dpstrf rejected its argument {-info} (the Gram "
+                         "matrix or its tolerance)")
+    rank = max(int(rank), 1)
+    kept = rank if max_rank is None else min(rank, max_rank)
+    F = np.zeros((n, kept))
+    F[piv - 1] = np.tril(c[:, :kept])
+    residual = d - np.einsum("ij,ij->i", F, F)
+    if residual.min() < -(roundoff + abs_tol):
+        i = int(np.argmin(residual))
+        raise ValueError(
+            "the Gram matrix is not positive semi-definite: pivoted Cholesky met a "
+            f"negative pivot ({residual[i]:.3g} at row {i} after {kept} steps; use "
+            "kernlab.is_psd for a witness vector)")
+    if max_rank is not None and rank > max_rank:
+        return None
     return F
 
 

@@ -235,6 +235,33 @@ def test_pivoted_cholesky():
         pivoted_cholesky(np.array([[1.0, 0.5], [0.0, 1.0]]))
 
 
+@pytest.mark.parametrize("max_rank", [None, 5, 400])
+def test_lapack_and_column_pivoted_cholesky_agree(max_rank, monkeypatch):
+    """Up to LAPACK_PIVOTED_MAX points dpstrf factors K: the F of the column loop."""
+    from kernlab import gram
+    from kernlab._estimator import GramColumns
+
+    X = np.random.default_rng(3).standard_normal((300, 2))
+    columns = GramColumns(Gaussian(sigma=0.7), X)
+    assert columns.n <= gram.LAPACK_PIVOTED_MAX
+    by_lapack = gram.pivoted_cholesky_columns(columns, 1e-8, True, max_rank)
+    monkeypatch.setattr(gram, "LAPACK_PIVOTED_MAX", 0)
+    by_columns = gram.pivoted_cholesky_columns(columns, 1e-8, True, max_rank)
+    if max_rank == 5:  # the rank is far above 5: both say so
+        assert by_lapack is None and by_columns is None
+        return
+    assert 5 < by_lapack.shape[1] < 300 and by_lapack.shape == by_columns.shape
+    np.testing.assert_allclose(by_lapack, by_columns, atol=1e-9)
+    K = columns.full()
+    assert np.abs(by_lapack @ by_lapack.T - K).max() <= 1e-8
+    # not PSD: refused on either path, naming the negative pivot
+    bad = K - 0.05 * np.outer(X[:, 0], X[:, 0])
+    for limit in (0, 600):
+        monkeypatch.setattr(gram, "LAPACK_PIVOTED_MAX", limit)
+        with pytest.raises(ValueError, match="negative pivot"):
+            pivoted_cholesky(bad, tol=1e-8)
+
+
 # ---------------------------------------------------------------- scikit-learn API
 @pytest.mark.parametrize("estimator", [SVC(Gaussian(sigma=1.0), C=2.0), LinearSVCPrimal(C=2.0),
                                        KernelSVCPrimal(Gaussian(sigma=1.0), lam=0.25)],
@@ -460,6 +487,127 @@ def test_huge_C_on_full_rank_data_matches_libsvm_through_unbounded_steps():
     dual = WorkingSetDual(GramColumns(kernel, X), t, C=C, q=64)
     assert dual.run(eps=1e-3) <= 1e-3
     assert dual.unbounded is not None and dual.alpha.max() < 1e-3 * C
+
+
+def _standardised_breast_cancer(n):
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    if n < len(X):
+        idx = np.random.default_rng(0).choice(len(X), n, replace=False)
+        X, y = X[idx], y[idx]
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("n, most_solves", [(300, 2), (569, 5)])
+def test_huge_C_on_breast_cancer_needs_few_subproblems(n, most_solves, monkeypatch):
+    """C = 1e6, full-rank K, few support vectors: a few steps, each polished, end it.
+
+    The first working set holds the points the class means classify worst,
+    the support stays in the set while it is small, and the polish after a
+    step finds the exact answer once the set has held every support vector.
+    """
+    from kernlab import _working_set
+
+    solves = []
+    solve = _working_set._Subproblem.solve
+
+    def counted(self, *args):
+        solves.append(args[0].shape[0])
+        return solve(self, *args)
+
+    monkeypatch.setattr(_working_set._Subproblem, "solve", counted)
+    X, y = _standardised_breast_cancer(n)
+    kernel, C = Gaussian(sigma=np.sqrt(15.0)), 1e6
+    ours = SVC(kernel, C=C).fit(X, y)
+    assert ours.method_ == "working-set"
+    assert "numerical rank above 200" in ours.solver_reason_
+    assert 1 <= len(solves) <= most_solves
+    ref = SkSVC(C=C, kernel="rbf", gamma=1 / (2 * kernel.sigma**2), tol=1e-8).fit(X, y)
+    alpha = _sklearn_alpha(ref, len(X))
+    assert alpha.max() < 1e-3 * C and np.count_nonzero(alpha) > 40
+    np.testing.assert_allclose(ours.alpha_, alpha, atol=1e-6 * C)
+    np.testing.assert_array_equal(ours.alpha_ > 0, alpha > 0)
+    assert ours.kkt_report().worst <= 1e-5
+    np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X),
+                               atol=1e-4)
+
+
+def test_first_working_set_holds_the_points_the_class_means_classify_worst():
+    from kernlab._estimator import GramColumns
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = make_blobs(60, centers=2, cluster_std=2.5, random_state=4)
+    t = np.where(y == 1, 1.0, -1.0)
+    gram = GramColumns(Gaussian(sigma=2.0), X)
+    u = np.where(t > 0, 1 / np.sum(t > 0), 1 / np.sum(t < 0))
+    h = gram.full() @ (t * u)  # difference of the class means in feature space
+    dual = WorkingSetDual(gram, t, C=1e6, q=8, tiebreak=h)
+    first = dual.select(*dual.violation()[1:])
+    pos, neg = np.flatnonzero(t > 0), np.flatnonzero(t < 0)
+    worst = set(pos[np.argsort(h[pos])[:4]]) | set(neg[np.argsort(-h[neg])[:4]])
+    assert set(first.tolist()) == worst
+    # without the tie-break the start is in index order
+    plain = WorkingSetDual(gram, t, C=1e6, q=8)
+    assert set(plain.select(*plain.violation()[1:]).tolist()) == \
+        set(pos[:4]) | set(neg[:4])
+    # a small support stays in the next set, which is filled with violators
+    dual.step(first)
+    support = np.flatnonzero(dual.alpha > 0)
+    assert 0 < len(support) <= 6
+    following = dual.select(*dual.violation()[1:])
+    assert set(support) <= set(following.tolist()) and len(set(following)) == 8
+
+
+def test_working_set_subproblem_factor_is_triangular_and_exact():
+    from kernlab._working_set import _triangular_root
+
+    X = np.random.default_rng(5).standard_normal((12, 3))
+    X[7] = X[2]  # a duplicate point: Q is singular
+    t = np.where(np.arange(12) % 2 == 0, 1.0, -1.0)
+    Q = Gaussian(sigma=1.0)(X) * np.outer(t, t)
+    order, R = _triangular_root(Q)
+    assert sorted(order.tolist()) == list(range(12))
+    np.testing.assert_array_equal(R, np.triu(R))
+    np.testing.assert_allclose(R.T @ R, Q[np.ix_(order, order)], atol=1e-12)
+    assert not R[-1].any()  # the duplicate leaves one row of zeros
+
+
+def test_compiled_subproblems_are_kept_per_thread_and_give_each_fit_its_answer():
+    import threading
+
+    from kernlab._working_set import _subproblem
+
+    first = _subproblem(6, True)
+    assert _subproblem(6, True) is first and _subproblem(6, False) is not first
+    elsewhere = []
+    thread = threading.Thread(target=lambda: elsewhere.append(_subproblem(6, True)))
+    thread.start()
+    thread.join()
+    assert elsewhere[0] is not first
+    # fits on two threads at once, sharing nothing, agree with fits one after the other
+    data = [_full_rank(260, seed=s) for s in (4, 5)]
+    kernel = Gaussian(sigma=np.sqrt(20.0) / 2)
+    models = [SVC(kernel, C=1.0).fit(X, y) for X, y in data]
+    assert [model.method_ for model in models] == ["working-set"] * 2
+    alone = [model.alpha_ for model in models]
+    found = [[], []]
+
+    def fit(k):
+        for _ in range(3):
+            found[k].append(SVC(kernel, C=1.0).fit(*data[k]).alpha_)
+
+    threads = [threading.Thread(target=fit, args=(k,)) for k in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for k in (0, 1):
+        assert len(found[k]) == 3
+        for alpha in found[k]:
+            np.testing.assert_allclose(alpha, alone[k], atol=1e-9)
 
 
 def test_working_set_method_reaches_its_stopping_tolerance():
