@@ -12,11 +12,10 @@ one submission per task::
   process and ``N - 1`` long-lived worker processes, each grading submission
   after submission in-process through :class:`nbgrader.apps.NbGraderAPI`, so
   the seconds nbgrader takes to import are paid once per process, not once
-  per submission.  This process starts grading at once, with what it has
-  already imported; each worker is given its first submission once it has
-  started (:func:`warm_up`) and its next one as soon as it hands a grade
-  back, so nothing waits for the workers, and a slow submission holds up only
-  its own grader.  ``--jobs 1`` grades in this process alone.
+  per submission.  This process does its start-up (:func:`warm_up`) and
+  then makes the workers from itself (``fork``), so they start warm at once;
+  each grader takes the next submission as soon as it is free, so a slow
+  submission holds up only its own grader.  ``--jobs 1`` grades in this process alone.
   ``--scheduler tcp://host:8786`` sends the same tasks to a Dask distributed
   cluster instead (the course folder on a shared filesystem, the gradebook
   on a database server).
@@ -182,7 +181,7 @@ def _api(course_root, db_url):
 
 
 def warm_up(course_root, db_url=None, assignments=()):
-    """A worker's start-up: everything its first submission would otherwise pay for.
+    """A grader's start-up: everything its first submission would otherwise pay for.
 
     nbgrader is imported and the course's configuration read, the graders of
     ``assignments`` are loaded (with kernlab, for the problem sets that
@@ -204,7 +203,8 @@ def warm_up(course_root, db_url=None, assignments=()):
 def _local_worker(course_root, db_url, assignments, ready):
     """Start-up of a worker process on this machine: its output goes to its own file.
 
-    Once warmed up it says so on ``ready``, and only then is it given work.
+    Once warmed up (already, when it is made from a warm process) it says so
+    on ``ready``, and only then is it given work.
     Ctrl-C reaches the whole process group; a worker lets it pass, and the main
     process stops the pool (a worker dying of it mid-task could leave the pool's
     queues locked, and the stop would hang). A handler rather than SIG_IGN: the
@@ -359,12 +359,12 @@ def _grade_task(task):
 class _Local:
     """This process and ``jobs - 1`` worker processes on this machine grade together.
 
-    This process grades from the first moment, with what it has already
-    imported, while the workers start; each worker is given a submission once
-    it has warmed up, and its next one as soon as it hands a grade back.  So
-    no submission waits for the workers to start, a class of a few gains
-    nearly as much from two cores as a large one, and a run with fewer
-    submissions than graders never waits for a worker it does not need.
+    This process first does its own start-up (:func:`warm_up`: the imports and
+    checks its first submission would otherwise pay for), then makes the
+    workers from itself (``fork``), so they start warm, at once, and at no
+    cost in imports.  Each worker is given a submission as soon as it is up,
+    and its next one as soon as it hands a grade back, while this process
+    grades too; a slow submission holds up only its own grader.
     """
 
     def __init__(self, jobs, course_root, db_url, assignments=()):
@@ -373,9 +373,13 @@ class _Local:
         self.lock = threading.Lock()
         self.results = queue.SimpleQueue()
         self.given = 0          # submissions handed to the workers
+        self.idle = 0           # workers up and waiting for a submission
         if jobs > 1:
             import multiprocessing
-            context = multiprocessing.get_context("spawn")
+            # No thread runs yet here, and every gradebook connection is
+            # closed: the workers start from a clean copy of this process.
+            warm_up(course_root, db_url, assignments)
+            context = multiprocessing.get_context("fork")
             self.ready = context.SimpleQueue()
             self.pool = context.Pool(jobs - 1, initializer=_local_worker,
                                      initargs=(course_root, db_url, tuple(assignments),
@@ -386,6 +390,7 @@ class _Local:
         """Hand the next submission, if any, to the pool (a worker is free)."""
         with self.lock:
             if not self.todo:
+                self.idle += 1
                 return
             task = self.todo.popleft()
             self.given += 1
@@ -414,6 +419,9 @@ class _Local:
     def map(self, fn, tasks):
         with self.lock:
             self.todo.extend(tasks)
+            idle, self.idle = self.idle, 0
+        for _ in range(idle):
+            self._give()
         taken = 0
         while True:
             while True:                          # grades the workers handed back
@@ -501,12 +509,14 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
     coursedir = _coursedir(course_root, db_url)
     autograded = Path(coursedir.root, coursedir.autograded_directory)
     autograded.mkdir(parents=True, exist_ok=True)
-    from tqdm import tqdm
-    bar = tqdm(total=len(tasks), unit="submission", disable=not progress, dynamic_ncols=True,
-               desc="autograde", file=sys.stderr)
+    # The engine first: local workers are made from this process, before any
+    # thread (the progress bar's) starts.
+    engine = (_Dask(scheduler) if scheduler else
+              _Local(min(jobs, len(tasks)), course_root, resolved, assignments))
     try:
-        engine = (_Dask(scheduler) if scheduler else
-                  _Local(min(jobs, len(tasks)), course_root, resolved, assignments))
+        from tqdm import tqdm
+        bar = tqdm(total=len(tasks), unit="submission", disable=not progress,
+                   dynamic_ncols=True, desc="autograde", file=sys.stderr)
         try:
             # Every submission is open to every grader at once (one slow
             # submission must not hold up the class). What is shared is made
@@ -522,9 +532,9 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
                               f"({record['seconds']:.1f} s): {record['error']}",
                               file=sys.stderr)
         finally:
-            engine.close()
+            bar.close()
     finally:
-        bar.close()
+        engine.close()
     return records
 
 
