@@ -43,6 +43,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -111,25 +112,37 @@ def main(argv=None):
     parser.add_argument("--ps", default="ps1")
     parser.add_argument("--n", type=int, default=100, help="submissions (default 100)")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="runs of each worker count, in turn; medians are reported")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.n < 1:
         parser.error("--n: expected at least one submission")
+    if args.repeats < 1:
+        parser.error("--repeats: expected at least one run")
     warnings.filterwarnings("ignore", module="sqlalchemy")
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-autograde-"))
     try:
         course = make_class(tmp, args.ps, args.n)
         results, reference = [], None
+        runs = {jobs: [] for jobs in args.jobs}
+        for _ in range(args.repeats):       # worker counts in turn, so drift favours none
+            for jobs in args.jobs:
+                seconds, cores, records, scores = grade(course, args.ps, jobs)
+                failed = args.n - sum(r["status"] == "graded" for r in records)
+                same = reference is None or scores == reference
+                reference = reference or scores
+                runs[jobs].append((seconds, cores, failed, same))
         for jobs in args.jobs:
-            seconds, cores, records, scores = grade(course, args.ps, jobs)
-            failed = args.n - sum(r["status"] == "graded" for r in records)
-            same = reference is None or scores == reference
-            reference = reference or scores
+            seconds = statistics.median(r[0] for r in runs[jobs])
+            busy = [r[1] for r in runs[jobs] if r[1] is not None]
             results.append({"jobs": jobs, "seconds": round(seconds, 1),
+                            "all_seconds": [round(r[0], 1) for r in runs[jobs]],
                             "per_submission": round(seconds / args.n, 3),
-                            "cores_busy": None if cores is None else round(cores, 2),
-                            "failed": failed, "same_grades": same})
+                            "cores_busy": round(statistics.median(busy), 2) if busy else None,
+                            "failed": sum(r[2] for r in runs[jobs]),
+                            "same_grades": all(r[3] for r in runs[jobs])})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -158,6 +171,8 @@ def main(argv=None):
         for r in results:
             print(f"  {r['jobs']:>2} worker(s): {r['seconds']:7.1f} s, "
                   f"{r['per_submission']:.2f} s per submission, speed-up {r['speedup']:.2f}x"
+                  + (f" (runs: {', '.join(f'{x:.1f}' for x in r['all_seconds'])} s)"
+                     if len(r["all_seconds"]) > 1 else "")
                   + (f", {r['cores_busy']:.2f} cores busy" if r["cores_busy"] else "")
                   + f"{'' if r['same_grades'] else ', GRADES DIFFER'}"
                   + (f", {r['failed']} failed" if r['failed'] else ""))

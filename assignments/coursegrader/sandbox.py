@@ -126,14 +126,27 @@ def _norm(name):
 
 
 @functools.lru_cache(maxsize=None)
-def _site_entries(packages):
-    """Top-level entries of site-packages that make up ``packages`` and their requirements."""
+def _distributions(site):
+    """{normalised name: distribution} of the packages installed in ``site`` (read once)."""
     from importlib import metadata
-    from packaging.requirements import Requirement
-    site = sysconfig.get_paths()["purelib"]
     dists = {}
     for d in metadata.distributions(path=[site]):
         dists.setdefault(_norm(d.metadata["Name"] or ""), d)
+    return dists
+
+
+@functools.lru_cache(maxsize=None)
+def _top_entries(site, name):
+    """The top-level entries of site-packages that distribution ``name`` installed."""
+    return tuple(f.parts[0] for f in _distributions(site)[name].files or [])
+
+
+@functools.lru_cache(maxsize=None)
+def _site_entries(packages):
+    """Top-level entries of site-packages that make up ``packages`` and their requirements."""
+    from packaging.requirements import Requirement
+    site = sysconfig.get_paths()["purelib"]
+    dists = _distributions(site)
     forbidden = {_norm(n) for n in _forbidden()} | {"scikit-learn", "kernel-methods"}
     todo, seen = [_norm(p) for p in packages], set()
     while todo:
@@ -148,9 +161,7 @@ def _site_entries(packages):
     entries = set()
     bad = set(_forbidden())
     for name in seen:
-        dist = dists[name]
-        for f in dist.files or []:
-            top = f.parts[0]
+        for top in _top_entries(site, name):
             if top in ("..", "__pycache__") or top.endswith(".pth") or top.startswith("__editable"):
                 continue
             if top.split(".")[0] in bad:
