@@ -39,8 +39,8 @@ def submit_all(course, kinds):
         fetched = nbformat.read(path, as_version=4)
         if kind == "solution":
             nb = fill_answers(fetched, course.source(PS))
-            # graded by this process first, for 20 s whatever the load: the
-            # worker grades the others meanwhile, so both write at once
+            # graded for 20 s whatever the load: the other grader grades the
+            # others meanwhile, so both write at once
             nb.cells.append(nbformat.v4.new_code_cell("import time\ntime.sleep(20)"))
         elif kind == "partial":
             nb = fill_answers(fetched, course.source(PS), ids=answer_cell_ids(fetched)[:1])
@@ -63,10 +63,11 @@ def test_whole_cycle_in_parallel_on_postgresql(tmp_path, db_url, monkeypatch):
     records = batch.run(course.root, [PS], jobs=2, progress=False)
     assert sorted(r["student"] for r in records) == sorted(STUDENTS)
     assert all(r["status"] == "graded" for r in records), records
-    # two graders at once: this process took alice (first), the worker the others
-    # while alice's 20 s ran
+    # two graders at once, this process and a worker: while alice's 20 s ran,
+    # the other grader graded bob or carol
     by = {r["student"]: r["pid"] for r in records}
-    assert by["alice"] == os.getpid() and {by["bob"], by["carol"]} != {os.getpid()}, by
+    assert os.getpid() in by.values() and len(set(by.values())) == 2, by
+    assert {by["bob"], by["carol"]} != {by["alice"]}, by
 
     course.nbgrader("generate_feedback", PS)
     course.nbgrader("export", "--to=grades.csv")
