@@ -200,11 +200,16 @@ class WorkingSetDual:
         self.steps = 0
 
     def columns(self, idx):
-        """``K[:, idx]``, from the cache where possible."""
+        """``K[:, idx]``, from the cache where possible (least recently used leave first)."""
         missing = [i for i in idx if i not in self.cache]
+        for i in idx:                       # the columns used now become the most recent
+            if i in self.cache:
+                self.cache[i] = self.cache.pop(i)
         if missing:
-            if len(self.cache) + len(missing) > self.max_cached:
-                for key in list(self.cache)[:len(missing) + len(self.cache) - self.max_cached]:
+            excess = len(self.cache) + len(missing) - self.max_cached
+            if excess > 0:
+                wanted = set(idx)
+                for key in [k for k in self.cache if k not in wanted][:excess]:
                     del self.cache[key]
             # One contiguous copy per column: a strided view into the block
             # would be slow to gather and would keep the whole block alive.

@@ -776,3 +776,36 @@ def test_svr_bad_input_is_refused():
         SVR(Gaussian(sigma=1.0)).fit(X, z[:-1])
     with pytest.raises(NotFittedError):
         SVR(Gaussian(sigma=1.0)).predict(X)
+
+
+def test_a_small_column_cache_gives_the_same_answer():
+    """With room for only a few columns, the cache evicts, never a column a step needs."""
+    from kernlab._estimator import GramColumns
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = make_moons(400, noise=0.3, random_state=1)
+    t = np.where(y == 1, 1.0, -1.0)
+    gram = GramColumns(Gaussian(sigma=0.5), X)
+    roomy = WorkingSetDual(gram, t, C=10.0, q=16)
+    tight = WorkingSetDual(gram, t, C=10.0, q=16, cache_bytes=1)
+    assert tight.max_cached == 4 * 16 < len(t)
+    seen = []
+    columns = tight.columns
+
+    def spy(idx):
+        seen.append(len(tight.cache) + len([i for i in idx if i not in tight.cache]))
+        out = columns(idx)
+        np.testing.assert_allclose(out, gram.cols(list(idx)), rtol=1e-12, atol=1e-15)
+        assert len(tight.cache) <= tight.max_cached
+        return out
+
+    tight.columns = spy
+    assert roomy.run(eps=1e-6) <= 1e-6 and tight.run(eps=1e-6) <= 1e-6
+    assert max(seen) > tight.max_cached          # it did have to evict
+    # the same optimum (the multipliers themselves need not be unique)
+    Q = np.outer(t, t) * gram.cols(list(range(len(t))))
+
+    def objective(a):
+        return 0.5 * a @ Q @ a - a.sum()
+
+    assert objective(tight.alpha) == pytest.approx(objective(roomy.alpha), rel=1e-8)
