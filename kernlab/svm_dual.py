@@ -532,6 +532,9 @@ def _working_sets(qp, C, start):
             break
         if C > qp.C and dual.alpha.max() > qp.C:
             return None
+        # The polish keeps columns of its own: the steps' cache is let go first,
+        # so that the two never hold memory at once (3 GiB at n = 20000).
+        dual.cache.clear()
         found = _polished(qp, dual.alpha.copy())
         if found[-1] <= KKT_TOL or not reached:  # passed, or stalled
             break
@@ -573,21 +576,30 @@ def kkt_gap(g, y, alpha, C, r=None):
 
 
 class _ColumnCache:
-    """Columns of K fetched once and reused by the steps of one polish."""
+    """Columns of K fetched once and reused by the steps of one polish.
 
-    def __init__(self, gram):
+    At most ``budget_bytes`` of columns are kept (1 GiB: 6700 columns at
+    n = 20000); beyond that, columns are computed when asked for and not
+    kept, and products with K are formed a slice of columns at a time.
+    """
+
+    def __init__(self, gram, budget_bytes=2**30):
         self.gram = gram
         self.where = np.full(gram.n, -1, dtype=np.intp)
         self.block = np.empty((gram.n, 0), order="F")
         self.used = 0
+        self.room = max(1, int(budget_bytes // (8 * gram.n)))
 
     def cols(self, idx):
         idx = np.asarray(idx, dtype=np.intp).reshape(-1)
         missing = np.unique(idx[self.where[idx] < 0])
         if missing.size:
             end = self.used + missing.size
+            if end > self.room:  # over the budget: computed, not kept
+                return self.gram.cols(idx)
             if end > self.block.shape[1]:  # room for twice as many: no copy per call
-                grown = np.empty((self.gram.n, min(self.gram.n, 2 * end)), order="F")
+                grown = np.empty((self.gram.n, min(self.gram.n, self.room, 2 * end)),
+                                 order="F")
                 grown[:, :self.used] = self.block[:, :self.used]
                 self.block = grown
             self.block[:, self.used:end] = self.gram.cols(missing)
@@ -597,7 +609,12 @@ class _ColumnCache:
 
     def times(self, v):
         nz = np.flatnonzero(v)
-        return self.cols(nz) @ v[nz]
+        step = max(1, self.room // 4) if nz.size > self.room else max(nz.size, 1)
+        out = np.zeros(self.gram.n)
+        for start in range(0, nz.size, step):
+            part = nz[start:start + step]
+            out += self.cols(part) @ v[part]
+        return out
 
 
 def _polished(qp, alpha):

@@ -809,3 +809,23 @@ def test_a_small_column_cache_gives_the_same_answer():
         return 0.5 * a @ Q @ a - a.sum()
 
     assert objective(tight.alpha) == pytest.approx(objective(roomy.alpha), rel=1e-8)
+
+
+def test_the_polish_keeps_columns_within_its_budget():
+    """Past its budget the polish's column store computes columns instead of keeping them."""
+    from kernlab._estimator import GramColumns
+    from kernlab.svm_dual import _ColumnCache
+
+    X = np.random.default_rng(3).standard_normal((300, 4))
+    gram = GramColumns(Gaussian(sigma=1.0), X)
+    K = gram.cols(list(range(300)))
+    store = _ColumnCache(gram, budget_bytes=8 * 300 * 20)      # room for 20 columns
+    assert store.room == 20
+    rng = np.random.default_rng(4)
+    for size in (5, 12, 40, 150):
+        idx = rng.choice(300, size, replace=False)
+        np.testing.assert_allclose(store.cols(idx), K[:, idx], rtol=1e-12, atol=1e-15)
+        v = np.zeros(300)
+        v[idx] = rng.standard_normal(size)
+        np.testing.assert_allclose(store.times(v), K @ v, rtol=1e-10, atol=1e-12)
+        assert store.block.shape[1] <= store.room and store.used <= store.room
