@@ -53,9 +53,11 @@ took the same 23.2 s. The interpreter's exit takes 0.8 s in both runs.
 A class of 100 (``--n 100``, one run of each, the same day, idle machine):
 one worker 270.9 s (2.71 s per submission, target 3 s met), two workers
 167.0 s, 1.62x (0.62 of one worker's time; the target of 1.7x is missed in
-this run, with 1.78 cores busy).  Whether this is below earlier runs of the
-same size because of the changes above or because of the run's own spread
-was not settled: a submission took 3.3 s with two graders against 2.7 s alone.
+this run, with 1.78 cores busy): a submission took 3.3 s with two graders
+against 2.7 s alone.  It is not the changes above: on 24 submissions graded
+with two graders by the code before them and after, alternately, a
+submission took 3.06-3.11 s before and 3.04 s after, and the whole run 50.8
+and 51.8 s before against 40.8 and 41.6 s after.
 
 The projection for a term (300 students x 5 problem sets on 32 cores)
 assumes the per-submission time measured here and the parallel efficiency
