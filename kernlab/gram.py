@@ -310,12 +310,17 @@ def _column_pivoted_cholesky(gram, d, abs_tol, roundoff, max_rank):
         d[j] = 0.0
         r += 1
         if d.min() < -(roundoff + abs_tol):
-            i = int(np.argmin(d))
-            raise ValueError(
-                "the Gram matrix is not positive semi-definite: pivoted Cholesky met a negative "
-                f"pivot ({d[i]:.3g} at row {i} after {r} steps; use kernlab.is_psd for a "
-                "witness vector)")
+            raise _negative_pivot(d, r)
     return np.ascontiguousarray(F[:, :max(r, 1)])
+
+
+def _negative_pivot(residual, steps):
+    """The refusal of a Gram matrix whose residual diagonal went negative."""
+    i = int(np.argmin(residual))
+    return ValueError(
+        "the Gram matrix is not positive semi-definite: pivoted Cholesky met a negative "
+        f"pivot ({residual[i]:.3g} at row {i} after {steps} steps; use kernlab.is_psd for a "
+        "witness vector)")
 
 
 def _lapack_pivoted_cholesky(K, d, abs_tol, roundoff, max_rank):
@@ -337,11 +342,7 @@ def _lapack_pivoted_cholesky(K, d, abs_tol, roundoff, max_rank):
     F[piv - 1] = np.tril(c[:, :kept])
     residual = d - np.einsum("ij,ij->i", F, F)
     if residual.min() < -(roundoff + abs_tol):
-        i = int(np.argmin(residual))
-        raise ValueError(
-            "the Gram matrix is not positive semi-definite: pivoted Cholesky met a "
-            f"negative pivot ({residual[i]:.3g} at row {i} after {kept} steps; use "
-            "kernlab.is_psd for a witness vector)")
+        raise _negative_pivot(residual, kept)
     if max_rank is not None and rank > max_rank:
         return None
     return F
