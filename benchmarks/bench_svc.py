@@ -5,6 +5,7 @@ Run from the repository root::
     python benchmarks/bench_svc.py              # the cases below except n = 10000
     python benchmarks/bench_svc.py --large      # also full-rank data at n = 10000
     python benchmarks/bench_svc.py --profile    # where each second of one fit goes
+    python benchmarks/bench_svc.py --memory 20000   # peak memory of one fit at n = 20000
 
 Each time is the median of three runs, kernlab and LIBSVM timed alternately
 so that the drift of a shared machine does not favour one side; the ratio
@@ -49,14 +50,22 @@ default cases gave 4.5x, 5.2x and 6.4x, and full-rank data at n = 10000,
 as a median of three, 22.0 s against LIBSVM's 9.6 s: 2.3x (coefficients
 within 9e-6 C).  All four targets are met.
 
-Memory at n = 20000 (full-rank data, one fit of ``SVC`` alone, peak RSS from
-``/usr/bin/time -v``, 07:40-07:45): the fit first raised ``KeyError`` (the
-working-set column cache evicted a column the step was about to use; fixed,
-with a test) and then peaked at 5.6 GB, because the polish kept up to n x n
-columns while the steps' 1.5 GiB cache was still held.  With the polish
-limited to 1 GiB of columns and the steps' cache let go before each polish,
-it took 71 s (LIBSVM 65 s in an earlier run) and peaked at 4.15 GB, that is
-3.96 GiB: within 4 GiB, with little room to spare.
+Memory at n = 20000 (full-rank data, one fit of ``SVC`` alone): the fit
+first raised ``KeyError`` (the working-set column cache evicted a column the
+step was about to use; fixed, with a test) and then peaked at 5.6 GB, because
+the polish kept up to n x n columns while the steps' 1.5 GiB cache was still
+held.  Letting the steps' columns go before each polish and keeping at most
+1 GiB of the polish's brought it to 4.15 GB (3.96 GiB, measured once with
+``/usr/bin/time -v``).  memray then showed where that came from: the live
+heap peaked at only 2.3 GB, of which 1.9 GB was one request for all 12,000
+support columns at once (the polish's ``K[:, support] @ coef``), and the
+steps' columns, kept as 10,000 separate 160 kB arrays, stayed resident after
+they were let go (the C allocator keeps freed blocks of that size in the
+heap).  Now both keep their columns in one block each
+(``kernlab/_columns.py``), which is given back whole, and the polish's
+product is formed a slice of columns at a time.  ``--memory 20000`` (three
+fits, each in a fresh process, peak RSS from ``getrusage``) at 09:25 UTC on
+the idle machine: 1.72 GiB each time (limit 4 GiB), fits of 73, 62 and 61 s.
 
 Where the seconds go (``--profile``: a second fit of each case under the
 profiler, after an unprofiled first one, at 06:24 under a load of 1.0):
@@ -152,6 +161,8 @@ import argparse
 import cProfile
 import pstats
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -255,13 +266,41 @@ def profile_case(name, data, n):
         print(f"  {label:<36} {seconds:7.3f} s  ({calls} calls)")
 
 
+def fit_once(n):
+    """One fit of full-rank data in this process (run in a child by ``memory_case``)."""
+    X, y, sigma, C = full_rank(n)
+    start = time.perf_counter()
+    model = SVC(Gaussian(sigma=sigma), C=C).fit(X, y)
+    print(f"{time.perf_counter() - start:.1f} {model.method_}", flush=True)
+
+
+def memory_case(n, repeats):
+    """Peak resident memory of one fit at size n, each in a fresh process."""
+    for _ in range(repeats):
+        # A child per fit: ru_maxrss of the children is the largest of them,
+        # so each measurement runs in a process of its own and reads it alone.
+        code = (f"import resource, runpy; "
+                f"runpy.run_path({__file__!r}, run_name='fit').get('fit_once')({n}); "
+                f"print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout.split()
+        seconds, method, peak_kib = float(out[0]), out[1], int(out[2])
+        print(f"full rank, n = {n}: fit {seconds:.1f} s ({method}), peak RSS "
+              f"{peak_kib / 2**20:.2f} GiB (limit 4 GiB)", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--large", action="store_true", help="also n = 10000")
+    parser.add_argument("--memory", type=int, metavar="N",
+                        help="instead: peak memory of one fit at size N, in a fresh process")
     parser.add_argument("--profile", action="store_true",
                         help="profile one fit per case")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    if args.memory:
+        memory_case(args.memory, args.repeats)
+        return
     cases = {**CASES, **(LARGE if args.large else {})}
     for name, (data, n, target) in cases.items():
         if args.profile:

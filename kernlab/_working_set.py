@@ -49,6 +49,7 @@ import numpy as np
 from scipy import sparse
 from scipy.linalg import lapack
 
+from ._columns import ColumnStore
 from ._linalg import one_blas_thread
 
 __all__ = ["WorkingSetDual"]
@@ -151,7 +152,7 @@ def _subproblem(q, bounded):
 
 
 class WorkingSetDual:
-    """State of the decomposition method: multipliers, gradient and a cache of kernel columns.
+    """State of the decomposition method: multipliers, gradient and kept kernel columns.
 
     Parameters
     ----------
@@ -164,7 +165,8 @@ class WorkingSetDual:
     q : int
         Size of the working set.
     cache_bytes : float
-        Memory for kernel columns kept between steps.
+        Memory for kernel columns kept between steps (``self.cache``, a
+        :class:`kernlab._columns.ColumnStore`; at least 4 q columns).
     p : ndarray of shape (n,), optional
         Linear term of the dual (``-1`` for classification).
     start : ndarray of shape (n,), optional
@@ -195,28 +197,8 @@ class WorkingSetDual:
         self.floor = 1.0 / max(float(np.max(gram.diag())), np.finfo(float).tiny)
         self.tiebreak = np.zeros(n) if tiebreak is None else tiebreak
         self.bounded = self.unbounded = None  # compiled subproblems, when first needed
-        self.cache = {}
-        self.max_cached = max(4 * self.q, int(cache_bytes // (8 * n)))
+        self.cache = ColumnStore(gram, cache_bytes, evict=True, min_columns=4 * self.q)
         self.steps = 0
-
-    def columns(self, idx):
-        """``K[:, idx]``, from the cache where possible (least recently used leave first)."""
-        missing = [i for i in idx if i not in self.cache]
-        for i in idx:                       # the columns used now become the most recent
-            if i in self.cache:
-                self.cache[i] = self.cache.pop(i)
-        if missing:
-            excess = len(self.cache) + len(missing) - self.max_cached
-            if excess > 0:
-                wanted = set(idx)
-                for key in [k for k in self.cache if k not in wanted][:excess]:
-                    del self.cache[key]
-            # One contiguous copy per column: a strided view into the block
-            # would be slow to gather and would keep the whole block alive.
-            fresh = np.asfortranarray(self.gram.cols(missing))
-            for j, i in enumerate(missing):
-                self.cache[i] = fresh[:, j].copy()
-        return np.column_stack([self.cache[i] for i in idx])
 
     def violation(self):
         """``max_up(-t G) - min_low(-t G)`` with the index sets of each side."""
@@ -256,7 +238,7 @@ class WorkingSetDual:
     def step(self, B):
         """Solve the subproblem on B and update alpha and the gradient."""
         t, C = self.t, self.C
-        K_B = self.columns(B)  # (n, q)
+        K_B = self.cache.cols(B)  # (n, q)
         tB = t[B]
         Q_BB = K_B[B] * np.outer(tB, tB)
         order, R = _triangular_root(Q_BB)  # R^T R = Q_BB in the pivots' order

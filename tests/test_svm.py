@@ -779,7 +779,7 @@ def test_svr_bad_input_is_refused():
 
 
 def test_a_small_column_cache_gives_the_same_answer():
-    """With room for only a few columns, the cache evicts, never a column a step needs."""
+    """With room for only a few columns, the steps evict, never a column a step needs."""
     from kernlab._estimator import GramColumns
     from kernlab._working_set import WorkingSetDual
 
@@ -788,20 +788,23 @@ def test_a_small_column_cache_gives_the_same_answer():
     gram = GramColumns(Gaussian(sigma=0.5), X)
     roomy = WorkingSetDual(gram, t, C=10.0, q=16)
     tight = WorkingSetDual(gram, t, C=10.0, q=16, cache_bytes=1)
-    assert tight.max_cached == 4 * 16 < len(t)
-    seen = []
-    columns = tight.columns
+    assert tight.cache.room == 4 * 16 < len(t) and roomy.cache.room == len(t)
+    store, evicted = tight.cache, []
+    cols = store.cols
 
     def spy(idx):
-        seen.append(len(tight.cache) + len([i for i in idx if i not in tight.cache]))
-        out = columns(idx)
+        before = set(np.flatnonzero(store.slot >= 0))
+        out = cols(idx)
         np.testing.assert_allclose(out, gram.cols(list(idx)), rtol=1e-12, atol=1e-15)
-        assert len(tight.cache) <= tight.max_cached
+        after = set(np.flatnonzero(store.slot >= 0))
+        assert set(idx) <= after                 # every column of the step is kept
+        assert len(after) <= store.room and store.used <= store.room
+        evicted.extend(before - after)
         return out
 
-    tight.columns = spy
+    store.cols = spy
     assert roomy.run(eps=1e-6) <= 1e-6 and tight.run(eps=1e-6) <= 1e-6
-    assert max(seen) > tight.max_cached          # it did have to evict
+    assert evicted                               # it did have to evict
     # the same optimum (the multipliers themselves need not be unique)
     Q = np.outer(t, t) * gram.cols(list(range(len(t))))
 
@@ -811,21 +814,47 @@ def test_a_small_column_cache_gives_the_same_answer():
     assert objective(tight.alpha) == pytest.approx(objective(roomy.alpha), rel=1e-8)
 
 
+def test_the_column_store_evicts_the_least_recently_used_columns():
+    from kernlab._columns import ColumnStore
+    from kernlab._estimator import GramColumns
+
+    X = np.random.default_rng(5).standard_normal((40, 3))
+    gram = GramColumns(Gaussian(sigma=1.0), X)
+    K = gram.cols(list(range(40)))
+    store = ColumnStore(gram, budget_bytes=8 * 40 * 4, evict=True)    # room for 4
+    for idx in ([0, 1], [2], [3], [0]):           # 1 is now the oldest, then 2
+        store.cols(idx)
+    np.testing.assert_allclose(store.cols([5, 6]), K[:, [5, 6]], rtol=1e-12, atol=1e-15)
+    assert sorted(np.flatnonzero(store.slot >= 0)) == [0, 3, 5, 6]
+    # a request larger than the room: what fits is kept, the rest computed
+    idx = [7, 8, 9, 10, 11, 12]
+    np.testing.assert_allclose(store.cols(idx), K[:, idx], rtol=1e-12, atol=1e-15)
+    assert (store.slot >= 0).sum() == 4
+    store.release()
+    assert store.block is None and (store.slot < 0).all()
+    np.testing.assert_allclose(store.cols([39, 2]), K[:, [39, 2]], rtol=1e-12, atol=1e-15)
+
+
 def test_the_polish_keeps_columns_within_its_budget():
     """Past its budget the polish's column store computes columns instead of keeping them."""
+    from kernlab._columns import ColumnStore
     from kernlab._estimator import GramColumns
-    from kernlab.svm_dual import _ColumnCache
 
     X = np.random.default_rng(3).standard_normal((300, 4))
     gram = GramColumns(Gaussian(sigma=1.0), X)
     K = gram.cols(list(range(300)))
-    store = _ColumnCache(gram, budget_bytes=8 * 300 * 20)      # room for 20 columns
+    store = ColumnStore(gram, budget_bytes=8 * 300 * 20, evict=False)   # room for 20 columns
     assert store.room == 20
     rng = np.random.default_rng(4)
+    first = None
     for size in (5, 12, 40, 150):
         idx = rng.choice(300, size, replace=False)
         np.testing.assert_allclose(store.cols(idx), K[:, idx], rtol=1e-12, atol=1e-15)
         v = np.zeros(300)
         v[idx] = rng.standard_normal(size)
         np.testing.assert_allclose(store.times(v), K @ v, rtol=1e-10, atol=1e-12)
-        assert store.block.shape[1] <= store.room and store.used <= store.room
+        assert store.block.shape[1] == store.room and store.used <= store.room
+        if first is None:
+            first = set(np.flatnonzero(store.slot >= 0))
+    assert first <= set(np.flatnonzero(store.slot >= 0))   # kept columns stay: no eviction
+    assert (store.slot >= 0).sum() == store.room
