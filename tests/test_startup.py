@@ -49,3 +49,24 @@ from coursegrader.startup import skip_slow_imports
 print(skip_slow_imports(), "iri" in FormatChecker().checkers)
 """)
     assert (took, iri) == ("False", "True")
+
+
+def test_settle_keeps_start_up_objects_out_of_later_collections():
+    """After ``settle`` a collection walks only what was made since; new garbage is still freed."""
+    frozen, before, after, freed = fresh("""
+import gc, weakref
+from coursegrader.startup import settle
+import nbformat, numpy                      # start-up's long-lived objects
+before = len(gc.get_objects())
+settle()
+class Node:
+    pass
+a, b = Node(), Node()
+a.other, b.other = b, a                     # a cycle made after start-up
+gone = weakref.ref(a)
+del a, b
+gc.collect()
+print(gc.get_freeze_count(), before, len(gc.get_objects()), gone() is None)
+""")
+    assert int(frozen) >= int(before) > 10 * int(after)
+    assert freed == "True"

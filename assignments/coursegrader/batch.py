@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .settings import CourseSettings
-from .startup import skip_slow_imports
+from .startup import settle, skip_slow_imports
 
 __all__ = ["Submission", "find_submissions", "pending", "grade_submission", "read_log",
            "latest", "log_path", "run", "main", "LOCK_RETRIES"]
@@ -374,11 +374,12 @@ class _Local:
         self.results = queue.SimpleQueue()
         self.given = 0          # submissions handed to the workers
         self.idle = 0           # workers up and waiting for a submission
+        # No thread runs yet here, and every gradebook connection is closed:
+        # the workers start from a clean copy of this process.
+        warm_up(course_root, db_url, assignments)
+        settle()
         if jobs > 1:
             import multiprocessing
-            # No thread runs yet here, and every gradebook connection is
-            # closed: the workers start from a clean copy of this process.
-            warm_up(course_root, db_url, assignments)
             context = multiprocessing.get_context("fork")
             self.ready = context.SimpleQueue()
             self.pool = context.Pool(jobs - 1, initializer=_local_worker,
@@ -579,4 +580,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    settle()    # every grade is written: the exit need not walk the modules' objects
+    sys.exit(status)

@@ -1,4 +1,4 @@
-"""The first thing the grader's processes do: leave out an import that costs seconds.
+"""How the grader's processes start and end: what they leave out, and what the collector skips.
 
 nbgrader reads every notebook with nbformat, which validates with jsonschema,
 and jsonschema's format checkers import ``rfc3987_syntax`` for the ``iri``
@@ -10,11 +10,22 @@ workers mark the module as absent before anything imports jsonschema, which
 then leaves out those two checks, as it does when the package is not
 installed.  Nothing else changes: every other format and every validation
 stays as it is.
+
+Once a grader has started (imported nbgrader, the problem sets' graders and
+kernlab: about 2000 modules and 170,000 objects the collector tracks, which
+live as long as the process),
+:func:`settle` moves them out of the garbage collector's reach
+(``gc.freeze``), as Python's documentation advises before a ``fork``: the
+workers made from that process then share those pages instead of copying
+them when the collector walks them, and no later collection walks them again.
+At exit the same keeps the interpreter from walking every module once more
+(0.35 s of each ``make autograde``).
 """
 
+import gc
 import sys
 
-__all__ = ["skip_slow_imports", "SLOW_IMPORTS"]
+__all__ = ["skip_slow_imports", "settle", "SLOW_IMPORTS"]
 
 SLOW_IMPORTS = ("rfc3987_syntax",)
 
@@ -30,3 +41,13 @@ def skip_slow_imports():
     for name in SLOW_IMPORTS:
         sys.modules.setdefault(name, None)
     return True
+
+
+def settle():
+    """Keep every object that exists now out of the collector's work from now on.
+
+    For objects made by start-up that live until the process ends; nothing
+    that needs a finaliser run by the collector (a cycle holding an open
+    file, say) may be made before it.
+    """
+    gc.freeze()
