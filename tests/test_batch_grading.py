@@ -9,6 +9,7 @@ started again; then regraded by one worker in this process, which must give
 the same grades. ``make report`` then writes the page an instructor reads.
 """
 
+import contextlib
 import datetime
 import html
 import os
@@ -231,3 +232,47 @@ def test_a_slow_submission_holds_up_only_its_own_grader(graded):
     assert {k: v for k, v in scores.items() if k[0] != "aaron"} == before
     full = {part: p.points for part, p in get_parts(PS).items()}
     assert {part: scores[("aaron", part)] for part in full} == pytest.approx(full)
+
+
+def test_a_worker_killed_mid_submission_fails_only_that_submission(graded):
+    """An instructor's run survives a grader killed from outside (say, by the OOM killer).
+
+    The worker process is killed with SIGKILL while it grades (it has a
+    sandbox running); its submission is reported failed with the reason, this
+    process grades the rest, the run ends, and the next run grades the
+    failed submission with the grade it always gets.
+    """
+    import psutil
+
+    course, _ = graded
+    before = course.cell_scores(PS)
+    me = psutil.Process()
+    run = {}
+    thread = threading.Thread(target=lambda: run.update(records=batch.run(
+        course.root, [PS], jobs=2, force=True, progress=False)))
+    thread.start()
+    victim, deadline = None, time.monotonic() + 120
+    while victim is None and time.monotonic() < deadline and thread.is_alive():
+        for child in me.children():
+            with contextlib.suppress(psutil.Error):
+                # the forked worker, busy with a submission in its sandbox
+                if child.cmdline() == me.cmdline() and any(
+                        "bwrap" in d.name() for d in child.children(recursive=True)):
+                    victim = child
+        time.sleep(0.05)
+    assert victim is not None, "no worker was seen grading"
+    victim.kill()
+    thread.join(300)
+    assert not thread.is_alive(), "the run waits for the killed worker"
+    records = run["records"]
+    assert sorted(r["student"] for r in records) == sorted(
+        p.name for p in (course.root / "submitted").iterdir())   # each once
+    died = [r for r in records if "died" in r.get("error", "")]
+    assert len(died) == 1, records
+    assert f"process {victim.pid}) died (killed by SIGKILL)" in died[0]["error"]
+    others = [r for r in records if r is not died[0] and r["student"] != "eve"]
+    assert all(r["status"] == "graded" and r["pid"] == os.getpid() for r in others), others
+    # the next run grades what failed, and every grade is what it always was
+    again = batch.run(course.root, [PS], jobs=2, progress=False)
+    assert died[0]["student"] in {r["student"] for r in again if r["status"] == "graded"} | {"eve"}
+    assert course.cell_scores(PS) == before

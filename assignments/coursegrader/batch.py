@@ -15,7 +15,9 @@ one submission per task::
   per submission.  This process does its start-up (:func:`warm_up`) and
   then makes the workers from itself (``fork``), so they start warm at once;
   each grader takes the next submission as soon as it is free, so a slow
-  submission holds up only its own grader.  ``--jobs 1`` grades in this process alone.
+  submission holds up only its own grader; a worker that dies (killed from
+  outside, out of memory) fails only the submission it held, which the next
+  run grades again.  ``--jobs 1`` grades in this process alone.
   ``--scheduler tcp://host:8786`` sends the same tasks to a Dask distributed
   cluster instead (the course folder on a shared filesystem, the gradebook
   on a database server).
@@ -62,7 +64,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .settings import CourseSettings
-from .startup import settle, skip_slow_imports
+from .startup import frozen, settle, skip_slow_imports
 
 __all__ = ["Submission", "find_submissions", "pending", "grade_submission", "read_log",
            "latest", "log_path", "run", "main", "LOCK_RETRIES"]
@@ -200,16 +202,19 @@ def warm_up(course_root, db_url=None, assignments=()):
     return os.getpid()
 
 
-def _local_worker(course_root, db_url, assignments, ready):
-    """Start-up of a worker process on this machine: its output goes to its own file.
+def _local_worker(conn, course_root, db_url, assignments, siblings=()):
+    """A worker process on this machine: grades each submission it is sent on ``conn``.
 
-    Once warmed up (already, when it is made from a warm process) it says so
-    on ``ready``, and only then is it given work.
-    Ctrl-C reaches the whole process group; a worker lets it pass, and the main
-    process stops the pool (a worker dying of it mid-task could leave the pool's
-    queues locked, and the stop would hang). A handler rather than SIG_IGN: the
-    kernels a worker starts must still be interruptible.
+    It says it is ready (``None``) once warmed up (already, when it is made
+    from a warm process), then answers each task with its record, until it is
+    sent ``None`` or this machine's main process is gone.  Its output goes to
+    its own file.  Ctrl-C reaches the whole process group; a worker lets it
+    pass, and the main process stops the workers.  A handler rather than
+    SIG_IGN: the kernels a worker starts must still be interruptible.
+    ``siblings`` are this process's copies of other workers' connections.
     """
+    for other in siblings:
+        other.close()
     skip_slow_imports()
     signal.signal(signal.SIGINT, lambda signum, frame: None)
     folder = Path(course_root) / LOG_DIR / "workers"
@@ -223,7 +228,23 @@ def _local_worker(course_root, db_url, assignments, ready):
         warm_up(course_root, db_url, assignments)
     except Exception:   # a broken set-up fails each submission with its reason instead
         traceback.print_exc()
-    ready.put(os.getpid())
+    try:
+        conn.send(None)
+        while (task := conn.recv()) is not None:
+            try:
+                record = grade_submission(*task)
+            except Exception as exc:
+                record = _failure(task, f"the worker failed: {type(exc).__name__}: {exc}")
+            conn.send(record)
+    except (EOFError, OSError):  # the main process is gone
+        pass
+
+
+def _failure(task, error):
+    """The log record of a submission that could not be graded at all."""
+    _, assignment, student, _, digest = task
+    return {"assignment": assignment, "student": student, "digest": digest,
+            "status": "failed", "seconds": 0.0, "error": error}
 
 
 _EXCEPTION_LINE = re.compile(
@@ -352,77 +373,110 @@ def _check_gradebook(course_root, assignments, db_url):
     return coursedir.db_url
 
 
-def _grade_task(task):
-    return grade_submission(*task)
-
-
 class _Local:
     """This process and ``jobs - 1`` worker processes on this machine grade together.
 
     This process first does its own start-up (:func:`warm_up`: the imports and
     checks its first submission would otherwise pay for), then makes the
     workers from itself (``fork``), so they start warm, at once, and at no
-    cost in imports.  Each worker is given a submission as soon as it is up,
-    and its next one as soon as it hands a grade back, while this process
-    grades too; a slow submission holds up only its own grader.
+    cost in imports.  A thread of this process hands each worker a submission
+    as soon as it is up, and its next one as soon as it sends a grade back,
+    while this process grades too; a slow submission holds up only its own
+    grader.  A worker that dies (killed from outside, out of memory) fails
+    only the submission it held, with the reason, and the others grade the
+    rest.
     """
 
     def __init__(self, jobs, course_root, db_url, assignments=()):
-        self.pool = None
         self.todo = collections.deque()
         self.lock = threading.Lock()
         self.results = queue.SimpleQueue()
         self.given = 0          # submissions handed to the workers
-        self.idle = 0           # workers up and waiting for a submission
+        self.workers = {}       # connection: [process, the task it holds or None]
+        self.idle = []          # connections of workers up and waiting for a submission
         # No thread runs yet here, and every gradebook connection is closed:
         # the workers start from a clean copy of this process.
         warm_up(course_root, db_url, assignments)
-        settle()
         if jobs > 1:
             import multiprocessing
             context = multiprocessing.get_context("fork")
-            self.ready = context.SimpleQueue()
-            self.pool = context.Pool(jobs - 1, initializer=_local_worker,
-                                     initargs=(course_root, db_url, tuple(assignments),
-                                               self.ready))
-            threading.Thread(target=self._hand_out, daemon=True).start()
+            with frozen():
+                self._start(context, jobs - 1, course_root, db_url, assignments)
+            threading.Thread(target=self._supervise, daemon=True).start()
 
-    def _give(self):
-        """Hand the next submission, if any, to the pool (a worker is free)."""
+    def _start(self, context, count, course_root, db_url, assignments):
+        """Make ``count`` workers from this process."""
+        for _ in range(count):
+            mine, theirs = context.Pipe()
+            # A worker closes its copies of the earlier workers' pipes, so
+            # that each sees the end of its own when this process is gone.
+            process = context.Process(target=_local_worker, daemon=True,
+                                      args=(theirs, course_root, db_url, tuple(assignments),
+                                            tuple(self.workers)))
+            process.start()
+            theirs.close()
+            self.workers[mine] = [process, None]
+
+    def _give(self, conn):
+        """Send the next submission, if any, to the worker at ``conn`` (it is free)."""
         with self.lock:
+            if conn not in self.workers:
+                return
             if not self.todo:
-                self.idle += 1
+                self.idle.append(conn)
                 return
             task = self.todo.popleft()
             self.given += 1
-        self.pool.apply_async(_grade_task, (task,), callback=self._done,
-                              error_callback=lambda exc, task=task: self._failed(task, exc))
+            self.workers[conn][1] = task
+        try:
+            conn.send(task)
+        except OSError:   # it has died: _supervise fails the task
+            pass
 
-    def _done(self, record):
-        self.results.put(record)
-        self._give()
+    def _supervise(self):
+        """Take the workers' grades, hand out submissions, and notice a worker's death."""
+        from multiprocessing.connection import wait
+        while self.workers:
+            sentinels = {process.sentinel: conn for conn, (process, _) in self.workers.items()}
+            ready = wait([*self.workers, *sentinels])
+            dead = [sentinels[s] for s in ready if s in sentinels]
+            for conn in [c for c in ready if c in self.workers]:
+                try:
+                    self._take(conn, conn.recv())
+                except (EOFError, OSError):
+                    continue                                 # seen by its sentinel
+                if conn not in dead:
+                    self._give(conn)
+            for conn in dead:
+                with contextlib.suppress(EOFError, OSError):
+                    while conn.poll():                       # sent before it died
+                        self._take(conn, conn.recv())
+                with self.lock:
+                    process, task = self.workers.pop(conn)
+                    if conn in self.idle:
+                        self.idle.remove(conn)
+                process.join()
+                conn.close()
+                if task is not None:
+                    code = process.exitcode
+                    how = (f"killed by {signal.Signals(-code).name}" if code and code < 0
+                           else f"exit status {code}")
+                    self.results.put(_failure(task, f"its grader (process {process.pid}) died "
+                                                    f"({how}); run again to grade it"))
 
-    def _failed(self, task, exc):
-        _, assignment, student, _, digest = task
-        self.results.put({"assignment": assignment, "student": student, "digest": digest,
-                          "status": "failed", "seconds": 0.0,
-                          "error": f"the worker failed: {type(exc).__name__}: {exc}"})
-        self._give()
-
-    def _hand_out(self):
-        """Give each worker its first submission as it reports ready."""
-        while True:
-            pid = self.ready.get()
-            if pid is None:
-                return
-            self._give()
+    def _take(self, conn, message):
+        """A worker's message: a grade, or ``None`` (it is up); either way it holds nothing now."""
+        with self.lock:
+            self.workers[conn][1] = None
+        if message is not None:
+            self.results.put(message)
 
     def map(self, fn, tasks):
         with self.lock:
             self.todo.extend(tasks)
-            idle, self.idle = self.idle, 0
-        for _ in range(idle):
-            self._give()
+            idle, self.idle = self.idle, []
+        for conn in idle:
+            self._give(conn)
         taken = 0
         while True:
             while True:                          # grades the workers handed back
@@ -442,10 +496,17 @@ class _Local:
             yield self.results.get()
 
     def close(self):
-        if self.pool is not None:
-            self.ready.put(None)
-            self.pool.terminate()
-            self.pool.join()
+        """Stop the workers (each is idle, unless the run was interrupted)."""
+        from multiprocessing.connection import wait
+        with self.lock:
+            processes = [process for process, _ in self.workers.values()]
+        for process in processes:
+            process.terminate()
+        # Their ends are awaited, not joined: _supervise reaps them.
+        stopped = wait([process.sentinel for process in processes], timeout=10)
+        for process in processes:
+            if process.sentinel not in stopped:
+                process.kill()
 
 
 class _Dask:
@@ -467,10 +528,8 @@ class _Dask:
                 try:
                     yield future.result()
                 except Exception as exc:  # e.g. the worker died twice (KilledWorker)
-                    _, assignment, student, _, digest = futures[future]
-                    yield {"assignment": assignment, "student": student, "digest": digest,
-                           "status": "failed", "seconds": 0.0,
-                           "error": f"the cluster gave up: {type(exc).__name__}: {exc}"}
+                    yield _failure(futures[future],
+                                   f"the cluster gave up: {type(exc).__name__}: {exc}")
         finally:
             self.client.cancel(list(futures))
 

@@ -13,19 +13,20 @@ stays as it is.
 
 Once a grader has started (imported nbgrader, the problem sets' graders and
 kernlab: about 2000 modules and 170,000 objects the collector tracks, which
-live as long as the process),
-:func:`settle` moves them out of the garbage collector's reach
+live as long as the process), its workers are made from it inside
+:func:`frozen`, which keeps those objects out of the garbage collector's reach
 (``gc.freeze``), as Python's documentation advises before a ``fork``: the
-workers made from that process then share those pages instead of copying
-them when the collector walks them, and no later collection walks them again.
-At exit the same keeps the interpreter from walking every module once more
-(0.35 s of each ``make autograde``).
+workers then share those pages instead of copying them when their collector
+walks them, and no collection of theirs walks them again.  At exit
+:func:`settle` does the same for good, which keeps the interpreter from
+walking every module once more (0.35 s of each ``make autograde``).
 """
 
+import contextlib
 import gc
 import sys
 
-__all__ = ["skip_slow_imports", "settle", "SLOW_IMPORTS"]
+__all__ = ["skip_slow_imports", "frozen", "settle", "SLOW_IMPORTS"]
 
 SLOW_IMPORTS = ("rfc3987_syntax",)
 
@@ -43,11 +44,24 @@ def skip_slow_imports():
     return True
 
 
-def settle():
-    """Keep every object that exists now out of the collector's work from now on.
+@contextlib.contextmanager
+def frozen():
+    """Keep the objects that exist now out of the collector's work while inside.
 
-    For objects made by start-up that live until the process ends; nothing
-    that needs a finaliser run by the collector (a cycle holding an open
-    file, say) may be made before it.
+    Processes forked inside keep them so for good; this process gets them
+    back on leaving.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def settle():
+    """Keep every object that exists now out of the collector's work, for good (at exit).
+
+    Nothing that needs a finaliser run by the collector (a cycle holding an
+    open file, say) may still be waiting for one.
     """
     gc.freeze()
