@@ -25,14 +25,15 @@ autograde`` does (earlier versions of this benchmark graded the one-worker
 run inside the benchmark's own process, whose nbgrader was already imported,
 which flattered one worker by about 4 s).
 
-Last measured (``--n 12 --repeats 3``, 2026-11-24 at 09:30 UTC, on 2 cores
-with nothing else running): one worker 29.5 s (runs of 29.5, 29.5 and 29.6 s;
-2.46 s per submission, 1.00 cores busy), two workers 18.4 s (18.3, 18.4 and
-18.6 s; 1.64 cores busy), that is **0.62** of one worker's time (1.60x): the
-target of 0.65 is met.  The code just before the last change (``settle``,
-below), run the same way just after, gave 29.9 s and 18.9 s, 0.63; earlier
-the same day, when the machine ran slower, it gave 34.7 s and 22.8 s, 0.66.
-Before any of the changes below the ratio was 0.78 (35.9 s and 27.9 s).
+Last measured (``--n 12 --repeats 3``, 2026-11-24 at 10:20 UTC, on 2 cores
+with nothing else running): one worker 29.9 s (runs of 29.8, 29.9 and 30.2 s;
+2.49 s per submission, 1.00 cores busy), two workers 18.4 s (18.5, 18.4 and
+18.4 s; 1.64 cores busy), that is **0.61** of one worker's time (1.62x): the
+target of 0.65 is met.  At 09:30 the code before the last two changes
+(``gc.freeze`` around the fork and at exit; the workers as processes of the
+batch's own, below) gave 29.9 s and 18.9 s, 0.63; earlier the same day, when
+the machine ran slower, it gave 34.7 s and 22.8 s, 0.66.  Before any of the
+changes below the ratio was 0.78 (35.9 s and 27.9 s).
 
 What changed: ``make autograde`` grades from its first second in its own
 process and makes its workers from itself once it is warm (``fork``), so they

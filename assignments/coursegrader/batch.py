@@ -500,6 +500,8 @@ class _Local:
         from multiprocessing.connection import wait
         with self.lock:
             processes = [process for process, _ in self.workers.values()]
+        if not processes:   # (wait() on nothing would sleep its whole timeout)
+            return
         for process in processes:
             process.terminate()
         # Their ends are awaited, not joined: _supervise reaps them.
