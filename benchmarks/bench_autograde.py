@@ -30,8 +30,7 @@ with nothing else running): one worker 29.9 s (runs of 29.8, 29.9 and 30.2 s;
 2.49 s per submission, 1.00 cores busy), two workers 18.4 s (18.5, 18.4 and
 18.4 s; 1.64 cores busy), that is **0.61** of one worker's time (1.62x): the
 target of 0.65 is met.  At 09:30 the code before the last two changes
-(``gc.freeze`` around the fork and at exit; the workers as processes of the
-batch's own, below) gave 29.9 s and 18.9 s, 0.63; earlier the same day, when
+(``gc.freeze``; the workers as processes of the batch's own; both below) gave 29.9 s and 18.9 s, 0.63; earlier the same day, when
 the machine ran slower, it gave 34.7 s and 22.8 s, 0.66.  Before any of the
 changes below the ratio was 0.78 (35.9 s and 27.9 s).
 
@@ -42,10 +41,13 @@ out jsonschema's ``iri`` format checker, whose import took 2.8 s in every
 process that imports nbgrader (:mod:`coursegrader.startup`); the sandbox reads
 the installed packages' metadata once instead of once per policy (0.6 s);
 ``import kernlab`` loads each name on first use, so the judge of ps1 needs
-0.8 s of imports instead of 2.7 s; and once started, every grader keeps its
-start-up's objects out of the garbage collector's walks (``gc.freeze``,
-:func:`coursegrader.startup.settle`), before the workers are made and again
-at exit, where it saves 0.35 s of each run (0.4-0.5 s in all).
+0.8 s of imports instead of 2.7 s; the workers are made with start-up's
+objects out of the garbage collector's walks (``gc.freeze``,
+:func:`coursegrader.startup.frozen`), and the command's exit skips them too
+(:func:`coursegrader.startup.settle`: 0.35 s of each run); the workers are
+processes of the batch's own, each with a pipe, instead of a
+``multiprocessing.Pool`` (no ratio of its own, but a worker killed from
+outside now fails only its submission instead of leaving the run waiting).
 
 Where the rest goes (one run's timeline): both graders start after 2.3 s
 (the command's start-up, 0.8 s, then its warm-up), then grade in step; a
