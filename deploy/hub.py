@@ -157,21 +157,50 @@ def _alive(pid):
         return False
 
 
+def _ours(settings):
+    """The processes of this hub: itself, its proxy and its services.
+
+    Each runs with ``KERNEL_COURSE_SETTINGS`` naming this hub's settings (the
+    proxy inherits the hub's environment, the services are given it in
+    jupyterhub_config.py), in sessions of their own; nothing else here does.
+    """
+    marker = f"KERNEL_COURSE_SETTINGS={Path(settings['state_dir']) / 'settings.json'}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
 def stop(state, timeout=60):
+    """Stop the hub; also what a hub killed without stopping left running."""
     settings = load(state)
     pid_file = Path(settings["state_dir"]) / "hub-process.pid"
     if not pid_file.exists():
         return
     pid = int(pid_file.read_text())
-    if _alive(pid):
+    hub_alive = pid in _ours(settings)
+    if hub_alive:
         os.kill(pid, signal.SIGTERM)   # the hub stops the proxy, services and user servers
         deadline = time.monotonic() + timeout
-        while _alive(pid) and time.monotonic() < deadline:
+        while pid in _ours(settings) and time.monotonic() < deadline:
             time.sleep(0.5)
+    # Whatever is left: the proxy and the services outlive a hub that was
+    # killed (kill -9, the OOM killer) without a chance to stop them.
+    for left in _ours(settings):
         try:
-            os.killpg(pid, signal.SIGKILL)   # whatever is left of its process group
+            os.kill(left, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    if not hub_alive:   # nor could it stop the user servers, each in a session of its own
+        for name in settings["instructors"] + settings["students"]:
+            if accounts.exists(name):
+                subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
     pid_file.unlink(missing_ok=True)
 
 

@@ -83,11 +83,15 @@ def choose_environment(spawner):
 c.Spawner.pre_spawn_hook = choose_environment
 
 # -- services: ngshare (the exchange) and the book ----------------------------
+# Each service carries the hub's settings path, which names it as this hub's
+# (deploy/hub.py stop finds by it what a killed hub left running).
+OURS = {"KERNEL_COURSE_SETTINGS": os.environ["KERNEL_COURSE_SETTINGS"]}
 c.JupyterHub.services = [
     {
         "name": "book",
         "url": f"http://127.0.0.1:{settings['book_port']}",
         "command": [sys.executable, os.path.join(HERE, "book_service.py"), settings["book_dir"]],
+        "environment": OURS,
         "display": True,
         "oauth_no_confirm": True,
     },
@@ -116,5 +120,6 @@ if settings["exchange"] == "ngshare":
                     "--admins", ",".join(sorted(INSTRUCTORS)),
                     "--database", f"sqlite:///{os.path.join(STATE, 'ngshare.sqlite')}",
                     "--storage", os.path.join(STATE, "ngshare-files")],
+        "environment": OURS,
         "oauth_no_confirm": True,
     })

@@ -31,6 +31,7 @@ import pwd
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -1043,6 +1044,46 @@ def test_hub_student_finds_no_secrets(ngshare_hub):
         assert found == [], (key, found)
     if "hidepid=" in Path("/proc/mounts").read_text():   # where the server allows it
         assert seen["processes of others"] == 0, seen["processes of others"]
+
+
+def _hub_leftovers(hub, uids):
+    """Live processes of ``hub``: its own, its proxy's (its port), its services' (its
+    state folder) and those of the users ``uids``."""
+    marks = (str(hub["state"]), f"--port {hub['settings']['port']}")
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            if state != "Z" and (entry.stat().st_uid in uids or any(m in cmd for m in marks)):
+                found.append((int(entry.name), cmd[:150]))
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+def test_hub_killed_then_stopped_leaves_nothing_running(ngshare_hub):
+    """A hub killed with SIGKILL (the OOM killer, a careless kill -9) leaves its proxy,
+    ngshare and its users' servers running; ``hub.py stop`` then stops every one of
+    them, and ``hub.py start`` brings the course back."""
+    state, n = ngshare_hub["state"], ngshare_hub["names"]
+    pid = int((state / "hub-process.pid").read_text())
+    uids = {pwd.getpwnam(name).pw_uid for name in n.values()}
+    os.kill(pid, signal.SIGKILL)
+    time.sleep(1)
+    left = _hub_leftovers(ngshare_hub, uids)
+    assert pid not in [p for p, _ in left]
+    assert any("configurable-http-proxy" in cmd for _, cmd in left), left
+    assert any("ngshare" in cmd for _, cmd in left), left
+    hubpy("stop", state)
+    deadline = time.monotonic() + 30
+    while _hub_leftovers(ngshare_hub, uids) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _hub_leftovers(ngshare_hub, uids) == []
+    hubpy("start", state)
+    assert requests.get(ngshare_hub["url"] + "/hub/health", timeout=10).ok
 
 
 # -- a whole class submitting at once, and the hub restarted meanwhile ------------
