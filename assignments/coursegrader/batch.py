@@ -394,12 +394,12 @@ class _Local:
         self.given = 0          # submissions handed to the workers
         self.workers = {}       # connection: [process, the task it holds or None]
         self.idle = []          # connections of workers up and waiting for a submission
-        # No thread runs yet here, and every gradebook connection is closed:
-        # the workers start from a clean copy of this process.
         warm_up(course_root, db_url, assignments)
         if jobs > 1:
             import multiprocessing
             context = multiprocessing.get_context("fork")
+            # No thread runs yet here, and every gradebook connection is
+            # closed: the workers start from a clean copy of this process.
             with frozen():
                 self._start(context, jobs - 1, course_root, db_url, assignments)
             threading.Thread(target=self._supervise, daemon=True).start()
