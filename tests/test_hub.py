@@ -720,7 +720,9 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             row = 'tr:has(td.name:has-text("ps1"))'
             fg.locator(row).wait_for()
             formgrader_click(fg, f"{row} td.collect a")
-            fg.locator('a:text("Manage Assignments")').click()
+            # the list again, reloaded: a click on the old one, while it unloads, is lost
+            with fg.expect_navigation():
+                fg.locator('a:text("Manage Assignments")').click()
             fg.locator(f"{row} td.num-submissions a").wait_for()
             assert fg.locator(f"{row} td.num-submissions").inner_text().strip() == "3"
             fg.locator(f"{row} td.num-submissions a").click()
