@@ -12,6 +12,9 @@ header).  For every such page this extension
 Pages that are plain markdown (no ``kernelspec`` in their header) are left
 alone.
 
+Self-checks (``{selfcheck}``, see the ``selfcheck`` extension) are written
+out as text, with their answers in a last cell (``selfcheck/notebook.py``).
+
 Citations are written out in the notebook as the website shows them,
 "(Schölkopf and Smola, 2002)" for ``{cite}``/``{cite:p}`` and "Schölkopf and
 Smola (2002)" for ``{cite:t}``: JupyterLab has no bibliography to resolve a
@@ -30,6 +33,7 @@ import jupytext
 import nbformat
 from bibliography_labels import author_year_label
 from pybtex.database import parse_file
+from selfcheck.notebook import write_out as write_out_selfchecks
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
@@ -90,6 +94,7 @@ def write_notebook(source: Path, target: Path, citations=None) -> None:
     for cell in notebook.cells:
         if cell.cell_type == "markdown" and citations is not None:
             cell.source = write_citations(cell.source, citations)
+    write_out_selfchecks(notebook)
     # The pairing metadata only makes sense next to the .md source.
     notebook.metadata.get("jupytext", {}).pop("text_representation", None)
     if not notebook.metadata.get("jupytext"):
