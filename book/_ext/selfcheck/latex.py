@@ -25,11 +25,25 @@ def _link(text: str, refid: str) -> nodes.reference:
     return nodes.reference("", text, refid=refid, internal=True)
 
 
-def _chapter_of(node: nodes.Node, root: nodes.Node) -> nodes.Node:
-    parent = node.parent
-    while parent is not None and not isinstance(parent, addnodes.start_of_file):
-        parent = parent.parent
-    return parent if parent is not None else root
+def _by_chapter(root: nodes.Element) -> list[tuple[nodes.Element, list[sc.selfcheck]]]:
+    """Each chapter (``start_of_file``, or ``root`` itself) with its self-checks.
+
+    Walked from the top: Sphinx builds the LaTeX tree by moving each chapter's
+    children under its ``start_of_file`` without resetting their ``parent``.
+    """
+    found: dict[int, tuple[nodes.Element, list[sc.selfcheck]]] = {}
+
+    def walk(node: nodes.Element, chapter: nodes.Element) -> None:
+        for child in node.children:
+            if isinstance(child, sc.selfcheck):
+                found.setdefault(id(chapter), (chapter, []))[1].append(child)
+            elif isinstance(child, addnodes.start_of_file):
+                walk(child, child)
+            elif isinstance(child, nodes.Element):
+                walk(child, chapter)
+
+    walk(root, root)
+    return list(found.values())
 
 
 def _question(box: sc.selfcheck) -> list[nodes.Node]:
@@ -48,8 +62,9 @@ def _question(box: sc.selfcheck) -> list[nodes.Node]:
             listed += item
         out.append(listed)
     see = nodes.paragraph()
-    see += nodes.emphasis("", "", nodes.Text("The answer: "),
-                          _link(f"{TITLE.lower()}, {number}", f"{ident}-answer"),
+    see += nodes.emphasis("", "", nodes.Text("The answer, and why each choice is right or "
+                                             "wrong: "),
+                          _link(f"{TITLE}, {number}", f"{ident}-answer"),
                           nodes.Text(", at the end of the chapter."))
     out.append(see)
     return out
@@ -99,15 +114,12 @@ class SelfChecksAsText(SphinxPostTransform):
     def run(self, **kwargs) -> None:
         if self.app.builder.format == "html":
             return
-        answers: dict[int, tuple[nodes.Node, list[nodes.Node]]] = {}
-        for box in list(self.document.findall(sc.selfcheck)):
-            chapter = _chapter_of(box, self.document)
-            answers.setdefault(id(chapter), (chapter, []))[1].extend(_answer(box))
-            box.replace_self(_question(box))
-        for chapter, listed in answers.values():
-            where = chapter
+        for chapter, boxes in _by_chapter(self.document):
+            answers = []
+            for box in boxes:
+                answers += _answer(box)
+                box.replace_self(_question(box))
             sections = [n for n in chapter.children if isinstance(n, nodes.section)]
-            if sections:
-                where = sections[-1]
+            where = sections[-1] if sections else chapter
             where += nodes.rubric("", TITLE)
-            where += listed
+            where += answers
