@@ -2,7 +2,7 @@
 written out in the notebook download and in the PDF.
 
 The browser and PDF tests build a small book of their own
-(``tests/selfcheck_book``: one chapter with a question of each kind) with the
+(``tests/small_book``: one chapter with a question of each kind) with the
 book's extensions, in seconds rather than the minutes of the whole book; the
 whole book's pages go through the same accessibility test in test_book.py.
 """
@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from selfcheck.notebook import write_out  # noqa: E402
 from selfcheck.spec import SelfCheckError, find_blocks, judge_number, parse, split_options  # noqa: E402
 
-SMALL_BOOK = Path(__file__).parent / "selfcheck_book"
+SMALL_BOOK = Path(__file__).parent / "small_book"
+CHAPTER = SMALL_BOOK / "book" / "chapters" / "first_steps.md"
 
 
 def read(text):
@@ -142,7 +143,7 @@ def test_the_notebook_download_reads_as_text_with_answers_at_the_end():
     """No directive or choice marker is left; each question is numbered as on
     the website, its choices lettered; the last cell has every answer and
     every explanation."""
-    notebook = write_out(jupytext.read(SMALL_BOOK / "chapter.md", fmt="md:myst"))
+    notebook = write_out(jupytext.read(CHAPTER, fmt="md:myst"))
     markdown = [c.source for c in notebook.cells if c.cell_type == "markdown"]
     text = "\n".join(markdown)
     assert "{selfcheck}" not in text and "- [x]" not in text and "- [ ]" not in text
@@ -159,7 +160,7 @@ def test_the_notebook_download_reads_as_text_with_answers_at_the_end():
     assert "The answer is 6 (an answer within 0.01 of it counts)." in answers
     assert "- 5: You left out the constant monomial $1$." in answers
     # every explanation of the source is in the answers
-    for block in find_blocks((SMALL_BOOK / "chapter.md").read_text()):
+    for block in find_blocks((CHAPTER).read_text()):
         for choice in block.check.choices:
             assert choice.explanation in answers
 
@@ -206,7 +207,7 @@ def test_answering_wrongly_then_rightly_by_keyboard_and_by_click(small_site, scr
     require_chromium()
     from playwright.sync_api import sync_playwright
 
-    url = (small_site / "chapter.html").as_uri()
+    url = (small_site / "book" / "chapters" / "first_steps.html").as_uri()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport=screen)
@@ -320,7 +321,8 @@ def test_answering_wrongly_then_rightly_by_keyboard_and_by_click(small_site, scr
         assert notes.count() == 3 and "remembered by this browser only" in notes.first.inner_text()
         stored = page.evaluate("() => Object.keys(localStorage).filter("
                                "k => k.startsWith('kernel-methods:'))")
-        assert sorted(stored) == [f"kernel-methods:selfcheck:chapter#selfcheck-{i}" for i in (1, 2, 3)]
+        assert sorted(stored) == [f"kernel-methods:selfcheck:book/chapters/first_steps#selfcheck-{i}"
+                                  for i in (1, 2, 3)]
         assert all(u.startswith("file://") for u in requests), [
             u for u in requests if not u.startswith("file://")]
         assert seen_errors == []

@@ -169,7 +169,7 @@ def visit_label(self, node: selfcheck_label) -> None:
         if choice["other"]:
             self.body.append("Any other value:")
             raise nodes.SkipChildren
-        self.body.append("Right: " if choice["correct"] else "If you found ")
+        self.body.append("The answer, " if choice["correct"] else "If you found ")
         return
     field = f"{box}-{letter}"
     input_type = "radio" if kind == "choice" else "checkbox"
@@ -183,8 +183,7 @@ def depart_label(self, node: selfcheck_label) -> None:
     if choice["kind"] != "number":
         self.body.append("</label>\n")
     else:
-        wrong = not choice["correct"] and not choice["other"]
-        self.body.append(":</p>\n" if wrong else "</p>\n")
+        self.body.append("</p>\n" if choice["other"] else ":</p>\n")
 
 
 def visit_why(self, node: selfcheck_why) -> None:
