@@ -11,11 +11,19 @@ the student is told why (the Assignments tab shows it in its "Invalid
 Submission" box, the command prints it); submitting the same notebooks again
 hands them in as they are. After a submission the log names each notebook, its
 size and its SHA-256, and the time.
+
+Also a server extension of the students' environment (install.sh enables it):
+nbgrader's Assignments tab shows whatever its server answers when a submission
+fails, and nbgrader 0.9.6 answers with the whole Python traceback, the reason
+in its last lines.  Here the tab gets the reason alone (the message of the
+exchange's error, such as the one above), and the traceback goes to the
+server's log.
 """
 
 import hashlib
 import json
 import os
+import traceback
 from datetime import datetime, timezone
 
 import nbformat
@@ -102,3 +110,41 @@ def checked(base):
                               hashlib.sha256(data).hexdigest()[:16])
 
     return CheckedSubmit
+
+
+def submit_explained(manager, course_id, assignment_id):
+    """nbgrader's AssignmentList.submit_assignment, answering a failure with its
+    reason rather than its traceback."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeError, ExchangeFactory
+
+    with manager.get_assignment_dir_config():
+        try:
+            config = manager.load_config()
+            config.CourseDirectory.course_id = course_id
+            config.CourseDirectory.assignment_id = assignment_id
+            coursedir = CourseDirectory(config=config)
+            submit = ExchangeFactory(config=config).Submit(
+                coursedir=coursedir, authenticator=Authenticator(config=config), config=config)
+            submit.start()
+        except ExchangeError as exc:
+            manager.log.warning("submit of %s refused: %s", assignment_id, exc)
+            return {"success": False, "value": str(exc)}
+        except Exception as exc:
+            manager.log.error(traceback.format_exc())
+            return {"success": False, "value": (
+                f"{assignment_id} could not be submitted ({type(exc).__name__}: {exc}). "
+                "Try again in a minute; if it keeps failing, tell your instructor.")}
+    return {"success": True}
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "submit_check"}]
+
+
+def _load_jupyter_server_extension(serverapp):
+    from nbgrader.server_extensions.assignment_list.handlers import AssignmentList
+
+    AssignmentList.submit_assignment = submit_explained
+    serverapp.log.info("the Assignments tab says why a submission is refused, in a sentence")

@@ -99,19 +99,21 @@ FULL_NAMES = {"ada": ("Ada", "Lovelace"), "bob": ("Bob", "Marley"),
 
 
 @contextmanager
-def course_hub(exchange, db=False, students=None):
+def course_hub(exchange, db=False, students=None, book=None):
     """A hub with an instructor and ``students`` ({who: (suffix of the user name,
-    first name, last name)}; by default those of FULL_NAMES)."""
+    first name, last name)}; by default those of FULL_NAMES), serving ``book``
+    (a built site; by default a page with BOOK_MARKER)."""
     students = students or {who: (who[0], *full) for who, full in FULL_NAMES.items()}
     tag = secrets.token_hex(2)
     names = {"teacher": f"kh{tag}t", **{who: f"kh{tag}{suffix}"
                                         for who, (suffix, _, _) in students.items()}}
     work = Path(tempfile.mkdtemp(prefix=f"hubtest-{exchange}-", dir="/tmp"))
     os.chmod(work, 0o755)
-    book = work / "book"
-    book.mkdir()
-    (book / "index.html").write_text(f"<html><body><h1>{BOOK_MARKER}</h1></body></html>")
-    os.chmod(book / "index.html", 0o644)
+    if book is None:
+        book = work / "book"
+        book.mkdir()
+        (book / "index.html").write_text(f"<html><body><h1>{BOOK_MARKER}</h1></body></html>")
+        os.chmod(book / "index.html", 0o644)
     state = work / "state"
     try:
         with (postgres_server("jupyterhub") if db else _none()) as db_url:
