@@ -20,13 +20,16 @@ exchange's error, such as the one above), and the traceback goes to the
 server's log.
 """
 
+import fnmatch
 import hashlib
 import json
 import os
 import traceback
 from datetime import datetime, timezone
+from pathlib import Path
 
 import nbformat
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import compute_checksum, find_all_notebooks
 from nbgrader.validator import Validator
 
@@ -41,10 +44,19 @@ def unchanged(nb):
         c.metadata.nbgrader.get("checksum") == compute_checksum(c) for c in answers)
 
 
+def submitted_notebooks(folder, config):
+    """The notebooks of ``folder`` that nbgrader submits: not those its
+    ``CourseDirectory.ignore`` leaves out (JupyterLab's .ipynb_checkpoints)."""
+    ignore = CourseDirectory(config=config).ignore
+    return sorted(name for name in find_all_notebooks(folder)
+                  if not any(fnmatch.fnmatch(part, pattern)
+                             for part in Path(name).parts for pattern in ignore))
+
+
 def problems(folder, config):
     """What the student should hear about the notebooks in ``folder``, one line each."""
     lines = []
-    for name in sorted(find_all_notebooks(folder)):
+    for name in submitted_notebooks(folder, config):
         path = os.path.join(folder, name)
         if unchanged(nbformat.read(path, as_version=4)):
             lines.append(f"{name} is unchanged from the release: no answer is written in it.")
@@ -59,9 +71,9 @@ def problems(folder, config):
     return lines
 
 
-def digest(folder):
+def digest(folder, config):
     h = hashlib.sha256()
-    for name in sorted(find_all_notebooks(folder)):
+    for name in submitted_notebooks(folder, config):
         with open(os.path.join(folder, name), "rb") as f:
             h.update(name.encode() + b"\0" + f.read())
     return h.hexdigest()
@@ -91,7 +103,7 @@ def checked(base):
             super().init_src()
             lines = problems(self.src_path, self.config)
             key = f"{self.coursedir.course_id}/{self.coursedir.assignment_id}"
-            now = digest(self.src_path)
+            now = digest(self.src_path, self.config)
             if lines and _warned().get(key) != now:
                 _remember(key, now)
                 self.fail("Not submitted yet:\n" + "\n".join(lines) + "\nTo submit "
@@ -102,7 +114,7 @@ def checked(base):
         def copy_files(self):
             super().copy_files()
             when = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
-            for name in sorted(find_all_notebooks(self.src_path)):
+            for name in submitted_notebooks(self.src_path, self.config):
                 with open(os.path.join(self.src_path, name), "rb") as f:
                     data = f.read()
                 self.log.info("Submitted %s at %s: %s (%d bytes, sha256 %s)",
