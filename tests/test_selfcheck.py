@@ -1,5 +1,5 @@
-"""Self-checks (book/_ext/selfcheck): read from their text, answered in a browser,
-written out in the notebook download and in the PDF.
+"""Self-checks (coursegrader/selfcheck.py, book/_ext/selfcheck): read from their
+text, answered in a browser, written out in the notebook download and in the PDF.
 
 The browser and PDF tests build a small book of their own
 (``tests/small_book``: one chapter with a question of each kind) with the
@@ -25,8 +25,8 @@ from conftest import CHROMIUM, CHROMIUM_ARGS, require_chromium
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
-from selfcheck.notebook import write_out  # noqa: E402
-from selfcheck.spec import SelfCheckError, find_blocks, judge_number, parse, split_options  # noqa: E402
+from coursegrader.selfcheck import (SelfCheckError, find_blocks, judge_number,  # noqa: E402
+                                    parse, split_options, write_out)
 
 SMALL_BOOK = Path(__file__).parent / "small_book"
 CHAPTER = SMALL_BOOK / "book" / "chapters" / "first_steps.md"

@@ -87,7 +87,10 @@ def _convert_text(text: str) -> str:
         if mathml is None:
             continue
         out.append(html.escape(plain[at:match.start()], quote=False))
-        out.append(mathml)
+        # a display wider than a phone scrolls in its own box, which the
+        # keyboard can reach (the page's style sheet: .math-display)
+        out.append(f'<span class="math-display" tabindex="0">{mathml}</span>' if display
+                   else mathml)
         at = match.end()
     if not out:
         return text
@@ -96,11 +99,20 @@ def _convert_text(text: str) -> str:
 
 
 def html_with_mathml(page: str) -> str:
-    """Clean HTML with the TeX of its text (outside code) written out as MathML."""
+    """Clean HTML with the TeX of its text (outside code) written out as MathML.
+
+    MathML is drawn at its natural width, wider than MathJax's scaled SVG: a
+    display, and a table, that is wider than a phone scrolls inside a box of
+    its own, which the keyboard can reach (the page's style sheet styles
+    ``.math-display`` and ``.table-scroll``).
+    """
     parts, skipping = _TAG.split(page), []
     for i, part in enumerate(parts):
         if i % 2:                     # a tag
             found = _TAG_NAME.match(part)
+            if found and found.group(2).lower() == "table" and not skipping:
+                parts[i] = ('</table></div>' if found.group(1)
+                            else '<div class="table-scroll" tabindex="0">' + part)
             if found and found.group(2).lower() in _SKIP and not part.endswith("/>"):
                 name = found.group(2).lower()
                 if found.group(1):

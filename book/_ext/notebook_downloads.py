@@ -14,7 +14,7 @@ Pages that are plain markdown (no ``kernelspec`` in their header) are left
 alone.
 
 Self-checks (``{selfcheck}``, see the ``selfcheck`` extension) are written
-out as text, with their answers in a last cell (``selfcheck/notebook.py``).
+out as text, with their answers in a last cell (``coursegrader.selfcheck``).
 
 Citations are written out in the notebook as the website shows them,
 "(Schölkopf and Smola, 2002)" for ``{cite}``/``{cite:p}`` and "Schölkopf and
@@ -35,7 +35,7 @@ import jupytext
 import nbformat
 from bibliography_labels import author_year_label
 from pybtex.database import parse_file
-from selfcheck.notebook import write_out as write_out_selfchecks
+from coursegrader.selfcheck import write_out as write_out_selfchecks
 from sphinx.application import Sphinx
 from sphinx.util import logging
 

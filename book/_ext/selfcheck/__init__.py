@@ -1,7 +1,8 @@
 """Self-checks: short questions at the end of a section that answer at once.
 
-A chapter writes them with the ``{selfcheck}`` directive (``spec.py`` says
-what its body holds; the README's "Writing a self-check" shows an example).
+A chapter writes them with the ``{selfcheck}`` directive
+(:mod:`coursegrader.selfcheck` reads its body and says what it holds; the
+README's "Writing a self-check" shows an example).
 
 * On the website each is a form: a question, a group of radio buttons (one
   answer), of check boxes (select all that apply) or a text field (a
@@ -13,7 +14,8 @@ what its body holds; the README's "Writing a self-check" shows an example).
 * In the PDF (and any builder other than HTML) the question is printed with
   its choices lettered, and the answers with every explanation are collected
   at the end of the chapter (``latex.py``).
-* In the chapter's notebook download, the same (``notebook.py``).
+* In the chapter's notebook download, the same
+  (:func:`coursegrader.selfcheck.write_out`, from ``notebook_downloads``).
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ from docutils.statemachine import StringList
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from coursegrader.selfcheck import SelfCheckError, letter, parse
+
 from . import nodes_html as sc
-from .spec import SelfCheckError, letter, parse
 
 logger = logging.getLogger(__name__)
 

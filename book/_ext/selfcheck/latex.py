@@ -16,6 +16,8 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from coursegrader.selfcheck import LEGEND
+
 from . import nodes_html as sc
 
 TITLE = "Answers to the self-checks"
@@ -50,7 +52,7 @@ def _question(box: sc.selfcheck) -> list[nodes.Node]:
     ident, number, kind = box["ids"][0], box["number"], box["kind"]
     title = nodes.paragraph()
     title += nodes.strong("", f"Self-check {number}.")
-    title += nodes.Text(" " + sc.LEGEND[kind])
+    title += nodes.Text(" " + LEGEND[kind])
     out = [nodes.target("", "", ids=[ident]), title]
     out += box.next_node(sc.selfcheck_question).children
     choices = list(box.findall(sc.selfcheck_choice))

@@ -37,11 +37,7 @@ from html import escape
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .spec import listing
-
-LEGEND = {"choice": "Choose one answer.", "select": "Select all that apply.",
-          "number": "Answer with a number."}
-
+from coursegrader.selfcheck import LEGEND, listing
 
 class selfcheck(nodes.General, nodes.Element):
     """One question; attributes kind, number, key, tolerance."""
