@@ -358,3 +358,26 @@ def test_the_pdf_prints_the_questions_and_their_answers_at_the_end_of_the_chapte
     assert "Self-check 3. The answer is 6 (an answer within 0.01 of it counts)." in tail
     assert "5: You left out the constant monomial 1." in tail
     assert "Any other value: Count them by degree" in tail
+
+
+def test_a_problem_sets_quick_question_reads_as_text_in_its_notebook(tmp_path):
+    """A self-check in a problem set's source (before a part) is text in the
+    notebook nbgrader releases, its answer in a last read-only cell; a broken
+    one stops the author's tool with the file named."""
+    from coursegrader.author import SELFCHECK_ANSWERS, build_notebook
+
+    source = ROOT / "assignments" / "source" / "ps1" / "ps1.md"
+    assert find_blocks(source.read_text()), "ps1 has no quick question to test"
+    nb = build_notebook(source, "ps1")
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "{selfcheck}" not in text and "- [x]" not in text
+    last = nb.cells[-1]
+    assert last.metadata["nbgrader"]["grade_id"] == SELFCHECK_ANSWERS
+    assert last.metadata["nbgrader"]["locked"] and not last.metadata["nbgrader"]["grade"]
+    assert last.source.startswith("## Answers to the self-checks")
+    assert "(section \"Part 2: the general multinomial map (" in last.source
+    assert "{{points" not in last.source
+    broken = tmp_path / "ps1.md"
+    broken.write_text(source.read_text().replace("- [x] 10", "- [x] ten", 1))
+    with pytest.raises(ValueError, match=r"ps1.md: a self-check cannot be read: .*'ten'"):
+        build_notebook(broken, "ps1")
