@@ -41,8 +41,10 @@ CHOICE = """
 What is 2 + 2?
 
 - [ ] 3
+
   One short.
 - [x] 4
+
   Two and two.
 """
 
@@ -58,16 +60,21 @@ def test_a_question_of_each_kind_is_read_with_its_explanations():
 Which are even?
 
 - [x] 2
+
   Divisible by 2.
 
   A second paragraph, $x$ and all.
 - [ ] 3
+
   Odd.
 - [x] 4
+
   Also divisible.
 """)
     assert check.kind == "select" and [c.correct for c in check.choices] == [True, False, True]
     assert check.choices[0].explanation == "Divisible by 2.\n\nA second paragraph, $x$ and all."
+    wrapped = read("Q?\n\n- [x] a choice\n  that wraps\n\n  why\n- [ ] b\n\n  why")
+    assert wrapped.choices[0].label == "a choice that wraps"
     assert check.answer is None
 
     check = read(""":kind: number
@@ -75,10 +82,13 @@ Which are even?
 What is 1/3 to two places?
 
 - [x] 0.33
+
   Right.
 - [ ] 3
+
   That is its inverse.
 - [ ] other
+
   Divide.
 """)
     assert check.kind == "number" and check.tolerance == 0.05
@@ -86,20 +96,21 @@ What is 1/3 to two places?
 
 
 @pytest.mark.parametrize("text, message", [
-    ("- [x] a\n  why\n- [ ] b\n  why", "the question is missing"),
-    ("Q?\n\n- [x] a\n  why", "at least two choices"),
-    ("Q?\n\n- [x] a\n- [ ] b\n  why", "choice 'a' has no explanation"),
-    ("Q?\n\n- [x] a\n  why\n- [x] b\n  why", "exactly one '- \\[x\\]' choice, not 2"),
-    ("Q?\n\n- [ ] a\n  why\n- [ ] b\n  why", "exactly one '- \\[x\\]' choice, not 0"),
-    (":kind: quiz\nQ?\n\n- [x] a\n  why\n- [ ] b\n  why", ":kind: must be one of"),
-    (":tolerance: 1\nQ?\n\n- [x] a\n  why\n- [ ] b\n  why", "belongs to a question of :kind: number"),
-    (":kind: number\n:tolerance: -1\nQ?\n\n- [x] 1\n  why\n- [ ] other\n  why", ">= 0"),
-    (":label: x\nQ?\n\n- [x] a\n  why\n- [ ] b\n  why", "unknown option"),
-    (":kind: number\nQ?\n\n- [x] 1\n  why\n- [ ] 2\n  why", "exactly one '- \\[ \\] other'"),
-    (":kind: number\nQ?\n\n- [x] one\n  why\n- [ ] other\n  why", "a number or 'other'"),
-    (":kind: number\n:tolerance: 0.5\nQ?\n\n- [x] 1\n  why\n- [ ] 1.2\n  why\n- [ ] other\n  w",
+    ("- [x] a\n\n  why\n- [ ] b\n\n  why", "the question is missing"),
+    ("Q?\n\n- [x] a\n\n  why", "at least two choices"),
+    ("Q?\n\n- [x] a\n- [ ] b\n\n  why", "choice 'a' has no explanation"),
+    ("Q?\n\n- [x] a\n  why\n- [ ] b\n\n  why", "choice 'a why' has no explanation"),
+    ("Q?\n\n- [x] a\n\n  why\n- [x] b\n\n  why", "exactly one '- \\[x\\]' choice, not 2"),
+    ("Q?\n\n- [ ] a\n\n  why\n- [ ] b\n\n  why", "exactly one '- \\[x\\]' choice, not 0"),
+    (":kind: quiz\nQ?\n\n- [x] a\n\n  why\n- [ ] b\n\n  why", ":kind: must be one of"),
+    (":tolerance: 1\nQ?\n\n- [x] a\n\n  why\n- [ ] b\n\n  why", "belongs to a question of :kind: number"),
+    (":kind: number\n:tolerance: -1\nQ?\n\n- [x] 1\n\n  why\n- [ ] other\n\n  why", ">= 0"),
+    (":label: x\nQ?\n\n- [x] a\n\n  why\n- [ ] b\n\n  why", "unknown option"),
+    (":kind: number\nQ?\n\n- [x] 1\n\n  why\n- [ ] 2\n\n  why", "exactly one '- \\[ \\] other'"),
+    (":kind: number\nQ?\n\n- [x] one\n\n  why\n- [ ] other\n\n  why", "a number or 'other'"),
+    (":kind: number\n:tolerance: 0.5\nQ?\n\n- [x] 1\n\n  why\n- [ ] 1.2\n\n  why\n- [ ] other\n\n  w",
      "within the tolerance of the answer"),
-    ("Q?\n\n- [x] a\n  why\n- [ ] b\n  why\nstray text", "indented by two spaces"),
+    ("Q?\n\n- [x] a\n\n  why\n- [ ] b\n\n  why\nstray text", "indented by two spaces"),
 ])
 def test_a_malformed_self_check_is_refused_with_what_to_fix(text, message):
     with pytest.raises(SelfCheckError, match=message):
@@ -112,10 +123,13 @@ def test_a_typed_number_gets_the_explanation_that_applies():
 Q?
 
 - [x] 0.5
+
   right
 - [ ] 2
+
   inverse
 - [ ] other
+
   other
 """)
     said = {typed: (judge_number(check, typed) or None) for typed in
@@ -131,7 +145,7 @@ def test_blocks_are_found_in_markdown_and_an_error_names_its_line():
     (block,) = find_blocks(text)
     lines = text.split("\n")
     assert lines[block.start] == ":::{selfcheck}" and lines[block.end - 1] == ":::"
-    broken = "intro\n\n```{selfcheck}\nQ?\n\n- [x] a\n  why\n- [ ] b\n```\n"
+    broken = "intro\n\n```{selfcheck}\nQ?\n\n- [x] a\n\n  why\n- [ ] b\n```\n"
     with pytest.raises(SelfCheckError) as raised:
         find_blocks(broken)
     assert broken.split("\n")[raised.value.line] == "- [ ] b"

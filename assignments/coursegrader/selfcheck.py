@@ -8,9 +8,12 @@ choice::
     :kind: choice
     Which ...?
 
-    - [x] the right choice, on one line
+    - [x] the right choice, its text wrapped
+      as a paragraph may be
+
       Why it is right, with a link to the text ({eq}`kt-dual`).
     - [ ] a wrong choice
+
       Why it is wrong.
     :::
 
@@ -19,8 +22,9 @@ that apply: every ``[x]`` is to be ticked, every ``[ ]`` left alone) or
 ``number`` (the reader types a number; the ``[x]`` item's label is the
 answer, ``:tolerance:`` the absolute error allowed; a ``[ ]`` item's label is
 a value a reader is likely to reach by a known mistake, and one ``[ ] other``
-item explains any other value).  Every item carries its explanation in the
-indented lines under it.
+item explains any other value).  Each item is a paragraph, the choice's
+text, then, after a blank line, its explanation, all indented by two spaces
+under the item.
 
 Every output reads a self-check through :func:`parse`, so none can disagree:
 the book's website and PDF (the Sphinx extension ``book/_ext/selfcheck``), and
@@ -63,7 +67,7 @@ class SelfCheckError(ValueError):
 
 @dataclass(frozen=True)
 class Choice:
-    label: str            # MyST, one line
+    label: str            # MyST, inline (one paragraph)
     correct: bool
     explanation: str      # MyST, any blocks
     value: float | None   # kind "number": the value, None for "other"
@@ -136,23 +140,26 @@ def parse(lines: list[str], options: dict[str, str] | None = None) -> SelfCheck:
         line = lines[i]
         match = _ITEM.match(line)
         if match:
-            current = [match.group(1) != " ", match.group(2), [], i]
+            current = [match.group(1) != " ", [match.group(2)], [], i]
             choices.append(current)
         elif line.strip() and not line.startswith("  "):
             raise SelfCheckError(
                 "after the choices only their explanations may follow, indented by two "
                 f"spaces; a choice is written '- [x] text' or '- [ ] text': {line.strip()!r}", i)
+        elif current[2] or not line.strip():
+            current[2].append(line)       # the explanation: after the first blank line
         else:
-            current[2].append(line)
+            current[1].append(line.strip())   # the choice's text, wrapped
 
     if len(choices) < 2:
         raise SelfCheckError("a self-check needs at least two choices ('- [x] ...', '- [ ] ...')")
     read = []
-    for correct, label, body, line in choices:
+    for correct, label_lines, body, line in choices:
+        label = " ".join(label_lines)
         explanation = textwrap.dedent("\n".join(body)).strip("\n")
         if not explanation.strip():
-            raise SelfCheckError(f"choice {label!r} has no explanation: write it in the "
-                                 "lines under the choice, indented by two spaces", line)
+            raise SelfCheckError(f"choice {label!r} has no explanation: write it under the "
+                                 "choice, after a blank line, indented by two spaces", line)
         value = None
         if kind == "number" and not (label.strip() == OTHER and not correct):
             value = parse_number(label)

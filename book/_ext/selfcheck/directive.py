@@ -60,11 +60,11 @@ class SelfCheckDirective(SphinxDirective):
                                 self.content_offset + line, parent)
 
     def _inline(self, text: str, line: int) -> list[nodes.Node]:
-        """A one-line choice, parsed as MyST, as inline nodes."""
+        """A choice's text, parsed as MyST, as inline nodes."""
         holder = nodes.container()
         self._blocks(text, line, holder)
         if len(holder) == 1 and isinstance(holder[0], nodes.paragraph):
             return holder[0].children
-        logger.warning("self-check: a choice is one line of text, not %r", text,
+        logger.warning("self-check: a choice's text is one paragraph, not %r", text,
                        location=(self.env.docname, self.content_offset + 1 + line))
         return [nodes.Text(text)]

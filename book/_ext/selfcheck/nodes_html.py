@@ -56,7 +56,7 @@ class selfcheck_choice(nodes.General, nodes.Element):
 
 
 class selfcheck_label(nodes.General, nodes.TextElement):
-    """A choice's one line of text."""
+    """A choice's text (one paragraph)."""
 
 
 class selfcheck_why(nodes.General, nodes.Element):
