@@ -299,14 +299,16 @@ def _grades(course):
 
 
 def _visit(page, url):
-    """Open ``url``, wait for MathJax, and say what the page's scripts did."""
+    """Open ``url``, wait for its maths (MathJax's, or the feedback's MathML), and
+    say what the page's scripts did."""
     page.goto(url)
-    page.wait_for_selector("mjx-container", state="attached", timeout=60_000)
+    page.wait_for_selector("mjx-container, math", state="attached", timeout=60_000)
     page.wait_for_timeout(500)    # an onerror or onload would have fired by now
     return page.evaluate("""() => ({
         pwned: window.pwned === undefined ? null : String(window.pwned),
         parentPwned: [...document.querySelectorAll('iframe')].length,
-        maths: document.querySelectorAll('mjx-container').length,
+        maths: document.querySelectorAll('mjx-container').length
+            + [...document.querySelectorAll('math')].filter(m => !m.closest('mjx-container')).length,
         formgraderReady: Boolean(window.MathJax && window.MathJax.loaded),
         shown: document.body.innerText,
         jsLinks: [...document.querySelectorAll('[href],[src]')]

@@ -269,7 +269,9 @@ def answer_text(number: int, check: SelfCheck, section: str | None) -> str:
     where = f" (section \"{section}\")" if section else ""
     right = [(i, c) for i, c in enumerate(check.choices) if c.correct]
     if check.kind == "choice":
-        summary = f"The answer is ({letter(right[0][0])}): {right[0][1].label}."
+        label = right[0][1].label
+        summary = f"The answer is ({letter(right[0][0])}): {label}" + (
+            "" if label.endswith((".", "?", "!")) else ".")
     elif check.kind == "select":
         summary = (f"Select {listing([f'({letter(i)})' for i, _ in right])}"
                    + (", and no other." if len(right) < len(check.choices) else ".")

@@ -80,7 +80,8 @@ def answer_summary(check, box: selfcheck, group: selfcheck_choices) -> selfcheck
     if check.kind == "choice":
         para += nodes.Text(f"The answer is ({right[0]['letter']}): ")
         para += _text_of_label(right[0])
-        para += nodes.Text(".")
+        if not right[0].next_node(selfcheck_label).astext().rstrip().endswith((".", "?", "!")):
+            para += nodes.Text(".")
     elif check.kind == "select":
         if not right:
             para += nodes.Text("None of the choices applies.")
