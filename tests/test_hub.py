@@ -852,6 +852,12 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             feedback = frame.locator("body").inner_text()
             shot(ada, "ada-feedback")
             assert f"{max_code + 5:.1f} / {total:.1f}" in feedback, feedback[:2000]
+            # its maths reads as it is, without "Trust HTML" (MathML, no script), and
+            # its contents list names a grader's comment after its part
+            assert frame.locator("math").count() > 0, "no MathML in the feedback"
+            assert not re.search(r"\\(frac|langle|mathbb)|\$\$", feedback), feedback[:2000]
+            contents = frame.locator("#toc").inner_text()
+            assert not re.search(r"^\s*Comment\s*$", contents, flags=re.M), contents
 
             # -- the book, from the hub's Services menu ----------------------------------
             ada.goto(hub["url"] + "/hub/home")
