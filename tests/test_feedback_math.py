@@ -72,3 +72,61 @@ def test_a_students_tex_never_brings_in_markup(tex):
     for tag, attrs in _Tags(out).found:
         assert tag == "p" or tag in TAGS, (tag, out)
         assert not [a for a in attrs if a.startswith("on") or a in ("href", "src", "style")], out
+
+
+def _feedback_page(nb, resources):
+    """The course's feedback template, configured as assignments/nbgrader_config.py
+    and nbgrader's generate_feedback configure it, on one notebook."""
+    import os
+
+    import nbgrader
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    from coursegrader import feedback_page
+
+    c = Config()
+    c.HTMLExporter.template_name = "feedback"
+    c.HTMLExporter.extra_template_basedirs = feedback_page.template_basedirs()
+    c.HTMLExporter.template_file = feedback_page.TEMPLATE_FILE
+    c.HTMLExporter.extra_template_paths = [os.path.join(
+        os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "static",
+        "node_modules", "bootstrap", "dist", "css")]
+    c.HTMLExporter.filters = {
+        "offline_mathjax": "coursegrader.feedback_page.offline_mathjax",
+        "clean_student_html": "coursegrader.student_html.clean_html",
+        "tex_to_mathml": "coursegrader.mathml.html_with_mathml"}
+    return HTMLExporter(config=c).from_notebook_node(nb, resources=resources)[0]
+
+
+def test_the_contents_name_each_comment_after_its_part_and_every_formula_is_mathml():
+    import re
+
+    import nbformat
+
+    def graded(gid, comment):
+        return {"nbgrader": {"grade": True, "solution": True, "grade_id": gid, "points": 2,
+                             "score": 1, "comment": comment, "locked": False,
+                             "schema_version": 3, "task": False}}
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("## Part 1: why $K \\succeq 0$"),
+        nbformat.v4.new_markdown_cell("Every $z^\\top K z \\ge 0$.", metadata=graded(
+            "proof", "Say why $\\sum_{i,j} c_i c_j k(x_i, x_j) \\ge 0$.")),
+        nbformat.v4.new_markdown_cell("A second answer.", metadata=graded("other", None)),
+    ]
+    page = _feedback_page(nb, {
+        "nbgrader": {"notebook": "ps1", "score": 1, "max_score": 4, "late_penalty": 0},
+        "part_titles": {"proof": "Part 1: why $K \\succeq 0$", "other": "Part 2"}})
+    contents = page[page.index('<div id="toc">'):page.index("</ol>")]
+    entries = re.findall(r"<li>(.*?)</li>", contents, flags=re.S)
+    assert len(entries) == 2, entries
+    assert ">Comment</a>" not in contents
+    assert '<a href="#comment-proof">the grader\'s comment</a>' in entries[0]
+    assert "<math" in entries[0] and "comment" not in entries[1]
+    text = re.sub(r"<script.*?</script>|<style.*?</style>|<math.*?</math>|<[^>]+>", " ",
+                  page, flags=re.S)
+    assert not re.search(r"\$|\\\\(succeq|top|sum|ge)\b", text), re.findall(r".{30}\$.{30}", text)
+    # title, contents, answer and comment (MathJax's inlined source says "<math" too)
+    assert len(re.findall(r'<math (?:display|xmlns)="', page)) == 4
