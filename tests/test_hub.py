@@ -848,7 +848,8 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             ada.wait_for_selector('.jp-DirListing-item:has-text("ps1.html")')
             ada.dblclick('.jp-DirListing-item:has-text("ps1.html")')
             frame = ada.frame_locator(".jp-HTMLViewer iframe, .jp-RenderedHTML iframe").first
-            frame.locator("body").wait_for()
+            # the viewer's frame has a body before the page is written into it
+            frame.locator("#toc").wait_for()
             feedback = frame.locator("body").inner_text()
             shot(ada, "ada-feedback")
             assert f"{max_code + 5:.1f} / {total:.1f}" in feedback, feedback[:2000]
