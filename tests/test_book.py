@@ -1101,3 +1101,36 @@ def test_toy_2d_is_separable_with_a_thin_margin_as_the_book_says():
     for C in (1.0, 10.0):
         wrong = X[LibSVC(kernel="linear", C=C).fit(X, y).predict(X) != y]
         np.testing.assert_array_equal(wrong, [[0.4, -0.7]])
+
+
+def test_every_chapter_carries_its_self_checks_on_the_site_in_the_notebook_and_the_pdf(
+        built_book):
+    """Each self-check of a chapter's source is a form on its page, text in its
+    notebook download (the answers in the last cell) and, in the PDF, a
+    question in the chapter with its answer after the chapter's last section."""
+    from coursegrader.selfcheck import find_blocks
+
+    html, log, returncode = built_book
+    assert returncode == 0, "the book did not build"
+    chapters = [d for d in toc_files() if is_notebook(d)]
+    counts = {}
+    for docname in chapters:
+        n = len(find_blocks((ROOT / f"{docname}.md").read_text(encoding="utf-8")))
+        counts[docname] = n
+        page = (html / f"{docname}.html").read_text(encoding="utf-8")
+        assert page.count('<div class="selfcheck"') == n, docname
+        assert n == 0 or "_static/selfcheck.js" in page, docname
+        nb = nbformat.read(html / "_sources" / f"{docname}.ipynb", as_version=4)
+        prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert "{selfcheck}" not in prose and "- [x]" not in prose, docname
+        if n:
+            assert nb.cells[-1].source.startswith("## Answers to the self-checks"), docname
+            assert nb.cells[-1].source.count("**Self-check ") == n, docname
+    assert sum(counts.values()) > 0
+    if not (tex_available() and shutil.which("pdftotext")):
+        return
+    text = " ".join(subprocess.run(["pdftotext", str(html / PDF_NAME), "-"], capture_output=True,
+                                   text=True, check=True).stdout.split())
+    with_checks = [d for d in chapters if counts[d]]
+    assert text.count("Answers to the self-checks Self-check 1.") == len(with_checks)
+    assert "Show the answer" not in text

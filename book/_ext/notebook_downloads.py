@@ -7,10 +7,14 @@ header).  For every such page this extension
   (a notebook without outputs, ready to run in JupyterLab);
 * registers it with sphinx-book-theme, which then lists ``.ipynb`` in the
   page's download menu;
-* puts a visible download link under the chapter title.
+* puts a visible download link under the chapter title, and the link that
+  opens it in the course hub when the site is served by one (``course_hub``).
 
 Pages that are plain markdown (no ``kernelspec`` in their header) are left
 alone.
+
+Self-checks (``{selfcheck}``, see the ``selfcheck`` extension) are written
+out as text, with their answers in a last cell (``coursegrader.selfcheck``).
 
 Citations are written out in the notebook as the website shows them,
 "(Schölkopf and Smola, 2002)" for ``{cite}``/``{cite:p}`` and "Schölkopf and
@@ -26,10 +30,12 @@ import posixpath
 import re
 from pathlib import Path
 
+import course_hub
 import jupytext
 import nbformat
 from bibliography_labels import author_year_label
 from pybtex.database import parse_file
+from coursegrader.selfcheck import write_out as write_out_selfchecks
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
@@ -37,6 +43,8 @@ logger = logging.getLogger(__name__)
 
 #: CSS class of the download banner inserted at the top of each chapter.
 BANNER_CLASS = "notebook-download"
+#: The chapters the course hub opens by name (deploy/course_open.py's CHAPTER_SOURCE).
+HUB_CHAPTERS = "book/chapters/"
 
 
 def _is_notebook_source(path: Path) -> bool:
@@ -90,6 +98,7 @@ def write_notebook(source: Path, target: Path, citations=None) -> None:
     for cell in notebook.cells:
         if cell.cell_type == "markdown" and citations is not None:
             cell.source = write_citations(cell.source, citations)
+    write_out_selfchecks(notebook)
     # The pairing metadata only makes sense next to the .md source.
     notebook.metadata.get("jupytext", {}).pop("text_representation", None)
     if not notebook.metadata.get("jupytext"):
@@ -124,8 +133,12 @@ def add_notebook_download(app: Sphinx, pagename, templatename, context, doctree)
         f'<div class="{BANNER_CLASS}">'
         f'<a class="reference download" href="{html.escape(url)}" download="{name}">'
         f"Download this chapter as a notebook (<code>{name}</code>)</a>"
-        "<span> and run it in JupyterLab.</span></div>"
+        "<span> and run it in JupyterLab.</span>"
     )
+    # on the course's hub, also "Open this chapter in the course hub"
+    if pagename.startswith(HUB_CHAPTERS):
+        banner += course_hub.link_html("chapter", pagename[len(HUB_CHAPTERS):], block=True)
+    banner += "</div>"
     body = context.get("body", "")
     # Right under the chapter title when there is one, otherwise on top.
     end_of_title = body.find("</h1>")
