@@ -189,7 +189,7 @@ def test_a_released_problem_set_runs_its_checks_in_the_student_environment(
         if gid == "kernel_verdicts":
             # the wrong part is reported, naming a case it got wrong, and Run all went on
             assert [e.ename for e in errors] == ["CheckFailed"], cell.outputs
-            assert "D_indefinite" in "\n".join(errors[0].traceback)
+            assert "B_indefinite" in "\n".join(errors[0].traceback)
         else:
             assert not errors, (gid, cell.outputs)
 
@@ -198,7 +198,7 @@ def test_a_released_problem_set_runs_its_checks_in_the_student_environment(
                               cwd=folder, env=student_env.env, capture_output=True,
                               text=True, timeout=900)
     said = validate.stdout + validate.stderr
-    assert "D_indefinite" in said and "expected" in said, said[-3000:]
+    assert "B_indefinite" in said and "expected" in said, said[-3000:]
     assert "Success!" not in said
 
 
