@@ -792,7 +792,12 @@ BOX_REPORT = """() => {
     if (verdict === 'scrolls') scrolling.push(name);
     else if (verdict) cut.push(`${name}: ${verdict}`);
   }
-  return {narrow, cut, scrolling, formulas};
+  // TeX that MathJax could not typeset: an error, or an unknown command,
+  // which it prints in red.
+  const errors = [...document.querySelectorAll(
+      'article mjx-merror, article mjx-assistive-mml mtext[mathcolor="red"]')]
+    .map(e => (e.getAttribute('data-mjx-error') || e.textContent).slice(0, 60));
+  return {narrow, cut, scrolling, formulas, errors};
 }"""
 
 # A margin note as the theme draws one, planted before every box and display
@@ -819,8 +824,8 @@ PLANT_MARGIN_NOTES = """() => {
 def test_boxes_and_formulas_are_whole_on_a_phone_and_a_laptop(site):
     """At 390 px and at 1366 px every result, proof, exercise and admonition
     box takes the full width of its column, and every formula, displayed or
-    inline, is shown whole or scrolls in a box that shows it does (an edge
-    shadow and a tab stop); none is cut off.  At 390 px the same holds with
+    inline, is typeset and shown whole or scrolls in a box that shows it does
+    (an edge shadow and a tab stop); none is cut off.  At 390 px the same holds with
     a margin note planted before every box and display equation (the theme
     floats it beside the text there).  The check sees the boxes squeezed
     beside the notes when the book's rule that clears them is switched off,
@@ -849,6 +854,7 @@ def test_boxes_and_formulas_are_whole_on_a_phone_and_a_laptop(site):
                     failures += [where + "box narrower than its column: " + b
                                  for b in report["narrow"]]
                     failures += [where + "formula cut off: " + c for c in report["cut"]]
+                    failures += [where + "formula not typeset: " + e for e in report["errors"]]
             context.close()
         # The check can fail: without the rule that clears margin notes, the
         # boxes beside the planted notes are squeezed.
@@ -1005,6 +1011,8 @@ def test_the_pdf_holds_the_whole_book_and_the_site_links_to_it(built_book):
     pages = int(re.search(r"^Pages:\s+(\d+)", info.stdout, flags=re.M).group(1))
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
                           text=True, check=True).stdout
+    # Sphinx sets a straight apostrophe as a typographic one ("Instructor’s").
+    text = text.replace("\u2019", "'")
     titles = []
     for docname in toc_files():
         first_heading = re.search(r"^# (.+)$", (ROOT / f"{docname}.md").read_text(),
