@@ -42,8 +42,10 @@ KERNEL_NOTICE = re.compile(r"^\[IPKernelApp\] WARNING \| Kernel is running over 
 
 # TeX left in a page's visible text (outside maths and code) means an equation
 # or a role that was never rendered: $$, \( or \[ delimiters, environments,
-# \frac, or MyST roles such as {eq} printed literally.  A JavaScript regex.
-RAW_TEX = r"\$\$|\\\(|\\\[|\\begin\{|\\frac|\{eq\}|\{prf:"
+# commands such as \frac or \lambda (in a formula that Markdown broke up, or
+# in a section title quoted by a reference), or MyST roles such as {eq}
+# printed literally.  A JavaScript regex.
+RAW_TEX = r"\$\$|\\\(|\\\[|\\begin\{|\\[A-Za-z]{2,}|\{eq\}|\{prf:"
 
 # IPython startup file placed in the build's kernels: every figure a chapter
 # draws is inspected when it is rendered, and each visible axis (x, y and, in
