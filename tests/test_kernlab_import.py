@@ -9,7 +9,7 @@ import pytest
 import kernlab
 from conftest import REPO
 
-MODULES = ["kernels", "features", "gram", "ridge", "svm", "rkhs", "kernel_pca",
+MODULES = ["kernels", "features", "gram", "ridge", "svm", "rkhs", "kernel_pca", "gaussian_process",
            "model_selection"]
 
 
