@@ -33,6 +33,8 @@ HOMES = {
              "gaussian_mercer_eigenvalues", "gaussian_mercer_eigenfunctions", "h1_inner",
              "h1_norm", "min_kernel_section"),
     "gaussian_process": ("GaussianProcessRegressor", "kernel_hyperparameters"),
+    "rademacher": ("RademacherComplexity", "rkhs_ball_rademacher", "MarginBound",
+                   "margin_bound"),
     "kernel_pca": ("KernelPCA",),
     "model_selection": ("kfold", "GridSearch"),
 }

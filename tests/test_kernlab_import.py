@@ -10,7 +10,7 @@ import kernlab
 from conftest import REPO
 
 MODULES = ["kernels", "features", "gram", "ridge", "svm", "rkhs", "kernel_pca", "gaussian_process",
-           "model_selection"]
+           "rademacher", "model_selection"]
 
 
 def test_every_public_name_is_the_modules_own():
