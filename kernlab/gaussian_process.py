@@ -30,13 +30,22 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._estimator import (MultiOutputRegressorTags, check_data, check_kernel, check_targets,
                          compute_gram, fit_input, predict_input)
-from ._linalg import add_to_diagonal, blas_guard
+from ._linalg import add_to_diagonal, blas_guard, one_blas_thread
 from ._validation import as_generator, check_scalar
 from .kernels import Constant, Gaussian, Kernel, Linear, Product, Scaled, Sum
 
 __all__ = ["GaussianProcessRegressor", "kernel_hyperparameters"]
 
 _LOG_2PI = np.log(2.0 * np.pi)
+# Below this order a factorisation runs on one BLAS thread: on two busy cores,
+# waking a second thread costs more than the work (an eigendecomposition of
+# order 70 took 30 times longer threaded on a loaded machine).
+_ONE_THREAD_BELOW = 2048
+
+
+def _blas_threads(n):
+    """One BLAS thread for small factorisations, and LAPACK's guard for huge ones."""
+    return one_blas_thread() if n < _ONE_THREAD_BELOW else blas_guard(n)
 
 
 # ----------------------------------------------------------------------------
@@ -115,7 +124,7 @@ def _with_hyperparameters(kernel, values):
 def _factor(K, noise_var, y):
     """``(L, alpha)`` with ``L L^T = K + noise_var I`` and ``alpha = (K + noise_var I)^-1 y``."""
     A = add_to_diagonal(np.array(K, dtype=np.float64, order="F"), noise_var)
-    with blas_guard(A.shape[0]):
+    with _blas_threads(A.shape[0]):
         try:
             L = linalg.cholesky(A, lower=True, overwrite_a=True, check_finite=False)
         except linalg.LinAlgError as exc:
@@ -384,7 +393,8 @@ def _evidence_and_gradient(kernel, X, y, theta, eval_gradient):
     m = 1 if y.ndim == 1 else y.shape[1]
     a = alpha if alpha.ndim == 2 else alpha[:, None]
     # d/dt log p = tr((alpha alpha^T - m K_y^-1) dK_y/dt) / 2, with K_y^-1 from the factor
-    W = a @ a.T - m * linalg.cho_solve((L, True), np.eye(n), check_finite=False)
+    with _blas_threads(n):
+        W = a @ a.T - m * linalg.cho_solve((L, True), np.eye(n), check_finite=False)
     grad = [0.5 * float(np.sum(W * D)) for D in derivatives]
     grad.append(0.5 * noise_var * float(np.trace(W)))   # dK_y / d log tau^2 = tau^2 I
     return value, np.array(grad)
@@ -397,7 +407,8 @@ def _gaussian_draws(mean, cov, n_samples, rng):
     below zero (rounding only, the matrix being PSD) are set to zero rather
     than adding jitter, so the draws have exactly the covariance asked for.
     """
-    w, V = np.linalg.eigh((cov + cov.T) / 2.0)
+    with _blas_threads(cov.shape[0]):
+        w, V = np.linalg.eigh((cov + cov.T) / 2.0)
     root = V * np.sqrt(np.maximum(w, 0.0))
     Z = rng.standard_normal((cov.shape[0], n_samples))
     draws = root @ Z
