@@ -14,12 +14,13 @@ from threadpoolctl import ThreadpoolController, threadpool_limits
 from ._validation import check_array, check_scalar
 
 __all__ = ["PSDVerdict", "is_psd", "blas_guard", "one_blas_thread", "add_to_diagonal",
-           "cholesky_solve", "check_shifted_cholesky"]
+           "cholesky_solve", "check_shifted_cholesky", "saddle_solve"]
 
 # Matrix order from which Cholesky runs single-threaded: OpenBLAS's multithreaded
 # Cholesky crashes (segfault) once the matrix reaches 2^31 bytes (n >= 16384).
 SINGLE_THREAD_FROM = 16000
 _FULL_EIGH_MAX = 300  # up to this size one full eigendecomposition is cheap enough
+_LSTSQ_MAX = 500  # saddle_solve's last resort, least squares, up to this order
 
 
 def blas_guard(n):
@@ -129,6 +130,64 @@ def check_shifted_cholesky(K, rel_shift):
                 "the Gram matrix is not positive semi-definite: it has an eigenvalue below "
                 f"-{rel_shift:g} times its largest diagonal entry (K + {shift:.3g} I has no "
                 "Cholesky factor; use kernlab.is_psd for a witness vector)") from exc
+
+
+def saddle_solve(Q, y, c, d):
+    """Solve ``Q a + y b = c``, ``y^T a = d``; returns ``([a, b], residual_ok, cond)``.
+
+    With Q positive definite (a kernel of full rank on the free points),
+    one Cholesky factor gives ``a = Q^-1 (c - y b)`` and b from the second
+    equation, in half the flops of an LU of the bordered matrix; ``cond``
+    is then the square of the ratio of the factor's largest to smallest
+    diagonal entry (a lower bound on Q's condition number).  If the factor
+    fails or its answer misses the equations, LU, then (up to order
+    ``_LSTSQ_MAX``) least squares; ``ok`` says whether the answer meets the
+    equations to 1e-8 of their scale.
+
+    Examples
+    --------
+    >>> sol, ok, cond = saddle_solve(np.eye(2), np.array([1.0, -1.0]), np.ones(2), 0.0)
+    >>> sol.tolist(), ok, cond
+    ([1.0, 1.0, 0.0], True, 1.0)
+    """
+    nf = len(y)
+
+    def residual(sol):
+        a, b = sol[:nf], sol[nf]
+        return max(np.abs(Q @ a + y * b - c).max(), abs(y @ a - d))
+
+    bound = 1e-8 * max(1.0, np.abs(c).max(), abs(d))
+    cond = None
+    try:  # an ill-conditioned Q can overflow here: the residual decides
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            factor = linalg.cho_factor(Q, lower=True, check_finite=False)
+            diag = np.abs(np.diag(factor[0]))
+            cond = float((diag.max() / max(diag.min(), np.finfo(float).tiny)) ** 2)
+            u, v = linalg.cho_solve(factor, np.column_stack([c, y]),
+                                    check_finite=False).T
+            b = (y @ u - d) / (y @ v)
+            sol = np.append(u - b * v, b)
+            if np.all(np.isfinite(sol)) and residual(sol) < bound:
+                return sol, True, cond
+    except linalg.LinAlgError:
+        cond = np.inf
+    A = np.empty((nf + 1, nf + 1))
+    A[:nf, :nf] = Q
+    A[:nf, nf] = y
+    A[nf, :nf] = y
+    A[nf, nf] = 0.0
+    rhs = np.append(c, d)
+    try:  # LU first: several times faster than least squares on a regular system
+        sol = np.linalg.solve(A, rhs)
+        if residual(sol) < bound:
+            return sol, True, cond
+    except np.linalg.LinAlgError:
+        sol = np.zeros(nf + 1)
+    if nf > _LSTSQ_MAX:  # an SVD of this order costs more than it can save
+        return sol, False, cond
+    # singular or ill-conditioned: the least-squares solution
+    sol, *_ = np.linalg.lstsq(A, rhs, rcond=None)
+    return sol, bool(residual(sol) < bound), cond
 
 
 @dataclass

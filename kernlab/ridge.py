@@ -341,7 +341,8 @@ class KernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
             raise ValueError("fit_intercept=True cannot be combined with basis; "
                              "add a constant column to the basis instead")
         if is_precomputed(kernel):
-            K = check_precomputed_gram(fit_input(self, X)).copy()
+            fit_input(self, X)
+            K = check_precomputed_gram(X).copy()
             X_fit = None
         else:
             X_fit = fit_input(self, X, kernel)

@@ -38,10 +38,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._estimator import (BinaryClassifierTags, GramColumns, RegressorTags,
-                         check_cross_gram, check_kernel, check_labels, check_lam,
-                         check_targets, compute_gram, fit_input, is_precomputed,
-                         n_samples, predict_input, take)
+from ._columns import Gram
+from ._estimator import (BinaryClassifierTags, RegressorTags, check_cross_gram, check_kernel,
+                         check_labels, check_lam, check_targets, compute_gram,
+                         entry_rounding, fit_input, is_precomputed, n_samples,
+                         predict_input, take)
 from ._validation import check_array, check_scalar
 from .gram import gram_factor
 from .svm_dual import BoxQP, SolverFailed, kkt_gap, quiet_solve, solve_dual
@@ -168,13 +169,14 @@ class SVC(_BinaryClassifier):
         kernel = check_kernel(self.kernel)
         C = _check_C(self.C)
         tol = _check_tol(self.tol)
+        rounding = entry_rounding(X) if is_precomputed(kernel) else 0.0
         X = fit_input(self, X, kernel)
         t, self.classes_ = check_labels(y, n_samples(X))
-        qp = BoxQP.classification(GramColumns(kernel, X), t, C, kernel=kernel, X=X,
-                                  tol=tol)
+        qp = BoxQP.classification(Gram(kernel, X, rounding=rounding), t, C, kernel=kernel,
+                                  X=X, tol=tol)
         solution = solve_dual(qp)
         self.method_, self.solver_reason_ = solution.method, solution.reason
-        self.rank_ = solution.rank
+        self.rank_, self.solver_trace_ = solution.rank, solution.trace
         self.alpha_ = solution.alpha
         self.support_ = np.flatnonzero(solution.alpha > 0)
         self.dual_coef_ = (t * solution.alpha)[self.support_]
@@ -196,7 +198,7 @@ class SVC(_BinaryClassifier):
         if is_precomputed(self.kernel):
             raise ValueError("kkt_report needs the training Gram matrix; with a precomputed "
                              "kernel call kernlab.kkt_report(K, y, alpha, b, C) directly")
-        K = GramColumns(self.kernel, self.X_fit_).full()
+        K = Gram(self.kernel, self.X_fit_).full()
         return kkt_report(K, self.t_, self.alpha_, self.intercept_, self.C)
 
 
@@ -279,6 +281,7 @@ class SVR(RegressorTags, RegressorMixin, BaseEstimator):
         C = _check_C(self.C, finite=True)
         epsilon = check_scalar(self.epsilon, "epsilon", low=0.0, finite=True)
         tol = _check_tol(self.tol)
+        rounding = entry_rounding(X) if is_precomputed(kernel) else 0.0
         X = fit_input(self, X, kernel)
         n = n_samples(X)
         z = check_targets(y, n)
@@ -286,11 +289,11 @@ class SVR(RegressorTags, RegressorMixin, BaseEstimator):
             raise ValueError(f"y must be one target per sample (shape ({n},)), got "
                              f"shape {z.shape}")
         z = column_or_1d(z, warn=True)  # a column (n, 1) is taken, with a warning
-        qp = BoxQP.regression(GramColumns(kernel, X), z, C, epsilon, kernel=kernel, X=X,
-                              tol=tol)
+        qp = BoxQP.regression(Gram(kernel, X, rounding=rounding), z, C, epsilon,
+                              kernel=kernel, X=X, tol=tol)
         solution = solve_dual(qp)
         self.method_, self.solver_reason_ = solution.method, solution.reason
-        self.rank_ = solution.rank
+        self.rank_, self.solver_trace_ = solution.rank, solution.trace
         self.alpha_, self.alpha_star_ = solution.alpha[:n], solution.alpha[n:]
         coef = self.alpha_ - self.alpha_star_
         self.support_ = np.flatnonzero(coef)

@@ -1,5 +1,7 @@
 """Support vector machines: scikit-learn as oracle, primal = dual, KKT, formulation, bad input."""
 
+import re
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -10,8 +12,8 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.svm import SVC as SkSVC
 from sklearn.svm import SVR as SkSVR
 
-from kernlab import (SVC, SVR, Gaussian, KernelSVCPrimal, Linear, LinearSVCPrimal, Polynomial,
-                     Sigmoid, Spectrum, kkt_report, pivoted_cholesky)
+from kernlab import (SVC, SVR, Gaussian, KernelRidge, KernelSVCPrimal, Linear, LinearSVCPrimal,
+                     Polynomial, Sigmoid, Spectrum, kkt_report, pivoted_cholesky)
 
 DATASETS = {
     "moons": make_moons(150, noise=0.25, random_state=0),
@@ -239,10 +241,10 @@ def test_pivoted_cholesky():
 def test_lapack_and_column_pivoted_cholesky_agree(max_rank, monkeypatch):
     """Up to LAPACK_PIVOTED_MAX points dpstrf factors K: the F of the column loop."""
     from kernlab import gram
-    from kernlab._estimator import GramColumns
+    from kernlab._columns import Gram
 
     X = np.random.default_rng(3).standard_normal((300, 2))
-    columns = GramColumns(Gaussian(sigma=0.7), X)
+    columns = Gram(Gaussian(sigma=0.7), X)
     assert columns.n <= gram.LAPACK_PIVOTED_MAX
     by_lapack = gram.pivoted_cholesky_columns(columns, 1e-8, True, max_rank)
     monkeypatch.setattr(gram, "LAPACK_PIVOTED_MAX", 0)
@@ -316,6 +318,58 @@ def test_bad_input_is_refused():
         KernelSVCPrimal(Linear(), lam=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="X has 3 features, but SVC is expecting 2 features"):
         SVC(Gaussian(), C=1.0).fit(X, y).predict(np.zeros((4, 3)))
+
+
+@pytest.mark.parametrize("make", [lambda: SVC(Gaussian(), C=1.0), lambda: LinearSVCPrimal(C=1.0),
+                                  lambda: KernelSVCPrimal(Gaussian(), lam=0.5)],
+                         ids=["SVC", "LinearSVCPrimal", "KernelSVCPrimal"])
+@pytest.mark.parametrize("labels", [lambda n: [1 if i % 2 else "a" for i in range(n)],
+                                    lambda n: np.array([1 if i % 2 else "a" for i in range(n)],
+                                                       dtype=object)],
+                         ids=["list", "object array"])
+def test_labels_mixing_strings_and_numbers_are_refused_naming_y(make, labels):
+    X, _ = DATASETS["moons"]
+    with pytest.raises(ValueError, match=r"^y mixes strings and numbers \(e.g. 'a' and 1\)"):
+        make().fit(X, labels(len(X)))
+
+
+@pytest.mark.parametrize("make", [lambda: SVC("precomputed"), lambda: SVR("precomputed"),
+                                  lambda: KernelRidge("precomputed", lam=0.1)],
+                         ids=["SVC", "SVR", "KernelRidge"])
+def test_an_asymmetric_precomputed_matrix_is_reported_as_not_symmetric(make):
+    X, y = DATASETS["moons"]
+    K = Gaussian(sigma=1.0)(X)
+    K[3, 7] += 0.25
+    with pytest.raises(ValueError, match=r"X must be a symmetric Gram matrix .* "
+                                         r"X\[3, 7\] = [0-9.]+ and X\[7, 3\] = [0-9.]+"):
+        make().fit(K, y)
+    # a user's kernel function that is not symmetric is named too
+    with pytest.raises(ValueError, match="not symmetric: the kernel must be a symmetric"):
+        SVC(lambda A, B=None: Gaussian(sigma=1.0)(A, B) + (A[:, :1] if B is None else 0.0),
+            C=1.0).fit(X, y)
+
+
+def test_a_float32_gram_matrix_is_accepted_and_matches_libsvm():
+    """A Gram matrix computed in float32 has eigenvalues down to about n eps32 below zero:
+    accepted (as scikit-learn's checks pass it), and the answer is LIBSVM's on it."""
+    X, y = DATASETS["moons"]
+    K = Gaussian(sigma=0.8)(X).astype(np.float32)
+    assert np.linalg.eigvalsh(K.astype(np.float64))[0] < -1e-10  # not PSD as float64
+    for given in (K, K.astype(np.float64), K.tolist()):  # float32 numbers, however given
+        ours = SVC("precomputed", C=3.0).fit(given, y)
+        ref = SkSVC(kernel="precomputed", C=3.0, tol=1e-8).fit(K.astype(np.float64), y)
+        np.testing.assert_allclose(ours.alpha_, _sklearn_alpha(ref, len(y)), atol=1e-3 * 3.0)
+        np.testing.assert_allclose(ours.decision_function(K), ref.decision_function(K),
+                                   atol=1e-3)
+    # a matrix that is not PSD beyond float32's rounding is still refused
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        SVC("precomputed").fit((K - 1e-3 * np.eye(len(y), dtype=np.float32)), y)
+
+
+def test_messages_print_C_as_it_was_given():
+    X, y = make_blobs(40, centers=2, cluster_std=3.0, random_state=3)
+    with pytest.raises(ValueError, match=r"^the SVM dual with C=0\.1 could not be solved"):
+        SVC(Linear(), C=0.1).fit(X * 1e7, y)
 
 
 def test_non_psd_kernel_is_refused():
@@ -464,12 +518,13 @@ def test_large_factored_qp_is_solved_on_a_shrinking_subset(C, monkeypatch):
     assert ours.kkt_report().worst <= 1e-5 * C
 
 
-def test_huge_C_on_full_rank_data_matches_libsvm_through_unbounded_steps():
+def test_huge_C_on_full_rank_data_matches_libsvm_through_unbounded_steps(monkeypatch):
     """C = 1e6 far above the multipliers: working-set steps drop the bound."""
     from sklearn.datasets import load_breast_cancer
     from sklearn.preprocessing import StandardScaler
 
-    from kernlab._estimator import GramColumns
+    from kernlab import _working_set
+    from kernlab._columns import Gram
     from kernlab._working_set import WorkingSetDual
 
     X, y = load_breast_cancer(return_X_y=True)
@@ -484,9 +539,17 @@ def test_huge_C_on_full_rank_data_matches_libsvm_through_unbounded_steps():
     np.testing.assert_allclose(ours.alpha_, alpha, atol=1e-6 * C)
     assert ours.kkt_report().worst <= 1e-5
     t = np.where(y == 1, 1.0, -1.0)
-    dual = WorkingSetDual(GramColumns(kernel, X), t, C=C, q=64)
+    bounded = []
+    solve = _working_set._solve_subproblem
+
+    def spy(q, has_bound, *args):
+        bounded.append(bool(has_bound))
+        return solve(q, has_bound, *args)
+
+    monkeypatch.setattr(_working_set, "_solve_subproblem", spy)
+    dual = WorkingSetDual(Gram(kernel, X), t, C=C, q=64)
     assert dual.run(eps=1e-3) <= 1e-3
-    assert dual.unbounded is not None and dual.alpha.max() < 1e-3 * C
+    assert bounded and not any(bounded) and dual.alpha.max() < 1e-3 * C
 
 
 def _standardised_breast_cancer(n):
@@ -535,30 +598,59 @@ def test_huge_C_on_breast_cancer_needs_few_subproblems(n, most_solves, monkeypat
                                atol=1e-4)
 
 
-def test_first_working_set_holds_the_points_the_class_means_classify_worst():
-    from kernlab._estimator import GramColumns
+def test_first_working_set_pairs_the_worst_classified_points_by_second_order():
+    """At the start every point violates equally: the tie-break (the difference of the
+    class means) ranks the positives, and each is paired with the negative of largest
+    second-order gain, (v_i - v_j)^2 / (K_ii + K_jj - 2 K_ij): the nearest in feature space."""
+    from kernlab._columns import Gram
     from kernlab._working_set import WorkingSetDual
 
     X, y = make_blobs(60, centers=2, cluster_std=2.5, random_state=4)
     t = np.where(y == 1, 1.0, -1.0)
-    gram = GramColumns(Gaussian(sigma=2.0), X)
+    gram = Gram(Gaussian(sigma=2.0), X)
+    K = gram.full()
     u = np.where(t > 0, 1 / np.sum(t > 0), 1 / np.sum(t < 0))
-    h = gram.full() @ (t * u)  # difference of the class means in feature space
+    h = K @ (t * u)  # difference of the class means in feature space
     dual = WorkingSetDual(gram, t, C=1e6, q=8, tiebreak=h)
-    first = dual.select(*dual.violation()[1:])
+    first, new = dual.select(*dual.violation()[1:])
+    assert sorted(first.tolist()) == sorted(new.tolist()) and len(set(first.tolist())) == 8
     pos, neg = np.flatnonzero(t > 0), np.flatnonzero(t < 0)
-    worst = set(pos[np.argsort(h[pos])[:4]]) | set(neg[np.argsort(-h[neg])[:4]])
-    assert set(first.tolist()) == worst
-    # without the tie-break the start is in index order
-    plain = WorkingSetDual(gram, t, C=1e6, q=8)
-    assert set(plain.select(*plain.violation()[1:]).tolist()) == \
-        set(pos[:4]) | set(neg[:4])
-    # a small support stays in the next set, which is filled with violators
-    dual.step(first)
+    worst = pos[np.argsort(h[pos])[:4]]
+    assert set(first[t[first] > 0].tolist()) == set(worst.tolist())
+    free = list(neg)
+    for i in worst:  # in turn, the nearest negative not taken yet
+        j = free[int(np.argmax(K[i, free]))]
+        assert j in first
+        free.remove(j)
+    # the free multipliers stay in the next set, in the slots they held
+    dual.step(first, new)
     support = np.flatnonzero(dual.alpha > 0)
     assert 0 < len(support) <= 6
-    following = dual.select(*dual.violation()[1:])
-    assert set(support) <= set(following.tolist()) and len(set(following)) == 8
+    following, added = dual.select(*dual.violation()[1:])
+    assert set(support) <= set(following.tolist()) and len(set(following.tolist())) == 8
+    for i in support:
+        assert np.flatnonzero(following == i) == np.flatnonzero(first == i)
+    assert not set(added.tolist()) & set(support.tolist())
+
+
+def test_large_supports_keep_the_free_multipliers_of_the_last_set():
+    """Once the support outgrows a set, the set's free multipliers are kept (at most half a
+    set): sets of the most violating points alone zigzag (two moons at C = 1000 stalled)."""
+    from kernlab._columns import Gram
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = make_moons(400, noise=0.3, random_state=0)
+    t = np.where(y == 1, 1.0, -1.0)
+    dual = WorkingSetDual(Gram(Gaussian(sigma=0.5), X), t, C=1000.0, q=16)
+    dual.run(eps=0.0, max_steps=30)
+    free = (dual.alpha > 0) & (dual.alpha < 1000.0)
+    assert free.sum() > 12
+    last = dual.B.copy()
+    B, new = dual.select(*dual.violation()[1:])
+    kept = [i for i in B if i not in set(new.tolist())]
+    assert set(kept) == set(last[free[last]][:8]) and 0 < len(kept) <= 8
+    assert all(np.flatnonzero(B == i) == np.flatnonzero(last == i) for i in kept)
+    assert len(new) == 16 - len(kept) and len(set(B.tolist())) == 16
 
 
 def test_working_set_subproblem_factor_is_triangular_and_exact():
@@ -575,19 +667,56 @@ def test_working_set_subproblem_factor_is_triangular_and_exact():
     assert not R[-1].any()  # the duplicate leaves one row of zeros
 
 
-def test_compiled_subproblems_are_kept_per_thread_and_give_each_fit_its_answer():
+def _random_subproblem(q, seed, scale=1.0):
+    from kernlab._working_set import _triangular_root
+
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((q, 3))
+    t = np.where(np.arange(q) % 2 == 0, 1.0, -1.0)
+    order, R = _triangular_root(Gaussian(sigma=1.0)(X) * np.outer(t, t))
+    return R * scale, -np.ones(q) * scale**2, t[order], 0.0, 10.0 / scale
+
+
+def test_compiled_subproblems_are_kept_per_thread_and_hold_no_state():
+    """A compiled subproblem is reused, per thread, but its answer depends on nothing
+    but the values it is given: a warm-started Clarabel keeps the scaling of the data it
+    was set up with, and after an instance scaled by 1e6 it failed on every later one."""
     import threading
 
-    from kernlab._working_set import _subproblem
+    from kernlab import _working_set
+    from kernlab._working_set import _compiled, _solve_subproblem, _Subproblem
 
-    first = _subproblem(6, True)
-    assert _subproblem(6, True) is first and _subproblem(6, False) is not first
+    args = _random_subproblem(12, seed=1)
+    fresh = _Subproblem(12, True).solve(*args)
+    first = _solve_subproblem(12, True, *args)
+    kept = _compiled.problems[(12, True)]
+    np.testing.assert_array_equal(first, fresh)
+    for scale in (1e6, 1e-6):  # an extreme instance, then the first one again
+        _solve_subproblem(12, True, *_random_subproblem(12, seed=2, scale=scale))
+        np.testing.assert_array_equal(_solve_subproblem(12, True, *args), fresh)
+    assert _compiled.problems[(12, True)] is kept
+    # a problem whose solve raised is dropped
+    with pytest.raises(RuntimeError):
+        _solve_subproblem(12, True, np.full((12, 12), 1e300), *args[1:])
+    assert (12, True) not in _compiled.problems
+    np.testing.assert_array_equal(_solve_subproblem(12, True, *args), fresh)
+    # another thread compiles its own
     elsewhere = []
-    thread = threading.Thread(target=lambda: elsewhere.append(_subproblem(6, True)))
+
+    def solve_there():
+        elsewhere.append(_solve_subproblem(12, True, *args))
+        elsewhere.append(_working_set._compiled.problems[(12, True)])
+
+    thread = threading.Thread(target=solve_there)
     thread.start()
     thread.join()
-    assert elsewhere[0] is not first
-    # fits on two threads at once, sharing nothing, agree with fits one after the other
+    np.testing.assert_array_equal(elsewhere[0], fresh)
+    assert elsewhere[1] is not _compiled.problems[(12, True)]
+
+
+def test_fits_on_two_threads_at_once_agree_with_fits_one_after_the_other():
+    import threading
+
     data = [_full_rank(260, seed=s) for s in (4, 5)]
     kernel = Gaussian(sigma=np.sqrt(20.0) / 2)
     models = [SVC(kernel, C=1.0).fit(X, y) for X, y in data]
@@ -607,16 +736,16 @@ def test_compiled_subproblems_are_kept_per_thread_and_give_each_fit_its_answer()
     for k in (0, 1):
         assert len(found[k]) == 3
         for alpha in found[k]:
-            np.testing.assert_allclose(alpha, alone[k], atol=1e-9)
+            np.testing.assert_array_equal(alpha, alone[k])
 
 
 def test_working_set_method_reaches_its_stopping_tolerance():
-    from kernlab._estimator import GramColumns
+    from kernlab._columns import Gram
     from kernlab._working_set import WorkingSetDual
 
     X, y = _full_rank(200, seed=1)
     t = np.where(y == 1, 1.0, -1.0)
-    gram = GramColumns(Gaussian(sigma=3.0), X)
+    gram = Gram(Gaussian(sigma=3.0), X)
     dual = WorkingSetDual(gram, t, C=1.0, q=16)
     assert dual.run(eps=1e-6) <= 1e-6
     assert dual.steps > 1  # more than one working set was needed
@@ -667,12 +796,20 @@ def test_a_linear_svc_depends_on_the_feature_scale_only_through_C(scale):
 
 
 @pytest.mark.filterwarnings("error")
-def test_features_on_a_scale_of_1e6_with_C_one_ask_for_scaling():
-    # C = 1 on features times 1e6 is C = 1e12 on the features themselves: a
-    # problem no solver settles to working precision on overlapping classes.
+def test_features_on_a_scale_of_1e6_with_C_one_are_refused_with_what_was_seen():
+    # C = 1 on features times 1e6 is C = 1e12 on the features themselves: on
+    # overlapping classes the multipliers at C are so large (against a unit
+    # margin) that K (alpha y) cannot be evaluated to the tolerance in floating point
     X, y = make_blobs(40, centers=2, cluster_std=3.0, random_state=3)
-    with pytest.raises(ValueError, match="scale the features"):
+    with pytest.raises(ValueError) as refused:
         SVC(Linear(), C=1.0).fit(X * 1e6, y)
+    message = str(refused.value)
+    assert message.startswith("the SVM dual with C=1.0 could not be solved")
+    assert re.search(r"violates the KKT conditions by [0-9.e+-]+ \(tolerance 1e-05", message)
+    assert re.search(r"it has \d+ support vectors of 40 \(\d+ free, \d+ at C\)", message)
+    assert re.search(r"rounding errors of about [0-9.e+-]+", message)
+    assert "the kernel's diagonal reaches 1.2e+14" in message
+    assert "far larger than needed" not in message  # what was seen, not a guess
 
 
 @pytest.mark.filterwarnings("error")
@@ -780,24 +917,26 @@ def test_svr_bad_input_is_refused():
 
 def test_a_small_column_cache_gives_the_same_answer():
     """With room for only a few columns, the steps evict, never a column a step needs."""
-    from kernlab._estimator import GramColumns
+    from kernlab._columns import Gram
     from kernlab._working_set import WorkingSetDual
 
     X, y = make_moons(400, noise=0.3, random_state=1)
     t = np.where(y == 1, 1.0, -1.0)
-    gram = GramColumns(Gaussian(sigma=0.5), X)
-    roomy = WorkingSetDual(gram, t, C=10.0, q=16)
-    tight = WorkingSetDual(gram, t, C=10.0, q=16, cache_bytes=1)
-    assert tight.cache.room == 4 * 16 < len(t) and roomy.cache.room == len(t)
-    store, evicted = tight.cache, []
+    gram = Gram(Gaussian(sigma=0.5), X)
+    roomy = WorkingSetDual(gram.cached(2**30), t, C=10.0, q=16)
+    tight_gram = gram.cached(1, min_columns=20)
+    tight = WorkingSetDual(tight_gram, t, C=10.0, q=16)
+    store = tight_gram._store
+    assert store.room == 20 < len(t) and roomy.gram._store.room == len(t)
+    evicted = []
     cols = store.cols
 
-    def spy(idx):
+    def spy(idx, compute):
         before = set(np.flatnonzero(store.slot >= 0))
-        out = cols(idx)
-        np.testing.assert_allclose(out, gram.cols(list(idx)), rtol=1e-12, atol=1e-15)
+        out = cols(idx, compute)
+        np.testing.assert_allclose(out, gram.cols(idx), rtol=1e-12, atol=1e-15)
         after = set(np.flatnonzero(store.slot >= 0))
-        assert set(idx) <= after                 # every column of the step is kept
+        assert set(idx[:store.room]) <= after or len(set(idx)) > store.room
         assert len(after) <= store.room and store.used <= store.room
         evicted.extend(before - after)
         return out
@@ -806,7 +945,7 @@ def test_a_small_column_cache_gives_the_same_answer():
     assert roomy.run(eps=1e-6) <= 1e-6 and tight.run(eps=1e-6) <= 1e-6
     assert evicted                               # it did have to evict
     # the same optimum (the multipliers themselves need not be unique)
-    Q = np.outer(t, t) * gram.cols(list(range(len(t))))
+    Q = np.outer(t, t) * gram.full()
 
     def objective(a):
         return 0.5 * a @ Q @ a - a.sum()
@@ -815,46 +954,49 @@ def test_a_small_column_cache_gives_the_same_answer():
 
 
 def test_the_column_store_evicts_the_least_recently_used_columns():
-    from kernlab._columns import ColumnStore
-    from kernlab._estimator import GramColumns
+    from kernlab._columns import Gram
 
     X = np.random.default_rng(5).standard_normal((40, 3))
-    gram = GramColumns(Gaussian(sigma=1.0), X)
-    K = gram.cols(list(range(40)))
-    store = ColumnStore(gram, budget_bytes=8 * 40 * 4, evict=True)    # room for 4
+    gram = Gram(Gaussian(sigma=1.0), X)
+    K = gram.full()
+    store = gram.cached(budget_bytes=8 * 40 * 4)    # room for 4
     for idx in ([0, 1], [2], [3], [0]):           # 1 is now the oldest, then 2
         store.cols(idx)
     np.testing.assert_allclose(store.cols([5, 6]), K[:, [5, 6]], rtol=1e-12, atol=1e-15)
-    assert sorted(np.flatnonzero(store.slot >= 0)) == [0, 3, 5, 6]
+    assert sorted(np.flatnonzero(store._store.slot >= 0)) == [0, 3, 5, 6]
     # a request larger than the room: what fits is kept, the rest computed
     idx = [7, 8, 9, 10, 11, 12]
     np.testing.assert_allclose(store.cols(idx), K[:, idx], rtol=1e-12, atol=1e-15)
-    assert (store.slot >= 0).sum() == 4
+    assert store.kept() == 4
+    v = np.zeros(40)
+    v[[1, 5, 30]] = [1.0, -2.0, 0.5]
+    np.testing.assert_allclose(store.times(v), K @ v, rtol=1e-12, atol=1e-14)
     store.release()
-    assert store.block is None and (store.slot < 0).all()
+    assert store._store.block is None and store.kept() == 0
     np.testing.assert_allclose(store.cols([39, 2]), K[:, [39, 2]], rtol=1e-12, atol=1e-15)
+    # views share the source, never the kept columns
+    assert gram.kept() == 0 and gram.cached(10**6).kept() == 0
 
 
-def test_the_polish_keeps_columns_within_its_budget():
-    """Past its budget the polish's column store computes columns instead of keeping them."""
-    from kernlab._columns import ColumnStore
-    from kernlab._estimator import GramColumns
+def test_views_of_a_gram_matrix():
+    """Scaled, doubled and dense views read the same source; blocks compute only their rows."""
+    from kernlab._columns import Gram
 
-    X = np.random.default_rng(3).standard_normal((300, 4))
-    gram = GramColumns(Gaussian(sigma=1.0), X)
-    K = gram.cols(list(range(300)))
-    store = ColumnStore(gram, budget_bytes=8 * 300 * 20, evict=False)   # room for 20 columns
-    assert store.room == 20
-    rng = np.random.default_rng(4)
-    first = None
-    for size in (5, 12, 40, 150):
-        idx = rng.choice(300, size, replace=False)
-        np.testing.assert_allclose(store.cols(idx), K[:, idx], rtol=1e-12, atol=1e-15)
-        v = np.zeros(300)
-        v[idx] = rng.standard_normal(size)
-        np.testing.assert_allclose(store.times(v), K @ v, rtol=1e-10, atol=1e-12)
-        assert store.block.shape[1] == store.room and store.used <= store.room
-        if first is None:
-            first = set(np.flatnonzero(store.slot >= 0))
-    assert first <= set(np.flatnonzero(store.slot >= 0))   # kept columns stay: no eviction
-    assert (store.slot >= 0).sum() == store.room
+    X = np.random.default_rng(2).standard_normal((30, 2))
+    K = Gaussian(sigma=1.0)(X)
+    for gram in (Gram(Gaussian(sigma=1.0), X), Gram("precomputed", K)):
+        half = gram.scaled(2.0)
+        np.testing.assert_allclose(half.full(), K / 2, rtol=1e-14)
+        np.testing.assert_allclose(half.dense().cols([4, 1]), K[:, [4, 1]] / 2, rtol=1e-14)
+        np.testing.assert_allclose(half.diag(), np.diag(K) / 2)
+        twice = half.doubled()
+        big = np.tile(K / 2, (2, 2))
+        assert twice.n == 60
+        np.testing.assert_allclose(twice.cols([3, 33, 59]), big[:, [3, 33, 59]], rtol=1e-14)
+        np.testing.assert_allclose(twice.block([0, 45], [31, 2]), big[np.ix_([0, 45], [31, 2])],
+                                   rtol=1e-14)
+        v = np.random.default_rng(3).standard_normal(60)
+        v[::3] = 0.0
+        np.testing.assert_allclose(twice.times(v), big @ v, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(twice.dense().times(v), big @ v, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(twice.undoubled().full(), K / 2, rtol=1e-14)
