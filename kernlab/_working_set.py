@@ -250,6 +250,8 @@ class WorkingSetDual:
         self.B = np.zeros(0, dtype=np.intp)      # the working set, slot by slot
         self.W = np.empty((n, self.q), order="F")  # W[:, s] = K[:, B[s]]
         self.steps = 0
+        self.best, self.since_best = np.inf, 0
+        self.patience = max(200, 10 * n // self.q)
 
     # ------------------------------------------------------------ conditions
     def violation(self):
@@ -307,7 +309,9 @@ class WorkingSetDual:
         lows = np.flatnonzero(low)
         if ups.size == 0 or lows.size == 0:
             return np.zeros(0, dtype=np.intp)
-        K_i = self.gram.cols(ups)[lows]  # (|low|, |ups|): the columns are needed anyway
+        # (j among the most violating points of low only: twice the steps on
+        # two moons, where at the start every point of low violates alike)
+        K_i = self.gram.block(lows, ups)  # (|low|, |ups|)
         v_low = v[lows]
         curvature = self.diag[ups][None, :] + self.diag[lows][:, None] - 2.0 * K_i
         gain = (v[ups][None, :] - v_low[:, None]) ** 2 / np.maximum(curvature, 1e-12)
@@ -327,7 +331,7 @@ class WorkingSetDual:
         if len(chosen) < count:  # more of the most violating points of low
             taken = np.zeros(len(v), dtype=bool)
             taken[chosen] = True
-            more = _most(lows[~taken[lows]], v, -self.tiebreak, count - len(chosen))
+            more = _most(np.flatnonzero(low & ~taken), v, -self.tiebreak, count - len(chosen))
             chosen = np.concatenate([chosen, more])
         return chosen
 
@@ -377,37 +381,37 @@ class WorkingSetDual:
         self.steps += 1
         return changed.size
 
-    def run(self, eps, max_steps=None, patience=None):
+    def run(self, eps, max_steps=None):
         """Iterate until the violation is at most ``eps``; returns the final violation.
 
-        Stops early when ``patience`` steps in a row (by default 200, or ten
-        sweeps of n / q steps if more) have not lowered the smallest
-        violation seen: the method has stalled (rounding, or a problem too
-        ill-conditioned for its scale).
+        Stops after ``max_steps`` steps, or when ``self.patience`` steps in a
+        row (by default 200, or ten sweeps of n / q steps if more) have not
+        lowered the smallest violation seen (``self.stalled``): rounding, or
+        a problem too ill-conditioned for its scale.
         """
-        n = len(self.y)
-        max_steps = max_steps or max(500, 100 * n // self.q)
-        patience = patience or max(200, 10 * n // self.q)
-        best, since_best = np.inf, 0
+        max_steps = max_steps or max(500, 50 * len(self.y) // self.q)
         # The q x q algebra is far too small to gain from BLAS threads, and on a
         # busy machine their start-up dominates each step.
         with one_blas_thread():
             gap, v, up, low = self.violation()
             for _ in range(max_steps):
-                if gap <= eps:
+                if gap <= eps or self.stalled:
                     return gap
-                if gap < best * (1 - 1e-3):
-                    best, since_best = gap, 0
-                else:
-                    since_best += 1
-                    if since_best >= patience:
-                        return gap
                 B, new = self.select(v, up, low)
                 changed = self.step(B, new)
                 gap, v, up, low = self.violation()
+                if gap < self.best * (1 - 1e-3):
+                    self.best, self.since_best = gap, 0
+                else:
+                    self.since_best += 1
                 if self.callback is not None:
                     self.callback(Step(self.steps, B.copy(), new.copy(), gap, changed))
         return gap
+
+    @property
+    def stalled(self):
+        """True when ``patience`` steps in a row have not lowered the best violation."""
+        return self.since_best >= self.patience
 
 
 def _most(idx, key, tiebreak, count):

@@ -366,30 +366,41 @@ def _trusted_psd(kernel):
 _CHECK_TOL = 1e-10
 
 
+def check_psd(gram, kernel):
+    """Refuse K unless it is PSD, when the kernel is not PSD by construction.
+
+    ``gram`` is a :class:`kernlab._columns.Gram` of K.  Kernels that are PSD
+    by construction are not checked.  Any other kernel (a user's function, a
+    precomputed matrix, the sigmoid) must give a symmetric K, and ``K + s I``
+    must have a Cholesky factor (:func:`kernlab._linalg.check_shifted_cholesky`)
+    with ``s`` 1e-10 of its largest diagonal entry, or n times the rounding
+    of its entries if that is larger (a float32 Gram matrix is PSD only to
+    float32's precision).
+    """
+    if _trusted_psd(kernel):
+        return
+    K = gram.full()
+    _check_symmetric(K)
+    check_shifted_cholesky(K, max(_CHECK_TOL, gram.n * gram.rounding))
+
+
 def factor_gram(gram, kernel, X, tol, max_rank=None):
     """Factor F with K = F F^T: explicit features if available, else pivoted Cholesky.
 
-    ``gram`` is a :class:`kernlab._columns.Gram` of K.  Kernels that are PSD
-    by construction only get the cheap negative-pivot check.  Any other
-    kernel (a user's function, a precomputed matrix, the sigmoid) must give
-    a symmetric K, has the residual of its factor checked, and must pass a
-    shifted dense Cholesky (:func:`kernlab._linalg.check_shifted_cholesky`)
-    with a shift of ``1e-10`` of its largest diagonal entry, or of n times
-    the rounding of its entries if that is larger (a float32 Gram matrix is
-    PSD only to float32's precision).  Returns ``(F, exact)``; F is None when
-    the numerical rank exceeds ``max_rank`` (the PSD check is still made).
+    The kernel's explicit features are taken when it has them; otherwise a
+    pivoted Cholesky factor to the tolerance ``tol`` (with its residual
+    checked when the kernel is not PSD by construction, which must also
+    pass :func:`check_psd`).  Returns ``(F, exact)``; F is None when the
+    numerical rank exceeds ``max_rank``.
     """
-    F = _explicit_factor(kernel, X)
+    F = explicit_factor(kernel, X)
     if F is not None and (max_rank is None or F.shape[1] <= max_rank):
         return F, True
     if _trusted_psd(kernel):
         return pivoted_cholesky_columns(gram, tol, verify=False, max_rank=max_rank), False
-    K = gram.full()
-    _check_symmetric(K)
+    check_psd(gram, kernel)
     shift = max(_CHECK_TOL, gram.n * gram.rounding)
-    F = pivoted_cholesky_columns(gram, max(tol, shift), verify=True, max_rank=max_rank)
-    check_shifted_cholesky(K, shift)
-    return F, False
+    return pivoted_cholesky_columns(gram, max(tol, shift), verify=True, max_rank=max_rank), False
 
 
 def _check_symmetric(K):
@@ -431,7 +442,7 @@ def gram_factor(kernel, X, *, tol=1e-4):
     return gram.full(), F
 
 
-def _explicit_factor(kernel, X):
+def explicit_factor(kernel, X):
     """Exact feature matrix for linear and polynomial kernels when it is small enough."""
     if is_precomputed(kernel) or not isinstance(X, np.ndarray):
         return None

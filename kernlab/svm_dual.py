@@ -22,20 +22,21 @@ violation (:func:`kkt_gap`), in units of the margin.
 :func:`solve_dual` tries the strategies of :data:`STRATEGIES`, in order,
 until one gives an answer that passes the KKT check with the exact K:
 
-1. ``"factor"``, when K has numerical rank at most ``FACTOR_MAX_RANK``:
-   one QP in which K enters only as a thin factor ``K = F F^T`` (the
-   explicit features of the linear and polynomial kernels, or a pivoted
-   Cholesky factor), on a subset grown by its violators above
-   ``SHRINK_MIN`` points;
-2. ``"hard-margin"``, when C is finite and K has a thin factor: the same QP
-   without the upper bound, which is the answer whenever its multipliers
-   stay below C (a huge C makes ``a / C`` smaller than the solver's
-   precision);
+1. ``"factor"``, when the kernel has explicit features ``F`` with at most
+   ``FACTOR_MAX_RANK`` columns (``K = F F^T`` exactly: the linear kernel,
+   polynomial kernels of few features): one QP in which K enters only as F,
+   on a subset grown by its violators above ``SHRINK_MIN`` points;
+2. ``"hard-margin"``, with such an F and a finite C: the same QP without the
+   upper bound, which is the answer whenever its multipliers stay below C
+   (a huge C makes ``a / C`` smaller than the solver's precision);
 3. ``"working-set"``, always: decomposition into QPs on small working sets
-   (:mod:`kernlab._working_set`), started from the best answer so far.
-   It is stopped at violations of 1e-1, 1e-2, ... in turn; after each stop
-   (and after each early step while the support is small) the answer is
-   polished.
+   (:mod:`kernlab._working_set`), started from the best answer so far.  It
+   is stopped at violations of 1, 1e-1, 1e-2, ... in turn, and polished at
+   a stop, or after as much time in steps as the last polish took.
+
+(A Gaussian kernel has no thin factor: a pivoted Cholesky factor to a
+tolerance is one, but finding that its rank is above 200 took longer, at
+n = 5000, than the working sets take to solve the problem.)
 
 The polish reads the active sets off an answer (``a_i = 0``, ``a_i = C``,
 free) and solves the KKT conditions, which are linear once the sets are
@@ -61,6 +62,8 @@ Examples
 ('factor', True)
 """
 
+import contextlib
+import time
 import warnings
 from dataclasses import dataclass
 
@@ -70,16 +73,15 @@ from scipy import linalg
 
 from ._linalg import one_blas_thread, saddle_solve
 from ._working_set import Step, WorkingSetDual
-from .gram import factor_gram, pivoted_cholesky_columns
+from .gram import check_psd, explicit_factor
 
 __all__ = ["BoxQP", "DualSolution", "Polish", "Step", "STRATEGIES", "solve_dual",
-           "kkt_gap", "quiet_solve", "SolverFailed", "KKT_TOL", "FACTOR_MAX_RANK"]
+           "kkt_gap", "quiet_solve", "SolverFailed", "KKT_TOL", "FACTOR_MAX_RANK", "Strategy"]
 
 # An answer must satisfy the KKT conditions with the exact K to this accuracy,
 # measured as LIBSVM measures it (in units of the margin, 1).
 KKT_TOL = 1e-5
-# Above this numerical rank of K (at the factor tolerance) no thin factor is
-# formed and the dual is solved by working sets.
+# With more explicit features than this the factored QP is not tried.
 FACTOR_MAX_RANK = 200
 # Points per working set: Clarabel's time on a dense set grows as its cube
 # (3 ms at 64 points, 10-15 ms at 128, 90 ms at 256), while the steps needed
@@ -122,9 +124,9 @@ class BoxQP:
     """The dual ``min 1/2 a^T Q a + p^T a``, ``0 <= a <= C``, ``y^T a = 0``.
 
     ``gram`` gives columns of K (a :class:`kernlab._columns.Gram`), ``factor``
-    an optional ``F`` with ``K = F F^T`` (``exact`` says whether it is exact
-    or a tolerance factor), and ``r = -y * p`` the value ``g_j + b`` takes on
-    a free point.  ``C_given`` is the C the user asked for (for messages).
+    an optional thin ``F`` with ``K = F F^T`` exactly, and ``r = -y * p`` the
+    value ``g_j + b`` takes on a free point.  ``C_given`` is the C the user
+    asked for (for messages).
 
     The constructors divide K by ``unit = max_i K_ii`` and multiply C by it:
     the multipliers of that problem are ``unit`` times those of the given
@@ -137,8 +139,6 @@ class BoxQP:
     r: np.ndarray
     C: float
     factor: object = None
-    exact: bool = True
-    tol: float = 1e-4
     unit: float = 1.0
     C_given: float = None
 
@@ -151,24 +151,29 @@ class BoxQP:
         return len(self.y)
 
     @classmethod
-    def classification(cls, gram, y, C, *, kernel=None, X=None, tol=1e-4):
-        """The SVC dual for labels ``y`` in {-1, +1}, with a factor of K if thin."""
-        gram, F, exact, unit = _normalised(gram, kernel, X, tol)
-        return cls(gram, y, y.astype(np.float64), C * unit, F, exact, tol, unit, C)
+    def classification(cls, gram, y, C, *, kernel=None, X=None):
+        """The SVC dual for labels ``y`` in {-1, +1}, with the kernel's features if thin."""
+        gram, F, unit = _normalised(gram, kernel, X)
+        return cls(gram, y, y.astype(np.float64), C * unit, F, unit, C)
 
     @classmethod
-    def regression(cls, gram, z, C, epsilon, *, kernel=None, X=None, tol=1e-4):
+    def regression(cls, gram, z, C, epsilon, *, kernel=None, X=None):
         """The epsilon-SVR dual for targets ``z``: variables ``(alpha, alpha*)``."""
-        gram, F, exact, unit = _normalised(gram, kernel, X, tol)
+        gram, F, unit = _normalised(gram, kernel, X)
         n = len(z)
         y = np.concatenate([np.ones(n), -np.ones(n)])
         r = np.concatenate([z - epsilon, z + epsilon])
         doubled = None if F is None else np.vstack([F, F])
-        return cls(gram.doubled(), y, r, C * unit, doubled, exact, tol, unit, C)
+        return cls(gram.doubled(), y, r, C * unit, doubled, unit, C)
 
 
-def _normalised(gram, kernel, X, tol):
-    """``(K / unit, F / sqrt(unit), exact, unit)`` with ``unit = max diag K``."""
+def _normalised(gram, kernel, X):
+    """``(K / unit, F / sqrt(unit) or None, unit)`` with ``unit = max diag K``.
+
+    F is the kernel's explicit features when it has at most
+    ``FACTOR_MAX_RANK`` of them; a kernel that is not PSD by construction is
+    checked here (see :func:`kernlab.gram.check_psd`).
+    """
     if kernel is None:  # a plain matrix behind the columns
         kernel, X = "precomputed", gram.full()
     top = float(np.max(gram.diag()))
@@ -176,10 +181,11 @@ def _normalised(gram, kernel, X, tol):
     scaled = gram.scaled(unit)
     if gram.n <= DENSE_MAX:  # every column is likely to be needed: form K once
         scaled = scaled.dense()
-    F, exact = factor_gram(scaled, kernel, X, tol, max_rank=FACTOR_MAX_RANK)
-    if F is not None and exact:  # explicit features of the kernel itself
-        F = F / np.sqrt(unit)
-    return scaled, F, exact, unit
+    check_psd(scaled, kernel)
+    F = explicit_factor(kernel, X)
+    if F is not None and F.shape[1] <= FACTOR_MAX_RANK:
+        return scaled, F / np.sqrt(unit), unit
+    return scaled, None, unit
 
 
 @dataclass(frozen=True)
@@ -280,21 +286,8 @@ class _Log:
 
 def _by_factor(qp, log):
     """One QP with K = F F^T (a subset grown by violators above SHRINK_MIN points)."""
-    attempts = [(f"factor (rank {qp.factor.shape[1]})", qp.factor)]
-    base = qp.gram.undoubled()
-    # no finer than the rounding of the entries (a float32 Gram matrix)
-    fine_tol = max(qp.tol * 1e-4, 1e-12, base.n * base.rounding)
-    if not qp.exact and fine_tol < qp.tol:
-        fine = pivoted_cholesky_columns(base, fine_tol, verify=False, max_rank=FACTOR_MAX_RANK)
-        if fine is not None:
-            if base.n < qp.n:  # regression: the points taken twice
-                fine = np.vstack([fine, fine])
-            attempts.append((f"factor (rank {fine.shape[1]}, finer)", fine))
-    for what, F in attempts:
-        found = _factored_attempt(qp, F, qp.C, what, log)
-        if found is not None and found.passes:
-            return found
-    return None
+    found = _factored_attempt(qp, qp.factor, qp.C, f"factor (rank {qp.factor.shape[1]})", log)
+    return found if found is not None and found.passes else None
 
 
 def _by_hard_margin(qp, log):
@@ -329,9 +322,9 @@ class Strategy:
 
 #: The strategies :func:`solve_dual` tries, in order (see the module docstring).
 STRATEGIES = (
-    Strategy("factor", f"K has numerical rank at most {FACTOR_MAX_RANK}",
+    Strategy("factor", f"the kernel has at most {FACTOR_MAX_RANK} explicit features",
              lambda qp: qp.factor is not None, _by_factor),
-    Strategy("hard-margin", "C is finite and K has a thin factor",
+    Strategy("hard-margin", "C is finite and the kernel has those features",
              lambda qp: qp.factor is not None and np.isfinite(qp.C), _by_hard_margin),
     Strategy("working-set", "always", lambda qp: True, _by_working_sets),
 )
@@ -349,7 +342,8 @@ def solve_dual(qp):
     for strategy in STRATEGIES:
         if not strategy.applies(qp):
             if strategy.name == "factor":
-                log.note("factor", f"K has numerical rank above {FACTOR_MAX_RANK}")
+                log.note("factor", f"no thin feature matrix (at most {FACTOR_MAX_RANK} "
+                                   "columns) of the kernel")
             continue
         found = strategy.run(qp, log)
         if found is not None:
@@ -581,9 +575,16 @@ def quiet_solve(problem, **options):
 # ----------------------------------------------------------------------------
 
 def _working_sets(qp, start, log):
-    """The working-set method stopped at ever finer violations, polished and checked.
+    """The working-set method, stopped at ever finer violations, polished and checked.
 
-    Returns the first answer that passes, else the best one seen.
+    At each stop of ``_STOPPING`` the answer is checked, and polished when
+    that is cheap (at most 600 free multipliers, or from 0.1 on).  Between
+    stops, a polish is also tried whenever the steps since the last one took
+    as long as it did (estimated before the first): with slow steps and a
+    quick polish (make_classification(5000) at C = 100: 2000 steps from a
+    violation of 5 to 0.1, then a polish of three rounds) it ends the method
+    early, and it never costs more than the steps themselves.  Returns the
+    first answer that passes, else the best one seen.
     """
     gram = qp.gram
     if not gram.in_memory:
@@ -598,6 +599,13 @@ def _working_sets(qp, start, log):
                           tiebreak=tiebreak, callback=log.trace.append)
     qp_gram = _with_gram(qp, gram)
     best = None
+
+    def polish(violation):
+        started = time.perf_counter()
+        found = _polished(qp_gram, dual.alpha.copy(), log, after_steps=dual.steps,
+                          violation=violation, g=qp.y * (dual.G - qp.p), drift=dual.drift)
+        return found, time.perf_counter() - started
+
     try:
         # While the support fits in one working set, polishing costs about what
         # a step costs and often ends the method several steps before the
@@ -615,21 +623,36 @@ def _working_sets(qp, start, log):
             rose, last = gap >= last, gap
             if rose:
                 continue
-            found = _polished(qp_gram, dual.alpha.copy(), log, after_steps=dual.steps,
-                              violation=gap)
+            found, _ = polish(gap)
             best = _better(best, found)
             if found is not None and found.passes:
                 return found
+        chunk = max(10, len(qp.y) // dual.q)
+        polish_time, stepping = None, 0.0
         for eps in _STOPPING:
-            reached = dual.run(eps) <= eps
-            found = _from_steps(qp_gram, dual)
-            free = int(((dual.alpha > 0) & (dual.alpha < qp.C)).sum())
-            if not found.passes and free <= POLISH_MAX and (eps <= 0.1 or free <= 600):
-                polished = _polished(qp_gram, dual.alpha.copy(), log,
-                                     after_steps=dual.steps, violation=found.gap)
-                found = _better(found, polished)
-            best = _better(best, found)
-            if found.passes or not reached:  # passed, or stalled
+            while True:
+                started, steps = time.perf_counter(), dual.steps
+                gap = dual.run(eps, max_steps=chunk)
+                stepping += time.perf_counter() - started
+                reached = gap <= eps
+                stuck = dual.stalled or (dual.steps == steps and not reached)
+                free = _free_count(dual.alpha, qp.C)
+                if polish_time is None:
+                    polish_time = _polish_estimate(free, len(qp.y), np.count_nonzero(dual.alpha))
+                due = stepping >= polish_time and free <= POLISH_MAX
+                if not (reached or due or stuck):
+                    continue
+                found = _from_steps(qp_gram, dual)
+                cheap = free <= POLISH_MAX and (eps <= 0.1 or free <= 600)
+                if not found.passes and (due or (reached and cheap)):
+                    polished, polish_time = polish(found.gap)
+                    found, stepping = _better(found, polished), 0.0
+                best = _better(best, found)
+                if found.passes:
+                    return found
+                if reached or stuck:
+                    break
+            if stuck:
                 break
     except RuntimeError as exc:  # Clarabel failed on a step
         log.note("working-set step", str(exc))
@@ -638,9 +661,23 @@ def _working_sets(qp, start, log):
     return best
 
 
+def _free_count(alpha, C):
+    return int(((alpha > 0) & (alpha < C)).sum()) if np.isfinite(C) else int((alpha > 0).sum())
+
+
+def _polish_estimate(free, n, support):
+    """Seconds a polish of three rounds is expected to take (before one is timed).
+
+    A round is a Cholesky factor of the free multipliers' matrix (free^3 / 3
+    flops, taken at 1e10 a second) and a product with the support's columns
+    of K (n * support kernel values, at 1e8 a second).
+    """
+    return 3 * (free**3 / 3 / 1e10 + n * support / 1e8)
+
+
 def _with_gram(qp, gram):
     """The same problem read through another view of its Gram matrix."""
-    return BoxQP(gram, qp.y, qp.r, qp.C, qp.factor, qp.exact, qp.tol, qp.unit, qp.C_given)
+    return BoxQP(gram, qp.y, qp.r, qp.C, qp.factor, qp.unit, qp.C_given)
 
 
 def _better(a, b):
@@ -707,23 +744,25 @@ def kkt_gap(g, y, alpha, C, r=None):
     return float(max(gap, stationarity, 0.0))
 
 
-def _polished(qp, alpha, log, *, after_steps, violation=np.nan, thresholds=(0.0,)):
+def _polished(qp, alpha, log, *, after_steps, violation=np.nan, thresholds=(0.0,), g=None,
+              drift=0.0):
     """Polish an answer and check it: a _Found, or None when the polish does not settle.
 
-    The answers of working sets sit exactly on their bounds (threshold 0);
-    an interior-point answer is a little inside them.
+    The answers of working sets sit exactly on their bounds (threshold 0)
+    and come with their ``g`` (and its ``drift``); an interior-point answer
+    is a little inside its bounds.
     """
-    outcome = _polish(qp, alpha, thresholds)
+    outcome = _polish(qp, alpha, thresholds, g, drift)
     if outcome is None:
         log.trace.append(Polish(after_steps, float(violation), 0, 0, 0, None))
         return None
-    new, b, g, rounds, cond, free, at_C = outcome
+    new, b, g, rounds, cond, free, at_C, drift = outcome
     gap = kkt_gap(g, qp.y, new, qp.C, qp.r)
     log.trace.append(Polish(after_steps, float(violation), free, at_C, rounds, gap))
-    return _Found(new, b, g, gap, _rounding(new), cond=cond)
+    return _Found(new, b, g, gap, _rounding(new) + drift, cond=cond)
 
 
-def _polish(qp, alpha, thresholds):
+def _polish(qp, alpha, thresholds, g=None, drift=0.0):
     """Active-set Newton: solve the KKT conditions for a guess of the active sets.
 
     For a guess (``a_i = 0``, ``a_i = C``, free), the KKT conditions make the
@@ -738,44 +777,60 @@ def _polish(qp, alpha, thresholds):
     The first guess puts multipliers within ``threshold`` (relative to
     their scale, or to C) on the bounds; the thresholds are tried in turn.
 
-    Returns ``(alpha, b, g, rounds, cond, free, at_C)`` or None.
+    ``g = K (y alpha)`` is updated round by round with the columns of the
+    multipliers that moved (not the whole support: two moons at n = 5000 has
+    1000 support vectors and 50 free ones); ``drift`` bounds its rounding.
+
+    Returns ``(alpha, b, g, rounds, cond, free, at_C, drift)`` or None.
     """
     y, r, C = qp.y, qp.r, qp.C
     finite = np.isfinite(C)
     scale = max(float(alpha.max()), np.finfo(float).tiny)
     if finite:
         scale = min(scale, C)
+    if g is None:
+        g = qp.gram.times(y * alpha)
+        drift = _rounding(alpha)
     for rel in thresholds:
         at_zero = alpha <= rel * scale
         at_C = (alpha >= C * (1 - rel)) if finite else np.zeros_like(at_zero)
         if (~(at_zero | at_C)).sum() > POLISH_MAX:
             return None
+        cur, g_cur, drift_cur = alpha, g, drift
         before, rounds = np.inf, 0
         while rounds < _POLISH_ROUNDS:
             rounds += 1
             free = ~(at_zero | at_C)
+            fixed = np.where(at_C, C, 0.0) if finite else np.zeros(len(y))
             if free.any():
-                solved = _solve_free_set(qp, at_zero, at_C)
+                solved = _solve_free_set(qp, free, fixed, cur, g_cur)
                 if solved is None:
                     break
                 new, b, residual_ok, cond = solved
             else:  # every multiplier on a bound: b is any point of an interval
-                new = np.where(at_C, C, 0.0) if finite else np.zeros(len(y))
+                new, b = fixed, None
                 residual_ok, cond = abs(new @ y) <= 1e-9 * scale * len(y), None
-            # the conditions are judged with the unclipped solution, as the
-            # active-set Newton method (semismooth Newton) prescribes
-            g = qp.gram.times(y * new)
-            if not free.any():
-                lo, hi = _intercept_interval(qp, g, at_zero, at_C)
+            # g follows the multipliers that moved; the conditions are judged
+            # with the unclipped solution, as the active-set Newton method
+            # (semismooth Newton) prescribes
+            moved = np.flatnonzero(new != cur)
+            if moved.size:
+                step = y[moved] * (new[moved] - cur[moved])
+                g_cur = g_cur + qp.gram.cols(moved) @ step
+                drift_cur += (moved.size + 2) * _UNIT_ROUNDOFF * float(np.abs(step).sum())
+            cur = new
+            if b is None:
+                lo, hi = _intercept_interval(qp, g_cur, at_zero, at_C)
                 b = _midpoint(lo, hi)
             below = free & (new <= 0)
             above = free & (new >= C) if finite else np.zeros_like(free)
-            excess = y * (r - g - b)  # <= 0 at zero, >= 0 at C
+            excess = y * (r - g_cur - b)  # <= 0 at zero, >= 0 at C
             release = (at_zero & (excess > _RELEASE)) | (at_C & (excess < -_RELEASE))
             changes = int(below.sum() + above.sum() + release.sum())
             if changes == 0:
                 if residual_ok:
-                    return new, b, g, rounds, cond, int(free.sum()), int(at_C.sum())
+                    return (new, b, g_cur, rounds, cond, int(free.sum()), int(at_C.sum()),
+                            drift_cur)
                 break
             if changes > before:
                 break
@@ -787,32 +842,34 @@ def _polish(qp, alpha, thresholds):
     return None
 
 
-def _solve_free_set(qp, at_zero, at_C):
+def _solve_free_set(qp, free, fixed, cur, g):
     """KKT linear system for a guess of the active sets; ``(alpha, b, ok, cond)`` or None.
 
-    The rows of the free points are multiplied by ``y_j``, which makes the
-    matrix ``[[Q_FF, y_F], [y_F^T, 0]]``.
+    On the free points F the conditions read ``g_j + b = r_j`` with
+    ``g = K (y alpha)``: with ``z = y_F * alpha_F`` that is
+    ``K_FF z + b 1 = r_F - s_F`` and ``1^T z = -y^T fixed``, where ``s_F`` is
+    the bound multipliers' share of the free rows, ``K_F: (y fixed)``
+    (``fixed`` holds their values, 0 or C).  It is read off ``g = K (y cur)``
+    for the current multipliers, less the columns where ``cur`` is not
+    ``fixed``.
     """
-    y, r, C = qp.y, qp.r, qp.C
-    finite = np.isfinite(C)
-    free = np.flatnonzero(~(at_zero | at_C))
-    nf = free.size
+    y, r = qp.y, qp.r
+    F = np.flatnonzero(free)
+    nf = F.size
     if nf == 0:
         return None
-    bound_coef = np.where(at_C, y * C, 0.0) if finite else np.zeros(len(y))
-    yf = y[free]
-    Q = qp.gram.block(free, free) * np.outer(yf, yf)
-    c = yf * (r[free] - (qp.gram.times(bound_coef)[free] if at_C.any() else 0.0))
-    d = -bound_coef.sum()
+    K_FF = qp.gram.block(F, F)
+    share = g[F] - K_FF @ (y[F] * (cur[F] - fixed[F]))
+    extra = np.flatnonzero((cur != fixed) & ~free)  # multipliers just sent to a bound
+    if extra.size:
+        share -= qp.gram.block(F, extra) @ (y[extra] * (cur[extra] - fixed[extra]))
     # One BLAS thread up to order 1000: on two busy cores a threaded factor of
     # that order runs several times slower than a single thread.
-    if nf <= 1000:
-        with one_blas_thread():
-            sol, residual_ok, cond = saddle_solve(Q, yf, c, d)
-    else:
-        sol, residual_ok, cond = saddle_solve(Q, yf, c, d)
-    new = np.where(at_C, C, 0.0) if finite else np.zeros(len(y))
-    new[free] = sol[:nf]
+    with one_blas_thread() if nf <= 1000 else contextlib.nullcontext():
+        sol, residual_ok, cond = saddle_solve(K_FF, np.ones(nf), r[F] - share,
+                                              -float(y @ fixed))
+    new = fixed.copy()
+    new[F] = y[F] * sol[:nf]
     return new, float(sol[nf]), residual_ok, cond
 
 
