@@ -253,12 +253,13 @@ class Gram:
         """Columns of the points (scaled), from the source."""
         if points.size == 0:
             return np.zeros((self.n_points, 0))
+        # K is symmetric: its rows are its columns, and rows of a C-ordered
+        # array (gathered, or computed as kernel(X[points], X)) transposed are
+        # Fortran-ordered columns, which a column store copies contiguously
         if self._K is not None:
-            # K is symmetric: its rows are its columns, and gathering rows of a
-            # C-ordered array reads contiguous memory
             out = self._K[points].T
         else:
-            out = compute_gram(self.kernel, self.X, take(self.X, points))
+            out = compute_gram(self.kernel, take(self.X, points), self.X).T
         return out / self._scale if self._scale != 1.0 else out
 
     def _point_cols(self, points):

@@ -199,11 +199,12 @@ class Polish:
     violation : float
         KKT violation of the answer it started from.
     free, at_C : int
-        Free multipliers and multipliers at C in its final active sets.
+        Free multipliers and multipliers at C in its last active sets.
     rounds : int
         Linear solves made.
     kkt_gap : float or None
-        KKT violation of its answer (None if it did not settle).
+        KKT violation of its answer (None if it did not settle: it then
+        diverged, or ran out of rounds).
     """
 
     after_steps: int
@@ -753,13 +754,29 @@ def _polished(qp, alpha, log, *, after_steps, violation=np.nan, thresholds=(0.0,
     is a little inside its bounds.
     """
     outcome = _polish(qp, alpha, thresholds, g, drift)
-    if outcome is None:
-        log.trace.append(Polish(after_steps, float(violation), 0, 0, 0, None))
+    if outcome.alpha is None:
+        log.trace.append(Polish(after_steps, float(violation), outcome.free, outcome.at_C,
+                                outcome.rounds, None))
         return None
-    new, b, g, rounds, cond, free, at_C, drift = outcome
-    gap = kkt_gap(g, qp.y, new, qp.C, qp.r)
-    log.trace.append(Polish(after_steps, float(violation), free, at_C, rounds, gap))
-    return _Found(new, b, g, gap, _rounding(new) + drift, cond=cond)
+    gap = kkt_gap(outcome.g, qp.y, outcome.alpha, qp.C, qp.r)
+    log.trace.append(Polish(after_steps, float(violation), outcome.free, outcome.at_C,
+                            outcome.rounds, gap))
+    return _Found(outcome.alpha, outcome.b, outcome.g, gap,
+                  _rounding(outcome.alpha) + outcome.drift, cond=outcome.cond)
+
+
+@dataclass
+class _Polished:
+    """What :func:`_polish` found: the answer (None if it did not settle) and its sets."""
+
+    alpha: object
+    b: float = None
+    g: object = None
+    drift: float = 0.0
+    cond: object = None
+    rounds: int = 0
+    free: int = 0
+    at_C: int = 0
 
 
 def _polish(qp, alpha, thresholds, g=None, drift=0.0):
@@ -781,7 +798,7 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
     multipliers that moved (not the whole support: two moons at n = 5000 has
     1000 support vectors and 50 free ones); ``drift`` bounds its rounding.
 
-    Returns ``(alpha, b, g, rounds, cond, free, at_C, drift)`` or None.
+    Returns a :class:`_Polished` (its ``alpha`` None if no guess settled).
     """
     y, r, C = qp.y, qp.r, qp.C
     finite = np.isfinite(C)
@@ -791,11 +808,12 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
     if g is None:
         g = qp.gram.times(y * alpha)
         drift = _rounding(alpha)
+    failed = _Polished(None)
     for rel in thresholds:
         at_zero = alpha <= rel * scale
         at_C = (alpha >= C * (1 - rel)) if finite else np.zeros_like(at_zero)
         if (~(at_zero | at_C)).sum() > POLISH_MAX:
-            return None
+            return failed
         cur, g_cur, drift_cur = alpha, g, drift
         before, rounds = np.inf, 0
         while rounds < _POLISH_ROUNDS:
@@ -827,10 +845,12 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
             excess = y * (r - g_cur - b)  # <= 0 at zero, >= 0 at C
             release = (at_zero & (excess > _RELEASE)) | (at_C & (excess < -_RELEASE))
             changes = int(below.sum() + above.sum() + release.sum())
+            failed = _Polished(None, rounds=rounds, free=int(free.sum()),
+                               at_C=int(at_C.sum()))
             if changes == 0:
                 if residual_ok:
-                    return (new, b, g_cur, rounds, cond, int(free.sum()), int(at_C.sum()),
-                            drift_cur)
+                    return _Polished(new, b, g_cur, drift_cur, cond, rounds,
+                                     int(free.sum()), int(at_C.sum()))
                 break
             if changes > before:
                 break
@@ -839,7 +859,7 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
             at_C = (at_C & ~release) | above
             if (~(at_zero | at_C)).sum() > POLISH_MAX:
                 break
-    return None
+    return failed
 
 
 def _solve_free_set(qp, free, fixed, cur, g):
