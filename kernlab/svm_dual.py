@@ -327,7 +327,8 @@ STRATEGIES = (
              lambda qp: qp.factor is not None, _by_factor),
     Strategy("hard-margin", "C is finite and the kernel has those features",
              lambda qp: qp.factor is not None and np.isfinite(qp.C), _by_hard_margin),
-    Strategy("working-set", "always", lambda qp: True, _by_working_sets),
+    Strategy("working-set", "the others did not answer (any kernel)", lambda qp: True,
+             _by_working_sets),
 )
 
 
