@@ -5,6 +5,7 @@ kernels or estimators, so every other kernlab module may build on it.
 """
 
 import contextlib
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,7 +38,41 @@ def blas_guard(n):
     return contextlib.nullcontext()
 
 
-_CONTROLLER = []  # the ThreadpoolController, made once on first use
+class _SingleBlasThread:
+    """The process-wide limit of BLAS to one thread, shared by every thread that asks.
+
+    threadpoolctl's limits are global to the process: two fits on two
+    threads, each entering and leaving its own limit, can restore them in
+    the wrong order and leave BLAS on one thread for good.  Here the first
+    entry sets the limit and the last exit (an exception included) restores
+    what was there before; the loaded libraries are looked up once.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.limiter = None
+        self.controller = None
+
+    @contextlib.contextmanager
+    def __call__(self):
+        with self.lock:
+            if self.depth == 0:
+                if self.controller is None:
+                    self.controller = ThreadpoolController()
+                self.limiter = self.controller.limit(limits=1, user_api="blas")
+            self.depth += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.depth -= 1
+                if self.depth == 0:
+                    self.limiter.restore_original_limits()
+                    self.limiter = None
+
+
+_single_blas_thread = _SingleBlasThread()
 
 
 def one_blas_thread():
@@ -45,8 +80,8 @@ def one_blas_thread():
 
     For the small factors and products of the SVM solvers: on two busy
     cores the start-up of a second thread costs more than the work.  The
-    loaded libraries are looked up once (about 2 ms), not at every use as
-    ``threadpool_limits`` does.
+    limit is shared by concurrent users and lifted when the last one leaves
+    (see :class:`_SingleBlasThread`).
 
     Examples
     --------
@@ -54,9 +89,7 @@ def one_blas_thread():
     ...     float(np.linalg.cholesky(4 * np.eye(2))[0, 0])
     2.0
     """
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=1, user_api="blas")
+    return _single_blas_thread()
 
 
 def add_to_diagonal(A, value):

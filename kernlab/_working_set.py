@@ -61,8 +61,10 @@ Examples
 True
 """
 
+import contextlib
 import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cvxpy as cp
@@ -251,6 +253,7 @@ class WorkingSetDual:
         self.tiebreak = np.zeros(n) if tiebreak is None else tiebreak
         self.callback = callback
         self.B = np.zeros(0, dtype=np.intp)      # the working set, slot by slot
+        self._ready = (np.zeros(0, dtype=np.intp), np.zeros((n, 0)))  # see _second_order
         self.W = np.empty((n, self.q), order="F")  # W[:, s] = K[:, B[s]]
         self.steps = 0
         self.best, self.since_best = np.inf, 0
@@ -314,7 +317,9 @@ class WorkingSetDual:
             return np.zeros(0, dtype=np.intp)
         # (j among the most violating points of low only: twice the steps on
         # two moons, where at the start every point of low violates alike)
-        K_i = self.gram.block(lows, ups)  # (|low|, |ups|)
+        # The i's columns are needed for the step anyway: kept for it.
+        self._ready = (ups, self.gram.cols(ups))
+        K_i = self._ready[1][lows]  # (|low|, |ups|)
         v_low = v[lows]
         curvature = self.diag[ups][None, :] + self.diag[lows][:, None] - 2.0 * K_i
         gain = (v[ups][None, :] - v_low[:, None]) ** 2 / np.maximum(curvature, 1e-12)
@@ -339,16 +344,39 @@ class WorkingSetDual:
         return chosen
 
     # ------------------------------------------------------------------ step
-    def step(self, B, new):
-        """Solve the subproblem on B (new points: ``new``) and update alpha and G."""
+    def step(self, B, new, pool=None):
+        """Solve the subproblem on B (new points: ``new``) and update alpha and G.
+
+        The subproblem needs only the q x q block of K; the n rows of the new
+        points' columns are needed after it, for the gradient.  With a
+        ``pool`` (a thread), they are computed there while CVXPY and Clarabel
+        solve the subproblem: NumPy and BLAS release the GIL, so the two
+        cores work at once.
+        """
         y, C = self.y, self.C
+        pending, later = None, None
         if new.size:
             slots = np.flatnonzero(np.isin(B, new))
-            self.W[:, slots] = self.gram.cols(B[slots])
+            ready, columns = self._ready
+            have = np.isin(B[slots], ready)
+            if have.any():  # columns computed by the selection
+                where = {point: k for k, point in enumerate(ready)}
+                self.W[:, slots[have]] = columns[:, [where[i] for i in B[slots[have]]]]
+            if (~have).any():
+                later = slots[~have]
+                if pool is None:
+                    self.W[:, later] = self.gram.cols(B[later])
+                else:
+                    pending = pool.submit(self.gram.cols, B[later])
         self.B = B
-        W = self.W[:, :len(B)]
         yB = y[B]
-        Q_BB = W[B] * np.outer(yB, yB)
+        if pending is None:
+            K_BB = self.W[:, :len(B)][B]
+        else:  # the kept points' rows from W, the new ones' from their q x q block
+            K_BB = self.W[:, :len(B)][B]
+            K_BB[:, later] = self.gram.block(B, B[later])
+            K_BB[later, :] = K_BB[:, later].T
+        Q_BB = K_BB * np.outer(yB, yB)
         order, R = _triangular_root(Q_BB)  # R^T R = Q_BB in the pivots' order
         a_B = self.alpha[B]
         p = self.G[B] - Q_BB @ a_B
@@ -377,9 +405,11 @@ class WorkingSetDual:
         new_a = _exact(Q_BB, self.G[B] - Q_BB @ a_B, yB, float(yB @ a_B), C, new_a)
         delta = new_a - a_B
         changed = np.flatnonzero(delta)
+        if pending is not None:
+            self.W[:, later] = pending.result()
         if changed.size:
             self.alpha[B] = new_a
-            self.G += y * (W @ (yB * delta))
+            self.G += y * (self.W[:, :len(B)] @ (yB * delta))
             self.drift += (len(B) + 2) * _UNIT_ROUNDOFF * np.abs(delta).sum()
         self.steps += 1
         return changed.size
@@ -394,14 +424,16 @@ class WorkingSetDual:
         """
         max_steps = max_steps or max(500, 50 * len(self.y) // self.q)
         # The q x q algebra is far too small to gain from BLAS threads, and on a
-        # busy machine their start-up dominates each step.
-        with one_blas_thread():
+        # busy machine their start-up dominates each step.  Kernel columns that
+        # are computed (not read from a matrix in memory) are computed on a
+        # second thread while each subproblem is solved.
+        with one_blas_thread(), _columns_thread(not self.gram.in_memory) as pool:
             gap, v, up, low = self.violation()
             for _ in range(max_steps):
                 if gap <= eps or self.stalled:
                     return gap
                 B, new = self.select(v, up, low)
-                changed = self.step(B, new)
+                changed = self.step(B, new, pool)
                 gap, v, up, low = self.violation()
                 if gap < self.best * (1 - 1e-3):
                     self.best, self.since_best = gap, 0
@@ -415,6 +447,16 @@ class WorkingSetDual:
     def stalled(self):
         """True when ``patience`` steps in a row have not lowered the best violation."""
         return self.since_best >= self.patience
+
+
+@contextlib.contextmanager
+def _columns_thread(wanted):
+    """A thread for kernel columns during a run (None if not ``wanted``), shut down after."""
+    if not wanted:
+        yield None
+        return
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield pool
 
 
 def _most(idx, key, tiebreak, count):

@@ -90,8 +90,11 @@ WORKING_SET_SIZE = 64
 # Up to this many points K is formed once (50 MB) rather than column by column.
 DENSE_MAX = 2500
 # Memory for kernel columns kept between working-set steps (K of n = 20000
-# points would take 3.2 GB; 1 GiB holds 6700 of its columns).
-CACHE_BYTES = 2**30
+# points would take 3.2 GB).  Writing a column into fresh memory costs page
+# faults, which on a busy machine took longer than computing the column again
+# (20-D data, n = 20000: 400 steps in 9.6 s of CPU with 1 GiB, 7.5 s with 256
+# columns); once the store is full its pages are reused.
+CACHE_BYTES = 2**28
 # A factored QP in more variables is solved on a shrinking subset first (see
 # _solve_factored); points whose condition at zero holds by less than _BAND
 # (in units of the margin) are kept in it.
