@@ -317,9 +317,11 @@ class WorkingSetDual:
             return np.zeros(0, dtype=np.intp)
         # (j among the most violating points of low only: twice the steps on
         # two moons, where at the start every point of low violates alike)
-        # The i's columns are needed for the step anyway: kept for it.
-        self._ready = (ups, self.gram.cols(ups))
-        K_i = self._ready[1][lows]  # (|low|, |ups|)
+        if self.gram.in_memory:  # the i's columns are read anyway: kept for the step
+            self._ready = (ups, self.gram.cols(ups))
+            K_i = self._ready[1][lows]  # (|low|, |ups|)
+        else:  # only these rows; the step computes the columns on its second thread
+            K_i = self.gram.block(lows, ups)
         v_low = v[lows]
         curvature = self.diag[ups][None, :] + self.diag[lows][:, None] - 2.0 * K_i
         gain = (v[ups][None, :] - v_low[:, None]) ** 2 / np.maximum(curvature, 1e-12)
