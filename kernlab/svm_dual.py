@@ -63,7 +63,6 @@ Examples
 """
 
 import contextlib
-import time
 import warnings
 from dataclasses import dataclass
 
@@ -212,6 +211,8 @@ class Polish:
     kkt_gap : float or None
         KKT violation of its answer (None if it did not settle: it then
         diverged, or ran out of rounds).
+    moves : tuple of int
+        Multipliers that changed sets after each solve.
     """
 
     after_steps: int
@@ -220,6 +221,7 @@ class Polish:
     at_C: int
     rounds: int
     kkt_gap: object
+    moves: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -588,12 +590,15 @@ def _working_sets(qp, start, log):
 
     At each stop of ``_STOPPING`` the answer is checked, and polished when
     that is cheap (at most 600 free multipliers, or from 0.1 on).  Between
-    stops, a polish is also tried whenever the steps since the last one took
-    as long as it did (estimated before the first): with slow steps and a
-    quick polish (make_classification(5000) at C = 100: 2000 steps from a
-    violation of 5 to 0.1, then a polish of three rounds) it ends the method
-    early, and it never costs more than the steps themselves.  Returns the
-    first answer that passes, else the best one seen.
+    stops, a polish is also tried whenever the steps since the last one cost
+    as much as it did: with slow steps and a quick polish
+    (make_classification(5000) at C = 100: 2000 steps from a violation of 5
+    to 0.1, then a polish of three rounds) it ends the method early, and it
+    never costs more than the steps themselves.  The costs are counted in
+    operations (:func:`_step_cost`, :func:`_polish_cost`), not measured in
+    seconds, so that the same data always take the same path to the same
+    answer, whatever the load of the machine.  Returns the first answer that
+    passes, else the best one seen.
     """
     gram = qp.gram
     if not gram.in_memory:
@@ -611,10 +616,11 @@ def _working_sets(qp, start, log):
     best = None
 
     def polish(violation):
-        started = time.perf_counter()
         found = _polished(qp_gram, dual.alpha.copy(), log, after_steps=dual.steps,
                           violation=violation, g=qp.y * (dual.G - qp.p), drift=dual.drift)
-        return found, time.perf_counter() - started
+        done = log.trace[-1]  # its cost: each round moved the free and the changed
+        moved = done.rounds * done.free + sum(done.moves)
+        return found, _polish_cost(done.free, len(qp.y), moved, max(done.rounds, 1))
 
     try:
         # While the support fits in one working set, polishing costs about what
@@ -638,24 +644,24 @@ def _working_sets(qp, start, log):
             if found is not None and found.passes:
                 return found
         chunk = max(10, len(qp.y) // dual.q)
-        polish_time, stepping = None, 0.0
+        polish_cost, stepping = None, 0.0
         for eps in _STOPPING:
             while True:
-                started, steps = time.perf_counter(), dual.steps
+                steps = dual.steps
                 gap = dual.run(eps, max_steps=chunk)
-                stepping += time.perf_counter() - started
+                stepping += (dual.steps - steps) * _step_cost(len(qp.y), dual.q)
                 reached = gap <= eps
                 stuck = dual.stalled or (dual.steps == steps and not reached)
                 free = _free_count(dual.alpha, qp.C)
-                if polish_time is None:
-                    polish_time = _polish_estimate(free, len(qp.y), np.count_nonzero(dual.alpha))
-                due = stepping >= polish_time and free <= POLISH_MAX
+                if polish_cost is None:  # before the first: three rounds
+                    polish_cost = _polish_cost(free, len(qp.y), 3 * free, 3)
+                due = stepping >= polish_cost and free <= POLISH_MAX
                 if not (reached or due or stuck):
                     continue
                 found = _from_steps(qp_gram, dual)
                 cheap = free <= POLISH_MAX and (eps <= 0.1 or free <= 600)
                 if not found.passes and (due or (reached and cheap)):
-                    polished, polish_time = polish(found.gap)
+                    polished, polish_cost = polish(found.gap)
                     found, stepping = _better(found, polished), 0.0
                 best = _better(best, found)
                 if found.passes:
@@ -675,14 +681,25 @@ def _free_count(alpha, C):
     return int(((alpha > 0) & (alpha < C)).sum()) if np.isfinite(C) else int((alpha > 0).sum())
 
 
-def _polish_estimate(free, n, support):
-    """Seconds a polish of three rounds is expected to take (before one is timed).
+def _step_cost(n, q):
+    """Operations of one working-set step, in units of floating-point operations.
 
-    A round is a Cholesky factor of the free multipliers' matrix (free^3 / 3
-    flops, taken at 1e10 a second) and a product with the support's columns
-    of K (n * support kernel values, at 1e8 a second).
+    CVXPY and Clarabel take about 3 ms a step (3e7 at 1e10 a second); the
+    new points' columns of K, the gradient and the choice of the next set
+    touch n q numbers, each some tens of operations.
     """
-    return 3 * (free**3 / 3 / 1e10 + n * support / 1e8)
+    return 3e7 + 60.0 * n * q
+
+
+def _polish_cost(free, n, moved, rounds):
+    """Operations of a polish, in the units of :func:`_step_cost`.
+
+    Per round, a Cholesky factor of the free multipliers' matrix (free^3 / 3
+    flops, at four times the rate of the rest: LAPACK's blocked factor ran
+    at 4e10 a second on one core, 40 ms at free = 1700); and, over all
+    rounds, the gradient from the ``moved`` columns of K.
+    """
+    return rounds * free**3 / 12 + 60.0 * n * moved
 
 
 def _with_gram(qp, gram):
@@ -765,11 +782,11 @@ def _polished(qp, alpha, log, *, after_steps, violation=np.nan, thresholds=(0.0,
     outcome = _polish(qp, alpha, thresholds, g, drift)
     if outcome.alpha is None:
         log.trace.append(Polish(after_steps, float(violation), outcome.free, outcome.at_C,
-                                outcome.rounds, None))
+                                outcome.rounds, None, tuple(outcome.moves)))
         return None
     gap = kkt_gap(outcome.g, qp.y, outcome.alpha, qp.C, qp.r)
     log.trace.append(Polish(after_steps, float(violation), outcome.free, outcome.at_C,
-                            outcome.rounds, gap))
+                            outcome.rounds, gap, tuple(outcome.moves)))
     return _Found(outcome.alpha, outcome.b, outcome.g, gap,
                   _rounding(outcome.alpha) + outcome.drift, cond=outcome.cond)
 
@@ -786,6 +803,7 @@ class _Polished:
     rounds: int = 0
     free: int = 0
     at_C: int = 0
+    moves: list = None
 
 
 def _polish(qp, alpha, thresholds, g=None, drift=0.0):
@@ -798,8 +816,10 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
     more than ``_RELEASE`` becomes free; and the system is solved again,
     until nothing changes (the answer is then optimal: the problem is
     convex) or for at most ``_POLISH_ROUNDS`` rounds.  A round that changes
-    more sets than the one before is diverging (ill-conditioned systems,
-    where the free multipliers swing far): the polish gives up.
+    more than twice as many sets as the best round so far, or two in a row
+    that change more than it, are diverging (ill-conditioned systems, where
+    the free multipliers swing far: two moons went 937, 2468, 3448): the
+    polish gives up.  (Converging rounds may rise a little: 184, 188, 103.)
     The first guess puts multipliers within ``threshold`` (relative to
     their scale, or to C) on the bounds; the thresholds are tried in turn.
 
@@ -817,14 +837,14 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
     if g is None:
         g = qp.gram.times(y * alpha)
         drift = _rounding(alpha)
-    failed = _Polished(None)
+    failed = _Polished(None, moves=[])
     for rel in thresholds:
         at_zero = alpha <= rel * scale
         at_C = (alpha >= C * (1 - rel)) if finite else np.zeros_like(at_zero)
         if (~(at_zero | at_C)).sum() > POLISH_MAX:
             return failed
         cur, g_cur, drift_cur = alpha, g, drift
-        before, rounds = np.inf, 0
+        fewest, rising, rounds, moves = np.inf, 0, 0, []
         while rounds < _POLISH_ROUNDS:
             rounds += 1
             free = ~(at_zero | at_C)
@@ -854,16 +874,18 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
             excess = y * (r - g_cur - b)  # <= 0 at zero, >= 0 at C
             release = (at_zero & (excess > _RELEASE)) | (at_C & (excess < -_RELEASE))
             changes = int(below.sum() + above.sum() + release.sum())
+            moves.append(changes)
             failed = _Polished(None, rounds=rounds, free=int(free.sum()),
-                               at_C=int(at_C.sum()))
+                               at_C=int(at_C.sum()), moves=moves)
             if changes == 0:
                 if residual_ok:
                     return _Polished(new, b, g_cur, drift_cur, cond, rounds,
-                                     int(free.sum()), int(at_C.sum()))
+                                     int(free.sum()), int(at_C.sum()), moves)
                 break
-            if changes > before:
+            rising = rising + 1 if changes > fewest else 0
+            if changes > 2 * fewest or rising == 2:  # diverging
                 break
-            before = changes
+            fewest = min(fewest, changes)
             at_zero = (at_zero & ~release) | below
             at_C = (at_C & ~release) | above
             if (~(at_zero | at_C)).sum() > POLISH_MAX:
