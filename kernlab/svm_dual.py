@@ -57,9 +57,12 @@ Examples
 >>> from kernlab import Gaussian
 >>> from kernlab._columns import Gram
 >>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
->>> sol = solve_dual(BoxQP.classification(Gram(Gaussian(sigma=1.0), X), y, 10.0))
->>> sol.method, bool(sol.kkt_gap <= KKT_TOL)
-('factor', True)
+>>> kernel = Gaussian(sigma=1.0)
+>>> sol = solve_dual(BoxQP.classification(Gram(kernel, X), y, 10.0, kernel=kernel, X=X))
+>>> sol.method, bool(sol.kkt_gap <= KKT_TOL), len(sol.trace)
+('working-set', True, 1)
+>>> [strategy.name for strategy in STRATEGIES]
+['factor', 'hard-margin', 'working-set']
 """
 
 import contextlib
