@@ -7,8 +7,10 @@ returns the evidence (it lives in ``kernlab._linalg`` with the other dense
 linear algebra), ``find_counterexample`` searches for point sets on
 which a candidate function fails to give a PSD Gram matrix -- the practical
 way to show that something is *not* a kernel, and ``pivoted_cholesky`` /
-``gram_factor`` factor a Gram matrix as ``K = F F^T``, as the SVM solvers
-use it.
+``gram_factor`` factor a Gram matrix as ``K = F F^T``, as the kernel SVM
+primal uses it.  For the SVM dual, ``check_psd`` refuses a Gram matrix that
+is not PSD and ``explicit_factor`` gives the exact thin features of the
+linear and polynomial kernels.
 """
 
 import math
