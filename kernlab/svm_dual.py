@@ -65,7 +65,6 @@ Examples
 ['factor', 'hard-margin', 'working-set']
 """
 
-import contextlib
 import warnings
 from dataclasses import dataclass
 
@@ -917,9 +916,11 @@ def _solve_free_set(qp, free, fixed, cur, g):
     extra = np.flatnonzero((cur != fixed) & ~free)  # multipliers just sent to a bound
     if extra.size:
         share -= qp.gram.block(F, extra) @ (y[extra] * (cur[extra] - fixed[extra]))
-    # One BLAS thread up to order 1000: on two busy cores a threaded factor of
-    # that order runs several times slower than a single thread.
-    with one_blas_thread() if nf <= 1000 else contextlib.nullcontext():
+    # One BLAS thread: on two busy cores a threaded factor of up to POLISH_MAX
+    # runs several times slower than a single thread (full-rank data at
+    # n = 2000, 1700 free: the whole fit took 10-18 times LIBSVM's time
+    # instead of 4-5), and on idle ones gains a few tens of milliseconds.
+    with one_blas_thread():
         sol, residual_ok, cond = saddle_solve(K_FF, np.ones(nf), r[F] - share,
                                               -float(y @ fixed))
     new = fixed.copy()
