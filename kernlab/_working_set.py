@@ -395,8 +395,11 @@ class WorkingSetDual:
             # A box far wider than the multipliers costs Clarabel twice the
             # iterations (C = 1e6: 26 against 11); without the bound the answer
             # is the subproblem's own whenever it stays inside the box.
-            x = _solve_subproblem(len(B), False, *args, None)
-            if x.max() > C / s:
+            try:
+                x = _solve_subproblem(len(B), False, *args, None)
+            except RuntimeError:  # unbounded (Q_BB singular), or no answer: use the box
+                x = None
+            if x is not None and x.max() > C / s:
                 x = None
         if x is None:
             x = _solve_subproblem(len(B), np.isfinite(C), *args, C / s)
@@ -496,11 +499,11 @@ def _exact(Q, p, y, rhs, C, a, rounds=20):
     violations of 1e-5 to 1e-4 (the free multipliers' system is so
     ill-conditioned that such errors swing them by tens).  From ``a``
     (feasible), each round solves the KKT conditions of the subproblem on
-    the current sets (``a_i = 0``, ``a_i = C``, free) and moves towards that
-    solution as far as the box allows (a primal active-set method: the
-    objective never increases); when the whole move fits, bound multipliers
-    whose condition fails become free.  Returns the exact answer, or ``a``
-    if none is found in ``rounds`` rounds.
+    the current sets (``a_i = 0``, ``a_i = C``, free) for the step from the
+    current point, and takes it as far as the box allows (a primal
+    active-set method: the objective never increases); when the whole step
+    fits, bound multipliers whose condition fails become free.  Returns the
+    exact answer, or ``a`` if none is found in ``rounds`` rounds.
     """
     finite = np.isfinite(C)
     at_zero = a <= 0.0
@@ -509,17 +512,18 @@ def _exact(Q, p, y, rhs, C, a, rounds=20):
     x = a.copy()
     for _ in range(rounds):
         free = np.flatnonzero(~(at_zero | at_C))
-        fixed = np.where(at_C, C, 0.0) if finite else np.zeros_like(x)
         if free.size:
-            yf = y[free]
-            sol, ok, _ = saddle_solve(Q[np.ix_(free, free)], yf,
-                                      -(p[free] + Q[free] @ fixed), rhs - y @ fixed)
+            # the step from x, not the solution itself: where Q_FF is singular
+            # (a kernel of low rank) the solutions form a face of the box, and
+            # the least-norm step from a point near it stays near it
+            sol, ok, _ = saddle_solve(Q[np.ix_(free, free)], y[free], -(Q[free] @ x + p[free]),
+                                      rhs - y @ x)
             if not ok:
                 return a
-            target, mu = fixed.copy(), sol[-1]
-            target[free] = sol[:-1]
+            target, mu = x.copy(), sol[-1]
+            target[free] += sol[:-1]
         else:
-            target, mu = fixed, None
+            target, mu = x, None
         d = target - x
         # the longest step towards the target that stays in the box
         step, blocking = 1.0, np.zeros(len(x), dtype=bool)

@@ -136,9 +136,10 @@ class SVC(_BinaryClassifier):
         dual was solved by working sets).
     method_ : {"factor", "hard-margin", "working-set"}
         How the dual was solved (see :data:`kernlab.svm_dual.STRATEGIES`):
-        one QP with the explicit features F of the kernel (``K = F F^T``,
-        linear and polynomial kernels with few features), the same QP
-        without the bound C (a C above every multiplier), or by working sets.
+        one QP with a thin factor F of K (``K = F F^T``: the features of
+        linear and polynomial kernels, or K's own factor when it has low rank
+        to rounding), the same QP without the bound C (a C above every
+        multiplier), or by working sets.
     solver_reason_ : str
         Why that method: what was tried before it and how far it missed.
     solver_trace_ : tuple

@@ -24,8 +24,11 @@ until one gives an answer that passes the KKT check with the exact K:
 
 1. ``"factor"``, when the kernel has explicit features ``F`` with at most
    ``FACTOR_MAX_RANK`` columns (``K = F F^T`` exactly: the linear kernel,
-   polynomial kernels of few features): one QP in which K enters only as F,
-   on a subset grown by its violators above ``SHRINK_MIN`` points;
+   polynomial kernels of few features), or K has that rank to rounding and
+   at most ``FACTOR_MAX_RANK`` points (``LAPACK_PIVOTED_MAX`` for a
+   precomputed matrix or a user's function): F is then its pivoted Cholesky
+   factor.  One QP in which K enters only as F, on a subset grown by its
+   violators above ``SHRINK_MIN`` points;
 2. ``"hard-margin"``, with such an F and a finite C: the same QP without the
    upper bound, which is the answer whenever its multipliers stay below C
    (a huge C makes ``a / C`` smaller than the solver's precision);
@@ -59,8 +62,8 @@ Examples
 >>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
 >>> kernel = Gaussian(sigma=1.0)
 >>> sol = solve_dual(BoxQP.classification(Gram(kernel, X), y, 10.0, kernel=kernel, X=X))
->>> sol.method, bool(sol.kkt_gap <= KKT_TOL), len(sol.trace)
-('working-set', True, 1)
+>>> sol.method, bool(sol.kkt_gap <= KKT_TOL), sol.rank
+('factor', True, 4)
 >>> [strategy.name for strategy in STRATEGIES]
 ['factor', 'hard-margin', 'working-set']
 """
@@ -73,7 +76,8 @@ import numpy as np
 
 from ._linalg import one_blas_thread, saddle_solve
 from ._working_set import Step, WorkingSetDual
-from .gram import check_psd, explicit_factor
+from .gram import LAPACK_PIVOTED_MAX, check_psd, explicit_factor, pivoted_cholesky_columns
+from .kernels import Kernel
 
 __all__ = ["BoxQP", "DualSolution", "Polish", "Step", "STRATEGIES", "solve_dual",
            "kkt_gap", "quiet_solve", "SolverFailed", "KKT_TOL", "FACTOR_MAX_RANK", "Strategy"]
@@ -83,6 +87,12 @@ __all__ = ["BoxQP", "DualSolution", "Polish", "Step", "STRATEGIES", "solve_dual"
 KKT_TOL = 1e-5
 # With more explicit features than this the factored QP is not tried.
 FACTOR_MAX_RANK = 200
+# K of at most LAPACK_PIVOTED_MAX points whose pivoted Cholesky factor stops
+# at this relative tolerance within FACTOR_MAX_RANK columns is of low rank to
+# rounding: its factor serves as explicit features.  (Working sets on such a
+# K, singular and at a large C, stalled: a precomputed linear kernel of 100
+# points at 100 + N(0, 1) in the plane, C * max K_ii = 2e4.)
+_EXACT_RANK_TOL = 1e-12
 # Points per working set: Clarabel's time on a dense set grows as its cube
 # (3 ms at 64 points, 10-15 ms at 128, 90 ms at 256), while the steps needed
 # fall only about in proportion to the set; but each step also costs O(n)
@@ -193,6 +203,18 @@ def _normalised(gram, kernel, X):
     F = explicit_factor(kernel, X)
     if F is not None and F.shape[1] <= FACTOR_MAX_RANK:
         return scaled, F / np.sqrt(unit), unit
+    if scaled.n <= FACTOR_MAX_RANK or (scaled.n <= LAPACK_PIVOTED_MAX
+                                       and not isinstance(kernel, Kernel)):
+        # K of at most 600 points is factored by LAPACK in a few milliseconds;
+        # when it is of low rank to rounding (a precomputed linear kernel), the
+        # factor is as good as explicit features.  (Not sought for kernlab's
+        # kernels above 200 points: their rank is then rarely that low, and the
+        # few milliseconds were a quarter of a fit on breast cancer at C = 1e6.)
+        tol = max(_EXACT_RANK_TOL, scaled.n * scaled.rounding)
+        F = pivoted_cholesky_columns(scaled.undoubled(), tol, verify=False,
+                                     max_rank=FACTOR_MAX_RANK)
+        if F is not None:
+            return scaled, F, unit
     return scaled, None, unit
 
 
@@ -334,8 +356,9 @@ class Strategy:
 
 #: The strategies :func:`solve_dual` tries, in order (see the module docstring).
 STRATEGIES = (
-    Strategy("factor", f"the kernel has at most {FACTOR_MAX_RANK} explicit features",
-             lambda qp: qp.factor is not None, _by_factor),
+    Strategy("factor", f"K = F F^T with F of at most {FACTOR_MAX_RANK} columns (the "
+             "kernel's features, or K's rank to rounding)", lambda qp: qp.factor is not None,
+             _by_factor),
     Strategy("hard-margin", "C is finite and the kernel has those features",
              lambda qp: qp.factor is not None and np.isfinite(qp.C), _by_hard_margin),
     Strategy("working-set", "the others did not answer (any kernel)", lambda qp: True,
@@ -355,8 +378,7 @@ def solve_dual(qp):
     for strategy in STRATEGIES:
         if not strategy.applies(qp):
             if strategy.name == "factor":
-                log.note("factor", f"no thin feature matrix (at most {FACTOR_MAX_RANK} "
-                                   "columns) of the kernel")
+                log.note("factor", f"no thin factor (at most {FACTOR_MAX_RANK} columns) of K")
             continue
         found = strategy.run(qp, log)
         if found is not None:
