@@ -135,6 +135,7 @@ c.HTMLExporter.template_file = feedback_page.TEMPLATE_FILE
 c.HTMLExporter.filters = {
     "offline_mathjax": "coursegrader.feedback_page.offline_mathjax",
     "clean_student_html": "coursegrader.student_html.clean_html",
+    "tex_to_mathml": "coursegrader.mathml.html_with_mathml",
 }
 
 # Collecting from the shared-folder exchange: a student owns their inbound

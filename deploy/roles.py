@@ -25,7 +25,9 @@ def user_environment(settings, name):
     role = role_of(settings, name)
     env = {"KERNEL_COURSE_ID": settings["course_id"], "KERNEL_COURSE_ROLE": role,
            "KERNEL_COURSE_EXCHANGE": settings["exchange"],
-           "PATH": f"{environment_bin(settings, name)}:/usr/local/bin:/usr/bin:/bin"}
+           "PATH": f"{environment_bin(settings, name)}:/usr/local/bin:/usr/bin:/bin",
+           # the book service, from which "Open in the course hub" copies a chapter
+           "KERNEL_COURSE_BOOK_URL": f"http://127.0.0.1:{settings['book_port']}/services/book/"}
     if settings["exchange"] == "ngshare":
         env["KERNEL_COURSE_NGSHARE_URL"] = f"http://127.0.0.1:{settings['port']}/services/ngshare"
     else:
