@@ -3,7 +3,7 @@
 Run from the repository root::
 
     python benchmarks/bench_svc.py              # every case below but the large ones
-    python benchmarks/bench_svc.py --large      # also full-rank data at n = 10000, 20000
+    python benchmarks/bench_svc.py --large      # also n = 10000, 20000 and memory at 20000
     python benchmarks/bench_svc.py --only moons # the rows whose case contains "moons"
     python benchmarks/bench_svc.py --memory 20000   # peak memory of one fit at n = 20000
     python benchmarks/bench_svc.py --profile "moons, n = 5000"   # where one fit's time goes
@@ -47,6 +47,7 @@ shared machine at the time.)
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import statistics
 import subprocess
@@ -303,7 +304,8 @@ def profile_case(name, variant):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--large", action="store_true", help="also n = 10000 and 20000")
+    parser.add_argument("--large", action="store_true",
+                        help="also n = 10000 and 20000, and the memory of one fit at 20000")
     parser.add_argument("--only", help="only the cases whose name contains this")
     parser.add_argument("--processes", type=int, default=PROCESSES)
     parser.add_argument("--memory", type=int, metavar="N",
@@ -322,7 +324,12 @@ def main():
         return
     names = [name for name, case in CASES.items()
              if (args.large or not case[4]) and (args.only is None or args.only in name)]
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}, {os.cpu_count()} cores; medians "
+          f"of {args.processes} fresh processes", flush=True)
     table(names, args.processes)
+    if args.large and args.only is None:
+        memory_case(20000, 1)
 
 
 if __name__ == "__main__":

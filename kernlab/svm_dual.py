@@ -35,7 +35,9 @@ until one gives an answer that passes the KKT check with the exact K:
 3. ``"working-set"``, always: decomposition into QPs on small working sets
    (:mod:`kernlab._working_set`), started from the best answer so far.  It
    is stopped at violations of 1, 1e-1, 1e-2, ... in turn, and polished at
-   a stop, or after as much time in steps as the last polish took.
+   a stop, or when the steps since the last polish have cost as many
+   operations as it did (counted, not timed: the same data always take the
+   same path).
 
 (A Gaussian kernel has no thin factor: a pivoted Cholesky factor to a
 tolerance is one, but finding that its rank is above 200 took longer, at
