@@ -670,12 +670,20 @@ def _working_sets(qp, start, log):
             if found is not None and found.passes:
                 return found
         chunk = max(10, len(qp.y) // dual.q)
+        per_step = _step_cost(len(qp.y), dual.q)
         polish_cost, stepping = None, 0.0
         for eps in _STOPPING:
             while True:
                 steps = dual.steps
-                gap = dual.run(eps, max_steps=chunk)
-                stepping += (dual.steps - steps) * _step_cost(len(qp.y), dual.q)
+                # no more steps than those after which a polish is due
+                free = _free_count(dual.alpha, qp.C)
+                expected = polish_cost if polish_cost is not None else \
+                    _polish_cost(free, len(qp.y), 3 * free, 3)
+                limit = chunk
+                if free <= POLISH_MAX:
+                    limit = min(chunk, max(1, int(np.ceil((expected - stepping) / per_step))))
+                gap = dual.run(eps, max_steps=limit)
+                stepping += (dual.steps - steps) * per_step
                 reached = gap <= eps
                 stuck = dual.stalled or (dual.steps == steps and not reached)
                 free = _free_count(dual.alpha, qp.C)
