@@ -436,6 +436,15 @@ def test_a_float32_gram_matrix_is_accepted_and_matches_libsvm():
         SVC("precomputed").fit((K - 1e-3 * np.eye(len(y), dtype=np.float32)), y)
 
 
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("make", [lambda: SVC(kernel="precomputed"),
+                                  lambda: SVR(kernel="precomputed")], ids=["SVC", "SVR"])
+def test_a_complex_gram_matrix_is_refused_naming_X_without_a_warning(make):
+    K = np.eye(4) + 0j
+    with pytest.raises(ValueError, match="Complex data not supported: X"):
+        make().fit(K, [0, 0, 1, 1])
+
+
 def test_messages_print_C_as_it_was_given():
     X, y = make_blobs(40, centers=2, cluster_std=3.0, random_state=3)
     with pytest.raises(ValueError, match=r"^the SVM dual with C=0\.1 could not be solved"):
