@@ -125,8 +125,8 @@ def entry_rounding(X):
     dtype = getattr(X, "dtype", None)
     if dtype is not None and dtype.kind == "f" and dtype.itemsize < 8:
         return float(np.finfo(dtype).eps)
-    if np.iscomplexobj(X):  # refused by the validation of X, without numpy's ComplexWarning
-        return 0.0
+    if dtype is not None and dtype.kind == "c":  # refused by the validation of X, without
+        return 0.0                               # numpy's ComplexWarning on the cast here
     try:
         values = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):
