@@ -1,164 +1,119 @@
-"""Speed of kernlab's SVC against LIBSVM (scikit-learn's SVC), as ratios in one run.
+"""Speed of kernlab's SVC and SVR against LIBSVM (scikit-learn's), as ratios in one run.
 
 Run from the repository root::
 
-    python benchmarks/bench_svc.py              # the cases below except n = 10000
-    python benchmarks/bench_svc.py --large      # also full-rank data at n = 10000
-    python benchmarks/bench_svc.py --profile    # where each second of one fit goes
+    python benchmarks/bench_svc.py              # every case below but the large ones
+    python benchmarks/bench_svc.py --large      # also n = 10000, 20000 and memory at 20000
+    python benchmarks/bench_svc.py --only moons # the rows whose case contains "moons"
     python benchmarks/bench_svc.py --memory 20000   # peak memory of one fit at n = 20000
+    python benchmarks/bench_svc.py --profile "moons, n = 5000"   # where one fit's time goes
 
-Each time is the median of three runs, kernlab and LIBSVM timed alternately
-so that the drift of a shared machine does not favour one side; the ratio
-kernlab / LIBSVM is printed beside its target, with the largest difference
-of the dual coefficients from LIBSVM's at tol=1e-8 (in units of C) and the
-method that answered (``SVC.method_``).
+Every row is a case (a data generator, a kernel width and C) at one seed of
+its generator, or one width for fixed data.  Each is measured in three fresh
+processes.  Each process first fits kernlab once on 200 points of the data
+(untimed: that compiles the CVXPY subproblems, 20-40 ms once per process and
+thread, and makes threadpoolctl list the loaded libraries, about 30 ms),
+then times kernlab's fit and LIBSVM's on the same data, at the same stopping
+rule and tolerance (``tol=1e-5``: LIBSVM stops on the same maximal KKT
+violation that kernlab checks, ``KKT_TOL``).  The row shows the medians of
+the three, their ratio beside the target and, from the first process,
+LIBSVM at its default ``tol=1e-3`` for comparison, the largest difference
+of the dual coefficients from LIBSVM's at ``tol=1e-8`` (in units of C) and
+of the decision values on the training points, the strategy that answered
+and its working-set steps.  (LIBSVM keeps its kernel values in float32: at a
+large C its own answer misses the KKT conditions by up to 1e-3, and the
+differences in those columns are LIBSVM's; ``tests/test_svm.py`` checks
+kernlab's answers against their KKT conditions with the exact K.)
 
-Targets (ratio to LIBSVM):
+Targets (ratio to LIBSVM at tol=1e-5):
 
-=====================================================  ======
-full-rank 20-feature data (make_classification), 2000  <= 8x
-full-rank 20-feature data, n = 10000                   <= 4x
-two-dimensional moons, n = 5000                        <= 15x
-C = 1e6 on standardised breast cancer (n = 300)        <= 10x
-=====================================================  ======
+=============================================================  ======
+full-rank 20-feature data (make_classification), n = 2000      <= 5x
+full-rank 20-feature data, n = 10000                           <= 2x
+full-rank 20-feature data, n = 20000                           <= 1x
+two moons, n = 5000                                            <= 4x
+standardised breast cancer, C = 1e6                            <= 5x
+the cases kernlab used to refuse (moons at C = 1000, diabetes
+at C = 100 and 1000, make_classification(5000) at C = 100,
+SVR on diabetes at C = 100)                                    <= 10x
+=============================================================  ======
 
-Measured on 2026-11-24 at 06:23 UTC in two runs of
-``python benchmarks/bench_svc.py`` on the shared two-core development
-machine under a load average of 1.0-1.1 (other engineers' tests running);
-each time a median of three:
+Measurements
+------------
+2026-11-26, on the 2 cores shared with other work: the cases without
+``--large`` at 06:41 UTC (load average 2 to 4), the large ones and the
+memory with ``--large`` at 06:01 (load average 6 to 9; that run's small
+cases, measured while a test suite also ran, swung by 2-5x against LIBSVM
+and are left out).  The seeds and widths are in the variant column::
 
-=================================  ========  ========  ==========  ===========
-case                               kernlab   LIBSVM    ratio       method
-=================================  ========  ========  ==========  ===========
-full rank, n = 2000                1.21 s    0.273 s   4.4x, 4.4x  working-set
-moons, sigma = 0.5, n = 5000       0.53 s    0.096 s   5.5x, 5.2x  factor
-breast cancer, C = 1e6, n = 300    0.021 s   0.0033 s  6.2x, 6.1x  working-set
-=================================  ========  ========  ==========  ===========
+    case                                                           variant        kernlab    LIBSVM   ratio  target  LIBSVM 1e-3   |da|/C     |df|  method (steps)
+    full rank, n = 2000                                            seed 0          0.528s    0.138s    3.8x      5x       0.084s  4.3e-08  3.4e-08  working-set (3)
+    full rank, n = 2000                                            seed 1          0.669s    0.156s    4.3x      5x       0.082s  3.5e-08  2.7e-08  working-set (3)
+    full rank, n = 2000                                            seed 2          0.394s    0.104s    3.8x      5x       0.087s  4.1e-08  3.1e-08  working-set (3)
+    moons, noise 0.2, n = 5000                                     seed 0          0.177s    0.067s    2.7x      4x       0.034s  9.8e-05  2.5e-06  working-set (13)
+    moons, noise 0.2, n = 5000                                     seed 1          0.142s    0.046s    3.1x      4x       0.041s  2.1e-05  1.3e-06  working-set (14)
+    moons, noise 0.2, n = 5000                                     seed 2          0.118s    0.046s    2.5x      4x       0.037s  3.4e-05  1.4e-06  working-set (13)
+    moons, noise 0.3, n = 5000                                     seed 0          0.384s    0.114s    3.4x      4x       0.101s  4.1e-04  2.4e-06  working-set (37)
+    moons, noise 0.3, n = 5000                                     seed 1          0.670s    0.117s    5.7x      4x!      0.102s  1.9e-04  2.5e-06  working-set (44)
+    moons, noise 0.3, n = 5000                                     seed 2          0.670s    0.115s    5.8x      4x!      0.113s  1.7e-03  3.2e-06  working-set (37)
+    breast cancer, C = 1e6, sigma                                  sigma 3.87      0.029s    0.004s    7.0x      5x!      0.003s  3.1e-10  1.2e-05  working-set (2)
+    breast cancer, C = 1e6, sigma                                  sigma 3         0.030s    0.005s    6.5x      5x!      0.004s  2.5e-11  3.0e-06  working-set (3)
+    breast cancer, C = 1e6, sigma                                  sigma 1         0.041s    0.012s    3.5x      5x       0.009s  4.7e-14  2.1e-08  working-set (2)
+    breast cancer, C = 1e6, sigma                                  sigma 0.3       0.035s    0.016s    2.2x      5x       0.014s  5.9e-15  5.9e-09  working-set (2)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 0          1.300s    0.484s    2.7x     10x       0.240s  8.3e-02  3.2e-02  working-set (79)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 1          1.487s    0.915s    1.6x     10x       0.379s  3.1e-01  6.8e-02  working-set (98)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 2          1.840s    1.051s    1.8x     10x       0.777s  4.7e-01  4.0e-02  working-set (119)
+    refused: diabetes classes, C = 100, sigma                      sigma 2.24      0.030s    0.017s    1.8x     10x       0.012s  1.8e-05  3.6e-05  working-set (2)
+    refused: diabetes classes, C = 100, sigma                      sigma 1         0.037s    0.009s    4.0x     10x       0.007s  9.3e-08  6.9e-07  working-set (2)
+    refused: diabetes classes, C = 1000, sigma                     sigma 2.24      0.036s    0.025s    1.4x     10x       0.018s  2.1e-05  2.2e-04  working-set (2)
+    refused: diabetes classes, C = 1000, sigma                     sigma 1         0.037s    0.008s    4.6x     10x       0.006s  9.3e-09  6.9e-07  working-set (2)
+    refused: make_classification(5000), C = 100                    seed 0          1.674s    0.304s    5.5x     10x       0.192s  1.3e-06  6.5e-06  working-set (29)
+    refused: make_classification(5000), C = 100                    seed 1          4.010s    1.265s    3.2x     10x       0.792s  8.5e-06  2.7e-05  working-set (82)
+    refused: make_classification(5000), C = 100                    seed 2          2.731s    0.617s    4.4x     10x       0.878s  7.8e-06  2.3e-05  working-set (30)
+    refused: SVR diabetes, C = 100, sigma                          sigma 2.24      0.150s    0.014s   10.6x     10x!      0.030s  4.2e-06  4.0e-05  working-set (13)
+    refused: SVR diabetes, C = 100, sigma                          sigma 1         0.067s    0.010s    6.6x     10x       0.010s  1.9e-07  5.6e-06  working-set (2)
+    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 2.24      0.085s    0.090s    0.9x     10x       0.055s  3.7e-05  2.3e-05  working-set (2)
+    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 1         0.035s    0.011s    3.3x     10x       0.008s  8.3e-08  3.1e-07  working-set (2)
 
-(Times of the first run.)  Dual coefficients agreed with LIBSVM's to 4e-8,
-1e-4 and 5e-11 times C.  The three targets run by default are met.  The
-C = 1e6 ratio moves with the load more than the others: earlier the same
-morning, before the last three changes below (no iterative refinement, K
-on one BLAS thread, no polish after a step that raised the violation),
-runs under a load of 2.2-2.8 gave 7.2x, 8.8x and 9.8x, the last with
-LIBSVM itself at 8.3 ms.  A single fit in a fresh process, which compiles
-its CVXPY subproblem, took 10.6x (``--repeats 1``).  Full-rank data at
-n = 10000 (``--large --repeats 1``, one run, not a median, at 06:22 under
-a load of 1.2) took 24.4 s against LIBSVM's 11.0 s: 2.2x, coefficients
-within 9e-6 C.  At 06:52 on the idle machine (load 1.0), one more run of the
-default cases gave 4.5x, 5.2x and 6.4x, and full-rank data at n = 10000,
-as a median of three, 22.0 s against LIBSVM's 9.6 s: 2.3x (coefficients
-within 9e-6 C).  All four targets are met.
+    case                                                           variant        kernlab    LIBSVM   ratio  target  LIBSVM 1e-3   |da|/C     |df|  method (steps)
+    full rank, n = 10000                                           seed 0         19.172s    6.239s    3.1x      2x!      5.929s  2.3e-06  1.2e-06  working-set (419)
+    full rank, n = 10000                                           seed 1         20.742s    8.021s    2.6x      2x!      8.753s  2.8e-06  1.2e-06  working-set (418)
+    full rank, n = 10000                                           seed 2         25.019s    7.901s    3.2x      2x!      4.517s  2.2e-06  1.3e-06  working-set (387)
+    full rank, n = 20000                                           seed 0         81.370s   50.945s    1.6x      1x!     34.432s  2.6e-06  1.2e-06  working-set (830)
+    full rank, n = 20000                                           seed 1         70.227s   40.436s    1.7x      1x!     23.392s  2.7e-06  1.2e-06  working-set (724)
 
-Memory at n = 20000 (full-rank data, one fit of ``SVC`` alone): the fit
-first raised ``KeyError`` (the working-set column cache evicted a column the
-step was about to use; fixed, with a test) and then peaked at 5.6 GB, because
-the polish kept up to n x n columns while the steps' 1.5 GiB cache was still
-held.  Letting the steps' columns go before each polish and keeping at most
-1 GiB of the polish's brought it to 4.15 GB (3.96 GiB, measured once with
-``/usr/bin/time -v``).  memray then showed where that came from: the live
-heap peaked at only 2.3 GB, of which 1.9 GB was one request for all 12,000
-support columns at once (the polish's ``K[:, support] @ coef``), and the
-steps' columns, kept as 10,000 separate 160 kB arrays, stayed resident after
-they were let go (the C allocator keeps freed blocks of that size in the
-heap).  Now both keep their columns in one block each
-(``kernlab/_columns.py``), which is given back whole, and the polish's
-product is formed a slice of columns at a time.  ``--memory 20000`` (three
-fits, each in a fresh process, peak RSS from ``getrusage``) at 09:25 UTC on
-the idle machine: 1.72 GiB each time (limit 4 GiB), fits of 73, 62 and 61 s.
+    full rank, n = 20000, seed 0: fit 86.6 s (working-set), peak RSS 0.49 GiB (limit 2 GiB)
 
-Where the seconds go (``--profile``: a second fit of each case under the
-profiler, after an unprofiled first one, at 06:24 under a load of 1.0):
+Against the targets:
 
-=====================================  ==============  ========  ==========
-stage                                  full rank 2000  moons     C = 1e6
-=====================================  ==============  ========  ==========
-first fit (not profiled)               1.38 s          0.48 s    0.039 s
-second fit, under the profiler         1.38 s          0.51 s    0.033 s
-pivoted Cholesky factor of K           0.033 s         0.062 s   0.002 s
-factored QPs on subsets (CVXPY)        --              0.38 s    --
-working-set steps                      0.59 s (50)     --        0.023 s (2)
-  of which CVXPY's parameter update    0.18 s          0.10 s    0.008 s
-  of which Clarabel                    0.14 s          0.26 s    0.008 s
-polish and KKT check                   0.70 s (2)      0.07 s    0.004 s (1)
-  of which Cholesky KKT systems        0.47 s (13)     0.001 s   0.002 s (5)
-=====================================  ==============  ========  ==========
-
-(The CVXPY and Clarabel rows of moons are its two subset QPs.)  At
-C = 1e6 the rest of the 33 ms is forming K (about 2 ms), the estimator's
-checks and CVXPY's bookkeeping around each solve (setting the parameters,
-reading the answer back: about 3 ms a solve), inflated by the profiler.
-A first fit in a process also compiles the CVXPY subproblem it needs
-(15-25 ms, once per thread).
-
-What changed, C = 1e6 on breast cancer first (ratios after "was" are those
-of the runs before each change):
-
-* C = 1e6, n = 300 (was 38x; 52 support vectors, the largest multiplier
-  60): two working-set steps and a polish instead of five steps, and each
-  step about half as long.
-
-  - The first working set: at the start from zero every point violates
-    its condition by the same amount, and the set was the first 64 points
-    in index order.  Ties are now broken by the margins of the difference
-    of the class means in feature space (one product with K, which is in
-    memory up to 2500 points): 28 of the 52 support vectors are in it.
-  - While the support fills at most three quarters of a set, it stays in
-    the next set beside the most violating points (chunking), and every
-    step that lowers the violation is followed by the polish, which is
-    cheap while the support is small (2-3 ms here).  The second set
-    holds 47 of the 52 support vectors; from its answer the polish (whose
-    active-set steps free the points whose conditions fail) finds the
-    exact one (KKT violation 3e-14).  All of breast cancer (569 points,
-    77 support vectors) takes four steps.
-  - Each step's CVXPY problem takes Q_BB through an upper-triangular
-    pivoted Cholesky factor (the set ordered by its pivots, LAPACK's
-    dpstrf) instead of a full square root from an eigendecomposition:
-    half the entries, and Clarabel's time per solve fell from 12 ms to
-    4 ms; without iterative refinement to about 3 ms.  The triangle is a
-    parameter vector scattered into R by a constant matrix, which CVXPY
-    compiles in 20 ms instead of 80 ms.
-  - Compiled subproblems are kept per thread for the next fit (compiling
-    costs several solves), and the bounded one is only compiled when
-    a step needs it.
-  - The pivoted Cholesky that finds the rank above 200 is LAPACK's dpstrf
-    on the whole K up to 600 points (1-2 ms instead of 30-50 ms for 200
-    columns one at a time).
-  - ``threadpool_limits`` looked up the loaded libraries at every use
-    (about 4 ms, several times a fit); one ``ThreadpoolController`` is
-    now made once (``kernlab._linalg.one_blas_thread``).  K of up to 2500
-    points is formed on one BLAS thread.
-
-  The floor of this design at n = 300 is two CVXPY solves of about 7 ms
-  each (CVXPY's parameter update and bookkeeping 4 ms, Clarabel 3 ms for
-  15 interior-point iterations on 64 variables), against LIBSVM's 4 ms for
-  the whole fit.
-
-Earlier changes (the profile figures in them predate the ones above):
-
-* moons, n = 5000 (was 23x): Clarabel's time on the factored QP grows
-  faster than the number of points, and only 437 of 5000 end with a
-  multiplier.  The QP is now solved on 750 random points, then on the
-  points that matter (multipliers, and conditions at zero within 0.1 of
-  failing: 847 points), and grown by violators until none is left
-  outside; two CVXPY solves of about 0.3 s each instead of one of 2.4-4 s.
-  The rest is the pivoted Cholesky factor (0.4 s; a Gaussian kernel column
-  used to start two threads for a single column, which cost more than the
-  column) and the polish (0.5 s).
-* full rank, n = 2000 (was 11.5x): the polish's KKT system of the ~1700
-  free multipliers is solved by one Cholesky factor and a Schur complement
-  (half the flops of the LU before) on one BLAS thread (OpenBLAS's two
-  threads made it several times slower on the busy machine); K is formed
-  once up to 2500 points instead of column by column; working sets of 64
-  points first stopped at a violation of 0.1 (the polish finds the active
-  sets from there) take about 50 steps instead of 140.  Per step, CVXPY's
-  parameter update and bookkeeping and Clarabel take roughly equal parts;
-  before the Cholesky change the polish took 4.9 s of 11 s under the
-  profiler, three LU solves of 1.2 s each.
+* full-rank 20-feature data, n = 2000 (<= 5x): 3.8x to 4.3x, met.  Three
+  steps, then one polish of about 1700 free multipliers (five Cholesky
+  factors of that order) ends it.  (Before the polish was tried as soon as
+  the steps had cost what it costs, 30-33 steps came first: 4.6x to 5.3x.)
+* n = 10000 (<= 2x): 2.6x to 3.2x, missed.  About 6800 multipliers are
+  free, above ``POLISH_MAX``: 390-420 working-set steps of 128 points do all
+  the work, each a CVXPY solve, 128 new columns of K and an update of the
+  gradient on all n points.
+* n = 20000 (<= 1x): 1.6x and 1.7x, missed (720-830 steps).  The new
+  columns are computed on a second thread while CVXPY solves, but on two
+  cores busy with other work that thread seldom has a core of its own.
+  Peak memory 0.49 GiB (limit 2 GiB), met.
+* two moons, n = 5000 (<= 4x): 2.5x to 3.1x at noise 0.2; at noise 0.3
+  3.4x, 5.7x and 5.8x, missed on two seeds of three (37-44 steps).
+* standardised breast cancer at C = 1e6 (<= 5x): 2.2x and 3.5x at sigma =
+  0.3 and 1, missed at the wide kernels (6.5x, 7.0x), where LIBSVM takes
+  4-5 ms in all and kernlab's two or three CVXPY solves of 64 points (about
+  5 ms of canonicalisation and 4 ms of Clarabel each) and its polish take
+  30 ms.
+* the cases kernlab used to refuse (<= 10x): 0.9x to 6.6x, met, but for SVR
+  on diabetes with its targets unscaled at sigma = sqrt(5) (C = 100,
+  epsilon = 0.1), 10.6x.
 """
 
 import argparse
 import cProfile
+import json
+import os
 import pstats
 import statistics
 import subprocess
@@ -166,109 +121,199 @@ import sys
 import time
 
 import numpy as np
-from sklearn.datasets import load_breast_cancer, make_classification, make_moons
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC as SkSVC
 
-from kernlab import SVC, Gaussian
+TOL = 1e-5          # LIBSVM's stopping tolerance: kernlab's KKT_TOL
+PROCESSES = 3
 
 
-def paired_medians(fn_a, fn_b, repeats=3):
-    """Medians of ``fn_a`` and ``fn_b`` timed alternately, and their last results."""
-    times_a, times_b = [], []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out_a = fn_a()
-        times_a.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        out_b = fn_b()
-        times_b.append(time.perf_counter() - start)
-    return statistics.median(times_a), statistics.median(times_b), out_a, out_b
+# ----------------------------------------------------------------------------
+# the cases
+# ----------------------------------------------------------------------------
 
+def full_rank(n, seed):
+    from sklearn.datasets import make_classification
 
-def full_rank(n):
-    X, y = make_classification(n, n_features=20, n_informative=10, random_state=0)
+    X, y = make_classification(n, n_features=20, n_informative=10, random_state=seed)
     return X, y, np.sqrt(20.0) / 2, 1.0
 
 
-def moons(n):
-    X, y = make_moons(n, noise=0.2, random_state=0)
-    return X, y, 0.5, 1.0
+def moons(n, noise, sigma, C):
+    def data(seed):
+        from sklearn.datasets import make_moons
+
+        X, y = make_moons(n, noise=noise, random_state=seed)
+        return X, y, sigma, C
+    return data
 
 
-def breast_cancer(n):
-    X, y = load_breast_cancer(return_X_y=True)
-    idx = np.random.default_rng(0).choice(len(X), n, replace=False)
-    return StandardScaler().fit_transform(X[idx]), y[idx], np.sqrt(15.0), 1e6
+def breast_cancer(C):
+    def data(sigma):
+        from sklearn.datasets import load_breast_cancer
+        from sklearn.preprocessing import StandardScaler
+
+        X, y = load_breast_cancer(return_X_y=True)
+        return StandardScaler().fit_transform(X), y, sigma, C
+    return data
 
 
-CASES = {  # name: (data, n, target ratio)
-    "full rank, n = 2000": (full_rank, 2000, 8.0),
-    "moons, n = 5000": (moons, 5000, 15.0),
-    "breast cancer, C = 1e6, n = 300": (breast_cancer, 300, 10.0),
+def diabetes_classes(C):
+    def data(sigma):
+        X, z = _diabetes()
+        return X, (z > np.median(z)).astype(int), sigma, C
+    return data
+
+
+def diabetes_targets(C, standardise):
+    def data(sigma):
+        X, z = _diabetes()
+        if standardise:
+            z = (z - z.mean()) / z.std()
+        return X, z, sigma, C
+    return data
+
+
+def _diabetes():
+    from sklearn.datasets import load_diabetes
+    from sklearn.preprocessing import StandardScaler
+
+    X, z = load_diabetes(return_X_y=True)
+    return StandardScaler().fit_transform(X), z
+
+
+def classification_5000(seed):
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(5000, random_state=seed)
+    return X, y, np.sqrt(10.0), 100.0
+
+
+# name: (data(variant), variants, target, "svc" or "svr", large)
+CASES = {
+    "full rank, n = 2000": (lambda s: full_rank(2000, s), (0, 1, 2), 5.0, "svc", False),
+    "moons, noise 0.2, n = 5000": (moons(5000, 0.2, 0.5, 1.0), (0, 1, 2), 4.0, "svc", False),
+    "moons, noise 0.3, n = 5000": (moons(5000, 0.3, 0.5, 1.0), (0, 1, 2), 4.0, "svc", False),
+    "breast cancer, C = 1e6, sigma": (breast_cancer(1e6), (np.sqrt(15.0), 3.0, 1.0, 0.3), 5.0,
+                                      "svc", False),
+    "refused: moons n = 2000, noise 0.3, C = 1000": (moons(2000, 0.3, 0.5, 1000.0), (0, 1, 2),
+                                                     10.0, "svc", False),
+    "refused: diabetes classes, C = 100, sigma": (diabetes_classes(100.0), (np.sqrt(5.0), 1.0),
+                                                 10.0, "svc", False),
+    "refused: diabetes classes, C = 1000, sigma": (diabetes_classes(1000.0),
+                                                  (np.sqrt(5.0), 1.0), 10.0, "svc", False),
+    "refused: make_classification(5000), C = 100": (classification_5000, (0, 1, 2), 10.0,
+                                                    "svc", False),
+    "refused: SVR diabetes, C = 100, sigma": (diabetes_targets(100.0, False),
+                                             (np.sqrt(5.0), 1.0), 10.0, "svr", False),
+    "refused: SVR diabetes (targets standardised), C = 100, sigma": (
+        diabetes_targets(100.0, True), (np.sqrt(5.0), 1.0), 10.0, "svr", False),
+    "full rank, n = 10000": (lambda s: full_rank(10000, s), (0, 1, 2), 2.0, "svc", True),
+    "full rank, n = 20000": (lambda s: full_rank(20000, s), (0, 1), 1.0, "svc", True),
 }
-LARGE = {"full rank, n = 10000": (full_rank, 10000, 4.0)}
 
 
-def run_case(name, data, n, target, repeats):
-    X, y, sigma, C = data(n)
+# ----------------------------------------------------------------------------
+# one measurement, in a process of its own
+# ----------------------------------------------------------------------------
+
+def _fits(kind, sigma, C):
+    from sklearn.svm import SVC as SkSVC
+    from sklearn.svm import SVR as SkSVR
+
+    from kernlab import SVC, SVR, Gaussian
+
     gamma = 1 / (2 * sigma**2)
-
-    def ours():
-        return SVC(Gaussian(sigma=sigma), C=C).fit(X, y)
-
-    def ref():
-        return SkSVC(C=C, kernel="rbf", gamma=gamma, tol=1e-8).fit(X, y)
-
-    t_ours, t_ref, model, libsvm = paired_medians(ours, ref, repeats)
-    alpha = np.zeros(len(y))
-    alpha[libsvm.support_] = np.abs(libsvm.dual_coef_[0])
-    diff = np.abs(model.alpha_ - alpha).max() / C
-    ratio = t_ours / t_ref
-    print(f"{name:<34} kernlab {t_ours:7.3f} s  LIBSVM {t_ref:6.4f} s  "
-          f"ratio {ratio:6.1f}x "
-          f"(target {target:g}x, {'met' if ratio <= target else 'MISSED'})  "
-          f"|alpha - LIBSVM| / C = {diff:.1e}  method {model.method_}", flush=True)
-    print(f"{'':<34} {model.solver_reason_}", flush=True)
+    if kind == "svc":
+        return (lambda: SVC(Gaussian(sigma=sigma), C=C),
+                lambda tol: SkSVC(C=C, kernel="rbf", gamma=gamma, tol=tol))
+    return (lambda: SVR(Gaussian(sigma=sigma), C=C, epsilon=0.1),
+            lambda tol: SkSVR(C=C, kernel="rbf", gamma=gamma, epsilon=0.1, tol=tol))
 
 
-# Where the time of a fit goes: the functions whose cumulative time is reported.
-STAGES = {  # label: (function name, a piece of its file name)
-    "factor of K (pivoted Cholesky)": ("pivoted_cholesky_columns", "gram"),
-    "factored QP (all subsets)": ("_solve_factored", "svm_dual"),
-    "  CVXPY solves on subsets": ("_factored_qp", "svm_dual"),
-    "working-set method (all steps)": ("run", "_working_set"),
-    "  CVXPY canonicalisation": ("get_problem_data", "problem"),
-    "  Clarabel": ("solve_via_data", "clarabel"),
-    "  kernel columns for the steps": ("columns", "_working_set"),
-    "  triangular factors of the sets": ("_triangular_root", "_working_set"),
-    "polish and KKT check": ("_polished", "svm_dual"),
-    "  KKT systems (Cholesky)": ("_saddle_solve", "svm_dual"),
-}
+def measure(name, index, compare):
+    """Time kernlab and LIBSVM once each on one case; print a JSON record.
 
-
-def profile_case(name, data, n):
-    """Profile the second fit: the first compiles the CVXPY subproblems it needs."""
-    X, y, sigma, C = data(n)
+    With ``compare`` also LIBSVM at its default tolerance (timed) and at
+    1e-8 (the answer compared with kernlab's).
+    """
+    data, variants, _, kind, _ = CASES[name]
+    X, y, sigma, C = data(variants[index])
+    ours, libsvm = _fits(kind, sigma, C)
+    warm_X, warm_y, _, _ = data(variants[index])
+    ours().fit(warm_X[:200], warm_y[:200])  # compiles the CVXPY subproblems
     start = time.perf_counter()
-    SVC(Gaussian(sigma=sigma), C=C).fit(X, y)
-    first = time.perf_counter() - start
-    profile = cProfile.Profile()
+    model = ours().fit(X, y)
+    t_ours = time.perf_counter() - start
     start = time.perf_counter()
-    profile.runcall(SVC(Gaussian(sigma=sigma), C=C).fit, X, y)
-    total = time.perf_counter() - start
-    stats = pstats.Stats(profile).stats
-    print(f"{name}: first fit {first:.3f} s; second fit {total:.3f} s in all "
-          "(under the profiler)")
-    for label, (func, where) in STAGES.items():
-        found = [v for k, v in stats.items() if k[2] == func and where in k[0]]
-        seconds, calls = sum(v[3] for v in found), sum(v[0] for v in found)
-        print(f"  {label:<36} {seconds:7.3f} s  ({calls} calls)")
+    libsvm(TOL).fit(X, y)
+    t_libsvm = time.perf_counter() - start
+    steps = sum(1 for event in model.solver_trace_ if hasattr(event, "working_set"))
+    if not compare:
+        print(json.dumps(dict(ours=t_ours, libsvm=t_libsvm, method=model.method_, steps=steps)))
+        return
+    start = time.perf_counter()
+    libsvm(1e-3).fit(X, y)
+    t_default = time.perf_counter() - start
+    exact = libsvm(1e-8).fit(X, y)
+    coef = np.zeros(len(y))
+    coef[exact.support_] = exact.dual_coef_[0]
+    ours_coef = np.zeros(len(y))
+    ours_coef[model.support_] = model.dual_coef_
+    if kind == "svc":  # kernlab's dual_coef_ is t * alpha: LIBSVM's sign convention
+        values = model.decision_function(X), exact.decision_function(X)
+    else:
+        values = model.predict(X), exact.predict(X)
+    print(json.dumps(dict(ours=t_ours, libsvm=t_libsvm, default=t_default,
+                          coef=float(np.abs(ours_coef - coef).max() / C),
+                          values=float(np.abs(values[0] - values[1]).max()),
+                          method=model.method_, steps=steps)))
 
+
+def run_row(name, index, processes):
+    """Medians of ``processes`` fresh processes; the first also compares the answers."""
+    records = []
+    for k in range(processes):
+        out = subprocess.run([sys.executable, __file__, "--measure", name, str(index),
+                              str(int(k == 0))], capture_output=True, text=True)
+        if out.returncode != 0:
+            return dict(error=out.stderr.strip().splitlines()[-1])
+        records.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    med = {key: statistics.median(r[key] for r in records) for key in ("ours", "libsvm")}
+    first = records[0]
+    return dict(med, default=first["default"], coef=first["coef"], values=first["values"],
+                method=first["method"], steps=first["steps"])
+
+
+def _variant(value):
+    return f"seed {value}" if isinstance(value, int) else f"sigma {value:.3g}"
+
+
+def table(names, processes):
+    print(f"{'case':<62} {'variant':<12} {'kernlab':>9} {'LIBSVM':>9} {'ratio':>7} "
+          f"{'target':>7}  {'LIBSVM 1e-3':>11} {'|da|/C':>8} {'|df|':>8}  method (steps)",
+          flush=True)
+    for name in names:
+        _, variants, target, _, _ = CASES[name]
+        for index, variant in enumerate(variants):
+            row = run_row(name, index, processes)
+            if "error" in row:
+                print(f"{name:<62} {_variant(variant):<12} ERROR {row['error']}", flush=True)
+                continue
+            ratio = row["ours"] / row["libsvm"]
+            print(f"{name:<62} {_variant(variant):<12} {row['ours']:8.3f}s "
+                  f"{row['libsvm']:8.3f}s {ratio:6.1f}x {target:6.0f}x{' ' if ratio <= target else '!'}"
+                  f" {row['default']:10.3f}s {row['coef']:8.1e} {row['values']:8.1e}  "
+                  f"{row['method']} ({row['steps']})", flush=True)
+
+
+# ----------------------------------------------------------------------------
+# memory and profile
+# ----------------------------------------------------------------------------
 
 def fit_once(n):
     """One fit of full-rank data in this process (run in a child by ``memory_case``)."""
-    X, y, sigma, C = full_rank(n)
+    X, y, sigma, C = full_rank(n, 0)
+    from kernlab import SVC, Gaussian
+
     start = time.perf_counter()
     model = SVC(Gaussian(sigma=sigma), C=C).fit(X, y)
     print(f"{time.perf_counter() - start:.1f} {model.method_}", flush=True)
@@ -285,28 +330,72 @@ def memory_case(n, repeats):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              check=True).stdout.split()
         seconds, method, peak_kib = float(out[0]), out[1], int(out[2])
-        print(f"full rank, n = {n}: fit {seconds:.1f} s ({method}), peak RSS "
-              f"{peak_kib / 2**20:.2f} GiB (limit 4 GiB)", flush=True)
+        print(f"full rank, n = {n}, seed 0: fit {seconds:.1f} s ({method}), peak RSS "
+              f"{peak_kib / 2**20:.2f} GiB (limit 2 GiB)", flush=True)
+
+
+# Where the time of a fit goes: the functions whose cumulative time is reported.
+STAGES = {  # label: (function name, a piece of its file name)
+    "factor of K (pivoted Cholesky)": ("pivoted_cholesky_columns", "gram"),
+    "factored QP (all subsets)": ("_solve_factored", "svm_dual"),
+    "working-set method (all steps)": ("run", "_working_set"),
+    "  CVXPY solves of the subproblems": ("_solve_subproblem", "_working_set"),
+    "  Clarabel itself": ("solve_via_data", "clarabel"),
+    "  exact re-solves of the subproblems": ("_exact", "_working_set"),
+    "  choosing the sets": ("select", "_working_set"),
+    "  kernel columns": ("cols", "_columns"),
+    "polish (active-set Newton)": ("_polish", "svm_dual"),
+}
+
+
+def profile_case(name, variant):
+    data, _, _, kind, _ = CASES[name]
+    X, y, sigma, C = data(variant)
+    ours, _ = _fits(kind, sigma, C)
+    start = time.perf_counter()
+    ours().fit(X, y)
+    first = time.perf_counter() - start
+    profile = cProfile.Profile()
+    start = time.perf_counter()
+    profile.runcall(ours().fit, X, y)
+    total = time.perf_counter() - start
+    stats = pstats.Stats(profile).stats
+    print(f"{name} ({_variant(variant)}): first fit {first:.3f} s; second fit {total:.3f} s "
+          "(under the profiler)")
+    for label, (func, where) in STAGES.items():
+        found = [v for k, v in stats.items() if k[2] == func and where in k[0]]
+        seconds, calls = sum(v[3] for v in found), sum(v[0] for v in found)
+        print(f"  {label:<40} {seconds:7.3f} s  ({calls} calls)")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--large", action="store_true", help="also n = 10000")
+    parser.add_argument("--large", action="store_true",
+                        help="also n = 10000 and 20000, and the memory of one fit at 20000")
+    parser.add_argument("--only", help="only the cases whose name contains this")
+    parser.add_argument("--processes", type=int, default=PROCESSES)
     parser.add_argument("--memory", type=int, metavar="N",
-                        help="instead: peak memory of one fit at size N, in a fresh process")
-    parser.add_argument("--profile", action="store_true",
-                        help="profile one fit per case")
-    parser.add_argument("--repeats", type=int, default=3)
+                        help="instead: peak memory of one fit at size N, in fresh processes")
+    parser.add_argument("--profile", metavar="CASE", help="instead: profile one fit of CASE")
+    parser.add_argument("--measure", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.memory:
-        memory_case(args.memory, args.repeats)
+    if args.measure:
+        measure(args.measure[0], int(args.measure[1]), args.measure[2] == "1")
         return
-    cases = {**CASES, **(LARGE if args.large else {})}
-    for name, (data, n, target) in cases.items():
-        if args.profile:
-            profile_case(name, data, n)
-        else:
-            run_case(name, data, n, target, args.repeats)
+    if args.memory:
+        memory_case(args.memory, args.processes)
+        return
+    if args.profile:
+        profile_case(args.profile, CASES[args.profile][1][0])
+        return
+    names = [name for name, case in CASES.items()
+             if (args.large or not case[4]) and (args.only is None or args.only in name)]
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}, {os.cpu_count()} cores; medians "
+          f"of {args.processes} fresh processes", flush=True)
+    table(names, args.processes)
+    if args.large and args.only is None:
+        memory_case(20000, 1)
 
 
 if __name__ == "__main__":

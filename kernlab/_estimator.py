@@ -3,11 +3,12 @@
 An estimator takes a kernel (a kernlab kernel, a function ``k(X, Y)`` or
 the string ``"precomputed"``) and data (a numeric 2-D array, or a list of
 strings or sets for the kernels that take them).  The functions here check
-both, evaluate Gram matrices with their shape and values checked, and give
-the training Gram matrix column by column (:class:`GramColumns`) so that
-a factorisation need not form all of it.
+both and evaluate Gram matrices with their shape and values checked.  (The
+solvers read the training Gram matrix column by column through
+:class:`kernlab._columns.Gram`.)
 """
 
+import numbers
 import warnings
 
 import numpy as np
@@ -20,9 +21,8 @@ from .kernels import Kernel
 
 __all__ = [
     "check_kernel", "is_precomputed", "check_lam", "check_targets", "check_data",
-    "check_precomputed_gram", "check_cross_gram", "compute_gram", "owns_result",
-    "n_samples", "take", "fit_input", "predict_input", "check_labels",
-    "GramColumns",
+    "check_precomputed_gram", "entry_rounding", "check_cross_gram", "compute_gram",
+    "owns_result", "n_samples", "take", "fit_input", "predict_input", "check_labels",
 ]
 
 
@@ -103,14 +103,74 @@ def check_data(X, kernel=None, name="X"):
     return check_array(X, name)
 
 
-def check_precomputed_gram(K, name="X"):
-    """The square training Gram matrix given with ``kernel="precomputed"``."""
+def entry_rounding(X):
+    """Relative rounding of the entries of ``X`` as given.
+
+    The machine epsilon of a float32 or float16 array, and of float32's for
+    float64 entries that are all float32 numbers without all being whole
+    (a Gram matrix computed in single precision and then converted, or
+    passed as a list); else 0: float64 entries, and integers, are taken as
+    they are.
+
+    Examples
+    --------
+    >>> eps32 = float(np.finfo(np.float32).eps)
+    >>> entry_rounding(np.eye(2, dtype=np.float32)) == eps32
+    True
+    >>> entry_rounding([[1.0, 0.1], [0.1, 1.0]]), entry_rounding([[2, 1], [1, 2]])
+    (0.0, 0.0)
+    >>> entry_rounding(np.float32([[1.0, 0.1], [0.1, 1.0]]).tolist()) == eps32
+    True
+    """
+    dtype = getattr(X, "dtype", None)
+    if dtype is not None and dtype.kind == "f" and dtype.itemsize < 8:
+        return float(np.finfo(dtype).eps)
+    if dtype is not None and dtype.kind == "c":  # refused by the validation of X, without
+        return 0.0                               # numpy's ComplexWarning on the cast here
+    try:
+        values = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        return 0.0
+    finite = values[np.isfinite(values)]
+    single = finite.astype(np.float32).astype(np.float64)
+    if finite.size and np.array_equal(single, finite) and not np.array_equal(np.round(finite),
+                                                                             finite):
+        return float(np.finfo(np.float32).eps)
+    return 0.0
+
+
+def check_precomputed_gram(K, name="X", *, rounding=None):
+    """The square, symmetric training Gram matrix given with ``kernel="precomputed"``.
+
+    Symmetry is required to the rounding of the entries as given (1e-10 of
+    the largest entry for float64, a few float32 epsilons for float32);
+    ``rounding`` overrides what the dtype of ``K`` says (for a matrix
+    already converted to float64).
+
+    Examples
+    --------
+    >>> check_precomputed_gram([[1.0, 0.5], [0.2, 1.0]])
+    Traceback (most recent call last):
+    ...
+    ValueError: with kernel='precomputed', X must be a symmetric Gram matrix (K[i, j] = k(x_i, x_j) = K[j, i]), but X[0, 1] = 0.5 and X[1, 0] = 0.2
+    """
+    rounding = entry_rounding(K) if rounding is None else rounding
     K = check_array(K, name)
     if K.shape[0] != K.shape[1]:
         raise ValueError(
             f"with kernel='precomputed', {name} must be the square Gram matrix of the training "
             f"points, got shape {K.shape}"
         )
+    tol = max(1e-10, 16 * rounding) * np.abs(K).max()
+    for start in range(0, K.shape[0], 512):  # a slice at a time: no second n x n array
+        gap = np.abs(K[start:start + 512] - K[:, start:start + 512].T)
+        if gap.max() > tol:
+            i, j = np.unravel_index(np.argmax(gap), gap.shape)
+            i += start
+            raise ValueError(
+                f"with kernel='precomputed', {name} must be a symmetric Gram matrix "
+                f"(K[i, j] = k(x_i, x_j) = K[j, i]), but {name}[{i}, {j}] = {K[i, j]:.6g} "
+                f"and {name}[{j}, {i}] = {K[j, i]:.6g}")
     return K
 
 
@@ -244,6 +304,7 @@ def check_labels(y, n, name="y"):
     if y is None:
         raise ValueError(f"{name} must be an array of labels: this estimator requires y to be "
                          "passed, but the target y is None")
+    _refuse_mixed_labels(y, name)
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
@@ -273,70 +334,17 @@ def check_labels(y, n, name="y"):
     return t, classes
 
 
-class GramColumns:
-    """Access to the training Gram matrix without necessarily forming it.
-
-    For kernlab kernels, columns ``K[:, idx]`` are evaluated on demand as
-    ``kernel(X, X[idx])``, so a pivoted Cholesky of rank r costs O(n r)
-    kernel evaluations instead of n^2.  A precomputed matrix, or a plain
-    callable, is evaluated once and sliced.
-
-    Examples
-    --------
-    >>> from kernlab import Linear
-    >>> GramColumns(Linear(), np.array([[1.0], [2.0]])).cols([1])
-    array([[2.],
-           [4.]])
-    """
-
-    def __init__(self, kernel, X):
-        self.X = X
-        self.kernel = kernel
-        if is_precomputed(kernel):
-            self.K = check_precomputed_gram(X)
-        elif isinstance(kernel, Kernel):
-            self.K = None
-        else:
-            self.K = compute_gram(kernel, X)
-        self.n = self.K.shape[0] if self.K is not None else n_samples(X)
-
-    @classmethod
-    def of_matrix(cls, K):
-        """The same interface for an explicit (already checked) matrix."""
-        return cls("precomputed", K)
-
-    def diag(self):
-        """``diag(K)``."""
-        if self.K is not None:
-            return np.diag(self.K).copy()
-        d = np.asarray(self.kernel.diag(self.X), dtype=np.float64)
-        if not np.isfinite(d).all():
-            raise ValueError("kernel returned NaN or infinite values on this data")
-        return d
-
-    def cols(self, idx):
-        """``K[:, idx]`` as an (n, len(idx)) array."""
-        idx = np.asarray(idx, dtype=np.intp).reshape(-1)
-        if self.K is not None:
-            return self.K[:, idx]
-        if idx.size == 0:
-            return np.zeros((self.n, 0))
-        return compute_gram(self.kernel, self.X, take(self.X, idx))
-
-    def rows(self, start, stop):
-        """``K[start:stop, :]``."""
-        if self.K is not None:
-            return self.K[start:stop]
-        return compute_gram(self.kernel, take(self.X, np.arange(start, stop)), self.X)
-
-    def full(self):
-        """The whole matrix ``K``."""
-        return self.K if self.K is not None else compute_gram(self.kernel, self.X)
-
-    def times(self, v):
-        """``K @ v`` using only the columns where ``v`` is non-zero."""
-        nz = np.flatnonzero(v)
-        return self.cols(nz) @ v[nz]
+def _refuse_mixed_labels(y, name):
+    """Labels mixing strings and numbers (``[1, "a"]``) are refused, not coerced or compared."""
+    if isinstance(y, np.ndarray) and y.dtype.kind != "O":
+        return  # one type throughout
+    values = np.asarray(y, dtype=object).reshape(-1)
+    strings = [v for v in values if isinstance(v, (str, bytes))]
+    numbers_ = [v for v in values if isinstance(v, (numbers.Number, np.number))]
+    if strings and numbers_:
+        raise ValueError(
+            f"{name} mixes strings and numbers (e.g. {strings[0]!r} and {numbers_[0]!r}); "
+            f"labels must be all strings or all numbers, e.g. {name} = [str(v) for v in {name}]")
 
 
 class _KernelTags:

@@ -5,6 +5,7 @@ kernels or estimators, so every other kernlab module may build on it.
 """
 
 import contextlib
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,12 +15,13 @@ from threadpoolctl import ThreadpoolController, threadpool_limits
 from ._validation import check_array, check_scalar
 
 __all__ = ["PSDVerdict", "is_psd", "blas_guard", "one_blas_thread", "add_to_diagonal",
-           "cholesky_solve", "check_shifted_cholesky"]
+           "cholesky_solve", "check_shifted_cholesky", "saddle_solve"]
 
 # Matrix order from which Cholesky runs single-threaded: OpenBLAS's multithreaded
 # Cholesky crashes (segfault) once the matrix reaches 2^31 bytes (n >= 16384).
 SINGLE_THREAD_FROM = 16000
 _FULL_EIGH_MAX = 300  # up to this size one full eigendecomposition is cheap enough
+_LSTSQ_MAX = 500  # saddle_solve's last resort, least squares, up to this order
 
 
 def blas_guard(n):
@@ -36,7 +38,41 @@ def blas_guard(n):
     return contextlib.nullcontext()
 
 
-_CONTROLLER = []  # the ThreadpoolController, made once on first use
+class _SingleBlasThread:
+    """The process-wide limit of BLAS to one thread, shared by every thread that asks.
+
+    threadpoolctl's limits are global to the process: two fits on two
+    threads, each entering and leaving its own limit, can restore them in
+    the wrong order and leave BLAS on one thread for good.  Here the first
+    entry sets the limit and the last exit (an exception included) restores
+    what was there before; the loaded libraries are looked up once.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.limiter = None
+        self.controller = None
+
+    @contextlib.contextmanager
+    def __call__(self):
+        with self.lock:
+            if self.depth == 0:
+                if self.controller is None:
+                    self.controller = ThreadpoolController()
+                self.limiter = self.controller.limit(limits=1, user_api="blas")
+            self.depth += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.depth -= 1
+                if self.depth == 0:
+                    self.limiter.restore_original_limits()
+                    self.limiter = None
+
+
+_single_blas_thread = _SingleBlasThread()
 
 
 def one_blas_thread():
@@ -44,8 +80,8 @@ def one_blas_thread():
 
     For the small factors and products of the SVM solvers: on two busy
     cores the start-up of a second thread costs more than the work.  The
-    loaded libraries are looked up once (about 2 ms), not at every use as
-    ``threadpool_limits`` does.
+    limit is shared by concurrent users and lifted when the last one leaves
+    (see :class:`_SingleBlasThread`).
 
     Examples
     --------
@@ -53,9 +89,7 @@ def one_blas_thread():
     ...     float(np.linalg.cholesky(4 * np.eye(2))[0, 0])
     2.0
     """
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=1, user_api="blas")
+    return _single_blas_thread()
 
 
 def add_to_diagonal(A, value):
@@ -129,6 +163,67 @@ def check_shifted_cholesky(K, rel_shift):
                 "the Gram matrix is not positive semi-definite: it has an eigenvalue below "
                 f"-{rel_shift:g} times its largest diagonal entry (K + {shift:.3g} I has no "
                 "Cholesky factor; use kernlab.is_psd for a witness vector)") from exc
+
+
+def saddle_solve(Q, y, c, d):
+    """Solve ``Q a + y b = c``, ``y^T a = d``; returns ``([a, b], residual_ok, cond)``.
+
+    With Q positive definite (a kernel of full rank on the free points),
+    one Cholesky factor gives ``a = Q^-1 (c - y b)`` and b from the second
+    equation, in half the flops of an LU of the bordered matrix; ``cond``
+    is then the square of the ratio of the factor's largest to smallest
+    diagonal entry (a lower bound on Q's condition number).  If the factor
+    fails or its answer misses the equations, LU, then (up to order
+    ``_LSTSQ_MAX``) least squares; ``ok`` says whether the answer meets the
+    equations to 1e-8 of their scale.
+
+    Examples
+    --------
+    >>> sol, ok, cond = saddle_solve(np.eye(2), np.array([1.0, -1.0]), np.ones(2), 0.0)
+    >>> sol.tolist(), ok, cond
+    ([1.0, 1.0, 0.0], True, 1.0)
+    """
+    nf = len(y)
+
+    def residual(sol):
+        a, b = sol[:nf], sol[nf]
+        return max(np.abs(Q @ a + y * b - c).max(), abs(y @ a - d))
+
+    bound = 1e-8 * max(1.0, np.abs(c).max(), abs(d))
+    cond = None
+    try:  # an ill-conditioned Q can overflow here: the residual decides
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            factor = linalg.cho_factor(Q, lower=True, check_finite=False)
+            diag = np.abs(np.diag(factor[0]))
+            cond = float((diag.max() / max(diag.min(), np.finfo(float).tiny)) ** 2)
+            u, v = linalg.cho_solve(factor, np.column_stack([c, y]),
+                                    check_finite=False).T
+            b = (y @ u - d) / (y @ v)
+            sol = np.append(u - b * v, b)
+            if np.all(np.isfinite(sol)) and residual(sol) < bound:
+                return sol, True, cond
+    except linalg.LinAlgError:
+        cond = np.inf
+    A = np.empty((nf + 1, nf + 1))
+    A[:nf, :nf] = Q
+    A[:nf, nf] = y
+    A[nf, :nf] = y
+    A[nf, nf] = 0.0
+    rhs = np.append(c, d)
+    try:  # LU first: several times faster than least squares on a regular system
+        sol = np.linalg.solve(A, rhs)
+        if residual(sol) < bound:
+            return sol, True, cond
+    except np.linalg.LinAlgError:
+        sol = np.zeros(nf + 1)
+    if nf > _LSTSQ_MAX:  # a least-squares solve of this order costs more than it saves
+        return sol, False, cond
+    # singular or ill-conditioned: the least-squares solution
+    # (complete orthogonal factorisation: the minimum-norm solution, as an SVD
+    # gives, in a third of its time)
+    sol = linalg.lstsq(A, rhs, cond=np.finfo(float).eps * (nf + 1), lapack_driver="gelsy",
+                       check_finite=False)[0]
+    return sol, bool(residual(sol) < bound), cond
 
 
 @dataclass

@@ -7,8 +7,10 @@ returns the evidence (it lives in ``kernlab._linalg`` with the other dense
 linear algebra), ``find_counterexample`` searches for point sets on
 which a candidate function fails to give a PSD Gram matrix -- the practical
 way to show that something is *not* a kernel, and ``pivoted_cholesky`` /
-``gram_factor`` factor a Gram matrix as ``K = F F^T``, as the SVM solvers
-use it.
+``gram_factor`` factor a Gram matrix as ``K = F F^T``, as the kernel SVM
+primal uses it.  For the SVM dual, ``check_psd`` refuses a Gram matrix that
+is not PSD and ``explicit_factor`` gives the exact thin features of the
+linear and polynomial kernels.
 """
 
 import math
@@ -17,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import lapack
 
-from ._estimator import GramColumns, check_data, is_precomputed
+from ._columns import Gram
+from ._estimator import check_data, is_precomputed
 from ._linalg import PSDVerdict, check_shifted_cholesky, is_psd, one_blas_thread
 from ._validation import check_array, check_instance, check_scalar
 from .features import PolynomialFeatures
@@ -237,7 +240,7 @@ def pivoted_cholesky(K, tol=1e-6, *, check_symmetry=True):
             block = K[start:start + 512]
             if np.abs(block - K[:, start:start + 512].T).max() >= 1e-8 * scale:
                 raise ValueError("K must be symmetric")
-    return pivoted_cholesky_columns(GramColumns.of_matrix(K), tol, verify=True)
+    return pivoted_cholesky_columns(Gram.of_matrix(K), tol, verify=True)
 
 
 def pivoted_cholesky_columns(gram, tol, verify, max_rank=None):
@@ -365,24 +368,55 @@ def _trusted_psd(kernel):
 _CHECK_TOL = 1e-10
 
 
+def check_psd(gram, kernel):
+    """Refuse K unless it is PSD, when the kernel is not PSD by construction.
+
+    ``gram`` is a :class:`kernlab._columns.Gram` of K.  Kernels that are PSD
+    by construction are not checked.  Any other kernel (a user's function, a
+    precomputed matrix, the sigmoid) must give a symmetric K, and ``K + s I``
+    must have a Cholesky factor (:func:`kernlab._linalg.check_shifted_cholesky`)
+    with ``s`` 1e-10 of its largest diagonal entry, or n times the rounding
+    of its entries if that is larger (a float32 Gram matrix is PSD only to
+    float32's precision).
+    """
+    if _trusted_psd(kernel):
+        return
+    K = gram.full()
+    _check_symmetric(K)
+    check_shifted_cholesky(K, max(_CHECK_TOL, gram.n * gram.rounding))
+
+
 def factor_gram(gram, kernel, X, tol, max_rank=None):
     """Factor F with K = F F^T: explicit features if available, else pivoted Cholesky.
 
-    Kernels that are PSD by construction only get the cheap negative-pivot
-    check.  Any other kernel (a user's function, a precomputed matrix, the
-    sigmoid) has the residual of its factor checked and must pass
-    a shifted dense Cholesky (:func:`kernlab._linalg.check_shifted_cholesky`).
-    Returns ``(F, exact)``; F is None when the numerical rank exceeds
-    ``max_rank`` (the PSD check is still made).
+    The kernel's explicit features are taken when it has them; otherwise a
+    pivoted Cholesky factor to the tolerance ``tol`` (with its residual
+    checked when the kernel is not PSD by construction, which must also
+    pass :func:`check_psd`).  Returns ``(F, exact)``; F is None when the
+    numerical rank exceeds ``max_rank``.
     """
-    F = _explicit_factor(kernel, X)
+    F = explicit_factor(kernel, X)
     if F is not None and (max_rank is None or F.shape[1] <= max_rank):
         return F, True
     if _trusted_psd(kernel):
         return pivoted_cholesky_columns(gram, tol, verify=False, max_rank=max_rank), False
-    F = pivoted_cholesky_columns(gram, tol, verify=True, max_rank=max_rank)
-    check_shifted_cholesky(gram.full(), _CHECK_TOL)
-    return F, False
+    check_psd(gram, kernel)
+    shift = max(_CHECK_TOL, gram.n * gram.rounding)
+    return pivoted_cholesky_columns(gram, max(tol, shift), verify=True, max_rank=max_rank), False
+
+
+def _check_symmetric(K):
+    """A kernel's Gram matrix must be symmetric (to 1e-10 of its largest entry)."""
+    scale = max(np.abs(K).max(), np.finfo(float).tiny)
+    for start in range(0, K.shape[0], 512):
+        gap = np.abs(K[start:start + 512] - K[:, start:start + 512].T)
+        if gap.max() > 1e-10 * scale:
+            i, j = np.unravel_index(np.argmax(gap), gap.shape)
+            i += start
+            raise ValueError(
+                "the Gram matrix is not symmetric: the kernel must be a symmetric function "
+                f"k(x, t) = k(t, x), but K[{i}, {j}] = {K[i, j]:.6g} and K[{j}, {i}] = "
+                f"{K[j, i]:.6g}")
 
 
 def gram_factor(kernel, X, *, tol=1e-4):
@@ -405,12 +439,12 @@ def gram_factor(kernel, X, *, tol=1e-4):
     """
     if not is_precomputed(kernel):
         X = check_data(X, kernel)
-    gram = GramColumns(kernel, X)
+    gram = Gram(kernel, X)
     F, _ = factor_gram(gram, kernel, X, tol)
     return gram.full(), F
 
 
-def _explicit_factor(kernel, X):
+def explicit_factor(kernel, X):
     """Exact feature matrix for linear and polynomial kernels when it is small enough."""
     if is_precomputed(kernel) or not isinstance(X, np.ndarray):
         return None

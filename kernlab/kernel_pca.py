@@ -16,13 +16,15 @@ from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin,
 from sklearn.utils.validation import check_is_fitted
 
 from ._estimator import (check_cross_gram, check_kernel, check_precomputed_gram,
-                         compute_gram, fit_input, is_precomputed, predict_input)
+                         compute_gram, entry_rounding, fit_input, is_precomputed,
+                         predict_input)
 from ._validation import check_scalar
 
 __all__ = ["KernelPCA"]
 
-# An eigenvalue of K_c below -_NEGATIVE_RATIO times the largest one shows that
-# the kernel is not positive semi-definite; above it, a negative is rounding.
+# An eigenvalue of K_c below -_NEGATIVE_RATIO times the largest one (and below
+# ten times the rounding of K's entries) shows that the kernel is not positive
+# semi-definite; above it, a negative is rounding.
 _NEGATIVE_RATIO = 1e-5
 
 
@@ -80,8 +82,11 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         kernel = check_kernel(self.kernel)
         if self.n_components is not None:
             check_scalar(self.n_components, "n_components", low=1, integer=True)
+        rounding = 0.0
         if is_precomputed(kernel):
-            K = check_precomputed_gram(fit_input(self, X)).copy()
+            fit_input(self, X)
+            rounding = entry_rounding(X)
+            K = check_precomputed_gram(X, rounding=rounding).copy()
             self.X_fit_ = None
         else:
             self.X_fit_ = fit_input(self, X, kernel)
@@ -92,6 +97,10 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         if not np.allclose(K, K.T, rtol=1e-10, atol=1e-12 * np.abs(K).max()):
             raise ValueError("the Gram matrix is not symmetric: the kernel must be a "
                              "symmetric function k(x, t) = k(t, x)")
+        # Rounding of K's entries (at K's scale, not the centred matrix's: a
+        # Gaussian kernel on features of size 1e-6 is all ones to 1e-12, and its
+        # centred matrix of size 1e-10 carries K's rounding of 1e-16)
+        floor = n * max(np.finfo(float).eps, rounding) * float(np.abs(K).max())
         self.gram_row_means_ = K.mean(axis=1)
         self.gram_mean_ = float(self.gram_row_means_.mean())
         K_c = self._centre(K)
@@ -99,7 +108,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         K_c *= 0.5
         values, vectors = eigh(K_c, overwrite_a=True, check_finite=False)
         values, vectors = values[::-1], vectors[:, ::-1]  # largest first
-        self.eigenvalues_, self.eigenvectors_ = self._keep(values, vectors, n)
+        self.eigenvalues_, self.eigenvectors_ = self._keep(values, vectors, n, floor)
         return self
 
     def _centre(self, K):
@@ -109,14 +118,18 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         K_c += self.gram_mean_
         return K_c
 
-    def _keep(self, values, vectors, n):
-        """Refuse an indefinite kernel, zero the rounding, keep the components asked."""
+    def _keep(self, values, vectors, n, floor):
+        """Refuse an indefinite kernel, zero the rounding, keep the components asked.
+
+        ``floor`` is the rounding of K's entries, n eps max |K_ij|.
+        """
         top = max(values[0], 0.0)
-        if values[-1] < -_NEGATIVE_RATIO * top:
+        if values[-1] < -max(_NEGATIVE_RATIO * top, 10 * floor):
             raise ValueError(
                 f"the centred Gram matrix has an eigenvalue {values[-1]:.3g} against a "
-                f"largest of {top:.3g}: the kernel is not positive semi-definite")
-        values = np.where(values > n * np.finfo(float).eps * top, values, 0.0)
+                f"largest of {top:.3g} (rounding of K's entries: about {floor:.2g}): the "
+                "kernel is not positive semi-definite")
+        values = np.where(values > max(n * np.finfo(float).eps * top, floor), values, 0.0)
         if self.n_components is None:
             k = int(np.count_nonzero(values))
             if k == 0:

@@ -335,11 +335,17 @@ class Gaussian(Kernel):
 
     def __init__(self, sigma=1.0):
         self.sigma = check_scalar(sigma, "sigma", low=0, include_low=False, finite=True)
-        if self.sigma ** 2 == 0.0 or not np.isfinite(0.5 / self.sigma ** 2):
+        if not np.isfinite(self._gamma):
             raise ValueError(f"sigma is too small: 1 / (2 sigma^2) overflows for sigma={self.sigma!r}")
 
+    @property
+    def _gamma(self):
+        # 1 / (2 sigma^2) without forming sigma^2, which overflows (an OverflowError
+        # in Python) for sigma above 1e154; a huge sigma gives gamma = 0, k = 1
+        return 0.5 / self.sigma / self.sigma
+
     def _gram(self, X, Y):
-        return gaussian_gram(X, Y, 1.0 / (2.0 * self.sigma ** 2))
+        return gaussian_gram(X, Y, self._gamma)
 
     def _diag(self, X):
         return np.ones(X.shape[0])

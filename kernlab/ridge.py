@@ -10,7 +10,7 @@ definite system:
 * :class:`BasisRidge` -- a finite basis with Gram matrix ``G``:
   ``w = (A^T A + lam G)^-1 A^T y``.
 * :class:`KernelRidge` -- ``alpha = (K + lam I)^-1 y``, with an unpenalised
-  intercept either by centring or through extra basis functions ``psi_m``
+  intercept (the basis function ``psi = 1``) or extra basis functions ``psi_m``
   (the semiparametric representer theorem).
 * :class:`NystroemKernelRidge` and :class:`RandomFeatureRidge` -- cheap
   approximations for large ``n``.
@@ -279,10 +279,12 @@ class KernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
     lam : float, default=1.0
         Regularisation strength, ``>= 0``.
     fit_intercept : bool, default=False
-        Fit an unpenalised constant by centring in feature space: with
-        ``H = I - 11^T/n``, ``alpha = (H K H + lam I)^-1 (y - mean(y))``.
-        The result equals the semiparametric fit with the single basis
-        function ``psi = 1``.
+        Fit an unpenalised constant: the semiparametric fit with the single
+        basis function ``psi = 1``, i.e. ``(K + lam I) alpha + b 1 = y`` with
+        ``sum_i alpha_i = 0``.  (In exact arithmetic this is ridge with the
+        centred Gram matrix ``H K H``, ``H = I - 11^T/n``; forming ``H K H``
+        explicitly would lose accuracy at small ``lam``, because its rounding
+        errors are amplified by ``1 / lam``.)
     basis : callable or None, default=None
         Unpenalised basis functions ``psi_m``: ``basis(X)`` returns the
         (n, M) matrix ``Psi``.  The fit solves ``(K + lam I) alpha + Psi b = y``
@@ -339,7 +341,8 @@ class KernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
             raise ValueError("fit_intercept=True cannot be combined with basis; "
                              "add a constant column to the basis instead")
         if is_precomputed(kernel):
-            K = check_precomputed_gram(fit_input(self, X)).copy()
+            fit_input(self, X)
+            K = check_precomputed_gram(X).copy()
             X_fit = None
         else:
             X_fit = fit_input(self, X, kernel)
@@ -349,35 +352,26 @@ class KernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
         n = K.shape[0]
         y = check_targets(y, n)
 
-        if self.fit_intercept:
-            y_mean = y.mean(axis=0)
-            row_mean = K.mean(axis=1)
-            # centred Gram H K H, formed in place
-            K -= row_mean[:, None]
-            K -= row_mean[None, :]
-            K += row_mean.mean()
-            add_to_diagonal(K, lam)
-            alpha, _ = cholesky_solve(K, y - y_mean, "H K H + lam I (centred Gram plus lam I)",
-                                       overwrite=True)
-            # f(x) = sum alpha_i k(x, x_i) + b with b = mean(y) - alpha^T K 1 / n
-            self.intercept_ = y_mean - row_mean @ alpha
-        elif self.basis is not None:
-            Psi = self._basis_matrix(X, n)
-            if np.linalg.matrix_rank(Psi) < Psi.shape[1]:
-                raise ValueError(f"basis(X) has rank below its {Psi.shape[1]} columns; the basis "
-                                 "functions must be linearly independent on the training points")
-            add_to_diagonal(K, lam)
-            Ky, factor = cholesky_solve(K, y, "K + lam I", overwrite=True)
-            KPsi = cho_solve(factor, Psi, check_finite=False)
-            # Psi^T (K + lam I)^-1 Psi b = Psi^T (K + lam I)^-1 y, then alpha = (K+lam I)^-1 (y - Psi b)
-            b, _ = cholesky_solve(Psi.T @ KPsi, Psi.T @ Ky, "Psi^T (K + lam I)^-1 Psi")
-            alpha = Ky - KPsi @ b
-            self.basis_coef_ = b
-            self.intercept_ = 0.0 if y.ndim == 1 else np.zeros(y.shape[1])
+        zero = 0.0 if y.ndim == 1 else np.zeros(y.shape[1])
+        if self.fit_intercept or self.basis is not None:
+            if self.fit_intercept:
+                Psi = np.ones((n, 1))
+            else:
+                Psi = self._basis_matrix(X, n)
+                if np.linalg.matrix_rank(Psi) < Psi.shape[1]:
+                    raise ValueError(f"basis(X) has rank below its {Psi.shape[1]} columns; "
+                                     "the basis functions must be linearly independent on "
+                                     "the training points")
+            alpha, b = _semiparametric_solve(K, lam, Psi, y)
+            if self.fit_intercept:
+                self.intercept_ = float(b[0]) if y.ndim == 1 else b[0].copy()
+            else:
+                self.basis_coef_ = b
+                self.intercept_ = zero
         else:
             add_to_diagonal(K, lam)
             alpha, _ = cholesky_solve(K, y, "K + lam I", overwrite=True)
-            self.intercept_ = 0.0 if y.ndim == 1 else np.zeros(y.shape[1])
+            self.intercept_ = zero
         self.alpha_ = alpha
         self.X_fit_ = X_fit
         self.n_train_ = n
@@ -395,6 +389,21 @@ class KernelRidge(MultiOutputRegressorTags, RegressorMixin, BaseEstimator):
         if self.basis is not None and not self.fit_intercept:
             out = out + self._basis_matrix(X, K.shape[0]) @ self.basis_coef_
         return out
+
+
+def _semiparametric_solve(K, lam, Psi, y):
+    """``(alpha, b)`` with ``(K + lam I) alpha + Psi b = y`` and ``Psi^T alpha = 0``.
+
+    The bordered system is solved through its Schur complement: with
+    ``A = K + lam I`` (Cholesky, overwriting ``K``), ``b`` solves
+    ``Psi^T A^-1 Psi b = Psi^T A^-1 y`` and ``alpha = A^-1 (y - Psi b)``.  The
+    constraint holds to rounding whatever the size of ``1 / lam``.
+    """
+    add_to_diagonal(K, lam)
+    Ay, factor = cholesky_solve(K, y, "K + lam I", overwrite=True)
+    APsi = cho_solve(factor, Psi, check_finite=False)
+    b, _ = cholesky_solve(Psi.T @ APsi, Psi.T @ Ay, "Psi^T (K + lam I)^-1 Psi")
+    return Ay - APsi @ b, b
 
 
 # ----------------------------------------------------------------------------

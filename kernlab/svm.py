@@ -13,10 +13,10 @@ regression) solves::
     subject to  0 <= alpha_i, alpha*_i <= C,   sum_i (alpha_i - alpha*_i) = 0
 
 for targets ``z_i``.  Both are one box-constrained QP, solved by
-:func:`kernlab.svm_dual.solve_dual`: with CVXPY, where K enters only through a
-thin factor ``K = F F^T`` or, at full numerical rank, through small working
-sets; the answer is returned only if it satisfies the KKT conditions with the
-exact K, otherwise a ValueError says so.  A Gram matrix that is not positive
+:func:`kernlab.svm_dual.solve_dual`: with CVXPY, where K enters only through the
+thin feature matrix ``F`` of the kernel (``K = F F^T``, linear and polynomial
+kernels) or through small working sets; the answer is returned only if it
+satisfies the KKT conditions with the exact K, otherwise a ValueError says so.  A Gram matrix that is not positive
 semi-definite is refused with a ValueError.
 
 Two primal problems give the same classifier:
@@ -38,10 +38,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._estimator import (BinaryClassifierTags, GramColumns, RegressorTags,
-                         check_cross_gram, check_kernel, check_labels, check_lam,
-                         check_targets, compute_gram, fit_input, is_precomputed,
-                         n_samples, predict_input, take)
+from ._columns import Gram
+from ._estimator import (BinaryClassifierTags, RegressorTags, check_cross_gram, check_kernel,
+                         check_labels, check_lam, check_targets, compute_gram,
+                         entry_rounding, fit_input, is_precomputed, n_samples,
+                         predict_input, take)
 from ._validation import check_array, check_scalar
 from .gram import gram_factor
 from .svm_dual import BoxQP, SolverFailed, kkt_gap, quiet_solve, solve_dual
@@ -63,11 +64,6 @@ __all__ = [
 def _check_C(C, *, finite=False):
     # C = inf is the hard margin (where allowed)
     return check_scalar(C, "C", low=0.0, include_low=False, finite=finite)
-
-
-def _check_tol(tol):
-    return check_scalar(tol, "tol", low=0.0, high=1.0, include_low=False,
-                        include_high=False)
 
 
 def _solve(problem, what, **options):
@@ -110,15 +106,14 @@ class SVC(_BinaryClassifier):
         Upper bound on ``alpha_i`` (> 0).  ``C=np.inf`` is the hard margin;
         fitting then raises a ValueError if the data are not separable in
         the feature space.
-    tol : float, default=1e-4
-        Relative tolerance of the pivoted Cholesky factor of ``K`` used in
-        the QP.  The final coefficients do not depend on it: the active sets
-        found by the solver are re-solved exactly with the full ``K`` and
-        checked against the KKT conditions (if the check fails, other
-        methods follow, see :mod:`kernlab.svm_dual`).  A kernel that is not
-        PSD by construction (a user's function, a precomputed matrix, the
-        sigmoid) must moreover have ``K + 1e-10 max(diag K) I`` positive
-        definite, so a negative eigenvalue far below ``tol`` is still refused.
+
+    The answer always satisfies the KKT conditions of the dual with the
+    exact K to ``kernlab.svm_dual.KKT_TOL`` (1e-5, in units of the margin,
+    LIBSVM's stopping measure), or no model is returned: a ValueError says
+    what was seen.  A kernel that is not PSD by construction (a user's
+    function, a precomputed matrix, the sigmoid) must have
+    ``K + 1e-10 max(diag K) I`` positive definite (a float32 Gram matrix: to
+    float32's rounding).
 
     Attributes
     ----------
@@ -140,11 +135,18 @@ class SVC(_BinaryClassifier):
         Number of columns of the factor ``F`` used in the QP (None when the
         dual was solved by working sets).
     method_ : {"factor", "hard-margin", "working-set"}
-        How the dual was solved: one QP with the factor of K (low numerical
-        rank), the same QP without the bound C (a C above every multiplier),
-        or by working sets (full rank).
+        How the dual was solved (see :data:`kernlab.svm_dual.STRATEGIES`):
+        one QP with a thin factor F of K (``K = F F^T``: the features of
+        linear and polynomial kernels, or K's own factor when it has low rank
+        to rounding), the same QP without the bound C (a C above every
+        multiplier), or by working sets.
     solver_reason_ : str
         Why that method: what was tried before it and how far it missed.
+    solver_trace_ : tuple
+        What the solver did, in order: each working-set step
+        (:class:`kernlab.svm_dual.Step`: the set, the points new in it, the
+        KKT violation after it) and each polish
+        (:class:`kernlab.svm_dual.Polish`).
 
     Examples
     --------
@@ -158,23 +160,22 @@ class SVC(_BinaryClassifier):
     1.414214
     """
 
-    def __init__(self, kernel=None, *, C=1.0, tol=1e-4):
+    def __init__(self, kernel=None, *, C=1.0):
         self.kernel = kernel
         self.C = C
-        self.tol = tol
 
     def fit(self, X, y):
         """Solve the dual and read ``b`` off the KKT conditions; returns self."""
         kernel = check_kernel(self.kernel)
         C = _check_C(self.C)
-        tol = _check_tol(self.tol)
+        rounding = entry_rounding(X) if is_precomputed(kernel) else 0.0
         X = fit_input(self, X, kernel)
         t, self.classes_ = check_labels(y, n_samples(X))
-        qp = BoxQP.classification(GramColumns(kernel, X), t, C, kernel=kernel, X=X,
-                                  tol=tol)
+        qp = BoxQP.classification(Gram(kernel, X, rounding=rounding), t, C, kernel=kernel,
+                                  X=X)
         solution = solve_dual(qp)
         self.method_, self.solver_reason_ = solution.method, solution.reason
-        self.rank_ = solution.rank
+        self.rank_, self.solver_trace_ = solution.rank, solution.trace
         self.alpha_ = solution.alpha
         self.support_ = np.flatnonzero(solution.alpha > 0)
         self.dual_coef_ = (t * solution.alpha)[self.support_]
@@ -196,7 +197,7 @@ class SVC(_BinaryClassifier):
         if is_precomputed(self.kernel):
             raise ValueError("kkt_report needs the training Gram matrix; with a precomputed "
                              "kernel call kernlab.kkt_report(K, y, alpha, b, C) directly")
-        K = GramColumns(self.kernel, self.X_fit_).full()
+        K = Gram(self.kernel, self.X_fit_).full()
         return kkt_report(K, self.t_, self.alpha_, self.intercept_, self.C)
 
 
@@ -239,10 +240,9 @@ class SVR(RegressorTags, RegressorMixin, BaseEstimator):
         Upper bound on ``alpha_i`` and ``alpha*_i`` (> 0, finite).
     epsilon : float, default=0.1
         Half-width of the tube inside which residuals cost nothing (>= 0).
-    tol : float, default=1e-4
-        Relative tolerance of the pivoted Cholesky factor of ``K``, as in
-        :class:`SVC`; the answer is checked against the KKT conditions with
-        the exact ``K`` whatever it is.
+
+    As with :class:`SVC`, the answer satisfies the KKT conditions with the
+    exact K to ``KKT_TOL`` or no model is returned.
 
     Attributes
     ----------
@@ -254,7 +254,7 @@ class SVR(RegressorTags, RegressorMixin, BaseEstimator):
     dual_coef_ : ndarray
         ``alpha_i - alpha*_i`` on the support vectors.
     intercept_ : float
-    method_, solver_reason_, rank_
+    method_, solver_reason_, rank_, solver_trace_
         As in :class:`SVC`.
 
     Examples
@@ -267,18 +267,17 @@ class SVR(RegressorTags, RegressorMixin, BaseEstimator):
     [1.5, 3.166667]
     """
 
-    def __init__(self, kernel=None, *, C=1.0, epsilon=0.1, tol=1e-4):
+    def __init__(self, kernel=None, *, C=1.0, epsilon=0.1):
         self.kernel = kernel
         self.C = C
         self.epsilon = epsilon
-        self.tol = tol
 
     def fit(self, X, y):
         """Solve the dual and read ``b`` off the KKT conditions; returns self."""
         kernel = check_kernel(self.kernel)
         C = _check_C(self.C, finite=True)
         epsilon = check_scalar(self.epsilon, "epsilon", low=0.0, finite=True)
-        tol = _check_tol(self.tol)
+        rounding = entry_rounding(X) if is_precomputed(kernel) else 0.0
         X = fit_input(self, X, kernel)
         n = n_samples(X)
         z = check_targets(y, n)
@@ -286,11 +285,11 @@ class SVR(RegressorTags, RegressorMixin, BaseEstimator):
             raise ValueError(f"y must be one target per sample (shape ({n},)), got "
                              f"shape {z.shape}")
         z = column_or_1d(z, warn=True)  # a column (n, 1) is taken, with a warning
-        qp = BoxQP.regression(GramColumns(kernel, X), z, C, epsilon, kernel=kernel, X=X,
-                              tol=tol)
+        qp = BoxQP.regression(Gram(kernel, X, rounding=rounding), z, C, epsilon,
+                              kernel=kernel, X=X)
         solution = solve_dual(qp)
         self.method_, self.solver_reason_ = solution.method, solution.reason
-        self.rank_ = solution.rank
+        self.rank_, self.solver_trace_ = solution.rank, solution.trace
         self.alpha_, self.alpha_star_ = solution.alpha[:n], solution.alpha[n:]
         coef = self.alpha_ - self.alpha_star_
         self.support_ = np.flatnonzero(coef)

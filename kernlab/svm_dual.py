@@ -7,46 +7,67 @@ Classification and regression lead to one problem, the form LIBSVM solves::
 
 with ``Q_ij = y_i y_j K_ij`` and ``y_i`` in {-1, +1}:
 
-* :class:`~kernlab.SVC`: ``a = alpha``, ``y = t`` (the labels), ``p = -1``;
+* :class:`~kernlab.SVC`: ``a = alpha``, ``y`` the labels, ``p = -1``;
 * :class:`~kernlab.SVR`: ``a = (alpha, alpha*)`` over the points taken
   twice, ``y = (+1, -1)``, ``p = (epsilon - z, epsilon + z)`` for targets
   ``z``; the prediction is ``sum_i (alpha_i - alpha*_i) k(x_i, x) + b``.
 
-With ``g_j = sum_i a_i y_i K_ij`` and ``r = -y * p`` (``t`` for SVC), a point
+With ``g_j = sum_i a_i y_i K_ij`` and ``r = -y * p`` (``y`` for SVC), a point
 is optimal iff some ``b`` has ``r_j - g_j <= b`` wherever ``a_j`` may move up
 (``a_j < C`` with ``y_j = +1``, ``a_j > 0`` with ``y_j = -1``) and
-``r_j - g_j >= b`` wherever it may move down; ``b`` is the intercept.
+``r_j - g_j >= b`` wherever it may move down; ``b`` is the intercept.  The
+largest difference ``max_up (r - g) - min_down (r - g)`` is the KKT
+violation (:func:`kkt_gap`), in units of the margin.
 
-:func:`solve_dual` tries, in order, until one answer passes that check with
-the exact K (within ``KKT_TOL``, in units of the margin):
+:func:`solve_dual` tries the strategies of :data:`STRATEGIES`, in order,
+until one gives an answer that passes the KKT check with the exact K:
 
-1. ``"factor"``: one QP in which K enters only as a thin factor ``K = F F^T``
-   (the explicit features of the linear and polynomial kernels, or a pivoted
-   Cholesky factor); skipped when K has numerical rank above ``FACTOR_MAX_RANK``;
-   above ``SHRINK_MIN`` points it is solved on a subset grown by its violators;
-2. ``"hard-margin"``: the same QP without the upper bound, which is the answer
-   whenever its multipliers stay below C (a huge C makes ``a / C`` smaller
-   than the solver's precision);
-3. ``"working-set"``: decomposition into small QPs
-   (:mod:`kernlab._working_set`), started from the best answer so far and
-   stopped on the KKT violation itself; while the support fits in one
-   working set, every step is followed by a polish, which often ends it.
+1. ``"factor"``, when the kernel has explicit features ``F`` with at most
+   ``FACTOR_MAX_RANK`` columns (``K = F F^T`` exactly: the linear kernel,
+   polynomial kernels of few features), or K has that rank to rounding and
+   at most ``FACTOR_MAX_RANK`` points (``LAPACK_PIVOTED_MAX`` for a
+   precomputed matrix or a user's function): F is then its pivoted Cholesky
+   factor.  One QP in which K enters only as F, on a subset grown by its
+   violators above ``SHRINK_MIN`` points;
+2. ``"hard-margin"``, with such an F and a finite C: the same QP without the
+   upper bound, which is the answer whenever its multipliers stay below C
+   (a huge C makes ``a / C`` smaller than the solver's precision);
+3. ``"working-set"``, always: decomposition into QPs on small working sets
+   (:mod:`kernlab._working_set`), started from the best answer so far.  It
+   is stopped at violations of 1, 1e-1, 1e-2, ... in turn, and polished at
+   a stop, or when the steps since the last polish have cost as many
+   operations as it did (counted, not timed: the same data always take the
+   same path).
 
-Each answer is first polished: its active sets are read off and the free
-multipliers and ``b`` re-solved exactly from the linear KKT system.  No
-answer that fails the check is returned: a ValueError says what to change.
-The result is a :class:`DualSolution` that names the method that answered
-and why the earlier ones did not.
+(A Gaussian kernel has no thin factor: a pivoted Cholesky factor to a
+tolerance is one, but finding that its rank is above 200 took longer, at
+n = 5000, than the working sets take to solve the problem.)
+
+The polish reads the active sets off an answer (``a_i = 0``, ``a_i = C``,
+free) and solves the KKT conditions, which are linear once the sets are
+known, for the free multipliers and b; points whose conditions then fail
+change sets, and the solve is repeated (an active-set Newton method).  A
+polish that does not settle in a few rounds is abandoned and the
+working sets go on.  Every answer is checked with g computed from the exact
+K, and its rounding is accounted for: an answer passes when its violation
+plus the estimated rounding of g is at most ``KKT_TOL``.  No answer that
+fails is returned: a ValueError reports what was seen (the violation, the
+support, the conditioning).  The result is a :class:`DualSolution` that
+names the strategy that answered, why the earlier ones did not, and the
+steps it took.
 
 Examples
 --------
 >>> import numpy as np
 >>> from kernlab import Gaussian
->>> from kernlab._estimator import GramColumns
->>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); t = np.array([-1.0, -1.0, 1.0, 1.0])
->>> sol = solve_dual(BoxQP.classification(GramColumns(Gaussian(sigma=1.0), X), t, 10.0))
->>> sol.method, bool(sol.kkt_gap <= KKT_TOL)
-('factor', True)
+>>> from kernlab._columns import Gram
+>>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
+>>> kernel = Gaussian(sigma=1.0)
+>>> sol = solve_dual(BoxQP.classification(Gram(kernel, X), y, 10.0, kernel=kernel, X=X))
+>>> sol.method, bool(sol.kkt_gap <= KKT_TOL), sol.rank
+('factor', True, 4)
+>>> [strategy.name for strategy in STRATEGIES]
+['factor', 'hard-margin', 'working-set']
 """
 
 import warnings
@@ -54,41 +75,64 @@ from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
-from scipy import linalg
 
-from ._columns import ColumnStore
-from ._linalg import one_blas_thread
-from ._working_set import WorkingSetDual
-from .gram import factor_gram, pivoted_cholesky_columns
+from ._linalg import one_blas_thread, saddle_solve
+from ._working_set import Step, WorkingSetDual
+from .gram import LAPACK_PIVOTED_MAX, check_psd, explicit_factor, pivoted_cholesky_columns
+from .kernels import Kernel
 
-__all__ = ["BoxQP", "DualSolution", "solve_dual", "kkt_gap", "quiet_solve",
-           "SolverFailed", "KKT_TOL", "FACTOR_MAX_RANK"]
+__all__ = ["BoxQP", "DualSolution", "Polish", "Step", "STRATEGIES", "solve_dual",
+           "kkt_gap", "quiet_solve", "SolverFailed", "KKT_TOL", "FACTOR_MAX_RANK", "Strategy"]
 
 # An answer must satisfy the KKT conditions with the exact K to this accuracy,
 # measured as LIBSVM measures it (in units of the margin, 1).
 KKT_TOL = 1e-5
-# Above this numerical rank of K (at the factor tolerance) no thin factor is
-# formed and the dual is solved by working sets of WORKING_SET_SIZE points.
+# With more explicit features than this the factored QP is not tried.
 FACTOR_MAX_RANK = 200
-# 64 points: at 32, C = 1e6 on breast cancer (n = 300) took 46 steps against 5
-# (before small supports were kept in the set; now 2, as its 52 support vectors
-# fit in one set), and full-rank data at n = 2000 twice the steps for about the
-# same time.
+# K of at most LAPACK_PIVOTED_MAX points whose pivoted Cholesky factor stops
+# at this relative tolerance within FACTOR_MAX_RANK columns is of low rank to
+# rounding: its factor serves as explicit features.  (Working sets on such a
+# K, singular and at a large C, stalled: a precomputed linear kernel of 100
+# points at 100 + N(0, 1) in the plane, C * max K_ii = 2e4.)
+_EXACT_RANK_TOL = 1e-12
+# Points per working set: Clarabel's time on a dense set grows as its cube
+# (3 ms at 64 points, 10-15 ms at 128, 90 ms at 256), while the steps needed
+# fall only about in proportion to the set; but each step also costs O(n)
+# (its kernel columns, the gradient, the choice of the next set), and from
+# LARGE_SET_FROM points the larger set, half the steps, wins (full-rank 20-D
+# data at n = 10000: 24.6 s against 36.4 s on a busy machine, 419 steps
+# against 815; at n = 5000, 5.5 s of CPU against 4.5 s the other way).
 WORKING_SET_SIZE = 64
+LARGE_SET_SIZE, LARGE_SET_FROM = 128, 8000
 # Up to this many points K is formed once (50 MB) rather than column by column.
 DENSE_MAX = 2500
+# Memory for kernel columns kept between working-set steps (K of n = 20000
+# points would take 3.2 GB).  Writing a column into fresh memory costs page
+# faults, which on a busy machine took longer than computing the column again
+# (20-D data, n = 20000: 400 steps in 9.6 s of CPU with 1 GiB, 7.5 s with 256
+# columns); once the store is full its pages are reused.
+CACHE_BYTES = 2**28
 # A factored QP in more variables is solved on a shrinking subset first (see
 # _solve_factored); points whose condition at zero holds by less than _BAND
 # (in units of the margin) are kept in it.
 SHRINK_MIN = 1500
 _BAND = 0.1
-# The working-set method is stopped at these violations in turn; after each
-# the answer is polished and checked, and usually the first already passes
-# (the polish finds the active sets from a violation of 0.1 on the benchmarks,
-# with a third fewer steps than from 1e-2).
-_STOPPING = (1e-1, 1e-2, 1e-3, 1e-5, 1e-7)
-# Steps after each of which a small support is polished (see _working_sets).
+# The working-set method is stopped at these violations in turn and its
+# answer checked and (when the polish is cheap: at most 600 free multipliers,
+# or from 0.1 on) polished after each; the last stop is below KKT_TOL, so that
+# an answer the polish cannot improve passes on its own.
+_STOPPING = (1.0, 1e-1, 1e-2, 1e-3, 1e-4, KKT_TOL / 4)
+# Early steps after each of which a small support (at most one working set)
+# is polished: with few support vectors this often ends the method.
 _POLISHED_STEPS = 10
+# The polish solves a dense system in the free multipliers; with more of them
+# it is not tried (n = 10000 full-rank data has 6800: 1e11 flops a round).
+POLISH_MAX = 3000
+# Rounds of the polish's active-set method, and the KKT violation below
+# which a multiplier on a bound is left there.
+_POLISH_ROUNDS = 12
+_RELEASE = KKT_TOL / 10
+_UNIT_ROUNDOFF = np.finfo(float).eps / 2
 
 
 # ----------------------------------------------------------------------------
@@ -99,10 +143,10 @@ _POLISHED_STEPS = 10
 class BoxQP:
     """The dual ``min 1/2 a^T Q a + p^T a``, ``0 <= a <= C``, ``y^T a = 0``.
 
-    ``gram`` gives columns of K (a :class:`kernlab._estimator.GramColumns` or
-    the doubled matrix of regression), ``factor`` an optional ``F`` with
-    ``K = F F^T`` (``exact`` says whether it is exact or a tolerance factor),
-    and ``r = -y * p`` the value ``g_j + b`` takes on a free point.
+    ``gram`` gives columns of K (a :class:`kernlab._columns.Gram`), ``factor``
+    an optional thin ``F`` with ``K = F F^T`` exactly, and ``r = -y * p`` the
+    value ``g_j + b`` takes on a free point.  ``C_given`` is the C the user
+    asked for (for messages).
 
     The constructors divide K by ``unit = max_i K_ii`` and multiply C by it:
     the multipliers of that problem are ``unit`` times those of the given
@@ -115,114 +159,95 @@ class BoxQP:
     r: np.ndarray
     C: float
     factor: object = None
-    exact: bool = True
-    tol: float = 1e-4
     unit: float = 1.0
+    C_given: float = None
 
     @property
     def p(self):
         return -self.y * self.r
 
-    @classmethod
-    def classification(cls, gram, t, C, *, kernel=None, X=None, tol=1e-4):
-        """The SVC dual for labels ``t`` in {-1, +1}, with a factor of K if thin."""
-        gram, F, exact, unit = _normalised(gram, kernel, X, tol)
-        return cls(gram, t, t.astype(np.float64), C * unit, F, exact, tol, unit)
+    @property
+    def n(self):
+        return len(self.y)
 
     @classmethod
-    def regression(cls, gram, z, C, epsilon, *, kernel=None, X=None, tol=1e-4):
+    def classification(cls, gram, y, C, *, kernel=None, X=None):
+        """The SVC dual for labels ``y`` in {-1, +1}, with the kernel's features if thin."""
+        gram, F, unit = _normalised(gram, kernel, X)
+        return cls(gram, y, y.astype(np.float64), C * unit, F, unit, C)
+
+    @classmethod
+    def regression(cls, gram, z, C, epsilon, *, kernel=None, X=None):
         """The epsilon-SVR dual for targets ``z``: variables ``(alpha, alpha*)``."""
-        gram, F, exact, unit = _normalised(gram, kernel, X, tol)
+        gram, F, unit = _normalised(gram, kernel, X)
         n = len(z)
         y = np.concatenate([np.ones(n), -np.ones(n)])
         r = np.concatenate([z - epsilon, z + epsilon])
         doubled = None if F is None else np.vstack([F, F])
-        return cls(DoubledGram(gram), y, r, C * unit, doubled, exact, tol, unit)
+        return cls(gram.doubled(), y, r, C * unit, doubled, unit, C)
 
 
-def _normalised(gram, kernel, X, tol):
-    """``(K / unit, F / sqrt(unit), exact, unit)`` with ``unit = max diag K``."""
+def _normalised(gram, kernel, X):
+    """``(K / unit, F / sqrt(unit) or None, unit)`` with ``unit = max diag K``.
+
+    F is the kernel's explicit features when it has at most
+    ``FACTOR_MAX_RANK`` of them; a kernel that is not PSD by construction is
+    checked here (see :func:`kernlab.gram.check_psd`).
+    """
     if kernel is None:  # a plain matrix behind the columns
         kernel, X = "precomputed", gram.full()
     top = float(np.max(gram.diag()))
     unit = top if np.isfinite(top) and top > 0 else 1.0
+    scaled = gram.scaled(unit)
     if gram.n <= DENSE_MAX:  # every column is likely to be needed: form K once
-        # on one BLAS thread: with the other core busy, OpenBLAS's second
-        # thread made K of 300 points five times slower (8 ms against 1.7 ms)
-        with one_blas_thread():
-            scaled = DenseGram(gram.full() / unit)
-    else:
-        scaled = ScaledGram(gram, unit)
-    F, exact = factor_gram(scaled, kernel, X, tol, max_rank=FACTOR_MAX_RANK)
-    if F is not None and exact:  # explicit features of the kernel itself
-        F = F / np.sqrt(unit)
-    return scaled, F, exact, unit
+        scaled = scaled.dense()
+    check_psd(scaled, kernel)
+    F = explicit_factor(kernel, X)
+    if F is not None and F.shape[1] <= FACTOR_MAX_RANK:
+        return scaled, F / np.sqrt(unit), unit
+    if scaled.n <= FACTOR_MAX_RANK or (scaled.n <= LAPACK_PIVOTED_MAX
+                                       and not isinstance(kernel, Kernel)):
+        # K of at most 600 points is factored by LAPACK in a few milliseconds;
+        # when it is of low rank to rounding (a precomputed linear kernel), the
+        # factor is as good as explicit features.  (Not sought for kernlab's
+        # kernels above 200 points: their rank is then rarely that low, and the
+        # few milliseconds were a quarter of a fit on breast cancer at C = 1e6.)
+        tol = max(_EXACT_RANK_TOL, scaled.n * scaled.rounding)
+        F = pivoted_cholesky_columns(scaled.undoubled(), tol, verify=False,
+                                     max_rank=FACTOR_MAX_RANK)
+        if F is not None:
+            return scaled, F, unit
+    return scaled, None, unit
 
 
-class DenseGram:
-    """Columns of a Gram matrix held in memory."""
+@dataclass(frozen=True)
+class Polish:
+    """One polish of an answer, as recorded in a solution's trace.
 
-    def __init__(self, K):
-        self.K, self.n = K, K.shape[0]
+    Attributes
+    ----------
+    after_steps : int
+        Working-set steps before it (0 for the answer of a factored QP).
+    violation : float
+        KKT violation of the answer it started from.
+    free, at_C : int
+        Free multipliers and multipliers at C in its last active sets.
+    rounds : int
+        Linear solves made.
+    kkt_gap : float or None
+        KKT violation of its answer (None if it did not settle: it then
+        diverged, or ran out of rounds).
+    moves : tuple of int
+        Multipliers that changed sets after each solve.
+    """
 
-    def diag(self):
-        return np.diag(self.K).copy()
-
-    def cols(self, idx):
-        return self.K[:, np.asarray(idx, dtype=np.intp).reshape(-1)]
-
-    def rows(self, start, stop):
-        return self.K[start:stop]
-
-    def times(self, v):
-        return self.K @ v
-
-    def full(self):
-        return self.K
-
-
-class ScaledGram:
-    """Columns of ``K / unit``."""
-
-    def __init__(self, gram, unit):
-        self.base, self.unit, self.n = gram, unit, gram.n
-
-    def diag(self):
-        return self.base.diag() / self.unit
-
-    def cols(self, idx):
-        return self.base.cols(idx) / self.unit
-
-    def rows(self, start, stop):
-        return self.base.rows(start, stop) / self.unit
-
-    def times(self, v):
-        return self.base.times(v) / self.unit
-
-    def full(self):
-        return self.base.full() / self.unit
-
-
-class DoubledGram:
-    """Columns of ``[[K, K], [K, K]]``, the Gram matrix of the points taken twice."""
-
-    def __init__(self, gram):
-        self.base = gram
-        self.n = 2 * gram.n
-
-    def diag(self):
-        return np.tile(self.base.diag(), 2)
-
-    def cols(self, idx):
-        idx = np.asarray(idx, dtype=np.intp).reshape(-1)
-        return np.tile(self.base.cols(idx % self.base.n), (2, 1))
-
-    def times(self, v):
-        m = self.base.n
-        return np.tile(self.base.times(v[:m] + v[m:]), 2)
-
-    def full(self):
-        return np.tile(self.base.full(), (2, 2))
+    after_steps: int
+    violation: float
+    free: int
+    at_C: int
+    rounds: int
+    kkt_gap: object
+    moves: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -238,13 +263,16 @@ class DualSolution:
     decision : ndarray
         ``g_j = sum_i a_i y_i K_ij`` on the training points (without ``b``).
     method : {"factor", "hard-margin", "working-set"}
-        The method whose answer passed.
+        The strategy whose answer passed.
     reason : str
-        Why that method: what was tried before it and how far it missed.
+        Why that strategy: what was tried before it and how far it missed.
     kkt_gap : float
         The worst KKT violation of the answer (see :func:`kkt_gap`).
     rank : int or None
         Columns of the factor of K in the QP (None for working sets).
+    trace : tuple
+        The working-set steps (:class:`kernlab._working_set.Step`) and
+        polishes (:class:`Polish`), in order.
     """
 
     alpha: np.ndarray
@@ -254,81 +282,121 @@ class DualSolution:
     reason: str
     kkt_gap: float
     rank: object = None
+    trace: tuple = ()
+
+
+class _Found:
+    """An answer with its intercept, decision values, violation and their rounding."""
+
+    def __init__(self, alpha, b, g, gap, rounding, *, cond=None):
+        self.alpha, self.b, self.g, self.gap = alpha, b, g, gap
+        self.rounding, self.cond = rounding, cond
+
+    @property
+    def passes(self):
+        return self.gap + self.rounding <= KKT_TOL
+
+    @property
+    def worst(self):
+        return self.gap + self.rounding
+
+
+class _Log:
+    """What a call of :func:`solve_dual` tried, and the events of its trace."""
+
+    def __init__(self):
+        self.tried = []   # (what, outcome): a _Found, or why it gave none
+        self.trace = []
+        self.best = None  # the _Found with the smallest violation
+
+    def note(self, what, outcome):
+        self.tried.append((what, outcome))
+        if isinstance(outcome, _Found) and (self.best is None or
+                                            outcome.worst < self.best.worst):
+            self.best = outcome
 
 
 # ----------------------------------------------------------------------------
-# the sequence of methods
+# the strategies, in the order they are tried
 # ----------------------------------------------------------------------------
+
+def _by_factor(qp, log):
+    """One QP with K = F F^T (a subset grown by violators above SHRINK_MIN points)."""
+    found = _factored_attempt(qp, qp.factor, qp.C, f"factor (rank {qp.factor.shape[1]})", log)
+    return found if found is not None and found.passes else None
+
+
+def _by_hard_margin(qp, log):
+    """The factored QP without the upper bound: the answer if it stays below C."""
+    best = log.best
+    if best is not None and best.alpha.max() >= qp.C * (1 - 1e-3):
+        # multipliers at C: the hard-margin answer cannot be the soft one
+        log.note("hard-margin QP", "skipped, multipliers at C")
+        return None
+    found = _factored_attempt(qp, qp.factor, np.inf, f"hard-margin QP (rank "
+                              f"{qp.factor.shape[1]})", log)
+    return found if found is not None and found.passes else None
+
+
+def _by_working_sets(qp, log):
+    """Decomposition into working sets from the best answer so far, polished at each stop."""
+    start = None if log.best is None else log.best.alpha
+    found = _working_sets(qp, start, log)
+    log.note("working sets", found if found is not None else "no answer")
+    return found if found is not None and found.passes else None
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A way of solving the dual: its name, when it is tried, and how."""
+
+    name: str
+    when: str
+    applies: object  # qp -> bool
+    run: object      # (qp, log) -> _Found that passed, or None
+
+
+#: The strategies :func:`solve_dual` tries, in order (see the module docstring).
+STRATEGIES = (
+    Strategy("factor", f"K = F F^T with F of at most {FACTOR_MAX_RANK} columns (the "
+             "kernel's features, or K's rank to rounding)", lambda qp: qp.factor is not None,
+             _by_factor),
+    Strategy("hard-margin", "C is finite and the kernel has those features",
+             lambda qp: qp.factor is not None and np.isfinite(qp.C), _by_hard_margin),
+    Strategy("working-set", "the others did not answer (any kernel)", lambda qp: True,
+             _by_working_sets),
+)
+
 
 def solve_dual(qp):
     """Solve the dual ``qp`` (a :class:`BoxQP`); returns a :class:`DualSolution`.
 
-    Raises a ValueError when no method finds an answer that passes the KKT
-    check, and for the hard margin (``C = inf``) on data that are not
-    separable in the kernel's feature space.
+    The strategies of :data:`STRATEGIES` are tried in order.  Raises a
+    ValueError when none finds an answer that passes the KKT check, and for
+    the hard margin (``C = inf``) on data that are not separable in the
+    kernel's feature space.
     """
-    tried = []  # (what, KKT gap or the failure)
-    best = None
-    F = qp.factor
-    if F is not None:
-        for what, factor, bound in _factored_attempts(qp):
-            if bound > qp.C and best is not None and best[0].max() >= qp.C * (1 - 1e-3):
-                # multipliers at C: the hard-margin answer cannot be the soft one
-                tried.append((what, "skipped, multipliers at C"))
-                continue
-            try:
-                alpha = _solve_factored(factor, qp, bound)
-            except SolverFailed as exc:
-                tried.append((what, str(exc)))
-                continue
-            if bound > qp.C:  # the hard-margin answer, valid when it stays below C
-                if alpha.max() > qp.C:
-                    tried.append((what, "multipliers above C"))
-                    continue
-            found = _polished(qp, alpha)
-            if found[-1] <= KKT_TOL:
-                return _solution(qp, found, what.split(" ")[0], tried, factor.shape[1])
-            tried.append((what, found[-1]))
-            best = found if best is None or found[-1] < best[-1] else best
-    else:
-        tried.append(("factor", f"K has numerical rank above {FACTOR_MAX_RANK}"))
-    start = None if best is None else best[0]
-    for C in (qp.C, np.inf) if np.isfinite(qp.C) else (qp.C,):
-        found = _working_sets(qp, C, start if C == qp.C else None)
-        if found is not None and found[-1] <= KKT_TOL:
-            method = "working-set" if C == qp.C else "hard-margin"
-            return _solution(qp, found, method, tried, None)
-        tried.append((f"working sets (C={C:g})",
-                      "multipliers above C" if found is None else found[-1]))
-    _refuse(qp.C / qp.unit, qp.unit, tried)
+    log = _Log()
+    for strategy in STRATEGIES:
+        if not strategy.applies(qp):
+            if strategy.name == "factor":
+                log.note("factor", f"no thin factor (at most {FACTOR_MAX_RANK} columns) of K")
+            continue
+        found = strategy.run(qp, log)
+        if found is not None:
+            return _solution(qp, found, strategy.name, log)
+    _refuse(qp, log)
 
 
-def _factored_attempts(qp):
-    """(name, factor, bound) of the factored QPs worth trying, in order."""
-    rank = qp.factor.shape[1]
-    yield f"factor (rank {rank})", qp.factor, qp.C
-    if not qp.exact and qp.tol > 1e-11:
-        base = qp.gram.base if isinstance(qp.gram, DoubledGram) else qp.gram
-        fine = pivoted_cholesky_columns(base, max(qp.tol * 1e-4, 1e-12),
-                                        verify=False, max_rank=FACTOR_MAX_RANK)
-        if fine is not None:
-            if isinstance(qp.gram, DoubledGram):
-                fine = np.vstack([fine, fine])
-            yield f"factor (rank {fine.shape[1]}, finer)", fine, qp.C
-    if np.isfinite(qp.C):
-        yield f"hard-margin QP (rank {rank})", qp.factor, np.inf
-
-
-def _solution(qp, found, method, tried, rank):
-    alpha, b, g, gap = found
-    alpha = alpha / qp.unit
+def _solution(qp, found, method, log):
+    tried = [(what, how) for what, how in log.tried if how is not found]
     if tried:
         missed = "; ".join(f"{what}: {_describe(how)}" for what, how in tried)
         reason = f"{method} passed the KKT check after {missed}"
     else:
         reason = f"{method} passed the KKT check at its first attempt"
     if not np.isfinite(qp.C):
-        worst = float(np.max(qp.y * (qp.r - g - b)))  # <= 0 when every margin is >= 1
+        worst = float(np.max(qp.y * (qp.r - found.g - found.b)))  # <= 0 when every margin is >= 1
         if worst > KKT_TOL:
             raise ValueError(
                 "the hard-margin problem (C=inf) has no solution to working "
@@ -336,48 +404,100 @@ def _solution(qp, found, method, tried, rank):
                 f"{worst:.3g}, so the classes are not separable in the kernel's "
                 "feature space (its Gram matrix is numerically singular); use a "
                 "finite C")
-    return DualSolution(alpha, b, g, method, reason, gap, rank)
+    rank = qp.factor.shape[1] if method != "working-set" and qp.factor is not None else None
+    return DualSolution(found.alpha / qp.unit, found.b, found.g, method, reason, found.gap,
+                        rank, tuple(log.trace))
 
 
 def _describe(how):
-    return f"KKT violation {how:.3g}" if isinstance(how, float) else how
+    if isinstance(how, _Found):
+        return f"KKT violation {how.gap:.3g}"
+    return how
 
 
-def _refuse(C, unit, tried):
-    """Raise the ValueError for a dual that no method solved to KKT accuracy.
+def _refuse(qp, log):
+    """Raise the ValueError for a dual that no strategy solved to KKT accuracy.
 
-    ``unit`` is ``max_i K_ii``: the problem depends on C and the kernel's
-    scale only through ``C * unit``, and a product far above 1 (features
-    on a scale of 1e6, or a C far larger than needed) is what makes it
-    numerically hard.
+    The message says what was seen: the smallest violation found, the
+    support of that answer, the estimated rounding of its decision values
+    (multipliers so large that K (alpha y) cannot be evaluated to the
+    tolerance), and the conditioning of its free multipliers' system.
     """
-    gaps = [how for _, how in tried if isinstance(how, float)]
-    worst = min(gaps, default=np.inf)
-    if not np.isfinite(C):
+    best = log.best
+    steps = sum(isinstance(event, Step) for event in log.trace)
+    if best is None:
+        seen = "no strategy produced an answer (" + "; ".join(
+            f"{what}: {how}" for what, how in log.tried) + ")"
+    else:
+        a = best.alpha
+        free = int(((a > 0) & (a < qp.C)).sum()) if np.isfinite(qp.C) else int((a > 0).sum())
+        at_C = int((a >= qp.C).sum()) if np.isfinite(qp.C) else 0
+        seen = (f"the best answer found violates the KKT conditions by {best.gap:.3g} "
+                f"(tolerance {KKT_TOL:g}, in units of the margin) after {steps} "
+                f"working-set steps; it has {free + at_C} support vectors of {qp.n} "
+                f"({free} free, {at_C} at C)")
+        if best.rounding > KKT_TOL / 10:
+            seen += (f"; its multipliers reach {a.max() / qp.unit:.3g} (sum "
+                     f"{a.sum() / qp.unit:.3g}), so the decision values computed from them "
+                     f"carry rounding errors of about {best.rounding:.2g}")
+        if best.cond is not None and best.cond > 1e8:
+            seen += (f"; the linear system of its free multipliers has a condition "
+                     f"number of about {best.cond:.1g}")
+    if qp.unit > 1e4 or qp.unit < 1e-4:
+        seen += (f"; the kernel's diagonal reaches {qp.unit:.3g}, so C acts as "
+                 f"C * {qp.unit:.3g} = {qp.C:.3g} on the scaled problem")
+    if not np.isfinite(qp.C):
         raise ValueError(
             "the hard-margin problem (C=inf) has no solution to working precision: "
-            f"the best answer found violates the KKT conditions by {worst:.3g}, so "
-            "the classes are not separable in the kernel's feature space (its Gram "
-            "matrix may be numerically singular); use a finite C")
-    if unit > 1e4 or unit < 1e-4:
-        advice = (f"the kernel's diagonal reaches {unit:.3g}: scale the features "
-                  "(e.g. with sklearn.preprocessing.StandardScaler) or the kernel "
-                  "so that it is near 1")
-    else:
-        advice = ("a C far larger than needed to separate the classes causes "
-                  "this: try a smaller C, or scale the features")
-    raise ValueError(
-        f"the SVM dual with C={C!r} could not be solved to working precision: the "
-        f"best answer found violates the KKT conditions by {worst:.3g} (tolerance "
-        f"{KKT_TOL:g}, in units of the margin), so no model is returned; {advice}")
+            f"{seen}; the classes are not separable in the kernel's feature space (or its "
+            "Gram matrix is numerically singular); use a finite C")
+    raise ValueError(f"the SVM dual with C={qp.C_given!r} could not be solved to working "
+                     f"precision: {seen}; no model is returned")
 
 
 # ----------------------------------------------------------------------------
-# the methods
+# the factored QP
 # ----------------------------------------------------------------------------
 
 class SolverFailed(RuntimeError):
-    """Clarabel gave no answer (in :func:`solve_dual`, the next method is tried)."""
+    """Clarabel gave no answer (in :func:`solve_dual`, the next strategy is tried)."""
+
+
+def _factored_attempt(qp, F, C, what, log):
+    """Solve the factored QP with bound C, polish and check; the _Found or None."""
+    try:
+        alpha = _solve_factored(F, qp, C)
+    except SolverFailed as exc:
+        log.note(what, str(exc))
+        return None
+    if C > qp.C and alpha.max() > qp.C:  # the hard-margin answer, valid below C
+        log.note(what, "multipliers above C")
+        return None
+    found = _polished(qp, alpha, log, after_steps=0, thresholds=(1e-6, 1e-4, 1e-8))
+    if found is None:  # the answer as it is, a start for the working sets
+        alpha = _feasible(alpha, qp.y, qp.C)
+        g = qp.gram.times(qp.y * alpha)
+        found = _Found(alpha, _intercept(qp, g, alpha), g, kkt_gap(g, qp.y, alpha, qp.C, qp.r),
+                       _rounding(alpha))
+    log.note(what, found)
+    return found
+
+
+def _feasible(alpha, y, C, rel=1e-6):
+    """An interior-point answer put on its bounds (within ``rel``) with ``y^T alpha = 0``."""
+    alpha = np.clip(alpha, 0.0, C)
+    scale = max(float(alpha.max()), np.finfo(float).tiny)
+    alpha[alpha <= rel * (min(scale, C) if np.isfinite(C) else scale)] = 0.0
+    if np.isfinite(C):
+        alpha[alpha >= C * (1 - rel)] = C
+    for _ in range(5):
+        free = (alpha > 0) & (alpha < C) if np.isfinite(C) else alpha > 0
+        residual = float(alpha @ y)
+        if not free.any() or abs(residual) <= 1e-14 * scale * len(y):
+            break
+        alpha[free] -= y[free] * residual / free.sum()
+        np.clip(alpha, 0.0, C, out=alpha)
+    return alpha
 
 
 def _solve_factored(F, qp, C):
@@ -485,66 +605,175 @@ def quiet_solve(problem, **options):
     return problem.status
 
 
-def _working_sets(qp, C, start):
-    """The working-set method stopped at ever finer violations, polished and checked.
 
-    Returns ``(alpha, b, g, gap)`` of the first answer that passes, else of
-    the last; None when a hard-margin run (``C`` above ``qp.C``) ends with
-    multipliers above ``qp.C``.
+
+# ----------------------------------------------------------------------------
+# working sets
+# ----------------------------------------------------------------------------
+
+def _working_sets(qp, start, log):
+    """The working-set method, stopped at ever finer violations, polished and checked.
+
+    At each stop of ``_STOPPING`` the answer is checked, and polished when
+    that is cheap (at most 600 free multipliers, or from 0.1 on).  Between
+    stops, a polish is also tried whenever the steps since the last one cost
+    as much as it did: with slow steps and a quick polish
+    (make_classification(5000) at C = 100: 2000 steps from a violation of 5
+    to 0.1, then a polish of three rounds) it ends the method early, and it
+    never costs more than the steps themselves.  The costs are counted in
+    operations (:func:`_step_cost`, :func:`_polish_cost`), not measured in
+    seconds, so that the same data always take the same path to the same
+    answer, whatever the load of the machine.  Returns the first answer that
+    passes, else the best one seen.
     """
+    gram = qp.gram
+    if not gram.in_memory:
+        gram = gram.cached(CACHE_BYTES, min_columns=4 * LARGE_SET_SIZE)
     tiebreak = None
-    if isinstance(qp.gram, DenseGram):  # K in memory: one product orders the start
+    if gram.in_memory:  # K in memory: one product orders the start
         positive = qp.y > 0
         uniform = np.where(positive, 1.0 / max(positive.sum(), 1),
                            1.0 / max((~positive).sum(), 1))
-        tiebreak = qp.gram.times(qp.y * uniform)
-    dual = WorkingSetDual(qp.gram, qp.y, C, q=WORKING_SET_SIZE, p=qp.p, start=start,
-                          tiebreak=tiebreak)
-    found = None
-    # While the support fits in one working set, polishing (an exact solve on
-    # it) costs about what a step costs and often ends the method several
-    # steps before the violation reaches the first stop (C = 1e6 on breast
-    # cancer: two steps and a polish instead of three steps), for at most
-    # _POLISHED_STEPS steps.  A step that raised the violation (as the first
-    # from zero does) has not found the support: it is not polished.
-    last = dual.violation()[0]
-    for _ in range(_POLISHED_STEPS):
-        if np.count_nonzero(dual.alpha) > dual.q:
-            break
-        steps = dual.steps
-        try:
+        tiebreak = gram.times(qp.y * uniform)
+    q = LARGE_SET_SIZE if len(qp.y) >= LARGE_SET_FROM else WORKING_SET_SIZE
+    dual = WorkingSetDual(gram, qp.y, qp.C, q=q, p=qp.p, start=start,
+                          tiebreak=tiebreak, callback=log.trace.append)
+    qp_gram = _with_gram(qp, gram)
+    best = None
+
+    def polish(violation):
+        found = _polished(qp_gram, dual.alpha.copy(), log, after_steps=dual.steps,
+                          violation=violation, g=qp.y * (dual.G - qp.p), drift=dual.drift)
+        done = log.trace[-1]  # its cost: each round moved the free and the changed
+        moved = done.rounds * done.free + sum(done.moves)
+        return found, _polish_cost(done.free, len(qp.y), moved, max(done.rounds, 1))
+
+    try:
+        # While the support fits in one working set, polishing costs about what
+        # a step costs and often ends the method several steps before the
+        # violation reaches the first stop (C = 1e6 on breast cancer: two
+        # steps and a polish).  A step that raised the violation (as the
+        # first from zero does) has not found the support: it is not polished.
+        last = dual.violation()[0]
+        for _ in range(_POLISHED_STEPS):
+            if np.count_nonzero(dual.alpha) > dual.q:
+                break
+            steps = dual.steps
             gap = dual.run(_STOPPING[0], max_steps=1)
-        except RuntimeError:
-            return found
-        if C > qp.C and dual.alpha.max() > qp.C:
-            return None
-        if gap <= _STOPPING[0] or dual.steps == steps:
-            break
-        rose, last = gap >= last, gap
-        if rose:
-            continue
-        found = _polished(qp, dual.alpha.copy())
-        if found[-1] <= KKT_TOL:
-            return found
-    for eps in _STOPPING:
-        try:
-            reached = dual.run(eps) <= eps
-        except RuntimeError:
-            break
-        if C > qp.C and dual.alpha.max() > qp.C:
-            return None
-        # The polish keeps columns of its own: the steps' columns are let go
-        # first, so that the two never hold memory at once (2.5 GiB at n = 20000).
-        dual.cache.release()
-        found = _polished(qp, dual.alpha.copy())
-        if found[-1] <= KKT_TOL or not reached:  # passed, or stalled
-            break
-    return found
+            if gap <= _STOPPING[0] or dual.steps == steps:
+                break
+            rose, last = gap >= last, gap
+            if rose:
+                continue
+            found, _ = polish(gap)
+            best = _better(best, found)
+            if found is not None and found.passes:
+                return found
+        chunk = max(10, len(qp.y) // dual.q)
+        per_step = _step_cost(len(qp.y), dual.q)
+        polish_cost, stepping = None, 0.0
+        for eps in _STOPPING:
+            while True:
+                steps = dual.steps
+                # no more steps than those after which a polish is due
+                free = _free_count(dual.alpha, qp.C)
+                expected = polish_cost if polish_cost is not None else \
+                    _polish_cost(free, len(qp.y), 3 * free, 3)
+                limit = chunk
+                if free <= POLISH_MAX:
+                    limit = min(chunk, max(1, int(np.ceil((expected - stepping) / per_step))))
+                gap = dual.run(eps, max_steps=limit)
+                stepping += (dual.steps - steps) * per_step
+                reached = gap <= eps
+                stuck = dual.stalled or (dual.steps == steps and not reached)
+                free = _free_count(dual.alpha, qp.C)
+                if polish_cost is None:  # before the first: three rounds
+                    polish_cost = _polish_cost(free, len(qp.y), 3 * free, 3)
+                due = stepping >= polish_cost and free <= POLISH_MAX
+                if not (reached or due or stuck):
+                    continue
+                found = _from_steps(qp_gram, dual)
+                cheap = free <= POLISH_MAX and (eps <= 0.1 or free <= 600)
+                if not found.passes and (due or (reached and cheap)):
+                    polished, polish_cost = polish(found.gap)
+                    found, stepping = _better(found, polished), 0.0
+                best = _better(best, found)
+                if found.passes:
+                    return found
+                if reached or stuck:
+                    break
+            if stuck:
+                break
+    except RuntimeError as exc:  # Clarabel failed on a step
+        log.note("working-set step", str(exc))
+    finally:
+        gram.release()
+    return best
+
+
+def _free_count(alpha, C):
+    return int(((alpha > 0) & (alpha < C)).sum()) if np.isfinite(C) else int((alpha > 0).sum())
+
+
+def _step_cost(n, q):
+    """Operations of one working-set step, in units of floating-point operations.
+
+    CVXPY and Clarabel take about 3 ms a step (3e7 at 1e10 a second); the
+    new points' columns of K, the gradient and the choice of the next set
+    touch n q numbers, each some tens of operations.
+    """
+    return 3e7 + 60.0 * n * q
+
+
+def _polish_cost(free, n, moved, rounds):
+    """Operations of a polish, in the units of :func:`_step_cost`.
+
+    Per round, a Cholesky factor of the free multipliers' matrix (free^3 / 3
+    flops, at four times the rate of the rest: LAPACK's blocked factor ran
+    at 4e10 a second on one core, 40 ms at free = 1700); and, over all
+    rounds, the gradient from the ``moved`` columns of K.
+    """
+    return rounds * free**3 / 12 + 60.0 * n * moved
+
+
+def _with_gram(qp, gram):
+    """The same problem read through another view of its Gram matrix."""
+    return BoxQP(gram, qp.y, qp.r, qp.C, qp.factor, qp.unit, qp.C_given)
+
+
+def _better(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return b if b.worst < a.worst else a
+
+
+def _from_steps(qp, dual):
+    """The working-set answer as it stands, checked with the gradient the steps kept.
+
+    ``G = Q alpha + p`` was updated with exact columns of K at every step;
+    its accumulated rounding is bounded by ``dual.drift``.
+    """
+    alpha = dual.alpha.copy()
+    g = qp.y * (dual.G - qp.p)
+    b = _intercept(qp, g, alpha)
+    gap = kkt_gap(g, qp.y, alpha, qp.C, qp.r)
+    return _Found(alpha, b, g, gap, dual.drift + _rounding(alpha))
 
 
 # ----------------------------------------------------------------------------
 # polishing and checking an answer
 # ----------------------------------------------------------------------------
+
+def _rounding(alpha):
+    """Estimated rounding of ``g = K (alpha y)`` in floating point (K scaled to |K_ij| <= 1).
+
+    Each g_j sums n products of size up to |alpha_i|: its rounding is about
+    ``sqrt(n) u ||alpha||_2`` (u the unit roundoff); four times that is taken.
+    """
+    return 4.0 * np.sqrt(len(alpha)) * _UNIT_ROUNDOFF * float(np.linalg.norm(alpha))
+
 
 def kkt_gap(g, y, alpha, C, r=None):
     """Largest KKT violation of a dual point, in units of the margin; free of ``b``.
@@ -558,9 +787,9 @@ def kkt_gap(g, y, alpha, C, r=None):
     Examples
     --------
     >>> import numpy as np
-    >>> t = np.array([-1.0, 1.0]); alpha = np.array([0.5, 0.5])
-    >>> g = np.array([[2.0, 0.0], [0.0, 2.0]]) @ (alpha * t)  # K = 2 I: margin 1
-    >>> kkt_gap(g, t, alpha, C=10.0)
+    >>> y = np.array([-1.0, 1.0]); alpha = np.array([0.5, 0.5])
+    >>> g = np.array([[2.0, 0.0], [0.0, 2.0]]) @ (alpha * y)  # K = 2 I: margin 1
+    >>> kkt_gap(g, y, alpha, C=10.0)
     0.0
     """
     r = y if r is None else r
@@ -576,151 +805,166 @@ def kkt_gap(g, y, alpha, C, r=None):
     return float(max(gap, stationarity, 0.0))
 
 
-def _polished(qp, alpha):
-    """Polish an answer, find b and measure its KKT gap: ``(alpha, b, g, gap)``."""
-    # The polish reads the same columns several times: up to 1 GiB of them
-    # are kept (6700 columns at n = 20000), the others computed each time.
-    columns = ColumnStore(qp.gram, 2**30, evict=False)
-    alpha, thr = _polish(qp, alpha, columns)
-    g = columns.times(qp.y * alpha)
-    b = _intercept(qp, g, alpha, thr)
-    return alpha, b, g, kkt_gap(g, qp.y, alpha, qp.C, qp.r)
+def _polished(qp, alpha, log, *, after_steps, violation=np.nan, thresholds=(0.0,), g=None,
+              drift=0.0):
+    """Polish an answer and check it: a _Found, or None when the polish does not settle.
+
+    The answers of working sets sit exactly on their bounds (threshold 0)
+    and come with their ``g`` (and its ``drift``); an interior-point answer
+    is a little inside its bounds.
+    """
+    outcome = _polish(qp, alpha, thresholds, g, drift)
+    if outcome.alpha is None:
+        log.trace.append(Polish(after_steps, float(violation), outcome.free, outcome.at_C,
+                                outcome.rounds, None, tuple(outcome.moves)))
+        return None
+    gap = kkt_gap(outcome.g, qp.y, outcome.alpha, qp.C, qp.r)
+    log.trace.append(Polish(after_steps, float(violation), outcome.free, outcome.at_C,
+                            outcome.rounds, gap, tuple(outcome.moves)))
+    return _Found(outcome.alpha, outcome.b, outcome.g, gap,
+                  _rounding(outcome.alpha) + outcome.drift, cond=outcome.cond)
 
 
-def _polish(qp, alpha, gram, thresholds=(1e-4, 1e-6, 1e-8)):
-    """Snap alpha onto its active bounds and re-solve the free part exactly.
+@dataclass
+class _Polished:
+    """What :func:`_polish` found: the answer (None if it did not settle) and its sets."""
 
-    For a guess of the active sets (``a_i = 0``, ``a_i = C``, free), the KKT
-    conditions make the free coefficients and b solve the linear system
-    ``g_j + b = r_j`` (j free), ``sum_i a_i y_i = 0``.  A guess is accepted
-    when its solution satisfies every KKT condition to 1e-7 (the problem is
-    convex, so it is then optimal); the thresholds (relative to max(alpha)
-    for zero, to C for C) are tried from coarse to fine.  If none works the
-    answer is returned with only tiny values set to zero.  ``gram`` gives
-    the columns of K.  Returns ``(alpha, threshold)``.
+    alpha: object
+    b: float = None
+    g: object = None
+    drift: float = 0.0
+    cond: object = None
+    rounds: int = 0
+    free: int = 0
+    at_C: int = 0
+    moves: list = None
+
+
+def _polish(qp, alpha, thresholds, g=None, drift=0.0):
+    """Active-set Newton: solve the KKT conditions for a guess of the active sets.
+
+    For a guess (``a_i = 0``, ``a_i = C``, free), the KKT conditions make the
+    free multipliers and b solve the linear system ``g_j + b = r_j`` (j free),
+    ``sum_i a_i y_i = 0``.  Free multipliers that leave [0, C] go to the
+    bound they crossed; a multiplier on a bound whose condition fails by
+    more than ``_RELEASE`` becomes free; and the system is solved again,
+    until nothing changes (the answer is then optimal: the problem is
+    convex) or for at most ``_POLISH_ROUNDS`` rounds.  A round that changes
+    more than twice as many sets as the best round so far, or two in a row
+    that change more than it, are diverging (ill-conditioned systems, where
+    the free multipliers swing far: two moons went 937, 2468, 3448): the
+    polish gives up.  (Converging rounds may rise a little: 184, 188, 103.)
+    The first guess puts multipliers within ``threshold`` (relative to
+    their scale, or to C) on the bounds; the thresholds are tried in turn.
+
+    ``g = K (y alpha)`` is updated round by round with the columns of the
+    multipliers that moved (not the whole support: two moons at n = 5000 has
+    1000 support vectors and 50 free ones); ``drift`` bounds its rounding.
+
+    Returns a :class:`_Polished` (its ``alpha`` None if no guess settled).
     """
     y, r, C = qp.y, qp.r, qp.C
     finite = np.isfinite(C)
-    # Zero is judged relative to the largest multiplier, not to C: with a C far
-    # above every multiplier (nearly the hard margin) a threshold relative to
-    # C would set them all to zero.
     scale = max(float(alpha.max()), np.finfo(float).tiny)
     if finite:
         scale = min(scale, C)
+    if g is None:
+        g = qp.gram.times(y * alpha)
+        drift = _rounding(alpha)
+    failed = _Polished(None, moves=[])
     for rel in thresholds:
-        thr = rel * scale
-        at_zero = alpha <= thr
-        at_C = (alpha >= C - rel * C) if finite else np.zeros_like(at_zero)
-        if (~(at_zero | at_C)).sum() > 3000:  # too many free vectors for a dense solve
-            continue
-        if (at_zero | at_C).all():
-            # Every coefficient on a bound: no equations to solve, only checks;
-            # b is then any point of an interval (the midpoint is taken later).
-            new = np.where(at_C, C, 0.0)
-            g = gram.times(y * new)
-            lo, hi = _intercept_interval(qp, g, at_zero, at_C)
-            if abs(new @ y) <= 1e-9 * scale * len(y) and lo <= hi + 1e-9:
-                return new, 0.0
-            continue
-        # A few active-set steps: free coefficients that leave [0, C] go to the
-        # bound; bound points whose KKT condition clearly fails become free.
-        converged = residual_ok = False
-        for _ in range(10):
-            new, b, residual_ok = _solve_free_set(qp, gram, at_zero, at_C)
-            if new is None:
-                break
+        at_zero = alpha <= rel * scale
+        at_C = (alpha >= C * (1 - rel)) if finite else np.zeros_like(at_zero)
+        if (~(at_zero | at_C)).sum() > POLISH_MAX:
+            return failed
+        cur, g_cur, drift_cur = alpha, g, drift
+        fewest, rising, rounds, moves = np.inf, 0, 0, []
+        while rounds < _POLISH_ROUNDS:
+            rounds += 1
             free = ~(at_zero | at_C)
+            fixed = np.where(at_C, C, 0.0) if finite else np.zeros(len(y))
+            if free.any():
+                solved = _solve_free_set(qp, free, fixed, cur, g_cur)
+                if solved is None:
+                    break
+                new, b, residual_ok, cond = solved
+            else:  # every multiplier on a bound: b is any point of an interval
+                new, b = fixed, None
+                residual_ok, cond = abs(new @ y) <= 1e-9 * scale * len(y), None
+            # g follows the multipliers that moved; the conditions are judged
+            # with the unclipped solution, as the active-set Newton method
+            # (semismooth Newton) prescribes
+            moved = np.flatnonzero(new != cur)
+            if moved.size:
+                step = y[moved] * (new[moved] - cur[moved])
+                g_cur = g_cur + qp.gram.cols(moved) @ step
+                drift_cur += (moved.size + 2) * _UNIT_ROUNDOFF * float(np.abs(step).sum())
+            cur = new
+            if b is None:
+                lo, hi = _intercept_interval(qp, g_cur, at_zero, at_C)
+                b = _midpoint(lo, hi)
             below = free & (new <= 0)
             above = free & (new >= C) if finite else np.zeros_like(free)
-            if below.any() or above.any():
-                at_zero, at_C = at_zero | below, at_C | above
-                continue
-            excess = y * (r - gram.times(y * new) - b)  # <= 0 at zero, >= 0 at C
-            release = (at_zero & (excess > 1e-7)) | (at_C & (excess < -1e-7))
-            if release.sum() > 50:  # the guess is far off: give up on this threshold
+            excess = y * (r - g_cur - b)  # <= 0 at zero, >= 0 at C
+            release = (at_zero & (excess > _RELEASE)) | (at_C & (excess < -_RELEASE))
+            changes = int(below.sum() + above.sum() + release.sum())
+            moves.append(changes)
+            failed = _Polished(None, rounds=rounds, free=int(free.sum()),
+                               at_C=int(at_C.sum()), moves=moves)
+            if changes == 0:
+                if residual_ok:
+                    return _Polished(new, b, g_cur, drift_cur, cond, rounds,
+                                     int(free.sum()), int(at_C.sum()), moves)
                 break
-            if not release.any():
-                converged = True
+            rising = rising + 1 if changes > fewest else 0
+            if changes > 2 * fewest or rising == 2:  # diverging
                 break
-            at_zero, at_C = at_zero & ~release, at_C & ~release
-        if converged and residual_ok:
-            return new, 0.0
-    thr = 1e-8 * scale
-    alpha = alpha.copy()
-    alpha[alpha < thr] = 0.0
-    if finite:
-        np.minimum(alpha, C, out=alpha)
-    return alpha, thr
+            fewest = min(fewest, changes)
+            at_zero = (at_zero & ~release) | below
+            at_C = (at_C & ~release) | above
+            if (~(at_zero | at_C)).sum() > POLISH_MAX:
+                break
+    return failed
 
 
-def _solve_free_set(qp, gram, at_zero, at_C):
-    """KKT linear system for a guess of the active sets; returns (alpha, b, ok).
+def _solve_free_set(qp, free, fixed, cur, g):
+    """KKT linear system for a guess of the active sets; ``(alpha, b, ok, cond)`` or None.
 
-    The rows of the free points are multiplied by ``y_j``, which makes the
-    matrix ``[[Q_FF, y_F], [y_F^T, 0]]``.
+    On the free points F the conditions read ``g_j + b = r_j`` with
+    ``g = K (y alpha)``: with ``z = y_F * alpha_F`` that is
+    ``K_FF z + b 1 = r_F - s_F`` and ``1^T z = -y^T fixed``, where ``s_F`` is
+    the bound multipliers' share of the free rows, ``K_F: (y fixed)``
+    (``fixed`` holds their values, 0 or C).  It is read off ``g = K (y cur)``
+    for the current multipliers, less the columns where ``cur`` is not
+    ``fixed``.
     """
-    y, r, C = qp.y, qp.r, qp.C
-    finite = np.isfinite(C)
-    free = ~(at_zero | at_C)
-    nf = int(free.sum())
+    y, r = qp.y, qp.r
+    F = np.flatnonzero(free)
+    nf = F.size
     if nf == 0:
-        return None, None, False
-    bound_coef = np.where(at_C, y * C, 0.0) if finite else np.zeros(len(y))
-    yf = y[free]
-    K_free = gram.cols(np.flatnonzero(free))[free]
-    Q = K_free * np.outer(yf, yf)
-    c = yf * (r[free] - (gram.times(bound_coef)[free] if at_C.any() else 0.0))
-    d = -bound_coef.sum()
-    # One BLAS thread: on two busy cores a threaded factor of this order runs
-    # several times slower than a single thread (measured at order 1700).
+        return None
+    K_FF = qp.gram.block(F, F)
+    share = g[F] - K_FF @ (y[F] * (cur[F] - fixed[F]))
+    extra = np.flatnonzero((cur != fixed) & ~free)  # multipliers just sent to a bound
+    if extra.size:
+        share -= qp.gram.block(F, extra) @ (y[extra] * (cur[extra] - fixed[extra]))
+    # One BLAS thread: on two busy cores a threaded factor of up to POLISH_MAX
+    # runs several times slower than a single thread (full-rank data at
+    # n = 2000, 1700 free: the whole fit took 10-18 times LIBSVM's time
+    # instead of 4-5), and on idle ones gains a few tens of milliseconds.
     with one_blas_thread():
-        sol, residual_ok = _saddle_solve(Q, yf, c, d)
-    new = np.where(at_C, C, 0.0) if finite else np.zeros(len(y))
-    new[free] = sol[:nf]
-    return new, sol[nf], residual_ok
+        sol, residual_ok, cond = saddle_solve(K_FF, np.ones(nf), r[F] - share,
+                                              -float(y @ fixed))
+    new = fixed.copy()
+    new[F] = y[F] * sol[:nf]
+    return new, float(sol[nf]), residual_ok, cond
 
 
-def _saddle_solve(Q, y, c, d):
-    """Solve ``Q a + y b = c``, ``y^T a = d``; returns ``([a, b], residual_ok)``.
-
-    With Q positive definite (a kernel of full rank on the free points),
-    one Cholesky factor gives ``a = Q^-1 (c - y b)`` and b from the second
-    equation, in half the flops of an LU of the bordered matrix.  If the
-    factor fails or its answer misses the equations, LU, then least squares.
-    """
-    nf = len(y)
-
-    def residual(sol):
-        a, b = sol[:nf], sol[nf]
-        return max(np.abs(Q @ a + y * b - c).max(), abs(y @ a - d))
-
-    bound = 1e-8 * max(1.0, np.abs(c).max(), abs(d))
-    try:  # an ill-conditioned Q can overflow here: the residual decides
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            factor = linalg.cho_factor(Q, lower=True, check_finite=False)
-            u, v = linalg.cho_solve(factor, np.column_stack([c, y]),
-                                    check_finite=False).T
-            b = (y @ u - d) / (y @ v)
-            sol = np.append(u - b * v, b)
-            if np.all(np.isfinite(sol)) and residual(sol) < bound:
-                return sol, True
-    except linalg.LinAlgError:
-        pass
-    A = np.empty((nf + 1, nf + 1))
-    A[:nf, :nf] = Q
-    A[:nf, nf] = y
-    A[nf, :nf] = y
-    A[nf, nf] = 0.0
-    rhs = np.append(c, d)
-    try:  # LU first: several times faster than least squares on a regular system
-        sol = np.linalg.solve(A, rhs)
-        if residual(sol) < bound:
-            return sol, True
-    except np.linalg.LinAlgError:
-        pass
-    # singular or ill-conditioned: the least-squares solution
-    sol, *_ = np.linalg.lstsq(A, rhs, rcond=None)
-    return sol, bool(residual(sol) < bound)
+def _midpoint(lo, hi):
+    """The middle of [lo, hi], or its finite end, or 0."""
+    if np.isfinite(lo) and np.isfinite(hi):
+        return float((lo + hi) / 2)
+    return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
 
 
 def _intercept(qp, g, alpha, thr=0.0):
@@ -735,9 +979,7 @@ def _intercept(qp, g, alpha, thr=0.0):
         return float(np.mean(qp.r[free] - g[free]))
     at_zero = alpha <= thr
     lo, hi = _intercept_interval(qp, g, at_zero, ~at_zero)
-    if np.isfinite(lo) and np.isfinite(hi):
-        return float((lo + hi) / 2)
-    return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
+    return _midpoint(lo, hi)
 
 
 def _intercept_interval(qp, g, at_zero, at_C):

@@ -116,6 +116,31 @@ def test_more_components_than_points_are_capped():
     assert names[:2] == ["kernelpca0", "kernelpca1"] and len(names) == 10
 
 
+@pytest.mark.parametrize("scale", [1e-6, 1e-7])
+def test_tiny_features_are_judged_against_the_rounding_of_K(scale):
+    """Features of size 1e-6: K is all ones to 1e-12 and its centred matrix has size
+    1e-10; rounding of K's entries (1e-16) gives eigenvalues of -1e-14, which were
+    called "not positive semi-definite".  With features that small the Gaussian kernel
+    is 1 - ||x - t||^2 / 2, whose centred matrix is the centred linear kernel's."""
+    gaussian = KernelPCA(Gaussian(sigma=1.0), n_components=3).fit(X * scale)
+    linear = KernelPCA(Linear(), n_components=3).fit(X * scale)
+    np.testing.assert_allclose(gaussian.eigenvalues_, linear.eigenvalues_, rtol=1e-3)
+    # a kernel that is not PSD is still refused at that scale
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        KernelPCA("precomputed").fit(scale**2 * (Linear()(X) - 3.0 * np.eye(70)))
+
+
+def test_a_float32_gram_matrix_is_judged_by_float32_rounding():
+    K = Gaussian(sigma=1.5)(X)
+    ours = KernelPCA("precomputed", n_components=4).fit(K.astype(np.float32))
+    exact = KernelPCA("precomputed", n_components=4).fit(K)
+    np.testing.assert_allclose(ours.eigenvalues_, exact.eigenvalues_, rtol=1e-5)
+    asymmetric = K.copy()
+    asymmetric[0, 1] += 0.2
+    with pytest.raises(ValueError, match=r"must be a symmetric Gram matrix .* X\[0, 1\]"):
+        KernelPCA("precomputed").fit(asymmetric)
+
+
 @pytest.mark.parametrize("make, error, match", [
     (lambda: KernelPCA().fit(X), TypeError, "kernel is required"),
     (lambda: KernelPCA(Linear(), n_components=0).fit(X), ValueError, "n_components"),

@@ -401,6 +401,15 @@ def test_bad_parameters_are_named(make, error, message):
         make()
 
 
+@pytest.mark.parametrize("sigma", [1e150, 1e155, 1e200, 1e300])
+def test_a_huge_gaussian_width_gives_the_constant_kernel(sigma):
+    """exp(-||x - t||^2 / (2 sigma^2)) is 1 to double precision (sigma^2 overflows)."""
+    X = np.array([[0.0, 1.0], [3.0, -2.0], [1e3, 5.0]])
+    np.testing.assert_array_equal(Gaussian(sigma=sigma)(X), np.ones((3, 3)))
+    np.testing.assert_array_equal(Gaussian(sigma=sigma)(X, X[:1]), np.ones((3, 1)))
+    assert repr(Gaussian(sigma=sigma)) == f"Gaussian(sigma={sigma!r})"
+
+
 @pytest.mark.parametrize("X, Y, error, message", [
     (np.ones(3), None, ValueError, "X must be 2-D .* pass a single point as shape \\(1, d\\)"),
     (np.ones((2, 3)), np.ones((2, 2)), ValueError, "X has 3 and Y has 2"),

@@ -119,6 +119,47 @@ def test_centring_equals_semiparametric_constant(data):
                                SkRidge(alpha=0.4).fit(X, y).predict(X_test), atol=1e-10)
 
 
+def _exact_solve(A, b):
+    """Solve A x = b in exact rational arithmetic (Gauss-Jordan on Fractions)."""
+    m = len(b)
+    M = [list(row) + [rhs] for row, rhs in zip(A, b)]
+    for c in range(m):
+        p = next(r for r in range(c, m) if M[r][c] != 0)
+        M[c], M[p] = M[p], M[c]
+        M[c] = [v / M[c][c] for v in M[c]]
+        for r in range(m):
+            if r != c and M[r][c] != 0:
+                M[r] = [a - M[r][c] * e for a, e in zip(M[r], M[c])]
+    return [M[r][m] for r in range(m)]
+
+
+@pytest.mark.parametrize("lam", [1e-6, 1e-10])
+def test_intercept_at_tiny_lam_matches_exact_arithmetic(lam):
+    """fit_intercept=True solves (K + lam I) alpha + b 1 = y, 1^T alpha = 0 as exactly as
+    basis=[1] does, down to lam = 1e-10 (centring K explicitly was off by 0.25 there)."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(0)
+    n = 18
+    X = rng.uniform(-2, 2, (n, 2))
+    y = 6 + np.sin(X[:, 0]) + 0.1 * rng.standard_normal(n)
+    X_test = rng.uniform(-2, 2, (10, 2))
+    k = Gaussian(sigma=1.0)
+    K, K_test = k(X), k(X_test, X)
+    # the bordered system with the float data taken as exact rationals
+    A = [[Fraction(K[i, j]) + (Fraction(lam) if i == j else 0) for j in range(n)] + [1]
+         for i in range(n)] + [[1] * n + [0]]
+    sol = _exact_solve(A, [Fraction(v) for v in y] + [0])
+    exact = [float(sum(Fraction(K_test[r, i]) * sol[i] for i in range(n)) + sol[n])
+             for r in range(len(X_test))]
+    ours = KernelRidge(k, lam=lam, fit_intercept=True).fit(X, y)
+    semi = KernelRidge(k, lam=lam, basis=lambda Z: np.ones((len(Z), 1))).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X_test), exact, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(semi.predict(X_test), exact, rtol=0, atol=1e-8)
+    assert ours.intercept_ == pytest.approx(float(sol[n]), abs=1e-6)
+    assert abs(ours.alpha_.sum()) <= 1e-12 * np.abs(ours.alpha_).sum()
+
+
 def test_semiparametric_fit_solves_the_penalised_problem(data):
     """With K = Phi Phi^T explicit, the fit is ridge with unpenalised columns Psi."""
     X, y, X_test = data
