@@ -93,7 +93,7 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "assignments"))
+sys.path.insert(0, str(ROOT))
 
 from coursegrader import batch  # noqa: E402
 from coursegrader.course import Course, answer_cell_ids, fill_answers  # noqa: E402
@@ -138,7 +138,7 @@ def grade(course, ps, jobs):
     shutil.rmtree(course.root / batch.LOG_DIR, ignore_errors=True)
     shutil.rmtree(course.root / "autograded", ignore_errors=True)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT / "assignments"), str(ROOT), os.environ.get("PYTHONPATH", "")]))
+        [str(ROOT), os.environ.get("PYTHONPATH", "")]))
     command = [sys.executable, "-m", "coursegrader.batch", ps, "--course", str(course.root),
                "--jobs", str(jobs), "--no-progress"]
     busy, start = busy_seconds(), time.perf_counter()

@@ -21,7 +21,7 @@ from coursegrader.spec import get_parts as graded_parts
 from coursegrader.validation import hidden_test_lines, solution_lines
 
 ASSIGNMENTS = Path(__file__).resolve().parents[1] / "assignments"
-PACKAGE = ASSIGNMENTS / "coursecheck"
+PACKAGE = ASSIGNMENTS.parent / "coursecheck"
 SOURCES = sorted(ASSIGNMENTS.glob("source/ps*/ps*.md"))
 
 

@@ -559,8 +559,7 @@ def test_sandbox_holds_only_the_allowlisted_packages_and_a_fixed_environment(mon
     assert {"numpy", "scipy", "cvxpy", "ipykernel", "nbclient"} <= tops
     assert not tops & {"kernlab", "sklearn", "coursegrader", "coursecheck", "nbgrader"}
     repo = PS1_SOURCE.parents[3]
-    runners = {repo / "assignments" / "coursegrader" / "runner",
-               repo / "assignments" / "coursecheck"}
+    runners = {repo / "coursegrader" / "runner", repo / "coursecheck"}
     # of the repository, only the runner modules, file by file: the runner
     # package and the student-side serial encoding and import policy
     from_repo = [Path(b) for b in binds if b.startswith(str(repo))]

@@ -7,12 +7,12 @@ workers start.
 import subprocess
 import sys
 
-from conftest import COURSE
+from conftest import COURSE, REPO
 
 
 def fresh(code):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, env={"PYTHONPATH": str(COURSE), "PATH": "/usr/bin:/bin"})
+                         timeout=120, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     return out.stdout.split()
 

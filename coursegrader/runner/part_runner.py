@@ -33,20 +33,13 @@ import shutil
 import signal
 import sys
 import tempfile
-from pathlib import Path
 
 from .audit_hook import ESCAPE_MODULES, FORBIDDEN_MODULES, Forbidden, install_guard, \
     module_dirs
 from .private import make_private
 from .protocol import END, answer_line, part_end_line, read_header, write_all
 
-__all__ = ["main", "course_folders"]
-
-
-def course_folders():
-    """The nbgrader course that holds this package (notebooks, gradebook), if any."""
-    here = Path(__file__).resolve().parents[2]
-    return [str(here)] if (here / "nbgrader_config.py").exists() else []
+__all__ = ["main"]
 
 
 class _Shell:
@@ -176,7 +169,6 @@ def _grade_part(request, work, out_fd):
         write_all(out_fd, answer_line(index, **answer))
 
     forbidden = list(request.get("forbidden", [])) + module_dirs(FORBIDDEN_MODULES)
-    forbidden += course_folders()
     writable = [work]
     allowed = list(request.get("allowed", [])) + writable
     try:

@@ -39,8 +39,8 @@ from .validation import hidden_test_lines, lines_outside_regions, solution_lines
 
 __all__ = ["Secret", "Leak", "course_secrets", "site_texts", "find_leaks", "MIN_CHARS"]
 
-COURSE = Path(__file__).resolve().parents[1]
-REPOSITORY = COURSE.parent
+REPOSITORY = Path(__file__).resolve().parents[1]
+COURSE = REPOSITORY / "assignments"
 
 #: Shorter lines (after white space is made one space) are too common to tell a leak.
 MIN_CHARS = 20
@@ -51,7 +51,7 @@ BINARY = {".png", ".jpg", ".jpeg", ".gif", ".ico", ".woff", ".woff2", ".ttf", ".
 
 #: What students are meant to have: a line found here is no secret.
 PUBLIC = [("book", "*.md"), ("book", "*.py"), ("kernlab", "*.py"),
-          ("assignments/coursecheck", "*.py")]
+          ("coursecheck", "*.py")]
 
 _SPACE = re.compile(r"\s+")
 _TAG = re.compile(r"<[^>]+>")
@@ -114,7 +114,7 @@ def course_secrets(course: Path = COURSE) -> list[Secret]:
                             ("hidden test", hidden_test_lines(nb))):
             for line in lines:
                 add(f"{ps} {kind}", line)
-    for path in sorted((course / "coursegrader" / "problems").glob("ps*.py")):
+    for path in sorted((course.parent / "coursegrader" / "problems").glob("ps*.py")):
         for line in path.read_text(encoding="utf-8").splitlines():
             add(f"hidden cases {path.name}", line)
     # ps1's answer key, as a table of any language would write it: the verdicts
