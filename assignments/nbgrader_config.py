@@ -10,7 +10,7 @@ and the judge) happens in the bubblewrap sandbox of coursegrader/sandbox.py.
 import os
 import warnings
 
-from coursegrader import feedback_page
+from coursegrader.apps import feedback_page
 from coursegrader.settings import CourseSettings
 
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
@@ -33,7 +33,7 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 
 # The gradebook. By default SQLite in this folder, for grading on one machine:
 # one writer at a time, so a writer waits up to 60 s for another to finish
-# (coursegrader.batch also grades a submission again if the lock outlasts that).
+# (coursegrader.tools.batch also grades a submission again if the lock outlasts that).
 # Several graders or machines at once need a database server, e.g.
 #   export NBGRADER_DB_URL=postgresql+psycopg://grader:PASSWORD@dbhost/kernel_methods
 c.CourseDirectory.db_url = (settings.db_url
@@ -46,7 +46,7 @@ c.CourseDirectory.db_url = (settings.db_url
 warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in session")
 
 # Submissions downloaded from a learning-management system as one zip
-# (`make zip_collect PS=ps1 ZIP=...`, coursegrader/lms_zip.py): only the
+# (`make zip_collect PS=ps1 ZIP=...`, coursegrader/tools/lms_zip.py): only the
 # members at the top level of the LMS's zip are read, never an archive inside
 # it, within caps on their number and size; the student id comes from the
 # LMS's own name of each member, Canvas's
@@ -54,8 +54,8 @@ warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in
 # (<student> must be the student's id in the gradebook). Adapt the expression
 # to another system's names; a `timestamp` group lets a newer file of a
 # student replace an older one (without it, both are skipped and listed).
-c.ZipCollectApp.extractor_plugin = "coursegrader.lms_zip.LmsZipExtractor"
-c.ZipCollectApp.collector_plugin = "coursegrader.lms_zip.LmsZipCollector"
+c.ZipCollectApp.extractor_plugin = "coursegrader.tools.lms_zip.LmsZipExtractor"
+c.ZipCollectApp.collector_plugin = "coursegrader.tools.lms_zip.LmsZipCollector"
 c.LmsZipExtractor.named_regexp = (
     r"(?P<student_id>[^_]+)_(?:LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb")
 
@@ -127,25 +127,25 @@ c.GenerateFeedback.preprocessors = [
 ]
 c.HTMLExporter.sanitize_html = True
 # The page opens offline: MathJax inlined from the site's copy, no cell prompts
-# (coursegrader/feedback_page.py, coursegrader/templates/feedback/).  The same
+# (coursegrader/apps/feedback_page.py, coursegrader/templates/feedback/).  The same
 # settings reach Formgrader, whose grading page (templates/formgrade/) shows
 # Markdown cells cleaned by coursegrader/student_html.py, as the feedback does.
 c.HTMLExporter.extra_template_basedirs = feedback_page.template_basedirs()
 c.HTMLExporter.template_file = feedback_page.TEMPLATE_FILE
 c.HTMLExporter.filters = {
-    "offline_mathjax": "coursegrader.feedback_page.offline_mathjax",
+    "offline_mathjax": "coursegrader.apps.feedback_page.offline_mathjax",
     "clean_student_html": "coursegrader.student_html.clean_html",
 }
 
 # Collecting from the shared-folder exchange: a student owns their inbound
 # folder and could add links to it (to the solutions, to .grader_secret);
 # this collect takes only regular files and skips and logs every link
-# (coursegrader/exchange_collect.py). On the course's JupyterHub (deploy/),
+# (coursegrader/tools/exchange_collect.py). On the course's JupyterHub (deploy/),
 # whose servers set KERNEL_COURSE_EXCHANGE, the environment's nbgrader_config.py
 # picks the collect of its exchange (ngshare's, or an owner-checked one built on
 # this class); nbgrader reads this file after that one, so it leaves the choice.
 if not settings.hub_exchange:
-    c.ExchangeFactory.collect = "coursegrader.exchange_collect.NoLinkCollect"
+    c.ExchangeFactory.collect = "coursegrader.tools.exchange_collect.NoLinkCollect"
 
 # Due dates and the late policy (coursegrader/late_policy.py). Due dates come
 # from due_dates.csv (`make db`), extensions from `make extend`; both are
@@ -158,5 +158,5 @@ c.LatePolicy.of = "points_possible"  # or "score": a fraction of what was earned
 
 # `make similarity`: a pair of submissions is flagged when this share of one
 # answer's code (names, comments and layout set aside; the released scaffold
-# removed) is found in the other (coursegrader/similarity.py).
+# removed) is found in the other (coursegrader/tools/similarity.py).
 c.SimilarityCheck.threshold = 0.6

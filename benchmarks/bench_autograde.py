@@ -4,7 +4,7 @@ A throw-away copy of the course gets ``--n`` submissions of one problem set
 (by default 100 of ps1): in turn an honest one (the reference solutions), a
 partial one (the first answers only) and a blank one (the release as
 handed out), two honest for each partial and blank. The class is graded with
-the real pipeline (coursegrader.batch: nbgrader's autograde, the sandbox)
+the real pipeline (coursegrader.tools.batch: nbgrader's autograde, the sandbox)
 once with each worker count, from scratch each time, and the wall-clock time
 is reported as seconds per submission with the speed-up; both runs must give
 the same grades. Targets on a 2-core machine: at least 1.7x with two workers,
@@ -19,7 +19,7 @@ Usage (from the repository root, with ``assignments`` on PYTHONPATH)::
     python benchmarks/bench_autograde.py --n 20 --ps ps5 --jobs 1 2 4
     python benchmarks/bench_autograde.py --json
 
-Each run is the instructor's command, ``python -m coursegrader.batch``, in a
+Each run is the instructor's command, ``python -m coursegrader.tools.batch``, in a
 fresh process, so each pays its own imports and start-up as ``make
 autograde`` does (earlier versions of this benchmark graded the one-worker
 run inside the benchmark's own process, whose nbgrader was already imported,
@@ -95,8 +95,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from coursegrader import batch  # noqa: E402
-from coursegrader.course import Course, answer_cell_ids, fill_answers  # noqa: E402
+from coursegrader.tools import batch  # noqa: E402
+from coursegrader.tools.course import Course, answer_cell_ids, fill_answers  # noqa: E402
 
 KINDS = ("honest", "partial", "honest", "blank")
 TARGET_SPEEDUP = 1.7
@@ -132,14 +132,14 @@ def grade(course, ps, jobs):
     """Grade the whole class from scratch with ``jobs`` graders, as ``make autograde`` does.
 
     Each run is the instructor's command in a fresh process (``python -m
-    coursegrader.batch``), so each pays for its own imports and start-up.
+    coursegrader.tools.batch``), so each pays for its own imports and start-up.
     Returns (seconds, cores kept busy or None, records, scores).
     """
     shutil.rmtree(course.root / batch.LOG_DIR, ignore_errors=True)
     shutil.rmtree(course.root / "autograded", ignore_errors=True)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    command = [sys.executable, "-m", "coursegrader.batch", ps, "--course", str(course.root),
+    command = [sys.executable, "-m", "coursegrader.tools.batch", ps, "--course", str(course.root),
                "--jobs", str(jobs), "--no-progress"]
     busy, start = busy_seconds(), time.perf_counter()
     subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -30,7 +30,7 @@ import warnings
 
 from .policy import FORBIDDEN_IMPORTS, forbidden_import_message
 from .serial import UnsupportedValue, roundtrip
-from .spec import get_part, judge_case
+from .parts import get_part, judge_case
 
 __all__ = ["CheckFailed", "check", "check_cases", "run_cases", "format_report",
            "judge_received", "forbidden_uses"]

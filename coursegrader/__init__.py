@@ -6,7 +6,7 @@ cases, and the grade itself is computed outside the student's process by the
 nbgrader preprocessor :class:`coursegrader.preprocessors.JudgeTests`.
 """
 
-from .hidden import check_hidden
-from .spec import get_part, get_parts
+from .judging.hidden_checks import check_hidden
+from .judging.problem_sets import get_part, get_parts
 
 __all__ = ["check_hidden", "get_part", "get_parts"]

@@ -4,10 +4,10 @@ A source notebook marks its model answers with ``### BEGIN SOLUTION`` ...
 ``### END SOLUTION`` and the hidden part of a test cell with
 ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS``; nbgrader removes both
 from the release.  A line holding a marker's text is a marker line, as
-nbgrader reads them.  The author (:mod:`coursegrader.author`), the checks
-before release (:mod:`coursegrader.validation`), the feedback's
+nbgrader reads them.  The author (:mod:`coursegrader.tools.author`), the checks
+before release (:mod:`coursegrader.tools.validation`), the feedback's
 :class:`~coursegrader.preprocessors.hide_hidden_tests.HideHiddenTests`, and
-:func:`coursegrader.course.fill_answers` all read the regions here.
+:func:`coursegrader.tools.course.fill_answers` all read the regions here.
 """
 
 __all__ = ["SOLUTION", "HIDDEN_TESTS", "MARKERS", "scan", "region_lines",

@@ -1,8 +1,8 @@
 """The sandbox: where student code runs -- its policy and its ``bwrap`` command.
 
 Every run of a student's code -- the notebook's own run in a kernel
-(:mod:`coursegrader.runner.kernel_runner`) and every run of a graded function
-on its cases (:mod:`coursegrader.runner.part_runner`) -- is started by
+(:mod:`coursegrader.runners.kernel_runner`) and every run of a graded function
+on its cases (:mod:`coursegrader.runners.part_runner`) -- is started by
 :func:`start` inside Debian's ``bwrap`` with fresh user, mount, PID, network,
 IPC, UTS and cgroup namespaces and no capabilities.  What the code sees is an
 allowlist (:class:`Policy`, and :func:`bwrap_argv` builds the command):
@@ -11,7 +11,7 @@ allowlist (:class:`Policy`, and :func:`bwrap_argv` builds the command):
   interpreter and its standard library, and in ``site-packages`` only the
   distributions graded code may use and what they require (never kernlab,
   scikit-learn, coursegrader or nbgrader); the runner package
-  (:mod:`coursegrader.runner`), bound file by file as the package
+  (:mod:`coursegrader.runners`), bound file by file as the package
   ``sandboxrunner``;
 * writable: one private ``tmpfs`` of :attr:`Policy.scratch_bytes` at
   ``/tmp``, holding plain-file copies of the submission's files;
@@ -56,7 +56,7 @@ from dataclasses import dataclass, field, replace
 import coursecheck
 from coursecheck.policy import FORBIDDEN_IMPORTS
 
-from . import runner
+from . import runners
 
 __all__ = ["Policy", "JUDGE", "KERNEL", "MODES", "PART_RUNNER", "KERNEL_RUNNER", "probe",
            "prepare", "start", "stop", "describe", "run_caps", "bwrap_argv", "check_mode",
@@ -66,7 +66,7 @@ MODES = ("bubblewrap", "unconfined")
 RUNNER = "sandboxrunner"           # package name of the runner modules inside the sandbox
 _RUNNER_DIR = "/opt/runner"
 _SCRATCH = "/tmp"
-_RUNNER_SOURCE = os.path.dirname(os.path.abspath(runner.__file__))
+_RUNNER_SOURCE = os.path.dirname(os.path.abspath(runners.__file__))
 _CHECK = os.path.dirname(os.path.abspath(coursecheck.__file__))
 # The runner modules, by their name inside the sandbox: the runner package and
 # the two student-side modules it shares with the notebook's check.

@@ -42,11 +42,11 @@ if os.environ.get("KERNEL_COURSE_ROLE") == "instructor" and \
     # submission after someone else; nbgrader only warns about it. Collect the
     # latest submission each student owns (Unix owner = the name), drop the rest.
     # Built on the course's collect, which copies regular files only and follows
-    # no link a student put into their folder (coursegrader/exchange_collect.py).
+    # no link a student put into their folder (coursegrader/tools/exchange_collect.py).
     import glob
     import pwd
 
-    from coursegrader.exchange_collect import NoLinkCollect
+    from coursegrader.tools.exchange_collect import NoLinkCollect
 
     class OwnerCheckedCollect(NoLinkCollect):
         def _owned(self, record):

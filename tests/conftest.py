@@ -67,7 +67,7 @@ def chromium():
 
 def copy_course(tmp, assignments, **kwargs):
     """A throw-away copy of the course in ``tmp/course``, its exchange in ``tmp/exchange``."""
-    from coursegrader.course import Course
+    from coursegrader.tools.course import Course
     return Course.copy_of(COURSE, Path(tmp) / "course", exchange=Path(tmp) / "exchange",
                           assignments=assignments, **kwargs)
 

@@ -3,7 +3,7 @@
 generate -> validate -> release -> fetch -> submit (three students, through
 nbgrader's exchange) -> collect -> autograde -> feedback -> export, with its
 own exchange folder and gradebook. Each step runs nbgrader's own application
-class for that command (see coursegrader.course).
+class for that command (see coursegrader.tools.course).
 """
 
 import csv
@@ -15,10 +15,10 @@ import sys
 import nbformat
 import pytest
 
-from coursegrader.author import build_notebook
-from coursegrader.course import answer_cell_ids, fill_answers
-from coursegrader.spec import get_parts, hidden_rng
-from coursegrader.validation import release_leaks, validate_course
+from coursegrader.tools.author import build_notebook
+from coursegrader.tools.course import answer_cell_ids, fill_answers
+from coursegrader.judging.problem_sets import get_parts, hidden_rng
+from coursegrader.tools.validation import release_leaks, validate_course
 from conftest import COURSE, copy_course
 
 ASSIGNMENTS = ["ps1", "ps2", "ps3", "ps4", "ps5"]
@@ -33,7 +33,7 @@ pytestmark = [pytest.mark.timeout(900),
 
 
 def test_five_problem_sets_each_from_one_markdown_source():
-    assert not (COURSE / "tools").exists()  # one authoring path: coursegrader.author
+    assert not (COURSE / "tools").exists()  # one authoring path: coursegrader.tools.author
     for ps in ASSIGNMENTS:
         assert (COURSE / "source" / ps / f"{ps}.md").is_file(), ps
         parts = get_parts(ps)

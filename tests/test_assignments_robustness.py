@@ -20,9 +20,9 @@ import pytest
 
 from coursecheck import CheckFailed, check
 from coursecheck.check import run_cases
-from coursegrader.runner import landlock
-from coursegrader.author import build_notebook
-from coursegrader.spec import get_part, local_hidden_rng
+from coursegrader.runners import landlock
+from coursegrader.tools.author import build_notebook
+from coursegrader.judging.problem_sets import get_part, local_hidden_rng
 from conftest import COURSE, REPO, copy_course, free_port
 
 PS1 = COURSE / "source" / "ps1" / "ps1.md"
@@ -63,7 +63,7 @@ def multinomial_feature_map(X, p):
 
 MONKEYPATCH = """
 import numpy as np
-import kernlab, coursecheck, coursecheck.check, coursecheck.spec
+import kernlab, coursecheck, coursecheck.check, coursecheck.parts
 
 np.allclose = lambda *a, **k: True
 np.isclose = lambda a, b, *r, **k: np.ones(np.broadcast(a, b).shape, dtype=bool)
@@ -72,7 +72,7 @@ np.testing.assert_allclose = lambda *a, **k: None
 np.linalg.eigvalsh = lambda K, *a, **k: -np.ones(len(K))
 kernlab.Polynomial.__call__ = lambda self, X, Y=None: np.zeros((len(X), len(X)))
 kernlab.is_psd = lambda *a, **k: False
-coursecheck.spec.judge_case = lambda *a, **k: None
+coursecheck.parts.judge_case = lambda *a, **k: None
 coursecheck.check.judge_received = lambda *a, **k: None
 coursecheck.check.check = lambda *a, **k: print("All checks passed.")
 coursecheck.check = coursecheck.check.check

@@ -1,4 +1,4 @@
-"""coursegrader.author: one MyST source per problem set, one tool to make its notebook."""
+"""coursegrader.tools.author: one MyST source per problem set, one tool to make its notebook."""
 
 import subprocess
 import sys
@@ -7,8 +7,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursecheck.spec import get_parts
-from coursegrader.author import build_notebook, main
+from coursecheck.parts import get_parts
+from coursegrader.tools.author import build_notebook, main
 
 ASSIGNMENTS = Path(__file__).resolve().parents[1] / "assignments"
 PS1 = ASSIGNMENTS / "source" / "ps1" / "ps1.md"
@@ -97,13 +97,13 @@ def test_command_line_writes_the_notebook_next_to_its_source(tmp_path, capsys):
     assert "ps1.ipynb" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["--course", str(tmp_path), "ps9"])
-    done = subprocess.run([sys.executable, "-m", "coursegrader.author", "--help"],
+    done = subprocess.run([sys.executable, "-m", "coursegrader.tools.author", "--help"],
                           capture_output=True, text=True, check=True)
     assert "psN.md" in done.stdout
 
 
 def test_validate_reports_a_notebook_older_than_its_source(tmp_path):
-    from coursegrader.validation import validate_course
+    from coursegrader.tools.validation import validate_course
     folder = tmp_path / "source" / "ps1"
     folder.mkdir(parents=True)
     (folder / "ps1.md").write_text(PS1.read_text())

@@ -1,4 +1,4 @@
-"""Grading a class with ``make autograde`` (coursegrader.batch): parallel, resumable, logged.
+"""Grading a class with ``make autograde`` (coursegrader.tools.batch): parallel, resumable, logged.
 
 One throw-away course with four submissions of ps1: alice hands in the
 reference solutions, bob the blank release, carol two right answers and an
@@ -24,10 +24,10 @@ import time
 import nbformat
 import pytest
 
-from coursegrader import batch
-from coursecheck.spec import describe
-from coursegrader.course import answer_cell_ids, fill_answers
-from coursegrader.spec import get_parts
+from coursegrader.tools import batch
+from coursecheck.parts import describe
+from coursegrader.tools.course import answer_cell_ids, fill_answers
+from coursegrader.judging.problem_sets import get_parts
 from conftest import COURSE, copy_course
 
 PS = "ps1"

@@ -864,7 +864,7 @@ def test_the_site_holds_no_solution_hidden_case_or_answer_key(built_book):
     free of the text of every solution region of the problem sets' sources,
     of the hidden-case generators and of ps1's answer key."""
     _require(shutil.which("pdftotext"), "poppler-utils")
-    from coursegrader.leaks import course_secrets, find_leaks
+    from coursegrader.tools.leaks import course_secrets, find_leaks
 
     html, log, returncode = built_book
     assert returncode == 0, f"the book did not build:\n{log[-4000:]}"
@@ -873,7 +873,7 @@ def test_the_site_holds_no_solution_hidden_case_or_answer_key(built_book):
     for ps in ("ps1", "ps2", "ps3", "ps4", "ps5"):
         assert list(html.rglob(f"{ps}.zip")) and list(html.rglob(f"{ps}.ipynb")), ps
     # what is looked for: every set's solutions, every generator, the answer key
-    secrets = course_secrets()
+    secrets = course_secrets(ROOT / "assignments")
     origins = {s.origin for s in secrets}
     for ps in ("ps1", "ps2", "ps3", "ps4", "ps5"):
         assert {f"{ps} solution", f"hidden cases {ps}.py"} <= origins, ps

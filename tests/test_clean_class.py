@@ -17,7 +17,7 @@ import sys
 import nbformat
 import pytest
 
-from coursegrader.course import fill_answers
+from coursegrader.tools.course import fill_answers
 from conftest import CHROMIUM, COURSE, copy_course, require_chromium
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from coursecheck.policy import FORBIDDEN_IMPORTS, forbidden_import_message
-from coursegrader.author import build_notebook
+from coursegrader.tools.author import build_notebook
 from coursegrader.problems.ps1 import VERDICTS
-from coursegrader.spec import get_parts as graded_parts
-from coursegrader.validation import hidden_test_lines, solution_lines
+from coursegrader.judging.problem_sets import get_parts as graded_parts
+from coursegrader.tools.validation import hidden_test_lines, solution_lines
 
 ASSIGNMENTS = Path(__file__).resolve().parents[1] / "assignments"
 PACKAGE = ASSIGNMENTS.parent / "coursecheck"
@@ -31,7 +31,7 @@ def _package_text():
 
 def test_importing_coursecheck_never_imports_the_grader():
     code = ("import sys, coursecheck, coursecheck.check, coursecheck.policy\n"
-            "from coursecheck.spec import get_parts\n"
+            "from coursecheck.parts import get_parts\n"
             "for ps in ('ps1', 'ps2', 'ps3', 'ps4', 'ps5'):\n"
             "    parts = get_parts(ps)\n"
             "    assert all(p.hidden is None for p in parts.values()), ps\n"
@@ -99,7 +99,7 @@ def test_policy_lists_the_course_and_the_shortcut_libraries():
 
 
 def test_sandbox_uses_the_policy_words():
-    from coursegrader.judge import run_part
+    from coursegrader.judging.judge import run_part
     import numpy as np
     (ok, msg), = run_part(["def f(x):\n    import sklearn\n    return x"], "f",
                              [(np.ones(2),)], timeout=30).values
@@ -117,8 +117,8 @@ def _close(a, b):
 
 def test_public_answers_are_the_graders_and_up_to_date():
     from coursecheck.serial import decode
-    from coursecheck.spec import get_parts as public_parts
-    from coursegrader.answers import compute_answers
+    from coursecheck.parts import get_parts as public_parts
+    from coursegrader.tools.answers import compute_answers
     computed = compute_answers()
     assert {(ps, pid) for ps in computed for pid in computed[ps]} == {
         ("ps1", "kernel_verdicts"), ("ps2", "bump_gram"), ("ps2", "basis_ridge"),
@@ -137,7 +137,7 @@ def test_public_answers_are_the_graders_and_up_to_date():
                 assert _close(part.answers[case.label], decode(answers[case.label])), case.label
     # only public cases: a hidden-style case has no answer in the student package
     part = graded_parts("ps5")["svm_intercept"]
-    from coursegrader.spec import local_hidden_rng
+    from coursegrader.judging.problem_sets import local_hidden_rng
     hidden = part.hidden(local_hidden_rng("ps5", "svm_intercept"))
     assert not set(c.label for c in hidden) & set(public_parts("ps5")["svm_intercept"].answers)
 

@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from coursegrader import batch
-from coursegrader.course import answer_cell_ids, fill_answers
-from coursegrader.spec import get_parts
+from coursegrader.tools import batch
+from coursegrader.tools.course import answer_cell_ids, fill_answers
+from coursegrader.judging.problem_sets import get_parts
 from conftest import copy_course
 
 PS = "ps1"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from coursegrader.course import Course, fill_answers
+from coursegrader.tools.course import Course, fill_answers
 from coursegrader.late_policy import CourseCalendar, LatePolicy
 
 COURSE = Path(__file__).resolve().parents[1] / "assignments"

@@ -17,8 +17,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursegrader.course import Course, answer_cell_ids, fill_answers
-from coursegrader.regular_files import copy_regular_files
+from coursegrader.tools.course import Course, answer_cell_ids, fill_answers
+from coursegrader.tools.regular_files import copy_regular_files
 
 COURSE = Path(__file__).resolve().parents[1] / "assignments"
 PS = "ps1"

@@ -13,14 +13,14 @@ import kernlab
 from coursecheck import Case, CheckFailed, Part, allclose, check, custom, equal, same_set
 from coursecheck.problems import ps1
 from coursecheck.serial import UnsupportedValue, roundtrip
-from coursecheck.spec import judge_case
+from coursecheck.parts import judge_case
 from coursegrader import check_hidden
-from coursegrader.runner import landlock
-from coursegrader.author import build_notebook
-from coursegrader.judge import PartSession, grade_part, run_part
+from coursegrader.runners import landlock
+from coursegrader.tools.author import build_notebook
+from coursegrader.judging.judge import PartSession, grade_part, run_part
 from coursegrader.problems.ps1 import VERDICTS
-from coursegrader.spec import get_part, hidden_rng, local_hidden_rng, part_score
-from coursegrader.validation import release_leaks
+from coursegrader.judging.problem_sets import get_part, hidden_rng, local_hidden_rng, part_score
+from coursegrader.tools.validation import release_leaks
 
 PS1_SOURCE = Path(__file__).resolve().parents[1] / "assignments" / "source" / "ps1" / "ps1.md"
 
@@ -470,7 +470,7 @@ def test_landlock_denies_reading_denied_paths_and_writing_elsewhere(tmp_path):
     (tmp_path / "out").mkdir()
     script = f"""
 import os
-from coursegrader.runner import landlock
+from coursegrader.runners import landlock
 landlock.restrict(denied=[{str(tmp_path / 'base' / 'course')!r}],
                   writable=[{str(tmp_path / 'out')!r}])
 def attempt(fn):
@@ -538,7 +538,7 @@ def test_release_leaks_finds_solution_and_hidden_text():
 
 
 def test_float_array_says_what_is_wrong():
-    from coursecheck.spec import float_array
+    from coursecheck.parts import float_array
     assert float_array(None, "w")[1] == "expected w, got None (did you forget to return?)"
     assert "got str" in float_array("abc", "w")[1]
     assert float_array([[1.0]], "w", ndim=1)[1] == "expected w with 1 axes, got shape (1, 1)"
@@ -559,14 +559,14 @@ def test_sandbox_holds_only_the_allowlisted_packages_and_a_fixed_environment(mon
     assert {"numpy", "scipy", "cvxpy", "ipykernel", "nbclient"} <= tops
     assert not tops & {"kernlab", "sklearn", "coursegrader", "coursecheck", "nbgrader"}
     repo = PS1_SOURCE.parents[3]
-    runners = {repo / "coursegrader" / "runner", repo / "coursecheck"}
+    runners = {repo / "coursegrader" / "runners", repo / "coursecheck"}
     # of the repository, only the runner modules, file by file: the runner
     # package and the student-side serial encoding and import policy
     from_repo = [Path(b) for b in binds if b.startswith(str(repo))]
     assert all(b.parent in runners and b.suffix == ".py" for b in from_repo), from_repo
     assert {b.name for b in from_repo} == {
         "__init__.py", "protocol.py", "part_runner.py", "kernel_runner.py", "audit_hook.py",
-        "landlock.py", "private.py", "student_side.py", "serial.py", "policy.py"}
+        "landlock.py", "private.py", "from_coursecheck.py", "serial.py", "policy.py"}
     assert "fake-key-for-the-test" not in " ".join(argv)
     assert {"--unshare-all", "--unshare-user", "--die-with-parent", "--clearenv"} <= set(argv)
     env = dict(sandbox.KERNEL.env)

@@ -42,7 +42,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import requests
-from coursegrader.course import fill_answers
+from coursegrader.tools.course import fill_answers
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, postgres_server
 from test_student_html import HOSTILE, HOSTILE_CODE

@@ -124,8 +124,9 @@ def test_the_name_check_reads_definitions_and_imports():
 
 
 # ---------------------------------------------------------------- coursegrader
-# The grader is a package with subpackages (preprocessors/, runner/); its
-# modules are named by their dotted path inside it ("runner.protocol").
+# The grader is a package with subpackages (runners/, judging/, preprocessors/,
+# tools/, ...); its modules are named by their dotted path inside it
+# ("runners.protocol").
 
 import coursegrader  # noqa: E402
 
@@ -191,13 +192,13 @@ GRADER_GRAPH = {m: sorted({t for t, _ in _grader_imports(m) if t in GRADER_MODUL
 
 
 def test_the_graders_import_graph_is_read():
-    assert {"runner", "runner.protocol", "preprocessors.judge_tests", "sandbox",
-            "judge"} <= set(GRADER_MODULES)
-    assert "runner.protocol" in GRADER_GRAPH["judge"]
-    assert "judge" in GRADER_GRAPH["preprocessors.judge_tests"]
+    assert {"runners", "runners.protocol", "preprocessors.judge_tests", "sandbox",
+            "judging.judge"} <= set(GRADER_MODULES)
+    assert "runners.protocol" in GRADER_GRAPH["judging.judge"]
+    assert "judging.judge" in GRADER_GRAPH["preprocessors.judge_tests"]
     assert "preprocessors.base" in GRADER_GRAPH["preprocessors.safe_execute"]
-    assert ("runner.protocol", ["END", "answer_line", "part_end_line", "read_header",
-                                "write_all"]) in _grader_imports("runner.part_runner")
+    assert ("runners.protocol", ["END", "answer_line", "part_end_line", "read_header",
+                                 "write_all"]) in _grader_imports("runners.part_runner")
 
 
 def test_the_grader_has_no_import_cycles():
@@ -217,17 +218,17 @@ def test_every_grader_module_it_imports_exists(module):
     assert missing == [], f"coursegrader.{module} imports missing modules {missing}"
 
 
-RUNNER = sorted(m for m in GRADER_MODULES if m == "runner" or m.startswith("runner."))
+RUNNER = sorted(m for m in GRADER_MODULES if m == "runners" or m.startswith("runners."))
 
 
 @pytest.mark.parametrize("module", RUNNER)
 def test_the_runner_imports_nothing_of_the_grader_outside_its_package(module):
     """Only the runner package is bound into the sandbox: it must not reach out."""
-    outside = [t for t in GRADER_GRAPH[module] if not t.startswith("runner")]
+    outside = [t for t in GRADER_GRAPH[module] if not t.startswith("runners")]
     named = [n.module for n in ast.walk(ast.parse(_grader_file(module).read_text()))
              if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module
              and n.module.split(".")[0] in ("coursegrader", "coursecheck", "kernlab")]
-    allowed = ["coursecheck"] if module == "runner.student_side" else []
+    allowed = ["coursecheck"] if module == "runners.from_coursecheck" else []
     reached = [m for m in named if m not in allowed]
     assert outside == [] and reached == [], (outside, named)
 
@@ -236,9 +237,9 @@ def test_the_runner_imports_on_the_host():
     import importlib
     for module in RUNNER:
         importlib.import_module(f"coursegrader.{module}")
-    from coursegrader.runner import protocol, student_side
+    from coursegrader.runners import protocol, from_coursecheck
     assert protocol.END == b'{"end": true}'
-    assert student_side.serial.__name__ == "coursecheck.serial"
+    assert from_coursecheck.serial.__name__ == "coursecheck.serial"
 
 
 def test_every_package_is_listed_for_installation():

@@ -1,4 +1,4 @@
-"""The leak scan (coursegrader.leaks) finds answers however they are packed.
+"""The leak scan (coursegrader.tools.leaks) finds answers however they are packed.
 
 A small site is made in a temporary folder: public files only, then with a
 solution hidden in an archive inside an archive, a highlighted solution line
@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from coursegrader.leaks import course_secrets, find_leaks
+from coursegrader.tools.leaks import course_secrets, find_leaks
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def secrets():
-    return course_secrets()
+    return course_secrets(ROOT / "assignments")
 
 
 def _public_site(root: Path) -> Path:

@@ -99,7 +99,7 @@ def test_export_follows_a_new_extension(course):
     (course / "canvas.csv").write_text(CANVAS)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         gb.add_student("erin", first_name="Erin", last_name="Example")
-    subprocess.run([sys.executable, "-m", "coursegrader.deadlines", "extend", "ps1",
+    subprocess.run([sys.executable, "-m", "coursegrader.tools.deadlines", "extend", "ps1",
                     "S0002", "2026-10-07 00:00:00"], cwd=course, check=True,
                    capture_output=True)
     make(course, "LMS=canvas", "ROSTER=canvas.csv")

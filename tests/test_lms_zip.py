@@ -19,8 +19,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursegrader.course import Course, fill_answers
-from coursegrader.lms_zip import LmsZipExtractor, plan
+from coursegrader.tools.course import Course, fill_answers
+from coursegrader.tools.lms_zip import LmsZipExtractor, plan
 
 COURSE = Path(__file__).resolve().parents[1] / "assignments"
 PS = "ps1"

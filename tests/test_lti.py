@@ -541,8 +541,8 @@ def test_scores_after_the_late_policy_reach_the_lms(course, platform):
 
 
 def send(course, *argv, monkeypatch):
-    """``python -m coursegrader.lti_scores`` in the course folder, in this process."""
-    from coursegrader import lti_scores
+    """``python -m coursegrader.tools.lti_scores`` in the course folder, in this process."""
+    from coursegrader.tools import lti_scores
     monkeypatch.chdir(course)
     return lti_scores.main(list(argv))
 

@@ -4,7 +4,7 @@ A throw-away PostgreSQL server (see pgserver.py) holds the gradebook; the
 course reads its URL from ``NBGRADER_DB_URL`` as an instructor would set it.
 Three students fetch, fill in and submit ps1 through nbgrader's exchange; the
 instructor collects, grades with two worker processes at once
-(coursegrader.batch), writes feedback and exports the grades.
+(coursegrader.tools.batch), writes feedback and exports the grades.
 """
 
 import csv
@@ -14,9 +14,9 @@ import nbformat
 import pytest
 import sqlalchemy
 
-from coursegrader import batch
-from coursegrader.course import answer_cell_ids, fill_answers
-from coursegrader.spec import get_parts
+from coursegrader.tools import batch
+from coursegrader.tools.course import answer_cell_ids, fill_answers
+from coursegrader.judging.problem_sets import get_parts
 from conftest import copy_course
 
 PS = "ps1"

@@ -13,10 +13,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from coursecheck.spec import describe
-from coursegrader.judge import OUTCOMES_KEY, grade_part, one_line
-from coursegrader.report import render, summarise
-from coursegrader.spec import get_part, hidden_rng
+from coursecheck.parts import describe
+from coursegrader.judging.judge import OUTCOMES_KEY, grade_part, one_line
+from coursegrader.tools.report import render, summarise
+from coursegrader.judging.problem_sets import get_part, hidden_rng
 
 PS, PART = "ps1", "kernel_verdicts"
 SECRET = "report-test-secret"
@@ -77,7 +77,7 @@ def tables(page):
 
 
 def record(student, grade):
-    """The grading-log record coursegrader.batch writes for one graded part."""
+    """The grading-log record coursegrader.tools.batch writes for one graded part."""
     return {"assignment": PS, "student": student, "status": "graded", "seconds": 1.5,
             "parts": [{"part": PART, "score": grade.score, "points": grade.points,
                        "report": grade.report, "cases": grade.cases,

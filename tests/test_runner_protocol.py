@@ -1,11 +1,11 @@
-"""The protocol between the grader and the runners (coursegrader/runner/protocol.py)."""
+"""The protocol between the grader and the runners (coursegrader/runners/protocol.py)."""
 
 import json
 import os
 
 import pytest
 
-from coursegrader.runner import protocol
+from coursegrader.runners import protocol
 
 
 def test_a_header_is_read_to_its_length_and_no_further():

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from coursegrader import sandbox
-from coursegrader.judge import PartSession, grade_part, run_part
-from coursegrader.spec import get_part
+from coursegrader.judging.judge import PartSession, grade_part, run_part
+from coursegrader.judging.problem_sets import get_part
 
 pytestmark = pytest.mark.skipif(sandbox.probe() != "",
                                 reason="no bubblewrap sandbox here")
@@ -171,7 +171,7 @@ def test_a_grader_environment_under_tmp_grades(tmp_path):
     for entry in numpy_dir.parent.iterdir():   # numpy, its libraries and its metadata
         if entry.name.split("-")[0].split(".")[0] == "numpy":
             (site / entry.name).symlink_to(entry)
-    script = ("from coursegrader.judge import run_part\n"
+    script = ("from coursegrader.judging.judge import run_part\n"
               "from coursegrader import sandbox\n"
               "print(repr(sandbox.probe()))\n"
               "res = run_part(['import numpy as np, sys\\ndef f(x):\\n"

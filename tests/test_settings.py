@@ -77,7 +77,7 @@ def test_the_course_config_takes_the_environment_through_the_settings(monkeypatc
     monkeypatch.delenv("KERNEL_COURSE_EXCHANGE", raising=False)
     c = PyFileConfigLoader("nbgrader_config.py", path=str(ASSIGNMENTS)).load_config()
     assert c.JudgeTests.timeout == 7.5 and c.Exchange.root == "/srv/elsewhere"
-    assert c.ExchangeFactory.collect == "coursegrader.exchange_collect.NoLinkCollect"
+    assert c.ExchangeFactory.collect == "coursegrader.tools.exchange_collect.NoLinkCollect"
     monkeypatch.setenv("KERNEL_COURSE_EXCHANGE", "ngshare")
     c = PyFileConfigLoader("nbgrader_config.py", path=str(ASSIGNMENTS)).load_config()
     assert "collect" not in c.ExchangeFactory

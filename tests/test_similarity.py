@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from coursegrader.course import Course, answer_cell_ids, fill_answers
+from coursegrader.tools.course import Course, answer_cell_ids, fill_answers
 
 COURSE = Path(__file__).resolve().parents[1] / "assignments"
 MALLORY = "mallory<img src=x onerror=alert(1)>"

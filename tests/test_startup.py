@@ -79,12 +79,12 @@ def test_the_makefiles_nbgrader_is_nbgrader_without_the_iri_checker(tmp_path):
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]),
                    tmp_path / "a.ipynb")
     makefile = (COURSE / "Makefile").read_text()
-    assert "NBGRADER ?= $(PYTHON) -m coursegrader.nbgrader_command" in makefile
+    assert "NBGRADER ?= $(PYTHON) -m coursegrader.apps.nbgrader_command" in makefile
     out = fresh(f"""
 import atexit, sys, runpy
 atexit.register(lambda: print("iri-loaded", sys.modules.get("rfc3987_syntax") is not None))
 sys.argv = ["x", "validate", {str(tmp_path / "a.ipynb")!r}]
-runpy.run_module("coursegrader.nbgrader_command", run_name="__main__")
+runpy.run_module("coursegrader.apps.nbgrader_command", run_name="__main__")
 """)
     assert " ".join(out).startswith("Success! Your notebook passes all the tests.")
     assert out[-2:] == ["iri-loaded", "False"]

@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursegrader.course import Course, fill_answers
+from coursegrader.tools.course import Course, fill_answers
 from coursegrader.student_html import (allowed_url, clean_markdown, is_plain_markdown,
                                        student_markdown_html)
 

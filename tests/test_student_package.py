@@ -31,9 +31,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursegrader.author import build_notebook
-from coursegrader.course import fill_answers
-from coursegrader.spec import get_parts
+from coursegrader.tools.author import build_notebook
+from coursegrader.tools.course import fill_answers
+from coursegrader.judging.problem_sets import get_parts
 from conftest import CHROMIUM, CHROMIUM_ARGS, free_port, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]

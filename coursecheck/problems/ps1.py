@@ -20,7 +20,7 @@ from math import comb
 
 import numpy as np
 
-from coursecheck.spec import Case, Part, equal, public_answers
+from coursecheck.parts import Case, Part, equal, public_answers
 
 __all__ = ["CANDIDATES", "SHEET", "NOT_KERNELS_ON_SHEET", "candidate_gram", "PARTS"]
 

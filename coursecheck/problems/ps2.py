@@ -10,7 +10,7 @@ closed form is the answer itself: their public expected values are data
 import numpy as np
 
 import kernlab
-from coursecheck.spec import Case, Part, public_answers, allclose, float_array
+from coursecheck.parts import Case, Part, public_answers, allclose, float_array
 
 __all__ = ["PARTS"]
 

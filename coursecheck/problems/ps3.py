@@ -11,7 +11,7 @@ polynomial prod_i (1 + z_i s), whose sum over all degrees is
 import numpy as np
 
 import kernlab
-from coursecheck.spec import Case, Part, public_answers, allclose, float_array
+from coursecheck.parts import Case, Part, public_answers, allclose, float_array
 
 __all__ = ["PARTS", "CANDIDATES"]
 

@@ -12,7 +12,7 @@ ill-conditioned.
 import numpy as np
 
 import kernlab
-from coursecheck.spec import Case, Part, public_answers, allclose, float_array
+from coursecheck.parts import Case, Part, public_answers, allclose, float_array
 
 __all__ = ["PARTS"]
 

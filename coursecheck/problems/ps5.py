@@ -21,7 +21,7 @@ here the public cases' expected values come as data (``answers.json``).
 import numpy as np
 
 import kernlab
-from coursecheck.spec import Case, Part, public_answers, allclose, float_array, log_uniform
+from coursecheck.parts import Case, Part, public_answers, allclose, float_array, log_uniform
 
 __all__ = ["PARTS", "dual_objective", "hinge_objective", "free_tolerance"]
 

@@ -1,7 +1,7 @@
 """JudgeTests: the grade of every auto-graded part, decided in the sandbox.
 
 For every auto-graded test cell of a registered problem set, it reruns the
-part in the sandbox (:mod:`coursegrader.judge`) and replaces the cell's
+part in the sandbox (:mod:`coursegrader.judging.judge`) and replaces the cell's
 outputs with the report and the score that nbgrader records; the outcome of
 each case goes into the cell's metadata for the grading log.
 """
@@ -12,10 +12,10 @@ import secrets
 from nbformat.v4 import new_output
 from traitlets import Float, List, Unicode
 
-from ..judge import OUTCOMES_KEY, PartSession, grade_part
-from ..notebook_cells import is_test_cell
+from ..judging.judge import OUTCOMES_KEY, PartSession, grade_part
+from ..judging.cells import is_test_cell
 from ..settings import CourseSettings
-from ..spec import get_parts
+from ..judging.problem_sets import get_parts
 from .base import ConfinedPreprocessor
 
 __all__ = ["JudgeTests"]

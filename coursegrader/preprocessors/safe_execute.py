@@ -2,7 +2,7 @@
 
 It runs the notebook's code cells in a kernel inside the sandbox of
 :mod:`coursegrader.sandbox` (the runner inside is
-:mod:`coursegrader.runner.kernel_runner`), with a timeout per cell and a
+:mod:`coursegrader.runners.kernel_runner`), with a timeout per cell and a
 budget for the whole run; the outputs come back as data, are kept only if
 plain and are cleaned.  A cell that times out or a kernel that dies stops the
 run, never the grading (the grade is decided by
@@ -24,8 +24,8 @@ from traitlets import Bool, Float, Int
 from coursecheck.serial import UnsupportedValue, loads_bounded
 
 from .. import sandbox
-from ..notebook_cells import is_test_cell
-from ..spec import get_parts
+from ..judging.cells import is_test_cell
+from ..judging.problem_sets import get_parts
 from ..student_outputs import clean_outputs, plain_text
 from .base import ConfinedPreprocessor
 

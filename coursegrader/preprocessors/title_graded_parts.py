@@ -14,7 +14,7 @@ import re
 from nbgrader import utils
 from traitlets import Unicode
 
-from ..spec import get_parts
+from ..judging.problem_sets import get_parts
 from ..student_html import student_markdown_html
 from .base import FeedbackPreprocessor
 

@@ -7,9 +7,9 @@ generator of each part's hidden cases, drawn from the grader's random stream.
 
 from coursecheck.problems import ps1 as public
 from coursecheck.problems.ps1 import CANDIDATES, NOT_KERNELS_ON_SHEET, SHEET
-from coursecheck.spec import Case
+from coursecheck.parts import Case
 
-from ..spec import with_hidden
+from ..judging.problem_sets import with_hidden
 
 __all__ = ["VERDICTS", "PARTS"]
 

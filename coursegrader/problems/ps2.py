@@ -12,9 +12,9 @@ import numpy as np
 import kernlab
 from coursecheck.problems import ps2 as public
 from coursecheck.problems.ps2 import regression_data
-from coursecheck.spec import Case, log_uniform
+from coursecheck.parts import Case, log_uniform
 
-from ..spec import with_hidden
+from ..judging.problem_sets import with_hidden
 
 __all__ = ["PARTS"]
 

@@ -10,9 +10,9 @@ import numpy as np
 import kernlab
 from coursecheck.problems import ps3 as public
 from coursecheck.problems.ps3 import CANDIDATES, RULES, base_grams, points, random_sets
-from coursecheck.spec import Case
+from coursecheck.parts import Case
 
-from ..spec import with_hidden
+from ..judging.problem_sets import with_hidden
 
 __all__ = ["PARTS", "subset_features_reference"]
 

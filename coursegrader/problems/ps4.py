@@ -11,9 +11,9 @@ import scipy.linalg
 import kernlab
 from coursecheck.problems import ps4 as public
 from coursecheck.problems.ps4 import expansion, spread_points
-from coursecheck.spec import Case, log_uniform
+from coursecheck.parts import Case, log_uniform
 
-from ..spec import with_hidden
+from ..judging.problem_sets import with_hidden
 
 __all__ = ["PARTS"]
 

@@ -9,9 +9,9 @@ import numpy as np
 
 from coursecheck.problems import ps5 as public
 from coursecheck.problems.ps5 import blobs, free_tolerance, svm_alpha, training_cases, with_alpha
-from coursecheck.spec import Case, log_uniform
+from coursecheck.parts import Case, log_uniform
 
-from ..spec import with_hidden
+from ..judging.problem_sets import with_hidden
 
 __all__ = ["PARTS"]
 

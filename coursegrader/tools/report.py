@@ -1,7 +1,7 @@
 """What the class got right and wrong: one offline HTML page per problem set.
 
-``python -m coursegrader.report ps1 ps2`` (``make report``) reads the grading
-log that :mod:`coursegrader.batch` keeps (``gradelog/<ps>.jsonl``, the last
+``python -m coursegrader.tools.report ps1 ps2`` (``make report``) reads the grading
+log that :mod:`coursegrader.tools.batch` keeps (``gradelog/<ps>.jsonl``, the last
 record of each student) and writes ``report/<ps>.html``:
 
 * the distribution of scores, in total and per part (plots);
@@ -13,7 +13,7 @@ record of each student) and writes ``report/<ps>.html``:
 
 Everything comes from the fields the judge wrote for each case (part, case
 label, public or hidden, passed, the inputs of a failing public case, the
-message on one line: :func:`coursegrader.judge.case_fields`) and for each
+message on one line: :func:`coursegrader.judging.judge.case_fields`) and for each
 part (the note saying why its run stopped). No text is parsed for its
 structure, so nothing a student prints or raises can add a row. The page is
 rendered by the Jinja template ``templates/report/page.html.j2`` with
@@ -36,13 +36,13 @@ from .batch import latest, log_path, read_log
 
 __all__ = ["summarise", "render", "write_report", "main"]
 
-TEMPLATES = Path(__file__).resolve().with_name("templates") / "report"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "report"
 _SHOWN = 20  # rows of the table of failed checks
 
 
 def _funcs(assignment):
     """{part id: the student's function} of the problem set, or {} if it is unknown."""
-    from .spec import get_parts
+    from ..judging.problem_sets import get_parts
     try:
         return {pid: p.func for pid, p in get_parts(assignment).items()}
     except ValueError:   # not a problem set of coursegrader.problems
@@ -199,7 +199,7 @@ def write_report(course_root, assignment, out_dir=None):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python -m coursegrader.report",
+        prog="python -m coursegrader.tools.report",
         description="Write report/<ps>.html from the grading log.")
     parser.add_argument("assignments", nargs="+", help="problem sets, e.g. ps1 ps2")
     parser.add_argument("--course", default=".", help="course folder (default: here)")

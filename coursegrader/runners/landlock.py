@@ -152,7 +152,7 @@ def restrict(denied=(), writable=(), readable=(), *, execute=False, network=Fals
 
     Examples
     --------
-    >>> from coursegrader.runner import landlock
+    >>> from coursegrader.runners import landlock
     >>> landlock.available() in (True, False)
     True
     """

@@ -6,7 +6,7 @@ and can add links to it after ``nbgrader submit``. nbgrader's own collect,
 run as the instructor, copies that folder with ``shutil.copytree``, which
 follows the links: a link to the source notebook or to ``.grader_secret``
 becomes a plain copy of it in ``submitted/``. :class:`NoLinkCollect` copies
-with :func:`coursegrader.regular_files.copy_regular_files` instead: a link,
+with :func:`coursegrader.tools.regular_files.copy_regular_files` instead: a link,
 wherever it points, is skipped and logged, never followed. It is selected
 in ``nbgrader_config.py`` through nbgrader's exchange factory
 (``c.ExchangeFactory.collect``).

@@ -1,6 +1,6 @@
 """Write the notebook nbgrader needs from a problem set's MyST source.
 
-``python -m coursegrader.author [--course DIR] psN ...`` reads
+``python -m coursegrader.tools.author [--course DIR] psN ...`` reads
 ``source/psN/psN.md`` (a MyST Markdown notebook, like the book's chapters)
 and writes ``source/psN/psN.ipynb`` with nbgrader's cell metadata.
 
@@ -34,9 +34,9 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from coursecheck.spec import get_parts
+from coursecheck.parts import get_parts
 
-from .markers import HIDDEN_TESTS, SOLUTION
+from ..markers import HIDDEN_TESTS, SOLUTION
 
 __all__ = ["build_notebook", "write_notebook", "source_path", "notebook_path", "main"]
 
@@ -209,7 +209,7 @@ def write_notebook(course, ps):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python -m coursegrader.author",
+        prog="python -m coursegrader.tools.author",
         description="Write source/psN/psN.ipynb (nbgrader's notebook) from source/psN/psN.md.")
     parser.add_argument("assignments", nargs="*", metavar="psN",
                         help="problem sets (default: every source/psN/psN.md)")

@@ -9,9 +9,9 @@ changes the gradebook in one transaction: a bad line changes nothing.
 
 Command line (run in the course folder; the Makefile's ``db`` and ``extend``):
 
-    python -m coursegrader.deadlines add ps1 ps2 --due due_dates.csv
-    python -m coursegrader.deadlines extend ps1 alice "2026-10-09 23:59:00"
-    python -m coursegrader.deadlines extend --file accommodations.csv
+    python -m coursegrader.tools.deadlines add ps1 ps2 --due due_dates.csv
+    python -m coursegrader.tools.deadlines extend ps1 alice "2026-10-09 23:59:00"
+    python -m coursegrader.tools.deadlines extend --file accommodations.csv
 """
 
 from __future__ import annotations
@@ -257,7 +257,7 @@ def create_tables(gb: Gradebook) -> None:
 
 
 def _parse_args(argv):
-    parser = argparse.ArgumentParser(prog="python -m coursegrader.deadlines",
+    parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.deadlines",
                                      description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     due = sub.add_parser("add", help="register problem sets and set due dates")

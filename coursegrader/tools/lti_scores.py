@@ -5,7 +5,7 @@ PS=ps1``). Each problem set becomes a line item of the LMS course (found by its
 tag, the problem set's name, or created with the problem set's maximum), and
 each student's score is the one ``make export`` writes: the gradebook's points
 less the late penalty from the student's own due date
-(``coursegrader.deadlines.grade_lines``).
+(``coursegrader.tools.deadlines.grade_lines``).
 
 Students are found in the LMS course with the Names and Role Provisioning
 Service: a gradebook student id is matched to a member's ``match`` field
@@ -27,11 +27,11 @@ The tool's settings are in ``lti.json`` in the course folder (``--config``)::
 optional: ``"token_audience"`` (the ``aud`` of the signed request for a token,
 default ``token_url``), ``"match"``. The private key signs the tool's requests
 for an access token; the LMS checks them with the tool's public key, printed
-by ``python -m coursegrader.lti_scores keygen`` (which writes the key first if
+by ``python -m coursegrader.tools.lti_scores keygen`` (which writes the key first if
 it does not exist).
 
-    python -m coursegrader.lti_scores send [--config lti.json] ps1 [ps2 ...]
-    python -m coursegrader.lti_scores keygen [--config lti.json]
+    python -m coursegrader.tools.lti_scores send [--config lti.json] ps1 [ps2 ...]
+    python -m coursegrader.tools.lti_scores keygen [--config lti.json]
 """
 
 from __future__ import annotations
@@ -53,9 +53,9 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 
-from coursegrader.deadlines import (GradeLine, InputError, grade_lines, load_config,
+from coursegrader.tools.deadlines import (GradeLine, InputError, grade_lines, load_config,
                                     open_gradebook)
-from coursegrader.grade_export import report_unmatched
+from coursegrader.tools.grade_export import report_unmatched
 from coursegrader.late_policy import LatePolicy
 
 __all__ = ["REQUIRED", "MATCH_FIELDS", "load_settings", "keygen", "public_jwks",
@@ -81,7 +81,7 @@ def load_settings(path: Path) -> dict:
     """The tool's settings from ``path``; InputError names the file and field."""
     if not path.is_file():
         raise InputError([f"{path}: no such file (the LTI settings, see "
-                          f"python -m coursegrader.lti_scores --help)"])
+                          f"python -m coursegrader.tools.lti_scores --help)"])
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -126,7 +126,7 @@ def _keys(settings: dict) -> tuple[str, str]:
     path = Path(settings["private_key"])
     if not path.is_file():
         raise InputError([f"{path}: no such file (field 'private_key'; "
-                          f"python -m coursegrader.lti_scores keygen writes one)"])
+                          f"python -m coursegrader.tools.lti_scores keygen writes one)"])
     pem = path.read_bytes()
     try:
         key = serialization.load_pem_private_key(pem, password=None)
@@ -226,7 +226,7 @@ def send_scores(settings: dict, lines: list[GradeLine], assignments: list[str]
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m coursegrader.lti_scores",
+    parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.lti_scores",
                                      description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     send = sub.add_parser("send", help="send the scores of problem sets to the LMS")

@@ -1,6 +1,6 @@
 """nbgrader's own command line, started without jsonschema's slow ``iri`` checker.
 
-``python -m coursegrader.nbgrader_command ARGS`` is ``nbgrader ARGS``, about
+``python -m coursegrader.apps.nbgrader_command ARGS`` is ``nbgrader ARGS``, about
 2.8 s sooner (:mod:`coursegrader.startup`): the Makefile runs its nbgrader
 steps with it (``NBGRADER``), so ``make release``, ``make collect`` and
 ``make feedback`` no longer pay that import on every call.
@@ -8,7 +8,7 @@ steps with it (``NBGRADER``), so ``make release``, ``make collect`` and
 
 import sys
 
-from .startup import skip_slow_imports
+from ..startup import skip_slow_imports
 
 __all__ = ["main"]
 

@@ -1,7 +1,7 @@
 """The protocol between the grader and its runners: markers and framing, spelled once.
 
 Both sides import this module: the runners inside the sandbox (there it is
-``sandboxrunner.protocol``) and :mod:`coursegrader.judge` on the host.
+``sandboxrunner.protocol``) and :mod:`coursegrader.judging.judge` on the host.
 
 The judge's runner (:mod:`.part_runner`) reads from its stdin, for each part,
 a header framed by :func:`frame_header` (its length in bytes on one line,

@@ -32,7 +32,7 @@ __all__ = ["TEMPLATES", "TEMPLATE_FILE", "MATHJAX_CONFIG", "template_basedirs",
            "offline_mathjax"]
 
 #: Folder of the course's nbconvert templates.
-TEMPLATES = Path(__file__).resolve().with_name("templates")
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 
 #: The page template, in ``templates/feedback`` and ``templates/formgrade``.
 TEMPLATE_FILE = "course.html.j2"

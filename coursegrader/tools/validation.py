@@ -1,6 +1,6 @@
 """Instructor checks on the course's notebooks before release.
 
-``python -m coursegrader.validation [COURSE_ROOT] [psN ...]`` checks that
+``python -m coursegrader.tools.validation [COURSE_ROOT] [psN ...]`` checks that
 
 * every source notebook is up to date with its MyST source (``psN.md``) and
   passes all its tests (nbgrader's Validator);
@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 
 from .author import build_notebook, source_path
-from .markers import (HIDDEN_TESTS, MARKERS, SOLUTION, outside_lines,
+from ..markers import (HIDDEN_TESTS, MARKERS, SOLUTION, outside_lines,
                       region_lines)
 
 __all__ = ["solution_lines", "hidden_test_lines", "lines_outside_regions", "release_leaks",

@@ -2,7 +2,7 @@
 
 The files of this package are bound into every sandbox as the package
 ``sandboxrunner`` (:mod:`coursegrader.sandbox`), next to the two student-side
-modules they share with the notebook's check (:mod:`.student_side`); the
+modules they share with the notebook's check (:mod:`.from_coursecheck`); the
 package imports on the host as well, where the grader uses its protocol.
 
 * :mod:`.protocol` -- the markers and framing both sides speak;
@@ -13,5 +13,5 @@ package imports on the host as well, where the grader uses its protocol.
 * :mod:`.private` -- keeps a runner's descriptors out of its parts' reach.
 
 Nothing here imports ``coursegrader`` or ``coursecheck`` by name, except the
-host's fallback in :mod:`.student_side`.
+host's fallback in :mod:`.from_coursecheck`.
 """

@@ -33,11 +33,11 @@ from nbgrader.coursedir import CourseDirectory
 from traitlets import Float, Integer
 from traitlets.config import Configurable
 
-from coursegrader.deadlines import InputError, load_config
+from coursegrader.tools.deadlines import InputError, load_config
 
 __all__ = ["SimilarityCheck", "Pair", "answer_code", "compare", "write_report", "main"]
 
-TEMPLATES = Path(__file__).resolve().with_name("templates") / "similarity"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "similarity"
 
 
 class SimilarityCheck(Configurable):
@@ -149,7 +149,7 @@ def _submissions(coursedir: CourseDirectory, ps: str) -> dict[str, Path]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m coursegrader.similarity",
+    parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.similarity",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("assignments", nargs="+")
     args = parser.parse_args(argv)

@@ -4,7 +4,7 @@ It runs inside the sandbox of :mod:`coursegrader.sandbox` (there it is the
 module ``sandboxrunner.part_runner``), once per submission, and grades each
 part in a child process of its own, forked before any student code runs
 (see :func:`main`).  What it reads and writes is :mod:`.protocol`; the
-grader's side is :mod:`coursegrader.judge`.
+grader's side is :mod:`coursegrader.judging.judge`.
 
 A part's process holds only its stdin (the grader's pipe, which it reads),
 its private answer channel and /dev/null: every other descriptor is closed
@@ -113,7 +113,7 @@ def main():
 
     import numpy  # noqa: F401  (imported before forking, as every notebook needs it)
 
-    from .student_side import serial  # noqa: F401
+    from .from_coursecheck import serial  # noqa: F401
     try:
         from . import landlock  # noqa: F401
     except ImportError:
@@ -160,7 +160,7 @@ def _grade_part(request, work, out_fd):
     os.environ.update(HOME=work, TMPDIR=work)
     tempfile.tempdir = work
 
-    from .student_side import serial
+    from .from_coursecheck import serial
 
     loads, os_exit = json.loads, os._exit
     readline = sys.stdin.buffer.readline

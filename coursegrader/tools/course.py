@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 
 from .author import write_notebook
-from .markers import SOLUTION, without_marker_lines
+from ..markers import SOLUTION, without_marker_lines
 
 __all__ = ["Course", "APPS", "fill_answers", "answer_cell_ids"]
 

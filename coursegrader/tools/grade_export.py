@@ -2,7 +2,7 @@
 
 The score of each problem set is the gradebook's (auto-graded plus hand-graded
 points) less the late penalty worked out now from the student's own due date
-(``coursegrader.deadlines``), so a moved due date or a new extension shows in
+(``coursegrader.tools.deadlines``), so a moved due date or a new extension shows in
 the next export without grading anything again.
 
 - no LMS: ``grades.csv``, nbgrader's columns (``duedate`` is the student's own,
@@ -19,7 +19,7 @@ the next export without grading anything again.
 Students in the roster but not in the gradebook, and the other way round, are
 listed on the terminal and in the file's companion ``*-unmatched.txt``.
 
-    python -m coursegrader.grade_export [--lms canvas|moodle] [--roster FILE]
+    python -m coursegrader.tools.grade_export [--lms canvas|moodle] [--roster FILE]
                                         [--out FILE] [ps1 ps2 ...]
 """
 
@@ -31,7 +31,7 @@ import re
 import sys
 from pathlib import Path
 
-from coursegrader.deadlines import (GradeLine, InputError, grade_lines, load_config,
+from coursegrader.tools.deadlines import (GradeLine, InputError, grade_lines, load_config,
                                     open_gradebook)
 from coursegrader.late_policy import CourseCalendar, LatePolicy
 
@@ -196,7 +196,7 @@ def report_unmatched(out: Path, unknown: list[str], absent: list[str],
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m coursegrader.grade_export",
+    parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.grade_export",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("assignments", nargs="*", help="problem sets (default: all)")
     parser.add_argument("--lms", choices=["canvas", "moodle"])

@@ -274,7 +274,7 @@ def public_answers(assignment, part_id):
     """Expected values of a part's public cases, by label, as the grader computed them.
 
     ``answers.json`` is written by the instructor's ``python -m
-    coursegrader.answers`` from the grader's reference; only public cases are
+    coursegrader.tools.answers`` from the grader's reference; only public cases are
     in it.  Missing entries give an empty dict (the check then says so).
     """
     from .serial import decode

@@ -16,7 +16,7 @@ no event at all (see :func:`install_guard`).
 import os
 import sys
 
-from .student_side import policy
+from .from_coursecheck import policy
 
 __all__ = ["FORBIDDEN_MODULES", "ESCAPE_MODULES", "Forbidden", "module_dirs",
            "install_guard"]

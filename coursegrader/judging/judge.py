@@ -2,8 +2,8 @@
 
 :class:`PartSession` runs the student's code cells and function in the
 sandbox of :mod:`coursegrader.sandbox` (the runner inside is
-:mod:`coursegrader.runner.part_runner`, and both sides speak
-:mod:`coursegrader.runner.protocol`; one sandbox per submission, a fresh
+:mod:`coursegrader.runners.part_runner`, and both sides speak
+:mod:`coursegrader.runners.protocol`; one sandbox per submission, a fresh
 process per part), hands it one case at a time under a time limit and returns
 what the function gave for each (:func:`run_part` does the same for one part);
 :func:`grade_part` draws the cases (hidden ones from the course secret, the
@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 from coursecheck.check import format_report, judge_received
 from coursecheck.serial import UnsupportedValue, decode, encode, loads_bounded
-from coursecheck.spec import describe
+from coursecheck.parts import describe
 
-from . import sandbox
-from .runner import protocol
-from .spec import hidden_rng, part_score
+from .. import sandbox
+from ..runners import protocol
+from .problem_sets import hidden_rng, part_score
 
 __all__ = ["PartResult", "PartSession", "run_part", "grade_part", "PartGrade",
            "case_fields", "one_line", "OUTCOMES_KEY"]
@@ -181,7 +181,7 @@ class PartSession:
     """One sandbox for a submission's parts, each graded by a fresh process of its own.
 
     The sandbox starts at the first :meth:`run` and serves every part after it
-    (see :mod:`coursegrader.runner.part_runner`: a part runs in a child forked before any
+    (see :mod:`coursegrader.runners.part_runner`: a part runs in a child forked before any
     student code, so it never sees another part's cases or leftovers).  A part
     whose process ends before its last answer, times out or floods its output
     ends the whole sandbox; the next part starts a new one.  ``files_from`` is
@@ -303,7 +303,7 @@ class PartGrade:
 
 ONE_LINE = 160  # characters of a message kept in the grading log
 # The key of a test cell's metadata where the judge's preprocessor leaves
-# case_fields() and the note for the grading log (coursegrader.batch).
+# case_fields() and the note for the grading log (coursegrader.tools.batch).
 OUTCOMES_KEY = "coursegrader_outcomes"
 
 

@@ -1,6 +1,6 @@
 """Grade a whole class: many submissions at once, resumable, with a progress bar.
 
-``python -m coursegrader.batch ps1 ps2 --jobs 4`` (what ``make autograde``
+``python -m coursegrader.tools.batch ps1 ps2 --jobs 4`` (what ``make autograde``
 runs) grades every submission in ``submitted/`` with nbgrader's own autograde
 (the preprocessors of ``nbgrader_config.py``: SafeExecute, JudgeTests, ...),
 one submission per task::
@@ -63,8 +63,8 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from .settings import CourseSettings
-from .startup import frozen, settle, skip_slow_imports
+from ..settings import CourseSettings
+from ..startup import frozen, settle, skip_slow_imports
 
 __all__ = ["Submission", "find_submissions", "pending", "grade_submission", "read_log",
            "latest", "log_path", "run", "main", "LOCK_RETRIES"]
@@ -172,7 +172,7 @@ def _api(course_root, db_url):
         from sqlalchemy.exc import SAWarning
         # nbgrader's gradebook trips SQLAlchemy autoflush warnings on every submission
         warnings.filterwarnings("ignore", category=SAWarning)
-        log = logging.getLogger(f"coursegrader.batch.nbgrader.{len(_APIS)}")
+        log = logging.getLogger(f"coursegrader.tools.batch.nbgrader.{len(_APIS)}")
         log.propagate = False
         log.addHandler(logging.NullHandler())
         log.setLevel(logging.INFO)
@@ -194,8 +194,8 @@ def warm_up(course_root, db_url=None, assignments=()):
     _api(course_root, db_url)
     from IPython.core import inputtransformer2  # noqa: F401
 
-    from . import sandbox
-    from .spec import get_parts
+    from .. import sandbox
+    from ..judging.problem_sets import get_parts
     for assignment in assignments:
         get_parts(assignment)
     sandbox.prepare()
@@ -273,14 +273,14 @@ def _parts(api, assignment, student):
     """[{part, score, points, report, cases, note}] of the auto-graded cells.
 
     Scores come from the gradebook; ``cases`` (each case's outcome as fields,
-    :func:`coursegrader.judge.case_fields`) and ``note`` from what the judge
+    :func:`coursegrader.judging.judge.case_fields`) and ``note`` from what the judge
     left in the autograded notebook's test cells; ``report`` is the text the
     student sees, kept for reading only.
     """
     import nbformat
     from nbgrader.api import Gradebook
 
-    from .judge import OUTCOMES_KEY
+    from ..judging.judge import OUTCOMES_KEY
     coursedir = api.coursedir
     out = []
     notes = []
@@ -612,7 +612,7 @@ def _summary(records, out=sys.stderr):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python -m coursegrader.batch",
+        prog="python -m coursegrader.tools.batch",
         description="Autograde every submission of the given problem sets, in parallel; "
                     "resumable (see gradelog/<ps>.jsonl).")
     parser.add_argument("assignments", nargs="+", help="problem sets, e.g. ps1 ps2")

@@ -4,12 +4,12 @@ A source notebook's test cell runs the public check, then, in its hidden-test
 region (removed from the student's version), this function: the part's hidden
 cases drawn from a fixed local stream, so ``make validate`` can see that the
 reference solution passes cases like the grader's.  The grade itself draws
-hidden cases per student from the course secret (:mod:`coursegrader.judge`).
+hidden cases per student from the course secret (:mod:`coursegrader.judging.judge`).
 """
 
 from coursecheck.check import check_cases
 
-from .spec import get_part, local_hidden_rng
+from .problem_sets import get_part, local_hidden_rng
 
 __all__ = ["check_hidden"]
 

@@ -1,7 +1,7 @@
 """Look for answers in what students are given: the built website and its archives.
 
-``python -m coursegrader.leaks [SITE]`` (default ``_build/html``) reads every
-file under ``SITE``, unpacking archives (the problem sets' zips, the student
+``python -m coursegrader.tools.leaks --course assignments SITE`` reads every
+file under ``SITE`` (the built website, e.g. ``_build/html``), unpacking archives (the problem sets' zips, the student
 wheel, archives inside those), and reports every place that holds
 
 * a line of a solution region or a hidden-test region of a problem set's
@@ -21,6 +21,7 @@ anything.
 
 from __future__ import annotations
 
+import argparse
 import html
 import io
 import json
@@ -38,9 +39,6 @@ from .author import build_notebook, source_path
 from .validation import hidden_test_lines, lines_outside_regions, solution_lines
 
 __all__ = ["Secret", "Leak", "course_secrets", "site_texts", "find_leaks", "MIN_CHARS"]
-
-REPOSITORY = Path(__file__).resolve().parents[1]
-COURSE = REPOSITORY / "assignments"
 
 #: Shorter lines (after white space is made one space) are too common to tell a leak.
 MIN_CHARS = 20
@@ -88,9 +86,13 @@ def _public_text(repository: Path) -> str:
     return "\n".join(lines)
 
 
-def course_secrets(course: Path = COURSE) -> list[Secret]:
-    """Every text of ``course`` that no published file may hold."""
-    from .problems import ps1 as ps1_hidden
+def course_secrets(course: Path) -> list[Secret]:
+    """Every text of the course folder ``course`` that no published file may hold.
+
+    What students are meant to have is read from the repository that holds
+    the course folder (its book, ``kernlab`` and ``coursecheck``).
+    """
+    from ..problems import ps1 as ps1_hidden
     from coursecheck.problems.ps1 import SHEET
 
     course = Path(course)
@@ -191,9 +193,8 @@ def site_texts(site: Path):
             yield from _texts(str(path.relative_to(site)), path.read_bytes())
 
 
-def find_leaks(site: Path, secret_list: list[Secret] | None = None) -> list[Leak]:
+def find_leaks(site: Path, secret_list: list[Secret]) -> list[Leak]:
     """Every (place, secret) where a published file under ``site`` holds a secret."""
-    secret_list = course_secrets() if secret_list is None else secret_list
     leaks = []
     for place, text in site_texts(site):
         flat = _norm(text)
@@ -201,12 +202,18 @@ def find_leaks(site: Path, secret_list: list[Secret] | None = None) -> list[Leak
     return leaks
 
 
-def main(argv: list[str]) -> int:
-    site = Path(argv[0]) if argv else REPOSITORY / "_build" / "html"
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.leaks",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("site", type=Path, help="the built website, e.g. _build/html")
+    parser.add_argument("--course", type=Path, required=True,
+                        help="the course folder whose answers must not be published")
+    args = parser.parse_args(argv)
+    site = args.site
     if not site.is_dir():
         print(f"no such folder: {site} (build the website first)", file=sys.stderr)
         return 2
-    leaks = find_leaks(site)
+    leaks = find_leaks(site, course_secrets(args.course))
     for leak in leaks:
         print(f"{leak.place}: {leak.secret.origin}: {leak.secret.text[:100]}")
     if leaks:
@@ -217,4 +224,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -4,7 +4,7 @@ Most parts' references are kernlab calls, which the student package may run.
 A part whose reference is worked out in the grader (it would show the
 solution) gives ``answers=public_answers(...)`` in ``coursecheck`` instead, and
 this module computes those public expected values with the grader's reference:
-``python -m coursegrader.answers`` after changing such a part or its public
+``python -m coursegrader.tools.answers`` after changing such a part or its public
 cases (``tests/test_coursecheck.py`` fails while the file is out of date).
 """
 
@@ -13,9 +13,9 @@ import sys
 
 from coursecheck import problems as public_problems
 from coursecheck.serial import encode
-from coursecheck.spec import ANSWERS_FILE
+from coursecheck.parts import ANSWERS_FILE
 
-from .spec import get_parts
+from ..judging.problem_sets import get_parts
 
 __all__ = ["compute_answers", "write_answers", "ASSIGNMENTS"]
 

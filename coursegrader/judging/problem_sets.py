@@ -13,7 +13,7 @@ import hmac
 
 import numpy as np
 
-import coursecheck.spec
+import coursecheck.parts
 
 __all__ = ["with_hidden", "get_parts", "get_part", "hidden_rng", "local_hidden_rng",
            "part_score"]
@@ -38,12 +38,12 @@ def with_hidden(parts, hidden, **replace):
 
 def get_parts(assignment):
     """Return the grader's ``PARTS`` dict (with hidden cases) of problem set ``assignment``."""
-    return coursecheck.spec.get_parts(assignment, package="coursegrader.problems")
+    return coursecheck.parts.get_parts(assignment, package="coursegrader.problems")
 
 
 def get_part(assignment, part_id):
     """Return the grader's part ``part_id`` of problem set ``assignment``."""
-    return coursecheck.spec.get_part(assignment, part_id, package="coursegrader.problems")
+    return coursecheck.parts.get_part(assignment, part_id, package="coursegrader.problems")
 
 
 def _seed(key, *fields):
