@@ -9,16 +9,18 @@ a ``reference`` computed with kernlab (compared by ``compare``), or by a
 the only declarations of a part's function, points and description: the
 problem set's notebook and the grader read them from here.
 
-The grader (``coursegrader``, instructor only) adds each part's generator of
-hidden cases; the student package has none.  The same judging code runs in the
+The problem sets are the course's own (``assignments/problems/``, installed as
+``coursecheck.problems``).  The grader (``coursegrader``, instructor only) adds
+each part's generator of hidden cases from the course folder; the student
+package has none.  The same judging code runs in the
 student's notebook (:func:`coursecheck.check`) and in the grader; only the
 grader's verdict counts.
 """
 
 import importlib
+import importlib.resources
 import json
 import re
-from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -228,24 +230,25 @@ def custom(fn, message="the answer is not right"):
 # problem sets, random streams, judging
 # ----------------------------------------------------------------------------
 
-def get_parts(assignment, package="coursecheck.problems"):
-    """Return the ``PARTS`` dict of problem set ``assignment`` (e.g. ``"ps1"``).
+PROBLEMS = "coursecheck.problems"   # the package of the problem sets, one module psN each
 
-    ``package`` holds one module per problem set (the grader passes its own,
-    whose parts carry the hidden cases).
-    """
+
+def get_parts(assignment):
+    """Return the ``PARTS`` dict of problem set ``assignment`` (e.g. ``"ps1"``)."""
     if not isinstance(assignment, str) or not _PS_NAME.match(assignment):
         raise ValueError(f"assignment must be a name like 'ps1', got {assignment!r}")
     try:
-        module = importlib.import_module(f"{package}.{assignment}")
+        module = importlib.import_module(f"{PROBLEMS}.{assignment}")
     except ModuleNotFoundError as exc:
+        if exc.name != f"{PROBLEMS}.{assignment}":
+            raise
         raise ValueError(f"no problem set named {assignment!r}") from exc
     return module.PARTS
 
 
-def get_part(assignment, part_id, package="coursecheck.problems"):
+def get_part(assignment, part_id):
     """Return the :class:`Part` ``part_id`` of problem set ``assignment`` (see :func:`get_parts`)."""
-    parts = get_parts(assignment, package)
+    parts = get_parts(assignment)
     if part_id not in parts:
         raise ValueError(f"problem set {assignment!r} has no part {part_id!r}; "
                          f"its parts are {sorted(parts)}")
@@ -267,19 +270,22 @@ def judge_case(part, case, got):
     return compare(got, expected, case)
 
 
-ANSWERS_FILE = Path(__file__).with_name("answers.json")
+#: The public expected values, a data file of the problem sets' package.
+ANSWERS_FILE = "answers.json"
 
 
 def public_answers(assignment, part_id):
     """Expected values of a part's public cases, by label, as the grader computed them.
 
-    ``answers.json`` is written by the instructor's ``python -m
-    coursegrader.tools.answers`` from the grader's reference; only public cases are
-    in it.  Missing entries give an empty dict (the check then says so).
+    ``answers.json``, beside the problem sets, is written by the instructor's
+    ``python -m coursegrader.tools.answers`` from the grader's reference; only
+    public cases are in it.  Missing entries give an empty dict (the check then
+    says so).
     """
     from .serial import decode
     try:
-        table = json.loads(ANSWERS_FILE.read_text())
+        table = json.loads(importlib.resources.files(PROBLEMS).joinpath(ANSWERS_FILE)
+                           .read_text())
     except FileNotFoundError:
         return {}
     return {label: decode(value)

@@ -21,11 +21,26 @@ KERNEL_COURSE_EXCHANGE     :attr:`CourseSettings.hub_exchange`
 """
 
 import os
+from pathlib import Path
 
 from traitlets import Float, Int, Unicode, default
 from traitlets.config import Configurable
 
-__all__ = ["CourseSettings"]
+__all__ = ["CourseSettings", "CONFIG_FILE", "find_course"]
+
+#: The course's configuration; the folder that holds it is the course folder.
+CONFIG_FILE = "nbgrader_config.py"
+
+
+def find_course(start=None):
+    """The course folder: the nearest folder at or above ``start`` (default: the
+    current folder) that holds :data:`CONFIG_FILE`."""
+    here = Path(start if start is not None else os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+    raise ValueError(f"no course folder at or above {here}: none holds {CONFIG_FILE} "
+                     "(run in the course folder, or name it)")
 
 
 def _env(name, fallback):

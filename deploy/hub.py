@@ -272,6 +272,11 @@ def set_up_course(settings):
         for ps in sorted((REPO / "assignments" / "source").iterdir()):
             shutil.copytree(ps, root / "source" / ps.name,
                             ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        # the problem definitions: the public half (also installed with the
+        # course's packages) and the hidden half, which only this folder holds
+        for folder in ("problems", "hidden"):
+            shutil.copytree(REPO / "assignments" / folder, root / folder,
+                            ignore=shutil.ignore_patterns("__pycache__"))
         (root / ".grader_secret").write_text(secrets.token_hex(32) + "\n")
         for path in [root, *root.rglob("*")]:
             os.chown(path, user.pw_uid, user.pw_gid)

@@ -69,7 +69,7 @@ refresh_instructor_course() {
     tmp="$(mktemp -d)"
     # a clean copy: no build folders left in the checkout
     (cd "$REPO" && tar --exclude=_build --exclude=.git --exclude='*.egg-info' -cf - \
-        pyproject.toml README.md kernlab coursecheck coursegrader) | tar -xf - -C "$tmp"
+        pyproject.toml README.md kernlab coursecheck coursegrader assignments/problems) | tar -xf - -C "$tmp"
     "$1/bin/pip" install "${PIP_FLAGS[@]}" --no-deps --force-reinstall --no-build-isolation "$tmp" >/dev/null
     rm -rf "$tmp"
 }
@@ -199,7 +199,8 @@ check_closed() {
             failed=1
         fi
     done
-    for path in "$PREFIX/instructor" "$REPO" "$REPO/coursegrader/__init__.py"; do
+    for path in "$PREFIX/instructor" "$REPO" "$REPO/coursegrader/__init__.py" \
+                "$REPO/assignments/hidden/ps1.py"; do
         if runuser -u nobody -- test -r "$path"; then
             echo "ERROR: a student can read $path" >&2
             failed=1

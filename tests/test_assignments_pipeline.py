@@ -17,7 +17,7 @@ import pytest
 
 from coursegrader.tools.author import build_notebook
 from coursegrader.tools.course import answer_cell_ids, fill_answers
-from coursegrader.judging.problem_sets import get_parts, hidden_rng
+from coursegrader.judging.problem_sets import graded_parts, hidden_rng
 from coursegrader.tools.validation import release_leaks, validate_course
 from conftest import COURSE, copy_course
 
@@ -36,7 +36,7 @@ def test_five_problem_sets_each_from_one_markdown_source():
     assert not (COURSE / "tools").exists()  # one authoring path: coursegrader.tools.author
     for ps in ASSIGNMENTS:
         assert (COURSE / "source" / ps / f"{ps}.md").is_file(), ps
-        parts = get_parts(ps)
+        parts = graded_parts(COURSE, ps)
         nb = build_notebook(COURSE / "source" / ps / f"{ps}.md")
         tests = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells
                  if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"}
@@ -162,7 +162,7 @@ def test_partial_credit_within_a_part(graded):
     # Each auto-graded cell's score is points * passed / run; the reference gets
     # exactly the points of every cell and the blank release none of them.
     for ps in ASSIGNMENTS:
-        parts = get_parts(ps)
+        parts = graded_parts(COURSE, ps)
         cells = graded.cell_scores(ps)
         for part_id, part in parts.items():
             assert cells[("alice", part_id)] == pytest.approx(part.points), (ps, part_id)
@@ -177,7 +177,7 @@ def test_feedback_shows_public_results_but_no_hidden_test(graded):
             page = html.unescape(re.sub(r"<[^>]+>", "", raw))  # the text a student reads
             assert "BEGIN HIDDEN TESTS" not in page and "hidden=True" not in page
             assert "hidden checks passed" in page
-            for part_id, part in get_parts(ps).items():
+            for part_id, part in graded_parts(COURSE, ps).items():
                 assert f'check("{ps}", "{part_id}"' in page          # public test shown
                 public = {c.label for c in part.public()}
                 for case in part.hidden(hidden_rng(SECRET, student, ps, part_id)):
@@ -206,7 +206,7 @@ def test_student_checks_pass_locally_on_finished_work(graded):
     path = graded.student_notebook_path("alice", "ps1")
     assert Validator().validate(str(path)) == {}
     blank = Validator().validate(str(graded.student_notebook_path("bob", "ps1")))
-    assert len(blank["failed"]) >= len(get_parts("ps1"))
+    assert len(blank["failed"]) >= len(graded_parts(COURSE, "ps1"))
 
 
 def test_makefile_export_runs_the_real_command(graded):

@@ -22,7 +22,7 @@ from coursecheck import CheckFailed, check
 from coursecheck.check import run_cases
 from coursegrader.runners import landlock
 from coursegrader.tools.author import build_notebook
-from coursegrader.judging.problem_sets import get_part, local_hidden_rng
+from coursegrader.judging.problem_sets import graded_part, local_hidden_rng
 from conftest import COURSE, REPO, copy_course, free_port
 
 PS1 = COURSE / "source" / "ps1" / "ps1.md"
@@ -1086,7 +1086,7 @@ def test_reports_say_what_went_wrong(graded):
 
 
 def _all_cases_pass(part_id, func):
-    part = get_part("ps1", part_id)
+    part = graded_part(COURSE, "ps1", part_id)
     cases = part.public() + part.hidden(local_hidden_rng("ps1", part_id))
     return [msg for _, _, msg in run_cases(part, [(c, False) for c in cases], func)] \
         == [None] * len(cases)
@@ -1214,7 +1214,7 @@ def test_grader_environment_home_and_repository_are_out_of_sight(graded):
 
 
 def test_graded_function_sees_no_case_but_its_own_and_earlier_ones(graded):
-    from coursegrader.problems import ps1
+    from coursecheck.problems import ps1
     course = graded[0]
     nb = _notebook(course, "reads_other_cases")
     report = "".join(o.get("text", "") for o in _cell(nb, "quadratic_map").outputs)

@@ -27,7 +27,7 @@ import pytest
 from coursegrader.tools import batch
 from coursecheck.parts import describe
 from coursegrader.tools.course import answer_cell_ids, fill_answers
-from coursegrader.judging.problem_sets import get_parts
+from coursegrader.judging.problem_sets import graded_parts
 from conftest import COURSE, copy_course
 
 PS = "ps1"
@@ -108,7 +108,7 @@ def test_a_stopped_run_resumes_with_what_is_left(graded):
 def test_grades_and_log_of_each_submission(graded):
     course, runs = graded
     last = batch.latest(logged(course))
-    parts = get_parts(PS)
+    parts = graded_parts(COURSE, PS)
     full = sum(p.points for p in parts.values())
     totals = {s: sum(p["score"] for p in last[s]["parts"]) for s in ("alice", "bob", "carol")}
     assert totals["alice"] == pytest.approx(full)
@@ -155,7 +155,7 @@ def test_report_page(graded):
               for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)]
              for row in rows]
     # bob failed every public case of every part: each is listed with its inputs
-    for part_id, part in get_parts(PS).items():
+    for part_id, part in graded_parts(COURSE, PS).items():
         for case in part.public():
             inputs = ", ".join(describe(a) for a in case.args)
             assert [part_id, case.label, inputs] in [r[:3] for r in cells], case.label
@@ -230,7 +230,7 @@ def test_a_slow_submission_holds_up_only_its_own_grader(graded):
     # the same grades as ever, and aaron's are full marks
     scores = course.cell_scores(PS)
     assert {k: v for k, v in scores.items() if k[0] != "aaron"} == before
-    full = {part: p.points for part, p in get_parts(PS).items()}
+    full = {part: p.points for part, p in graded_parts(COURSE, PS).items()}
     assert {part: scores[("aaron", part)] for part in full} == pytest.approx(full)
 
 

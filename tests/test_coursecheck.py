@@ -16,17 +16,24 @@ import pytest
 
 from coursecheck.policy import FORBIDDEN_IMPORTS, forbidden_import_message
 from coursegrader.tools.author import build_notebook
-from coursegrader.problems.ps1 import VERDICTS
-from coursegrader.judging.problem_sets import get_parts as graded_parts
+from coursegrader.judging.problem_sets import HIDDEN_FOLDER, graded_parts, hidden_module
 from coursegrader.tools.validation import hidden_test_lines, solution_lines
 
 ASSIGNMENTS = Path(__file__).resolve().parents[1] / "assignments"
-PACKAGE = ASSIGNMENTS.parent / "coursecheck"
+# what the student package holds: coursecheck and the problem sets' public half
+PACKAGE = [ASSIGNMENTS.parent / "coursecheck", ASSIGNMENTS / "problems"]
 SOURCES = sorted(ASSIGNMENTS.glob("source/ps*/ps*.md"))
+VERDICTS = hidden_module(ASSIGNMENTS, "ps1").VERDICTS
 
 
 def _package_text():
-    return {path: path.read_text() for path in sorted(PACKAGE.rglob("*.py"))}
+    return {path: path.read_text() for folder in PACKAGE for path in sorted(folder.rglob("*.py"))}
+
+
+def _from_the_course_hidden_half(function, ps):
+    """Whether ``function`` is defined in the course's hidden/<ps>.py."""
+    import inspect
+    return Path(inspect.getfile(function)) == ASSIGNMENTS / HIDDEN_FOLDER / f"{ps}.py"
 
 
 def test_importing_coursecheck_never_imports_the_grader():
@@ -84,9 +91,9 @@ def test_ps1_answer_key_and_hidden_generators_stay_with_the_grader():
     for name in off_sheet:
         assert f'"{name}": True' not in text and f'"{name}": False' not in text, name
     for ps in ("ps1", "ps2", "ps3", "ps4", "ps5"):
-        for part_id, part in graded_parts(ps).items():
+        for part_id, part in graded_parts(ASSIGNMENTS, ps).items():
             assert part.hidden is not None, (ps, part_id)
-            assert part.hidden.__module__ == f"coursegrader.problems.{ps}"
+            assert _from_the_course_hidden_half(part.hidden, ps), (ps, part_id)
 
 
 def test_policy_lists_the_course_and_the_shortcut_libraries():
@@ -119,7 +126,7 @@ def test_public_answers_are_the_graders_and_up_to_date():
     from coursecheck.serial import decode
     from coursecheck.parts import get_parts as public_parts
     from coursegrader.tools.answers import compute_answers
-    computed = compute_answers()
+    computed = compute_answers(ASSIGNMENTS)
     assert {(ps, pid) for ps in computed for pid in computed[ps]} == {
         ("ps1", "kernel_verdicts"), ("ps2", "bump_gram"), ("ps2", "basis_ridge"),
         ("ps3", "subset_features"), ("ps3", "anova_kernel"),
@@ -130,13 +137,13 @@ def test_public_answers_are_the_graders_and_up_to_date():
         for part_id, answers in parts.items():
             part = shipped[part_id]
             assert part.reference is None and set(part.answers) == set(answers), (ps, part_id)
-            reference = graded_parts(ps)[part_id].reference  # stays with the grader
-            assert reference.__module__ == f"coursegrader.problems.{ps}"
+            reference = graded_parts(ASSIGNMENTS, ps)[part_id].reference  # stays with the grader
+            assert _from_the_course_hidden_half(reference, ps), (ps, part_id)
             assert f"def {reference.__name__}(" not in "\n".join(_package_text().values())
             for case in part.public():  # the file may differ from this machine's rounding only
                 assert _close(part.answers[case.label], decode(answers[case.label])), case.label
     # only public cases: a hidden-style case has no answer in the student package
-    part = graded_parts("ps5")["svm_intercept"]
+    part = graded_parts(ASSIGNMENTS, "ps5")["svm_intercept"]
     from coursegrader.judging.problem_sets import local_hidden_rng
     hidden = part.hidden(local_hidden_rng("ps5", "svm_intercept"))
     assert not set(c.label for c in hidden) & set(public_parts("ps5")["svm_intercept"].answers)
@@ -145,8 +152,8 @@ def test_public_answers_are_the_graders_and_up_to_date():
 def test_ps3_subset_features_reference_reproduces_the_set_kernel():
     import numpy as np
     import kernlab
-    from coursegrader.problems.ps3 import subset_features_reference
-    for case in graded_parts("ps3")["subset_features"].public():
+    subset_features_reference = hidden_module(ASSIGNMENTS, "ps3").subset_features_reference
+    for case in graded_parts(ASSIGNMENTS, "ps3")["subset_features"].public():
         A, universe = case.args
         others = [set(), set(universe[::2]), set(universe[1::2]), set(universe)]
         inner = [subset_features_reference(A, universe) @ subset_features_reference(B, universe)

@@ -16,8 +16,8 @@ import pytest
 
 from coursegrader.tools import batch
 from coursegrader.tools.course import answer_cell_ids, fill_answers
-from coursegrader.judging.problem_sets import get_parts
-from conftest import copy_course
+from coursegrader.judging.problem_sets import graded_parts
+from conftest import COURSE, copy_course
 
 PS = "ps1"
 
@@ -89,7 +89,7 @@ def test_two_dask_workers_grade_the_class_into_postgresql(tmp_path, cluster, pos
         assert {r["pid"] for r in records} == set(worker_pids)
 
         scores = course.code_scores(PS)
-        top = sum(p.points for p in get_parts(PS).values())
+        top = sum(p.points for p in graded_parts(COURSE, PS).values())
         assert scores["alice"] == (top, top)
         assert scores["bob"][0] == 0
         assert 0 < scores["carol"][0] < top

@@ -8,6 +8,7 @@ import nbformat
 import numpy as np
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
+from traitlets.config import Config
 
 import kernlab
 from coursecheck import Case, CheckFailed, Part, allclose, check, custom, equal, same_set
@@ -18,11 +19,14 @@ from coursegrader import check_hidden
 from coursegrader.runners import landlock
 from coursegrader.tools.author import build_notebook
 from coursegrader.judging.judge import PartSession, grade_part, run_part
-from coursegrader.problems.ps1 import VERDICTS
-from coursegrader.judging.problem_sets import get_part, hidden_rng, local_hidden_rng, part_score
+from coursegrader.judging.problem_sets import (graded_part, hidden_module, hidden_rng,
+                                               local_hidden_rng, part_score)
 from coursegrader.tools.validation import release_leaks
 
-PS1_SOURCE = Path(__file__).resolve().parents[1] / "assignments" / "source" / "ps1" / "ps1.md"
+COURSE = Path(__file__).resolve().parents[1] / "assignments"
+PS1_SOURCE = COURSE / "source" / "ps1" / "ps1.md"
+VERDICTS = hidden_module(COURSE, "ps1").VERDICTS
+IN_THE_COURSE = Config({"CourseDirectory": {"root": str(COURSE)}})   # the grader's settings
 
 
 # ---------------------------------------------------------------- encoding
@@ -104,9 +108,9 @@ def test_part_validates_its_fields():
     with pytest.raises(TypeError, match="tuple"):
         Case(args=[1], label="x")
     with pytest.raises(ValueError, match="no part"):
-        get_part("ps1", "nonexistent")
+        graded_part(COURSE, "ps1", "nonexistent")
     with pytest.raises(ValueError, match="like 'ps1'"):
-        get_part("../etc", "x")
+        graded_part(COURSE, "../etc", "x")
     assert part_score(Part(func="f", points=3, public=pub, reference=abs), 1, 3) == 1.0
 
 
@@ -132,7 +136,7 @@ def _good_quadratic(X):
 
 def test_check_passes_and_prints_each_case(capsys):
     check("ps1", "quadratic_map", _good_quadratic)
-    check_hidden("ps1", "quadratic_map", _good_quadratic)
+    check_hidden("ps1", "quadratic_map", _good_quadratic, course=COURSE)
     out = capsys.readouterr().out
     assert "ok    case '4 points in R^2 (one at the origin)'" in out
     assert "hidden-style case" in out and "FAIL" not in out
@@ -165,10 +169,10 @@ def test_check_is_silent_on_stderr_and_ignores_global_random_state(capfd):
         return _good_quadratic(X)
 
     np.random.seed(0)
-    check_hidden("ps1", "quadratic_map", noisy)
+    check_hidden("ps1", "quadratic_map", noisy, course=COURSE)
     first = capfd.readouterr()
     np.random.seed(99)
-    check_hidden("ps1", "quadratic_map", noisy)
+    check_hidden("ps1", "quadratic_map", noisy, course=COURSE)
     second = capfd.readouterr()
     assert first.err == "" and second.err == ""
     assert first.out == second.out  # the same cases whatever the global state
@@ -270,7 +274,7 @@ RIGHT = ["import numpy as np\n\ndef is_kernel(name):\n"
 
 
 def test_grade_part_full_zero_partial_and_reproducible():
-    part = get_part("ps1", "kernel_verdicts")  # the grader's, with hidden cases
+    part = graded_part(COURSE, "ps1", "kernel_verdicts")  # the grader's, with hidden cases
     full = grade_part("ps1", "kernel_verdicts", part, RIGHT, student="s1", secret="k")
     assert full.score == 2
     zero = grade_part("ps1", "kernel_verdicts", part,
@@ -513,7 +517,7 @@ def test_judge_tests_preprocessor_writes_the_score_nbgrader_reads():
     for answer, expected in ((RIGHT[0], 2.0), ("def is_kernel(name):\n    return 0", 0.0)):
         nb = _tiny_notebook(answer)
         nb.cells[2].outputs = [{"output_type": "stream", "name": "stderr", "text": "x"}]
-        nb, _ = JudgeTests(secret="k").preprocess(nb, resources)
+        nb, _ = JudgeTests(secret="k", config=IN_THE_COURSE).preprocess(nb, resources)
         score, top = determine_grade(nb.cells[2])
         assert (score, top) == (expected, 2.0)
         assert nb.cells[2].outputs[0]["text"].startswith("is_kernel [kernel_verdicts]")
@@ -579,12 +583,12 @@ def test_autograde_refuses_without_bwrap_and_says_what_is_missing(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     sandbox._probe_once.cache_clear()
     try:
-        for pre in (JudgeTests(secret="k"), SafeExecute()):
+        for pre in (JudgeTests(secret="k", config=IN_THE_COURSE), SafeExecute()):
             with pytest.raises(sandbox.ConfinementUnavailable, match="bubblewrap is not installed"):
                 pre.preprocess(_tiny_notebook(RIGHT[0]),
                                {"nbgrader": {"assignment": "ps1", "student": "s1"}})
         # the instructor's explicit opt-in grades, in the weaker mode
-        nb, _ = JudgeTests(secret="k", confinement="unconfined").preprocess(
+        nb, _ = JudgeTests(secret="k", confinement="unconfined", config=IN_THE_COURSE).preprocess(
             _tiny_notebook(RIGHT[0]), {"nbgrader": {"assignment": "ps1", "student": "s1"}})
         assert "Score: 2 of 2 points" in nb.cells[2].outputs[0]["text"]
     finally:

@@ -33,6 +33,8 @@ def _public_site(root: Path) -> Path:
             wheel.write(path, f"kernlab/{path.name}")
         for path in (ROOT / "coursecheck").rglob("*.py"):
             wheel.write(path, f"coursecheck/{path.relative_to(path.parents[1])}")
+        for path in (ROOT / "assignments" / "problems").glob("*.py"):
+            wheel.write(path, f"coursecheck/problems/{path.name}")
     return site
 
 
@@ -45,7 +47,7 @@ def test_answers_are_found_in_nested_archives_pages_and_data(tmp_path, secrets):
     inner = io.BytesIO()
     with zipfile.ZipFile(inner, "w") as wheel:
         wheel.write(ROOT / "assignments" / "source" / "ps5" / "ps5.md", "notes/ps5.md")
-        wheel.write(ROOT / "coursegrader" / "problems" / "ps4.py", "x/ps4.py")
+        wheel.write(ROOT / "assignments" / "hidden" / "ps4.py", "x/ps4.py")
     with zipfile.ZipFile(site / "ps1.zip", "w") as archive:
         archive.writestr("ps1/extra.whl", inner.getvalue())
     # "K = np.zeros((len(S), len(T)))" of ps3's solution, as Pygments highlights it

@@ -16,8 +16,8 @@ import sqlalchemy
 
 from coursegrader.tools import batch
 from coursegrader.tools.course import answer_cell_ids, fill_answers
-from coursegrader.judging.problem_sets import get_parts
-from conftest import copy_course
+from coursegrader.judging.problem_sets import graded_parts
+from conftest import COURSE, copy_course
 
 PS = "ps1"
 STUDENTS = {"alice": "solution", "bob": "blank", "carol": "partial"}
@@ -75,7 +75,7 @@ def test_whole_cycle_in_parallel_on_postgresql(tmp_path, db_url, monkeypatch):
     # nothing went to SQLite; PostgreSQL holds the grades
     assert not (course.root / "gradebook.db").exists()
     scores = course.code_scores(PS)
-    top = sum(p.points for p in get_parts(PS).values())
+    top = sum(p.points for p in graded_parts(COURSE, PS).values())
     assert scores["alice"] == (top, top)
     assert scores["bob"][0] == 0
     assert 0 < scores["carol"][0] < top

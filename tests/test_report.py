@@ -12,11 +12,13 @@ import html.parser
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
+from traitlets.config import Config
 
 from coursecheck.parts import describe
 from coursegrader.judging.judge import OUTCOMES_KEY, grade_part, one_line
 from coursegrader.tools.report import render, summarise
-from coursegrader.judging.problem_sets import get_part, hidden_rng
+from coursegrader.judging.problem_sets import graded_part, hidden_rng
+from conftest import COURSE
 
 PS, PART = "ps1", "kernel_verdicts"
 SECRET = "report-test-secret"
@@ -87,7 +89,7 @@ def record(student, grade):
 
 @pytest.fixture(scope="module")
 def graded():
-    part = get_part(PS, PART)
+    part = graded_part(COURSE, PS, PART)
     return part, {
         student: grade_part(PS, PART, part, [code], student=student, secret=SECRET)
         for student, code in (("honest", HONEST), ("mallory", MALLORY))}
@@ -137,7 +139,7 @@ def test_a_forged_message_adds_no_row(graded):
 
 
 def test_every_student_string_is_escaped():
-    part = get_part(PS, PART)
+    part = graded_part(COURSE, PS, PART)
     label = part.public()[0].label
     cases = [{"part": PART, "case": label, "hidden": False, "passed": False,
               "inputs": "<img src=x onerror=alert(1)>",
@@ -180,11 +182,12 @@ def test_the_judges_fields_reach_the_notebook_and_a_forged_copy_does_not():
         c.metadata[OUTCOMES_KEY] = forged
     nb = nbformat.from_dict(nb)
     resources = {"nbgrader": {"assignment": PS, "student": "mallory"}}
-    nb, _ = JudgeTests(secret=SECRET).preprocess(nb, resources)
+    nb, _ = JudgeTests(secret=SECRET, config=Config({"CourseDirectory": {"root": str(COURSE)}})
+                       ).preprocess(nb, resources)
     assert OUTCOMES_KEY not in nb.cells[0].metadata
     assert OUTCOMES_KEY not in nb.cells[1].metadata
     logged = nb.cells[2].metadata[OUTCOMES_KEY]
-    expected = grade_part(PS, PART, get_part(PS, PART), [MALLORY], student="mallory",
+    expected = grade_part(PS, PART, graded_part(COURSE, PS, PART), [MALLORY], student="mallory",
                           secret=SECRET)
     assert logged == {"cases": expected.cases, "note": ""}
 

@@ -17,7 +17,7 @@ import pytest
 
 from coursegrader import sandbox
 from coursegrader.judging.judge import PartSession, grade_part, run_part
-from coursegrader.judging.problem_sets import get_part
+from coursegrader.judging.problem_sets import graded_part
 
 pytestmark = pytest.mark.skipif(sandbox.probe() != "",
                                 reason="no bubblewrap sandbox here")
@@ -87,7 +87,7 @@ def test_a_part_holds_only_its_own_descriptors_and_none_of_the_runners():
 
 
 def test_a_part_that_writes_into_the_graders_pipe_gets_nothing():
-    part = get_part("ps1", "kernel_verdicts")
+    part = graded_part(REPO / "assignments", "ps1", "kernel_verdicts")
     honest_alone = grade_part("ps1", "kernel_verdicts", part, [RIGHT], student="s2",
                               secret="k")
     assert honest_alone.score == 2

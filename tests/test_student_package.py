@@ -33,7 +33,7 @@ import pytest
 
 from coursegrader.tools.author import build_notebook
 from coursegrader.tools.course import fill_answers
-from coursegrader.judging.problem_sets import get_parts
+from coursegrader.judging.problem_sets import graded_parts
 from conftest import CHROMIUM, CHROMIUM_ARGS, free_port, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,7 +101,7 @@ def test_wheel_holds_kernlab_and_the_public_checks_only(student_wheel):
     # the public checks, with the public expected values, for every problem set
     for ps in ("ps1", "ps2", "ps3", "ps4", "ps5"):
         assert f"coursecheck/problems/{ps}.py" in names
-    assert "coursecheck/answers.json" in names
+    assert "coursecheck/problems/answers.json" in names
     # nothing of the grader, the sources or the solutions
     assert not [n for n in names if "coursegrader" in n or n.endswith((".md", ".ipynb"))]
     data = {n.split(".data/data/", 1)[1] for n in names if ".data/data/" in n}
@@ -181,7 +181,7 @@ def test_a_released_problem_set_runs_its_checks_in_the_student_environment(
     ran = nbformat.read(path, as_version=4)
     checks = {c.metadata["nbgrader"]["grade_id"]: c for c in ran.cells
               if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
-    assert set(checks) == set(get_parts("ps1"))
+    assert set(checks) == set(graded_parts(COURSE, "ps1"))
     for gid, cell in checks.items():
         errors = [o for o in cell.outputs if o.output_type == "error"]
         printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")

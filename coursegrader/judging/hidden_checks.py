@@ -9,13 +9,18 @@ hidden cases per student from the course secret (:mod:`coursegrader.judging.judg
 
 from coursecheck.check import check_cases
 
-from .problem_sets import get_part, local_hidden_rng
+from ..settings import find_course
+from .problem_sets import graded_part, local_hidden_rng
 
 __all__ = ["check_hidden"]
 
 
-def check_hidden(assignment, part_id, func):
-    """Check ``func`` on hidden-style cases of a part; raise CheckFailed if one fails."""
-    part = get_part(assignment, part_id)
+def check_hidden(assignment, part_id, func, *, course=None):
+    """Check ``func`` on hidden-style cases of a part; raise CheckFailed if one fails.
+
+    The hidden half comes from the course folder ``course``, by default the one
+    holding the current folder (a source notebook runs in ``source/psN/``).
+    """
+    part = graded_part(course or find_course(), assignment, part_id)
     cases = part.hidden(local_hidden_rng(assignment, part_id))
     check_cases(part_id, part, cases, func, hidden=True)

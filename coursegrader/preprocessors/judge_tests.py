@@ -10,12 +10,13 @@ import os
 import secrets
 
 from nbformat.v4 import new_output
+from nbgrader.coursedir import CourseDirectory
 from traitlets import Float, List, Unicode
 
 from ..judging.judge import OUTCOMES_KEY, PartSession, grade_part
 from ..judging.cells import is_test_cell
 from ..settings import CourseSettings
-from ..judging.problem_sets import get_parts
+from ..judging.problem_sets import graded_parts
 from .base import ConfinedPreprocessor
 
 __all__ = ["JudgeTests"]
@@ -83,7 +84,7 @@ class JudgeTests(ConfinedPreprocessor):
         for cell in nb.cells:   # the outcomes the grading log keeps come from the judge
             cell.metadata.pop(OUTCOMES_KEY, None)
         try:
-            parts = get_parts(assignment)
+            parts = graded_parts(CourseDirectory(config=self.config).root, assignment)
         except ValueError:
             self.log.warning("No coursegrader problem set for %r; test cells left as "
                              "run", assignment)

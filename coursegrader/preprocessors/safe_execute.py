@@ -25,7 +25,7 @@ from coursecheck.serial import UnsupportedValue, loads_bounded
 
 from .. import sandbox
 from ..judging.cells import is_test_cell
-from ..judging.problem_sets import get_parts
+from ..judging.problem_sets import public_parts
 from ..student_outputs import clean_outputs, plain_text
 from .base import ConfinedPreprocessor
 
@@ -51,7 +51,7 @@ class SafeExecute(ConfinedPreprocessor):
         # Registered test cells are graded by JudgeTests; running them here too
         # would only cost time.
         try:
-            graded = set(get_parts(resources["nbgrader"]["assignment"]))
+            graded = set(public_parts(resources["nbgrader"]["assignment"]))
         except (KeyError, TypeError, ValueError):
             graded = set()
         run_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"

@@ -14,7 +14,7 @@ import re
 from nbgrader import utils
 from traitlets import Unicode
 
-from ..judging.problem_sets import get_parts
+from ..judging.problem_sets import public_parts
 from ..student_html import student_markdown_html
 from .base import FeedbackPreprocessor
 
@@ -32,7 +32,7 @@ class TitleGradedParts(FeedbackPreprocessor):
 
     def preprocess(self, nb, resources):
         try:
-            parts = get_parts(resources.get("nbgrader", {}).get("assignment"))
+            parts = public_parts(resources.get("nbgrader", {}).get("assignment"))
         except (TypeError, ValueError):
             parts = {}
         titles, heading = {}, ""

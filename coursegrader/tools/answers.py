@@ -1,34 +1,40 @@
-"""Write ``coursecheck/answers.json``: expected values of the public cases, as data.
+"""Write the course's ``problems/answers.json``: expected values of the public cases, as data.
 
 Most parts' references are kernlab calls, which the student package may run.
 A part whose reference is worked out in the grader (it would show the
-solution) gives ``answers=public_answers(...)`` in ``coursecheck`` instead, and
-this module computes those public expected values with the grader's reference:
-``python -m coursegrader.tools.answers`` after changing such a part or its public
-cases (``tests/test_coursecheck.py`` fails while the file is out of date).
+solution) gives ``answers=public_answers(...)`` in its public half instead,
+and this module computes those public expected values with the grader's
+reference (the course's ``hidden/psN.py``): ``python -m
+coursegrader.tools.answers`` in the course folder after changing such a part
+or its public cases (``tests/test_coursecheck.py`` fails while the file is out
+of date).
 """
 
+import argparse
 import json
 import sys
+from pathlib import Path
 
-from coursecheck import problems as public_problems
-from coursecheck.serial import encode
 from coursecheck.parts import ANSWERS_FILE
+from coursecheck.serial import encode
 
-from ..judging.problem_sets import get_parts
+from ..judging.problem_sets import graded_parts, public_parts
+from ..settings import find_course
 
-__all__ = ["compute_answers", "write_answers", "ASSIGNMENTS"]
-
-ASSIGNMENTS = ("ps1", "ps2", "ps3", "ps4", "ps5")
+__all__ = ["problem_sets", "compute_answers", "write_answers"]
 
 
-def compute_answers(assignments=ASSIGNMENTS):
-    """{ps: {part_id: {label: encoded expected value}}} for parts given by answers."""
-    import importlib
+def problem_sets(course):
+    """The problem sets of the course folder ``course``: ``problems/psN.py``, in order."""
+    return sorted(p.stem for p in (Path(course) / "problems").glob("ps*.py"))
+
+
+def compute_answers(course):
+    """{ps: {part_id: {label: encoded expected value}}} for the parts given by answers."""
     table = {}
-    for ps in assignments:
-        public = importlib.import_module(f"{public_problems.__name__}.{ps}").PARTS
-        for part_id, part in get_parts(ps).items():
+    for ps in problem_sets(course):
+        public = public_parts(ps)
+        for part_id, part in graded_parts(course, ps).items():
             if public[part_id].answers is None:
                 continue
             cases = public[part_id].public()
@@ -40,13 +46,23 @@ def compute_answers(assignments=ASSIGNMENTS):
     return table
 
 
-def write_answers(path=ANSWERS_FILE):
-    """Write the table to ``path``; return the path."""
-    path.write_text(json.dumps(compute_answers(), indent=1, sort_keys=True, allow_nan=False)
-                    + "\n")
+def write_answers(course):
+    """Write the table to the course's ``problems/answers.json``; return its path."""
+    path = Path(course) / "problems" / ANSWERS_FILE
+    path.write_text(json.dumps(compute_answers(course), indent=1, sort_keys=True,
+                               allow_nan=False) + "\n")
     return path
 
 
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.answers",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--course", type=Path, default=None,
+                        help="the course folder (default: the one holding this folder)")
+    args = parser.parse_args(argv)
+    print(f"wrote {write_answers(args.course or find_course())}")
+    return 0
+
+
 if __name__ == "__main__":
-    print(f"wrote {write_answers()}")
-    sys.exit(0)
+    sys.exit(main())

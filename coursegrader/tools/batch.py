@@ -195,9 +195,9 @@ def warm_up(course_root, db_url=None, assignments=()):
     from IPython.core import inputtransformer2  # noqa: F401
 
     from .. import sandbox
-    from ..judging.problem_sets import get_parts
+    from ..judging.problem_sets import graded_parts
     for assignment in assignments:
-        get_parts(assignment)
+        graded_parts(course_root, assignment)
     sandbox.prepare()
     return os.getpid()
 

@@ -24,8 +24,9 @@ from pathlib import Path
 
 import nbformat
 
-from .author import write_notebook
+from ..judging.problem_sets import HIDDEN_FOLDER
 from ..markers import SOLUTION, without_marker_lines
+from .author import write_notebook
 
 __all__ = ["Course", "APPS", "fill_answers", "answer_cell_ids"]
 
@@ -75,8 +76,9 @@ class Course:
     @classmethod
     def copy_of(cls, course_dir, dest, *, exchange, assignments=None, secret="dry-run",
                 cell_timeout=None, part_timeout=None, db_url=None):
-        """Copy nbgrader_config.py and source/ (all or some problem sets) to ``dest``,
-        and write each problem set's notebook from its MyST source there.
+        """Copy nbgrader_config.py, source/ and the problem definitions (problems/,
+        hidden/) of all or some problem sets to ``dest``, and write each problem
+        set's notebook from its MyST source there.
 
         ``db_url`` puts the copy's gradebook on a database server (default:
         SQLite in the copy).
@@ -90,6 +92,14 @@ class Course:
                             ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__",
                                                           f"{ps}.ipynb"))
             write_notebook(dest, ps)  # always from the Markdown source, never a stale copy
+        for folder in ("problems", HIDDEN_FOLDER):
+            if not (course_dir / folder).is_dir():
+                continue
+            (dest / folder).mkdir()
+            for path in (course_dir / folder).iterdir():
+                if path.is_file() and (path.suffix != ".py" or path.stem in names
+                                       or path.stem == "__init__"):
+                    shutil.copy2(path, dest / folder / path.name)
         Path(exchange).mkdir(parents=True, exist_ok=True)
         Path(exchange).chmod(0o777)  # as nbgrader wants a shared exchange (else it warns)
         config = (course_dir / "nbgrader_config.py").read_text()

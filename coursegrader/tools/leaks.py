@@ -6,7 +6,7 @@ wheel, archives inside those), and reports every place that holds
 
 * a line of a solution region or a hidden-test region of a problem set's
   source (``assignments/source/psN/psN.md``);
-* a line of the hidden-case generators (``coursegrader/problems``);
+* a line of the hidden halves of the problem sets (the course's ``hidden/``);
 * an entry of an answer key the students do not get (ps1's verdicts on the
   candidates outside the sheet).
 
@@ -35,6 +35,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..judging.problem_sets import HIDDEN_FOLDER, hidden_module
 from .author import build_notebook, source_path
 from .validation import hidden_test_lines, lines_outside_regions, solution_lines
 
@@ -47,7 +48,8 @@ MIN_CHARS = 20
 BINARY = {".png", ".jpg", ".jpeg", ".gif", ".ico", ".woff", ".woff2", ".ttf", ".otf", ".eot",
           ".mo", ".pyc"}
 
-#: What students are meant to have: a line found here is no secret.
+#: What students are meant to have, in the repository holding the course folder:
+#: a line found here is no secret.
 PUBLIC = [("book", "*.md"), ("book", "*.py"), ("kernlab", "*.py"),
           ("coursecheck", "*.py")]
 
@@ -75,11 +77,13 @@ def _norm(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-def _public_text(repository: Path) -> str:
-    """Everything students are meant to have, one normalised line per line."""
+def _public_text(course: Path) -> str:
+    """Everything students are meant to have, one normalised line per line: the
+    repository's parts of :data:`PUBLIC` and the course's public problem sets."""
     lines = []
-    for folder, pattern in PUBLIC:
-        for path in sorted((repository / folder).rglob(pattern)):
+    places = [(course.parent / folder, pattern) for folder, pattern in PUBLIC]
+    for folder, pattern in places + [(course / "problems", "*.py")]:
+        for path in sorted(folder.rglob(pattern)):
             if "_generated" in path.parts or "__pycache__" in path.parts:
                 continue
             lines.extend(_norm(line) for line in path.read_text(encoding="utf-8").splitlines())
@@ -92,14 +96,13 @@ def course_secrets(course: Path) -> list[Secret]:
     What students are meant to have is read from the repository that holds
     the course folder (its book, ``kernlab`` and ``coursecheck``).
     """
-    from ..problems import ps1 as ps1_hidden
     from coursecheck.problems.ps1 import SHEET
 
     course = Path(course)
     sources = {folder.name: build_notebook(source_path(course, folder.name))
                for folder in sorted(p for p in (course / "source").iterdir() if p.is_dir())}
     # what any handout shows outside the regions is public, whichever set it is in
-    public = "\n".join([_public_text(course.parent)]
+    public = "\n".join([_public_text(course)]
                        + [_norm(line) for nb in sources.values()
                           for line in lines_outside_regions(nb)])
 
@@ -116,12 +119,12 @@ def course_secrets(course: Path) -> list[Secret]:
                             ("hidden test", hidden_test_lines(nb))):
             for line in lines:
                 add(f"{ps} {kind}", line)
-    for path in sorted((course.parent / "coursegrader" / "problems").glob("ps*.py")):
+    for path in sorted((course / HIDDEN_FOLDER).glob("ps*.py")):
         for line in path.read_text(encoding="utf-8").splitlines():
             add(f"hidden cases {path.name}", line)
     # ps1's answer key, as a table of any language would write it: the verdicts
     # on the candidates that the sheet does not ask about.
-    for name, verdict in ps1_hidden.VERDICTS.items():
+    for name, verdict in hidden_module(course, "ps1").VERDICTS.items():
         if name not in SHEET:
             for text in (f'"{name}": {str(verdict).lower()}', f"'{name}': {verdict}",
                          f'"{name}": {verdict}'):

@@ -42,10 +42,10 @@ _SHOWN = 20  # rows of the table of failed checks
 
 def _funcs(assignment):
     """{part id: the student's function} of the problem set, or {} if it is unknown."""
-    from ..judging.problem_sets import get_parts
+    from ..judging.problem_sets import public_parts
     try:
-        return {pid: p.func for pid, p in get_parts(assignment).items()}
-    except ValueError:   # not a problem set of coursegrader.problems
+        return {pid: p.func for pid, p in public_parts(assignment).items()}
+    except ValueError:   # not a problem set of the course
         return {}
 
 

@@ -1,20 +1,21 @@
 """Hidden cases of ps3 (instructor only; not in the student package).
 
 The public half of each part (its function, points, public cases and how an
-answer is judged) is :mod:`coursecheck.problems.ps3`; this module adds the
-generator of each part's hidden cases, drawn from the grader's random stream.
+answer is judged) is :mod:`coursecheck.problems.ps3` (``problems/ps3.py``);
+this module gives the grader the rest: ``HIDDEN``, each part's generator of
+hidden cases (drawn from the grader's random stream), and ``REFERENCES``, the
+reference of each part whose public half ships only the expected values of its
+public cases.  The grader reads it from the course folder
+(:mod:`coursegrader.judging.problem_sets`); it imports nothing of the grader.
 """
 
 import numpy as np
 
 import kernlab
-from coursecheck.problems import ps3 as public
 from coursecheck.problems.ps3 import CANDIDATES, RULES, base_grams, points, random_sets
 from coursecheck.parts import Case
 
-from ..judging.problem_sets import with_hidden
-
-__all__ = ["PARTS", "subset_features_reference"]
+__all__ = ["HIDDEN", "REFERENCES", "subset_features_reference"]
 
 
 def _combine_hidden(rng):
@@ -125,12 +126,18 @@ def _anova_reference(X, Y, d):
     return K
 
 
-PARTS = with_hidden(public.PARTS, {
+HIDDEN = {
     "combine_gram": _combine_hidden,
     "set_kernel": _set_kernel_hidden,
     "subset_features": _subset_features_hidden,
     "spectrum_kernel": _spectrum_hidden,
     "anova_kernel": _anova_hidden,
     "counterexample": _counterexample_hidden,
-}, anova_kernel={"reference": _anova_reference, "answers": None},
-    subset_features={"reference": subset_features_reference, "answers": None})
+}
+
+# The grader's own reference of the parts whose public half gives only the
+# expected values of the public cases (coursecheck's answers.json).
+REFERENCES = {
+    "anova_kernel": _anova_reference,
+    "subset_features": subset_features_reference,
+}

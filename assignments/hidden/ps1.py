@@ -1,17 +1,18 @@
 """Hidden cases of ps1 (instructor only; not in the student package).
 
 The public half of each part (its function, points, public cases and how an
-answer is judged) is :mod:`coursecheck.problems.ps1`; this module adds the
-generator of each part's hidden cases, drawn from the grader's random stream.
+answer is judged) is :mod:`coursecheck.problems.ps1` (``problems/ps1.py``);
+this module gives the grader the rest: ``HIDDEN``, each part's generator of
+hidden cases (drawn from the grader's random stream), and ``REFERENCES``, the
+reference of each part whose public half ships only the expected values of its
+public cases.  The grader reads it from the course folder
+(:mod:`coursegrader.judging.problem_sets`); it imports nothing of the grader.
 """
 
-from coursecheck.problems import ps1 as public
 from coursecheck.problems.ps1 import CANDIDATES, NOT_KERNELS_ON_SHEET, SHEET
 from coursecheck.parts import Case
 
-from ..judging.problem_sets import with_hidden
-
-__all__ = ["VERDICTS", "PARTS"]
+__all__ = ["VERDICTS", "HIDDEN", "REFERENCES"]
 
 # The answer key of part 3, one reason each (the notebook's written answer asks for these):
 VERDICTS = {
@@ -70,9 +71,15 @@ def _counter_hidden(rng):
     return [Case(args=(others[i],), label=f"candidate {others[i]}") for i in picks]
 
 
-PARTS = with_hidden(public.PARTS, {
+HIDDEN = {
     "quadratic_map": _quad_hidden,
     "multinomial_map": _multi_hidden,
     "kernel_verdicts": _verdict_hidden,
     "counterexample": _counter_hidden,
-}, kernel_verdicts={"reference": _verdict_reference, "answers": None})
+}
+
+# The grader's own reference of the parts whose public half gives only the
+# expected values of the public cases (coursecheck's answers.json).
+REFERENCES = {
+    "kernel_verdicts": _verdict_reference,
+}

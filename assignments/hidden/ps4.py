@@ -1,21 +1,22 @@
 """Hidden cases of ps4 (instructor only; not in the student package).
 
 The public half of each part (its function, points, public cases and how an
-answer is judged) is :mod:`coursecheck.problems.ps4`; this module adds the
-generator of each part's hidden cases, drawn from the grader's random stream.
+answer is judged) is :mod:`coursecheck.problems.ps4` (``problems/ps4.py``);
+this module gives the grader the rest: ``HIDDEN``, each part's generator of
+hidden cases (drawn from the grader's random stream), and ``REFERENCES``, the
+reference of each part whose public half ships only the expected values of its
+public cases.  The grader reads it from the course folder
+(:mod:`coursegrader.judging.problem_sets`); it imports nothing of the grader.
 """
 
 import numpy as np
 import scipy.linalg
 
 import kernlab
-from coursecheck.problems import ps4 as public
 from coursecheck.problems.ps4 import expansion, spread_points
 from coursecheck.parts import Case, log_uniform
 
-from ..judging.problem_sets import with_hidden
-
-__all__ = ["PARTS"]
+__all__ = ["HIDDEN", "REFERENCES"]
 
 
 def _inner_hidden(rng):
@@ -93,11 +94,17 @@ def _project_reference(alpha, X, Z, sigma):
     return scipy.linalg.cho_solve(factor, k(Z, X) @ np.asarray(alpha, dtype=float))
 
 
-PARTS = with_hidden(public.PARTS, {
+HIDDEN = {
     "rkhs_inner": _inner_hidden,
     "rkhs_norm": _norm_hidden,
     "kernel_distance": _distance_hidden,
     "project_onto_span": _project_hidden,
     "mercer_eigenvalues": _eigenvalues_hidden,
     "mercer_eigenfunctions": _eigenfunctions_hidden,
-}, project_onto_span={"reference": _project_reference, "answers": None})
+}
+
+# The grader's own reference of the parts whose public half gives only the
+# expected values of the public cases (coursecheck's answers.json).
+REFERENCES = {
+    "project_onto_span": _project_reference,
+}

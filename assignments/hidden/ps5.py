@@ -1,19 +1,20 @@
 """Hidden cases of ps5 (instructor only; not in the student package).
 
 The public half of each part (its function, points, public cases and how an
-answer is judged) is :mod:`coursecheck.problems.ps5`; this module adds the
-generator of each part's hidden cases, drawn from the grader's random stream.
+answer is judged) is :mod:`coursecheck.problems.ps5` (``problems/ps5.py``);
+this module gives the grader the rest: ``HIDDEN``, each part's generator of
+hidden cases (drawn from the grader's random stream), and ``REFERENCES``, the
+reference of each part whose public half ships only the expected values of its
+public cases.  The grader reads it from the course folder
+(:mod:`coursegrader.judging.problem_sets`); it imports nothing of the grader.
 """
 
 import numpy as np
 
-from coursecheck.problems import ps5 as public
 from coursecheck.problems.ps5 import blobs, free_tolerance, svm_alpha, training_cases, with_alpha
 from coursecheck.parts import Case, log_uniform
 
-from ..judging.problem_sets import with_hidden
-
-__all__ = ["PARTS"]
+__all__ = ["HIDDEN", "REFERENCES"]
 
 
 def _svm_dual_hidden(rng):
@@ -84,11 +85,18 @@ def _support_reference(a, C):
     return {"margin": np.flatnonzero((a > tol) & (a < C - tol)), "bound": np.flatnonzero(a >= C - tol)}
 
 
-PARTS = with_hidden(public.PARTS, {
+HIDDEN = {
     "svm_dual": _svm_dual_hidden,
     "svm_intercept": _svm_intercept_hidden,
     "support_vectors": _support_hidden,
     "svm_decision": _decision_hidden,
     "hinge_objective": _hinge_hidden,
     "svm_primal": _primal_hidden,
-}, svm_intercept={"reference": intercept_reference, "answers": None}, support_vectors={"reference": _support_reference, "answers": None})
+}
+
+# The grader's own reference of the parts whose public half gives only the
+# expected values of the public cases (coursecheck's answers.json).
+REFERENCES = {
+    "svm_intercept": intercept_reference,
+    "support_vectors": _support_reference,
+}

@@ -1,8 +1,12 @@
 """Hidden cases of ps2 (instructor only; not in the student package).
 
 The public half of each part (its function, points, public cases and how an
-answer is judged) is :mod:`coursecheck.problems.ps2`; this module adds the
-generator of each part's hidden cases, drawn from the grader's random stream.
+answer is judged) is :mod:`coursecheck.problems.ps2` (``problems/ps2.py``);
+this module gives the grader the rest: ``HIDDEN``, each part's generator of
+hidden cases (drawn from the grader's random stream), and ``REFERENCES``, the
+reference of each part whose public half ships only the expected values of its
+public cases.  The grader reads it from the course folder
+(:mod:`coursegrader.judging.problem_sets`); it imports nothing of the grader.
 """
 
 import math
@@ -10,13 +14,10 @@ import math
 import numpy as np
 
 import kernlab
-from coursecheck.problems import ps2 as public
 from coursecheck.problems.ps2 import regression_data
 from coursecheck.parts import Case, log_uniform
 
-from ..judging.problem_sets import with_hidden
-
-__all__ = ["PARTS"]
+__all__ = ["HIDDEN", "REFERENCES"]
 
 
 def _ridge_primal_hidden(rng):
@@ -114,12 +115,18 @@ def _basis_ridge_reference(T, y, centres, sigma, lam):
     return model.fit(T, y).coef_
 
 
-PARTS = with_hidden(public.PARTS, {
+HIDDEN = {
     "ridge_primal": _ridge_primal_hidden,
     "ridge_dual": _ridge_dual_hidden,
     "ridge_intercept": _ridge_intercept_hidden,
     "bump_gram": _bump_gram_hidden,
     "basis_ridge": _basis_ridge_hidden,
     "kernel_ridge_predict": _kernel_ridge_hidden,
-}, bump_gram={"reference": _bump_gram_reference, "answers": None},
-    basis_ridge={"reference": _basis_ridge_reference, "answers": None})
+}
+
+# The grader's own reference of the parts whose public half gives only the
+# expected values of the public cases (coursecheck's answers.json).
+REFERENCES = {
+    "bump_gram": _bump_gram_reference,
+    "basis_ridge": _basis_ridge_reference,
+}
