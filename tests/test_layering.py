@@ -197,8 +197,9 @@ def test_the_graders_import_graph_is_read():
     assert "runners.protocol" in GRADER_GRAPH["judging.judge"]
     assert "judging.judge" in GRADER_GRAPH["preprocessors.judge_tests"]
     assert "preprocessors.base" in GRADER_GRAPH["preprocessors.safe_execute"]
-    assert ("runners.protocol", ["END", "answer_line", "part_end_line", "read_header",
-                                 "write_all"]) in _grader_imports("runners.part_runner")
+    assert ("runners.protocol", ["END", "Answer", "Case", "End", "PartEnd", "ProtocolError",
+                                 "decode", "encode", "read_header", "write_all"]) \
+        in _grader_imports("runners.part_runner")
 
 
 def test_the_grader_has_no_import_cycles():
@@ -238,7 +239,7 @@ def test_the_runner_imports_on_the_host():
     for module in RUNNER:
         importlib.import_module(f"coursegrader.{module}")
     from coursegrader.runners import protocol, from_coursecheck
-    assert protocol.END == b'{"end": true}'
+    assert protocol.END == b'{"end": true}\n'
     assert from_coursecheck.serial.__name__ == "coursecheck.serial"
 
 

@@ -12,14 +12,11 @@ report shown to the student.  What comes back is parsed as data with bounded siz
 answer that cannot be parsed fails its case only.
 """
 
-import os
-import selectors
 import signal
-import time
 from dataclasses import dataclass
 
+from coursecheck import serial
 from coursecheck.check import format_report, judge_received
-from coursecheck.serial import UnsupportedValue, decode, encode, loads_bounded
 from coursecheck.parts import describe
 
 from .. import sandbox
@@ -36,144 +33,23 @@ class PartResult:
     note: str         # why the process stopped early, or ""
 
 
-class _Stopped(Exception):
-    """The sandbox stopped answering (the message says why)."""
-
-
-class _Channel:
-    """Exchange with the judge's runner, bounded in time and in bytes read.
-
-    Lines go to its stdin; answers come back as lines on its stdout and the
-    runner's own ``{"part_end": status}`` lines on its stderr, which no part's
-    process can write to.
-    """
-
-    def __init__(self, proc):
-        self.deadline, self.left = 0.0, 0
-        self.buffer, self.control, self.status = b"", b"", None
-        self.tampered = False
-        self.fds = {"in": proc.stdin.fileno(), "out": proc.stdout.fileno(),
-                    "control": proc.stderr.fileno()}
-        for fd in self.fds.values():
-            os.set_blocking(fd, False)
-        self.sel = selectors.DefaultSelector()
-
-    def _wait(self, fds, event):
-        """The descriptors of ``fds`` that are ready before the deadline (maybe none)."""
-        remaining = self.deadline - time.monotonic()
-        if remaining <= 0:
-            raise _Stopped("timeout")
-        for fd in fds:
-            self.sel.register(fd, event)
-        try:
-            return {key.fd for key, _ in self.sel.select(remaining)}
-        finally:
-            for fd in fds:
-                self.sel.unregister(fd)
-
-    def _write(self, data):
-        fd = self.fds["in"]
-        while data:
-            if not self._wait([fd], selectors.EVENT_WRITE):
-                continue
-            try:
-                data = data[os.write(fd, data):]
-            except BlockingIOError:
-                continue
-            except (BrokenPipeError, OSError):
-                raise _Stopped("exit") from None
-
-    def send_case(self, index, args):
-        self._write(protocol.case_line(index, encode(tuple(args))))
-
-    def send_end(self):
-        self._write(protocol.END + b"\n")
-
-    def send_header(self, record):
-        """A part's header, framed so that the runner reads exactly that much."""
-        self._write(protocol.frame_header(record))
-
-    def _read_out(self):
-        """Read what is there to read; False if nothing was."""
-        try:
-            chunk = os.read(self.fds["out"], 1 << 20)
-        except BlockingIOError:
-            return False
-        if not chunk:
-            raise _Stopped("exit")
-        self.left -= len(chunk)
-        if self.left < 0:
-            raise _Stopped("output")
-        self.buffer += chunk
-        return True
-
-    def _read_control(self):
-        try:
-            chunk = os.read(self.fds["control"], 1 << 16)
-        except BlockingIOError:
-            return
-        if not chunk:
-            raise _Stopped("exit")
-        self.control = (self.control + chunk)[-(1 << 16):]
-        while b"\n" in self.control:
-            line, self.control = self.control.split(b"\n", 1)
-            try:
-                end = protocol.parse_part_end(line)
-            except ValueError:
-                raise _Stopped("exit") from None
-            if end is not None:
-                self.status, self.tampered = end
-
-    def receive(self):
-        """The next line the part's process wrote; stops if the process ended first."""
-        while b"\n" not in self.buffer:
-            if self.status is not None:   # it ended: read what it wrote before
-                while b"\n" not in self.buffer and self._read_out():
-                    pass
-                if b"\n" not in self.buffer:
-                    raise _Stopped(f"status {self.status}")
-                break
-            ready = self._wait([self.fds["out"], self.fds["control"]], selectors.EVENT_READ)
-            if self.fds["out"] in ready:
-                self._read_out()
-            if self.fds["control"] in ready:
-                self._read_control()
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line
-
-    def part_end(self):
-        """Wait for the runner to report the part's process ended; drop what it left unread."""
-        while self.status is None:
-            if self.fds["control"] in self._wait([self.fds["control"]], selectors.EVENT_READ):
-                self._read_control()
-        status, self.status = self.status, None
-        while True:       # the process is gone: everything it wrote is in the pipe
-            try:
-                if not os.read(self.fds["out"], 1 << 20):
-                    break
-            except BlockingIOError:
-                break
-        self.buffer = b""
-        return status
-
-    def close(self):
-        self.sel.close()
-
-
 def _answer(line, i, max_bytes):
     """(ok, value or message) for the answer ``line`` to case ``i``; never raises."""
     try:
-        record = loads_bounded(line, max_bytes)
-        if type(record) is not dict or record.get("case") != i:
-            return False, "no answer (the process sent something else)"
-        if "error" in record:
-            return False, str(record["error"])[:500]
-        return True, decode(record["value"])
+        answer = protocol.decode(line, protocol.Answer, max_bytes=max_bytes)
+    except protocol.ProtocolError:
+        return False, "no answer (the process sent something else)"
+    if answer.index != i:
+        return False, "no answer (the process sent something else)"
+    if answer.error is not None:
+        return False, answer.error[:500]
+    try:
+        return True, serial.decode(answer.value)
     except RecursionError:
         return False, "returned an unsupported type: the value is nested too deeply"
-    except UnsupportedValue as exc:
+    except serial.UnsupportedValue as exc:
         return False, f"returned an unsupported type: {exc}"
-    except Exception as exc:  # any malformed record fails this case only
+    except Exception as exc:  # any malformed value fails this case only
         return False, f"no answer (unreadable: {type(exc).__name__})"
 
 
@@ -196,7 +72,8 @@ class PartSession:
                  policy=None):
         self.files_from, self.mode, self.policy = files_from, mode, policy or sandbox.JUDGE
         self.header = {"sweep": True} if mode == "bubblewrap" else {
-            "forbidden": [str(p) for p in forbidden], "allowed": [str(p) for p in allowed]}
+            "forbidden": tuple(str(p) for p in forbidden),
+            "allowed": tuple(str(p) for p in allowed)}
         self._run = self._channel = None
 
     def __enter__(self):
@@ -217,30 +94,30 @@ class PartSession:
         if self._run is None:
             self._run = sandbox.start(self.policy, sandbox.PART_RUNNER, mode=self.mode,
                                       files_from=self.files_from, control=True)
-            self._channel = _Channel(self._run.proc)
+            self._channel = sandbox.Channel(self._run)
         channel = self._channel
-        channel.deadline = time.monotonic() + timeout
-        channel.left = self.policy.output_bytes
+        channel.expect(timeout, self.policy.output_bytes)
         note = ""
         try:
-            channel.send_header({**self.header, "cells": list(cells), "func": func})
+            channel.send(protocol.PartHeader(tuple(cells), func, **self.header))
             for i, args in enumerate(args_list):
-                channel.send_case(i, args)
+                channel.send(protocol.Case(i, serial.encode(tuple(args))))
                 values[i] = _answer(channel.receive(), i, self.policy.output_bytes)
-            channel.send_end()
-            status = channel.part_end()
-            if channel.tampered:
+            channel.send(protocol.End())
+            ended = channel.part_end()
+            if ended.tampered:
                 # It wrote into the grader's pipe (the runner then ends): none
                 # of its answers counts.
                 note = _TAMPERED
                 values = [None] * len(args_list)
                 self.close()
-            elif status != 0:
-                note = _describe_stop(f"status {status}", None, timeout, self.policy)
-        except _Stopped as why:
+            elif ended.status != 0:
+                note = _describe_stop(sandbox.stop_for_exit(ended.status), ended.status,
+                                      timeout, self.policy)
+        except sandbox.Stopped as why:
             # A part that ended early, ran out of time or flooded its output ends
             # the sandbox (what it left unread must reach no other part).
-            note = _describe_stop(str(why), self._run.proc, timeout, self.policy)
+            note = _describe_stop(why.reason, why.code, timeout, self.policy)
             self.close()
         stop = note or "the process stopped before answering"
         values = [v if v is not None else (False, f"no answer ({stop})") for v in values]
@@ -263,26 +140,20 @@ def run_part(cells, func, args_list, *, timeout=20.0, files_from=None, mode="bub
         return session.run(cells, func, args_list, timeout=timeout)
 
 
-def _describe_stop(why, proc, timeout, policy):
-    if why == "timeout":
+def _describe_stop(reason, code, timeout, policy):
+    Reason = protocol.StopReason
+    if reason is Reason.TIMEOUT:
         return f"your code timed out after {timeout:g} s"
-    if why == "output":
+    if reason is Reason.OUTPUT_LIMIT:
         return f"your code sent back more than {policy.output_bytes // 1024**2} MB"
-    if why.startswith("status "):           # the part's own process ended
-        code = int(why.split()[1])
-    else:                                   # the whole sandbox ended
-        try:
-            code = proc.wait(timeout=5)
-        except Exception:
-            return "the process running your code stopped answering"
-        if code > 128:      # bwrap reports a signal as 128 + its number
-            code = -(code - 128)
-    if code == -signal.SIGXFSZ:
+    if reason is Reason.VANISHED:
+        return "the process running your code stopped answering"
+    if reason is Reason.FILE_LIMIT:
         return (f"the process running your code was stopped for writing a file of more than "
                 f"{policy.file_bytes // 1024**2} MB")
-    if code == -signal.SIGXCPU:
+    if reason is Reason.CPU_LIMIT:
         return f"the process running your code used more than {policy.cpu_seconds} s of CPU"
-    if code < 0:
+    if reason is Reason.KILLED:
         try:
             name = signal.Signals(-code).name
         except ValueError:

@@ -12,21 +12,16 @@ run, never the grading (the grade is decided by
 applies it later (:func:`apply_kernel_run`).
 """
 
-import json
-import os
-import selectors
 import threading
-import time
 
 from nbformat.v4 import new_output
 from traitlets import Bool, Float, Int
 
-from coursecheck.serial import UnsupportedValue, loads_bounded
-
 from .. import sandbox
 from ..judging.cells import is_test_cell
 from ..judging.problem_sets import public_parts
-from ..student_outputs import clean_outputs, plain_text
+from ..runners import protocol
+from ..student_outputs import clean_outputs
 from .base import ConfinedPreprocessor
 
 __all__ = ["SafeExecute", "apply_kernel_run"]
@@ -60,9 +55,8 @@ class SafeExecute(ConfinedPreprocessor):
         for i in run_cells:
             nb.cells[i].outputs = []
             nb.cells[i].execution_count = None
-        request = {"cells": [nb.cells[i].source for i in run_cells],
-                   "cell_timeout": self.timeout, "budget": self.budget,
-                   "output_bytes": self.output_bytes}
+        request = protocol.KernelRequest(tuple(nb.cells[i].source for i in run_cells),
+                                         self.timeout, self.budget, self.output_bytes)
         folder = (resources or {}).get("metadata", {}).get("path")
         result = {}
         job = threading.Thread(target=lambda: result.update(
@@ -78,65 +72,56 @@ class SafeExecute(ConfinedPreprocessor):
         return nb, resources
 
     def _run(self, policy, request, folder):
-        """(answer or {}, why the run gave nothing usable or "")."""
+        """(the KernelAnswer or None, why the run gave nothing usable or "")."""
         run = sandbox.start(policy, sandbox.KERNEL_RUNNER, mode=self.confinement,
                             files_from=folder)
-        deadline = time.monotonic() + self.budget + 60   # kernel start-up and shutdown
-        out = bytearray()
-        why = ""
+        channel = sandbox.Channel(run)
+        channel.expect(self.budget + 60, policy.output_bytes)   # kernel start-up and shutdown
         try:
-            data = json.dumps(request).encode()
-            run.proc.stdin.write(data)
-            run.proc.stdin.close()
-            fd = run.proc.stdout.fileno()
-            os.set_blocking(fd, False)
-            with selectors.DefaultSelector() as sel:
-                sel.register(fd, selectors.EVENT_READ)
-                while True:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        why = (f"the notebook's run took more than {self.budget:g} s "
-                               "in all")
-                        break
-                    if not sel.select(remaining):
-                        continue
-                    try:
-                        chunk = os.read(fd, 1 << 20)
-                    except BlockingIOError:
-                        continue
-                    if not chunk:
-                        break
-                    out += chunk
-                    if len(out) > policy.output_bytes:
-                        why = "the notebook's run sent back too much output"
-                        break
+            channel.send(request)
+            channel.close_input()
+            data = channel.receive_all()
+        except sandbox.Stopped as stop:
+            if stop.reason is protocol.StopReason.TIMEOUT:
+                return None, f"the notebook's run took more than {self.budget:g} s in all"
+            if stop.reason is protocol.StopReason.OUTPUT_LIMIT:
+                return None, "the notebook's run sent back too much output"
+            return None, "the kernel run stopped before it answered"
         except OSError as exc:
-            why = f"the kernel run could not be started ({exc})"
+            return None, f"the kernel run could not be started ({exc})"
         finally:
+            channel.close()
             sandbox.stop(run)
-        if why:
-            return {}, why
         try:
-            return loads_bounded(bytes(out), policy.output_bytes), ""
-        except UnsupportedValue as exc:
-            return {}, f"the kernel run sent back something unreadable ({exc})"
+            return protocol.decode(data, protocol.KernelAnswer,
+                                   max_bytes=policy.output_bytes), ""
+        except protocol.ProtocolError as exc:
+            return None, f"the kernel run sent back something unreadable ({exc})"
+
+
+def _stop_text(stop):
+    Reason = protocol.StopReason
+    if stop.reason is Reason.BUDGET:
+        return (f"the notebook's run took more than {stop.limit:g} s in all; this cell and "
+                "the ones below were not run")
+    if stop.reason is Reason.CELL_TIMEOUT:
+        return f"this cell did not finish within {stop.limit:g} s"
+    if stop.reason is Reason.KERNEL_DIED:
+        return "the kernel died while running this cell"
+    return f"the kernel could not run ({stop.detail})"
 
 
 def apply_kernel_run(nb, job, result, run_cells, log, student):
     """Wait for the kernel run ``job`` and put its cleaned outputs into ``nb``."""
     job.join()
-    answer, why = result.get("answer", {}), result.get("why", "the kernel run failed")
-    cells = answer.get("cells") if isinstance(answer, dict) else None
-    if isinstance(cells, list):
-        for i, got in zip(run_cells, cells):
-            if isinstance(got, dict):
-                nb.cells[i].outputs = clean_outputs(got.get("outputs"))
-                n = got.get("execution_count")
-                nb.cells[i].execution_count = n if type(n) is int else None
-    stopped = answer.get("stopped") if isinstance(answer, dict) else None
-    if isinstance(stopped, dict) and type(stopped.get("cell")) is int \
-            and 0 <= stopped["cell"] < len(run_cells):
-        where, why = run_cells[stopped["cell"]], plain_text(stopped.get("why"))[:300]
+    answer, why = result.get("answer"), result.get("why", "the kernel run failed")
+    cells = answer.cells if answer is not None else ()
+    for i, got in zip(run_cells, cells):
+        nb.cells[i].outputs = clean_outputs(got.outputs)
+        nb.cells[i].execution_count = got.execution_count
+    stopped = answer.stopped if answer is not None else None
+    if stopped is not None and stopped.cell < len(run_cells):
+        where, why = run_cells[stopped.cell], _stop_text(stopped)
     elif why:
         where = run_cells[0] if run_cells else None
     else:
@@ -148,5 +133,3 @@ def apply_kernel_run(nb, job, result, run_cells, log, student):
             "error", ename="KernelStopped", evalue=why,
             traceback=[f"KernelStopped: {why}; the cells below were not run in the "
                        "notebook (the grader still checks every part)"]))
-
-

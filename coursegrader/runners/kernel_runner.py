@@ -3,15 +3,10 @@
 :class:`coursegrader.preprocessors.safe_execute.SafeExecute` starts this module in
 the sandbox of :mod:`coursegrader.sandbox`, so the Jupyter kernel, its ZeroMQ
 sockets (on the sandbox's own loopback) and everything the notebook starts
-live and die inside it.  It reads one JSON request on stdin::
-
-    {"cells": [source, ...], "cell_timeout": s, "budget": s, "output_bytes": n}
-
-runs the cells in order in a fresh ``python3`` kernel with nbclient and writes
-one JSON answer on stdout::
-
-    {"cells": [{"outputs": [...], "execution_count": n}, ...],
-     "stopped": null or {"cell": k, "why": "..."}}
+live and die inside it.  It reads one :class:`~.protocol.KernelRequest` on stdin, runs the cells in
+order in a fresh ``python3`` kernel with nbclient and writes one
+:class:`~.protocol.KernelAnswer` on stdout: each cell's outputs and execution
+count, and where and why the run stopped (a :class:`~.protocol.StopReason`).
 
 A cell that runs longer than ``cell_timeout`` seconds, a kernel that dies, or
 the whole run exceeding ``budget`` seconds stops the run (the remaining cells
@@ -26,7 +21,8 @@ import sys
 import time
 
 from .private import make_private
-from .protocol import write_all
+from .protocol import (CellRun, KernelAnswer, KernelRequest, KernelStop, StopReason, decode,
+                       encode, write_all)
 
 __all__ = ["main"]
 
@@ -53,54 +49,54 @@ def _client_class():
 
 
 def run(request):
-    """Run the request's cells; return the answer (a plain dict)."""
+    """Run the cells of the :class:`KernelRequest` ``request``; return the KernelAnswer."""
     import nbformat
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s)
-                                         for s in request["cells"]])
+                                         for s in request.cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
-    cell_timeout = float(request["cell_timeout"])
-    budget = float(request["budget"])
+    cell_timeout = float(request.cell_timeout)
+    budget = float(request.budget)
     client = _client_class()(
         nb, timeout=int(cell_timeout), kernel_name="python3", allow_errors=True,
         interrupt_on_timeout=False, shutdown_kernel="immediate", startup_timeout=60,
         extra_arguments=["--HistoryManager.hist_file=:memory:"],
         resources={"metadata": {"path": os.getcwd()}})
-    client.output_left = int(request["output_bytes"])
+    client.output_left = int(request.output_bytes)
     deadline = time.monotonic() + budget
     stopped = None
-    over_budget = (f"the notebook's run took more than {budget:g} s in all; this cell and "
-                   "the ones below were not run")
     with client.setup_kernel():
         for k, cell in enumerate(nb.cells):
             remaining = deadline - time.monotonic()
             if remaining < 1:
-                stopped = {"cell": k, "why": over_budget}
+                stopped = KernelStop(k, StopReason.BUDGET, limit=budget)
                 break
             client.timeout = max(1, int(min(cell_timeout, remaining)))
             try:
                 client.execute_cell(cell, k)
             except CellTimeoutError:
-                stopped = {"cell": k, "why": over_budget if client.timeout < cell_timeout
-                           else f"this cell did not finish within {client.timeout} s"}
+                stopped = (KernelStop(k, StopReason.BUDGET, limit=budget)
+                           if client.timeout < cell_timeout
+                           else KernelStop(k, StopReason.CELL_TIMEOUT, limit=client.timeout))
             except DeadKernelError:
-                stopped = {"cell": k, "why": "the kernel died while running this cell"}
+                stopped = KernelStop(k, StopReason.KERNEL_DIED)
             if client.output_dropped:
                 cell.outputs.append(nbformat.v4.new_output(
                     "stream", name="stdout",
-                    text=f"\n[output beyond {request['output_bytes']} bytes dropped]\n"))
+                    text=f"\n[output beyond {request.output_bytes} bytes dropped]\n"))
                 client.output_dropped = False
             if stopped:
                 break
-    return {"cells": [{"outputs": c.outputs, "execution_count": c.execution_count}
-                      for c in nb.cells], "stopped": stopped}
+    # plain JSON: the outputs as the kernel sent them, whatever they hold
+    return KernelAnswer(tuple(CellRun(json.loads(json.dumps(c.outputs, default=str)),
+                                      c.execution_count) for c in nb.cells), stopped)
 
 
 def main():
     make_private()      # the kernel it starts cannot open this process's descriptors
-    request = json.loads(sys.stdin.buffer.read())
+    request = decode(sys.stdin.buffer.read(), KernelRequest)
     out_fd = os.dup(1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
@@ -110,9 +106,13 @@ def main():
     try:
         answer = run(request)
     except Exception as exc:  # the kernel could not be started: say so, grading goes on
-        answer = {"cells": [], "stopped": {"cell": 0, "why": f"the kernel could not run "
-                                                              f"({type(exc).__name__}: {exc})"}}
-    write_all(out_fd, json.dumps(answer, default=str).encode())
+        answer = KernelAnswer((), KernelStop(0, StopReason.NO_KERNEL,
+                                             detail=f"{type(exc).__name__}: {exc}"[:300]))
+    try:
+        data = encode(answer)
+    except ValueError:        # an output JSON cannot carry (a NaN): the cells' outputs go
+        data = encode(KernelAnswer((), answer.stopped))
+    write_all(out_fd, data)
     os._exit(0)
 
 

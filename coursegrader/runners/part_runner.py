@@ -27,7 +27,6 @@ folder; and an audit hook (:mod:`.audit_hook`) turns the usual attempts into
 a message that says what is not allowed.
 """
 
-import json
 import os
 import shutil
 import signal
@@ -37,7 +36,8 @@ import tempfile
 from .audit_hook import ESCAPE_MODULES, FORBIDDEN_MODULES, Forbidden, install_guard, \
     module_dirs
 from .private import make_private
-from .protocol import END, answer_line, part_end_line, read_header, write_all
+from .protocol import END, Answer, Case, End, PartEnd, ProtocolError, decode, encode, \
+    read_header, write_all
 
 __all__ = ["main"]
 
@@ -81,9 +81,17 @@ def _input_left_alone(fd):
     left = _unread(fd)
     if left == 0:
         return True
-    if left != len(END) + 1:
+    if left != len(END):
         return False
-    return os.read(fd, left) == END + b"\n"
+    return os.read(fd, left) == END
+
+
+def _next_header():
+    """The next part's header from the grader (stdin), or None at the end."""
+    try:
+        return read_header(0)
+    except ProtocolError:
+        return None
 
 
 def main():
@@ -122,7 +130,7 @@ def main():
     base = os.getcwd()
     files = sorted(e.name for e in os.scandir(base) if e.is_file(follow_symlinks=False))
     number = 0
-    while (header := read_header(0)) is not None:
+    while (header := _next_header()) is not None:
         number += 1
         work = os.path.join(base, f".part{number}")
         os.mkdir(work, 0o700)
@@ -137,14 +145,14 @@ def main():
             os.killpg(pid, signal.SIGKILL)     # anything the part started
         except OSError:
             pass
-        if header.get("sweep"):   # alone in the sandbox's PID namespace: kill the rest
+        if header.sweep:   # alone in the sandbox's PID namespace: kill the rest
             try:
                 os.kill(-1, signal.SIGKILL)
             except OSError:
                 pass
         shutil.rmtree(work, ignore_errors=True)
         clean = _input_left_alone(0)
-        write_all(control, part_end_line(status, tampered=not clean))
+        write_all(control, encode(PartEnd(status, tampered=not clean)))
         if not clean:
             os._exit(3)       # what the part wrote must never be read as a header
     os._exit(0)
@@ -162,15 +170,15 @@ def _grade_part(request, work, out_fd):
 
     from .from_coursecheck import serial
 
-    loads, os_exit = json.loads, os._exit
+    os_exit = os._exit
     readline = sys.stdin.buffer.readline
 
     def emit(index, **answer):
-        write_all(out_fd, answer_line(index, **answer))
+        write_all(out_fd, encode(Answer(index, **answer)))
 
-    forbidden = list(request.get("forbidden", [])) + module_dirs(FORBIDDEN_MODULES)
+    forbidden = list(request.forbidden) + module_dirs(FORBIDDEN_MODULES)
     writable = [work]
-    allowed = list(request.get("allowed", [])) + writable
+    allowed = list(request.allowed) + writable
     try:
         from . import landlock
         landlock.restrict(denied=forbidden, writable=allowed)
@@ -191,7 +199,7 @@ def _grade_part(request, work, out_fd):
 
     namespace = {"__name__": "__main__", "get_ipython": _Shell}
     cell_errors = []
-    cells, func_name = request["cells"], request["func"]
+    cells, func_name = request.cells, request.func
     del request
     for i, source in enumerate(cells):
         try:
@@ -203,16 +211,19 @@ def _grade_part(request, work, out_fd):
     func = namespace.get(func_name)
     while True:
         line = readline()
-        if not line or line.rstrip(b"\n") == END:
+        try:
+            message = decode(line, Case, End)
+        except ProtocolError:
             break
-        message = loads(line)
-        i = message["case"]
+        if type(message) is End:
+            break
+        i = message.index
         if not callable(func):
             hint = f" (a cell failed: {cell_errors[-1]})" if cell_errors else ""
             emit(i, error=f"the function {func_name} is not defined{hint}"[:500])
             continue
         try:
-            args = serial.decode(message["args"])
+            args = serial.decode(message.args)
             del line, message
             result = func(*args)
         except NotImplementedError:
