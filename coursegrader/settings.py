@@ -1,10 +1,13 @@
-"""The course's settings that come from the environment: the one place that reads it.
+"""The course's settings: where they are read, once, and the course folder they belong to.
 
-Every other setting is a traitlet of the class that uses it, set in
-``nbgrader_config.py`` (``c.SafeExecute.budget``, ``c.LatePolicy.per_day``,
-...).  The few an instructor or a server sets per machine come from
-environment variables, and only :class:`CourseSettings` reads them; each can
-also be set as ``c.CourseSettings.<name>`` in ``nbgrader_config.py``.
+The course folder is the folder of the course's ``nbgrader_config.py``
+(:func:`find_course`); :func:`course_config` loads that file once per process
+and hands every part of the grader the same settings.  Every setting is a
+traitlet of the class that uses it, with its help (``python -m coursegrader
+--help-all`` lists them all).  The few an instructor or a server sets per
+machine come from environment variables, and only :class:`CourseSettings`
+reads them: each is the default of one of its settings, and a line
+``c.CourseSettings.<name> = ...`` in ``nbgrader_config.py`` wins over it.
 
 ========================== =================================================
 variable                   setting
@@ -18,18 +21,29 @@ COURSEGRADER_PART_TIMEOUT  :attr:`CourseSettings.part_timeout`
 DASK_SCHEDULER             :attr:`CourseSettings.scheduler`
 KERNEL_COURSE_EXCHANGE     :attr:`CourseSettings.hub_exchange`
 ========================== =================================================
+
+nbgrader's own settings that follow from these -- the course folder, the
+course id, the gradebook's URL, the exchange -- are set from them in one
+place, :func:`nbgrader_settings`, which the course's ``nbgrader_config.py``
+applies last.
 """
 
+import copy
 import os
 from pathlib import Path
 
 from traitlets import Float, Int, Unicode, default
-from traitlets.config import Configurable
+from traitlets.config import Config, Configurable
 
-__all__ = ["CourseSettings", "CONFIG_FILE", "find_course"]
+__all__ = ["CourseSettings", "CONFIG_FILE", "COURSE_ID", "find_course", "course_config",
+           "nbgrader_settings"]
 
 #: The course's configuration; the folder that holds it is the course folder.
 CONFIG_FILE = "nbgrader_config.py"
+#: The course's id, unless NBGRADER_COURSE_ID or the course's configuration says otherwise.
+COURSE_ID = "kernel-methods"
+#: The collect of nbgrader's shared-folder exchange that takes regular files only.
+NO_LINK_COLLECT = "coursegrader.tools.exchange_collect.NoLinkCollect"
 
 
 def find_course(start=None):
@@ -41,6 +55,48 @@ def find_course(start=None):
             return folder
     raise ValueError(f"no course folder at or above {here}: none holds {CONFIG_FILE} "
                      "(run in the course folder, or name it)")
+
+
+_LOADED = {}
+
+
+def course_config(course):
+    """The configuration in the course folder ``course``, read once per process.
+
+    The file is read again only if it changed since.  Each call returns a copy,
+    which the caller may change.
+    """
+    from traitlets.config.loader import PyFileConfigLoader
+    folder = Path(course).resolve()
+    path = folder / CONFIG_FILE
+    if not path.is_file():
+        raise ValueError(f"course: no {CONFIG_FILE} in {folder}")
+    stat = path.stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _LOADED:
+        _LOADED[key] = PyFileConfigLoader(CONFIG_FILE, path=str(folder)).load_config()
+    return copy.deepcopy(_LOADED[key])
+
+
+def nbgrader_settings(config, course):
+    """nbgrader's settings that follow from the course's: a Config to merge into ``config``.
+
+    ``course`` is the course folder.  The gradebook is :attr:`CourseSettings.db_url`,
+    by default SQLite in the course folder, whose writers wait up to 60 s for
+    one another.  nbgrader's shared-folder exchange collects with
+    :data:`NO_LINK_COLLECT` unless the course's JupyterHub chose the exchange.
+    """
+    settings = CourseSettings(config=config)
+    course = os.path.abspath(course)
+    nbgrader = Config()
+    nbgrader.CourseDirectory.root = course
+    nbgrader.CourseDirectory.course_id = settings.course_id
+    nbgrader.CourseDirectory.db_url = (
+        settings.db_url or f"sqlite:///{os.path.join(course, 'gradebook.db')}?timeout=60")
+    nbgrader.Exchange.root = settings.exchange
+    if not settings.hub_exchange:
+        nbgrader.ExchangeFactory.collect = NO_LINK_COLLECT
+    return nbgrader
 
 
 def _env(name, fallback):
@@ -69,7 +125,7 @@ class CourseSettings(Configurable):
         help="Folder of nbgrader's shared-folder exchange ($NBGRADER_EXCHANGE, default "
              "/srv/nbgrader/exchange).").tag(config=True)
     course_id = Unicode(
-        help="nbgrader's course id ($NBGRADER_COURSE_ID, default kernel-methods)."
+        help=f"nbgrader's course id ($NBGRADER_COURSE_ID, default {COURSE_ID})."
     ).tag(config=True)
     db_url = Unicode(
         None, allow_none=True,
@@ -78,8 +134,8 @@ class CourseSettings(Configurable):
              "the course folder.").tag(config=True)
     secret = Unicode(
         help="The course secret the hidden cases are drawn from "
-             "($COURSEGRADER_SECRET); empty: JudgeTests.secret, else "
-             "JudgeTests.secret_file.").tag(config=True)
+             "($COURSEGRADER_SECRET); empty: the file JudgeSubmission.secret_file."
+    ).tag(config=True)
     cell_timeout = Int(
         help="Seconds a notebook cell may run in the kernel run "
              "($COURSEGRADER_CELL_TIMEOUT, default 60).").tag(config=True)
@@ -101,7 +157,7 @@ class CourseSettings(Configurable):
 
     @default("course_id")
     def _default_course_id(self):
-        return _env("NBGRADER_COURSE_ID", "kernel-methods")
+        return _env("NBGRADER_COURSE_ID", COURSE_ID)
 
     @default("db_url")
     def _default_db_url(self):

@@ -950,7 +950,7 @@ def graded(tmp_path_factory):
     course = copy_course(tmp, ["ps1"], secret="robustness-test", cell_timeout=15,
                          part_timeout=8)
     with open(course.root / "nbgrader_config.py", "a") as f:
-        f.write(f"c.SafeExecute.budget = {BUDGET}\n")
+        f.write(f"c.JudgeSubmission.budget = {BUDGET}\n")
     course.nbgrader("db assignment add", "ps1")
     course.nbgrader("generate_assignment", "ps1")
     released = course.released("ps1")
@@ -1228,10 +1228,10 @@ def test_graded_function_sees_no_case_but_its_own_and_earlier_ones(graded):
 
 
 def test_output_is_capped_in_bytes(graded):
-    from coursegrader.preprocessors import SafeExecute
+    from coursegrader.preprocessors import JudgeSubmission
     course = graded[0]
     path = course.root / "autograded" / "floods_output" / "ps1" / "ps1.ipynb"
-    assert path.stat().st_size < 2 * SafeExecute.output_bytes.default_value
+    assert path.stat().st_size < 2 * JudgeSubmission.output_bytes.default_value
     assert "dropped]" in _all_output_text(_notebook(course, "floods_output"))
 
 

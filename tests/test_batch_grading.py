@@ -110,13 +110,15 @@ def test_grades_and_log_of_each_submission(graded):
     last = batch.latest(logged(course))
     parts = graded_parts(COURSE, PS)
     full = sum(p.points for p in parts.values())
-    totals = {s: sum(p["score"] for p in last[s]["parts"]) for s in ("alice", "bob", "carol")}
+    judged = {s: [p for r in batch.submission_results(last[s]) for p in r.parts]
+              for s in ("alice", "bob", "carol")}
+    totals = {s: sum(p.score for p in judged[s]) for s in judged}
     assert totals["alice"] == pytest.approx(full)
     assert totals["bob"] == 0
-    carol = {p["part"]: p for p in last["carol"]["parts"]}
-    assert carol["quadratic_map"]["score"] == parts["quadratic_map"].points
-    assert carol["kernel_verdicts"]["score"] == 0
-    assert "timed out after 3 s" in carol["kernel_verdicts"]["report"]
+    carol = {p.part: p for p in judged["carol"]}
+    assert carol["quadratic_map"].score == parts["quadratic_map"].points
+    assert carol["kernel_verdicts"].score == 0
+    assert "timed out after 3 s" in carol["kernel_verdicts"].report
     # eve's file is not a notebook: logged as failed, with nbgrader's reason
     assert last["eve"]["status"] == "failed"
     assert "Notebook does not appear to be JSON" in last["eve"]["error"], last["eve"]
@@ -125,8 +127,8 @@ def test_grades_and_log_of_each_submission(graded):
     # the gradebook holds the same scores as the log
     scores = course.cell_scores(PS)
     for student in ("alice", "bob", "carol"):
-        for p in last[student]["parts"]:
-            assert scores[(student, p["part"])] == pytest.approx(p["score"])
+        for p in judged[student]:
+            assert scores[(student, p.part)] == pytest.approx(p.score)
 
 
 def test_one_worker_gives_exactly_the_grades_of_two(graded):

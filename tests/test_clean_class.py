@@ -103,6 +103,25 @@ def test_feedback_has_no_prompts_and_counts_that_add_up(class_run):
             assert (int(passed) == int(total)) is all_passed, (student, part)
 
 
+def test_each_submission_has_its_record_beside_it_and_never_in_the_feedback(class_run):
+    """The judge's record (which names the hidden cases) is written once, beside
+    the autograded notebook; the feedback folder, which students are sent,
+    holds none, and the feedback's titles came from it."""
+    from coursegrader import record
+    course = class_run[0]
+    for student, top in (("alice", True), ("bob", False)):
+        result = record.load(course.root / "autograded" / student / "ps1", "ps1")
+        assert (result.student, result.assignment, result.notebook) == (student, "ps1", "ps1")
+        assert len(result.parts) == 4 and (result.score == result.points) is top
+        assert {c.hidden for p in result.parts for c in p.cases} == {True, False}
+        assert course.cell_scores("ps1")[(student, "quadratic_map")] == \
+            result.part("quadratic_map").score
+        assert result.part("quadratic_map").description in _visible_text(
+            (course.root / "feedback" / student / "ps1" / "ps1.html").read_text())
+    assert list((course.root / "feedback").rglob("*.html"))
+    assert not list((course.root / "feedback").rglob("*" + record.SUFFIX))
+
+
 def test_feedback_typesets_its_maths_offline_in_chromium(class_run):
     require_chromium()
     from playwright.sync_api import sync_playwright

@@ -26,7 +26,9 @@ from coursegrader.tools.validation import release_leaks
 COURSE = Path(__file__).resolve().parents[1] / "assignments"
 PS1_SOURCE = COURSE / "source" / "ps1" / "ps1.md"
 VERDICTS = hidden_module(COURSE, "ps1").VERDICTS
-IN_THE_COURSE = Config({"CourseDirectory": {"root": str(COURSE)}})   # the grader's settings
+# the grader's settings in the course, with the secret "k"
+IN_THE_COURSE = Config({"CourseDirectory": {"root": str(COURSE)},
+                        "CourseSettings": {"secret": "k"}})
 
 
 # ---------------------------------------------------------------- encoding
@@ -512,17 +514,19 @@ def _tiny_notebook(answer):
     ])
 
 
-def test_judge_tests_preprocessor_writes_the_score_nbgrader_reads():
+def test_judge_submission_records_the_score_and_writes_the_one_nbgrader_reads():
     from nbgrader.utils import determine_grade
-    from coursegrader.preprocessors import JudgeTests
+    from coursegrader import record
+    from coursegrader.preprocessors import JudgeSubmission
 
-    resources = {"nbgrader": {"assignment": "ps1", "student": "s1"}}
     for answer, expected in ((RIGHT[0], 2.0), ("def is_kernel(name):\n    return 0", 0.0)):
+        resources = {"nbgrader": {"assignment": "ps1", "student": "s1"}}
         nb = _tiny_notebook(answer)
         nb.cells[2].outputs = [{"output_type": "stream", "name": "stderr", "text": "x"}]
-        nb, _ = JudgeTests(secret="k", config=IN_THE_COURSE).preprocess(nb, resources)
+        nb, _ = JudgeSubmission(config=IN_THE_COURSE).preprocess(nb, resources)
         score, top = determine_grade(nb.cells[2])
         assert (score, top) == (expected, 2.0)
+        assert record.attached(resources).part("kernel_verdicts").score == expected
         assert nb.cells[2].outputs[0]["text"].startswith("is_kernel [kernel_verdicts]")
 
 
@@ -582,16 +586,16 @@ def test_sandbox_holds_only_the_allowlisted_packages_and_a_fixed_environment(mon
 
 def test_autograde_refuses_without_bwrap_and_says_what_is_missing(monkeypatch):
     from coursegrader import sandbox
-    from coursegrader.preprocessors import JudgeTests, SafeExecute
+    from coursegrader.preprocessors import JudgeSubmission
     monkeypatch.setenv("PATH", "/nonexistent")
     sandbox.probe.cache_clear()
     try:
-        for pre in (JudgeTests(secret="k", config=IN_THE_COURSE), SafeExecute()):
-            with pytest.raises(sandbox.ConfinementUnavailable, match="bubblewrap is not installed"):
-                pre.preprocess(_tiny_notebook(RIGHT[0]),
-                               {"nbgrader": {"assignment": "ps1", "student": "s1"}})
+        # neither the notebook's run nor the judge starts: the one preprocessor of both
+        with pytest.raises(sandbox.ConfinementUnavailable, match="bubblewrap is not installed"):
+            JudgeSubmission(config=IN_THE_COURSE).preprocess(
+                _tiny_notebook(RIGHT[0]), {"nbgrader": {"assignment": "ps1", "student": "s1"}})
         # the instructor's explicit opt-in grades, in the weaker mode
-        nb, _ = JudgeTests(secret="k", confinement="unconfined", config=IN_THE_COURSE).preprocess(
+        nb, _ = JudgeSubmission(confinement="unconfined", config=IN_THE_COURSE).preprocess(
             _tiny_notebook(RIGHT[0]), {"nbgrader": {"assignment": "ps1", "student": "s1"}})
         assert "Score: 2 of 2 points" in nb.cells[2].outputs[0]["text"]
     finally:
@@ -619,13 +623,14 @@ def test_clean_outputs_keeps_plain_outputs_and_drops_active_content():
 
 
 def test_kernel_run_is_confined_and_its_outputs_come_back_as_data():
-    from coursegrader.preprocessors import SafeExecute
+    from coursegrader.preprocessors import JudgeSubmission
     nb = _tiny_notebook(RIGHT[0])
     nb.cells.insert(1, new_code_cell(
         "import json, os\nprint(json.dumps([sorted(os.listdir('/')), os.environ.get('HOME')]))\n"
         "try:\n    import kernlab\nexcept ImportError as e:\n    print('no', e.name)\n"
         "from IPython.display import HTML\nHTML('<i>x</i><script>steal()</script>')"))
-    nb, _ = SafeExecute(timeout=30, budget=60).preprocess(
+    config = Config(IN_THE_COURSE, CourseSettings={"secret": "k", "cell_timeout": 30})
+    nb, _ = JudgeSubmission(budget=60, config=config).preprocess(
         nb, {"nbgrader": {"assignment": "ps1", "student": "s1"}})
     import json
     import sys
@@ -638,4 +643,6 @@ def test_kernel_run_is_confined_and_its_outputs_come_back_as_data():
     assert "no kernlab" in text
     html = [o for o in nb.cells[1].outputs if o.output_type == "execute_result"][0]
     assert html.data["text/html"] == "<i>x</i>"
-    assert nb.cells[3].outputs == []        # the graded test cell is left to the judge
+    # the graded test cell is left to the judge: the kernel never runs it
+    assert nb.cells[3].execution_count is None
+    assert nb.cells[3].outputs[0]["text"].startswith("is_kernel [kernel_verdicts]")

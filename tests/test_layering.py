@@ -192,11 +192,11 @@ GRADER_GRAPH = {m: sorted({t for t, _ in _grader_imports(m) if t in GRADER_MODUL
 
 
 def test_the_graders_import_graph_is_read():
-    assert {"runners", "runners.protocol", "preprocessors.judge_tests", "sandbox",
-            "judging.judge"} <= set(GRADER_MODULES)
+    assert {"runners", "runners.protocol", "preprocessors.judge_submission", "sandbox",
+            "sandbox.channel", "judging.judge", "record"} <= set(GRADER_MODULES)
     assert "runners.protocol" in GRADER_GRAPH["judging.judge"]
-    assert "judging.judge" in GRADER_GRAPH["preprocessors.judge_tests"]
-    assert "preprocessors.base" in GRADER_GRAPH["preprocessors.safe_execute"]
+    assert "judging.submission" in GRADER_GRAPH["preprocessors.judge_submission"]
+    assert "preprocessors.base" in GRADER_GRAPH["preprocessors.clean_student_html"]
     assert ("runners.protocol", ["END", "Answer", "Case", "End", "PartEnd", "ProtocolError",
                                  "decode", "encode", "read_header", "write_all"]) \
         in _grader_imports("runners.part_runner")

@@ -8,6 +8,7 @@ inputs of the failing public case.
 """
 
 import html.parser
+import json
 
 import nbformat
 import pytest
@@ -15,7 +16,9 @@ from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
 
 from coursecheck.parts import describe
-from coursegrader.judging.judge import OUTCOMES_KEY, grade_part, one_line
+from coursegrader import record as records
+from coursegrader.judging.judge import grade_part, one_line
+from coursegrader.record import SubmissionResult
 from coursegrader.tools.report import render, summarise
 from coursegrader.judging.problem_sets import graded_part, hidden_rng
 from conftest import COURSE
@@ -79,12 +82,11 @@ def tables(page):
 
 
 def record(student, grade):
-    """The grading-log record coursegrader.tools.batch writes for one graded part."""
+    """The grading-log entry coursegrader.tools.batch writes for a submission of one
+    graded part: its record, as the judge returns it."""
+    result = SubmissionResult(assignment=PS, student=student, notebook=PS, parts=(grade,))
     return {"assignment": PS, "student": student, "status": "graded", "seconds": 1.5,
-            "parts": [{"part": PART, "score": grade.score, "points": grade.points,
-                       "report": grade.report, "cases": grade.cases,
-                       "note": grade.note}],
-            "notes": []}
+            "records": [result.to_json()]}
 
 
 @pytest.fixture(scope="module")
@@ -101,19 +103,19 @@ def test_the_judge_logs_each_case_as_fields(graded):
     cases = grades["mallory"].cases
     public = part.public()
     hidden = part.hidden(hidden_rng(SECRET, "mallory", PS, PART))
-    assert [c["case"] for c in cases] == [c.label for c in public + hidden]
-    assert [c["hidden"] for c in cases] == [False] * len(public) + [True] * len(hidden)
+    assert grades["mallory"].part == PART
+    assert [c.label for c in cases] == [c.label for c in public + hidden]
+    assert [c.hidden for c in cases] == [False] * len(public) + [True] * len(hidden)
     for case, fields in zip(public + hidden, cases):
-        assert fields["part"] == PART
-        assert fields["passed"] == (case.args[0] != "D_diag")
+        assert fields.passed == (case.args[0] != "D_diag")
         # inputs only for a failing public case; every message is one line
-        failing_public = not fields["passed"] and not fields["hidden"]
-        assert fields["inputs"] == (describe(case.args[0]) if failing_public else None)
-        assert fields["message"] is None or "\n" not in fields["message"]
-    failed = [c for c in cases if not c["passed"] and not c["hidden"]]
-    assert len(failed) == 1 and failed[0]["inputs"] == "'D_diag'"
-    assert failed[0]["message"].startswith("raised ValueError: wrong")
-    assert grades["mallory"].note == ""
+        failing_public = not fields.passed and not fields.hidden
+        assert fields.inputs == (describe(case.args[0]) if failing_public else None)
+        assert fields.message is None or "\n" not in fields.message
+    failed = [c for c in cases if not c.passed and not c.hidden]
+    assert len(failed) == 1 and failed[0].inputs == "'D_diag'"
+    assert failed[0].message.startswith("raised ValueError: wrong")
+    assert grades["mallory"].stop is None
 
 
 def test_a_forged_message_adds_no_row(graded):
@@ -141,13 +143,19 @@ def test_a_forged_message_adds_no_row(graded):
 def test_every_student_string_is_escaped():
     part = graded_part(COURSE, PS, PART)
     label = part.public()[0].label
-    cases = [{"part": PART, "case": label, "hidden": False, "passed": False,
-              "inputs": "<img src=x onerror=alert(1)>",
-              "message": "<script>x</script>"}]
+    cases = [{"label": label, "hidden": False, "passed": False,
+              "inputs": "<img src=x onerror=alert(1)>", "message": "<script>x</script>"}]
+    result = {"version": 1, "assignment": PS, "student": "<b>mallory</b>", "notebook": PS,
+              "parts": [{"part": PART, "function": "is_kernel", "description": "",
+                         "points": 2.0, "score": 0.0, "cases": cases, "stop": None,
+                         "report": "", "seconds": 1.0}],
+              "kernel_run": {"stop": {"reason": "no_kernel", "code": None, "limit": None,
+                                      "cell": None, "detail": "<i>stopped</i>"},
+                             "seconds": 1.0},
+              "limits_hit": [], "started": "", "seconds": 1.0,
+              "confinement": "bubblewrap", "variant": None}
     rec = {"assignment": PS, "student": "<b>mallory</b>", "status": "graded",
-           "seconds": 1.0, "notes": [],
-           "parts": [{"part": PART, "score": 0.0, "points": 2.0, "report": "",
-                      "cases": cases, "note": "<i>stopped</i>"}]}
+           "seconds": 1.0, "records": [result]}
     broken = {"assignment": PS, "student": "<u>eve</u>", "status": "failed",
               "seconds": 2.0, "error": "<script>y</script>"}
     page = render(summarise([rec, broken], PS))
@@ -158,11 +166,15 @@ def test_every_student_string_is_escaped():
         PART, label, "<img src=x onerror=alert(1)>", "1 of 1", "<script>x</script>"]
     crashed, stopped = found["Crashed or timed out"]
     assert crashed[1:] == [["<u>eve</u>", "2", "<script>y</script>"]]
-    assert stopped[1:] == [["<b>mallory</b>", PART, "<i>stopped</i>"]]
+    assert stopped[1:] == [["<b>mallory</b>", "(notebook)",
+                            "ps1: notebook run stopped: the kernel could not run "
+                            "(<i>stopped</i>)"]]
 
 
-def test_the_judges_fields_reach_the_notebook_and_a_forged_copy_does_not():
-    from coursegrader.preprocessors import JudgeTests
+def test_the_record_is_the_judges_and_a_forged_copy_changes_nothing(tmp_path):
+    """What the record says comes from the judge alone: a file handed in under the
+    record's name and cell metadata shaped like case outcomes change nothing."""
+    from coursegrader.preprocessors import JudgeSubmission
 
     def cell(src, **md):
         base = {"grade": False, "grade_id": md.pop("gid"), "locked": False,
@@ -179,17 +191,24 @@ def test_the_judges_fields_reach_the_notebook_and_a_forged_copy_does_not():
         cell(f'from coursecheck import check\ncheck("ps1", "{PART}", is_kernel)',
              gid=PART, grade=True, locked=True, points=2)])
     for c in nb.cells:
-        c.metadata[OUTCOMES_KEY] = forged
+        c.metadata["coursegrader_outcomes"] = forged
     nb = nbformat.from_dict(nb)
-    resources = {"nbgrader": {"assignment": PS, "student": "mallory"}}
-    nb, _ = JudgeTests(secret=SECRET, config=Config({"CourseDirectory": {"root": str(COURSE)}})
-                       ).preprocess(nb, resources)
-    assert OUTCOMES_KEY not in nb.cells[0].metadata
-    assert OUTCOMES_KEY not in nb.cells[1].metadata
-    logged = nb.cells[2].metadata[OUTCOMES_KEY]
-    expected = grade_part(PS, PART, graded_part(COURSE, PS, PART), [MALLORY], student="mallory",
-                          secret=SECRET)
-    assert logged == {"cases": expected.cases, "note": ""}
+    (tmp_path / f"{PS}{records.SUFFIX}").write_text(json.dumps(
+        {"version": 1, "parts": [{"part": PART, "score": 2.0}], "forged": True}))
+    resources = {"nbgrader": {"assignment": PS, "student": "mallory", "notebook": PS},
+                 "metadata": {"path": str(tmp_path), "name": PS}}
+    config = Config({"CourseDirectory": {"root": str(COURSE)},
+                     "CourseSettings": {"secret": SECRET}})
+    nb, resources = JudgeSubmission(config=config).preprocess(nb, resources)
+    result = records.attached(resources)
+    expected = grade_part(PS, PART, graded_part(COURSE, PS, PART), [MALLORY],
+                          student="mallory", secret=SECRET)
+    assert result.part(PART).cases == expected.cases
+    assert result.part(PART).score == expected.score < 2
+    assert (result.assignment, result.student, result.notebook) == (PS, "mallory", PS)
+    assert "candidate forged" not in {c.label for c in result.part(PART).cases}
+    # what nbgrader's writer puts beside the notebook is that record, whole
+    assert SubmissionResult.loads(resources["outputs"][f"{PS}{records.SUFFIX}"]) == result
 
 
 def test_the_report_page_meets_wcag_21_aa(graded, tmp_path):

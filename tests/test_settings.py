@@ -76,7 +76,8 @@ def test_the_course_config_takes_the_environment_through_the_settings(monkeypatc
     monkeypatch.setenv("NBGRADER_EXCHANGE", "/srv/elsewhere")
     monkeypatch.delenv("KERNEL_COURSE_EXCHANGE", raising=False)
     c = PyFileConfigLoader("nbgrader_config.py", path=str(ASSIGNMENTS)).load_config()
-    assert c.JudgeTests.timeout == 7.5 and c.Exchange.root == "/srv/elsewhere"
+    assert CourseSettings(config=c).part_timeout == 7.5      # what the judge reads
+    assert c.Exchange.root == "/srv/elsewhere"
     assert c.ExchangeFactory.collect == "coursegrader.tools.exchange_collect.NoLinkCollect"
     monkeypatch.setenv("KERNEL_COURSE_EXCHANGE", "ngshare")
     c = PyFileConfigLoader("nbgrader_config.py", path=str(ASSIGNMENTS)).load_config()
@@ -99,6 +100,6 @@ def test_every_setting_of_the_grader_says_what_it_is_for():
                         checked.add(f"{cls.__name__}.{t}")
                         if not trait.help:
                             undocumented.append(f"{cls.__name__}.{t}")
-    assert {"JudgeTests.secret", "SafeExecute.budget", "HideHiddenTests.begin",
-            "CourseSettings.db_url", "LatePolicy.per_day"} <= checked
+    assert {"JudgeSubmission.secret_file", "JudgeSubmission.budget", "HideHiddenTests.begin",
+            "CourseSettings.db_url", "CourseSettings.secret", "LatePolicy.per_day"} <= checked
     assert undocumented == []

@@ -1,8 +1,14 @@
-"""Which cells of a submitted notebook are auto-graded test cells."""
+"""What the judge reads of a submitted notebook's cells.
+
+Which cells are auto-graded test cells (nbgrader's metadata, as
+:mod:`nbgrader.utils` reads it), and a code cell's source as
+plain Python (IPython's magics and ``!`` commands made calls, which the
+part's process stands in for).
+"""
 
 from nbgrader import utils
 
-__all__ = ["is_test_cell", "test_cell_ids"]
+__all__ = ["is_test_cell", "grade_id", "python_source"]
 
 
 def is_test_cell(cell):
@@ -11,7 +17,15 @@ def is_test_cell(cell):
             and not utils.is_solution(cell))
 
 
-def test_cell_ids(nb, parts):
-    """Grade ids of the auto-graded test cells of ``nb`` that belong to ``parts``."""
-    return [c.metadata.nbgrader["grade_id"] for c in nb.cells
-            if is_test_cell(c) and c.metadata.nbgrader.get("grade_id") in parts]
+def grade_id(cell):
+    """The cell's nbgrader grade id, or None."""
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def python_source(source):
+    """Turn IPython syntax (magics, !commands) into plain Python calls."""
+    from IPython.core.inputtransformer2 import TransformerManager
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:
+        return source

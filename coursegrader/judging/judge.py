@@ -2,35 +2,47 @@
 
 :class:`PartSession` runs the student's code cells and function in the
 sandbox of :mod:`coursegrader.sandbox` (the runner inside is
-:mod:`coursegrader.runners.part_runner`, and both sides speak
-:mod:`coursegrader.runners.protocol`; one sandbox per submission, a fresh
-process per part), hands it one case at a time under a time limit and returns
-what the function gave for each (:func:`run_part` does the same for one part);
+:mod:`coursegrader.runners.part_runner`; both sides speak
+:mod:`coursegrader.runners.protocol` through the sandbox's channel; one
+sandbox per submission, a fresh process per part), hands it one case at a time
+under a time limit and returns what the function gave for each, and why the
+run stopped early if it did (:func:`run_part` does the same for one part).
 :func:`grade_part` draws the cases (hidden ones from the course secret, the
-student and the part), compares with kernlab and returns the score and the
-report shown to the student.  What comes back is parsed as data with bounded size and depth; an
-answer that cannot be parsed fails its case only.
+student and the part), compares with the reference and returns the part's
+:class:`~coursegrader.record.PartResult`: its score, every case's outcome and
+the report shown to the student.  What comes back is parsed as data with
+bounded size and depth; an answer that cannot be parsed fails its case only.
 """
 
-import signal
+import time
 from dataclasses import dataclass
+from typing import Optional
 
 from coursecheck import serial
 from coursecheck.check import format_report, judge_received
 from coursecheck.parts import describe
 
 from .. import sandbox
+from ..record import CaseResult, PartResult, Stop
 from ..runners import protocol
+from ..runners.protocol import StopReason
 from .problem_sets import hidden_rng, part_score
 
-__all__ = ["PartResult", "PartSession", "run_part", "grade_part", "PartGrade",
-           "case_fields", "one_line", "OUTCOMES_KEY"]
+__all__ = ["PartRun", "PartSession", "run_part", "grade_part", "one_line"]
 
 
 @dataclass
-class PartResult:
-    values: list      # per case: (True, value) or (False, error message)
-    note: str         # why the process stopped early, or ""
+class PartRun:
+    """What a part's run gave: per case ``(True, value)`` or ``(False, message)``, and
+    why the run stopped early (None when it did not)."""
+
+    values: list
+    stop: Optional[Stop] = None
+
+    @property
+    def note(self):
+        """Why the run stopped early, in words ("" when it did not)."""
+        return self.stop.describe() if self.stop is not None else ""
 
 
 def _answer(line, i, max_bytes):
@@ -57,15 +69,14 @@ class PartSession:
     """One sandbox for a submission's parts, each graded by a fresh process of its own.
 
     The sandbox starts at the first :meth:`run` and serves every part after it
-    (see :mod:`coursegrader.runners.part_runner`: a part runs in a child forked before any
-    student code, so it never sees another part's cases or leftovers).  A part
-    whose process ends before its last answer, times out or floods its output
-    ends the whole sandbox; the next part starts a new one.  ``files_from`` is
-    the submission's folder: its regular files are copied into each part's
-    folder, where the code runs.
-    ``forbidden`` and ``allowed`` only matter in the ``"unconfined"`` mode
-    (paths the in-process guard refuses).  Use it as a context manager, or call
-    :meth:`close`.
+    (see :mod:`coursegrader.runners.part_runner`: a part runs in a child forked
+    before any student code, so it never sees another part's cases or
+    leftovers).  A part whose process ends before its last answer, times out
+    or floods its output ends the whole sandbox; the next part starts a new
+    one.  ``files_from`` is the submission's folder: its regular files are
+    copied into each part's folder, where the code runs.  ``forbidden`` and
+    ``allowed`` only matter in the ``"unconfined"`` mode (paths the in-process
+    guard refuses).  Use it as a context manager, or call :meth:`close`.
     """
 
     def __init__(self, *, files_from=None, mode="bubblewrap", forbidden=(), allowed=(),
@@ -89,7 +100,7 @@ class PartSession:
             self._run = self._channel = None
 
     def run(self, cells, func, args_list, *, timeout=20.0):
-        """Run ``cells`` then ``func(*args)`` for each args tuple; a :class:`PartResult`."""
+        """Run ``cells`` then ``func(*args)`` for each args tuple; a :class:`PartRun`."""
         values = [None] * len(args_list)
         if self._run is None:
             self._run = sandbox.start(self.policy, sandbox.PART_RUNNER, mode=self.mode,
@@ -97,7 +108,7 @@ class PartSession:
             self._channel = sandbox.Channel(self._run)
         channel = self._channel
         channel.expect(timeout, self.policy.output_bytes)
-        note = ""
+        stop = None
         try:
             channel.send(protocol.PartHeader(tuple(cells), func, **self.header))
             for i, args in enumerate(args_list):
@@ -108,74 +119,42 @@ class PartSession:
             if ended.tampered:
                 # It wrote into the grader's pipe (the runner then ends): none
                 # of its answers counts.
-                note = _TAMPERED
+                stop = Stop(StopReason.TAMPERED)
                 values = [None] * len(args_list)
                 self.close()
             elif ended.status != 0:
-                note = _describe_stop(sandbox.stop_for_exit(ended.status), ended.status,
-                                      timeout, self.policy)
-        except sandbox.Stopped as why:
+                stop = self._stop(sandbox.stop_for_exit(ended.status), ended.status, timeout)
+        except sandbox.Stopped as stopped:
             # A part that ended early, ran out of time or flooded its output ends
             # the sandbox (what it left unread must reach no other part).
-            note = _describe_stop(why.reason, why.code, timeout, self.policy)
+            stop = self._stop(stopped.reason, stopped.code, timeout)
             self.close()
-        stop = note or "the process stopped before answering"
-        values = [v if v is not None else (False, f"no answer ({stop})") for v in values]
-        return PartResult(values=values, note=note)
+        why = stop.describe() if stop is not None else "the process stopped before answering"
+        values = [v if v is not None else (False, f"no answer ({why})") for v in values]
+        return PartRun(values=values, stop=stop)
 
-
-_TAMPERED = ("the process running your code wrote into the grader's input channel, "
-             "which is not allowed; none of its answers counts")
+    def _stop(self, reason, code, timeout):
+        """The :class:`~coursegrader.record.Stop` of ``reason``, with the limit it hit."""
+        limit = {StopReason.TIMEOUT: timeout,
+                 StopReason.OUTPUT_LIMIT: self.policy.output_bytes,
+                 StopReason.FILE_LIMIT: self.policy.file_bytes,
+                 StopReason.CPU_LIMIT: self.policy.cpu_seconds}.get(reason)
+        return Stop(reason, code=code, limit=limit)
 
 
 def run_part(cells, func, args_list, *, timeout=20.0, files_from=None, mode="bubblewrap",
-                forbidden=(), allowed=(), policy=None):
+             forbidden=(), allowed=(), policy=None):
     """Run ``cells`` then ``func(*args)`` for each args tuple, in a sandbox of its own.
 
     See :class:`PartSession` for the arguments; grading several parts of one
     submission is cheaper with one session.
     """
     with PartSession(files_from=files_from, mode=mode, forbidden=forbidden,
-                        allowed=allowed, policy=policy) as session:
+                     allowed=allowed, policy=policy) as session:
         return session.run(cells, func, args_list, timeout=timeout)
 
 
-def _describe_stop(reason, code, timeout, policy):
-    Reason = protocol.StopReason
-    if reason is Reason.TIMEOUT:
-        return f"your code timed out after {timeout:g} s"
-    if reason is Reason.OUTPUT_LIMIT:
-        return f"your code sent back more than {policy.output_bytes // 1024**2} MB"
-    if reason is Reason.VANISHED:
-        return "the process running your code stopped answering"
-    if reason is Reason.FILE_LIMIT:
-        return (f"the process running your code was stopped for writing a file of more than "
-                f"{policy.file_bytes // 1024**2} MB")
-    if reason is Reason.CPU_LIMIT:
-        return f"the process running your code used more than {policy.cpu_seconds} s of CPU"
-    if reason is Reason.KILLED:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"the process running your code was killed ({name})"
-    return f"the process running your code exited with code {code}"
-
-
-@dataclass
-class PartGrade:
-    score: float
-    points: float
-    report: str
-    outcomes: list   # [(case, is_hidden, message or None)]
-    cases: list = None   # case_fields(part_id, outcomes): what the grading log keeps
-    note: str = ""       # why the part's run stopped early, or ""
-
-
-ONE_LINE = 160  # characters of a message kept in the grading log
-# The key of a test cell's metadata where the judge's preprocessor leaves
-# case_fields() and the note for the grading log (coursegrader.tools.batch).
-OUTCOMES_KEY = "coursegrader_outcomes"
+ONE_LINE = 160  # characters of a message kept for a case
 
 
 def one_line(text, limit=ONE_LINE):
@@ -187,46 +166,49 @@ def one_line(text, limit=ONE_LINE):
     return first + " ..." if len(lines) > 1 else first
 
 
-def case_fields(part_id, outcomes):
-    """Each case's outcome as plain fields: part, case label, hidden, passed,
-    the inputs of a failing public case (hidden inputs are never kept) and the
-    message cut to one line."""
-    return [{"part": part_id, "case": case.label, "hidden": bool(is_hidden),
-             "passed": msg is None,
-             "inputs": (None if msg is None or is_hidden
-                        else one_line(", ".join(describe(a) for a in case.args))),
-             "message": None if msg is None else one_line(msg)}
-            for case, is_hidden, msg in outcomes]
+def _case_result(case, hidden, message):
+    """A case's outcome as the record keeps it: the inputs of a failing public case
+    (a hidden case's are never kept), the message cut to one line."""
+    return CaseResult(label=case.label, hidden=bool(hidden), passed=message is None,
+                      inputs=(None if message is None or hidden
+                              else one_line(", ".join(describe(a) for a in case.args))),
+                      message=None if message is None else one_line(message))
 
 
-def grade_part(assignment, part_id, part, cells, *, student, secret, timeout=None,
-               files_from=None, mode="bubblewrap", forbidden=(), allowed=(), session=None):
+def grade_part(assignment, part_id, part, cells, *, student, secret, points=None,
+               timeout=None, files_from=None, mode="bubblewrap", forbidden=(), allowed=(),
+               session=None):
     """Grade ``part`` of ``assignment`` for ``student`` from the notebook's code ``cells``.
 
-    ``session`` (a :class:`PartSession`) runs it; without one, a sandbox is
-    started for this part alone.
+    ``points``: what the part is worth in this notebook (default: its own
+    points).  ``session`` (a :class:`PartSession`) runs it; without one, a
+    sandbox is started for this part alone.  Returns its
+    :class:`~coursegrader.record.PartResult`.
     """
+    started = time.monotonic()
+    points = float(part.points if points is None else points)
     cases = [(c, False) for c in part.public()]
     if part.hidden is not None:
         rng = hidden_rng(secret, student, assignment, part_id)
         cases += [(c, True) for c in part.hidden(rng)]
     args = [c.args for c, _ in cases]
     if session is None:
-        result = run_part(cells, part.func, args, timeout=timeout or part.timeout,
-                             files_from=files_from, mode=mode, forbidden=forbidden,
-                             allowed=allowed)
+        run = run_part(cells, part.func, args, timeout=timeout or part.timeout,
+                       files_from=files_from, mode=mode, forbidden=forbidden, allowed=allowed)
     else:
-        result = session.run(cells, part.func, args, timeout=timeout or part.timeout)
+        run = session.run(cells, part.func, args, timeout=timeout or part.timeout)
     outcomes = []
-    for (case, is_hidden), (ok, got) in zip(cases, result.values):
+    for (case, is_hidden), (ok, got) in zip(cases, run.values):
         msg = judge_received(part, case, got) if ok else got
         outcomes.append((case, is_hidden, msg))
     passed = sum(m is None for _, _, m in outcomes)
-    score = part_score(part, passed, len(outcomes))
+    score = min(points, round(part_score(part, passed, len(outcomes)) * points
+                              / float(part.points), 2))
     report = format_report(part_id, part, outcomes, show_hidden=False)
-    if result.note:
-        report += f"\n  note: {result.note}; the cases without an answer count as failed"
-    report += f"\nScore: {score:g} of {part.points:g} points"
-    return PartGrade(score=score, points=float(part.points), report=report,
-                     outcomes=outcomes, cases=case_fields(part_id, outcomes),
-                     note=result.note or "")
+    if run.stop is not None:
+        report += f"\n  note: {run.note}; the cases without an answer count as failed"
+    report += f"\nScore: {score:g} of {points:g} points"
+    return PartResult(part=part_id, function=part.func, description=part.description,
+                      points=points, score=score,
+                      cases=tuple(_case_result(*o) for o in outcomes), stop=run.stop,
+                      report=report, seconds=round(time.monotonic() - started, 3))

@@ -9,10 +9,10 @@
 
 ``Autograde.autograde_preprocessors``:
 
-* :mod:`.safe_execute` -- the notebook's run in a kernel inside the sandbox;
-* :mod:`.judge_tests` -- every auto-graded part graded in the sandbox;
-* :mod:`.collect_kernel_run` -- the kernel run's outputs put in;
-* :mod:`.clean_student_html` -- what the student wrote, cleaned.
+* :mod:`.judge_submission` -- the notebook run in a kernel and every
+  auto-graded part judged, in the sandbox; the submission's record;
+* :mod:`.clean_student_html` -- what the student wrote, cleaned;
+* :mod:`.save_recorded_grades` -- the gradebook's scores, from the record.
 
 ``GenerateFeedback.preprocessors``:
 
@@ -21,21 +21,20 @@
 * :mod:`.title_graded_parts` -- each graded part named by its title;
 * :mod:`.late_feedback` -- the due date used and the late penalty.
 
-:mod:`.base` holds their two base classes.  They are wired into nbgrader in
-``assignments/nbgrader_config.py``.
+:mod:`.base` holds the base class of those nbconvert's HTML exporter runs.
+They are wired into nbgrader in the course's ``nbgrader_config.py``.
 """
 
 from .clean_student_html import CleanStudentHTML
-from .collect_kernel_run import CollectKernelRun
 from .hide_hidden_tests import HideHiddenTests
-from .judge_tests import JudgeTests
+from .judge_submission import JudgeSubmission
 from .late_feedback import LateFeedback
 from .refuse_links import RefuseLinks
 from .restore_locked_cells import RestoreLockedCells
-from .safe_execute import SafeExecute
 from .sanitize_metadata import SanitizeMetadata
+from .save_recorded_grades import SaveRecordedGrades
 from .title_graded_parts import TitleGradedParts
 
-__all__ = ["CleanStudentHTML", "CollectKernelRun", "HideHiddenTests", "JudgeTests",
-           "LateFeedback", "RefuseLinks", "RestoreLockedCells", "SafeExecute",
-           "SanitizeMetadata", "TitleGradedParts"]
+__all__ = ["CleanStudentHTML", "HideHiddenTests", "JudgeSubmission", "LateFeedback",
+           "RefuseLinks", "RestoreLockedCells", "SanitizeMetadata", "SaveRecordedGrades",
+           "TitleGradedParts"]

@@ -14,12 +14,12 @@ from traitlets import Bool
 
 from ..student_html import clean_html, clean_markdown
 from ..student_outputs import clean_outputs
-from .base import FeedbackPreprocessor
+from .base import HTMLExportablePreprocessor
 
 __all__ = ["CleanStudentHTML"]
 
 
-class CleanStudentHTML(FeedbackPreprocessor):
+class CleanStudentHTML(HTMLExportablePreprocessor):
     """Clean the HTML of Markdown cells, raw cells and outputs in a submitted notebook.
 
     A Markdown cell that is plain Markdown (no raw HTML, links only to http,

@@ -4,12 +4,12 @@ from nbgrader import utils
 from traitlets import Unicode
 
 from ..markers import HIDDEN_TESTS, outside_lines
-from .base import FeedbackPreprocessor
+from .base import HTMLExportablePreprocessor
 
 __all__ = ["HideHiddenTests"]
 
 
-class HideHiddenTests(FeedbackPreprocessor):
+class HideHiddenTests(HTMLExportablePreprocessor):
     """Remove ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS`` from test cells.
 
     Student cells that merely contain the markers are left alone (only graded

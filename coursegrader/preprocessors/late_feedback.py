@@ -7,12 +7,12 @@ from sqlalchemy.exc import SAWarning
 
 from ..tools.deadlines import create_tables, grade_lines
 from ..late_policy import CourseCalendar, LatePolicy
-from .base import FeedbackPreprocessor
+from .base import HTMLExportablePreprocessor
 
 __all__ = ["LateFeedback"]
 
 
-class LateFeedback(FeedbackPreprocessor):
+class LateFeedback(HTMLExportablePreprocessor):
     """Feedback shows the student's due date and the late penalty of the policy now.
 
     Runs after nbgrader's ``GetGrades`` in ``GenerateFeedback.preprocessors``;

@@ -5,7 +5,8 @@ response"; the course's feedback template (``templates/feedback/index.html.j2``)
 shows instead the title this preprocessor finds for each: the last heading of
 the problem set's own (locked) Markdown cells above it -- for example "Part 1:
 the feature map ... (2 points)" -- followed, for an auto-graded test cell, by
-what the part checks (its ``description`` in ``coursecheck.problems.psN``).
+what the part checks, as the submission's record says (the part's
+``description``: :mod:`coursegrader.record`, beside the autograded notebook).
 """
 
 import html
@@ -14,16 +15,16 @@ import re
 from nbgrader import utils
 from traitlets import Unicode
 
-from ..judging.problem_sets import public_parts
+from .. import record
 from ..student_html import student_markdown_html
-from .base import FeedbackPreprocessor
+from .base import HTMLExportablePreprocessor
 
 __all__ = ["TitleGradedParts"]
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
 
 
-class TitleGradedParts(FeedbackPreprocessor):
+class TitleGradedParts(HTMLExportablePreprocessor):
     """Put ``{grade_id: title as HTML}`` in ``resources["part_titles"]``."""
 
     separator = Unicode(
@@ -31,10 +32,7 @@ class TitleGradedParts(FeedbackPreprocessor):
         "checks.").tag(config=True)
 
     def preprocess(self, nb, resources):
-        try:
-            parts = public_parts(resources.get("nbgrader", {}).get("assignment"))
-        except (TypeError, ValueError):
-            parts = {}
+        result = _record(resources)
         titles, heading = {}, ""
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
@@ -46,12 +44,22 @@ class TitleGradedParts(FeedbackPreprocessor):
             if not utils.is_grade(cell):
                 continue
             gid = meta.get("grade_id", "")
-            part = parts.get(gid) if not utils.is_solution(cell) else None
+            part = result.part(gid) if result and not utils.is_solution(cell) else None
             checks = html.escape(part.description) if part and part.description else ""
             title = self.separator.join(t for t in (heading, checks) if t)
             titles[gid] = title or html.escape(gid)
         resources["part_titles"] = titles
         return nb, resources
+
+
+def _record(resources):
+    """The record beside the autograded notebook being shown, or None (not graded by
+    the judge)."""
+    folder = resources.get("metadata", {}).get("path")
+    notebook = resources.get("nbgrader", {}).get("notebook")
+    if not folder or not notebook or not record.path(folder, notebook).is_file():
+        return None
+    return record.load(folder, notebook)
 
 
 def _inline(markdown):

@@ -1,6 +1,6 @@
 """The notebook's run in a kernel, inside the sandbox (``sandboxrunner.kernel_runner``).
 
-:class:`coursegrader.preprocessors.safe_execute.SafeExecute` starts this module in
+:class:`coursegrader.judging.kernel_run.KernelRun` starts this module in
 the sandbox of :mod:`coursegrader.sandbox`, so the Jupyter kernel, its ZeroMQ
 sockets (on the sandbox's own loopback) and everything the notebook starts
 live and die inside it.  It reads one :class:`~.protocol.KernelRequest` on stdin, runs the cells in

@@ -1,26 +1,31 @@
 """Grade a whole class: many submissions at once, resumable, with a progress bar.
 
-``python -m coursegrader.tools.batch ps1 ps2 --jobs 4`` (what ``make autograde``
-runs) grades every submission in ``submitted/`` with nbgrader's own autograde
-(the preprocessors of ``nbgrader_config.py``: SafeExecute, JudgeTests, ...),
-one submission per task::
+``python -m coursegrader.tools.batch ps1 ps2 --jobs 4`` (what ``make
+autograde`` runs) grades every submission in ``submitted/`` with nbgrader's
+own autograde (the preprocessors of the course's ``nbgrader_config.py``:
+JudgeSubmission, ...), one submission per task::
 
-    submitted/<student>/<ps>/  ->  grade_submission()  ->  autograded/ + gradebook
-                                                        ->  gradelog/<ps>.jsonl
+    submitted/<student>/<ps>/  ->  grade_submission()  ->  autograded/ (the notebook and
+                                                           its record) + gradebook
+                                                       ->  gradelog/<ps>.jsonl
 
+* **Settings.** The course's ``nbgrader_config.py`` is read once per process
+  (:func:`coursegrader.settings.course_config`); the Dask scheduler is
+  ``c.CourseSettings.scheduler`` there (or ``$DASK_SCHEDULER``), and
+  ``--scheduler`` overrides it for one run.
 * **Graders.** ``--jobs N`` graders (default: the number of cores): this
   process and ``N - 1`` long-lived worker processes, each grading submission
-  after submission in-process through :class:`nbgrader.apps.NbGraderAPI`, so
-  the seconds nbgrader takes to import are paid once per process, not once
-  per submission.  This process does its start-up (:func:`warm_up`) and
-  then makes the workers from itself (``fork``), so they start warm at once;
-  each grader takes the next submission as soon as it is free, so a slow
-  submission holds up only its own grader; a worker that dies (killed from
-  outside, out of memory) fails only the submission it held, which the next
-  run grades again.  ``--jobs 1`` grades in this process alone.
-  ``--scheduler tcp://host:8786`` sends the same tasks to a Dask distributed
-  cluster instead (the course folder on a shared filesystem, the gradebook
-  on a database server).
+  after submission in-process with nbgrader's ``Autograde``
+  (:func:`coursegrader.apps.autograde.autograde`), so the seconds nbgrader
+  takes to import are paid once per process, not once per submission.  This
+  process does its start-up (:func:`warm_up`) and then makes the workers from
+  itself (``fork``), so they start warm at once; each grader takes the next
+  submission as soon as it is free, so a slow submission holds up only its
+  own grader; a worker that dies (killed from outside, out of memory) fails
+  only the submission it held, which the next run grades again.  ``--jobs 1``
+  grades in this process alone.  A Dask scheduler gets the same tasks
+  instead (the course folder on a shared filesystem, the gradebook on a
+  database server).
 * **Start-up.** Every nbgrader process pays seconds for jsonschema's ``iri``
   format checker; the grader's processes leave it out
   (:mod:`coursegrader.startup`).
@@ -29,18 +34,20 @@ one submission per task::
   worker graded it or in what order.
 * **Log and resume.** Each finished submission appends one JSON line to
   ``gradelog/<ps>.jsonl``: student, a digest of the submitted files, status,
-  seconds, the worker, per-part scores and reports, and why it failed if it
-  did. A later run skips every submission whose last line says ``graded``
-  for the same digest (and whose autograded notebook is there), so a run
-  stopped halfway grades only what is left, a resubmission is graded again,
-  and a run over a finished class changes nothing. ``--force`` regrades all.
-* **Gradebook.** nbgrader's ``CourseDirectory.db_url``: SQLite in the course
-  folder by default, or ``$NBGRADER_DB_URL`` / ``--db-url`` (e.g.
-  ``postgresql+psycopg://grader:...@dbhost/kernel_methods``). SQLite allows
-  one writer at a time: nbgrader's transactions are short, the course's URL
-  makes a writer wait up to 60 s for the lock (``?timeout=60``), and a
-  submission that still meets a locked database is graded again (up to
-  :data:`LOCK_RETRIES` times), so parallel workers never lose a write.
+  seconds, the worker, and either the submission's record (each notebook's
+  :class:`~coursegrader.record.SubmissionResult`, as the judge wrote it
+  beside the autograded notebook) or why it could not be graded (the
+  exception, as data).  A later run skips every submission whose last line
+  says ``graded`` for the same digest (and whose autograded notebook is
+  there), so a run stopped halfway grades only what is left, a resubmission
+  is graded again, and a run over a finished class changes nothing.
+  ``--force`` regrades all.
+* **Gradebook.** The course's (``c.CourseSettings.db_url``, SQLite in the
+  course folder by default).  SQLite allows one writer at a time: nbgrader's
+  transactions are short, the course's URL makes a writer wait up to 60 s for
+  the lock, and a submission that still meets a locked database is graded
+  again (up to :data:`LOCK_RETRIES` times), so parallel workers never lose a
+  write.
 """
 
 import argparse
@@ -53,7 +60,6 @@ import json
 import logging
 import os
 import queue
-import re
 import signal
 import socket
 import sys
@@ -63,11 +69,12 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..settings import CourseSettings
+from .. import record
+from ..settings import CourseSettings, course_config
 from ..startup import frozen, settle, skip_slow_imports
 
 __all__ = ["Submission", "find_submissions", "pending", "grade_submission", "read_log",
-           "latest", "log_path", "run", "main", "LOCK_RETRIES"]
+           "latest", "log_path", "submission_results", "run", "main", "LOCK_RETRIES"]
 
 LOCK_RETRIES = 5
 LOG_DIR = "gradelog"
@@ -83,21 +90,21 @@ class Submission:
 
 
 # -- the course ---------------------------------------------------------------
-def load_config(course_root, db_url=None):
-    """The course's nbgrader configuration (its ``nbgrader_config.py``), db_url overridden."""
-    from traitlets.config.loader import PyFileConfigLoader
-    root = Path(course_root).resolve()
-    if not (root / "nbgrader_config.py").is_file():
-        raise ValueError(f"course_root: no nbgrader_config.py in {root}")
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+def _config(course_root, db_url=None):
+    """The course's configuration (read once per process), the gradebook ``db_url``
+    this run resolved given to nbgrader."""
+    try:
+        config = course_config(course_root)
+    except ValueError as exc:
+        raise ValueError(f"course_root: {exc}") from None
     if db_url:
         config.CourseDirectory.db_url = db_url
     return config
 
 
-def _coursedir(course_root, db_url=None):
+def _coursedir(config):
     from nbgrader.coursedir import CourseDirectory
-    return CourseDirectory(config=load_config(course_root, db_url))
+    return CourseDirectory(config=config)
 
 
 def _digest(folder):
@@ -108,9 +115,8 @@ def _digest(folder):
     return h.hexdigest()[:16]
 
 
-def find_submissions(course_root, assignments, db_url=None):
+def find_submissions(coursedir, assignments):
     """Every submission of ``assignments`` in the course's submitted/ folder, sorted."""
-    coursedir = _coursedir(course_root, db_url)
     found = []
     for ps in assignments:
         pattern = coursedir.format_path(coursedir.submitted_directory, "*", ps)
@@ -140,16 +146,21 @@ def latest(records):
     return {r["student"]: r for r in records}
 
 
-def pending(course_root, submissions, force=False, db_url=None):
+def submission_results(entry):
+    """The :class:`~coursegrader.record.SubmissionResult` of each notebook of a graded
+    submission's log ``entry`` (none for a failed one)."""
+    return [record.SubmissionResult.from_json(r) for r in entry.get("records", [])]
+
+
+def pending(coursedir, submissions, force=False):
     """The submissions not yet graded (all of them with ``force``)."""
     if force:
         return list(submissions)
-    coursedir = _coursedir(course_root, db_url)
     done = {}
     todo = []
     for sub in submissions:
         if sub.assignment not in done:
-            done[sub.assignment] = latest(read_log(course_root, sub.assignment))
+            done[sub.assignment] = latest(read_log(coursedir.root, sub.assignment))
         last = done[sub.assignment].get(sub.student)
         graded = Path(coursedir.format_path(coursedir.autograded_directory, sub.student,
                                             sub.assignment))
@@ -172,11 +183,11 @@ def _api(course_root, db_url):
         from sqlalchemy.exc import SAWarning
         # nbgrader's gradebook trips SQLAlchemy autoflush warnings on every submission
         warnings.filterwarnings("ignore", category=SAWarning)
-        log = logging.getLogger(f"coursegrader.tools.batch.nbgrader.{len(_APIS)}")
+        log = logging.getLogger(f"coursegrader.batch.nbgrader.{len(_APIS)}")
         log.propagate = False
         log.addHandler(logging.NullHandler())
         log.setLevel(logging.INFO)
-        api = NbGraderAPI(config=load_config(course_root, db_url))
+        api = NbGraderAPI(config=_config(course_root, db_url))
         api.log = log
         _APIS[key] = api
     return _APIS[key]
@@ -232,137 +243,72 @@ def _local_worker(conn, course_root, db_url, assignments, siblings=()):
         conn.send(None)
         while (task := conn.recv()) is not None:
             try:
-                record = grade_submission(*task)
+                entry = grade_submission(*task)
             except Exception as exc:
-                record = _failure(task, f"the worker failed: {type(exc).__name__}: {exc}")
-            conn.send(record)
+                entry = _failure(task, f"the worker failed: {type(exc).__name__}: {exc}")
+            conn.send(entry)
     except (EOFError, OSError):  # the main process is gone
         pass
 
 
 def _failure(task, error):
-    """The log record of a submission that could not be graded at all."""
+    """The log entry of a submission that could not be graded at all."""
     _, assignment, student, _, digest = task
     return {"assignment": assignment, "student": student, "digest": digest,
             "status": "failed", "seconds": 0.0, "error": error}
 
 
-_EXCEPTION_LINE = re.compile(
-    r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Timeout)\w*(?::.*)?$")
-
-
-def _why(result):
-    """Why a failed autograde failed: the exception in nbgrader's log, else its ERROR lines."""
-    log = (result.get("log") or "").splitlines()
-    raised = [line.strip() for line in log if _EXCEPTION_LINE.match(line)]
-    if raised:
-        return raised[-1][:2000]
-    errors = [line.removeprefix("[ERROR] ").strip() for line in log if line.startswith("[ERROR]")]
-    if errors:
-        return " | ".join(dict.fromkeys(errors))[:2000]
-    tb = (result.get("error") or "").strip().splitlines()
-    return tb[-1] if tb else "autograde failed without a message"
-
-
-def _is_lock_error(result):
-    text = (result.get("log") or "") + (result.get("error") or "")
-    return "database is locked" in text
-
-
-def _parts(api, assignment, student):
-    """[{part, score, points, report, cases, note}] of the auto-graded cells.
-
-    Scores come from the gradebook; ``cases`` (each case's outcome as fields,
-    :func:`coursegrader.judging.judge.case_fields`) and ``note`` from what the judge
-    left in the autograded notebook's test cells; ``report`` is the text the
-    student sees, kept for reading only.
-    """
-    import nbformat
-    from nbgrader.api import Gradebook
-
-    from ..judging.judge import OUTCOMES_KEY
-    coursedir = api.coursedir
-    out = []
-    notes = []
-    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
-        submission = gb.find_submission(assignment, student)
-        for nb in submission.notebooks:
-            path = Path(coursedir.format_path(coursedir.autograded_directory, student,
-                                              assignment)) / f"{nb.name}.ipynb"
-            cells, outcomes = {}, {}
-            if path.exists():
-                for cell in nbformat.read(path, as_version=4).cells:
-                    gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-                    text = "".join(o.get("text", "") for o in cell.get("outputs", [])
-                                   if o.get("output_type") == "stream")
-                    cells[gid] = text
-                    outcomes[gid] = cell.get("metadata", {}).get(OUTCOMES_KEY) or {}
-                    for o in cell.get("outputs", []):
-                        if o.get("ename") == "KernelStopped":
-                            notes.append(f"{nb.name}: notebook run stopped: {o.get('evalue')}")
-            for grade in nb.grades:
-                if grade.cell.cell_type != "code" or grade.auto_score is None:
-                    continue
-                out.append({"notebook": nb.name, "part": grade.name,
-                            "score": float(grade.score), "points": float(grade.max_score),
-                            "report": cells.get(grade.name, ""),
-                            "cases": outcomes.get(grade.name, {}).get("cases", []),
-                            "note": outcomes.get(grade.name, {}).get("note", "")})
-    return out, notes
-
-
 def grade_submission(course_root, assignment, student, db_url=None, digest=""):
-    """Autograde one submission with nbgrader (in this process); return its log record.
+    """Autograde one submission with nbgrader (in this process); return its log entry.
 
-    Runs ``nbgrader autograde <assignment> --student <student> --force`` through
-    nbgrader's Python API, with the course's configuration, and reads back the
-    per-part scores. Never raises for a failed submission: the record says why.
+    Runs nbgrader's autograde of ``assignment`` for ``student`` with the
+    course's configuration, then reads back the record the judge wrote beside
+    each autograded notebook.  Never raises for a failed submission: the entry
+    says why, from the exception that failed it.
     """
+    from ..apps.autograde import autograde
     api = _api(course_root, db_url)
     started = time.time()
-    record = {"assignment": assignment, "student": student, "digest": digest,
-              "host": socket.gethostname(), "pid": os.getpid(),
-              "started": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds")}
+    entry = {"assignment": assignment, "student": student, "digest": digest,
+             "host": socket.gethostname(), "pid": os.getpid(),
+             "started": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds")}
     attempts = 0
     while True:
         attempts += 1
-        try:
-            result = api.autograde(assignment, student, force=True, create=True)
-        except Exception:  # nbgrader raised outside its own error capture
-            result = {"success": False, "error": traceback.format_exc()}
-        if "KeyboardInterrupt" in (result.get("error") or "").strip()[-300:]:
-            raise KeyboardInterrupt  # nbgrader catches it; Ctrl-C must stop the run
-        if result["success"] or not _is_lock_error(result) or attempts > LOCK_RETRIES:
+        failure, log = autograde(api, assignment, student)
+        if failure is None or not failure.locked or attempts > LOCK_RETRIES:
             break
         time.sleep(0.5 * attempts)
-    record["attempts"] = attempts
-    if result["success"]:
+    entry["attempts"] = attempts
+    if failure is None:
+        coursedir = api.coursedir
+        folder = Path(coursedir.format_path(coursedir.autograded_directory, student,
+                                            assignment))
         try:
-            record["parts"], record["notes"] = _parts(api, assignment, student)
-            record["status"] = "graded"
-        except Exception as exc:
-            record.update(status="failed", error=f"reading the grades back: {exc!r}")
+            entry["records"] = [record.load(folder, p.name[:-len(record.SUFFIX)]).to_json()
+                                for p in sorted(folder.glob(record.IGNORE))]
+            entry["status"] = "graded"
+        except (OSError, ValueError) as exc:
+            entry.update(status="failed", error=f"reading the record back: {exc!r}")
     else:
-        record.update(status="failed", error=_why(result),
-                      log_tail=(result.get("log") or "").splitlines()[-20:])
-    record["seconds"] = round(time.time() - started, 3)
-    return record
+        entry.update(status="failed", error=str(failure), log_tail=log.splitlines()[-20:])
+    entry["seconds"] = round(time.time() - started, 3)
+    return entry
 
 
 # -- running many -------------------------------------------------------------
-def _append(course_root, record):
-    path = log_path(course_root, record["assignment"])
+def _append(course_root, entry):
+    path = log_path(course_root, entry["assignment"])
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as f:
-        f.write(json.dumps(record) + "\n")
+        f.write(json.dumps(entry) + "\n")
         f.flush()
         os.fsync(f.fileno())
 
 
-def _check_gradebook(course_root, assignments, db_url):
+def _check_gradebook(coursedir, assignments):
     """Create the gradebook's tables if needed and check every problem set is registered."""
     from nbgrader.api import Gradebook, MissingEntry
-    coursedir = _coursedir(course_root, db_url)
     with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
         for ps in assignments:
             try:
@@ -370,7 +316,6 @@ def _check_gradebook(course_root, assignments, db_url):
             except MissingEntry:
                 raise ValueError(f"assignments: {ps!r} is not in the gradebook; run "
                                  f"'make db generate PS={ps}' first") from None
-    return coursedir.db_url
 
 
 class _Local:
@@ -465,7 +410,8 @@ class _Local:
                                                     f"({how}); run again to grade it"))
 
     def _take(self, conn, message):
-        """A worker's message: a grade, or ``None`` (it is up); either way it holds nothing now."""
+        """A worker's message: a log entry, or ``None`` (it is up); either way it holds
+        nothing now."""
         with self.lock:
             self.workers[conn][1] = None
         if message is not None:
@@ -481,11 +427,11 @@ class _Local:
         while True:
             while True:                          # grades the workers handed back
                 try:
-                    record = self.results.get_nowait()
+                    entry = self.results.get_nowait()
                 except queue.Empty:
                     break
                 taken += 1
-                yield record
+                yield entry
             with self.lock:
                 task = self.todo.popleft() if self.todo else None
             if task is None:
@@ -539,13 +485,12 @@ class _Dask:
         self.client.close()
 
 
-def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, force=False,
-        progress=True):
-    """Grade what is pending of ``assignments``; return the records of this run.
+def run(course_root, assignments, *, jobs=None, scheduler=None, force=False, progress=True):
+    """Grade what is pending of ``assignments``; return the log entries of this run.
 
     ``jobs`` graders on this machine (this process and ``jobs - 1`` workers;
     default: the number of cores), or the workers of the Dask scheduler at
-    ``scheduler``.
+    ``scheduler`` (default: the course's ``CourseSettings.scheduler``).
     """
     course_root = str(Path(course_root).resolve())
     if not assignments:
@@ -554,27 +499,28 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
         jobs = os.cpu_count() or 1
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs: expected a whole number of workers >= 1, got {jobs!r}")
-    db_url = db_url or CourseSettings().db_url or None
-    resolved = _check_gradebook(course_root, assignments, db_url)
-    if scheduler and resolved.startswith("sqlite"):
+    config = _config(course_root)
+    scheduler = scheduler or CourseSettings(config=config).scheduler or None
+    coursedir = _coursedir(config)
+    _check_gradebook(coursedir, assignments)
+    db_url = coursedir.db_url
+    if scheduler and db_url.startswith("sqlite"):
         raise ValueError("db_url: grading on a cluster needs a gradebook on a database server "
                          "(set NBGRADER_DB_URL=postgresql+psycopg://...); SQLite is for one "
                          "machine")
-    todo = pending(course_root, find_submissions(course_root, assignments, db_url),
-                   force=force, db_url=db_url)
+    todo = pending(coursedir, find_submissions(coursedir, assignments), force=force)
     # Workers get the URL this machine resolved (a cluster's workers may not
     # have NBGRADER_DB_URL in their environment).
-    tasks = [(course_root, s.assignment, s.student, resolved, s.digest) for s in todo]
-    records = []
+    tasks = [(course_root, s.assignment, s.student, db_url, s.digest) for s in todo]
+    entries = []
     if not tasks:
-        return records
-    coursedir = _coursedir(course_root, db_url)
+        return entries
     autograded = Path(coursedir.root, coursedir.autograded_directory)
     autograded.mkdir(parents=True, exist_ok=True)
     # The engine first: local workers are made from this process, before any
     # thread (the progress bar's) starts.
     engine = (_Dask(scheduler) if scheduler else
-              _Local(min(jobs, len(tasks)), course_root, resolved, assignments))
+              _Local(min(jobs, len(tasks)), course_root, db_url, assignments))
     try:
         from tqdm import tqdm
         bar = tqdm(total=len(tasks), unit="submission", disable=not progress,
@@ -585,26 +531,26 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, db_url=None, for
             # before, or safely by whoever comes first: the gradebook's tables
             # and course row (_check_gradebook), the autograded folder (above)
             # and the course secret (written whole, then linked into place).
-            for record in engine.map(grade_submission, tasks):
-                _append(course_root, record)
-                records.append(record)
+            for entry in engine.map(grade_submission, tasks):
+                _append(course_root, entry)
+                entries.append(entry)
                 bar.update(1)
-                if record["status"] != "graded":
-                    bar.write(f"FAILED {record['assignment']}/{record['student']} "
-                              f"({record['seconds']:.1f} s): {record['error']}",
+                if entry["status"] != "graded":
+                    bar.write(f"FAILED {entry['assignment']}/{entry['student']} "
+                              f"({entry['seconds']:.1f} s): {entry['error']}",
                               file=sys.stderr)
         finally:
             bar.close()
     finally:
         engine.close()
-    return records
+    return entries
 
 
-def _summary(records, out=sys.stderr):
-    failed = [r for r in records if r["status"] != "graded"]
-    seconds = sum(r["seconds"] for r in records)
-    print(f"graded {len(records) - len(failed)} submission(s), {len(failed)} failed"
-          + (f"; {seconds / len(records):.2f} s of work per submission" if records else ""),
+def _summary(entries, out=sys.stderr):
+    failed = [r for r in entries if r["status"] != "graded"]
+    seconds = sum(r["seconds"] for r in entries)
+    print(f"graded {len(entries) - len(failed)} submission(s), {len(failed)} failed"
+          + (f"; {seconds / len(entries):.2f} s of work per submission" if entries else ""),
           file=out)
     for r in failed:
         print(f"  {r['assignment']}/{r['student']}: {r['error']}", file=out)
@@ -619,25 +565,24 @@ def main(argv=None):
     parser.add_argument("--course", default=".", help="course folder (default: here)")
     parser.add_argument("-j", "--jobs", type=int, default=None,
                         help="graders: this process and N-1 workers (default: the number of cores)")
-    parser.add_argument("--scheduler", default=CourseSettings().scheduler or None,
-                        help="address of a Dask scheduler to grade on (e.g. tcp://host:8786)")
-    parser.add_argument("--db-url", default=None,
-                        help="gradebook URL (default: $NBGRADER_DB_URL, else the course's)")
+    parser.add_argument("--scheduler", default=None,
+                        help="address of a Dask scheduler to grade on, e.g. tcp://host:8786 "
+                             "(default: the course's CourseSettings.scheduler)")
     parser.add_argument("--force", action="store_true",
                         help="grade every submission again, not only what is pending")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     skip_slow_imports()
     try:
-        records = run(args.course, args.assignments, jobs=args.jobs, scheduler=args.scheduler,
-                      db_url=args.db_url, force=args.force, progress=not args.no_progress)
+        entries = run(args.course, args.assignments, jobs=args.jobs, scheduler=args.scheduler,
+                      force=args.force, progress=not args.no_progress)
     except ValueError as exc:
         parser.error(str(exc))
     except KeyboardInterrupt:
         print("stopped; run again to grade what is left", file=sys.stderr)
         return 130
-    _summary(records)
-    return 1 if any(r["status"] != "graded" for r in records) else 0
+    _summary(entries)
+    return 1 if any(r["status"] != "graded" for r in entries) else 0
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import nbformat
 
 from ..judging.problem_sets import HIDDEN_FOLDER
 from ..markers import SOLUTION, without_marker_lines
+from ..settings import course_config
 from .author import write_notebook
 
 __all__ = ["Course", "APPS", "fill_answers", "answer_cell_ids"]
@@ -65,13 +66,16 @@ def _cwd(path):
 
 
 class Course:
-    """A course folder (nbgrader_config.py, source/) with its own exchange."""
+    """A course folder (nbgrader_config.py, source/) with its own exchange.
 
-    def __init__(self, root, exchange, course_id="kernel-methods", db_url=None):
+    Its course id and gradebook are those its configuration gives nbgrader.
+    """
+
+    def __init__(self, root, exchange):
         self.root = Path(root).resolve()
         self.exchange = Path(exchange).resolve()
-        self.course_id = course_id
-        self.db_url = db_url or f"sqlite:///{self.root / 'gradebook.db'}"
+        nbgrader = course_config(self.root).CourseDirectory
+        self.course_id, self.db_url = nbgrader.course_id, nbgrader.db_url
 
     @classmethod
     def copy_of(cls, course_dir, dest, *, exchange, assignments=None, secret="dry-run",
@@ -104,18 +108,18 @@ class Course:
         Path(exchange).chmod(0o777)  # as nbgrader wants a shared exchange (else it warns)
         config = (course_dir / "nbgrader_config.py").read_text()
         extra = ["", "# Settings of this copy",
-                 f"c.Exchange.root = {str(Path(exchange).resolve())!r}",
-                 f"c.JudgeTests.forbidden_paths = [HERE, {str(Path(exchange).resolve())!r}]",
+                 f"c.CourseSettings.exchange = {str(Path(exchange).resolve())!r}",
                  "c.ExchangeCollect.check_owner = False  # every student is the same OS user here"]
         if cell_timeout:
-            extra.append(f"c.SafeExecute.timeout = {int(cell_timeout)}")
+            extra.append(f"c.CourseSettings.cell_timeout = {int(cell_timeout)}")
         if part_timeout:
-            extra.append(f"c.JudgeTests.timeout = {float(part_timeout)}")
+            extra.append(f"c.CourseSettings.part_timeout = {float(part_timeout)}")
         if db_url:
-            extra.append(f"c.CourseDirectory.db_url = {str(db_url)!r}")
+            extra.append(f"c.CourseSettings.db_url = {str(db_url)!r}")
+        extra.append("c.merge(nbgrader_settings(c, HERE))   # nbgrader's, from this copy's")
         (dest / "nbgrader_config.py").write_text(config + "\n".join(extra) + "\n")
         (dest / ".grader_secret").write_text(secret + "\n")
-        return cls(dest, exchange, db_url=db_url)
+        return cls(dest, exchange)
 
     # -- running nbgrader -------------------------------------------------
     def _run(self, cwd, command, argv, check):

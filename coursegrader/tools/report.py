@@ -11,10 +11,11 @@ record of each student) and writes ``report/<ps>.html``:
   whose process crashed;
 * how long grading took (per submission, slowest ones, workers used).
 
-Everything comes from the fields the judge wrote for each case (part, case
-label, public or hidden, passed, the inputs of a failing public case, the
-message on one line: :func:`coursegrader.judging.judge.case_fields`) and for each
-part (the note saying why its run stopped). No text is parsed for its
+Everything comes from the submissions' records
+(:class:`~coursegrader.record.SubmissionResult`, which the grading log holds
+as the judge wrote them): each case's fields (part, case label, public or
+hidden, passed, the inputs of a failing public case, the message on one line)
+and each part's stop, an enumerated reason.  No text is parsed for its
 structure, so nothing a student prints or raises can add a row. The page is
 rendered by the Jinja template ``templates/report/page.html.j2`` with
 autoescaping, so every string is shown as text. It is self-contained: plots
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import jinja2
 
-from .batch import latest, log_path, read_log
+from .batch import latest, log_path, read_log, submission_results
 
 __all__ = ["summarise", "render", "write_report", "main"]
 
@@ -40,46 +41,41 @@ TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "report"
 _SHOWN = 20  # rows of the table of failed checks
 
 
-def _funcs(assignment):
-    """{part id: the student's function} of the problem set, or {} if it is unknown."""
-    from ..judging.problem_sets import public_parts
-    try:
-        return {pid: p.func for pid, p in public_parts(assignment).items()}
-    except ValueError:   # not a problem set of the course
-        return {}
-
-
-def summarise(records, assignment=None):
-    """Numbers behind the page, from the last log record of each student."""
-    last = list(latest(records).values())
+def summarise(entries, assignment=None):
+    """Numbers behind the page, from the last log entry of each student."""
+    last = list(latest(entries).values())
     graded = [r for r in last if r["status"] == "graded"]
     failed = [r for r in last if r["status"] != "graded"]
+    results = {r["student"]: submission_results(r) for r in graded}
     scores = collections.defaultdict(list)       # part -> [score]
-    points = {}
+    points, funcs = {}, {}
     totals = []
     checks = collections.Counter()                # (part, label) -> times failed
     messages = collections.defaultdict(collections.Counter)
     inputs = collections.defaultdict(collections.Counter)
     hidden = collections.defaultdict(lambda: [0, 0])  # part -> [failed, run]
-    troubles = []                                 # (student, part, note)
-    for r in graded:
-        totals.append(sum(p["score"] for p in r["parts"]))
-        for p in r["parts"]:
-            scores[p["part"]].append(p["score"])
-            points[p["part"]] = p["points"]
-            for case in p.get("cases", []):
-                if case["hidden"]:
-                    hidden[p["part"]][0] += not case["passed"]
-                    hidden[p["part"]][1] += 1
-                elif not case["passed"]:
-                    key = (p["part"], case["case"])
-                    checks[key] += 1
-                    messages[key][case["message"] or ""] += 1
-                    inputs[key][case["inputs"] or ""] += 1
-            if p.get("note"):
-                troubles.append((r["student"], p["part"], p["note"]))
-        for note in r.get("notes", []):
-            troubles.append((r["student"], "(notebook)", note))
+    troubles = []                                 # (student, part, what stopped it)
+    for student, notebooks in results.items():
+        totals.append(sum(nb.score for nb in notebooks))
+        for nb in notebooks:
+            for p in nb.parts:
+                scores[p.part].append(p.score)
+                points[p.part], funcs[p.part] = p.points, p.function
+                for case in p.cases:
+                    if case.hidden:
+                        hidden[p.part][0] += not case.passed
+                        hidden[p.part][1] += 1
+                    elif not case.passed:
+                        key = (p.part, case.label)
+                        checks[key] += 1
+                        messages[key][case.message or ""] += 1
+                        inputs[key][case.inputs or ""] += 1
+                if p.stop is not None:
+                    troubles.append((student, p.part, p.stop.describe()))
+            stop = nb.kernel_run.stop if nb.kernel_run else None
+            if stop is not None:
+                troubles.append((student, "(notebook)", f"{nb.notebook}: notebook run "
+                                 f"stopped: {stop.describe(kernel=True)}"))
     most_failed = [
         {"part": part, "label": label, "failed": n, "of": len(graded),
          "inputs": inputs[(part, label)].most_common(1)[0][0],
@@ -88,8 +84,8 @@ def summarise(records, assignment=None):
     seconds = [r["seconds"] for r in last]
     return {
         "assignment": assignment, "graded": graded, "failed": failed, "totals": totals,
-        "scores": dict(scores), "points": points,
-        "funcs": _funcs(assignment) if assignment else {}, "most_failed": most_failed,
+        "scores": dict(scores), "points": points, "funcs": funcs,
+        "most_failed": most_failed,
         "hidden": {k: tuple(v) for k, v in hidden.items()}, "troubles": troubles,
         "seconds": seconds,
         "workers": len({(r.get("host"), r.get("pid")) for r in last}),
@@ -185,15 +181,15 @@ def render(s):
 
 def write_report(course_root, assignment, out_dir=None):
     """Write ``report/<assignment>.html`` from the grading log; return its path."""
-    records = read_log(course_root, assignment)
-    if not records:
+    entries = read_log(course_root, assignment)
+    if not entries:
         raise ValueError(f"assignment: no grading log for {assignment!r} "
                          f"({log_path(course_root, assignment)}); "
                          "run 'make autograde' first")
     out = Path(out_dir) if out_dir else Path(course_root) / "report"
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{assignment}.html"
-    path.write_text(render(summarise(records, assignment)))
+    path.write_text(render(summarise(entries, assignment)))
     return path
 
 
