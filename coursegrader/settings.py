@@ -35,13 +35,15 @@ from pathlib import Path
 from traitlets import Float, Int, Unicode, default
 from traitlets.config import Config, Configurable
 
+# The course's id, unless NBGRADER_COURSE_ID or the course's configuration says
+# otherwise: the course's own, declared with its problem sets, which students have too.
+from coursecheck.problems import COURSE_ID
+
 __all__ = ["CourseSettings", "CONFIG_FILE", "COURSE_ID", "find_course", "course_config",
            "nbgrader_settings"]
 
 #: The course's configuration; the folder that holds it is the course folder.
 CONFIG_FILE = "nbgrader_config.py"
-#: The course's id, unless NBGRADER_COURSE_ID or the course's configuration says otherwise.
-COURSE_ID = "kernel-methods"
 #: The collect of nbgrader's shared-folder exchange that takes regular files only.
 NO_LINK_COLLECT = "coursegrader.tools.exchange_collect.NoLinkCollect"
 

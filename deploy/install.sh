@@ -26,11 +26,17 @@ if [ -z "${PYTHON:-}" ]; then
     [ -n "${PYTHON:-}" ] || { echo "no Python 3.11 that every user can run: install Debian's python3.11" >&2; exit 1; }
 fi
 PIP_FLAGS=(--quiet --disable-pip-version-check)
-# The instructors' group: only root and its members may read the instructor's
-# environment (coursegrader: answer keys, hidden-case generators) and this checkout.
-COURSE_ID="${KERNEL_COURSE_ID:-kernel-methods}"
-INSTRUCTORS_GROUP="$COURSE_ID-instructors"
-STUDENTS_GROUP="$COURSE_ID-students"
+# The instructors' group (only root and its members may read the instructor's
+# environment, which holds coursegrader, and this checkout) and the students' are
+# named after the course: $NBGRADER_COURSE_ID, else the course's own id, which
+# the students' environment knows (course_groups, once it is installed).
+COURSE_ID="${NBGRADER_COURSE_ID:-}"
+course_groups() {
+    [ -n "$COURSE_ID" ] || COURSE_ID="$("$PREFIX/student/bin/python" -c \
+        'from coursecheck.problems import COURSE_ID; print(COURSE_ID)')"
+    INSTRUCTORS_GROUP="$COURSE_ID-instructors"
+    STUDENTS_GROUP="$COURSE_ID-students"
+}
 CHP_VERSION=5.3.0
 SETUPTOOLS_VERSION=75.8.0
 
@@ -129,9 +135,10 @@ if teacher:
 with open(os.path.join(etc, "jupyter_server_config.d", "kernel_course.json"), "w") as f:
     json.dump(server, f, indent=2)
 PY
-    # the role's own server modules: Formgrader's policy, the checked submit
-    local module=submit_check.py
-    [ "$role" = instructor ] && module="formgrader_csp.py formgrader_log.py"
+    # the role's own server modules: what the hub set for the server, Formgrader's
+    # policy, the checked submit
+    local module="server_settings.py submit_check.py"
+    [ "$role" = instructor ] && module="server_settings.py formgrader_csp.py formgrader_log.py"
     local purelib
     purelib=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
     for m in $module; do cp "$HERE/$m" "$purelib/"; done
@@ -256,6 +263,7 @@ if [ ! -x "$PREFIX/proxy/node_modules/.bin/configurable-http-proxy" ]; then
     mkdir -p "$PREFIX/proxy"
     npm install --silent --no-audit --no-fund --prefix "$PREFIX/proxy" "configurable-http-proxy@$CHP_VERSION" >/dev/null
 fi
+course_groups
 close_instructor_only
 login_path
 hide_processes

@@ -1,6 +1,8 @@
-"""The grader's settings: the environment is read in coursegrader/settings.py alone."""
+"""The grader's settings: read once, from one place each; the environment is read in
+coursegrader/settings.py alone."""
 
 import ast
+import os
 import pathlib
 
 import pytest
@@ -32,7 +34,11 @@ def _environment_reads(path):
 
 
 def test_only_the_settings_module_reads_the_environment():
-    files = sorted(GRADER.rglob("*.py")) + [ASSIGNMENTS / "nbgrader_config.py"]
+    """In the grader and the course's configuration; a hub user's nbgrader
+    configuration reads what the hub set through deploy/server_settings.py."""
+    deploy = GRADER.parent / "deploy"
+    files = sorted(GRADER.rglob("*.py")) + [ASSIGNMENTS / "nbgrader_config.py",
+                                            deploy / "user_nbgrader_config.py"]
     reads = {str(p.relative_to(GRADER.parent)): _environment_reads(p) for p in files}
     assert reads.pop("coursegrader/settings.py")      # the one place
     assert {p: n for p, n in reads.items() if n} == {}
@@ -103,3 +109,121 @@ def test_every_setting_of_the_grader_says_what_it_is_for():
     assert {"JudgeSubmission.secret_file", "JudgeSubmission.budget", "HideHiddenTests.begin",
             "CourseSettings.db_url", "CourseSettings.secret", "LatePolicy.per_day"} <= checked
     assert undocumented == []
+
+
+# ---------------------------------------------------------------- read once, one home each
+
+def _counting_copy(tmp_path, **kwargs):
+    """A copy of the course whose nbgrader_config.py notes each time it is read."""
+    from conftest import copy_course
+    course = copy_course(tmp_path, ["ps1"], **kwargs)
+    config = course.root / "nbgrader_config.py"
+    config.write_text(config.read_text() + "open(os.path.join(HERE, 'reads.txt'), 'a')"
+                                           ".write(f'{os.getpid()}\\n')\n")
+    return course, course.root / "reads.txt"
+
+
+def test_the_course_config_is_read_once_per_process(tmp_path):
+    from coursegrader.settings import course_config
+    from coursegrader.tools import batch
+    course, reads = _counting_copy(tmp_path)
+    course.nbgrader("db assignment add", "ps1")     # nbgrader's own app reads it too
+    reads.unlink()
+    # a run over a class with nothing to grade: its settings, the gradebook, the log
+    assert batch.run(course.root, ["ps1"], jobs=1, progress=False) == []
+    assert batch.run(course.root, ["ps1"], jobs=1, progress=False) == []
+    assert course_config(course.root).CourseDirectory.root == str(course.root)
+    assert reads.read_text().split() == [str(os.getpid())]
+    # what each caller gets is its own copy
+    first = course_config(course.root)
+    first.CourseDirectory.db_url = "sqlite:///elsewhere.db"
+    assert course_config(course.root).CourseDirectory.db_url != "sqlite:///elsewhere.db"
+
+
+@pytest.mark.slow   # a class graded by two graders
+def test_make_autograde_reads_the_course_config_once(tmp_path):
+    import subprocess
+    import sys
+
+    from coursegrader.tools.course import fill_answers
+    course, reads = _counting_copy(tmp_path, secret="read-once")
+    course.nbgrader("db assignment add", "ps1")
+    course.nbgrader("generate_assignment", "ps1")
+    released, source = course.released("ps1"), course.source("ps1")
+    for student in ("alice", "bob", "carol"):
+        course.hand_in(student, "ps1", fill_answers(released, source))
+    reads.unlink()
+    run = subprocess.run([sys.executable, "-m", "coursegrader.tools.batch", "ps1", "--course",
+                          str(course.root), "--jobs", "2", "--no-progress"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "graded 3 submission(s), 0 failed" in run.stderr
+    assert len(reads.read_text().split()) == 1, reads.read_text()
+
+
+def test_batch_takes_the_scheduler_from_the_course_config(tmp_path, monkeypatch):
+    """c.CourseSettings.scheduler in nbgrader_config.py sends the class to that
+    cluster, which needs a gradebook on a database server: refused here, at once."""
+    from coursegrader.tools import batch
+    from conftest import copy_course
+    monkeypatch.delenv("DASK_SCHEDULER", raising=False)
+    course = copy_course(tmp_path, ["ps1"])
+    course.nbgrader("db assignment add", "ps1")
+    with open(course.root / "nbgrader_config.py", "a") as f:
+        f.write("c.CourseSettings.scheduler = 'tcp://127.0.0.1:9'\n")
+    with pytest.raises(ValueError, match="db_url: grading on a cluster needs a gradebook"):
+        batch.run(course.root, ["ps1"], jobs=1)
+
+
+def test_the_gradebook_and_the_course_id_follow_the_course_settings(tmp_path, monkeypatch):
+    """nbgrader's CourseDirectory.db_url and course_id have one source each: the
+    course's settings (or their environment variables), applied last."""
+    from coursegrader.settings import COURSE_ID
+    monkeypatch.delenv("NBGRADER_COURSE_ID", raising=False)
+    monkeypatch.delenv("NBGRADER_DB_URL", raising=False)
+    c = PyFileConfigLoader("nbgrader_config.py", path=str(ASSIGNMENTS)).load_config()
+    assert c.CourseDirectory.db_url == f"sqlite:///{ASSIGNMENTS / 'gradebook.db'}?timeout=60"
+    assert c.CourseDirectory.course_id == COURSE_ID == "kernel-methods"
+    monkeypatch.setenv("NBGRADER_DB_URL", "postgresql+psycopg://grader@db/course")
+    monkeypatch.setenv("NBGRADER_COURSE_ID", "spring-term")
+    c = PyFileConfigLoader("nbgrader_config.py", path=str(ASSIGNMENTS)).load_config()
+    assert c.CourseDirectory.db_url == "postgresql+psycopg://grader@db/course"
+    assert c.CourseDirectory.course_id == "spring-term"
+    config = (ASSIGNMENTS / "nbgrader_config.py").read_text()
+    assert "CourseDirectory.db_url" not in config and "CourseDirectory.course_id" not in config
+
+
+def test_the_course_id_is_written_once():
+    """The literal course id stands in one file; everything else asks for it."""
+    import subprocess
+    repo = ASSIGNMENTS.parent
+    tracked = subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True,
+                             check=True).stdout.split()
+    spelled = [p for p in tracked if p.endswith((".py", ".sh", ".toml", "Makefile"))
+               and not p.startswith(("tests/", "benchmarks/"))
+               and '"kernel-methods"' in (repo / p).read_text(errors="replace")]
+    assert spelled == ["assignments/problems/__init__.py"]
+
+
+def test_every_setting_is_in_the_help_of_python_m_coursegrader():
+    import importlib
+    import subprocess
+    import sys
+
+    from traitlets import HasTraits
+    shown = subprocess.run([sys.executable, "-m", "coursegrader", "--help-all"],
+                           capture_output=True, text=True, timeout=120, check=True).stdout
+    missing = []
+    for path in sorted(GRADER.rglob("*.py")):
+        if path.name == "__main__.py":
+            continue
+        name = ".".join(path.relative_to(GRADER.parent).with_suffix("").parts)
+        module = importlib.import_module(name.removesuffix(".__init__"))
+        for cls in vars(module).values():
+            if isinstance(cls, type) and issubclass(cls, HasTraits) \
+                    and cls.__module__ == module.__name__:
+                for trait in cls.class_own_traits(config=True):
+                    if f"--{cls.__name__}.{trait}=" not in shown:
+                        missing.append(f"{cls.__name__}.{trait}")
+    assert "--CourseSettings.db_url=" in shown and "--JudgeSubmission.budget=" in shown
+    assert missing == []

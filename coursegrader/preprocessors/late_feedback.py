@@ -5,7 +5,7 @@ import warnings
 from nbgrader.api import Gradebook
 from sqlalchemy.exc import SAWarning
 
-from ..tools.deadlines import create_tables, grade_lines
+from ..gradebook import create_tables, grade_lines
 from ..late_policy import CourseCalendar, LatePolicy
 from .base import HTMLExportablePreprocessor
 

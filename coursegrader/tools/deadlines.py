@@ -1,11 +1,9 @@
-"""Due dates, extensions and the grade after the late policy, kept in the gradebook.
+"""Due dates and extensions: the instructor's commands that write them into the gradebook.
 
-Each problem set's due date is nbgrader's own (``Assignment.duedate``), so
-Formgrader shows it. An extension gives one student a later due date for one
-problem set; nbgrader keeps extensions only on a submission that already
-exists, so they live in a table of their own, ``coursegrader_extension``, in
-the same database. Every command checks all of its input first and then
-changes the gradebook in one transaction: a bad line changes nothing.
+Due dates go to nbgrader's own ``Assignment.duedate``, extensions to the
+course's table (:mod:`coursegrader.gradebook`). Every command checks all of
+its input first and then changes the gradebook in one transaction: a bad line
+changes nothing.
 
 Command line (run in the course folder; the Makefile's ``db`` and ``extend``):
 
@@ -17,43 +15,23 @@ Command line (run in the course folder; the Makefile's ``db`` and ``extend``):
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
-import dataclasses
 import datetime as dt
 import sys
-import warnings
 from pathlib import Path
-from typing import Iterator
 
-from nbgrader.api import Assignment, Gradebook, Student, SubmittedAssignment
-from nbgrader.coursedir import CourseDirectory
-from sqlalchemy import Column, DateTime, Integer, String, UniqueConstraint, select
-from sqlalchemy.exc import SAWarning
-from sqlalchemy.orm import declarative_base
+from nbgrader.api import Assignment, Gradebook, Student
+from sqlalchemy import select
 from traitlets.config import Config
-from traitlets.config.loader import PyFileConfigLoader
 
-from coursegrader.late_policy import CourseCalendar, LatePolicy
+from ..gradebook import Extension, assignments, open_gradebook
+from ..late_policy import CourseCalendar
+from ..settings import course_config, find_course
 
-__all__ = ["InputError", "Extension", "GradeLine", "open_gradebook", "load_config",
-           "set_due_dates", "grant_extensions", "grade_lines", "create_tables", "main"]
+__all__ = ["InputError", "load_config", "set_due_dates", "grant_extensions", "main"]
 
 DUE_COLUMNS = ("assignment", "due")
 EXTENSION_COLUMNS = ("assignment", "student_id", "until")
-
-_Base = declarative_base()
-
-
-class Extension(_Base):
-    """A later due date for one student and one problem set (naive UTC)."""
-
-    __tablename__ = "coursegrader_extension"
-    __table_args__ = (UniqueConstraint("assignment", "student_id"),)
-    id = Column(Integer, primary_key=True)
-    assignment = Column(String(128), nullable=False)
-    student_id = Column(String(128), nullable=False)
-    until = Column(DateTime(), nullable=False)
 
 
 class InputError(ValueError):
@@ -69,47 +47,13 @@ class InputError(ValueError):
             print(f"error: {problem}", file=sys.stderr)
 
 
-@dataclasses.dataclass(frozen=True)
-class GradeLine:
-    """One student's grade for one problem set after the late policy."""
-
-    assignment: str
-    student_id: str
-    last_name: str | None
-    first_name: str | None
-    email: str | None
-    due: dt.datetime | None          # the student's own due date (naive UTC)
-    extended: bool
-    timestamp: dt.datetime | None    # when handed in (naive UTC), None if never
-    raw_score: float
-    max_score: float
-    days_late: int
-    penalty: float
-
-    @property
-    def score(self) -> float:
-        return self.raw_score - self.penalty
-
-
-def load_config(folder: Path | str = ".") -> Config:
-    """The course's ``nbgrader_config.py`` in ``folder``."""
-    folder = Path(folder)
-    if not (folder / "nbgrader_config.py").is_file():
-        raise InputError([f"{folder / 'nbgrader_config.py'}: not found (run in the "
-                          f"course folder)"])
-    return PyFileConfigLoader("nbgrader_config.py", path=str(folder)).load_config()
-
-
-@contextlib.contextmanager
-def open_gradebook(config: Config) -> Iterator[Gradebook]:
-    """The course's gradebook, with the extension table created if missing."""
-    coursedir = CourseDirectory(config=config)
-    with warnings.catch_warnings():
-        # nbgrader's score properties trip SQLAlchemy autoflush warnings
-        warnings.simplefilter("ignore", SAWarning)
-        with Gradebook(coursedir.db_url, course_id=coursedir.course_id) as gb:
-            create_tables(gb)
-            yield gb
+def load_config(folder: Path | str | None = None) -> Config:
+    """The configuration of the course folder that holds ``folder`` (default: the current
+    folder), read once per process."""
+    try:
+        return course_config(find_course(folder))
+    except ValueError as exc:
+        raise InputError([str(exc)]) from None
 
 
 def _read_csv(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict]]:
@@ -128,10 +72,6 @@ def _read_csv(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict]]:
                 for row in reader if any((v or "").strip() for v in row.values())]
 
 
-def _assignments(gb: Gradebook) -> dict[str, Assignment]:
-    return {a.name: a for a in gb.db.execute(select(Assignment)).scalars()}
-
-
 def set_due_dates(gb: Gradebook, path: Path | None, calendar: CourseCalendar,
                   register: list[str] = ()) -> dict[str, dt.datetime]:
     """Register the problem sets ``register`` and set due dates from ``path``.
@@ -139,7 +79,7 @@ def set_due_dates(gb: Gradebook, path: Path | None, calendar: CourseCalendar,
     ``path`` (columns assignment,due) may name a registered problem set or one
     of ``register``; a problem set it does not name keeps its due date.
     """
-    known = _assignments(gb)
+    known = assignments(gb)
     rows = _read_csv(path, DUE_COLUMNS) if path is not None else []
     problems, dates = [], {}
     for line, row in rows:
@@ -174,7 +114,7 @@ def set_due_dates(gb: Gradebook, path: Path | None, calendar: CourseCalendar,
 def grant_extensions(gb: Gradebook, requests: list[tuple[str, dict]],
                      calendar: CourseCalendar) -> int:
     """Grant each (where, {assignment, student_id, until}) request, all or none."""
-    known = _assignments(gb)
+    known = assignments(gb)
     students = {s.id for s in gb.db.execute(select(Student)).scalars()}
     problems, grants = [], {}
     for where, row in requests:
@@ -218,42 +158,6 @@ def grant_extensions(gb: Gradebook, requests: list[tuple[str, dict]],
         gb.db.rollback()
         raise
     return len(grants)
-
-
-def grade_lines(gb: Gradebook, policy: LatePolicy,
-                assignments: list[str] | None = None) -> list[GradeLine]:
-    """Every student's grade for every problem set (``assignments``: some only).
-
-    A problem set not handed in scores 0 and shows no timestamp.
-    """
-    extensions = {(e.assignment, e.student_id): e.until
-                  for e in gb.db.execute(select(Extension)).scalars()}
-    subs = {(s.assignment.name, s.student.id): s
-            for s in gb.db.execute(select(SubmittedAssignment)).scalars()}
-    lines = []
-    for a in sorted(_assignments(gb).values(), key=lambda a: a.name):
-        if assignments is not None and a.name not in assignments:
-            continue
-        max_score = float(a.max_score)
-        for st in sorted(gb.db.execute(select(Student)).scalars(), key=lambda s: s.id):
-            until = extensions.get((a.name, st.id))
-            due = a.duedate
-            if until is not None and (due is None or until > due):
-                due = until
-            sub = subs.get((a.name, st.id))
-            stamp = sub.timestamp if sub is not None else None
-            raw = float(sub.score) if sub is not None else 0.0
-            late = (stamp - due).total_seconds() if stamp and due else 0.0
-            lines.append(GradeLine(
-                a.name, st.id, st.last_name, st.first_name, st.email, due,
-                due is not None and due != a.duedate, stamp, raw, max_score,
-                policy.days_late(late), policy.penalty(raw, max_score, late)))
-    return lines
-
-
-def create_tables(gb: Gradebook) -> None:
-    """Add the course's own tables (extensions) to the gradebook where missing."""
-    _Base.metadata.create_all(gb.engine)
 
 
 def _parse_args(argv):

@@ -2,7 +2,7 @@
 
 The score of each problem set is the gradebook's (auto-graded plus hand-graded
 points) less the late penalty worked out now from the student's own due date
-(``coursegrader.tools.deadlines``), so a moved due date or a new extension shows in
+(:mod:`coursegrader.gradebook`), so a moved due date or a new extension shows in
 the next export without grading anything again.
 
 - no LMS: ``grades.csv``, nbgrader's columns (``duedate`` is the student's own,
@@ -31,9 +31,9 @@ import re
 import sys
 from pathlib import Path
 
-from coursegrader.tools.deadlines import (GradeLine, InputError, grade_lines, load_config,
-                                    open_gradebook)
-from coursegrader.late_policy import CourseCalendar, LatePolicy
+from ..gradebook import GradeLine, grade_lines, open_gradebook
+from ..late_policy import CourseCalendar, LatePolicy
+from .deadlines import InputError, load_config
 
 __all__ = ["NBGRADER_COLUMNS", "write_csv", "fill_canvas", "write_moodle",
            "report_unmatched", "main"]

@@ -5,7 +5,7 @@ PS=ps1``). Each problem set becomes a line item of the LMS course (found by its
 tag, the problem set's name, or created with the problem set's maximum), and
 each student's score is the one ``make export`` writes: the gradebook's points
 less the late penalty from the student's own due date
-(``coursegrader.tools.deadlines.grade_lines``).
+(:func:`coursegrader.gradebook.grade_lines`).
 
 Students are found in the LMS course with the Names and Role Provisioning
 Service: a gradebook student id is matched to a member's ``match`` field
@@ -53,10 +53,10 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 
-from coursegrader.tools.deadlines import (GradeLine, InputError, grade_lines, load_config,
-                                    open_gradebook)
-from coursegrader.tools.grade_export import report_unmatched
-from coursegrader.late_policy import LatePolicy
+from ..gradebook import GradeLine, grade_lines, open_gradebook
+from ..late_policy import LatePolicy
+from .deadlines import InputError, load_config
+from .grade_export import report_unmatched
 
 __all__ = ["REQUIRED", "MATCH_FIELDS", "load_settings", "keygen", "public_jwks",
            "send_scores", "main"]

@@ -33,7 +33,7 @@ from nbgrader.coursedir import CourseDirectory
 from traitlets import Float, Integer
 from traitlets.config import Configurable
 
-from coursegrader.tools.deadlines import InputError, load_config
+from .deadlines import InputError, load_config
 
 __all__ = ["SimilarityCheck", "Pair", "answer_code", "compare", "write_report", "main"]
 
