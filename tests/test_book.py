@@ -936,6 +936,92 @@ def test_plotting_rejects_bad_input():
     plt.close(fig)
 
 
+def test_the_chapters_import_only_what_the_student_package_installs():
+    """A chapter downloaded from the site runs with the student package alone: its
+    cells import the standard library, kernlab and the libraries the package
+    requires, never a module of the book's build (book/_ext), which lays the
+    figures out for phones by itself."""
+    import ast
+    import importlib.util
+    import tomllib
+
+    import jupytext
+
+    student = tomllib.loads((ROOT / "student" / "pyproject.toml").read_text())
+    required = {re.split(r"[<>=!\[ ]", r)[0] for r in student["project"]["dependencies"]}
+    installed = set(student["tool"]["student-package"]["packages"]) | {
+        {"scikit-learn": "sklearn", "ipykernel": "IPython"}.get(r, r) for r in required}
+    book_only = {p.stem for p in (ROOT / "book" / "_ext").glob("*.py")}
+    imported = set()
+    for chapter in sorted((ROOT / "book").rglob("*.md")):
+        if "_generated" in chapter.parts or "_build" in chapter.parts:
+            continue
+        text = chapter.read_text(encoding="utf-8")
+        if "```{code-cell}" not in text:
+            continue
+        for cell in jupytext.reads(text, fmt="md:myst").cells:
+            if cell.cell_type != "code":
+                continue
+            source = "\n".join(line for line in cell.source.splitlines()
+                                if not line.lstrip().startswith(("%", "!")))
+            for node in ast.walk(ast.parse(source)):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                         [node.module] if isinstance(node, ast.ImportFrom) and node.module
+                         and not node.level else [])
+                imported |= {(chapter.name, name) for name in names}
+    assert any(name.startswith("kernlab") for _, name in imported)
+    for chapter, name in sorted(imported):
+        top = name.split(".")[0]
+        assert top not in book_only, (chapter, name)
+        assert top in sys.stdlib_module_names or top in installed, (chapter, name)
+        assert importlib.util.find_spec(name) is not None, (chapter, name)
+        if top == "kernlab":    # the student package's kernlab is this folder
+            assert (ROOT.joinpath(*name.split(".")).with_suffix(".py").is_file()
+                    or ROOT.joinpath(*name.split(".")).is_dir()), (chapter, name)
+
+
+def test_a_figure_legend_too_wide_for_a_phone_gets_fewer_columns():
+    """A row of panels with one legend for the figure, in as many columns as
+    entries: its phone drawing keeps the phone's width, the legend in fewer
+    columns under the panels."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    layouts = _figure_layouts()
+    fig, axes = plt.subplots(1, 3, figsize=(7.2, 3.2), dpi=100)
+    for k, ax in enumerate(axes):
+        for j in range(5):
+            ax.plot([0, 1], [j, j + k], label=f"a line numbered {j}")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncols=5)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    phone = layouts.phone_copy(fig)
+    phone.draw_without_rendering()
+    renderer = phone.canvas.get_renderer()
+    (legend,) = phone.legends
+    width = legend.get_window_extent(renderer).width
+    assert width <= layouts.PHONE_WIDTH * phone.dpi < fig.legends[0].get_window_extent(
+        fig.canvas.get_renderer()).width
+    assert [t.get_text() for t in legend.get_texts()] == [f"a line numbered {j}"
+                                                           for j in range(5)]
+    assert legend.get_window_extent(renderer).y1 <= min(
+        ax.get_tightbbox(renderer).y0 for ax in phone.axes) + 1
+    assert phone.get_tightbbox(renderer).width <= layouts.PHONE_WIDTH + 0.3
+    plt.close(phone)
+    plt.close(fig)
+
+
+def _figure_layouts():
+    """The book's figure layouts (book/_ext/figure_layouts.py), which no package installs."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "figure_layouts", ROOT / "book" / "_ext" / "figure_layouts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_wide_or_stacked_shows_a_column_on_narrow_screens():
     """The row of panels is the PNG (for the PDF) and the default of the
     <picture>; the column, narrower than the breakpoint, is its <source> for
@@ -948,7 +1034,7 @@ def test_wide_or_stacked_shows_a_column_on_narrow_screens():
     matplotlib.use("Agg")
     from PIL import Image
 
-    from kernlab.figure_layouts import wide_or_stacked
+    wide_or_stacked = _figure_layouts().wide_or_stacked
 
     def draw(fig, axes, stacked):
         for ax in axes:
@@ -998,7 +1084,9 @@ def test_a_figure_wider_than_a_phone_comes_with_a_drawing_for_it():
     from IPython.core.pylabtools import select_figure_formats
     from PIL import Image
 
-    from kernlab.figure_layouts import PHONE_WIDTH, load_ipython_extension, phone_copy
+    layouts = _figure_layouts()
+    PHONE_WIDTH, load_ipython_extension, phone_copy = (
+        layouts.PHONE_WIDTH, layouts.load_ipython_extension, layouts.phone_copy)
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(7.2, 3.4), dpi=100, sharey=True)
     for ax in (left, right):

@@ -102,8 +102,9 @@ def test_wheel_holds_kernlab_and_the_public_checks_only(student_wheel):
     for ps in ("ps1", "ps2", "ps3", "ps4", "ps5"):
         assert f"coursecheck/problems/{ps}.py" in names
     assert "coursecheck/problems/answers.json" in names
-    # nothing of the grader, the sources or the solutions
+    # nothing of the grader, the sources or the solutions, nor the book's own figure layouts
     assert not [n for n in names if "coursegrader" in n or n.endswith((".md", ".ipynb"))]
+    assert not [n for n in names if "figure_layouts" in n or "/hidden/" in n]
     data = {n.split(".data/data/", 1)[1] for n in names if ".data/data/" in n}
     assert data == DATA_FILES
     requires = [line.split(":", 1)[1].strip() for line in metadata.decode().splitlines()

@@ -15,7 +15,8 @@ Two ways lead there:
   once in a column, by the caller's own drawing function;
 * :func:`phone_copy` re-lays out a finished Matplotlib figure for a phone
   (panels one under another, legends below their panels), and, loaded as an
-  IPython extension (``%load_ext kernlab.figure_layouts``), every figure a
+  IPython extension (``%load_ext figure_layouts``, with ``book/_ext`` on the path),
+  every figure a
   notebook shows comes with that phone drawing (:func:`figure_html`).
 """
 
@@ -314,13 +315,39 @@ def _legends_below(fig, renderer):
     return moved
 
 
-def _fit_legends(moved, width_px, renderer):
-    """One entry a line for a legend wider than the figure; return the
-    height in inches each panel's legend adds under it."""
+def _with_columns(legend, ncols):
+    """``legend`` made again with ``ncols`` columns (a legend lays its entries out
+    once, when it is made); where it goes is set afterwards (:func:`_legends_below`)."""
+    owner = legend.axes if legend.axes is not None and legend.axes.get_legend() is legend \
+        else legend.figure
+    new = owner.legend(
+        legend.legend_handles, [t.get_text() for t in legend.get_texts()], ncols=ncols,
+        prop=legend.prop, frameon=legend.get_frame_on(),
+        title=legend.get_title().get_text() or None, handlelength=legend.handlelength,
+        handletextpad=legend.handletextpad, columnspacing=legend.columnspacing,
+        borderpad=legend.borderpad, markerscale=legend.markerscale)
+    if owner is legend.figure:
+        legend.figure.legends.remove(legend)
+    return new
+
+
+def _narrow_legends(fig, width_px):
+    """Give each legend wider than ``width_px`` as many columns as fit (one at least)."""
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None
+               and not _is_3d(ax)] + list(fig.legends)
+    for legend in legends:
+        ncols = len(legend.get_texts())
+        fig.draw_without_rendering()
+        while legend.get_window_extent().width > width_px and ncols > 1:
+            ncols -= 1
+            legend = _with_columns(legend, ncols)
+            fig.draw_without_rendering()
+
+
+def _fit_legends(moved, renderer):
+    """The height in inches each panel's legend adds under it."""
     extra = {}
     for legend, ax in moved:
-        if legend.get_window_extent(renderer).width > width_px:
-            legend.set_ncols(1)
         height = legend.get_window_extent(renderer).height / legend.figure.dpi
         extra[ax] = height + _LEGEND_GAP / 72
     return extra
@@ -388,8 +415,9 @@ def phone_copy(fig, width=PHONE_WIDTH):
     copy.tight_layout()
     _wrap_titles(copy, renderer)
     copy.tight_layout()
+    _narrow_legends(copy, width * copy.dpi)
     moved = _legends_below(copy, renderer)
-    extra = _fit_legends(moved, width * copy.dpi, renderer)
+    extra = _fit_legends(moved, renderer)
     # Each row of panels grows by its tallest legend; a figure legend hangs
     # under the figure, where the saved image's tight box reaches it.
     by_row = {}
