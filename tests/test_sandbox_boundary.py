@@ -217,3 +217,24 @@ def test_the_audit_hook_judges_a_path_by_the_folder_its_dir_fd_names():
     assert got["rename"] == refused.format("os.rename")
     # its own folder, named by a descriptor, is still its own
     assert got["here"] == "done"
+
+
+def test_no_distribution_of_a_forbidden_module_is_mounted_whatever_its_name():
+    """The sandbox leaves out every installed distribution that installs a module
+    graded code may not import -- scikit-learn, nbgrader and the course's own,
+    found by what they install, not by a name written down."""
+    import importlib.metadata
+    import re
+    import sysconfig
+
+    from coursecheck.policy import FORBIDDEN_IMPORTS
+    from coursegrader.sandbox import mounts
+
+    site = sysconfig.get_paths()["purelib"]
+    left_out = mounts.forbidden_distributions(site)
+    installers = importlib.metadata.packages_distributions()
+    for module in ("kernlab", "coursecheck", "coursegrader", "sklearn", "nbgrader"):
+        assert module in FORBIDDEN_IMPORTS
+        for name in installers[module]:
+            assert re.sub(r"[-_.]+", "-", name).lower() in left_out, (module, name)
+    assert not left_out & {"numpy", "scipy", "cvxpy"}
