@@ -11,16 +11,28 @@ settings say ``"auth": "lti"``):
   only: an instructor elsewhere in the institution is not one here) must be
   the user's role on this server: ``Instructor`` (and its sub-roles, such as
   teaching assistant) for the instructors, ``Learner`` for the students;
+- who the user is comes from the platform, not from a field the user may
+  edit: the claim named by ``username_claim`` (default ``custom_sis_id``: the
+  custom parameter ``sis_id=$Person.sourcedId`` set in the LMS, the student
+  id of the course's roster) picks the hub account only when it is exactly a
+  roster id (never lower-cased, never replaced by ``sub`` when it is missing),
+  and the account is bound, at its first launch, to the platform's issuer,
+  deployment and ``sub`` (:class:`LaunchRecord`). A later launch of that
+  account with another ``sub``, or a ``sub`` already bound to another account
+  (a changed SIS id), is refused;
+- each launch's nonce is accepted once (the authenticator checks it against a
+  cookie, which a captured launch replays along with it);
 - the hub user joins the group of that role (``<course>-instructors`` or
   ``<course>-students``), and the spawner starts the role's environment.
 
-The username is the claim named by ``username_claim`` (default
-``custom_sis_id``: the custom parameter ``sis_id=$Person.sourcedId`` set in the
-LMS, the student id of the course's roster). A launch that fails any check is
-refused (HTTP 403) and the hub's log says why.
+A launch that fails any check is refused (HTTP 403) and the hub's log says why.
 """
 
+import contextlib
 import json
+import os
+import sqlite3
+import time
 
 import roles
 
@@ -34,6 +46,9 @@ LTI_SETTINGS = {   # field: what it is (all strings; deployment_id may be a list
 DEFAULT_USERNAME_CLAIM = "custom_sis_id"
 ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
+RECORD_FILE = "lti-launches.sqlite"   # in the hub's state folder
+NONCE_GRACE = 600   # seconds a nonce is remembered after its token expires
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 COURSE_ROLES = {"Instructor": "instructor", "Learner": "student"}
 
@@ -92,11 +107,113 @@ def group_of(settings, role):
     return f"{settings['course_id']}-{role}s"
 
 
-def check_launch(settings, name, claims):
-    """The hub group of a launch by user ``name``; ValueError says why it is refused."""
+def claimed_id(claims, username_claim):
+    """The value of the claim ``username_claim`` exactly as the platform sent it, or None.
+
+    ``custom_<name>`` names the parameter ``<name>`` of the LTI custom claim,
+    as jupyterhub-ltiauthenticator reads it.
+    """
+    data, key = claims, username_claim
+    if key.startswith("custom_"):
+        data, key = claims.get(CUSTOM_CLAIM), key[len("custom_"):]
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
+class LaunchRecord:
+    """Which platform user each hub account is, and the nonces already used.
+
+    A SQLite file in the hub's state folder, readable by root alone. An
+    account is bound to the platform's issuer, deployment and ``sub`` at its
+    first accepted launch; each of the two sides of a binding is unique.
+    """
+
+    def __init__(self, path):
+        self.path = str(path)
+        fresh = not os.path.exists(self.path)
+        self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        if fresh:
+            os.chmod(self.path, 0o600)
+        self.db.executescript("""
+            CREATE TABLE IF NOT EXISTS accounts (
+                name TEXT PRIMARY KEY, issuer TEXT NOT NULL, deployment TEXT NOT NULL,
+                sub TEXT NOT NULL, bound REAL NOT NULL, UNIQUE (issuer, deployment, sub));
+            CREATE TABLE IF NOT EXISTS nonces (
+                issuer TEXT NOT NULL, nonce TEXT NOT NULL, forget REAL NOT NULL,
+                PRIMARY KEY (issuer, nonce));
+        """)
+
+    def use_nonce(self, issuer, nonce, expires):
+        """Record ``nonce``; ValueError if the platform's launch with it was seen before."""
+        now = time.time()
+        with self._transaction():
+            self.db.execute("DELETE FROM nonces WHERE forget < ?", (now,))
+            try:
+                self.db.execute("INSERT INTO nonces VALUES (?, ?, ?)",
+                                (issuer, nonce, max(expires, now) + NONCE_GRACE))
+            except sqlite3.IntegrityError:
+                raise ValueError("a launch whose nonce was already used (a replay)") from None
+
+    def bind(self, name, issuer, deployment, sub):
+        """Bind account ``name`` to the platform user, or check it is bound to them."""
+        platform_user = (issuer, deployment, sub)
+        with self._transaction():
+            other = self.db.execute("SELECT name FROM accounts WHERE issuer = ? AND "
+                                    "deployment = ? AND sub = ?", platform_user).fetchone()
+            if other is not None and other[0] != name:
+                raise ValueError(f"the platform user {sub!r} is account {other[0]!r}, "
+                                 f"and now claims {name!r} (a changed id never selects "
+                                 "another account)")
+            row = self.db.execute("SELECT issuer, deployment, sub FROM accounts "
+                                  "WHERE name = ?", (name,)).fetchone()
+            if row is not None:
+                if tuple(row) != platform_user:
+                    raise ValueError(
+                        f"account {name!r} belongs to the platform user {row[2]!r} "
+                        f"(deployment {row[1]!r}), not to {sub!r} (deployment "
+                        f"{deployment!r})")
+                return
+            self.db.execute("INSERT INTO accounts VALUES (?, ?, ?, ?, ?)",
+                            (name, issuer, deployment, sub, time.time()))
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def close(self):
+        self.db.close()
+
+
+def check_launch(settings, name, claims, record):
+    """The hub group of a launch by user ``name``; ValueError says why it is refused.
+
+    ``claims`` are the id_token's (already checked by the authenticator);
+    ``record`` is the :class:`LaunchRecord` of the hub.
+    """
+    issuer, sub, nonce = claims.get("iss"), claims.get("sub"), claims.get("nonce")
+    if not (isinstance(nonce, str) and nonce):
+        raise ValueError("a launch without a nonce")
+    expires = claims.get("exp") if isinstance(claims.get("exp"), (int, float)) else 0
+    record.use_nonce(str(issuer), nonce, float(expires))
     deployment = claims.get(DEPLOYMENT_CLAIM)
     if deployment not in settings["lti"]["deployment_id"]:
         raise ValueError(f"launch from deployment {deployment!r}, not a registered one")
+    if not (isinstance(issuer, str) and issuer and isinstance(sub, str) and sub):
+        raise ValueError("a launch without the platform's issuer or user (sub)")
+    key = settings["lti"]["username_claim"]
+    claimed = claimed_id(claims, key)
+    if claimed is None or claimed == "":
+        raise ValueError(f"the platform user {sub!r} sent no {key!r}; an account is "
+                         "never chosen without it")
+    if claimed != name:
+        raise ValueError(f"the platform user {sub!r} sent {key} {claimed!r}, which is "
+                         f"not exactly a roster id (taken as {name!r})")
     role = course_role(claims)
     if role is None:
         raise ValueError(f"user {name!r}: no Instructor or Learner role in the course "
@@ -105,6 +222,7 @@ def check_launch(settings, name, claims):
     if role != on_server:
         raise ValueError(f"user {name!r} launches as {role} from the LMS but is a "
                          f"{on_server} on this server")
+    record.bind(name, issuer, deployment, sub)
     return group_of(settings, role)
 
 
@@ -118,11 +236,12 @@ def configure(c, settings):
     c.LTI13Authenticator.jwks_endpoint = lti["jwks_url"]
     c.LTI13Authenticator.username_key = lti["username_claim"]
     c.Authenticator.manage_groups = True
+    record = LaunchRecord(os.path.join(settings["state_dir"], RECORD_FILE))
 
     def post_auth_hook(authenticator, handler, auth_model):
         try:
             group = check_launch(settings, auth_model["name"],
-                                 auth_model.get("auth_state") or {})
+                                 auth_model.get("auth_state") or {}, record)
         except ValueError as exc:
             authenticator.log.warning("LTI launch refused: %s", exc)
             return None

@@ -69,6 +69,13 @@ PEOPLE = {
     "hint-dan": ("d4c3b2a1-dan", "dan", "Dan Example", LEARNER),  # not in the gradebook
     "hint-tea": ("t9e8a7c6-tea", "teacher", "Tea Cher", INSTRUCTOR),
 }
+# learners of the LMS course who try to be someone else (not in its roster lists)
+IMPOSTORS = {
+    "hint-eve": ("e5f6a7b8-eve", "bob", "Eve Example", LEARNER),   # bob's SIS id
+    "hint-upper": ("c7d8e9f0-upper", "ADA", "Ada Upper", LEARNER),  # ada's, in capitals
+    "hint-nosis": ("ada", None, "No Sis", LEARNER),                # no SIS id; sub "ada"
+    "hint-renamed": ("a1f0c3d2-ada", "bob", "Ada Example", LEARNER),  # ada, SIS id changed
+}
 
 
 # -- the platform ----------------------------------------------------------------
@@ -95,7 +102,7 @@ class Platform:
         return {"keys": [dict(jwk, kid=self.kid, alg="RS256", use="sig")]}
 
     def id_token(self, hint, nonce, target):
-        sub, sis_id, name, role = PEOPLE[hint]
+        sub, sis_id, name, role = {**PEOPLE, **IMPOSTORS}[hint]
         now = int(time.time())
         claims = {
             "iss": self.url, "aud": CLIENT_ID, "sub": sub, "iat": now, "exp": now + 300,
@@ -108,8 +115,8 @@ class Platform:
             CLAIM + "roles": self.launch_roles.get(hint, [role]),
             CLAIM + "context": {"id": "course-7", "label": "KM",
                                 "title": "Kernel methods"},
-            CLAIM + "lis": {"person_sourcedid": sis_id},
-            CLAIM + "custom": {"sis_id": sis_id},
+            **({CLAIM + "lis": {"person_sourcedid": sis_id},
+                CLAIM + "custom": {"sis_id": sis_id}} if sis_id is not None else {}),
             "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
                 "scope": sorted(SCOPES - {SCOPES_NRPS}),
                 "lineitems": self.url + "/lineitems"},
@@ -174,7 +181,8 @@ def handler_for(platform):
                       and q.get("response_type") == "id_token"
                       and q.get("response_mode") == "form_post"
                       and q.get("redirect_uri") in platform.redirect_uris
-                      and q.get("login_hint") in PEOPLE and q.get("nonce"))
+                      and q.get("login_hint") in {**PEOPLE, **IMPOSTORS}
+                      and q.get("nonce"))
                 if not ok:
                     return self.reply(400, "bad authentication request", "text/plain")
                 token = platform.id_token(q["login_hint"], q["nonce"],
@@ -358,8 +366,12 @@ def hub(hub_prefix, platform, lti_login):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def launch(hub, platform, hint):
-    """The LMS's launch of the tool by ``hint``'s user: (session, last reply)."""
+def launch(hub, platform, hint, *, captured=None):
+    """The LMS's launch of the tool by ``hint``'s user: (session, last reply).
+
+    ``captured``, a dict, receives what an eavesdropper of the launch would
+    hold: the form posted to the hub and the browser's cookies at that moment.
+    """
     browser = requests.Session()
     start = browser.get(hub["url"] + "/hub/lti13/oauth_login", allow_redirects=False,
                         params={"iss": platform.url, "login_hint": hint,
@@ -373,7 +385,16 @@ def launch(hub, platform, hint):
     action = html.unescape(re.search(r'action="([^"]+)"', page.text)[1])
     fields = {k: html.unescape(v) for k, v in
               re.findall(r'name="([^"]+)" value="([^"]*)"', page.text)}
+    if captured is not None:
+        captured.update(action=action, fields=dict(fields),
+                        cookies=requests.utils.dict_from_cookiejar(browser.cookies))
     return browser, browser.post(action, data=fields, allow_redirects=False)
+
+
+def refusals(hub):
+    """The reasons the hub's log gives for the launches it refused, in order."""
+    log = (hub["state"] / "hub.log").read_text(errors="replace")
+    return re.findall(r"LTI launch refused: (.*)", log)
 
 
 def hub_groups(hub):
@@ -429,6 +450,73 @@ def test_launches_the_course_does_not_accept_are_refused(hub, platform):
     finally:
         platform.launch_deployment = DEPLOYMENT
     assert "dan" not in hub_groups(hub)
+
+
+def test_an_account_is_bound_to_the_platform_user_of_its_first_launch(hub, platform):
+    """Who logs in comes from the platform's sub, not from an id the user may edit."""
+    for hint in ("hint-ada", "hint-bob"):          # both accounts launched once
+        assert launch(hub, platform, hint)[1].status_code == 302
+    before = hub_groups(hub)
+    cases = [
+        # another learner whose SIS id field holds bob's id
+        ("hint-eve", "account 'bob' belongs to the platform user 'b2e1d4c3-bob'"),
+        # a learner whose SIS id is ada's in capitals (the hub lower-cases names)
+        ("hint-upper", "sent custom_sis_id 'ADA', which is not exactly a roster id"),
+        # a learner with no SIS id at all, whose opaque sub happens to be a roster id
+        ("hint-nosis", "sent no 'custom_sis_id'"),
+        # ada herself, after her SIS id was changed to bob's
+        ("hint-renamed", "the platform user 'a1f0c3d2-ada' is account 'ada', and now "
+                         "claims 'bob'"),
+    ]
+    for hint, reason in cases:
+        browser, done = launch(hub, platform, hint)
+        assert done.status_code == 403, (hint, done.status_code)
+        assert browser.get(hub["url"] + "/hub/api/user").status_code == 403
+        assert reason in refusals(hub)[-1], (hint, refusals(hub)[-1])
+    assert hub_groups(hub) == before
+    # the real owners still log in
+    for hint, user in (("hint-ada", "ada"), ("hint-bob", "bob")):
+        browser, done = launch(hub, platform, hint)
+        assert done.status_code == 302
+        assert browser.get(hub["url"] + "/hub/api/user").json()["name"] == user
+
+
+def test_a_captured_launch_is_not_accepted_twice(hub, platform):
+    captured = {}
+    _, done = launch(hub, platform, "hint-ada", captured=captured)
+    assert done.status_code == 302
+    replay = requests.Session()
+    for name, value in captured["cookies"].items():
+        replay.cookies.set(name, value)
+    again = replay.post(captured["action"], data=captured["fields"],
+                        allow_redirects=False)
+    assert again.status_code == 403, again.status_code
+    assert replay.get(hub["url"] + "/hub/api/user").status_code == 403
+    assert "nonce was already used" in refusals(hub)[-1]
+
+
+def test_launch_record_binds_each_side_once_and_remembers_nonces(lti_login, tmp_path):
+    record = lti_login.LaunchRecord(tmp_path / "launches.sqlite")
+    assert oct((tmp_path / "launches.sqlite").stat().st_mode & 0o777) == "0o600"
+    record.bind("ada", "https://lms", "d1", "sub-a")
+    record.bind("ada", "https://lms", "d1", "sub-a")          # the same user again
+    with pytest.raises(ValueError, match="belongs to the platform user 'sub-a'"):
+        record.bind("ada", "https://lms", "d1", "sub-x")
+    with pytest.raises(ValueError, match="belongs to the platform user"):
+        record.bind("ada", "https://lms", "d2", "sub-a")      # another deployment
+    with pytest.raises(ValueError, match="is account 'ada', and now claims 'bob'"):
+        record.bind("bob", "https://lms", "d1", "sub-a")
+    record.bind("bob", "https://lms", "d1", "sub-b")
+    record.use_nonce("https://lms", "n-1", time.time() + 60)
+    record.use_nonce("https://other-lms", "n-1", time.time() + 60)   # per platform
+    with pytest.raises(ValueError, match="already used"):
+        record.use_nonce("https://lms", "n-1", time.time() + 60)
+    record.close()
+    reopened = lti_login.LaunchRecord(tmp_path / "launches.sqlite")   # a hub restart
+    with pytest.raises(ValueError, match="already used"):
+        reopened.use_nonce("https://lms", "n-1", time.time() + 60)
+    with pytest.raises(ValueError, match="belongs to"):
+        reopened.bind("bob", "https://lms", "d1", "sub-c")
 
 
 def test_course_role_from_membership_roles_only(lti_login):
