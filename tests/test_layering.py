@@ -262,3 +262,56 @@ def test_every_package_is_listed_for_installation():
     assert found, "no package found under the folders pyproject.toml names"
     assert found == listed, (f"missing from pyproject.toml: {sorted(found - listed)}; "
                              f"listed but absent: {sorted(listed - found)}")
+
+
+# ---------------------------------------------------------------- the grader's layers
+# A submission goes down these once: the instructor's tools run nbgrader's
+# apps and preprocessors, which hand the notebook to the judge, which runs
+# student code in the sandbox, where the runners are; the record comes back up.
+# Each module may import modules of lower layers and of its own layer, never of
+# a higher one.  Lowest first.
+LAYERS = [
+    ("runners",),                                      # run inside the sandbox
+    ("settings", "markers", "startup", "late_policy", "student_html"),
+    ("sandbox", "record", "gradebook", "student_outputs"),
+    ("judging",),
+    ("preprocessors", "apps"),                         # nbgrader's side
+    ("tools",),                                        # the instructor's commands
+    ("__init__", "__main__"),                          # the package's face
+]
+
+
+def _layer(module):
+    top = module.split(".")[0]
+    found = [i for i, names in enumerate(LAYERS) if top in names]
+    assert len(found) == 1, f"coursegrader.{module} is in no layer (or in two): add it"
+    return found[0]
+
+
+@pytest.mark.parametrize("module", GRADER_MODULES)
+def test_each_grader_module_imports_only_its_layer_and_those_below(module):
+    upward = [t for t in GRADER_GRAPH[module] if _layer(t) > _layer(module)]
+    assert upward == [], (f"coursegrader.{module} (layer {_layer(module)}) imports "
+                          f"{[(t, _layer(t)) for t in upward]}")
+
+
+def test_the_layers_are_read():
+    assert _layer("runners.protocol") < _layer("sandbox.channel") < _layer("judging.judge") \
+        < _layer("preprocessors.judge_submission") < _layer("tools.batch")
+    assert _layer("record") < _layer("judging.submission")
+    assert "record" in GRADER_GRAPH["judging.submission"]
+    assert "apps.autograde" in GRADER_GRAPH["tools.batch"]
+    with pytest.raises(AssertionError, match="in no layer"):
+        _layer("somewhere")
+
+
+def test_the_judge_is_the_only_way_down_to_the_sandbox():
+    """nbgrader's side and the instructor's tools reach student code through the
+    judge only: none of them speaks to a runner or starts a sandbox itself (the
+    sandbox's face says which confinement works here, and prepares it)."""
+    above = [m for m in GRADER_MODULES if m.split(".")[0] in ("preprocessors", "apps", "tools")]
+    assert "preprocessors.judge_submission" in above and "tools.batch" in above
+    for module in above:
+        reached = [t for t in GRADER_GRAPH[module]
+                   if t == "runners" or t.startswith(("runners.", "sandbox."))]
+        assert reached == [], (module, reached)
