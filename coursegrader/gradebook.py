@@ -27,7 +27,7 @@ from traitlets.config import Config
 
 from .late_policy import LatePolicy
 
-__all__ = ["Extension", "GradeLine", "open_gradebook", "assignments", "grade_lines",
+__all__ = ["Extension", "GradeLine", "open_gradebook", "registered_assignments", "grade_lines",
            "create_tables"]
 
 _Base = declarative_base()
@@ -78,7 +78,8 @@ def open_gradebook(config: Config) -> Iterator[Gradebook]:
             yield gb
 
 
-def assignments(gb: Gradebook) -> dict[str, Assignment]:
+def registered_assignments(gb: Gradebook) -> dict[str, Assignment]:
+    """{name: nbgrader's Assignment} of every problem set in the gradebook."""
     return {a.name: a for a in gb.db.execute(select(Assignment)).scalars()}
 
 
@@ -93,7 +94,7 @@ def grade_lines(gb: Gradebook, policy: LatePolicy,
     subs = {(s.assignment.name, s.student.id): s
             for s in gb.db.execute(select(SubmittedAssignment)).scalars()}
     lines = []
-    for a in sorted(assignments(gb).values(), key=lambda a: a.name):
+    for a in sorted(registered_assignments(gb).values(), key=lambda a: a.name):
         if assignments is not None and a.name not in assignments:
             continue
         max_score = float(a.max_score)

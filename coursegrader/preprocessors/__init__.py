@@ -25,16 +25,23 @@
 They are wired into nbgrader in the course's ``nbgrader_config.py``.
 """
 
-from .clean_student_html import CleanStudentHTML
-from .hide_hidden_tests import HideHiddenTests
-from .judge_submission import JudgeSubmission
-from .late_feedback import LateFeedback
-from .refuse_links import RefuseLinks
-from .restore_locked_cells import RestoreLockedCells
-from .sanitize_metadata import SanitizeMetadata
-from .save_recorded_grades import SaveRecordedGrades
-from .title_graded_parts import TitleGradedParts
+import importlib
 
-__all__ = ["CleanStudentHTML", "HideHiddenTests", "JudgeSubmission", "LateFeedback",
-           "RefuseLinks", "RestoreLockedCells", "SanitizeMetadata", "SaveRecordedGrades",
-           "TitleGradedParts"]
+#: Each preprocessor, and the module it is in: nbgrader imports one when its
+#: configuration names it (``coursegrader.preprocessors.JudgeSubmission``), so
+#: autograde loads none of the feedback's.
+_MODULES = {
+    "CleanStudentHTML": "clean_student_html", "HideHiddenTests": "hide_hidden_tests",
+    "JudgeSubmission": "judge_submission", "LateFeedback": "late_feedback",
+    "RefuseLinks": "refuse_links", "RestoreLockedCells": "restore_locked_cells",
+    "SanitizeMetadata": "sanitize_metadata", "SaveRecordedGrades": "save_recorded_grades",
+    "TitleGradedParts": "title_graded_parts",
+}
+
+__all__ = sorted(_MODULES)
+
+
+def __getattr__(name):
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)

@@ -24,7 +24,7 @@ from nbgrader.api import Assignment, Gradebook, Student
 from sqlalchemy import select
 from traitlets.config import Config
 
-from ..gradebook import Extension, assignments, open_gradebook
+from ..gradebook import Extension, open_gradebook, registered_assignments
 from ..late_policy import CourseCalendar
 from ..settings import course_config, find_course
 
@@ -79,7 +79,7 @@ def set_due_dates(gb: Gradebook, path: Path | None, calendar: CourseCalendar,
     ``path`` (columns assignment,due) may name a registered problem set or one
     of ``register``; a problem set it does not name keeps its due date.
     """
-    known = assignments(gb)
+    known = registered_assignments(gb)
     rows = _read_csv(path, DUE_COLUMNS) if path is not None else []
     problems, dates = [], {}
     for line, row in rows:
@@ -114,7 +114,7 @@ def set_due_dates(gb: Gradebook, path: Path | None, calendar: CourseCalendar,
 def grant_extensions(gb: Gradebook, requests: list[tuple[str, dict]],
                      calendar: CourseCalendar) -> int:
     """Grant each (where, {assignment, student_id, until}) request, all or none."""
-    known = assignments(gb)
+    known = registered_assignments(gb)
     students = {s.id for s in gb.db.execute(select(Student)).scalars()}
     problems, grants = [], {}
     for where, row in requests:
