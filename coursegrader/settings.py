@@ -35,11 +35,7 @@ from pathlib import Path
 from traitlets import Float, Int, Unicode, default
 from traitlets.config import Config, Configurable
 
-# The course's id, unless NBGRADER_COURSE_ID or the course's configuration says
-# otherwise: the course's own, declared with its problem sets, which students have too.
-from coursecheck.problems import COURSE_ID
-
-__all__ = ["CourseSettings", "CONFIG_FILE", "COURSE_ID", "find_course", "course_config",
+__all__ = ["CourseSettings", "CONFIG_FILE", "find_course", "course_config",
            "nbgrader_settings"]
 
 #: The course's configuration; the folder that holds it is the course folder.
@@ -127,7 +123,8 @@ class CourseSettings(Configurable):
         help="Folder of nbgrader's shared-folder exchange ($NBGRADER_EXCHANGE, default "
              "/srv/nbgrader/exchange).").tag(config=True)
     course_id = Unicode(
-        help=f"nbgrader's course id ($NBGRADER_COURSE_ID, default {COURSE_ID})."
+        help="nbgrader's course id ($NBGRADER_COURSE_ID, default the course's own, "
+             "coursecheck.problems.COURSE_ID, declared with the problem sets)."
     ).tag(config=True)
     db_url = Unicode(
         None, allow_none=True,
@@ -159,6 +156,8 @@ class CourseSettings(Configurable):
 
     @default("course_id")
     def _default_course_id(self):
+        # the course's own, declared with its problem sets, which students have too
+        from coursecheck.problems import COURSE_ID
         return _env("NBGRADER_COURSE_ID", COURSE_ID)
 
     @default("db_url")

@@ -646,3 +646,31 @@ def test_kernel_run_is_confined_and_its_outputs_come_back_as_data():
     # the graded test cell is left to the judge: the kernel never runs it
     assert nb.cells[3].execution_count is None
     assert nb.cells[3].outputs[0]["text"].startswith("is_kernel [kernel_verdicts]")
+
+
+def test_a_judge_that_fails_leaves_no_sandbox_running(tmp_path):
+    """When grading a part fails (here a hidden-case generator that raises), the
+    submission fails at once: the notebook's run started beside the judge is
+    stopped, not left running to its budget."""
+    import dataclasses
+    import time
+
+    import psutil
+
+    from coursegrader.judging.submission import Settings, judge_submission
+
+    def broken(rng):
+        raise ZeroDivisionError("a generator that fails")
+
+    nb = _tiny_notebook(RIGHT[0])
+    nb.cells.insert(1, new_code_cell("import time\ntime.sleep(60)"))
+    part = graded_part(COURSE, "ps1", "kernel_verdicts")
+    started = time.monotonic()
+    with pytest.raises(ZeroDivisionError):
+        judge_submission(nb, {"kernel_verdicts": dataclasses.replace(part, hidden=broken)},
+                         Settings(secret="k", cell_timeout=120, budget=300),
+                         assignment="ps1", student="s1", notebook="ps1", folder=tmp_path)
+    assert time.monotonic() - started < 45
+    left = [p for p in psutil.Process().children(recursive=True)
+            if "bwrap" in p.name() or "kernel_runner" in " ".join(p.cmdline())]
+    assert left == [], left

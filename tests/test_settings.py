@@ -178,7 +178,7 @@ def test_batch_takes_the_scheduler_from_the_course_config(tmp_path, monkeypatch)
 def test_the_gradebook_and_the_course_id_follow_the_course_settings(tmp_path, monkeypatch):
     """nbgrader's CourseDirectory.db_url and course_id have one source each: the
     course's settings (or their environment variables), applied last."""
-    from coursegrader.settings import COURSE_ID
+    from coursecheck.problems import COURSE_ID
     monkeypatch.delenv("NBGRADER_COURSE_ID", raising=False)
     monkeypatch.delenv("NBGRADER_DB_URL", raising=False)
     c = PyFileConfigLoader("nbgrader_config.py", path=str(ASSIGNMENTS)).load_config()

@@ -227,8 +227,15 @@ def test_the_environment_has_the_assignments_tab_myst_and_its_own_settings(stude
                             / "overrides.json").read_text())
     viewers = overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
     assert viewers["markdown"] == "Jupytext Notebook"
-    assert "kernel-methods" in (student_env.venv / "etc" / "jupyter"
-                                / "nbgrader_config.py").read_text()
+    # nbgrader there knows the course: its settings give the course's id
+    shown = subprocess.run(
+        [str(student_env.bin / "python"), "-c",
+         "import sys; from traitlets.config.loader import PyFileConfigLoader as L; "
+         "print(L('nbgrader_config.py', path=sys.argv[1]).load_config()"
+         ".CourseDirectory.course_id)", str(student_env.venv / "etc" / "jupyter")],
+        cwd=student_env.work, env=student_env.env, capture_output=True, text=True,
+        timeout=120)
+    assert shown.stdout.strip() == "kernel-methods", shown.stderr
 
 
 @pytest.fixture()

@@ -48,7 +48,7 @@ class KernelRun:
         self._request = KernelRequest(tuple(cells.values()), cell_timeout, budget,
                                       output_bytes)
         self._folder, self._mode, self._policy = folder, mode, policy
-        self._outcome = None
+        self._outcome, self._run_handle, self._cancelled = None, None, False
         self._started = time.monotonic()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -57,6 +57,13 @@ class KernelRun:
         """Wait for the run to end; its :class:`KernelOutcome`."""
         self._thread.join()
         return self._outcome
+
+    def cancel(self):
+        """Stop the run now (the judging failed: nobody waits for its outputs)."""
+        self._cancelled = True
+        if self._run_handle is not None:
+            sandbox.stop(self._run_handle)
+        self._thread.join()
 
     def _run(self):
         try:
@@ -80,11 +87,16 @@ class KernelRun:
     def _exchange(self):
         """The runner's KernelAnswer; raises _Failed when there is none."""
         budget = self._request.budget
+        if self._cancelled:
+            raise _Failed(Stop(StopReason.VANISHED))
         try:
             run = sandbox.start(self._policy, sandbox.KERNEL_RUNNER, mode=self._mode,
                                 files_from=self._folder)
         except OSError as exc:
             raise _Failed(Stop(StopReason.NO_KERNEL, detail=f"not started: {exc}"[:300]))
+        self._run_handle = run
+        if self._cancelled:     # cancelled while it started
+            sandbox.stop(run)
         channel = sandbox.Channel(run)
         channel.expect(budget + SLACK, self._policy.output_bytes)
         try:

@@ -67,19 +67,24 @@ def judge_submission(nb, parts, settings, *, assignment, student, notebook, fold
                        folder=folder, mode=settings.mode, cell_timeout=settings.cell_timeout,
                        budget=settings.budget, output_bytes=settings.output_bytes)
     code, results = [], []
-    with PartSession(files_from=folder, mode=settings.mode,
-                     forbidden=settings.forbidden) as session:
-        for i, cell in enumerate(nb.cells):
-            if cell.cell_type != "code":
-                continue
-            if not is_test_cell(cell):
-                code.append(python_source(cell.source))
-            elif i in graded:
-                part_id = grade_id(cell)
-                results.append(grade_part(
-                    assignment, part_id, parts[part_id], code, student=student,
-                    secret=settings.secret, timeout=settings.part_timeout, session=session,
-                    points=cell.metadata.nbgrader.get("points", parts[part_id].points)))
+    try:
+        with PartSession(files_from=folder, mode=settings.mode,
+                         forbidden=settings.forbidden) as session:
+            for i, cell in enumerate(nb.cells):
+                if cell.cell_type != "code":
+                    continue
+                if not is_test_cell(cell):
+                    code.append(python_source(cell.source))
+                elif i in graded:
+                    part_id = grade_id(cell)
+                    results.append(grade_part(
+                        assignment, part_id, parts[part_id], code, student=student,
+                        secret=settings.secret, timeout=settings.part_timeout,
+                        session=session,
+                        points=cell.metadata.nbgrader.get("points", parts[part_id].points)))
+    except BaseException:
+        kernel.cancel()     # the submission fails: its notebook's run is not waited for
+        raise
     ran = kernel.finish()
     result = SubmissionResult(
         assignment=assignment, student=student, notebook=notebook, parts=tuple(results),
