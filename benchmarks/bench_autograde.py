@@ -34,6 +34,18 @@ target of 0.65 is met.  At 09:30 the code before the last two changes
 the machine ran slower, it gave 34.7 s and 22.8 s, 0.66.  Before any of the
 changes below the ratio was 0.78 (35.9 s and 27.9 s).
 
+The grader laid out by layers (one record per submission written by the
+judge, one preprocessor that runs the notebook while the judge grades, the
+course's configuration read once per process, the feedback's preprocessors
+not loaded at autograde), against the code just before it, 2026-11-26 on a
+machine shared with other work: five rounds of ``--n 12 --repeats 3``, the two
+trees in turn (before, after, before, after, ...).  Single runs swung by up
+to 2x with the machine's load, so the figures are taken over all fifteen runs
+of each: one worker in 20.8 s before and 23.1 s after (medians; fastest 16.7
+and 16.8 s), two workers in 14.3 and 15.3 s (fastest 11.8 and 10.3 s), that
+is two workers in **0.69** of one worker's time before and **0.66** after
+(0.71 and 0.61 from the fastest runs): no worse.
+
 What changed: ``make autograde`` grades from its first second in its own
 process and makes its workers from itself once it is warm (``fork``), so they
 start at once without importing anything again; the grader's processes leave
