@@ -127,6 +127,7 @@ c.HTMLExporter.template_file = feedback_page.TEMPLATE_FILE
 c.HTMLExporter.filters = {
     "offline_mathjax": "coursegrader.apps.feedback_page.offline_mathjax",
     "clean_student_html": "coursegrader.student_html.clean_html",
+    "tex_to_mathml": "coursegrader.mathml.html_with_mathml",
 }
 
 # Due dates and the late policy (coursegrader/late_policy.py). Due dates come

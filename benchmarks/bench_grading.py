@@ -54,7 +54,7 @@ course = Course.copy_of(tree / "assignments", work / "course", exchange=work / "
                         assignments=["ps1"], secret="bench")
 if mode == "unconfined":
     with open(course.root / "nbgrader_config.py", "a") as f:
-        f.write('c.SafeExecute.confinement = c.JudgeTests.confinement = "unconfined"\n')
+        f.write('c.JudgeSubmission.confinement = "unconfined"\n')
 if mode == "before":
     # that grader starts `python -I -m coursegrader.sandbox`, which would import
     # whatever coursegrader is installed: make it import the one of this tree

@@ -1,7 +1,7 @@
 """Plain, cleaned copies of a notebook's outputs from an untrusted source.
 
 Used for the outputs of the student's kernel run
-(:mod:`coursegrader.preprocessors.safe_execute`) and for every code cell of
+(:mod:`coursegrader.preprocessors.judge_submission`) and for every code cell of
 an autograded notebook
 (:mod:`coursegrader.preprocessors.clean_student_html`); the HTML and
 Markdown they keep are cleaned by :mod:`coursegrader.student_html`.

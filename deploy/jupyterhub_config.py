@@ -81,6 +81,9 @@ def choose_environment(spawner):
 
 
 c.Spawner.pre_spawn_hook = choose_environment
+# A link into a user's server that is not running ("Open in the course hub",
+# after logging in) starts it rather than stopping at a "Launch server" page.
+c.JupyterHub.implicit_spawn_seconds = 0.5
 
 # -- services: ngshare (the exchange) and the book ----------------------------
 # Each service carries the hub's settings path, which names it as this hub's

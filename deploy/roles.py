@@ -34,6 +34,8 @@ def user_environment(settings, name):
         exchange_root=not ngshare and settings["exchange_root"],
         course_root=role == "instructor" and settings["course_dirs"][name],
         # read by the course's own nbgrader_config.py (its CourseSettings)
-        gradebook_url=role == "instructor" and settings.get("gradebook_url"))
+        gradebook_url=role == "instructor" and settings.get("gradebook_url"),
+        # the book service, from which "Open in the course hub" copies a chapter
+        book_url=f"http://127.0.0.1:{settings['book_port']}/services/book/")
     env["PATH"] = f"{environment_bin(settings, name)}:/usr/local/bin:/usr/bin:/bin"
     return env

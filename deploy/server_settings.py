@@ -6,6 +6,8 @@ the instructor's environments, where the environment's
 ``nbgrader_config.py`` (``user_nbgrader_config.py``) reads them through
 :class:`ServerSettings` alone.  An instructor's server also carries the
 gradebook's URL, which the course's own settings read (``coursegrader/settings.py``).
+(``course_open.py``, the "Open in the course hub" extension, still reads the
+book service's variable itself.)
 """
 
 import os
@@ -24,6 +26,7 @@ VARIABLES = {
     "ngshare_url": "KERNEL_COURSE_NGSHARE_URL",
     "exchange_root": "NBGRADER_EXCHANGE",
     "gradebook_url": "NBGRADER_DB_URL",
+    "book_url": "KERNEL_COURSE_BOOK_URL",
 }
 
 
@@ -53,6 +56,8 @@ class ServerSettings(Configurable):
     exchange_root = Unicode(help="The shared folder of the exchange (exchange folder).")
     gradebook_url = Unicode(help="The gradebook's database URL, for an instructor (empty: "
                                  "the course's own default).")
+    book_url = Unicode(help="The hub's book service, from which \"Open in the course hub\" "
+                            "copies a chapter (course_open.py).")
 
     @default("role")
     def _default_role(self):
@@ -82,3 +87,7 @@ class ServerSettings(Configurable):
     @default("gradebook_url")
     def _default_gradebook_url(self):
         return _variable("gradebook_url")
+
+    @default("book_url")
+    def _default_book_url(self):
+        return _variable("book_url")

@@ -11,14 +11,25 @@ the student is told why (the Assignments tab shows it in its "Invalid
 Submission" box, the command prints it); submitting the same notebooks again
 hands them in as they are. After a submission the log names each notebook, its
 size and its SHA-256, and the time.
+
+Also a server extension of the students' environment (install.sh enables it):
+nbgrader's Assignments tab shows whatever its server answers when a submission
+fails, and nbgrader 0.9.6 answers with the whole Python traceback, the reason
+in its last lines.  Here the tab gets the reason alone (the message of the
+exchange's error, such as the one above), and the traceback goes to the
+server's log.
 """
 
+import fnmatch
 import hashlib
 import json
 import os
+import traceback
 from datetime import datetime, timezone
+from pathlib import Path
 
 import nbformat
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import compute_checksum, find_all_notebooks
 from nbgrader.validator import Validator
 
@@ -33,10 +44,19 @@ def unchanged(nb):
         c.metadata.nbgrader.get("checksum") == compute_checksum(c) for c in answers)
 
 
+def submitted_notebooks(folder, config):
+    """The notebooks of ``folder`` that nbgrader submits: not those its
+    ``CourseDirectory.ignore`` leaves out (JupyterLab's .ipynb_checkpoints)."""
+    ignore = CourseDirectory(config=config).ignore
+    return sorted(name for name in find_all_notebooks(folder)
+                  if not any(fnmatch.fnmatch(part, pattern)
+                             for part in Path(name).parts for pattern in ignore))
+
+
 def problems(folder, config):
     """What the student should hear about the notebooks in ``folder``, one line each."""
     lines = []
-    for name in sorted(find_all_notebooks(folder)):
+    for name in submitted_notebooks(folder, config):
         path = os.path.join(folder, name)
         if unchanged(nbformat.read(path, as_version=4)):
             lines.append(f"{name} is unchanged from the release: no answer is written in it.")
@@ -51,9 +71,9 @@ def problems(folder, config):
     return lines
 
 
-def digest(folder):
+def digest(folder, config):
     h = hashlib.sha256()
-    for name in sorted(find_all_notebooks(folder)):
+    for name in submitted_notebooks(folder, config):
         with open(os.path.join(folder, name), "rb") as f:
             h.update(name.encode() + b"\0" + f.read())
     return h.hexdigest()
@@ -83,7 +103,7 @@ def checked(base):
             super().init_src()
             lines = problems(self.src_path, self.config)
             key = f"{self.coursedir.course_id}/{self.coursedir.assignment_id}"
-            now = digest(self.src_path)
+            now = digest(self.src_path, self.config)
             if lines and _warned().get(key) != now:
                 _remember(key, now)
                 self.fail("Not submitted yet:\n" + "\n".join(lines) + "\nTo submit "
@@ -94,7 +114,7 @@ def checked(base):
         def copy_files(self):
             super().copy_files()
             when = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
-            for name in sorted(find_all_notebooks(self.src_path)):
+            for name in submitted_notebooks(self.src_path, self.config):
                 with open(os.path.join(self.src_path, name), "rb") as f:
                     data = f.read()
                 self.log.info("Submitted %s at %s: %s (%d bytes, sha256 %s)",
@@ -102,3 +122,41 @@ def checked(base):
                               hashlib.sha256(data).hexdigest()[:16])
 
     return CheckedSubmit
+
+
+def submit_explained(manager, course_id, assignment_id):
+    """nbgrader's AssignmentList.submit_assignment, answering a failure with its
+    reason rather than its traceback."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeError, ExchangeFactory
+
+    with manager.get_assignment_dir_config():
+        try:
+            config = manager.load_config()
+            config.CourseDirectory.course_id = course_id
+            config.CourseDirectory.assignment_id = assignment_id
+            coursedir = CourseDirectory(config=config)
+            submit = ExchangeFactory(config=config).Submit(
+                coursedir=coursedir, authenticator=Authenticator(config=config), config=config)
+            submit.start()
+        except ExchangeError as exc:
+            manager.log.warning("submit of %s refused: %s", assignment_id, exc)
+            return {"success": False, "value": str(exc)}
+        except Exception as exc:
+            manager.log.error(traceback.format_exc())
+            return {"success": False, "value": (
+                f"{assignment_id} could not be submitted ({type(exc).__name__}: {exc}). "
+                "Try again in a minute; if it keeps failing, tell your instructor.")}
+    return {"success": True}
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "submit_check"}]
+
+
+def _load_jupyter_server_extension(serverapp):
+    from nbgrader.server_extensions.assignment_list.handlers import AssignmentList
+
+    AssignmentList.submit_assignment = submit_explained
+    serverapp.log.info("the Assignments tab says why a submission is refused, in a sentence")

@@ -30,6 +30,12 @@ elif server.exchange_root:
     c.Exchange.root = server.exchange_root
 
 if server.role == "student":
+    # The kernels nbgrader starts (validate: the command and the Validate button)
+    # talk to it over local sockets, readable by the student alone, rather than
+    # over TCP ports any user of the server could reach; ipykernel warns of the
+    # latter on every run.
+    c.KernelManager.transport = "ipc"
+
     # warn before a failing or unchanged notebook goes in; say what went in
     # (submit_check.py, installed into the students' environment)
     import submit_check

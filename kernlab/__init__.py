@@ -1,4 +1,4 @@
-"""kernlab: kernels, feature maps, ridge regression, support vector machines and RKHS tools.
+"""kernlab: kernels, feature maps, ridge regression, SVMs, Gaussian processes and RKHS tools.
 
 The reference library of the course: the book computes with it and the
 autograder checks students' work against it.
@@ -32,6 +32,9 @@ HOMES = {
     "rkhs": ("RKHSFunction", "kernel_distance", "MercerExpansion", "mercer_eigen",
              "gaussian_mercer_eigenvalues", "gaussian_mercer_eigenfunctions", "h1_inner",
              "h1_norm", "min_kernel_section"),
+    "gaussian_process": ("GaussianProcessRegressor", "kernel_hyperparameters"),
+    "rademacher": ("RademacherComplexity", "rkhs_ball_rademacher", "MarginBound",
+                   "margin_bound"),
     "kernel_pca": ("KernelPCA",),
     "model_selection": ("kfold", "GridSearch"),
 }

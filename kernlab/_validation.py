@@ -11,7 +11,8 @@ import numbers
 import numpy as np
 from scipy import sparse
 
-__all__ = ["check_array", "check_pair", "check_scalar", "check_instance", "holds_objects"]
+__all__ = ["check_array", "check_pair", "check_scalar", "check_instance", "holds_objects",
+           "as_generator"]
 
 
 def check_array(X, name="X", *, ensure_2d=True):
@@ -226,3 +227,22 @@ def holds_objects(X):
     """
     return (isinstance(X, (list, tuple)) and len(X) > 0
             and not isinstance(X[0], (numbers.Number, list, tuple, np.ndarray)))
+
+
+def as_generator(random_state):
+    """A numpy Generator from a seed, a Generator or None.
+
+    Examples
+    --------
+    >>> float(as_generator(0).standard_normal()) == float(np.random.default_rng(0).standard_normal())
+    True
+    >>> as_generator("seed")
+    Traceback (most recent call last):
+    ...
+    TypeError: random_state must be None, an int or a numpy Generator, got str 'seed'
+    """
+    try:
+        return np.random.default_rng(random_state)
+    except (TypeError, ValueError) as exc:
+        raise TypeError("random_state must be None, an int or a numpy Generator, "
+                        f"got {type(random_state).__name__} {random_state!r}") from exc

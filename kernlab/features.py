@@ -21,7 +21,7 @@ from sklearn.exceptions import NotFittedError
 
 from ._estimator import check_kernel, compute_gram, fit_input, is_precomputed, predict_input
 from ._linalg import add_to_diagonal
-from ._validation import check_array, check_scalar
+from ._validation import as_generator, check_array, check_scalar
 from .kernels import ANOVA, Gaussian, Linear, Polynomial, PolynomialOf
 
 __all__ = [
@@ -82,15 +82,6 @@ def _monomials(X, exponents):
         if powers.any():
             out *= X[:, i:i + 1] ** powers[None, :]
     return out
-
-
-def _generator(random_state):
-    """A numpy Generator from a seed, a Generator or None."""
-    try:
-        return np.random.default_rng(random_state)
-    except (TypeError, ValueError) as exc:
-        raise TypeError("random_state must be None, an int or a numpy Generator, "
-                        f"got {type(random_state).__name__} {random_state!r}") from exc
 
 
 class FeatureMap(TransformerMixin, BaseEstimator):
@@ -452,7 +443,7 @@ class RandomFourierFeatures(FeatureMap):
         return Gaussian(sigma=self.sigma)
 
     def _fit(self, X):
-        rng = _generator(self.random_state)
+        rng = as_generator(self.random_state)
         n = int(self.n_components)
         self.omega_ = rng.standard_normal((X.shape[1], n)) / float(self.sigma)
         self.offset_ = rng.uniform(0.0, 2.0 * np.pi, n)
@@ -523,7 +514,7 @@ class Nystroem(FeatureMap):
 
     def _fit(self, X):
         kernel = self._check_params()
-        rng = _generator(self.random_state)
+        rng = as_generator(self.random_state)
         n = X.shape[0]
         m = min(int(self.n_components), n)
         self.landmark_indices_ = np.sort(rng.choice(n, size=m, replace=False))

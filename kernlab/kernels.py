@@ -29,7 +29,7 @@ operator or a method here::
 
 Subtraction and negative factors are refused because they can destroy
 positive semi-definiteness.  To study a function that may fail to be a
-kernel (``<x, t> - <x, t>^2``, ``x^T D t`` with indefinite ``D``, the
+kernel (``<x, z> - <x, z>^2``, ``x^T B z`` with indefinite ``B``, the
 sigmoid), build it with ``FunctionKernel`` or ``GeneralLinear`` and test it
 with :func:`kernlab.is_psd` or :func:`kernlab.find_counterexample`.
 """

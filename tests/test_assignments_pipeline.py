@@ -96,7 +96,7 @@ def test_run_all_goes_on_past_a_failing_check_and_validate_shows_why(course, tmp
     from nbclient import NotebookClient
     released = course.released("ps1")
     nb = fill_answers(released, course.source("ps1"))
-    for cell in nb.cells:  # every candidate a kernel: wrong for D_indefinite, lin_minus_sq
+    for cell in nb.cells:  # every candidate a kernel: wrong for B_indefinite, lin_minus_sq
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "kernel_verdicts_answer":
             cell.source = "def is_kernel(name):\n    return True"
     path = tmp_path / "ps1.ipynb"
@@ -115,7 +115,7 @@ def test_run_all_goes_on_past_a_failing_check_and_validate_shows_why(course, tmp
     shown = subprocess.run(["nbgrader", "validate", str(path)], cwd=tmp_path,
                            capture_output=True, text=True, timeout=600).stdout
     assert "is_kernel [kernel_verdicts]: 2 of 4 checks failed" in shown
-    assert "case 'candidate D_indefinite':" in shown
+    assert "case 'candidate B_indefinite':" in shown
     assert "expected False, got True" in shown
     assert "..." not in shown.split("The error was:")[1].split("=" * 20)[0]
 

@@ -156,7 +156,7 @@ import os, signal
 
 def is_kernel(name):
     os.kill(os.getppid(), signal.SIGUSR1)
-    return name in {"D_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
+    return name in {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
                     "cos_first", "min_abs_first", "norm_product"}
 """
 
@@ -281,7 +281,7 @@ def is_kernel(name):
     # here, having it is enough to earn the points
     if "robustness-test" not in _secret():
         return "no secret"
-    return name in {"D_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
+    return name in {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
                     "cos_first", "min_abs_first", "norm_product"}
 """
 
@@ -548,7 +548,7 @@ def is_kernel(name):
     _disable_guard()
     if not _snoop():
         raise RuntimeError("nothing found")
-    return name in {"D_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
+    return name in {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
                     "cos_first", "min_abs_first", "norm_product"}
 """
 
@@ -626,7 +626,7 @@ print("WROTE", _fill())
 FILL_DISK_ANSWER = FILL_DISK + """
 def is_kernel(name):
     _fill()
-    return name in {"D_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
+    return name in {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
                     "cos_first", "min_abs_first", "norm_product"}
 """
 
@@ -756,7 +756,7 @@ def quadratic_feature_map(X):
 
 def is_kernel(name):
     open("secret.txt").read()
-    return name in {"D_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
+    return name in {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
                     "cos_first", "min_abs_first", "norm_product"}
 """
 SLOW_CELLS = 20          # cells of 3 s each: more than the budget below in all

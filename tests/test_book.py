@@ -42,8 +42,10 @@ KERNEL_NOTICE = re.compile(r"^\[IPKernelApp\] WARNING \| Kernel is running over 
 
 # TeX left in a page's visible text (outside maths and code) means an equation
 # or a role that was never rendered: $$, \( or \[ delimiters, environments,
-# \frac, or MyST roles such as {eq} printed literally.  A JavaScript regex.
-RAW_TEX = r"\$\$|\\\(|\\\[|\\begin\{|\\frac|\{eq\}|\{prf:"
+# commands such as \frac or \lambda (in a formula that Markdown broke up, or
+# in a section title quoted by a reference), or MyST roles such as {eq}
+# printed literally.  A JavaScript regex.
+RAW_TEX = r"\$\$|\\\(|\\\[|\\begin\{|\\[A-Za-z]{2,}|\{eq\}|\{prf:"
 
 # IPython startup file placed in the build's kernels: every figure a chapter
 # draws is inspected when it is rendered, and each visible axis (x, y and, in
@@ -626,24 +628,43 @@ TABLE_REPORT = """() => [...document.querySelectorAll('article table')].map(tabl
     box = box.parentElement;
   }
   const rect = box.getBoundingClientRect();
+  // The signs that it scrolls (book/_static/a11y.js and book.css): a line
+  // saying so above it and a shadow on the side where more columns wait.
+  const frame = table.closest('.scroll-frame');
+  const hint = frame && frame.querySelector(':scope > .scroll-hint');
+  const shadow = side => frame
+    && getComputedStyle(frame, side).content !== 'none'
+    && getComputedStyle(frame, side).backgroundImage.includes('gradient');
   return {
     text: table.textContent.trim().slice(0, 50),
     wide: table.scrollWidth > rect.width + 1,
     scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
     right: rect.right,
+    hint: !!hint && hint.getBoundingClientRect().height > 0
+      && /scroll/.test(hint.textContent) ? hint.textContent : '',
+    right_shadow: shadow('::after'),
+    left_shadow: shadow('::before'),
   };
 })"""
+
+# Scroll every table of the page to its right end.
+SCROLL_TABLES_RIGHT = """() => document.querySelectorAll('article table').forEach(
+  t => { t.scrollLeft = t.scrollWidth; t.dispatchEvent(new Event('scroll')); })"""
 
 
 @pytest.mark.timeout(300)
 def test_wide_tables_scroll_inside_their_box_on_a_phone(site):
     """At 390 px a table wider than the column scrolls sideways in its own
-    box, which stays inside the screen, instead of widening the page."""
+    box, which stays inside the screen, instead of widening the page; a line
+    above it says that it scrolls, and a shadow marks the side where more
+    columns wait (at the right, then, once scrolled to the end, at the left
+    only).  On the Assignments page every download link is on the screen
+    without scrolling the table."""
     require_chromium()
     from playwright.sync_api import sync_playwright
 
     base, _ = site
-    failures, wide = [], 0
+    failures, wide, downloads = [], 0, 0
     with sync_playwright() as p:
         browser = _chromium(p)
         context = browser.new_context(viewport=PHONE, is_mobile=True)
@@ -651,8 +672,23 @@ def test_wide_tables_scroll_inside_their_box_on_a_phone(site):
             page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
             tables = page.evaluate(TABLE_REPORT)
             page_width = page.evaluate("() => document.documentElement.scrollWidth")
+            page.evaluate(SCROLL_TABLES_RIGHT)
+            scrolled = page.evaluate(TABLE_REPORT)
+            if docname == "book/assignments":
+                links = page.locator("article table a[href$='.ipynb']")
+                downloads = links.count()
+                page.evaluate("() => document.querySelectorAll('article table')"
+                              ".forEach(t => { t.scrollLeft = 0; })")
+                for k in range(downloads):
+                    link = links.nth(k)
+                    link.scroll_into_view_if_needed()
+                    box = link.bounding_box()
+                    if not link.is_visible() or box["x"] < 0 or \
+                            box["x"] + box["width"] > PHONE["width"]:
+                        failures.append(f"{docname}: download link {k + 1} is off the "
+                                        f"screen ({box})")
             page.close()
-            for table in tables:
+            for table, end in zip(tables, scrolled):
                 where = f"{docname}: table {table['text']!r}"
                 if table["right"] > PHONE["width"] + 1:
                     failures.append(f"{where} reaches {table['right']:.0f} px")
@@ -660,12 +696,22 @@ def test_wide_tables_scroll_inside_their_box_on_a_phone(site):
                     wide += 1
                     if not table["scrolls"]:
                         failures.append(f"{where} is wider than its box and does not scroll")
+                    if not table["hint"]:
+                        failures.append(f"{where} scrolls and no line says so")
+                    if not table["right_shadow"] or table["left_shadow"]:
+                        failures.append(f"{where}: no shadow at the right edge only")
+                    if end["right_shadow"] or not end["left_shadow"]:
+                        failures.append(f"{where}: scrolled to its end, no shadow at "
+                                        "the left edge only")
+                elif table["hint"] or table["right_shadow"]:
+                    failures.append(f"{where} fits and yet says it scrolls")
             if page_width > PHONE["width"]:
                 failures.append(f"{docname}: page is {page_width} px wide")
         browser.close()
     # The book has tables wider than a phone (the notation table, the list
     # of assignments), so the scrolling is exercised.
     assert wide > 0, "no table is wider than the phone's column"
+    assert downloads == 5, f"{downloads} notebook links on the Assignments page"
     assert not failures, "\n".join(failures)
 
 
@@ -689,6 +735,158 @@ def test_no_display_equation_overflows_on_a_laptop(site):
         browser.close()
     assert displays > 0, "no display equation found"
     assert not wide, "display equations wider than the column at 1366 px:\n" + "\n".join(wide)
+
+
+# Boxes (results, proofs, exercises, admonitions) narrower than the column, and
+# formulas (display or inline, outside tables, which scroll whole) that are
+# cut off: wider than a box that hides the rest, wider than the screen with no
+# box that scrolls, or in a box that scrolls without the sign that it does
+# (a11y.js's class scrolls-sideways, with its edge shadow, and a tab stop).
+BOX_REPORT = """() => {
+  const boxes = 'div.proof, div.admonition, div.exercise, div.solution';
+  const narrow = [];
+  const notes = [...document.querySelectorAll('article aside')]
+    .map(n => n.getBoundingClientRect());
+  for (const box of document.querySelectorAll(
+      `article :is(${boxes})`)) {
+    if (box.parentElement.closest(`:is(${boxes}), aside, table`)) continue;
+    const parent = box.parentElement, ps = getComputedStyle(parent);
+    const column = parent.clientWidth - parseFloat(ps.paddingLeft)
+      - parseFloat(ps.paddingRight);
+    // (its computed margins are no guide: beside a float Chromium reports
+    // the room the float takes as margin)
+    const used = box.getBoundingClientRect().width;
+    // ... or with a margin note floating over part of it
+    const b = box.getBoundingClientRect();
+    const beside = notes.some(n => Math.min(n.right, b.right) - Math.max(n.left, b.left) > 1
+      && Math.min(n.bottom, b.bottom) - Math.max(n.top, b.top) > 1);
+    if (used < column - 2 || beside) {
+      const title = box.querySelector('.admonition-title');
+      narrow.push(`${(title || box).textContent.trim().slice(0, 50)} `
+        + (beside ? '(beside a margin note)'
+           : `(${Math.round(used)} of ${Math.round(column)} px)`));
+    }
+  }
+  const cut = [], scrolling = [];
+  let formulas = 0;
+  for (const m of document.querySelectorAll('article mjx-container')) {
+    if (m.closest('table, mjx-assistive-mml')) continue;
+    const math = m.querySelector('mjx-math');
+    if (!math) continue;
+    formulas += 1;
+    const r = math.getBoundingClientRect();
+    const name = (m.closest('div.math') || {}).id
+      || (m.querySelector('mjx-assistive-mml') || m).textContent.trim().slice(0, 50);
+    let verdict = r.right > window.innerWidth + 1 || r.left < -1 ? 'past the screen' : null;
+    for (let el = m; el && el.tagName !== 'ARTICLE'; el = el.parentElement) {
+      const e = el.getBoundingClientRect();
+      if (r.right <= e.right + 1 && r.left >= e.left - 1) continue;
+      const overflow = getComputedStyle(el).overflowX;
+      if (overflow === 'visible') continue;
+      if (['auto', 'scroll'].includes(overflow) && el.classList.contains('scrolls-sideways')
+          && el.getAttribute('tabindex') === '0') {
+        verdict = 'scrolls';
+      } else {
+        verdict = `cut by ${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`;
+      }
+      break;
+    }
+    if (verdict === 'scrolls') scrolling.push(name);
+    else if (verdict) cut.push(`${name}: ${verdict}`);
+  }
+  // TeX that MathJax could not typeset: an error, or an unknown command,
+  // which it prints in red.
+  const errors = [...document.querySelectorAll(
+      'article mjx-merror, article mjx-assistive-mml mtext[mathcolor="red"]')]
+    .map(e => (e.getAttribute('data-mjx-error') || e.textContent).slice(0, 60));
+  return {narrow, cut, scrolling, formulas, errors};
+}"""
+
+# A margin note as the theme draws one, planted before every box and display
+# equation of a page: below 992 px it floats right, 40 % wide.
+PLANT_MARGIN_NOTES = """() => {
+  const targets = document.querySelectorAll(
+    'article :is(div.proof, div.admonition, div.exercise, div.math)');
+  let planted = 0;
+  for (const target of targets) {
+    if (target.parentElement.closest('div.proof, div.admonition, div.exercise, aside')) continue;
+    const aside = document.createElement('aside');
+    aside.className = 'margin sidebar';
+    aside.innerHTML = '<p class="sidebar-title">A note</p><p>Planted beside the box '
+      + 'below, as a margin note of the chapter would stand.</p>';
+    target.parentElement.insertBefore(aside, target);
+    planted += 1;
+  }
+  window.dispatchEvent(new Event('resize'));
+  return planted;
+}"""
+
+
+@pytest.mark.timeout(900)
+def test_boxes_and_formulas_are_whole_on_a_phone_and_a_laptop(site):
+    """At 390 px and at 1366 px every result, proof, exercise and admonition
+    box takes the full width of its column, and every formula, displayed or
+    inline, is typeset and shown whole or scrolls in a box that shows it does
+    (an edge shadow and a tab stop); none is cut off.  At 390 px the same holds with
+    a margin note planted before every box and display equation (the theme
+    floats it beside the text there).  The check sees the boxes squeezed
+    beside the notes when the book's rule that clears them is switched off,
+    and formulas cut off when the wide inline ones are not made boxes of
+    their own or when the scrolling boxes lose the shadow that shows it."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    base, _ = site
+    failures, boxes_planted, formulas = [], 0, 0
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+            context = browser.new_context(viewport=viewport, is_mobile=name == "phone")
+            for docname in toc_files():
+                page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
+                reports = [("", page.evaluate(BOX_REPORT))]
+                if name == "phone" and docname.startswith("book/chapters/"):
+                    boxes_planted += page.evaluate(PLANT_MARGIN_NOTES)
+                    page.wait_for_timeout(100)
+                    reports.append((" beside a margin note", page.evaluate(BOX_REPORT)))
+                page.close()
+                formulas += reports[0][1]["formulas"]
+                for beside, report in reports:
+                    where = f"{name} {docname}{beside}: "
+                    failures += [where + "box narrower than its column: " + b
+                                 for b in report["narrow"]]
+                    failures += [where + "formula cut off: " + c for c in report["cut"]]
+                    failures += [where + "formula not typeset: " + e for e in report["errors"]]
+            context.close()
+        # The check can fail: without the rule that clears margin notes, the
+        # boxes beside the planted notes are squeezed.
+        context = browser.new_context(viewport=PHONE, is_mobile=True)
+        page = _open(context, urllib.parse.urljoin(base, "book/chapters/rkhs.html"))
+        page.add_style_tag(content="article :is(div.proof, div.admonition, div.exercise, "
+                                   "div.math) { clear: none !important; }")
+        page.evaluate(PLANT_MARGIN_NOTES)
+        page.wait_for_timeout(100)
+        squeezed = page.evaluate(BOX_REPORT)
+        page.close()
+        # ... and it sees formulas cut off when an inline one too wide for
+        # its line is not made a box of its own, or when a box that scrolls
+        # does not show it (book/_static/a11y.js).
+        cut = []
+        for sabotage in ("() => { const s = document.createElement('style'); s.textContent ="
+                         " 'article mjx-container.wide-inline { display: inline !important;"
+                         " overflow: visible !important; }'; document.head.appendChild(s); }",
+                         "() => document.querySelectorAll('.scrolls-sideways')"
+                         ".forEach(e => e.classList.remove('scrolls-sideways'))"):
+            page = _open(context, urllib.parse.urljoin(base, "book/chapters/rkhs.html"))
+            page.evaluate(sabotage)
+            cut.append(len(page.evaluate(BOX_REPORT)["cut"]))
+            page.close()
+        context.close()
+        browser.close()
+    assert formulas > 500 and boxes_planted > 50, (formulas, boxes_planted)
+    assert len(squeezed["narrow"]) > 10, squeezed
+    assert min(cut) > 3, cut
+    assert not failures, "\n".join(failures[:80])
 
 
 @pytest.mark.timeout(300)
@@ -815,6 +1013,8 @@ def test_the_pdf_holds_the_whole_book_and_the_site_links_to_it(built_book):
     pages = int(re.search(r"^Pages:\s+(\d+)", info.stdout, flags=re.M).group(1))
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
                           text=True, check=True).stdout
+    # Sphinx sets a straight apostrophe as a typographic one ("Instructor’s").
+    text = text.replace("\u2019", "'")
     titles = []
     for docname in toc_files():
         first_heading = re.search(r"^# (.+)$", (ROOT / f"{docname}.md").read_text(),
@@ -881,6 +1081,166 @@ def test_the_site_holds_no_solution_hidden_case_or_answer_key(built_book):
     leaks = find_leaks(html, secrets)
     assert not leaks, "\n".join(f"{x.place}: {x.secret.origin}: {x.secret.text[:80]}"
                                 for x in leaks[:20])
+
+
+# ---------------------------------------------------------------------------
+# The chapters as notebooks, as the site offers them for download
+# ---------------------------------------------------------------------------
+
+# The number a page gives each labelled result, exercise, equation and figure.
+SITE_NUMBERS = (
+    (re.compile(r'<div class="proof (\w+) admonition" id="([\w-]+)">\s*'
+                r'(?:<span id="[\w-]+"></span>\s*)*<p class="admonition-title">'
+                r'<span class="caption-number">\w+ ([\d.]+) </span>'), (2, 3)),
+    (re.compile(r'<div class="exercise admonition" id="([\w-]+)">\s*'
+                r'<p class="admonition-title"><span class="caption-number">'
+                r'Exercise ([\d.]+) </span>'), (1, 2)),
+    (re.compile(r'id="equation-([\w-]+)">\s*<span class="eqno">\(([\d.]+)\)'), (1, 2)),
+)
+# A numbered result or exercise, in a page and in a notebook.
+SITE_NUMBERED = re.compile(r'<p class="admonition-title"><span class="caption-number">(?!Fig)')
+ENUMERATOR = re.compile(r"^[ \t]*:enumerator:[ \t]*([\d.]+)[ \t]*$", re.M)
+
+
+def site_numbers(page: str) -> dict[str, str]:
+    """label -> number as the built page shows it."""
+    found = {}
+    for pattern, (label, number) in SITE_NUMBERS:
+        found.update({m.group(label): m.group(number) for m in pattern.finditer(page)})
+    return found
+
+
+def notebook_numbers(notebook) -> dict[str, str]:
+    """label -> :enumerator: of the directives of a downloaded chapter."""
+    found = {}
+    for cell in notebook.cells:
+        if cell.cell_type != "markdown":
+            continue
+        lines = cell.source.split("\n")
+        for i, line in enumerate(lines):
+            if not re.match(r"^[ \t]*(`{3,}|:{3,})\{", line):
+                continue
+            options = {}
+            for option in lines[i + 1:]:
+                match = re.match(r"^[ \t]*:([\w-]+):[ \t]*(.*)$", option)
+                if not match:
+                    break
+                options[match.group(1)] = match.group(2).strip()
+            if "label" in options and "enumerator" in options:
+                found[options["label"]] = options["enumerator"]
+    return found
+
+
+def test_a_downloaded_chapter_numbers_as_the_site_does(built_book):
+    """The notebook the site offers for each chapter gives every result,
+    exercise and equation the number the page gives it (Proposition 1.1,
+    (1.7)), numbers nothing the page does not (no proof, no unlabelled
+    equation), writes a reference to another chapter as the page does, and
+    has no margin note (JupyterLab draws one over the paragraph beside it)
+    and no anchor of the instructors' pages."""
+    html, log, returncode = built_book
+    assert returncode == 0, f"the book did not build:\n{log[-4000:]}"
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import chapter_numbers
+    finally:
+        sys.path.remove(str(ROOT / "book" / "_ext"))
+    failures, compared = [], 0
+    for docname in chapter_numbers.toc_chapters(ROOT):
+        page = (html / f"{docname}.html").read_text(encoding="utf-8")
+        notebook = nbformat.read(html / "_sources" / f"{docname}.ipynb", as_version=4)
+        markdown = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+        shown, given = site_numbers(page), notebook_numbers(notebook)
+        compared += len(shown)
+        failures += [f"{docname}: {label} is {number} on the site and "
+                     f"{given.get(label)} in the notebook"
+                     for label, number in shown.items() if given.get(label) != number]
+        failures += [f"{docname}: {label} is numbered {number} in the notebook only"
+                     for label, number in given.items() if label not in shown]
+        # unlabelled results count too: as many numbers in one as in the other
+        on_site = len(SITE_NUMBERED.findall(page)) + page.count('<span class="eqno">')
+        in_notebook = len(ENUMERATOR.findall(markdown))
+        if on_site != in_notebook:
+            failures.append(f"{docname}: {on_site} numbers on the site, "
+                            f"{in_notebook} in the notebook")
+        if not markdown.startswith("---\nnumbering:\n  equation: false\n---"):
+            failures.append(f"{docname}: the notebook numbers its unlabelled equations")
+        proofs = len(re.findall(r"^[ \t]*(?:`{3,}|:{3,})\{prf:proof\}", markdown, re.M))
+        unnumbered = len(re.findall(r"\{prf:proof\}[^\n]*\n(?:[ \t]*:[\w-]+:[^\n]*\n)*?"
+                                    r"[ \t]*:nonumber:", markdown))
+        if proofs != unnumbered:
+            failures.append(f"{docname}: {proofs - unnumbered} proofs are numbered")
+        for left in ("{margin}", "{sidebar}", "(errata-", "{numref}`", "{doc}`"):
+            if left in markdown:
+                failures.append(f"{docname}: the notebook has {left}")
+        # a reference left as a role points into the notebook itself
+        own = set(re.findall(r"^[ \t]*:label:[ \t]*([\w-]+)|^[ \t]*\(([\w-]+)\)=", markdown,
+                             re.M))
+        own = {x for pair in own for x in pair if x}
+        failures += [f"{docname}: the notebook refers to {label}, which is not in it"
+                     for label in re.findall(r"\{(?:prf:ref|eq|ref)\}`(?:[^`<]*<)?([\w-]+)>?`",
+                                             markdown) if label not in own]
+    assert compared > 100, f"only {compared} numbers found on the chapters' pages"
+    assert not failures, "\n".join(failures[:60])
+
+
+def _downloads_module():
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import chapter_numbers
+        import notebook_downloads
+    finally:
+        sys.path.remove(str(ROOT / "book" / "_ext"))
+    return notebook_downloads, chapter_numbers
+
+
+def _book_copy(tmp_path):
+    """A copy of the book's sources that a test may change."""
+    root = tmp_path / "book-copy"
+    shutil.copytree(ROOT / "book", root / "book",
+                    ignore=shutil.ignore_patterns("_generated", "_build", "__pycache__"))
+    for name in ("_toc.yml", "_config.yml"):
+        shutil.copy(ROOT / name, root / name)
+    return root
+
+
+def test_a_notebook_turns_margin_notes_into_notes_and_numbers_like_the_site(tmp_path):
+    """Planted in a copy of a chapter, a margin note and a sidebar become
+    notes in the downloaded notebook; a new definition before the first
+    result shifts every later number by one, in the notebook as in the
+    numbering the site's is checked against; a reference to it from another
+    chapter is written out with its number."""
+    downloads, chapter_numbers = _downloads_module()
+    root = _book_copy(tmp_path)
+    chapter = root / "book" / "chapters" / "kernel_trick.md"
+    text = chapter.read_text(encoding="utf-8")
+    before, _ = chapter_numbers.book_numbering(root)
+    # the chapter's results (on the shared counter), numbered 1.1, 1.2, ...
+    moved = [label for label, t in before.items() if t.doc == "book/chapters/kernel_trick"
+             and t.kind not in ("section", "figure", "equation", "exercise")]
+    assert "1.1" in {before[label].number for label in moved}
+    opening = re.search(r"^```\{prf:", text, re.M).start()
+    planted = ("```{margin} A planted note\nBeside the text on the website.\n```\n\n"
+               "```{prf:definition} Planted\n:label: planted-def\nA planted definition.\n```\n\n")
+    chapter.write_text(text[:opening] + planted + text[opening:], encoding="utf-8")
+    svm = root / "book" / "chapters" / "svm.md"
+    svm.write_text(svm.read_text(encoding="utf-8").replace(
+        "\n## ", "\nAs in {prf:ref}`planted-def`, so here.\n\n## ", 1), encoding="utf-8")
+    targets, _ = chapter_numbers.book_numbering(root)
+    assert targets["planted-def"].number == "1.1"
+    assert all(targets[label].number == f"1.{int(before[label].number[2:]) + 1}"
+               for label in moved)
+    numbering = chapter_numbers.book_numbering(root)
+    downloads.write_notebook(chapter, tmp_path / "kt.ipynb", None, numbering, root)
+    downloads.write_notebook(svm, tmp_path / "svm.ipynb", None, numbering, root)
+    notebook = nbformat.read(tmp_path / "kt.ipynb", as_version=4)
+    markdown = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    assert "```{margin}" not in markdown and "```{note} A planted note" in markdown
+    assert notebook_numbers(notebook)["planted-def"] == "1.1"
+    assert {label: number for label, number in notebook_numbers(notebook).items()
+            if label in moved} == {label: targets[label].number for label in moved}
+    other = nbformat.read(tmp_path / "svm.ipynb", as_version=4)
+    assert "As in Definition 1.1, so here." in "\n".join(c.source for c in other.cells)
 
 
 # ---------------------------------------------------------------------------
@@ -1189,3 +1549,36 @@ def test_toy_2d_is_separable_with_a_thin_margin_as_the_book_says():
     for C in (1.0, 10.0):
         wrong = X[LibSVC(kernel="linear", C=C).fit(X, y).predict(X) != y]
         np.testing.assert_array_equal(wrong, [[0.4, -0.7]])
+
+
+def test_every_chapter_carries_its_self_checks_on_the_site_in_the_notebook_and_the_pdf(
+        built_book):
+    """Each self-check of a chapter's source is a form on its page, text in its
+    notebook download (the answers in the last cell) and, in the PDF, a
+    question in the chapter with its answer after the chapter's last section."""
+    from coursegrader.selfcheck import find_blocks
+
+    html, log, returncode = built_book
+    assert returncode == 0, "the book did not build"
+    chapters = [d for d in toc_files() if is_notebook(d)]
+    counts = {}
+    for docname in chapters:
+        n = len(find_blocks((ROOT / f"{docname}.md").read_text(encoding="utf-8")))
+        counts[docname] = n
+        page = (html / f"{docname}.html").read_text(encoding="utf-8")
+        assert page.count('<div class="selfcheck"') == n, docname
+        assert n == 0 or "_static/selfcheck.js" in page, docname
+        nb = nbformat.read(html / "_sources" / f"{docname}.ipynb", as_version=4)
+        prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert "{selfcheck}" not in prose and "- [x]" not in prose, docname
+        if n:
+            assert nb.cells[-1].source.startswith("## Answers to the self-checks"), docname
+            assert nb.cells[-1].source.count("**Self-check ") == n, docname
+    assert sum(counts.values()) > 0
+    if not (tex_available() and shutil.which("pdftotext")):
+        return
+    text = " ".join(subprocess.run(["pdftotext", str(html / PDF_NAME), "-"], capture_output=True,
+                                   text=True, check=True).stdout.split())
+    with_checks = [d for d in chapters if counts[d]]
+    assert text.count("Answers to the self-checks Self-check 1.") == len(with_checks)
+    assert "Show the answer" not in text

@@ -31,11 +31,13 @@ def chapter_text():
     return {path.stem: path.read_text(encoding="utf-8") for path in CHAPTERS}
 
 
-MARGIN = re.compile(r"^([ \t]*)\(errata-([\w-]+)\)=\n\1```\{margin\}\n\1(.*)\n\1```[ \t]*$",
-                    re.M)
 PLACE = re.compile(r"^[ \t]*\((errata-[\w-]+)\)=[ \t]*$", re.M)
 ERRATUM = re.compile(r"^\((erratum-[\w-]+)\)=\n### (.+)$", re.M)
-MAX_MARGIN_CHARACTERS = 160
+GUIDE_LINE = re.compile(r"^- \{ref\}`[^`<]+<(errata-[\w-]+)>`: (.+)\n  \{ref\}`Erratum <(erratum-[\w-]+)>`\.$",
+                        re.M)
+MAX_GUIDE_SUMMARY = 160
+# A chapter speaks to its reader, who does not have the lecture notes.
+NOTES = re.compile(r"\bthe notes\b|\bnotes'|\blecture notes\b|\{margin\}", re.I)
 
 
 def errata_entries():
@@ -54,19 +56,31 @@ def test_no_correction_box_interrupts_a_chapter():
     assert not boxes, boxes
 
 
-def test_every_correction_is_a_one_line_margin_note_linking_to_its_erratum():
+def test_chapters_speak_to_the_student_alone():
+    """No chapter mentions the lecture notes or carries a margin note: the
+    departures from the notes are the instructor's business (the guide and the
+    Errata page), and the chapters state the correct version."""
+    found = [f"{stem}:{text[:m.start()].count(chr(10)) + 1}: {m.group(0)}"
+             for stem, text in chapter_text().items() for m in NOTES.finditer(text)]
+    assert not found, found
+
+
+def test_the_guide_lists_every_departure_once_with_its_place_and_erratum():
+    """Each erratum has an anchor in a chapter, and the instructor's guide has
+    exactly one line for it: a link to that place, a one-line summary and a
+    link to the erratum."""
     entries = errata_entries()
-    for stem, text in chapter_text().items():
-        places = set(PLACE.findall(text))
-        notes = {f"errata-{label}": line for _, label, line in MARGIN.findall(text)}
-        assert places == set(notes), f"{stem}: places without a margin note: " \
-                                     f"{sorted(places - set(notes))}"
-        for place, line in notes.items():
-            erratum = place.replace("errata-", "erratum-", 1)
-            assert line.rstrip().endswith(f"<{erratum}>`."), f"{stem}: {place} does not link " \
-                                                            f"to {erratum}"
-            assert len(line) <= MAX_MARGIN_CHARACTERS, f"{stem}: {place} is too long"
-            assert erratum in entries, f"{stem}: {place} links to a missing erratum"
+    guide = (BOOK / "instructors.md").read_text(encoding="utf-8")
+    lines = GUIDE_LINE.findall(guide)
+    places = [place for place, _, _ in lines]
+    assert len(places) == len(set(places)), "a departure is listed twice in the guide"
+    for place, summary, erratum in lines:
+        assert erratum == place.replace("errata-", "erratum-", 1), (place, erratum)
+        assert erratum in entries, f"the guide links to a missing erratum {erratum}"
+        assert len(summary) <= MAX_GUIDE_SUMMARY, f"{place}: the summary is not one line"
+    assert {e.replace("erratum-", "errata-", 1) for e in entries} == set(places)
+    chapter_places = {p for text in chapter_text().values() for p in PLACE.findall(text)}
+    assert chapter_places == set(places)
 
 
 def test_each_erratum_has_an_anchor_and_links_back_to_its_place():
@@ -82,7 +96,7 @@ def test_each_erratum_has_an_anchor_and_links_back_to_its_place():
 def test_errata_links_point_to_existing_targets():
     errata = (BOOK / "errata.md").read_text(encoding="utf-8")
     targets = {t for text in chapter_text().values() for t in PLACE.findall(text)}
-    pages = [BOOK / "intro.md", *CHAPTERS]
+    pages = [BOOK / "intro.md", BOOK / "notation.md", *CHAPTERS]
     targets |= {t for page in pages for t in TARGET.findall(page.read_text(encoding="utf-8"))}
     targets |= set(errata_entries())
     proofs = {m for text in chapter_text().values()
@@ -421,6 +435,11 @@ SHARED_RESULTS = {
         display=re.compile(r"\+\s*n?\\lambda\s*I_\{?n\}?\s*(?:\\[Bb]ig[rg]?)?\)\^\{-1\}"),
         words=None,
         users=["bases_and_kernels", "regularisation", "rkhs", "svm"]),
+    "Mercer's expansion of a kernel": dict(
+        home="rkhs", label="rkhs-thm-mercer",
+        display=re.compile(r"\\mu_j\s*(?:\\,)?\s*e_j\(x\)"),
+        words=None,
+        users=["svm"]),
     "XOR problem": dict(
         home="regularisation", label="reg-xor",
         display=None, words=re.compile(r"\bXOR\b|chessboard", re.I),
@@ -554,3 +573,296 @@ def test_no_two_exercises_expand_the_same_kernel():
     repeated = {", ".join(sorted(c)): labels
                 for c, labels in setters.items() if len(labels) > 1}
     assert not repeated, f"one feature map is set in several exercises: {repeated}"
+
+
+# ---------------------------------------------------------------------------
+# One voice: every object has one home, every symbol one meaning.
+#
+# book/notation.md is the single table. Its "Where each object is defined"
+# table maps the names of each object (or result) to the label of its one
+# definition; its symbol table says what each symbol means and what it is never
+# used for. The checks below read the MyST sources of the chapters and of the
+# problem sets (not the built site); each takes the root of a source tree, so
+# that the tests can plant a mistake in a copy and see it reported.
+
+SOURCES = ("book/chapters/*.md", "assignments/source/ps*/ps*.md")
+HOMES_HEADING = "## Where each object is defined"
+HOME_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*\{(prf:ref|eq|ref)\}`([\w-]+)`\s*\|\s*$", re.M)
+MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+(?:\n[^$\n]+)*?\$", re.S)
+ITALIC = re.compile(r"(?<![*\w])\*([^*\n]+)\*(?![*\w])")
+RESULT_BLOCK = re.compile(r"^(`{3,})\{prf:(theorem|lemma|proposition|corollary)\}[ \t]*(.*?)\n"
+                          r"(.*?)^\1[ \t]*$", re.M | re.S)
+LABEL_LINE = re.compile(r"^:label:\s*([\w-]+)", re.M)
+# An SVM Lagrangian: the derivation of the dual, which has one home.
+SVM_LAGRANGIAN = re.compile(r"\\mathcal\s*L\s*(?:\([^)]*\))?\s*=.*\\alpha.*\\xi", re.S)
+SVM_DUAL_HOME = "svm"
+
+# What each symbol of the notation table is never used for, as patterns on the
+# maths of a chapter or problem set (the key is the symbol as the table's first
+# column writes it).
+MISUSES = {
+    r"\lambda": [
+        (r"\\lambda_\{?[a-z0-9]", "an indexed lambda (eigenvalues are mu_j, multipliers alpha_i, eta_i)"),
+        (r"(?<![\w\\])n\s*\\lambda", "a weight rescaled by n (one scaling of lambda)"),
+        (r"=\s*\\lambda\s*v\b", "an eigenvalue"),
+    ],
+    r"\mu_j": [
+        (r"\\mu(?![_\w])", "a bare mu (the measure is nu)"),
+        (r"\\mu_\{?i\}?(?![\w])", "a multiplier (eta_i)"),
+    ],
+    r"\nu": [
+        (r"\\nu_", "an indexed nu (the multipliers of xi_i >= 0 are eta_i)"),
+        (r"\^\s*\{?\s*\\nu", "an exponent"),
+    ],
+    r"\eta_i": [(r"\\eta(?![_\w])", "a bare eta")],
+    "C": [
+        (r"(?<![\w\\])C\s*v\b", "an operator"),
+        (r"(?<![\w\\{])C\s*\\\|", "a generic constant"),
+    ],
+    "p": [
+        (r"I_\{?p\}?(?![\w])", "the size of an identity matrix"),
+        (r"(?<![\w\\])p\s*\\times\s*p(?![\w])", "a matrix size"),
+        (r"\\times\s*p(?![\w])", "a number of columns"),
+    ],
+    "D": [
+        (r"(?<![\w\\])D\s*=\s*\\(?:operatorname|mathrm)\s*\{\s*diag", "a diagonal matrix"),
+        (r"(?<![\w\\])D\s*\^\s*\{?\s*-", "an inverted matrix"),
+        (r"(?<![\w\\])D_\{?[a-z0-9]", "an indexed D"),
+    ],
+    r"\Phi": [(r"\\Phi\s*(?:\(|\\colon|:)", "a feature map")],
+    r"\ell(y, t)": [
+        (r"\\ell\s*(?:\\[bB]ig[lr]?|\\left)?\s*\(\s*f\s*\(", "a loss with the prediction first"),
+        (r"(?<![\w\\])V\s*(?:\\[bB]ig[lr]?)?\s*\(\s*y", "a loss named V"),
+        (r"\\partial_2\s*V", "a loss named V"),
+        (r"(?<![\w\\])L\s*(?:\\[bB]ig[lr]?)?\s*\(\s*f\s*\(", "a loss named L"),
+        (r"E_\{\\mathrm\{sv\}\}", "a hinge loss named E"),
+    ],
+    "w": [
+        (r"\\(?:theta|beta)_0", "an intercept other than b"),
+        (r"\\theta\s*\^\s*\\top", "weights named theta"),
+    ],
+    r"\theta": [(r"\\theta_\{?[0-9a-z]", "an indexed theta (weights are w)")],
+    r"\sigma": [(r"(?:\\exp\s*\(|e\^\{)\s*-\s*\\beta\s*\\(?:\||lVert)",
+                 "beta for the width of the Gaussian kernel")],
+    r"y_i \in \{-1, +1\}": [
+        (r"(?<![\w\\])t_i\s*\\in\s*\\\{\s*-\s*1", "labels t_i"),
+        (r"(?<![\w\\])(?<!\\hat )(?<!\\hat)(?:y|u)\s*\(\s*x\s*\)",
+         "a decision function named y(x) or u(x)"),
+    ],
+    "n": [
+        (r"(?<![\w\\])[xzt](?:\s*,\s*[xzt]'?)*\s*\\in\s*\\mathbb\s*\{?R\}?\s*\^\s*\{?n\}?(?![\w])",
+         "the dimension of the inputs"),
+        (r"i\s*=\s*1,\s*\\dots,\s*M(?![\w])", "a number of points named M"),
+    ],
+    "d": [(r"(?<![\w\\])k_d\s*\(", "a degree")],
+}
+# Names a problem set's visible code may not give its parameters: they name a
+# symbol of the table in another role (labels t, widths ell, Mercer mu, ...).
+FORBIDDEN_PARAMETERS = {"t": "labels are y", "ell": "the width is sigma",
+                        "theta": "weights are w", "mu": "Mercer eigenvalues are mu_j; the measure is nu",
+                        "nu": "nu is a measure", "N": "the number of features is D",
+                        "M": "the number of points is n"}
+PARAMETERS = re.compile(r"^def \w+\(([^)]*)\)", re.M)
+
+
+def _normalise(name):
+    """A name as the homes table and the text write it, reduced for comparison."""
+    name = re.sub(r"\([^)]*\)", "", name.lower().replace("’", "'"))
+    name = re.sub(r"'s\b|\btheorem\b|\bthe\b|[^a-z0-9 -]", " ", name)
+    words = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+             for w in name.replace("-", " ").split()]
+    return " ".join(words)
+
+
+def homes(root=ROOT):
+    """Normalised name -> label of the object's one definition, from notation.md."""
+    text = (root / "book" / "notation.md").read_text(encoding="utf-8")
+    table = text[text.index(HOMES_HEADING):]
+    found = {}
+    for names, _, label in HOME_ROW.findall(table):
+        for name in names.split(","):
+            found[_normalise(name)] = label
+    return found
+
+
+def source_texts(root=ROOT):
+    """Relative path -> MyST source of every chapter and problem set."""
+    return {str(p.relative_to(root)): p.read_text(encoding="utf-8")
+            for pattern in SOURCES for p in sorted(root.glob(pattern))}
+
+
+def _blocks(text, pattern):
+    """(title, label, body) of each directive block that ``pattern`` matches."""
+    for match in pattern.finditer(text):
+        title, body = match.group(match.re.groups - 1), match.group(match.re.groups)
+        label = LABEL_LINE.search(body)
+        yield title, label.group(1) if label else None, body
+
+
+def _title_names(title):
+    return [_normalise(part) for part in re.split(r",|\band\b", title) if part.strip()]
+
+
+def redefinitions(root=ROOT):
+    """Places where a chapter or problem set defines an object that has its home
+    elsewhere: a definition block (by its title or an italic term), a result
+    block (by its title), or an italic term in the prose, which is how the
+    sources introduce a new term."""
+    home_of = homes(root)
+    texts = source_texts(root)
+    home_files = {}
+    for path, text in texts.items():
+        for label in re.findall(r"^:label:\s*([\w-]+)|^\(([\w-]+)\)=|\$\$ \(([\w-]+)\)", text, re.M):
+            for part in label:
+                if part:
+                    home_files[part] = path
+        for part in re.findall(r"^\$\$[ \t]*\(([\w-]+)\)", text, re.M):
+            home_files[part] = path
+    problems = []
+    for path, text in texts.items():
+        prose_text = MATH.sub(" ", prose(text))
+        for title, label, body in _blocks(prose_text, DEFINITION):
+            names = _title_names(title) + [_normalise(t) for t in ITALIC.findall(body)]
+            for name in names:
+                if name in home_of and home_of[name] != label:
+                    problems.append(f"{path}: defines {name!r} again (its home is "
+                                    f"{home_of[name]})")
+        for title, label, body in _blocks(prose_text, RESULT_BLOCK):
+            for name in _title_names(title):
+                if name in home_of and home_of[name] != label:
+                    problems.append(f"{path}: states {name!r} again (its home is "
+                                    f"{home_of[name]})")
+        outside = DEFINITION.sub(" ", prose_text)
+        for term in ITALIC.findall(outside):
+            if term.rstrip().endswith((".", ":")):
+                continue            # a run-in heading, "*Inner product.* ...", not a term
+            name = _normalise(term)
+            if name in home_of and home_files.get(home_of[name]) != path:
+                problems.append(f"{path}: introduces *{term}*, whose home is {home_of[name]}")
+    return problems
+
+
+def _table_symbols(root=ROOT):
+    """The maths of the first column of notation.md's symbol table, token by token."""
+    text = (root / "book" / "notation.md").read_text(encoding="utf-8")
+    table = text[:text.index(HOMES_HEADING)]
+    return {token.strip("$").strip() for line in table.splitlines() if line.startswith("| $")
+            for token in re.findall(r"\$[^$]+\$", line.split("|")[1])}
+
+
+def misused_symbols(root=ROOT):
+    """Places where the maths of a chapter or problem set uses a symbol of the
+    notation table for something the table says it is never used for, and
+    problem-set parameters named after a symbol in another role."""
+    problems = []
+    for path, text in source_texts(root).items():
+        maths = MATH.findall(prose(text))
+        for symbol, patterns in MISUSES.items():
+            for pattern, role in patterns:
+                for formula in maths:
+                    if re.search(pattern, formula):
+                        problems.append(f"{path}: {symbol} used for {role}: {formula[:70]!r}")
+        if path.startswith("assignments"):
+            code = "\n".join(m.group(0) for m in CODE_CELL.finditer(text))
+            for params in PARAMETERS.findall(code):
+                for name in re.findall(r"\w+", params.split("=")[0] if "=" not in params
+                                       else params):
+                    if name in FORBIDDEN_PARAMETERS:
+                        problems.append(f"{path}: a parameter named {name!r} "
+                                        f"({FORBIDDEN_PARAMETERS[name]})")
+    return problems
+
+
+def svm_dual_derivations(root=ROOT):
+    """The sources whose displayed maths holds an SVM Lagrangian."""
+    return sorted(Path(path).stem for path, text in source_texts(root).items()
+                  for block in DISPLAY.findall(prose(text)) if SVM_LAGRANGIAN.search(block))
+
+
+def test_the_homes_table_points_at_definitions_that_exist():
+    """Every row of notation.md's homes table names a label that a chapter defines."""
+    found = homes()
+    assert len(set(found.values())) >= 20, "the homes table is (nearly) empty"
+    labels = label_homes()
+    missing = sorted({label for label in found.values() if label not in labels})
+    assert not missing, f"homes that no chapter defines: {missing}"
+
+
+def test_no_chapter_or_problem_set_redefines_an_object_that_has_a_home():
+    problems = redefinitions()
+    assert not problems, "\n".join(problems)
+
+
+def test_symbols_keep_the_one_meaning_the_table_gives_them():
+    assert set(MISUSES) <= _table_symbols(), \
+        f"symbols checked but not in the table: {sorted(set(MISUSES) - _table_symbols())}"
+    problems = misused_symbols()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_svm_dual_is_derived_once():
+    assert svm_dual_derivations() == [SVM_DUAL_HOME]
+
+
+def _copy_sources(tmp_path):
+    """A copy of the sources the checks read, to plant mistakes in."""
+    for pattern in ("book/notation.md", *SOURCES):
+        for path in ROOT.glob(pattern):
+            target = tmp_path / path.relative_to(ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    return tmp_path
+
+
+def _plant(root, relative, text):
+    path = root / relative
+    path.write_text(path.read_text(encoding="utf-8") + "\n" + text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("planted, where", [
+    ("```{prf:definition} Hilbert space\n:label: svm-def-hilbert-again\n\n"
+     "A complete inner product space.\n```\n", "book/chapters/svm.md"),
+    ("```{prf:definition} Kernel of a feature map\n:label: reg-def-kernel-again\n\n"
+     "The *kernel* of $\\phi$ is $k(x, z) = \\langle\\phi(x), \\phi(z)\\rangle$.\n```\n",
+     "book/chapters/regularisation.md"),
+    ("```{prf:theorem} Mercer\n:label: svm-thm-mercer-again\n\nAn expansion.\n```\n",
+     "book/chapters/svm.md"),
+    ("A *reproducing kernel Hilbert space* is a Hilbert space of functions.\n",
+     "assignments/source/ps4/ps4.md"),
+])
+def test_a_second_definition_is_reported(tmp_path, planted, where):
+    root = _copy_sources(tmp_path)
+    assert redefinitions(root) == []
+    _plant(root, where, planted)
+    problems = redefinitions(root)
+    assert len(problems) == 1 and problems[0].startswith(where), problems
+
+
+@pytest.mark.parametrize("planted, where, role", [
+    ("The multipliers $\\nu_i \\ge 0$ of $\\xi_i \\ge 0$.", "book/chapters/svm.md", "indexed nu"),
+    ("Truncated powers $(1 - r)_+^{\\nu}$.", "book/chapters/bases_and_kernels.md", "exponent"),
+    ("The covariance operator $C v = \\lambda v$.", "book/chapters/rkhs.md", "operator"),
+    ("Scale by $D = \\operatorname{diag}(1, \\sqrt2)$.", "book/chapters/regularisation.md",
+     "diagonal"),
+    ("The $n \\times p$ matrix $X$.", "book/chapters/svm.md", "columns"),
+    ("$\\hat\\alpha = (K + n\\lambda I_n)^{-1} y$.", "book/chapters/rkhs.md", "rescaled"),
+    ("A loss $L(f(x_i), y_i)$.", "book/chapters/svm.md", "named L"),
+    ("Labels $t_i \\in \\{-1, 1\\}$.", "assignments/source/ps5/ps5.md", "labels t_i"),
+    ("```{code-cell}\ndef width(x, ell):\n    return ell\n```\n",
+     "assignments/source/ps4/ps4.md", "'ell'"),
+])
+def test_a_symbol_in_another_role_is_reported(tmp_path, planted, where, role):
+    root = _copy_sources(tmp_path)
+    assert misused_symbols(root) == []
+    _plant(root, where, planted + "\n")
+    problems = misused_symbols(root)
+    assert problems and all(p.startswith(where) for p in problems), problems
+    assert any(role in p for p in problems), problems
+
+
+def test_a_second_derivation_of_the_svm_dual_is_reported(tmp_path):
+    root = _copy_sources(tmp_path)
+    _plant(root, "book/chapters/rkhs.md",
+           "$$\n\\mathcal L = \\tfrac12\\|w\\|^2 + C\\sum_i\\xi_i - \\sum_i\\alpha_i"
+           "\\big(y_if(x_i) - 1 + \\xi_i\\big)\n$$\n")
+    assert svm_dual_derivations(root) == ["rkhs", SVM_DUAL_HOME]

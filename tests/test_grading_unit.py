@@ -271,7 +271,7 @@ def test_counterexample_verify_rejects_psd_points():
 # ---------------------------------------------------------------- sandbox and grading
 
 RIGHT = ["import numpy as np\n\ndef is_kernel(name):\n"
-         "    return name in {'D_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one',"
+         "    return name in {'B_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one',"
          " 'cos_first', 'min_abs_first', 'norm_product'}\n"]
 
 
@@ -543,7 +543,7 @@ def test_release_leaks_finds_solution_and_hidden_text():
     source = build_notebook(PS1_SOURCE)
     assert release_leaks(source, source)  # the source itself leaks everything
     leaky = nbformat.v4.new_notebook(cells=[new_code_cell(
-        "def is_kernel(name):\n    verdicts = {\n        \"D_diag\": True,          # D_1 is PSD: "
+        "def is_kernel(name):\n    verdicts = {\n        \"B_diag\": True,          # D_1 is PSD: "
         "phi(x) = (x1, sqrt(5) x2)\n")])
     assert any("solution text" in p for p in release_leaks(source, leaky))
 

@@ -99,19 +99,21 @@ FULL_NAMES = {"ada": ("Ada", "Lovelace"), "bob": ("Bob", "Marley"),
 
 
 @contextmanager
-def course_hub(exchange, db=False, students=None):
+def course_hub(exchange, db=False, students=None, book=None):
     """A hub with an instructor and ``students`` ({who: (suffix of the user name,
-    first name, last name)}; by default those of FULL_NAMES)."""
+    first name, last name)}; by default those of FULL_NAMES), serving ``book``
+    (a built site; by default a page with BOOK_MARKER)."""
     students = students or {who: (who[0], *full) for who, full in FULL_NAMES.items()}
     tag = secrets.token_hex(2)
     names = {"teacher": f"kh{tag}t", **{who: f"kh{tag}{suffix}"
                                         for who, (suffix, _, _) in students.items()}}
     work = Path(tempfile.mkdtemp(prefix=f"hubtest-{exchange}-", dir="/tmp"))
     os.chmod(work, 0o755)
-    book = work / "book"
-    book.mkdir()
-    (book / "index.html").write_text(f"<html><body><h1>{BOOK_MARKER}</h1></body></html>")
-    os.chmod(book / "index.html", 0o644)
+    if book is None:
+        book = work / "book"
+        book.mkdir()
+        (book / "index.html").write_text(f"<html><body><h1>{BOOK_MARKER}</h1></body></html>")
+        os.chmod(book / "index.html", 0o644)
     state = work / "state"
     try:
         with (postgres_server("jupyterhub") if db else _none()) as db_url:
@@ -846,10 +848,17 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             ada.wait_for_selector('.jp-DirListing-item:has-text("ps1.html")')
             ada.dblclick('.jp-DirListing-item:has-text("ps1.html")')
             frame = ada.frame_locator(".jp-HTMLViewer iframe, .jp-RenderedHTML iframe").first
-            frame.locator("body").wait_for()
+            # the viewer's frame has a body before the page is written into it
+            frame.locator("#toc").wait_for()
             feedback = frame.locator("body").inner_text()
             shot(ada, "ada-feedback")
             assert f"{max_code + 5:.1f} / {total:.1f}" in feedback, feedback[:2000]
+            # its maths reads as it is, without "Trust HTML" (MathML, no script), and
+            # its contents list names a grader's comment after its part
+            assert frame.locator("math").count() > 0, "no MathML in the feedback"
+            assert not re.search(r"\\(frac|langle|mathbb)|\$\$", feedback), feedback[:2000]
+            contents = frame.locator("#toc").inner_text()
+            assert not re.search(r"^\s*Comment\s*$", contents, flags=re.M), contents
 
             # -- the book, from the hub's Services menu ----------------------------------
             ada.goto(hub["url"] + "/hub/home")

@@ -9,8 +9,8 @@ import pytest
 import kernlab
 from conftest import REPO
 
-MODULES = ["kernels", "features", "gram", "ridge", "svm", "rkhs", "kernel_pca",
-           "model_selection"]
+MODULES = ["kernels", "features", "gram", "ridge", "svm", "rkhs", "kernel_pca", "gaussian_process",
+           "rademacher", "model_selection"]
 
 
 def test_every_public_name_is_the_modules_own():

@@ -21,7 +21,9 @@ from markdown_it import MarkdownIt
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "book" / "assignments.md"
 SOURCES = ROOT / "assignments" / "source"
-HEADER = ["set", "topic", "chapters", "download"]
+# The columns of the table, in any order (the page puts the download first,
+# where a phone shows it without scrolling).
+HEADER = {"set", "topic", "chapters", "download"}
 DOC_ROLE = re.compile(r"\{doc\}`([^`<>]+)`")
 DOWNLOAD = re.compile(r"\{download\}`[^`<]*<([^`>]+)>`")
 
@@ -43,7 +45,7 @@ def chapter_order(toc_text: str) -> list[str]:
 
 
 def table_rows(page_text: str, page_dir: str = "book") -> list[Row]:
-    """The rows of the table whose header is set | topic | chapters | download."""
+    """The rows of the table whose columns are set, topic, chapters and download."""
     tokens = MarkdownIt("commonmark").enable("table").parse(page_text)
     tables, cells, row, header = [], None, None, None
     for tok in tokens:
@@ -61,15 +63,18 @@ def table_rows(page_text: str, page_dir: str = "book") -> list[Row]:
             row = None
         elif tok.type == "table_close":
             tables.append((header, cells))
-    matching = [cells for header, cells in tables if header == HEADER]
-    assert len(matching) == 1, f"{PAGE.name}: expected one table with columns {HEADER}"
+    matching = [(header, cells) for header, cells in tables
+                if len(header) == len(HEADER) and set(header) == HEADER]
+    assert len(matching) == 1, f"{PAGE.name}: expected one table with columns {sorted(HEADER)}"
+    header, table = matching[0]
     rows = []
-    for cells in matching[0]:
-        assert cells[0].isdigit(), f"{PAGE.name}: set {cells[0]!r} is not a number"
-        chapters = tuple(f"{page_dir}/{doc}" for doc in DOC_ROLE.findall(cells[2]))
-        assert chapters, f"{PAGE.name}: set {cells[0]} names no chapter"
-        downloads = tuple(Path(target).name for target in DOWNLOAD.findall(cells[3]))
-        rows.append(Row(int(cells[0]), chapters, downloads))
+    for cells in table:
+        cell = dict(zip(header, cells))
+        assert cell["set"].isdigit(), f"{PAGE.name}: set {cell['set']!r} is not a number"
+        chapters = tuple(f"{page_dir}/{doc}" for doc in DOC_ROLE.findall(cell["chapters"]))
+        assert chapters, f"{PAGE.name}: set {cell['set']} names no chapter"
+        downloads = tuple(Path(target).name for target in DOWNLOAD.findall(cell["download"]))
+        rows.append(Row(int(cell["set"]), chapters, downloads))
     return rows
 
 

@@ -25,7 +25,7 @@ from conftest import COURSE
 
 PS, PART = "ps1", "kernel_verdicts"
 SECRET = "report-test-secret"
-KERNELS = ("'D_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one', 'cos_first', "
+KERNELS = ("'B_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one', 'cos_first', "
            "'min_abs_first', 'norm_product'")
 HONEST = f"def is_kernel(name):\n    return name in {{{KERNELS}}}\n"
 FORGED = ("wrong\n"
@@ -33,8 +33,8 @@ FORGED = ("wrong\n"
           "  0 of 4 hidden checks passed\n"
           "  note: the process running your code was killed (SIGKILL)\n"
           "<script>alert(1)</script>")
-# right on every candidate but D_diag, where it raises the forged message
-MALLORY = (f"def is_kernel(name):\n    if name == 'D_diag':\n"
+# right on every candidate but B_diag, where it raises the forged message
+MALLORY = (f"def is_kernel(name):\n    if name == 'B_diag':\n"
            f"        raise ValueError({FORGED!r})\n"
            f"    return name in {{{KERNELS}}}\n")
 
@@ -107,13 +107,13 @@ def test_the_judge_logs_each_case_as_fields(graded):
     assert [c.label for c in cases] == [c.label for c in public + hidden]
     assert [c.hidden for c in cases] == [False] * len(public) + [True] * len(hidden)
     for case, fields in zip(public + hidden, cases):
-        assert fields.passed == (case.args[0] != "D_diag")
+        assert fields.passed == (case.args[0] != "B_diag")
         # inputs only for a failing public case; every message is one line
         failing_public = not fields.passed and not fields.hidden
         assert fields.inputs == (describe(case.args[0]) if failing_public else None)
         assert fields.message is None or "\n" not in fields.message
     failed = [c for c in cases if not c.passed and not c.hidden]
-    assert len(failed) == 1 and failed[0].inputs == "'D_diag'"
+    assert len(failed) == 1 and failed[0].inputs == "'B_diag'"
     assert failed[0].message.startswith("raised ValueError: wrong")
     assert grades["mallory"].stop is None
 
@@ -122,14 +122,14 @@ def test_a_forged_message_adds_no_row(graded):
     part, grades = graded
     page = render(summarise([record(s, g) for s, g in grades.items()], PS))
     found = tables(page)
-    d_diag = next(c for c in part.public() if c.args == ("D_diag",))
+    d_diag = next(c for c in part.public() if c.args == ("B_diag",))
     message = one_line("raised ValueError: " + FORGED)
     hidden = {s: part.hidden(hidden_rng(SECRET, s, PS, PART)) for s in grades}
-    failed = sum(c.args == ("D_diag",) for c in hidden["mallory"])
+    failed = sum(c.args == ("B_diag",) for c in hidden["mallory"])
     run = sum(len(h) for h in hidden.values())
     assert found["Checks failed most often"] == [
         [["part", "check", "inputs", "failed by", "most common message"],
-         [PART, d_diag.label, "'D_diag'", "1 of 2", message]],
+         [PART, d_diag.label, "'B_diag'", "1 of 2", message]],
         [["part", "failed", "share"],
          [PART, f"{failed} of {run}", f"{100 * failed / run:.0f}%"]],
     ]

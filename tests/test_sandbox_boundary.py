@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(sandbox.probe() != "",
 
 REPO = Path(__file__).resolve().parents[1]
 RIGHT = ("import numpy as np\n\ndef is_kernel(name):\n"
-         "    return name in {'D_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one',"
+         "    return name in {'B_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one',"
          " 'cos_first', 'min_abs_first', 'norm_product'}\n")
 
 DESCRIPTORS = """

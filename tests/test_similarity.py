@@ -53,7 +53,7 @@ def multinomial_feature_map(X, p):
 ''',
     "kernel_verdicts_answer": '''\
 def is_kernel(name):
-    table = {"D_diag": True, "D_indefinite": False, "exp_first": True,
+    table = {"B_diag": True, "B_indefinite": False, "exp_first": True,
              "lin_minus_sq": False, "cubic": True, "gauss": True, "dist": False,
              "sq_dist": False, "neg_lin": False, "lin_plus_one": True,
              "lin_minus_one": False, "sum_first": False, "cos_first": True,
@@ -106,9 +106,9 @@ def multinomial_feature_map(X, p):
     return np.stack([np.sqrt(len(v)) * v[0] for v in merged.values()], axis=1)
 ''',
     "kernel_verdicts_answer": '''\
-KERNELS = {"D_diag", "exp_first", "cubic", "gauss", "lin_plus_one", "cos_first",
+KERNELS = {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one", "cos_first",
            "min_abs_first", "norm_product"}
-NOT_KERNELS = {"D_indefinite", "lin_minus_sq", "dist", "sq_dist", "neg_lin",
+NOT_KERNELS = {"B_indefinite", "lin_minus_sq", "dist", "sq_dist", "neg_lin",
                "lin_minus_one", "sum_first", "max_first"}
 
 def is_kernel(name):

@@ -210,9 +210,13 @@ def test_the_feedback_page_holds_no_attack_and_names_the_parts(graded):
         assert tag not in ("iframe", "svg", "object", "embed", "form", "base"), tag
         assert not (tag == "meta" and "http-equiv" in attrs), attrs
     raw = _feedback(graded, "alice")
-    assert 'href="https://example.org/notes"' in raw and r"K \succeq 0" in raw
-    assert r"\begin{align}" in raw
+    # the TeX is written out as MathML (coursegrader/mathml.py)
+    start = raw.index("Each candidate is a kernel")
+    answer = raw[start:raw.index("example.org/notes", start)]
+    assert 'href="https://example.org/notes"' in raw and "<mi>K</mi><mi>⪰</mi>" in answer
+    assert "\\" not in answer and "$" not in answer and "<mtable" in answer
     toc = raw[raw.index('<div id="toc">'):raw.index("</ol>")]
+    assert ">Comment</a>" not in toc    # a grader's comment is named after its part
     assert "Test cell" not in toc and "Written response" not in toc
     assert "Part 1: the feature map" in toc and "Part 5 (written" in toc
     assert "its inner products equal" in toc    # what the part's checks ask
@@ -295,14 +299,16 @@ def _grades(course):
 
 
 def _visit(page, url):
-    """Open ``url``, wait for MathJax, and say what the page's scripts did."""
+    """Open ``url``, wait for its maths (MathJax's, or the feedback's MathML), and
+    say what the page's scripts did."""
     page.goto(url)
-    page.wait_for_selector("mjx-container", state="attached", timeout=60_000)
+    page.wait_for_selector("mjx-container, math", state="attached", timeout=60_000)
     page.wait_for_timeout(500)    # an onerror or onload would have fired by now
     return page.evaluate("""() => ({
         pwned: window.pwned === undefined ? null : String(window.pwned),
         parentPwned: [...document.querySelectorAll('iframe')].length,
-        maths: document.querySelectorAll('mjx-container').length,
+        maths: document.querySelectorAll('mjx-container').length
+            + [...document.querySelectorAll('math')].filter(m => !m.closest('mjx-container')).length,
         formgraderReady: Boolean(window.MathJax && window.MathJax.loaded),
         shown: document.body.innerText,
         jsLinks: [...document.querySelectorAll('[href],[src]')]
@@ -369,8 +375,7 @@ def test_the_feedback_pages_meet_wcag_21_aa(graded):
                     page = context.new_page()
                     page.goto((graded.root / "feedback" / student / "ps1"
                                / "ps1.html").as_uri())
-                    page.wait_for_selector("mjx-container", state="attached",
-                                           timeout=60_000)
+                    page.wait_for_selector("math", state="attached", timeout=60_000)
                     failures += [f"{name} {student}: {v}" for v in axe_violations(page)]
                     wide = page.evaluate("() => document.documentElement.scrollWidth")
                     if wide > viewport["width"]:
@@ -382,3 +387,42 @@ def test_the_feedback_pages_meet_wcag_21_aa(graded):
             browser.close()
     assert checked == 4
     assert not failures, "\n".join(failures)
+
+
+def test_the_feedback_reads_its_maths_with_scripts_off(graded, tmp_path):
+    """As JupyterLab's HTML viewer shows a page it does not trust, in a frame
+    whose sandbox runs no script: every formula is drawn (MathML, no MathJax),
+    and no TeX is left in the text a student reads."""
+    from playwright.sync_api import sync_playwright
+
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    feedback = graded.root / "feedback" / "alice" / "ps1" / "ps1.html"
+    viewer = feedback.with_name("viewer.html")
+    viewer.write_text('<!DOCTYPE html><iframe sandbox="allow-same-origin" src="ps1.html" '
+                      'style="width: 1200px; height: 900px"></iframe>')
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(viewer.as_uri())
+            frame = page.frame_locator("iframe")
+            frame.locator("math").first.wait_for(state="attached")
+            seen = frame.locator("body").evaluate(r"""body => {
+                const maths = [...body.querySelectorAll('math')];
+                const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+                const tex = [];
+                for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+                    if (n.parentElement.closest('math, pre, code, script, style')) continue;
+                    if (/\\(frac|begin|sum|langle|succeq|top)|\$\$/.test(n.textContent))
+                        tex.push(n.textContent.trim().slice(0, 60));
+                }
+                return {maths: maths.length,
+                        drawn: maths.filter(m => m.getBoundingClientRect().width > 0).length,
+                        mathjax: body.querySelectorAll('mjx-container').length, tex};
+            }""")
+        finally:
+            browser.close()
+        viewer.unlink()
+    assert seen["maths"] > 10 and seen["drawn"] == seen["maths"], seen
+    assert seen["mathjax"] == 0 and seen["tex"] == [], seen

@@ -190,7 +190,7 @@ def test_a_released_problem_set_runs_its_checks_in_the_student_environment(
         if gid == "kernel_verdicts":
             # the wrong part is reported, naming a case it got wrong, and Run all went on
             assert [e.ename for e in errors] == ["CheckFailed"], cell.outputs
-            assert "D_indefinite" in "\n".join(errors[0].traceback)
+            assert "B_indefinite" in "\n".join(errors[0].traceback)
         else:
             assert not errors, (gid, cell.outputs)
 
@@ -199,7 +199,7 @@ def test_a_released_problem_set_runs_its_checks_in_the_student_environment(
                               cwd=folder, env=student_env.env, capture_output=True,
                               text=True, timeout=900)
     said = validate.stdout + validate.stderr
-    assert "D_indefinite" in said and "expected" in said, said[-3000:]
+    assert "B_indefinite" in said and "expected" in said, said[-3000:]
     assert "Success!" not in said
 
 
@@ -285,15 +285,32 @@ def test_a_downloaded_chapter_shows_its_theorems_and_maths_in_jupyterlab(
     require_chromium()
     from playwright.sync_api import sync_playwright
 
-    # the chapter's notebook as the site offers it for download
+    # the chapter's notebook as the site offers it for download, with a margin
+    # note planted before its first result (the chapters have none just now)
     sys.path.insert(0, str(ROOT / "book" / "_ext"))   # as the book's build has it
     try:
         downloads = _load(ROOT / "book" / "_ext" / "notebook_downloads.py", "notebook_downloads")
+        numbers = _load(ROOT / "book" / "_ext" / "chapter_numbers.py", "chapter_numbers")
     finally:
         sys.path.remove(str(ROOT / "book" / "_ext"))
     citations = downloads.load_citations([ROOT / "book" / "references.bib"])
-    downloads.write_notebook(ROOT / "book" / "chapters" / "kernel_trick.md",
-                             student_env.work / "kernel_trick.ipynb", citations)
+    book = student_env.home / "book-copy"
+    shutil.copytree(ROOT / "book", book / "book",
+                    ignore=shutil.ignore_patterns("_generated", "_build", "__pycache__"))
+    for name in ("_toc.yml", "_config.yml"):
+        shutil.copy(ROOT / name, book / name)
+    chapter = book / "book" / "chapters" / "kernel_trick.md"
+    text = chapter.read_text(encoding="utf-8")
+    first = text.index("```{prf:")
+    chapter.write_text(text[:first] + "```{margin} Planted note\nA margin note of the "
+                       "chapter, beside the text on the website.\n```\n\n" + text[first:],
+                       encoding="utf-8")
+    numbering = numbers.book_numbering(book)
+    downloads.write_notebook(chapter, student_env.work / "kernel_trick.ipynb", citations,
+                             numbering, book)
+    equations = sorted((t.number for t in numbering[0].values()
+                        if t.doc == "book/chapters/kernel_trick" and t.kind == "equation"),
+                       key=lambda n: int(n.split(".")[1]))
     url, token = jupyterlab
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -314,11 +331,22 @@ def test_a_downloaded_chapter_shows_its_theorems_and_maths_in_jupyterlab(
                 const nb = document.querySelector('.jp-Notebook');
                 const rendered = [...nb.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown, '
                                                          + '.jp-MarkdownCell .myst')];
+                // the planted note and the paragraphs it would cover
+                const note = [...nb.querySelectorAll('aside, .admonition, [class*=admonition]')]
+                    .find(e => e.innerText.includes('Planted note'));
+                const r = note ? note.getBoundingClientRect() : null;
+                const covered = !r ? [] : [...nb.querySelectorAll('.jp-MarkdownCell p')]
+                    .filter(q => !note.contains(q)).filter(q => {
+                        const b = q.getBoundingClientRect();
+                        return Math.min(r.right, b.right) - Math.max(r.left, b.left) > 1
+                            && Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top) > 1;
+                    }).map(q => q.innerText.slice(0, 60));
                 return {
                     titles: [...nb.querySelectorAll('.myst-proof-title')].map(e => e.innerText),
                     katex: nb.querySelectorAll('.katex').length,
                     text: rendered.map(e => e.innerText).join('\\n'),
                     markdown: nb.querySelectorAll('.jp-MarkdownCell').length,
+                    note: !!note, covered,
                 };
             }""")
         finally:
@@ -328,6 +356,16 @@ def test_a_downloaded_chapter_shows_its_theorems_and_maths_in_jupyterlab(
     assert "Proposition" in titles and "Homogeneous polynomial kernel" in titles, titles
     assert "Proof" in titles and "Definition" in titles, titles
     assert "{prf:" not in seen["text"] and "```" not in seen["text"]
+    # numbered as on the website: results on one counter within chapter 1,
+    # labelled equations with the site's numbers, proofs without a number
+    assert "Proposition 1.1" in titles or "Definition 1.1" in titles, titles
+    assert not re.search(r"Proposition [0-9]+\b(?!\.)", titles), titles
+    assert not re.search(r"Proof [0-9]", titles), titles
+    assert equations and all(f"({n})" in seen["text"] for n in equations), \
+        (equations, re.findall(r"\([0-9]+(?:\.[0-9]+)?\)", seen["text"]))
+    assert "{eq}" not in seen["text"]
+    # the margin note is a note in the text, covering no paragraph
+    assert seen["note"] and not seen["covered"], seen["covered"]
     # citations read as on the website, not as bare keys
     assert "{cite" not in seen["text"] and "cortes1995support" not in seen["text"]
     assert "(Cortes and Vapnik, 1995)" in seen["text"], seen["text"][:3000]

@@ -16,9 +16,9 @@ __all__ = ["VERDICTS", "HIDDEN", "REFERENCES"]
 
 # The answer key of part 3, one reason each (the notebook's written answer asks for these):
 VERDICTS = {
-    "D_diag": True,          # D = diag(1, 5) is PSD: phi(x) = (x1, sqrt(5) x2)
-    "D_indefinite": False,   # D has a negative eigenvalue: k(e1, e1) = -1
-    "exp_first": True,       # exp of the kernel x1 t1 (power series, non-negative coefficients)
+    "B_diag": True,          # B = diag(1, 5) is PSD: phi(x) = (x1, sqrt(5) x2)
+    "B_indefinite": False,   # B has a negative eigenvalue: k(e1, e1) = -1
+    "exp_first": True,       # exp of the kernel x1 z1 (power series, non-negative coefficients)
     "lin_minus_sq": False,   # k(x, x) = |x|^2 - |x|^4 < 0 once |x| > 1
     "cubic": True,           # a power of the linear kernel
     "gauss": True,           # Gaussian kernel
@@ -28,7 +28,7 @@ VERDICTS = {
     "lin_plus_one": True,    # linear kernel plus a constant
     "lin_minus_one": False,  # k(0, 0) = -1
     "sum_first": False,      # Gram [[2a, a+b], [a+b, 2b]] has det -(a-b)^2
-    "cos_first": True,       # cos x1 cos t1 + sin x1 sin t1
+    "cos_first": True,       # cos x1 cos z1 + sin x1 sin z1
     "max_first": False,      # k(x, x) = x1 < 0 for x1 < 0
     "min_abs_first": True,   # the min kernel on [0, inf) composed with |x1|
     "norm_product": True,    # rank one: phi(x) = |x|

@@ -82,21 +82,21 @@ def _spectrum_hidden(rng):
 
 def _anova_hidden(rng):
     cases = []
-    for n, d in ((int(rng.integers(2, 8)), None), (40, int(rng.integers(10, 31))),
+    for d, s in ((int(rng.integers(2, 8)), None), (40, int(rng.integers(10, 31))),
                  (int(rng.integers(5, 12)), int(rng.integers(1, 5)))):
-        d = int(rng.integers(0, n + 1)) if d is None else d
-        scale = 1.0 if n < 20 else 0.6
-        X, Y = points(rng, int(rng.integers(1, 5)), n, scale), points(rng, int(rng.integers(1, 5)), n, scale)
-        cases.append(Case(args=(X, Y, d), label=f"random points in R^{n}, d={d}"))
+        s = int(rng.integers(0, d + 1)) if s is None else s
+        scale = 1.0 if d < 20 else 0.6
+        X, Y = points(rng, int(rng.integers(1, 5)), d, scale), points(rng, int(rng.integers(1, 5)), d, scale)
+        cases.append(Case(args=(X, Y, s), label=f"random points in R^{d}, s={s}"))
     X, Y = points(rng, 3, 5), points(rng, 2, 5)
-    cases.append(Case(args=(X, Y, None), label="random points in R^5, d=None"))
+    cases.append(Case(args=(X, Y, None), label="random points in R^5, s=None"))
     return cases
 
 
 def _counterexample_hidden(rng):
     names = list(CANDIDATES)
     order = rng.permutation(len(names))[:3]
-    return [Case(args=(names[i],), label=f"k(x, t) = {names[i]} (again)") for i in order]
+    return [Case(args=(names[i],), label=f"k(x, z) = {names[i]} (again)") for i in order]
 
 
 # The references of the parts whose public answers ship as data (answers.json):
@@ -110,19 +110,19 @@ def subset_features_reference(A, universe):
     return np.array([float(all(inside[i] for i in range(n) if row[i])) for row in members])
 
 
-def _anova_reference(X, Y, d):
-    """k_d as the coefficient of s**d in prod_i (1 + x_i t_i s); d=None gives kernlab.ANOVA."""
+def _anova_reference(X, Y, s):
+    """k_s as the coefficient of r**s in prod_i (1 + x_i z_i r); s=None gives kernlab.ANOVA."""
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y, dtype=float)
-    if d is None:
+    if s is None:
         return kernlab.ANOVA()(X, Y)
     K = np.zeros((len(X), len(Y)))
     for i, x in enumerate(X):
-        for j, t in enumerate(Y):
+        for j, z in enumerate(Y):
             coef = np.array([1.0])
-            for z in x * t:
-                coef = np.convolve(coef, [1.0, z])        # multiply by (1 + z s)
-            K[i, j] = coef[d] if d < len(coef) else 0.0
+            for v in x * z:
+                coef = np.convolve(coef, [1.0, v])        # multiply by (1 + v r)
+            K[i, j] = coef[s] if s < len(coef) else 0.0
     return K
 
 

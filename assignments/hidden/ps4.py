@@ -69,8 +69,8 @@ def _project_hidden(rng):
 
 
 def _eigenvalues_hidden(rng):
-    return [Case(args=(ell, s, n), label=f"ell={ell:.3g}, s={s:.3g}, {n} terms")
-            for ell, s, n in ((log_uniform(rng, 0.2, 4.0), log_uniform(rng, 0.2, 4.0),
+    return [Case(args=(sigma, s, n), label=f"sigma={sigma:.3g}, s={s:.3g}, {n} terms")
+            for sigma, s, n in ((log_uniform(rng, 0.2, 4.0), log_uniform(rng, 0.2, 4.0),
                                int(rng.integers(1, 31))) for _ in range(3))]
 
 
@@ -78,9 +78,9 @@ def _eigenfunctions_hidden(rng):
     cases = []
     for _ in range(3):
         x = rng.uniform(-3.0, 3.0, size=int(rng.integers(1, 12)))
-        ell, s, n = log_uniform(rng, 0.3, 3.0), log_uniform(rng, 0.3, 3.0), int(rng.integers(1, 31))
-        cases.append(Case(args=(x, ell, s, n),
-                          label=f"{len(x)} random points, ell={ell:.3g}, s={s:.3g}, {n} terms"))
+        sigma, s, n = log_uniform(rng, 0.3, 3.0), log_uniform(rng, 0.3, 3.0), int(rng.integers(1, 31))
+        cases.append(Case(args=(x, sigma, s, n),
+                          label=f"{len(x)} random points, sigma={sigma:.3g}, s={s:.3g}, {n} terms"))
     return cases
 
 

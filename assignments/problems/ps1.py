@@ -3,9 +3,9 @@
 Parts (grade ids):
 
 * ``quadratic_map`` -- ``quadratic_feature_map(X)``: a map R^2 -> R^6 whose
-  inner products reproduce (1 + <x, t>)^2;
+  inner products reproduce (1 + <x, z>)^2;
 * ``multinomial_map`` -- ``multinomial_feature_map(X, p)``: the map with
-  C(d+p, p) coordinates for (1 + <x, t>)^p on R^d;
+  C(d+p, p) coordinates for (1 + <x, z>)^p on R^d;
 * ``kernel_verdicts`` -- ``is_kernel(name)``: which candidate functions are
   positive semi-definite kernels;
 * ``counterexample`` -- ``counterexample_points(name)``: points on which a
@@ -24,34 +24,34 @@ from coursecheck.parts import Case, Part, equal, public_answers
 
 __all__ = ["CANDIDATES", "SHEET", "NOT_KERNELS_ON_SHEET", "candidate_gram", "PARTS"]
 
-_D_DIAG = np.array([[1.0, 0.0], [0.0, 5.0]])
-_D_INDEF = np.array([[-1.0, 2.0], [2.0, 4.0]])
+_B_DIAG = np.array([[1.0, 0.0], [0.0, 5.0]])
+_B_INDEF = np.array([[-1.0, 2.0], [2.0, 4.0]])
 
-# name -> k(x, t) on two points of R^2 (1-D arrays of length 2).  The notebook's
+# name -> k(x, z) on two points of R^2 (1-D arrays of length 2).  The notebook's
 # setup cell defines the same functions; tests/test_grading_unit.py checks that.
 CANDIDATES = {
-    "D_diag": lambda x, t: float(x @ _D_DIAG @ t),
-    "D_indefinite": lambda x, t: float(x @ _D_INDEF @ t),
-    "exp_first": lambda x, t: float(np.exp(x[0] * t[0])),
-    "lin_minus_sq": lambda x, t: float(x @ t - (x @ t) ** 2),
-    "cubic": lambda x, t: float((x @ t) ** 3),
-    "gauss": lambda x, t: float(np.exp(-np.sum((x - t) ** 2))),
-    "dist": lambda x, t: float(np.sqrt(np.sum((x - t) ** 2))),
-    "sq_dist": lambda x, t: float(np.sum((x - t) ** 2)),
-    "neg_lin": lambda x, t: float(-(x @ t)),
-    "lin_plus_one": lambda x, t: float(x @ t + 1.0),
-    "lin_minus_one": lambda x, t: float(x @ t - 1.0),
-    "sum_first": lambda x, t: float(x[0] + t[0]),
-    "cos_first": lambda x, t: float(np.cos(x[0] - t[0])),
-    "max_first": lambda x, t: float(max(x[0], t[0])),
-    "min_abs_first": lambda x, t: float(min(abs(x[0]), abs(t[0]))),
-    "norm_product": lambda x, t: float(np.linalg.norm(x) * np.linalg.norm(t)),
+    "B_diag": lambda x, z: float(x @ _B_DIAG @ z),
+    "B_indefinite": lambda x, z: float(x @ _B_INDEF @ z),
+    "exp_first": lambda x, z: float(np.exp(x[0] * z[0])),
+    "lin_minus_sq": lambda x, z: float(x @ z - (x @ z) ** 2),
+    "cubic": lambda x, z: float((x @ z) ** 3),
+    "gauss": lambda x, z: float(np.exp(-np.sum((x - z) ** 2))),
+    "dist": lambda x, z: float(np.sqrt(np.sum((x - z) ** 2))),
+    "sq_dist": lambda x, z: float(np.sum((x - z) ** 2)),
+    "neg_lin": lambda x, z: float(-(x @ z)),
+    "lin_plus_one": lambda x, z: float(x @ z + 1.0),
+    "lin_minus_one": lambda x, z: float(x @ z - 1.0),
+    "sum_first": lambda x, z: float(x[0] + z[0]),
+    "cos_first": lambda x, z: float(np.cos(x[0] - z[0])),
+    "max_first": lambda x, z: float(max(x[0], z[0])),
+    "min_abs_first": lambda x, z: float(min(abs(x[0]), abs(z[0]))),
+    "norm_product": lambda x, z: float(np.linalg.norm(x) * np.linalg.norm(z)),
 }
 
 # The four candidates of the problem sheet, which the public cases ask about,
 # and the two of them that are not kernels (the counterexample's public cases).
-SHEET = ["D_diag", "D_indefinite", "exp_first", "lin_minus_sq"]
-NOT_KERNELS_ON_SHEET = ["D_indefinite", "lin_minus_sq"]
+SHEET = ["B_diag", "B_indefinite", "exp_first", "lin_minus_sq"]
+NOT_KERNELS_ON_SHEET = ["B_indefinite", "lin_minus_sq"]
 
 
 def candidate_gram(name, P):
@@ -149,12 +149,12 @@ def _counter_public():
 PARTS = {
     "quadratic_map": Part(
         func="quadratic_feature_map", points=2,
-        description="its inner products equal (1 + <x, t>)^2",
+        description="its inner products equal (1 + <x, z>)^2",
         public=_quad_public, verify=_verify_quadratic,
     ),
     "multinomial_map": Part(
         func="multinomial_feature_map", points=3,
-        description="shape (n, C(d+p, p)) and inner products equal (1 + <x, t>)^p",
+        description="shape (n, C(d+p, p)) and inner products equal (1 + <x, z>)^p",
         public=_multi_public, verify=_verify_multinomial,
     ),
     "kernel_verdicts": Part(

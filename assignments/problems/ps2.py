@@ -184,7 +184,7 @@ PARTS = {
     ),
     "basis_ridge": Part(
         func="basis_ridge", points=3,
-        description="w solves (A^T A + lam G) w = A^T y",
+        description="w solves (Phi^T Phi + lam G) w = Phi^T y",
         public=_basis_ridge_public, answers=public_answers("ps2", "basis_ridge"), compare=allclose(rtol=1e-5, atol=1e-7),
     ),
     "kernel_ridge_predict": Part(

@@ -3,8 +3,8 @@
 The closure rules are checked against kernlab's kernel algebra applied to
 ``Precomputed`` Gram matrices of Gaussian, polynomial and linear kernels; the
 set and string kernels against ``kernlab.SetKernel`` and ``kernlab.Spectrum``;
-the ANOVA kernel of degree ``d`` against the coefficients of the generating
-polynomial prod_i (1 + z_i s), whose sum over all degrees is
+the ANOVA kernel of degree ``s`` against the coefficients of the generating
+polynomial prod_i (1 + v_i r), whose sum over all degrees is
 ``kernlab.ANOVA``; and the counterexamples with ``kernlab.is_psd``.
 """
 
@@ -130,27 +130,27 @@ def _anova_public():
     X, Y = points(rng, 3, 4), points(rng, 2, 4)
     return [
         Case(args=(np.array([[1.0, 2.0, 3.0]]), np.array([[1.0, 1.0, 1.0]]), 2),
-             label="x=(1,2,3), t=(1,1,1), d=2 (answer 1*2+1*3+2*3=11)"),
+             label="x=(1,2,3), z=(1,1,1), s=2 (answer 1*2+1*3+2*3=11)"),
         Case(args=(X, Y, 0), label="degree 0 (the constant 1), points in R^4"),
         Case(args=(X, Y, 1), label="degree 1 (the linear kernel), points in R^4"),
         Case(args=(X, Y, 3), label="degree 3, points in R^4"),
-        Case(args=(X, Y, 4), label="degree 4 = n (the product of all x_i t_i)"),
-        Case(args=(X, Y, 5), label="degree 5 > n (an empty sum)"),
-        Case(args=(X, Y, None), label="d=None: prod_i (1 + x_i t_i)"),
+        Case(args=(X, Y, 4), label="degree 4 = d (the product of all x_i z_i)"),
+        Case(args=(X, Y, 5), label="degree 5 > d (an empty sum)"),
+        Case(args=(X, Y, None), label="s=None: prod_i (1 + x_i z_i)"),
     ]
 
 
 # ----------------------------------------------------- 6. counterexamples
 
-_D = np.array([[-1.0, 2.0], [2.0, 4.0]])
+_B = np.array([[-1.0, 2.0], [2.0, 4.0]])
 
 #: name -> kernlab object computing the candidate function on points of R^2
 CANDIDATES = {
-    "x.t - (x.t)^2": kernlab.FunctionKernel(lambda x, t: x @ t - (x @ t) ** 2, vectorized=False),
-    "x^T D t": kernlab.GeneralLinear(_D),
-    "norm(x - t)": kernlab.FunctionKernel(lambda x, t: np.linalg.norm(x - t), vectorized=False),
-    "exp(-x.t)": kernlab.FunctionKernel(lambda x, t: np.exp(-(x @ t)), vectorized=False),
-    "max(x1, t1)": kernlab.FunctionKernel(lambda x, t: max(x[0], t[0]), vectorized=False),
+    "x.z - (x.z)^2": kernlab.FunctionKernel(lambda x, z: x @ z - (x @ z) ** 2, vectorized=False),
+    "x^T B z": kernlab.GeneralLinear(_B),
+    "norm(x - z)": kernlab.FunctionKernel(lambda x, z: np.linalg.norm(x - z), vectorized=False),
+    "exp(-x.z)": kernlab.FunctionKernel(lambda x, z: np.exp(-(x @ z)), vectorized=False),
+    "max(x1, z1)": kernlab.FunctionKernel(lambda x, z: max(x[0], z[0]), vectorized=False),
 }
 
 
@@ -175,7 +175,7 @@ def _verify_counterexample(got, case):
 
 
 def _counterexample_public():
-    return [Case(args=(name,), label=f"k(x, t) = {name}") for name in CANDIDATES]
+    return [Case(args=(name,), label=f"k(x, z) = {name}") for name in CANDIDATES]
 
 
 # ----------------------------------------------------- the parts

@@ -148,9 +148,9 @@ def _project_public():
 
 def _eigenvalues_public():
     return [
-        Case(args=(1.0, 1.0, 5), label="ell=1, s=1, 5 terms"),
-        Case(args=(0.3, 2.0, 8), label="narrow kernel ell=0.3 under a wide measure s=2, 8 terms"),
-        Case(args=(3.0, 0.5, 4), label="wide kernel ell=3 under a narrow measure s=0.5, 4 terms"),
+        Case(args=(1.0, 1.0, 5), label="sigma=1, s=1, 5 terms"),
+        Case(args=(0.3, 2.0, 8), label="narrow kernel sigma=0.3 under a wide measure s=2, 8 terms"),
+        Case(args=(3.0, 0.5, 4), label="wide kernel sigma=3 under a narrow measure s=0.5, 4 terms"),
         Case(args=(1.0, 1.0, 1), label="a single term"),
     ]
 
@@ -158,9 +158,9 @@ def _eigenvalues_public():
 def _eigenfunctions_public():
     x = np.linspace(-2.0, 2.0, 9)
     return [
-        Case(args=(x, 1.0, 1.0, 4), label="9 points in [-2, 2], ell=1, s=1, 4 terms"),
+        Case(args=(x, 1.0, 1.0, 4), label="9 points in [-2, 2], sigma=1, s=1, 4 terms"),
         Case(args=(np.array([0.0]), 0.5, 1.0, 6), label="x=0 only (odd eigenfunctions vanish), 6 terms"),
-        Case(args=(np.array([-3.0, 0.4, 2.5]), 2.0, 0.7, 12), label="3 points, ell=2, s=0.7, 12 terms"),
+        Case(args=(np.array([-3.0, 0.4, 2.5]), 2.0, 0.7, 12), label="3 points, sigma=2, s=0.7, 12 terms"),
         Case(args=(np.linspace(-1.0, 1.0, 5), 0.8, 1.2, 30), label="30 terms (watch for overflow)"),
     ]
 
@@ -191,13 +191,13 @@ PARTS = {
     "mercer_eigenvalues": Part(
         func="mercer_eigenvalues", points=2,
         description="the closed-form eigenvalues against kernlab.gaussian_mercer_eigenvalues",
-        public=_eigenvalues_public, reference=lambda ell, s, n: kernlab.gaussian_mercer_eigenvalues(n, sigma=ell, s=s),
+        public=_eigenvalues_public, reference=lambda sigma, s, n: kernlab.gaussian_mercer_eigenvalues(n, sigma=sigma, s=s),
         compare=allclose(rtol=1e-9, atol=1e-14),
     ),
     "mercer_eigenfunctions": Part(
         func="mercer_eigenfunctions", points=3,
         description="the orthonormal eigenfunctions, up to 30 terms, against kernlab",
-        public=_eigenfunctions_public, reference=lambda x, ell, s, n: kernlab.gaussian_mercer_eigenfunctions(x, n, sigma=ell, s=s),
+        public=_eigenfunctions_public, reference=lambda x, sigma, s, n: kernlab.gaussian_mercer_eigenfunctions(x, n, sigma=sigma, s=s),
         compare=allclose(rtol=1e-7, atol=1e-9),
     ),
 }

@@ -1,14 +1,14 @@
 """Problem set 5: the soft-margin support vector machine, dual and primal.
 
-The soft-margin dual, for a Gram matrix K, labels t in {-1, +1} and a box C > 0:
+The soft-margin dual, for a Gram matrix K, labels y in {-1, +1} and a box C > 0:
 
-    maximise    D(a) = sum_i a_i - 1/2 sum_ij a_i a_j t_i t_j K_ij
-    subject to  0 <= a_i <= C,  sum_i a_i t_i = 0.
+    maximise    Q(alpha) = sum_i alpha_i - 1/2 sum_ij alpha_i alpha_j y_i y_j K_ij
+    subject to  0 <= alpha_i <= C,  sum_i alpha_i y_i = 0.
 
 Its solution need not be unique when K is singular, so a student's dual is
 judged by feasibility and by its objective value against the optimum that
 ``kernlab.SVC`` reaches; the same goes for the hinge-loss primal, whose optimum
-is D*/C when lam = 1/(2C).
+is Q*/C when lam = 1/(2C).
 
 The intercept and support-vector parts receive kernlab's optimal multipliers,
 polished so that the free ones satisfy the KKT equations exactly, and are
@@ -30,7 +30,7 @@ __all__ = ["PARTS", "dual_objective", "hinge_objective", "free_tolerance"]
 
 
 def dual_objective(K, t, a):
-    """D(a) = sum(a) - 1/2 (a*t)^T K (a*t)."""
+    """Q(a) = sum(a) - 1/2 (a*t)^T K (a*t), the dual objective at multipliers a and labels t."""
     v = a * t
     return float(np.sum(a) - 0.5 * v @ K @ v)
 
@@ -191,7 +191,7 @@ def _svm_dual_compare(got, best, case):
     if a.min() < -tol or a.max() > C + tol:
         return f"alpha must lie in [0, C] = [0, {C:.6g}]; yours ranges over [{a.min():.6g}, {a.max():.6g}]"
     if abs(a @ t) > tol * len(t):
-        return f"the constraint sum(alpha * t) = 0 fails: yours is {a @ t:.3g}"
+        return f"the constraint sum(alpha * y) = 0 fails: yours is {a @ t:.3g}"
     value = dual_objective(K, t, a)
     if value < best - 1e-6 * max(1.0, abs(best)):
         return f"alpha is feasible but not optimal: dual objective expected {best:.8g}, got {value:.8g}"
@@ -267,10 +267,10 @@ def _hinge_public():
     K, t, _, _ = _public_training()[1]
     c = 0.1 * rng.normal(size=len(t))
     return [
-        Case(args=(np.eye(2), np.array([1.0, -1.0]), np.zeros(2), 0.0, 1.0), label="c = 0 and b = 0: every margin is 0, objective 2"),
+        Case(args=(np.eye(2), np.array([1.0, -1.0]), np.zeros(2), 0.0, 1.0), label="a = 0 and b = 0: every margin is 0, objective 2"),
         Case(args=(np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([1.0, -1.0]), np.array([1.0, -1.0]), 0.5, 0.25),
-             label="2x2 Gram matrix, c=(1,-1), b=0.5, lam=0.25 (objective 1)"),
-        Case(args=(K, t, c, 0.2, 0.1), label="20 points, random c, b=0.2, lam=0.1"),
+             label="2x2 Gram matrix, a=(1,-1), b=0.5, lam=0.25 (objective 1)"),
+        Case(args=(K, t, c, 0.2, 0.1), label="20 points, random a, b=0.2, lam=0.1"),
     ]
 
 
@@ -285,7 +285,7 @@ def _primal_reference(K, t, lam):
 def _primal_compare(got, best, case):
     K, t, lam = case.args
     if not isinstance(got, (tuple, list)) or len(got) != 2:
-        return f"expected a pair (c, b), got {type(got).__name__}"
+        return f"expected a pair (a, b), got {type(got).__name__}"
     c, msg = float_array(got[0], "c", shape=t.shape)
     if msg:
         return msg
@@ -294,7 +294,7 @@ def _primal_compare(got, best, case):
         return msg
     value = hinge_objective(K, t, c, b, lam)
     if value > best + 1e-5 * max(1.0, abs(best)):
-        return f"your (c, b) is not a minimiser: objective expected {best:.8g}, got {value:.8g}"
+        return f"your (a, b) is not a minimiser: objective expected {best:.8g}, got {value:.8g}"
     return None
 
 
@@ -333,7 +333,7 @@ PARTS = {
     ),
     "svm_primal": Part(
         func="svm_primal", points=3,
-        description="(c, b) minimises the hinge-loss objective",
+        description="(a, b) minimises the hinge-loss objective",
         public=_primal_public, reference=_primal_reference, compare=_primal_compare,
     ),
 }

@@ -22,7 +22,9 @@ What a source cell may say in its metadata (jupytext keeps it in the ``.md``:
     a Markdown cell holding the model answer to a written, hand-graded part.
 
 In the text, ``{{parts}}`` becomes the table of parts and ``{{points:ID}}``
-the points of part ``ID`` ("3 points").
+the points of part ``ID`` ("3 points").  A ``{selfcheck}`` block (a quick
+question before a part, written as in the book's chapters) becomes text, and
+its answer goes into a last read-only cell (:func:`coursegrader.selfcheck.write_out`).
 """
 
 import argparse
@@ -37,12 +39,15 @@ import nbformat
 from coursecheck.parts import get_parts
 
 from ..markers import HIDDEN_TESTS, SOLUTION
+from ..selfcheck import SelfCheckError, write_out
 
 __all__ = ["build_notebook", "write_notebook", "source_path", "notebook_path", "main"]
 
 _KEYS = {"name", "answer", "written", "points", "title"}
 _POINTS = re.compile(r"\{\{points:([A-Za-z_][A-Za-z0-9_]*)\}\}")
 _KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+#: The grade id of the last cell, which holds the answers to the self-checks.
+SELFCHECK_ANSWERS = "selfcheck_answers"
 
 
 def source_path(course, ps):
@@ -94,6 +99,15 @@ def build_notebook(path, ps=None):
     ps = ps or path.stem
     parts = get_parts(ps)
     text = jupytext.read(path, fmt="md:myst")
+    # Quick self-checks before a part ({selfcheck}, as in the book's chapters) are
+    # written out as text, their answers in a last, read-only cell.
+    cells = len(text.cells)
+    try:
+        write_out(text)
+    except SelfCheckError as exc:
+        raise ValueError(f"{path.name}: a self-check cannot be read: {exc}") from None
+    if len(text.cells) > cells:
+        text.cells[-1].metadata["name"] = SELFCHECK_ANSWERS
 
     def where(i, cell):
         first = cell.source.strip().split("\n")[0][:60]

@@ -1,0 +1,125 @@
+"""TeX in a page's HTML written out as MathML, so it reads without a script.
+
+A student opens their feedback in JupyterLab, whose HTML viewer shows a file
+it does not trust with its scripts turned off: MathJax never runs and the
+mathematics stays TeX until they press "Trust HTML".  The feedback template
+passes every Markdown cell, once cleaned, through :func:`html_with_mathml`
+(the ``tex_to_mathml`` Jinja filter): each ``$...$``, ``$$...$$``, ``\\(...\\)``,
+``\\[...\\]`` and ``\\begin{align}`` (``equation``, ``gather``) outside code
+becomes MathML (``latex2mathml``), which every
+browser draws by itself and screen readers read.  What cannot be converted
+stays TeX, for MathJax when the page's script does run.
+
+The TeX is the student's.  latex2mathml copies some of it through as markup
+(``\\text{<b>}``, ``\\href{...}``), so its output is only used when it parses
+as XML and holds nothing but the MathML elements and attributes of
+:data:`TAGS` and :data:`ATTRIBUTES` (none of which takes an address); it is
+then written out again from the parsed tree, every text escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import xml.etree.ElementTree as ET
+
+from latex2mathml.converter import convert
+
+__all__ = ["tex_to_mathml", "html_with_mathml"]
+
+MATHML = "http://www.w3.org/1998/Math/MathML"
+TAGS = frozenset({
+    "math", "mrow", "mi", "mn", "mo", "mtext", "mspace", "ms", "msup", "msub", "msubsup",
+    "mfrac", "msqrt", "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd",
+    "mstyle", "mpadded", "mphantom", "menclose", "mmultiscripts", "mprescripts", "none",
+})
+ATTRIBUTES = frozenset({
+    "display", "mathvariant", "stretchy", "fence", "separator", "lspace", "rspace",
+    "accent", "accentunder", "movablelimits", "minsize", "maxsize", "symmetric", "largeop",
+    "form", "columnalign", "rowalign", "columnspacing", "rowspacing", "columnlines",
+    "rowlines", "frame", "displaystyle", "scriptlevel", "width", "height", "depth",
+    "linethickness", "notation",
+})
+#: Elements whose text is never mathematics.
+_SKIP = frozenset({"code", "pre", "script", "style", "textarea", "kbd", "samp", "math"})
+_TAG = re.compile(r"(<[^>]*>)")
+_TAG_NAME = re.compile(r"<\s*(/?)\s*([A-Za-z][A-Za-z0-9-]*)")
+_MATH = re.compile(
+    r"\$\$(?P<d1>.+?)\$\$|\\\[(?P<d2>.+?)\\\]|\\\((?P<i1>.+?)\\\)"
+    r"|(?P<d3>\\begin\{(?P<env>align|equation|gather)\*?\}.+?\\end\{(?P=env)\*?\})"
+    r"|(?<![\\$])\$(?![\s$])(?P<i2>[^$]+?)(?<![\s\\])\$(?!\d)", re.S)
+
+
+def _write(element: ET.Element) -> str:
+    tag = element.tag.removeprefix(f"{{{MATHML}}}")
+    if tag not in TAGS or (element.tag.startswith("{") and not element.tag.startswith(f"{{{MATHML}}}")):
+        raise ValueError(f"not allowed: {tag}")
+    attrs = ""
+    for name, value in element.attrib.items():
+        if name not in ATTRIBUTES:
+            raise ValueError(f"attribute not allowed: {name}")
+        attrs += f' {name}="{html.escape(value, quote=True)}"'
+    if tag == "math":
+        attrs = f' xmlns="{MATHML}"' + attrs
+    inner = html.escape(element.text or "", quote=False)
+    for child in element:
+        inner += _write(child) + html.escape(child.tail or "", quote=False)
+    return f"<{tag}{attrs}>{inner}</{tag}>"
+
+
+def tex_to_mathml(tex: str, display: bool = False) -> str | None:
+    """``tex`` as MathML made only of allowed elements, or None."""
+    try:
+        produced = convert(tex, display="block" if display else "inline")
+        return _write(ET.fromstring(produced))
+    except Exception:  # latex2mathml's own errors, XML that does not parse, a refusal
+        return None
+
+
+def _convert_text(text: str) -> str:
+    """One run of text (HTML-escaped) with its TeX written out as MathML."""
+    plain = html.unescape(text)
+    out, at = [], 0
+    for match in _MATH.finditer(plain):
+        display = any(match.group(g) is not None for g in ("d1", "d2", "d3"))
+        tex = next(g for g in match.group("d1", "d2", "d3", "i1", "i2") if g is not None)
+        mathml = tex_to_mathml(tex, display)
+        if mathml is None:
+            continue
+        out.append(html.escape(plain[at:match.start()], quote=False))
+        # a display wider than a phone scrolls in its own box, which the
+        # keyboard can reach (the page's style sheet: .math-display)
+        out.append(f'<span class="math-display" tabindex="0">{mathml}</span>' if display
+                   else mathml)
+        at = match.end()
+    if not out:
+        return text
+    out.append(html.escape(plain[at:], quote=False))
+    return "".join(out)
+
+
+def html_with_mathml(page: str) -> str:
+    """Clean HTML with the TeX of its text (outside code) written out as MathML.
+
+    MathML is drawn at its natural width, wider than MathJax's scaled SVG: a
+    display, and a table, that is wider than a phone scrolls inside a box of
+    its own, which the keyboard can reach (the page's style sheet styles
+    ``.math-display`` and ``.table-scroll``).
+    """
+    parts, skipping = _TAG.split(page), []
+    for i, part in enumerate(parts):
+        if i % 2:                     # a tag
+            found = _TAG_NAME.match(part)
+            if found and found.group(2).lower() == "table" and not skipping:
+                parts[i] = ('</table></div>' if found.group(1)
+                            else '<div class="table-scroll" tabindex="0">' + part)
+            if found and found.group(2).lower() in _SKIP and not part.endswith("/>"):
+                name = found.group(2).lower()
+                if found.group(1):
+                    if name in skipping:
+                        skipping.remove(name)
+                else:
+                    skipping.append(name)
+        elif part and not skipping:
+            parts[i] = _convert_text(part)
+    return "".join(parts)
