@@ -134,7 +134,7 @@ def is_notebook(docname):
 
 
 @pytest.fixture(scope="module")
-def built_book(tmp_path_factory):
+def built_book(slow, tmp_path_factory):
     """Build the whole book from scratch once; yield (html_dir, build_log)."""
     target = os.environ.get("BOOK_BUILD_DIR")
     if target:
@@ -264,7 +264,7 @@ class _Server(http.server.ThreadingHTTPServer):
 
 
 @pytest.fixture(scope="module")
-def site(built_book):
+def site(slow, built_book):
     """Serve the built site on 127.0.0.1; yield its base URL."""
     html = built_book[0]
     handler = functools.partial(_QuietHandler, directory=str(html))

@@ -38,7 +38,7 @@ PROBE = r"Not sure: $\href{javascript:window.PWNED=1}{D} \succeq 0$ and $\frac{1
 
 
 @pytest.fixture(scope="module")
-def class_run(tmp_path_factory):
+def class_run(slow, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("class")
     course = copy_course(tmp, ["ps1"], secret="clean-class-secret")
     (course.root / "Makefile").write_text((COURSE / "Makefile").read_text())

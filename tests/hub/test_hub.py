@@ -70,7 +70,7 @@ def _missing():
 
 
 @pytest.fixture(scope="module")
-def installed():
+def installed(slow):
     why = _missing()
     if why:
         if os.environ.get("CI", "").lower() == "true":
@@ -166,13 +166,13 @@ def second_database(url, name):
 
 
 @pytest.fixture(scope="module")
-def ngshare_hub(installed):
+def ngshare_hub(slow, installed):
     with course_hub("ngshare", db=True) as hub:
         yield hub
 
 
 @pytest.fixture(scope="module")
-def folder_hub(installed):
+def folder_hub(slow, installed):
     with course_hub("folder") as hub:
         yield hub
 
