@@ -103,6 +103,35 @@ def small_book_site(slow, tmp_path_factory):
     return build_small_book(tmp_path_factory.mktemp("small-book")) / "html"
 
 
+#: Where deploy/install.sh installs the course server's environments for the hub tests.
+HUB_PREFIX = Path(os.environ.get("KERNEL_COURSE_PREFIX", "/opt/kernel-course"))
+
+
+def _hub_missing():
+    if os.geteuid() != 0:
+        return "the hub test must run as root (it creates Unix accounts)"
+    if not shutil.which("npm"):
+        return "npm is missing (configurable-http-proxy is installed with it)"
+    if not Path(CHROMIUM).exists():
+        return f"Chromium not found at {CHROMIUM}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def installed(slow):
+    """The course server's environments under :data:`HUB_PREFIX`, installed (or
+    refreshed) once per run by deploy/install.sh, for every hub the tests start."""
+    why = _hub_missing()
+    if why:
+        if in_ci():
+            pytest.fail(f"{why}; it is required in CI")
+        pytest.skip(why)
+    done = subprocess.run(["bash", str(REPO / "deploy" / "install.sh"), str(HUB_PREFIX)],
+                          capture_output=True, text=True, timeout=3000)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return HUB_PREFIX
+
+
 def postgres_bindir():
     """Folder of initdb/postgres: $POSTGRES_BINDIR, Debian's newest, or the PATH's."""
     if os.environ.get("POSTGRES_BINDIR"):
