@@ -4,7 +4,7 @@ A throw-away copy of the course gets ``--n`` submissions of one problem set
 (by default 100 of ps1): in turn an honest one (the reference solutions), a
 partial one (the first answers only) and a blank one (the release as
 handed out), two honest for each partial and blank. The class is graded with
-the real pipeline (coursegrader.batch: nbgrader's autograde, the sandbox)
+the real pipeline (coursegrader.tools.batch: nbgrader's autograde, the sandbox)
 once with each worker count, from scratch each time, and the wall-clock time
 is reported as seconds per submission with the speed-up; both runs must give
 the same grades. Targets on a 2-core machine: at least 1.7x with two workers,
@@ -19,7 +19,7 @@ Usage (from the repository root, with ``assignments`` on PYTHONPATH)::
     python benchmarks/bench_autograde.py --n 20 --ps ps5 --jobs 1 2 4
     python benchmarks/bench_autograde.py --json
 
-Each run is the instructor's command, ``python -m coursegrader.batch``, in a
+Each run is the instructor's command, ``python -m coursegrader.tools.batch``, in a
 fresh process, so each pays its own imports and start-up as ``make
 autograde`` does (earlier versions of this benchmark graded the one-worker
 run inside the benchmark's own process, whose nbgrader was already imported,
@@ -33,6 +33,18 @@ target of 0.65 is met.  At 09:30 the code before the last two changes
 (``gc.freeze``; the workers as processes of the batch's own; both below) gave 29.9 s and 18.9 s, 0.63; earlier the same day, when
 the machine ran slower, it gave 34.7 s and 22.8 s, 0.66.  Before any of the
 changes below the ratio was 0.78 (35.9 s and 27.9 s).
+
+The grader laid out by layers (one record per submission written by the
+judge, one preprocessor that runs the notebook while the judge grades, the
+course's configuration read once per process, the feedback's preprocessors
+not loaded at autograde), against the code just before it, 2026-11-26 on a
+machine shared with other work: five rounds of ``--n 12 --repeats 3``, the two
+trees in turn (before, after, before, after, ...).  Single runs swung by up
+to 2x with the machine's load, so the figures are taken over all fifteen runs
+of each: one worker in 20.8 s before and 23.1 s after (medians; fastest 16.7
+and 16.8 s), two workers in 14.3 and 15.3 s (fastest 11.8 and 10.3 s), that
+is two workers in **0.69** of one worker's time before and **0.66** after
+(0.71 and 0.61 from the fastest runs): no worse.
 
 What changed: ``make autograde`` grades from its first second in its own
 process and makes its workers from itself once it is warm (``fork``), so they
@@ -93,10 +105,10 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "assignments"))
+sys.path.insert(0, str(ROOT))
 
-from coursegrader import batch  # noqa: E402
-from coursegrader.course import Course, answer_cell_ids, fill_answers  # noqa: E402
+from coursegrader.tools import batch  # noqa: E402
+from coursegrader.tools.course import Course, answer_cell_ids, fill_answers  # noqa: E402
 
 KINDS = ("honest", "partial", "honest", "blank")
 TARGET_SPEEDUP = 1.7
@@ -132,14 +144,14 @@ def grade(course, ps, jobs):
     """Grade the whole class from scratch with ``jobs`` graders, as ``make autograde`` does.
 
     Each run is the instructor's command in a fresh process (``python -m
-    coursegrader.batch``), so each pays for its own imports and start-up.
+    coursegrader.tools.batch``), so each pays for its own imports and start-up.
     Returns (seconds, cores kept busy or None, records, scores).
     """
     shutil.rmtree(course.root / batch.LOG_DIR, ignore_errors=True)
     shutil.rmtree(course.root / "autograded", ignore_errors=True)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT / "assignments"), str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    command = [sys.executable, "-m", "coursegrader.batch", ps, "--course", str(course.root),
+        [str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    command = [sys.executable, "-m", "coursegrader.tools.batch", ps, "--course", str(course.root),
                "--jobs", str(jobs), "--no-progress"]
     busy, start = busy_seconds(), time.perf_counter()
     subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

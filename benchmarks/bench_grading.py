@@ -44,14 +44,17 @@ DRIVER = r"""
 import json, sys, time
 from pathlib import Path
 import nbformat
-from coursegrader.course import Course, fill_answers
+try:                      # the grader of this tree, or of an older one
+    from coursegrader.tools.course import Course, fill_answers
+except ModuleNotFoundError:
+    from coursegrader.course import Course, fill_answers
 
 tree, work, students, mode = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 course = Course.copy_of(tree / "assignments", work / "course", exchange=work / "exchange",
                         assignments=["ps1"], secret="bench")
 if mode == "unconfined":
     with open(course.root / "nbgrader_config.py", "a") as f:
-        f.write('c.SafeExecute.confinement = c.JudgeTests.confinement = "unconfined"\n')
+        f.write('c.JudgeSubmission.confinement = "unconfined"\n')
 if mode == "before":
     # that grader starts `python -I -m coursegrader.sandbox`, which would import
     # whatever coursegrader is installed: make it import the one of this tree

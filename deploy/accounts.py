@@ -63,7 +63,7 @@ def remove(name):
         raise RuntimeError(f"could not remove user {name!r}")
 
 
-def remove_groups(course="kernel-methods"):
+def remove_groups(course):
     """Remove the students' group once no account is left in it. The instructors'
     group stays: it owns the instructor's environment (install.sh), and a group
     made later could otherwise be given its number and with it read access."""
@@ -73,7 +73,7 @@ def remove_groups(course="kernel-methods"):
             subprocess.run(["groupdel", group], capture_output=True)
 
 
-def create_all(instructors, students, passwords_file, course="kernel-methods"):
+def create_all(instructors, students, passwords_file, course):
     for name in instructors + students:
         check_name(name)
     ensure_group(f"{course}-instructors")

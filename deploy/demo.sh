@@ -42,11 +42,11 @@ build_book() {
 
 # What grading will use to confine student code, as the instructor's autograde sees it.
 CONFINEMENT_PY='
-import os
-from traitlets.config.loader import PyFileConfigLoader
 from coursegrader import sandbox
-root = os.environ["KERNEL_COURSE_ROOT"]
-mode = PyFileConfigLoader("nbgrader_config.py", path=root).load_config().SafeExecute.confinement
+from coursegrader.preprocessors import JudgeSubmission
+from coursegrader.settings import course_config
+from server_settings import ServerSettings
+mode = JudgeSubmission(config=course_config(ServerSettings().course_root)).confinement
 try:
     sandbox.check_mode(mode)
     print("grading:", sandbox.describe(mode))

@@ -74,8 +74,10 @@ def read_students(path):
 
 
 def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kernel-course",
-         port=None, db_url=None, gradebook_url=None, book=None, course_id="kernel-methods",
+         port=None, db_url=None, gradebook_url=None, book=None, course_id=None,
          exchange_root="/srv/nbgrader/exchange", student_names=None, lti=None):
+    """Write the hub's settings and make its accounts; ``course_id`` defaults to the
+    course's own (as the students' environment of ``prefix`` has it)."""
     state = Path(state).resolve()
     # "lti": log in from the LMS (LTI 1.3) with the platform's settings of that file
     lti_settings = lti_login.load_lti_settings(lti) if lti else None
@@ -86,6 +88,11 @@ def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kerne
     for name in ("hub", "ngshare", "student", "instructor"):
         if not (Path(prefix) / name / "bin" / "python").exists():
             raise ValueError(f"prefix {prefix}: no {name} environment, run deploy/install.sh first")
+    course_id = course_id or subprocess.run(
+        # -I: the installed package, never a folder of that name where this runs
+        [str(Path(prefix) / "student" / "bin" / "python"), "-I", "-c",
+         "from coursecheck.problems import COURSE_ID; print(COURSE_ID)"],
+        capture_output=True, text=True, check=True).stdout.strip()
     state.mkdir(parents=True, exist_ok=True)
     os.chmod(state, 0o700)   # database URLs, tokens, ngshare's files: root's alone
     settings = {
@@ -272,6 +279,11 @@ def set_up_course(settings):
         for ps in sorted((REPO / "assignments" / "source").iterdir()):
             shutil.copytree(ps, root / "source" / ps.name,
                             ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        # the problem definitions: the public half (also installed with the
+        # course's packages) and the hidden half, which only this folder holds
+        for folder in ("problems", "hidden"):
+            shutil.copytree(REPO / "assignments" / folder, root / folder,
+                            ignore=shutil.ignore_patterns("__pycache__"))
         (root / ".grader_secret").write_text(secrets.token_hex(32) + "\n")
         for path in [root, *root.rglob("*")]:
             os.chown(path, user.pw_uid, user.pw_gid)

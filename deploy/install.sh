@@ -26,11 +26,18 @@ if [ -z "${PYTHON:-}" ]; then
     [ -n "${PYTHON:-}" ] || { echo "no Python 3.11 that every user can run: install Debian's python3.11" >&2; exit 1; }
 fi
 PIP_FLAGS=(--quiet --disable-pip-version-check)
-# The instructors' group: only root and its members may read the instructor's
-# environment (coursegrader: answer keys, hidden-case generators) and this checkout.
-COURSE_ID="${KERNEL_COURSE_ID:-kernel-methods}"
-INSTRUCTORS_GROUP="$COURSE_ID-instructors"
-STUDENTS_GROUP="$COURSE_ID-students"
+# The instructors' group (only root and its members may read the instructor's
+# environment, which holds coursegrader, and this checkout) and the students' are
+# named after the course: $NBGRADER_COURSE_ID, else the course's own id, which
+# the students' environment knows (course_groups, once it is installed).
+COURSE_ID="${NBGRADER_COURSE_ID:-}"
+course_groups() {
+    # -I: the package installed there, never a folder of the same name where this runs
+    [ -n "$COURSE_ID" ] || COURSE_ID="$("$PREFIX/student/bin/python" -I -c \
+        'from coursecheck.problems import COURSE_ID; print(COURSE_ID)')"
+    INSTRUCTORS_GROUP="$COURSE_ID-instructors"
+    STUDENTS_GROUP="$COURSE_ID-students"
+}
 CHP_VERSION=5.3.0
 SETUPTOOLS_VERSION=75.8.0
 
@@ -69,7 +76,7 @@ refresh_instructor_course() {
     tmp="$(mktemp -d)"
     # a clean copy: no build folders left in the checkout
     (cd "$REPO" && tar --exclude=_build --exclude=.git --exclude='*.egg-info' -cf - \
-        pyproject.toml README.md kernlab assignments/coursecheck assignments/coursegrader) | tar -xf - -C "$tmp"
+        pyproject.toml README.md kernlab coursecheck coursegrader assignments/problems) | tar -xf - -C "$tmp"
     "$1/bin/pip" install "${PIP_FLAGS[@]}" --no-deps --force-reinstall --no-build-isolation "$tmp" >/dev/null
     rm -rf "$tmp"
 }
@@ -135,10 +142,11 @@ if teacher:
 with open(os.path.join(etc, "jupyter_server_config.d", "kernel_course.json"), "w") as f:
     json.dump(server, f, indent=2)
 PY
-    # the role's own server modules: Formgrader's policy, the checked submit;
-    # both: opening the book's chapters and problem sets
-    local module="submit_check.py course_open.py"
-    [ "$role" = instructor ] && module="formgrader_csp.py formgrader_log.py formgrader_links.py course_open.py"
+    # the role's own server modules: what the hub set for the server (both),
+    # Formgrader's policy, the checked submit; both: opening the book's
+    # chapters and problem sets
+    local module="server_settings.py submit_check.py course_open.py"
+    [ "$role" = instructor ] && module="server_settings.py formgrader_csp.py formgrader_log.py formgrader_links.py course_open.py"
     local purelib
     purelib=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
     for m in $module; do cp "$HERE/$m" "$purelib/"; done
@@ -206,7 +214,8 @@ check_closed() {
             failed=1
         fi
     done
-    for path in "$PREFIX/instructor" "$REPO" "$REPO/assignments/coursegrader/__init__.py"; do
+    for path in "$PREFIX/instructor" "$REPO" "$REPO/coursegrader/__init__.py" \
+                "$REPO/assignments/hidden/ps1.py"; do
         if runuser -u nobody -- test -r "$path"; then
             echo "ERROR: a student can read $path" >&2
             failed=1
@@ -262,6 +271,7 @@ if [ ! -x "$PREFIX/proxy/node_modules/.bin/configurable-http-proxy" ]; then
     mkdir -p "$PREFIX/proxy"
     npm install --silent --no-audit --no-fund --prefix "$PREFIX/proxy" "configurable-http-proxy@$CHP_VERSION" >/dev/null
 fi
+course_groups
 close_instructor_only
 login_path
 hide_processes

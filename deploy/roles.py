@@ -2,9 +2,13 @@
 
 One home for this logic: the hub's spawner (jupyterhub_config.py) and the
 course set-up (hub.py), which runs nbgrader as the instructor, both use it.
+The variables' names are those of server_settings.py, which reads them on the
+server.
 """
 
 import os
+
+import server_settings
 
 
 def role_of(settings, name):
@@ -21,19 +25,17 @@ def environment_bin(settings, name):
 
 
 def user_environment(settings, name):
-    """Variables of ``name``'s server (read by user_nbgrader_config.py)."""
+    """Variables of ``name``'s server (read by server_settings.ServerSettings)."""
     role = role_of(settings, name)
-    env = {"KERNEL_COURSE_ID": settings["course_id"], "KERNEL_COURSE_ROLE": role,
-           "KERNEL_COURSE_EXCHANGE": settings["exchange"],
-           "PATH": f"{environment_bin(settings, name)}:/usr/local/bin:/usr/bin:/bin",
-           # the book service, from which "Open in the course hub" copies a chapter
-           "KERNEL_COURSE_BOOK_URL": f"http://127.0.0.1:{settings['book_port']}/services/book/"}
-    if settings["exchange"] == "ngshare":
-        env["KERNEL_COURSE_NGSHARE_URL"] = f"http://127.0.0.1:{settings['port']}/services/ngshare"
-    else:
-        env["NBGRADER_EXCHANGE"] = settings["exchange_root"]
-    if role == "instructor":
-        env["KERNEL_COURSE_ROOT"] = settings["course_dirs"][name]
-        if settings.get("gradebook_url"):   # read by the course's nbgrader_config.py
-            env["NBGRADER_DB_URL"] = settings["gradebook_url"]
+    ngshare = settings["exchange"] == "ngshare"
+    env = server_settings.variables(
+        role=role, course_id=settings["course_id"], exchange=settings["exchange"],
+        ngshare_url=ngshare and f"http://127.0.0.1:{settings['port']}/services/ngshare",
+        exchange_root=not ngshare and settings["exchange_root"],
+        course_root=role == "instructor" and settings["course_dirs"][name],
+        # read by the course's own nbgrader_config.py (its CourseSettings)
+        gradebook_url=role == "instructor" and settings.get("gradebook_url"),
+        # the book service, from which "Open in the course hub" copies a chapter
+        book_url=f"http://127.0.0.1:{settings['book_port']}/services/book/")
+    env["PATH"] = f"{environment_bin(settings, name)}:/usr/local/bin:/usr/bin:/bin"
     return env

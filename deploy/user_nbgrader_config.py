@@ -2,30 +2,34 @@
 
 install.sh copies this file to <environment>/etc/jupyter/nbgrader_config.py, so
 nbgrader (command line, Assignments tab, Formgrader) reads it in every server
-started from the environment. The hub sets the variables it reads
-(jupyterhub_config.py): the course, the exchange, and for an instructor the
-course folder, whose own nbgrader_config.py is then loaded. nbgrader reads
-that file once more after this one; it leaves the exchange's collect to this
-file when KERNEL_COURSE_EXCHANGE is set.
+started from the environment.  What the hub decided for the server -- the
+role, the course, the exchange, and for an instructor the course folder,
+whose own nbgrader_config.py is then loaded -- comes from server_settings.py
+(installed beside it), the one reader of the variables the hub sets.  nbgrader
+reads the course's file once more after this one; it leaves the exchange's
+collect to this file when the hub chose the exchange.
 """
 
 import os
 
+from server_settings import ServerSettings
+
 c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
+server = ServerSettings()
 
-c.CourseDirectory.course_id = os.environ.get("KERNEL_COURSE_ID", "kernel-methods")
+c.CourseDirectory.course_id = server.course_id
 
-if os.environ.get("KERNEL_COURSE_ROLE") == "instructor":
-    load_subconfig(os.path.join(os.environ["KERNEL_COURSE_ROOT"], "nbgrader_config.py"))  # noqa: F821
+if server.role == "instructor":
+    load_subconfig(os.path.join(server.course_root, "nbgrader_config.py"))  # noqa: F821
 
-if os.environ.get("KERNEL_COURSE_EXCHANGE") == "ngshare":
+if server.exchange == "ngshare":
     import ngshare_exchange
 
-    ngshare_exchange.configureExchange(c, os.environ["KERNEL_COURSE_NGSHARE_URL"])
-elif os.environ.get("NBGRADER_EXCHANGE"):
-    c.Exchange.root = os.environ["NBGRADER_EXCHANGE"]
+    ngshare_exchange.configureExchange(c, server.ngshare_url)
+elif server.exchange_root:
+    c.Exchange.root = server.exchange_root
 
-if os.environ.get("KERNEL_COURSE_ROLE") == "student":
+if server.role == "student":
     # The kernels nbgrader starts (validate: the command and the Validate button)
     # talk to it over local sockets, readable by the student alone, rather than
     # over TCP ports any user of the server could reach; ipykernel warns of the
@@ -42,17 +46,16 @@ if os.environ.get("KERNEL_COURSE_ROLE") == "student":
     else:
         c.ExchangeFactory.submit = submit_check.checked(FolderSubmit)
 
-if os.environ.get("KERNEL_COURSE_ROLE") == "instructor" and \
-        os.environ.get("KERNEL_COURSE_EXCHANGE") != "ngshare":
+if server.role == "instructor" and server.exchange != "ngshare":
     # In the shared folder any student may write into inbound/ and name the
     # submission after someone else; nbgrader only warns about it. Collect the
     # latest submission each student owns (Unix owner = the name), drop the rest.
     # Built on the course's collect, which copies regular files only and follows
-    # no link a student put into their folder (coursegrader/exchange_collect.py).
+    # no link a student put into their folder (coursegrader/tools/exchange_collect.py).
     import glob
     import pwd
 
-    from coursegrader.exchange_collect import NoLinkCollect
+    from coursegrader.tools.exchange_collect import NoLinkCollect
 
     class OwnerCheckedCollect(NoLinkCollect):
         def _owned(self, record):

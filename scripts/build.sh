@@ -31,5 +31,5 @@ fi
 jupyter-book build -W -n --keep-going .
 jupyter-book build -W -n --keep-going --builder pdflatex .
 cp _build/latex/kernel-methods.pdf _build/html/kernel-methods.pdf
-python3 -m coursegrader.leaks _build/html
+python3 -m coursegrader.tools.leaks --course assignments _build/html
 echo "website: _build/html/index.html   PDF: _build/html/kernel-methods.pdf"

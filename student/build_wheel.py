@@ -61,8 +61,8 @@ def stage(into: Path, repository: Path = REPOSITORY) -> Path:
     shutil.copy2(HERE / "pyproject.toml", into / "pyproject.toml")
     for folder in DATA_FOLDERS:
         shutil.copytree(HERE / folder, into / folder, ignore=IGNORED)
-    for name, source in package_sources(repository).items():
-        shutil.copytree(source, into / name, ignore=IGNORED)
+    for name, source in package_sources(repository).items():   # a package before its subpackages
+        shutil.copytree(source, into.joinpath(*name.split(".")), ignore=IGNORED)
     return into
 
 

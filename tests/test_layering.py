@@ -124,8 +124,9 @@ def test_the_name_check_reads_definitions_and_imports():
 
 
 # ---------------------------------------------------------------- coursegrader
-# The grader is a package with subpackages (preprocessors/, runner/); its
-# modules are named by their dotted path inside it ("runner.protocol").
+# The grader is a package with subpackages (runners/, judging/, preprocessors/,
+# tools/, ...); its modules are named by their dotted path inside it
+# ("runners.protocol").
 
 import coursegrader  # noqa: E402
 
@@ -191,13 +192,14 @@ GRADER_GRAPH = {m: sorted({t for t, _ in _grader_imports(m) if t in GRADER_MODUL
 
 
 def test_the_graders_import_graph_is_read():
-    assert {"runner", "runner.protocol", "preprocessors.judge_tests", "sandbox",
-            "judge"} <= set(GRADER_MODULES)
-    assert "runner.protocol" in GRADER_GRAPH["judge"]
-    assert "judge" in GRADER_GRAPH["preprocessors.judge_tests"]
-    assert "preprocessors.base" in GRADER_GRAPH["preprocessors.safe_execute"]
-    assert ("runner.protocol", ["END", "answer_line", "part_end_line", "read_header",
-                                "write_all"]) in _grader_imports("runner.part_runner")
+    assert {"runners", "runners.protocol", "preprocessors.judge_submission", "sandbox",
+            "sandbox.channel", "judging.judge", "record"} <= set(GRADER_MODULES)
+    assert "runners.protocol" in GRADER_GRAPH["judging.judge"]
+    assert "judging.submission" in GRADER_GRAPH["preprocessors.judge_submission"]
+    assert "preprocessors.base" in GRADER_GRAPH["preprocessors.clean_student_html"]
+    assert ("runners.protocol", ["END", "Answer", "Case", "End", "PartEnd", "ProtocolError",
+                                 "decode", "encode", "read_header", "write_all"]) \
+        in _grader_imports("runners.part_runner")
 
 
 def test_the_grader_has_no_import_cycles():
@@ -217,17 +219,17 @@ def test_every_grader_module_it_imports_exists(module):
     assert missing == [], f"coursegrader.{module} imports missing modules {missing}"
 
 
-RUNNER = sorted(m for m in GRADER_MODULES if m == "runner" or m.startswith("runner."))
+RUNNER = sorted(m for m in GRADER_MODULES if m == "runners" or m.startswith("runners."))
 
 
 @pytest.mark.parametrize("module", RUNNER)
 def test_the_runner_imports_nothing_of_the_grader_outside_its_package(module):
     """Only the runner package is bound into the sandbox: it must not reach out."""
-    outside = [t for t in GRADER_GRAPH[module] if not t.startswith("runner")]
+    outside = [t for t in GRADER_GRAPH[module] if not t.startswith("runners")]
     named = [n.module for n in ast.walk(ast.parse(_grader_file(module).read_text()))
              if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module
              and n.module.split(".")[0] in ("coursegrader", "coursecheck", "kernlab")]
-    allowed = ["coursecheck"] if module == "runner.student_side" else []
+    allowed = ["coursecheck"] if module == "runners.from_coursecheck" else []
     reached = [m for m in named if m not in allowed]
     assert outside == [] and reached == [], (outside, named)
 
@@ -236,9 +238,9 @@ def test_the_runner_imports_on_the_host():
     import importlib
     for module in RUNNER:
         importlib.import_module(f"coursegrader.{module}")
-    from coursegrader.runner import protocol, student_side
-    assert protocol.END == b'{"end": true}'
-    assert student_side.serial.__name__ == "coursecheck.serial"
+    from coursegrader.runners import protocol, from_coursecheck
+    assert protocol.END == b'{"end": true}\n'
+    assert from_coursecheck.serial.__name__ == "coursecheck.serial"
 
 
 def test_every_package_is_listed_for_installation():
@@ -269,3 +271,56 @@ def test_every_package_is_listed_for_installation():
     assert found == listed - data_only, (
         f"missing from pyproject.toml: {sorted(found - listed)}; "
         f"listed but absent: {sorted(listed - found - data_only)}")
+
+
+# ---------------------------------------------------------------- the grader's layers
+# A submission goes down these once: the instructor's tools run nbgrader's
+# apps and preprocessors, which hand the notebook to the judge, which runs
+# student code in the sandbox, where the runners are; the record comes back up.
+# Each module may import modules of lower layers and of its own layer, never of
+# a higher one.  Lowest first.
+LAYERS = [
+    ("runners",),                                      # run inside the sandbox
+    ("settings", "markers", "startup", "late_policy", "student_html", "mathml", "selfcheck"),
+    ("sandbox", "record", "gradebook", "student_outputs"),
+    ("judging",),
+    ("preprocessors", "apps"),                         # nbgrader's side
+    ("tools",),                                        # the instructor's commands
+    ("__init__", "__main__"),                          # the package's face
+]
+
+
+def _layer(module):
+    top = module.split(".")[0]
+    found = [i for i, names in enumerate(LAYERS) if top in names]
+    assert len(found) == 1, f"coursegrader.{module} is in no layer (or in two): add it"
+    return found[0]
+
+
+@pytest.mark.parametrize("module", GRADER_MODULES)
+def test_each_grader_module_imports_only_its_layer_and_those_below(module):
+    upward = [t for t in GRADER_GRAPH[module] if _layer(t) > _layer(module)]
+    assert upward == [], (f"coursegrader.{module} (layer {_layer(module)}) imports "
+                          f"{[(t, _layer(t)) for t in upward]}")
+
+
+def test_the_layers_are_read():
+    assert _layer("runners.protocol") < _layer("sandbox.channel") < _layer("judging.judge") \
+        < _layer("preprocessors.judge_submission") < _layer("tools.batch")
+    assert _layer("record") < _layer("judging.submission")
+    assert "record" in GRADER_GRAPH["judging.submission"]
+    assert "apps.autograde" in GRADER_GRAPH["tools.batch"]
+    with pytest.raises(AssertionError, match="in no layer"):
+        _layer("somewhere")
+
+
+def test_the_judge_is_the_only_way_down_to_the_sandbox():
+    """nbgrader's side and the instructor's tools reach student code through the
+    judge only: none of them speaks to a runner or starts a sandbox itself (the
+    sandbox's face says which confinement works here, and prepares it)."""
+    above = [m for m in GRADER_MODULES if m.split(".")[0] in ("preprocessors", "apps", "tools")]
+    assert "preprocessors.judge_submission" in above and "tools.batch" in above
+    for module in above:
+        reached = [t for t in GRADER_GRAPH[module]
+                   if t == "runners" or t.startswith(("runners.", "sandbox."))]
+        assert reached == [], (module, reached)

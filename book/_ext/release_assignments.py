@@ -4,7 +4,7 @@ At ``builder-inited`` this extension copies the nbgrader course
 (``assignments/nbgrader_config.py`` and ``assignments/source/``) to a
 temporary folder, runs ``nbgrader generate_assignment`` there for every
 problem set, checks that the released notebooks hold no solution or hidden
-test (``coursegrader.validation.release_leaks``), and copies them to
+test (``coursegrader.tools.validation.release_leaks``), and copies them to
 ``book/_generated/assignments/``:
 
 * ``psN.ipynb`` -- the notebook a student works in;
@@ -46,8 +46,8 @@ def _sources_digest(course: Path) -> str:
 
 def release_notebooks(course: Path, out: Path) -> list[str]:
     """Generate the release of every problem set of ``course`` into ``out``; return their names."""
-    from coursegrader.course import Course
-    from coursegrader.validation import release_leaks
+    from coursegrader.tools.course import Course
+    from coursegrader.tools.validation import release_leaks
 
     names = sorted(p.name for p in (course / "source").iterdir() if p.is_dir())
     digest = _sources_digest(course)

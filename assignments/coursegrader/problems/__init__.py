@@ -1,1 +1,0 @@
-"""Problem sets: one module ``psN`` per assignment, each with a ``PARTS`` dict of Part."""

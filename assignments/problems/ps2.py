@@ -1,0 +1,195 @@
+"""Problem set 2: ridge regression in the primal, in the dual, in a basis and with a kernel.
+
+Every part lists fixed public cases (the student sees their labels, inputs and
+expected values); the grader adds hidden ones. Expected values come from
+``kernlab``, except for the bump Gram matrix and the basis ridge, whose
+closed form is the answer itself: their public expected values are data
+(``answers.json``).
+"""
+
+import numpy as np
+
+import kernlab
+from coursecheck.parts import Case, Part, public_answers, allclose, float_array
+
+__all__ = ["PARTS"]
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _max_gap(a, b):
+    i = np.unravel_index(int(np.argmax(np.abs(a - b))), a.shape)
+    return f"largest difference at index {tuple(int(k) for k in i)}: expected {b[i]:.8g}, got {a[i]:.8g}"
+
+
+def regression_data(rng, n, d, scale=1.0):
+    X = scale * rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y = X @ w + 0.3 * rng.normal(size=n)
+    return X, y
+
+
+# ----------------------------------------------------- 1. primal ridge
+
+
+def _ridge_primal_public():
+    rng = np.random.default_rng(201)
+    X, y = regression_data(rng, 12, 3)
+    Xw, yw = regression_data(rng, 4, 9)
+    return [
+        Case(args=(X, y, 0.5), label="12 points in R^3, lam=0.5"),
+        Case(args=(X, y, 100.0), label="same data, heavy shrinkage lam=100"),
+        Case(args=(Xw, yw, 1.0), label="4 points in R^9 (more features than points), lam=1"),
+        Case(args=(np.array([[1.0], [2.0], [3.0]]), np.array([2.0, 4.0, 6.0]), 1.0),
+             label="1-D data on the line y = 2x, lam=1 (answer 28/15)"),
+    ]
+
+
+def _ridge_primal_reference(X, y, lam):
+    return kernlab.Ridge(lam=lam, solver="primal").fit(X, y).coef_
+
+
+# ------------------------------------------------------- 2. dual ridge
+
+
+def _ridge_dual_public():
+    rng = np.random.default_rng(202)
+    X, y = regression_data(rng, 6, 40)
+    Xt, yt = regression_data(rng, 10, 2)
+    return [
+        Case(args=(X, y, 0.5), label="6 points in R^40, lam=0.5"),
+        Case(args=(Xt, yt, 2.0), label="10 points in R^2 (more points than features), lam=2"),
+        Case(args=(np.array([[1.0], [2.0], [3.0]]), np.array([2.0, 4.0, 6.0]), 1.0),
+             label="1-D data on the line y = 2x, lam=1"),
+    ]
+
+
+def _ridge_dual_reference(X, y, lam):
+    return kernlab.Ridge(lam=lam, solver="dual").fit(X, y).alpha_
+
+
+# ------------------------------------------ 3. ridge with a free intercept
+
+
+def _ridge_intercept_reference(X, y, lam):
+    model = kernlab.Ridge(lam=lam, fit_intercept=True).fit(X, y)
+    return {"w": model.coef_, "b": float(model.intercept_)}
+
+
+def _ridge_intercept_compare(got, expected, case):
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        return f"expected a pair (w, b), got {type(got).__name__}"
+    w, msg = float_array(got[0], "w", ndim=1)
+    if msg:
+        return msg
+    if w.shape != expected["w"].shape:
+        return f"expected w of shape {expected['w'].shape}, got {w.shape}"
+    b, msg = float_array(np.reshape(got[1], -1) if np.ndim(got[1]) else [got[1]], "b", ndim=1)
+    if msg or b.shape != (1,):
+        return msg or f"expected b to be a single number, got shape {np.shape(got[1])}"
+    if not np.allclose(w, expected["w"], rtol=1e-6, atol=1e-9):
+        return "w is wrong; " + _max_gap(w, expected["w"])
+    if not np.isclose(b[0], expected["b"], rtol=1e-6, atol=1e-9):
+        return f"w is right but b is wrong: expected {expected['b']:.8g}, got {b[0]:.8g}"
+    return None
+
+
+def _ridge_intercept_public():
+    rng = np.random.default_rng(203)
+    X, y = regression_data(rng, 15, 2)
+    return [
+        Case(args=(np.array([[0.0], [1.0], [2.0]]), np.array([11.0, 13.0, 15.0]), 1.0),
+             label="points on the line y = 11 + 2x, lam=1 (w = 4/3, b = 35/3)"),
+        Case(args=(X, y + 50.0, 0.5), label="15 points in R^2 with targets shifted by 50, lam=0.5"),
+        Case(args=(X + 10.0, y, 2.0), label="same inputs moved by 10 in every coordinate, lam=2"),
+    ]
+
+
+# ------------------------------- 4. Gram matrix of normalised Gaussian bumps
+
+
+def _bump_gram_public():
+    return [
+        Case(args=(np.array([[0.0], [1.0], [3.0]]), 1.0), label="centres 0, 1, 3 on the line, sigma=1"),
+        Case(args=(np.array([[0.0, 0.0], [1.0, 1.0]]), 0.5), label="centres (0,0), (1,1) in R^2, sigma=0.5"),
+        Case(args=(np.linspace(-2.0, 2.0, 9).reshape(-1, 1), 0.3), label="9 centres on [-2, 2], sigma=0.3"),
+    ]
+
+
+# ------------------------------------------ 5. ridge in the bump basis
+
+
+def _basis_ridge_public():
+    rng = np.random.default_rng(205)
+    t = np.sort(rng.uniform(-3, 3, size=25)).reshape(-1, 1)
+    y = np.sin(t[:, 0]) + 0.1 * rng.normal(size=25)
+    centres = np.linspace(-3, 3, 7).reshape(-1, 1)
+    T2 = rng.uniform(-1, 1, size=(30, 2))
+    y2 = T2[:, 0] * T2[:, 1] + 0.05 * rng.normal(size=30)
+    c2 = np.array([[x, z] for x in (-1.0, 0.0, 1.0) for z in (-1.0, 0.0, 1.0)])
+    return [
+        Case(args=(t, y, centres, 1.0, 0.1), label="sin on [-3, 3], 7 centres, sigma=1, lam=0.1"),
+        Case(args=(t, y, centres, 1.0, 10.0), label="same data, lam=10"),
+        Case(args=(T2, y2, c2, 0.7, 0.05), label="xy on the square, 3x3 grid of centres, sigma=0.7, lam=0.05"),
+    ]
+
+
+# -------------------------------------------- 6. Gaussian kernel ridge
+
+
+def _kernel_ridge_reference(X, y, X_new, sigma, lam):
+    model = kernlab.KernelRidge(kernel=kernlab.Gaussian(sigma=sigma), lam=lam).fit(X, y)
+    return model.predict(X_new)
+
+
+def _kernel_ridge_public():
+    rng = np.random.default_rng(206)
+    x = np.sort(rng.uniform(0, 6, size=20)).reshape(-1, 1)
+    y = np.sin(x[:, 0]) + 0.1 * rng.normal(size=20)
+    grid = np.linspace(0, 6, 13).reshape(-1, 1)
+    X2 = rng.normal(size=(15, 3))
+    y2 = np.exp(-np.sum(X2**2, axis=1))
+    return [
+        Case(args=(x, y, grid, 1.0, 0.1), label="sin on [0, 6], 20 points, sigma=1, lam=0.1, 13 new points"),
+        Case(args=(x, y, x, 0.5, 1e-3), label="same data predicted at the training points, sigma=0.5, lam=0.001"),
+        Case(args=(X2, y2, X2[:4] + 0.1, 2.0, 0.5), label="15 points in R^3, sigma=2, lam=0.5, 4 new points"),
+        Case(args=(np.array([[0.0]]), np.array([3.0]), np.array([[0.0], [1.0]]), 1.0, 1.0),
+             label="one point (0, 3), sigma=1, lam=1: predictions 1.5 and 1.5*exp(-1/2)"),
+    ]
+
+
+# ------------------------------------------------------------- parts
+
+PARTS = {
+    "ridge_primal": Part(
+        func="ridge_primal", points=3,
+        description="the weights solve the d x d normal equations",
+        public=_ridge_primal_public, reference=_ridge_primal_reference, compare=allclose(rtol=1e-6, atol=1e-9),
+    ),
+    "ridge_dual": Part(
+        func="ridge_dual", points=3,
+        description="alpha solves the n x n dual system",
+        public=_ridge_dual_public, reference=_ridge_dual_reference, compare=allclose(rtol=1e-6, atol=1e-9),
+    ),
+    "ridge_intercept": Part(
+        func="ridge_intercept", points=3,
+        description="w and the unpenalised intercept b",
+        public=_ridge_intercept_public, reference=_ridge_intercept_reference, compare=_ridge_intercept_compare,
+    ),
+    "bump_gram": Part(
+        func="bump_gram", points=2,
+        description="the L2 inner products of the bumps",
+        public=_bump_gram_public, answers=public_answers("ps2", "bump_gram"), compare=allclose(rtol=1e-8, atol=1e-12),
+    ),
+    "basis_ridge": Part(
+        func="basis_ridge", points=3,
+        description="w solves (Phi^T Phi + lam G) w = Phi^T y",
+        public=_basis_ridge_public, answers=public_answers("ps2", "basis_ridge"), compare=allclose(rtol=1e-5, atol=1e-7),
+    ),
+    "kernel_ridge_predict": Part(
+        func="kernel_ridge_predict", points=3,
+        description="predictions of Gaussian kernel ridge regression",
+        public=_kernel_ridge_public, reference=_kernel_ridge_reference, compare=allclose(rtol=1e-6, atol=1e-8),
+    ),
+}

@@ -1,0 +1,323 @@
+"""How a problem set describes its auto-graded parts, as the student sees them.
+
+A problem set ``psN`` is a module ``coursecheck.problems.psN`` with a dict
+``PARTS`` mapping each part id (the nbgrader ``grade_id`` of its test cell) to
+a :class:`Part`.  A part names the student's function, its points, a one-line
+description, its public test cases and how an answer is judged: either against
+a ``reference`` computed with kernlab (compared by ``compare``), or by a
+``verify`` function for questions without a single right answer.  These are
+the only declarations of a part's function, points and description: the
+problem set's notebook and the grader read them from here.
+
+The problem sets are the course's own (``assignments/problems/``, installed as
+``coursecheck.problems``).  The grader (``coursegrader``, instructor only) adds
+each part's generator of hidden cases from the course folder; the student
+package has none.  The same judging code runs in the
+student's notebook (:func:`coursecheck.check`) and in the grader; only the
+grader's verdict counts.
+"""
+
+import importlib
+import importlib.resources
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+__all__ = [
+    "Case", "Part", "allclose", "same_set", "custom", "equal",
+    "get_part", "get_parts", "judge_case", "public_answers", "describe", "float_array",
+    "log_uniform",
+]
+
+_PS_NAME = re.compile(r"^ps[0-9]+$")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test input: the positional arguments of the student's function and a label."""
+
+    args: tuple
+    label: str
+
+    def __post_init__(self):
+        if not isinstance(self.args, tuple):
+            raise TypeError(f"Case.args must be a tuple, got {type(self.args).__name__}")
+        if not isinstance(self.label, str) or not self.label:
+            raise TypeError("Case.label must be a non-empty string")
+
+
+@dataclass(frozen=True)
+class Part:
+    """An auto-graded part of a problem set.
+
+    Exactly one of ``reference`` (a function of the case arguments returning
+    the expected value, computed with kernlab), ``answers`` (the expected
+    value of each public case by its label, for a part whose reference is
+    worked out here rather than in kernlab and so would give the solution
+    away: see :func:`public_answers`) and ``verify`` (a function
+    ``verify(got, case)`` returning ``None`` when the answer is acceptable and
+    a message otherwise) must be given.  ``compare(got, expected, case)``
+    returns ``None`` or a message; it defaults to :func:`allclose`.
+    ``hidden`` (a generator of hidden cases from a random stream) is left
+    ``None`` here; only the grader's copy of a part has one.
+    """
+
+    func: str
+    points: float
+    public: Callable[[], list]
+    hidden: Optional[Callable[[np.random.Generator], list]] = None
+    reference: Optional[Callable[..., Any]] = None
+    compare: Optional[Callable[[Any, Any, Case], Optional[str]]] = None
+    verify: Optional[Callable[[Any, Case], Optional[str]]] = None
+    timeout: float = 20.0
+    description: str = field(default="", compare=False)
+    answers: Optional[dict] = field(default=None, compare=False)
+
+    def __post_init__(self):
+        if not isinstance(self.func, str) or not self.func.isidentifier():
+            raise ValueError(f"Part.func must be a Python identifier, got {self.func!r}")
+        if not (isinstance(self.points, (int, float)) and self.points > 0):
+            raise ValueError(f"Part.points must be a positive number, got {self.points!r}")
+        given = [self.reference is not None, self.answers is not None, self.verify is not None]
+        if sum(given) != 1:
+            raise ValueError("give exactly one of Part.reference, Part.answers and Part.verify")
+        if self.verify is not None and self.compare is not None:
+            raise ValueError("Part.compare is only used with Part.reference")
+        if not self.timeout > 0:
+            raise ValueError(f"Part.timeout must be positive, got {self.timeout!r}")
+
+
+# ----------------------------------------------------------------------------
+# comparators: (got, expected, case) -> None when fine, else a message
+# ----------------------------------------------------------------------------
+
+def _fmt(value, limit=300):
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, np.ndarray):
+        text = np.array2string(value, precision=6, threshold=20, edgeitems=3,
+                               max_line_width=100, suppress_small=True)
+        text = f"array of shape {value.shape}: {text}"
+    else:
+        text = repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _as_numeric_array(value):
+    """Return a numeric ndarray for numbers / arrays / nested lists of numbers, else None."""
+    if isinstance(value, (bool, np.bool_)):
+        return np.asarray(value)
+    if isinstance(value, (int, float, complex, np.number, np.ndarray, list, tuple)):
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError):
+            return None
+        if arr.dtype.kind in "biufc":
+            return arr
+    return None
+
+
+def allclose(rtol=1e-7, atol=1e-9):
+    """Compare numerically: same shape first, then entries within ``atol + rtol*|expected|``."""
+    if rtol < 0 or atol < 0:
+        raise ValueError("allclose: rtol and atol must be non-negative")
+
+    def compare(got, expected, case=None):
+        exp = np.asarray(expected)
+        arr = _as_numeric_array(got)
+        if arr is None:
+            kind = "nothing (None)" if got is None else f"a {type(got).__name__}: {_fmt(got)}"
+            return f"expected {_fmt(expected)}, got {kind}"
+        if arr.shape != exp.shape:
+            return f"expected shape {exp.shape}, got {arr.shape}"
+        if exp.size == 0:
+            return None
+        arr_f = arr.astype(complex if arr.dtype.kind == "c" or exp.dtype.kind == "c" else float)
+        exp_f = exp.astype(arr_f.dtype)
+        bad_nan = np.isnan(arr_f) & ~np.isnan(exp_f)
+        if bad_nan.any():
+            idx = tuple(int(i) for i in np.argwhere(bad_nan)[0])
+            return f"got nan at index {idx} where {_fmt(exp_f[idx])} was expected"
+        ok = np.isclose(arr_f, exp_f, rtol=rtol, atol=atol, equal_nan=True)
+        if ok.all():
+            return None
+        err = np.where(ok, 0.0, np.abs(arr_f - exp_f))
+        idx = np.unravel_index(int(np.argmax(np.nan_to_num(err, nan=np.inf))), err.shape)
+        where = f" at index {tuple(int(i) for i in idx)}" if exp.ndim else ""
+        msg = (f"{int((~ok).sum())} of {ok.size} entries differ; largest difference{where}: "
+               f"expected {_fmt(exp_f[idx])}, got {_fmt(arr_f[idx])}")
+        if exp.size > 1:
+            msg += f"\n      expected {_fmt(exp)}\n      got      {_fmt(arr)}"
+        return msg
+
+    compare.__name__ = f"allclose(rtol={rtol}, atol={atol})"
+    return compare
+
+
+def _normalise_item(v):
+    if isinstance(v, np.ndarray):
+        return tuple(_normalise_item(x) for x in v.tolist())
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, (list, tuple)):
+        return tuple(_normalise_item(x) for x in v)
+    if isinstance(v, (set, frozenset)):
+        return frozenset(_normalise_item(x) for x in v)
+    return v
+
+
+def same_set():
+    """Compare as collections without order or repetition (lists, tuples, sets, 1-D arrays)."""
+
+    def compare(got, expected, case=None):
+        if not isinstance(got, (list, tuple, set, frozenset, np.ndarray)):
+            return f"expected a collection like {_fmt(expected)}, got {_fmt(got)}"
+        try:
+            g = {_normalise_item(v) for v in got}
+        except TypeError as exc:
+            return f"the items returned cannot be compared ({exc})"
+        e = {_normalise_item(v) for v in expected}
+        if g == e:
+            return None
+        missing, extra = sorted(map(repr, e - g)), sorted(map(repr, g - e))
+        parts = []
+        if missing:
+            parts.append("missing " + ", ".join(missing[:10]))
+        if extra:
+            parts.append("unexpected " + ", ".join(extra[:10]))
+        return "; ".join(parts)
+
+    compare.__name__ = "same_set()"
+    return compare
+
+
+def equal():
+    """Exact equality of plain values (bools, ints, strings, tuples of those)."""
+
+    def compare(got, expected, case=None):
+        if type(got) is np.bool_:
+            got = bool(got)
+        if isinstance(expected, bool) and type(got) is not bool:
+            return f"expected the bool {expected!r}, got {_fmt(got)}"
+        if _normalise_item(got) == _normalise_item(expected):
+            return None
+        return f"expected {_fmt(expected)}, got {_fmt(got)}"
+
+    compare.__name__ = "equal()"
+    return compare
+
+
+def custom(fn, message="the answer is not right"):
+    """Wrap ``fn(got, expected, case)`` returning True/False/None or a message string."""
+
+    def compare(got, expected, case=None):
+        result = fn(got, expected, case)
+        if result is None or result is True:
+            return None
+        if result is False:
+            return f"{message}: expected {_fmt(expected)}, got {_fmt(got)}"
+        return str(result)
+
+    compare.__name__ = f"custom({getattr(fn, '__name__', 'fn')})"
+    return compare
+
+
+# ----------------------------------------------------------------------------
+# problem sets, random streams, judging
+# ----------------------------------------------------------------------------
+
+PROBLEMS = "coursecheck.problems"   # the package of the problem sets, one module psN each
+
+
+def get_parts(assignment):
+    """Return the ``PARTS`` dict of problem set ``assignment`` (e.g. ``"ps1"``)."""
+    if not isinstance(assignment, str) or not _PS_NAME.match(assignment):
+        raise ValueError(f"assignment must be a name like 'ps1', got {assignment!r}")
+    try:
+        module = importlib.import_module(f"{PROBLEMS}.{assignment}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{PROBLEMS}.{assignment}":
+            raise
+        raise ValueError(f"no problem set named {assignment!r}") from exc
+    return module.PARTS
+
+
+def get_part(assignment, part_id):
+    """Return the :class:`Part` ``part_id`` of problem set ``assignment`` (see :func:`get_parts`)."""
+    parts = get_parts(assignment)
+    if part_id not in parts:
+        raise ValueError(f"problem set {assignment!r} has no part {part_id!r}; "
+                         f"its parts are {sorted(parts)}")
+    return parts[part_id]
+
+
+def judge_case(part, case, got):
+    """Return ``None`` if ``got`` is right for ``case``, else a message saying what is wrong."""
+    if part.verify is not None:
+        return part.verify(got, case)
+    if part.reference is not None:
+        expected = part.reference(*case.args)
+    elif case.label in part.answers:
+        expected = part.answers[case.label]
+    else:
+        raise ValueError(f"no expected value for case {case.label!r} (only the public "
+                         "cases are checked in the notebook)")
+    compare = part.compare if part.compare is not None else allclose()
+    return compare(got, expected, case)
+
+
+#: The public expected values, a data file of the problem sets' package.
+ANSWERS_FILE = "answers.json"
+
+
+def public_answers(assignment, part_id):
+    """Expected values of a part's public cases, by label, as the grader computed them.
+
+    ``answers.json``, beside the problem sets, is written by the instructor's
+    ``python -m coursegrader.tools.answers`` from the grader's reference; only
+    public cases are in it.  Missing entries give an empty dict (the check then
+    says so).
+    """
+    from .serial import decode
+    try:
+        table = json.loads(importlib.resources.files(PROBLEMS).joinpath(ANSWERS_FILE)
+                           .read_text())
+    except FileNotFoundError:
+        return {}
+    return {label: decode(value)
+            for label, value in table.get(assignment, {}).get(part_id, {}).items()}
+
+
+def describe(value):
+    """Short readable text for a value in a report."""
+    return _fmt(value)
+
+
+# ---------------------------------------------------------------- for problem modules
+
+
+def float_array(got, what, *, ndim=None, shape=None):
+    """Return ``(array, None)`` when ``got`` is a finite float array of the given
+    ``ndim`` or ``shape``, else ``(None, message)`` saying what is wrong."""
+    if got is None:
+        return None, f"expected {what}, got None (did you forget to return?)"
+    try:
+        arr = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        return None, f"expected {what} as a numpy array of floats, got {type(got).__name__}"
+    if ndim is not None and arr.ndim != ndim:
+        return None, f"expected {what} with {ndim} axes, got shape {arr.shape}"
+    if shape is not None and arr.shape != tuple(shape):
+        return None, f"expected {what} of shape {tuple(shape)}, got shape {arr.shape}"
+    if not np.all(np.isfinite(arr)):
+        return None, f"{what} contains nan or inf"
+    return arr, None
+
+
+def log_uniform(rng, lo, hi):
+    """A number drawn uniformly on a logarithmic scale between ``lo`` and ``hi``."""
+    return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))

@@ -1,0 +1,1 @@
+"""nbgrader's own applications as the course runs them."""

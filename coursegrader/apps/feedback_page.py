@@ -1,0 +1,83 @@
+"""The pages that show a student's notebook: feedback and Formgrader's grading page.
+
+nbgrader's feedback template loads MathJax 2 from a CDN, so a student reading
+the page offline sees raw TeX. The folder ``templates`` comes first on
+nbconvert's search path for nbgrader's ``feedback`` and ``formgrade``
+templates (``nbgrader_config.py``, which Formgrader reads too):
+
+* ``mathjax.html.j2`` (in both) shadows nbconvert's macro and inlines MathJax 3
+  with SVG output (which needs no web fonts) from the copy that
+  ``sphinx-mathjax-offline`` installs for the website, with the configuration
+  of :data:`MATHJAX_CONFIG` (:func:`offline_mathjax`);
+* ``feedback/base.html.j2`` leaves the ``In [ ]`` / ``Out [ ]`` prompts empty
+  (the judged test cells have no execution count, so they would read ``In [ ]``);
+* :data:`TEMPLATE_FILE` (in both) is the page itself: it extends nbgrader's
+  ``index.html.j2``, shows every Markdown cell through the ``clean_student_html``
+  filter (:mod:`coursegrader.student_html`) and, in the feedback, names each
+  graded part by its title (:mod:`coursegrader.preprocessors.title_graded_parts`).
+
+The feedback page is then a single file of about 2 MB that needs no network.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import json
+from pathlib import Path
+
+import nbgrader
+
+__all__ = ["TEMPLATES", "TEMPLATE_FILE", "MATHJAX_CONFIG", "template_basedirs",
+           "offline_mathjax"]
+
+#: Folder of the course's nbconvert templates.
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+
+#: The page template, in ``templates/feedback`` and ``templates/formgrade``.
+TEMPLATE_FILE = "course.html.j2"
+
+#: MathJax 3's configuration: the pages show students' Markdown, so no \href
+#: or \class (the ``html`` extension), no \require and no extension loaded on
+#: demand (``autoload``): the maths can neither link to a script nor fetch anything.
+MATHJAX_CONFIG = {
+    "tex": {
+        "packages": {"[-]": ["html", "require", "autoload"]},
+        "inlineMath": [["$", "$"], ["\\(", "\\)"]],
+        "displayMath": [["$$", "$$"], ["\\[", "\\]"]],
+        "processEscapes": True,
+        "processEnvironments": True,
+    },
+    "svg": {"fontCache": "global"},
+}
+
+#: The distribution that ships MathJax 3 for the website, and its folder there.
+MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
+
+
+def template_basedirs() -> list[str]:
+    """Where nbconvert looks for templates: the course's, then nbgrader's."""
+    nbgrader_templates = (Path(nbgrader.__file__).parent / "server_extensions"
+                          / "formgrader" / "templates")
+    return [str(TEMPLATES), str(nbgrader_templates)]
+
+
+@functools.cache
+def _mathjax_file(name: str) -> Path:
+    dist = importlib.metadata.distribution(MATHJAX_DISTRIBUTION)
+    for entry in dist.files or []:
+        if entry.parts[-2:] == ("mathjax", name):
+            return Path(dist.locate_file(entry))
+    raise FileNotFoundError(f"{MATHJAX_DISTRIBUTION} has no mathjax/{name}")
+
+
+def offline_mathjax(name: str) -> str:
+    """Two ``<script>`` elements: :data:`MATHJAX_CONFIG`, then MathJax's ``name``
+    (e.g. ``tex-svg.js``) inlined.
+
+    A Jinja filter of the course's templates (``HTMLExporter.filters``).
+    """
+    text = _mathjax_file(name).read_text(encoding="utf-8")
+    text = text.replace("</script", "<\\/script")
+    config = json.dumps(MATHJAX_CONFIG).replace("</", "<\\/")
+    return f"<script>window.MathJax = {config};</script>\n<script>{text}</script>"

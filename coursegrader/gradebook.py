@@ -1,0 +1,119 @@
+"""The course's gradebook: nbgrader's, with the course's extensions, and each grade after
+the late policy.
+
+Each problem set's due date is nbgrader's own (``Assignment.duedate``), so
+Formgrader shows it.  An extension gives one student a later due date for one
+problem set; nbgrader keeps extensions only on a submission that already
+exists, so they live in a table of their own, ``coursegrader_extension``, in
+the same database.  :func:`grade_lines` works out every student's grade after
+the late policy (:mod:`coursegrader.late_policy`) from their own due date,
+whenever it is asked: the export, the LMS's scores and the feedback read it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import warnings
+from typing import Iterator
+
+from nbgrader.api import Assignment, Gradebook, Student, SubmittedAssignment
+from nbgrader.coursedir import CourseDirectory
+from sqlalchemy import Column, DateTime, Integer, String, UniqueConstraint, select
+from sqlalchemy.exc import SAWarning
+from sqlalchemy.orm import declarative_base
+from traitlets.config import Config
+
+from .late_policy import LatePolicy
+
+__all__ = ["Extension", "GradeLine", "open_gradebook", "registered_assignments", "grade_lines",
+           "create_tables"]
+
+_Base = declarative_base()
+
+
+class Extension(_Base):
+    """A later due date for one student and one problem set (naive UTC)."""
+
+    __tablename__ = "coursegrader_extension"
+    __table_args__ = (UniqueConstraint("assignment", "student_id"),)
+    id = Column(Integer, primary_key=True)
+    assignment = Column(String(128), nullable=False)
+    student_id = Column(String(128), nullable=False)
+    until = Column(DateTime(), nullable=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class GradeLine:
+    """One student's grade for one problem set after the late policy."""
+
+    assignment: str
+    student_id: str
+    last_name: str | None
+    first_name: str | None
+    email: str | None
+    due: dt.datetime | None          # the student's own due date (naive UTC)
+    extended: bool
+    timestamp: dt.datetime | None    # when handed in (naive UTC), None if never
+    raw_score: float
+    max_score: float
+    days_late: int
+    penalty: float
+
+    @property
+    def score(self) -> float:
+        return self.raw_score - self.penalty
+
+
+@contextlib.contextmanager
+def open_gradebook(config: Config) -> Iterator[Gradebook]:
+    """The course's gradebook, with the extension table created if missing."""
+    coursedir = CourseDirectory(config=config)
+    with warnings.catch_warnings():
+        # nbgrader's score properties trip SQLAlchemy autoflush warnings
+        warnings.simplefilter("ignore", SAWarning)
+        with Gradebook(coursedir.db_url, course_id=coursedir.course_id) as gb:
+            create_tables(gb)
+            yield gb
+
+
+def registered_assignments(gb: Gradebook) -> dict[str, Assignment]:
+    """{name: nbgrader's Assignment} of every problem set in the gradebook."""
+    return {a.name: a for a in gb.db.execute(select(Assignment)).scalars()}
+
+
+def grade_lines(gb: Gradebook, policy: LatePolicy,
+                assignments: list[str] | None = None) -> list[GradeLine]:
+    """Every student's grade for every problem set (``assignments``: some only).
+
+    A problem set not handed in scores 0 and shows no timestamp.
+    """
+    extensions = {(e.assignment, e.student_id): e.until
+                  for e in gb.db.execute(select(Extension)).scalars()}
+    subs = {(s.assignment.name, s.student.id): s
+            for s in gb.db.execute(select(SubmittedAssignment)).scalars()}
+    lines = []
+    for a in sorted(registered_assignments(gb).values(), key=lambda a: a.name):
+        if assignments is not None and a.name not in assignments:
+            continue
+        max_score = float(a.max_score)
+        for st in sorted(gb.db.execute(select(Student)).scalars(), key=lambda s: s.id):
+            until = extensions.get((a.name, st.id))
+            due = a.duedate
+            if until is not None and (due is None or until > due):
+                due = until
+            sub = subs.get((a.name, st.id))
+            stamp = sub.timestamp if sub is not None else None
+            raw = float(sub.score) if sub is not None else 0.0
+            late = (stamp - due).total_seconds() if stamp and due else 0.0
+            lines.append(GradeLine(
+                a.name, st.id, st.last_name, st.first_name, st.email, due,
+                due is not None and due != a.duedate, stamp, raw, max_score,
+                policy.days_late(late), policy.penalty(raw, max_score, late)))
+    return lines
+
+
+def create_tables(gb: Gradebook) -> None:
+    """Add the course's own tables (extensions) to the gradebook where missing."""
+    _Base.metadata.create_all(gb.engine)

@@ -1,0 +1,214 @@
+"""Grade one part of a notebook outside the student's Python process.
+
+:class:`PartSession` runs the student's code cells and function in the
+sandbox of :mod:`coursegrader.sandbox` (the runner inside is
+:mod:`coursegrader.runners.part_runner`; both sides speak
+:mod:`coursegrader.runners.protocol` through the sandbox's channel; one
+sandbox per submission, a fresh process per part), hands it one case at a time
+under a time limit and returns what the function gave for each, and why the
+run stopped early if it did (:func:`run_part` does the same for one part).
+:func:`grade_part` draws the cases (hidden ones from the course secret, the
+student and the part), compares with the reference and returns the part's
+:class:`~coursegrader.record.PartResult`: its score, every case's outcome and
+the report shown to the student.  What comes back is parsed as data with
+bounded size and depth; an answer that cannot be parsed fails its case only.
+"""
+
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+from coursecheck import serial
+from coursecheck.check import format_report, judge_received
+from coursecheck.parts import describe
+
+from .. import sandbox
+from ..record import CaseResult, PartResult, Stop
+from ..runners import protocol
+from ..runners.protocol import StopReason
+from .problem_sets import hidden_rng, part_score
+
+__all__ = ["PartRun", "PartSession", "run_part", "grade_part", "one_line"]
+
+
+@dataclass
+class PartRun:
+    """What a part's run gave: per case ``(True, value)`` or ``(False, message)``, and
+    why the run stopped early (None when it did not)."""
+
+    values: list
+    stop: Optional[Stop] = None
+
+    @property
+    def note(self):
+        """Why the run stopped early, in words ("" when it did not)."""
+        return self.stop.describe() if self.stop is not None else ""
+
+
+def _answer(line, i, max_bytes):
+    """(ok, value or message) for the answer ``line`` to case ``i``; never raises."""
+    try:
+        answer = protocol.decode(line, protocol.Answer, max_bytes=max_bytes)
+    except protocol.ProtocolError:
+        return False, "no answer (the process sent something else)"
+    if answer.index != i:
+        return False, "no answer (the process sent something else)"
+    if answer.error is not None:
+        return False, answer.error[:500]
+    try:
+        return True, serial.decode(answer.value)
+    except RecursionError:
+        return False, "returned an unsupported type: the value is nested too deeply"
+    except serial.UnsupportedValue as exc:
+        return False, f"returned an unsupported type: {exc}"
+    except Exception as exc:  # any malformed value fails this case only
+        return False, f"no answer (unreadable: {type(exc).__name__})"
+
+
+class PartSession:
+    """One sandbox for a submission's parts, each graded by a fresh process of its own.
+
+    The sandbox starts at the first :meth:`run` and serves every part after it
+    (see :mod:`coursegrader.runners.part_runner`: a part runs in a child forked
+    before any student code, so it never sees another part's cases or
+    leftovers).  A part whose process ends before its last answer, times out
+    or floods its output ends the whole sandbox; the next part starts a new
+    one.  ``files_from`` is the submission's folder: its regular files are
+    copied into each part's folder, where the code runs.  ``forbidden`` and
+    ``allowed`` only matter in the ``"unconfined"`` mode (paths the in-process
+    guard refuses).  Use it as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, *, files_from=None, mode="bubblewrap", forbidden=(), allowed=(),
+                 policy=None):
+        self.files_from, self.mode, self.policy = files_from, mode, policy or sandbox.JUDGE
+        self.header = {"sweep": True} if mode == "bubblewrap" else {
+            "forbidden": tuple(str(p) for p in forbidden),
+            "allowed": tuple(str(p) for p in allowed)}
+        self._run = self._channel = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        if self._run is not None:
+            self._channel.close()
+            sandbox.stop(self._run)
+            self._run = self._channel = None
+
+    def run(self, cells, func, args_list, *, timeout=20.0):
+        """Run ``cells`` then ``func(*args)`` for each args tuple; a :class:`PartRun`."""
+        values = [None] * len(args_list)
+        if self._run is None:
+            self._run = sandbox.start(self.policy, sandbox.PART_RUNNER, mode=self.mode,
+                                      files_from=self.files_from, control=True)
+            self._channel = sandbox.Channel(self._run)
+        channel = self._channel
+        channel.expect(timeout, self.policy.output_bytes)
+        stop = None
+        try:
+            channel.send(protocol.PartHeader(tuple(cells), func, **self.header))
+            for i, args in enumerate(args_list):
+                channel.send(protocol.Case(i, serial.encode(tuple(args))))
+                values[i] = _answer(channel.receive(), i, self.policy.output_bytes)
+            channel.send(protocol.End())
+            ended = channel.part_end()
+            if ended.tampered:
+                # It wrote into the grader's pipe (the runner then ends): none
+                # of its answers counts.
+                stop = Stop(StopReason.TAMPERED)
+                values = [None] * len(args_list)
+                self.close()
+            elif ended.status != 0:
+                stop = self._stop(sandbox.stop_for_exit(ended.status), ended.status, timeout)
+        except sandbox.Stopped as stopped:
+            # A part that ended early, ran out of time or flooded its output ends
+            # the sandbox (what it left unread must reach no other part).
+            stop = self._stop(stopped.reason, stopped.code, timeout)
+            self.close()
+        why = stop.describe() if stop is not None else "the process stopped before answering"
+        values = [v if v is not None else (False, f"no answer ({why})") for v in values]
+        return PartRun(values=values, stop=stop)
+
+    def _stop(self, reason, code, timeout):
+        """The :class:`~coursegrader.record.Stop` of ``reason``, with the limit it hit."""
+        limit = {StopReason.TIMEOUT: timeout,
+                 StopReason.OUTPUT_LIMIT: self.policy.output_bytes,
+                 StopReason.FILE_LIMIT: self.policy.file_bytes,
+                 StopReason.CPU_LIMIT: self.policy.cpu_seconds}.get(reason)
+        return Stop(reason, code=code, limit=limit)
+
+
+def run_part(cells, func, args_list, *, timeout=20.0, files_from=None, mode="bubblewrap",
+             forbidden=(), allowed=(), policy=None):
+    """Run ``cells`` then ``func(*args)`` for each args tuple, in a sandbox of its own.
+
+    See :class:`PartSession` for the arguments; grading several parts of one
+    submission is cheaper with one session.
+    """
+    with PartSession(files_from=files_from, mode=mode, forbidden=forbidden,
+                     allowed=allowed, policy=policy) as session:
+        return session.run(cells, func, args_list, timeout=timeout)
+
+
+ONE_LINE = 160  # characters of a message kept for a case
+
+
+def one_line(text, limit=ONE_LINE):
+    """``text`` cut to its first line and ``limit`` characters ("..." marks a cut)."""
+    lines = str(text).strip().splitlines() or [""]
+    first = lines[0].strip()
+    if len(first) > limit:
+        return first[:limit - 3] + "..."
+    return first + " ..." if len(lines) > 1 else first
+
+
+def _case_result(case, hidden, message):
+    """A case's outcome as the record keeps it: the inputs of a failing public case
+    (a hidden case's are never kept), the message cut to one line."""
+    return CaseResult(label=case.label, hidden=bool(hidden), passed=message is None,
+                      inputs=(None if message is None or hidden
+                              else one_line(", ".join(describe(a) for a in case.args))),
+                      message=None if message is None else one_line(message))
+
+
+def grade_part(assignment, part_id, part, cells, *, student, secret, points=None,
+               timeout=None, files_from=None, mode="bubblewrap", forbidden=(), allowed=(),
+               session=None):
+    """Grade ``part`` of ``assignment`` for ``student`` from the notebook's code ``cells``.
+
+    ``points``: what the part is worth in this notebook (default: its own
+    points).  ``session`` (a :class:`PartSession`) runs it; without one, a
+    sandbox is started for this part alone.  Returns its
+    :class:`~coursegrader.record.PartResult`.
+    """
+    started = time.monotonic()
+    points = float(part.points if points is None else points)
+    cases = [(c, False) for c in part.public()]
+    if part.hidden is not None:
+        rng = hidden_rng(secret, student, assignment, part_id)
+        cases += [(c, True) for c in part.hidden(rng)]
+    args = [c.args for c, _ in cases]
+    if session is None:
+        run = run_part(cells, part.func, args, timeout=timeout or part.timeout,
+                       files_from=files_from, mode=mode, forbidden=forbidden, allowed=allowed)
+    else:
+        run = session.run(cells, part.func, args, timeout=timeout or part.timeout)
+    outcomes = []
+    for (case, is_hidden), (ok, got) in zip(cases, run.values):
+        msg = judge_received(part, case, got) if ok else got
+        outcomes.append((case, is_hidden, msg))
+    passed = sum(m is None for _, _, m in outcomes)
+    score = min(points, round(part_score(part, passed, len(outcomes)) * points
+                              / float(part.points), 2))
+    report = format_report(part_id, part, outcomes, show_hidden=False)
+    if run.stop is not None:
+        report += f"\n  note: {run.note}; the cases without an answer count as failed"
+    report += f"\nScore: {score:g} of {points:g} points"
+    return PartResult(part=part_id, function=part.func, description=part.description,
+                      points=points, score=score,
+                      cases=tuple(_case_result(*o) for o in outcomes), stop=run.stop,
+                      report=report, seconds=round(time.monotonic() - started, 3))

@@ -1,0 +1,47 @@
+"""The course's nbgrader preprocessors, one per module, in the order they run.
+
+``Autograde.sanitize_preprocessors`` (before nbgrader's own):
+
+* :mod:`.refuse_links` -- a submission holding a symbolic link is not graded;
+* :mod:`.sanitize_metadata` -- nbgrader metadata a student broke is dropped;
+* :mod:`.restore_locked_cells` -- locked cells restored, quietly where the
+  release hid tests.
+
+``Autograde.autograde_preprocessors``:
+
+* :mod:`.judge_submission` -- the notebook run in a kernel and every
+  auto-graded part judged, in the sandbox; the submission's record;
+* :mod:`.clean_student_html` -- what the student wrote, cleaned;
+* :mod:`.save_recorded_grades` -- the gradebook's scores, from the record.
+
+``GenerateFeedback.preprocessors``:
+
+* :mod:`.hide_hidden_tests` -- test cells without their hidden tests;
+* :mod:`.clean_student_html` -- again, for notebooks graded before it;
+* :mod:`.title_graded_parts` -- each graded part named by its title;
+* :mod:`.late_feedback` -- the due date used and the late penalty.
+
+:mod:`.base` holds the base class of those nbconvert's HTML exporter runs.
+They are wired into nbgrader in the course's ``nbgrader_config.py``.
+"""
+
+import importlib
+
+#: Each preprocessor, and the module it is in: nbgrader imports one when its
+#: configuration names it (``coursegrader.preprocessors.JudgeSubmission``), so
+#: autograde loads none of the feedback's.
+_MODULES = {
+    "CleanStudentHTML": "clean_student_html", "HideHiddenTests": "hide_hidden_tests",
+    "JudgeSubmission": "judge_submission", "LateFeedback": "late_feedback",
+    "RefuseLinks": "refuse_links", "RestoreLockedCells": "restore_locked_cells",
+    "SanitizeMetadata": "sanitize_metadata", "SaveRecordedGrades": "save_recorded_grades",
+    "TitleGradedParts": "title_graded_parts",
+}
+
+__all__ = sorted(_MODULES)
+
+
+def __getattr__(name):
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)

@@ -1,0 +1,24 @@
+"""The base class of the course's preprocessors that nbconvert's HTML exporter also runs.
+
+:class:`HTMLExportablePreprocessor` is a preprocessor that ``generate_feedback``
+runs under nbconvert's HTML exporter (and that autograde may run as well): the
+exporter configures ``display_data_priority`` for every preprocessor it runs.
+"""
+
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import List
+
+__all__ = ["HTMLExportablePreprocessor"]
+
+
+class HTMLExportablePreprocessor(NbGraderPreprocessor):
+    """A preprocessor nbconvert's HTML exporter may run (feedback), autograde too."""
+
+    # The HTML exporter configures this for every preprocessor; nbgrader's base
+    # class declares it without config=True, so traitlets would warn "Config
+    # option `display_data_priority` not recognized" (nbgrader's GetGrades
+    # declares it the same way).
+    display_data_priority = List(
+        NbGraderPreprocessor.display_data_priority.default_value,
+        help="Output types in the order an exporter prefers them (unused here).",
+    ).tag(config=True)

@@ -1,0 +1,161 @@
+"""JudgeSubmission: the notebook run for the student's outputs, every part judged, the record.
+
+At autograde, first of ``Autograde.autograde_preprocessors``, it hands the
+notebook to :func:`coursegrader.judging.submission.judge_submission`, which
+runs the notebook's code in a kernel inside the sandbox (the student's
+outputs) and meanwhile grades every auto-graded part of a problem set of the
+course in a sandbox of its own.  Then it puts the judge's report and score
+into each test cell and the kernel's outputs, kept plain and cleaned, into the
+other code cells, and attaches the submission's
+:class:`~coursegrader.record.SubmissionResult`, which nbgrader's writer saves
+beside the autograded notebook and which the gradebook's scores are taken
+from (:class:`~coursegrader.preprocessors.save_recorded_grades.SaveRecordedGrades`).
+"""
+
+import os
+import secrets
+from pathlib import Path
+
+from nbformat.v4 import new_output
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Enum, Float, Int, List, Unicode, default
+
+from .. import record, sandbox
+from ..judging.problem_sets import graded_parts
+from ..judging.submission import Settings, judge_submission
+from ..settings import CourseSettings
+from ..student_outputs import clean_outputs
+
+__all__ = ["JudgeSubmission"]
+
+
+class JudgeSubmission(NbGraderPreprocessor):
+    """Run the notebook and judge its parts in the sandbox; attach the record."""
+
+    confinement = Enum(
+        list(sandbox.MODES), default_value="bubblewrap",
+        help="Where student code runs: 'bubblewrap' (the sandbox; grading is refused "
+             "where it cannot be built) or 'unconfined' (weaker: separate processes with "
+             "limits and a fixed environment, but no namespaces; an explicit opt-in)."
+    ).tag(config=True)
+    budget = Float(
+        600.0, help="Seconds the notebook's whole run in a kernel may take (each cell: "
+        "CourseSettings.cell_timeout); grading goes on regardless.").tag(config=True)
+    output_bytes = Int(
+        4 * 1024**2, help="Bytes of output kept from the notebook's run.").tag(config=True)
+    secret_file = Unicode(
+        help="File holding the course secret the hidden cases are drawn from, when "
+             "CourseSettings.secret is empty; created when missing (default: "
+             ".grader_secret in the course folder).").tag(config=True)
+    forbidden_paths = List(
+        Unicode(),
+        help="Unconfined mode only: paths student code may not open (default: the course "
+             "folder and the exchange; in the sandbox neither exists).").tag(config=True)
+
+    @default("secret_file")
+    def _default_secret_file(self):
+        return str(Path(self._course()) / ".grader_secret")
+
+    @default("forbidden_paths")
+    def _default_forbidden_paths(self):
+        return [str(self._course()), CourseSettings(config=self.config).exchange]
+
+    def _course(self):
+        return CourseDirectory(config=self.config).root
+
+    def _course_secret(self, settings):
+        if settings.secret:
+            return settings.secret
+        path = os.path.abspath(self.secret_file)
+        if not os.path.exists(path):
+            # Written whole under another name, then linked into place: workers
+            # grading their first submissions at once all end up reading one secret.
+            tmp = f"{path}.{os.getpid()}-{secrets.token_hex(4)}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                with os.fdopen(fd, "w") as f:
+                    f.write(secrets.token_hex(32) + "\n")
+                os.link(tmp, path)
+                self.log.info("Created the course secret %s (keep it; grades depend "
+                              "on it)", path)
+            except FileExistsError:
+                pass          # another worker made it first: use theirs
+            finally:
+                os.unlink(tmp)
+        with open(path) as f:
+            value = f.read().strip()
+        if not value:
+            raise ValueError(f"the course secret file {path} is empty")
+        return value
+
+    def preprocess(self, nb, resources):
+        info = resources.get("nbgrader", {})
+        assignment, student = info.get("assignment"), info.get("student")
+        sandbox.check_mode(self.confinement)
+        (self.log.info if self.confinement == "bubblewrap" else self.log.warning)(
+            "%s/%s %s", student, assignment, sandbox.describe(self.confinement))
+        try:
+            parts = graded_parts(self._course(), assignment)
+        except ValueError as exc:
+            self.log.warning("No problem set %r in the course (%s); the notebook is run, "
+                             "its test cells as they are", assignment, exc)
+            parts = {}
+        settings = CourseSettings(config=self.config)
+        folder = os.path.abspath(resources.get("metadata", {}).get("path") or os.getcwd())
+        judged = judge_submission(
+            nb, parts, Settings(secret=self._course_secret(settings) if parts else "",
+                                mode=self.confinement, part_timeout=settings.part_timeout,
+                                forbidden=tuple(self.forbidden_paths),
+                                cell_timeout=settings.cell_timeout, budget=self.budget,
+                                output_bytes=self.output_bytes),
+            assignment=assignment, student=student,
+            notebook=info.get("notebook") or resources.get("metadata", {}).get("name", ""),
+            folder=folder)
+        result = judged.result
+        for part in result.parts:
+            self.log.info("%s/%s %s: %s of %s", student, assignment, part.part, part.score,
+                          part.points)
+        for i, cell in enumerate(nb.cells):
+            if i in judged.kernel_cells:
+                ran = judged.kernel_cells[i]
+                cell.outputs = clean_outputs(ran.outputs)
+                cell.execution_count = ran.execution_count
+            elif cell.cell_type == "code" and result.part(_grade_id(cell)) is not None:
+                cell.outputs = _verdict(result.part(_grade_id(cell)), cell.get("execution_count"))
+            elif cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        self._show_stop(nb, result, judged.run_cells, student)
+        record.attach(resources, result)
+        return nb, resources
+
+    def _show_stop(self, nb, result, ran, student):
+        """Say in the notebook where and why its run stopped, if it did."""
+        stop = result.kernel_run.stop if result.kernel_run else None
+        if stop is None or not ran:
+            return
+        where = stop.cell if stop.cell is not None else ran[0]
+        why = stop.describe(kernel=True)
+        self.log.warning("Kernel run of %s stopped at cell %d: %s; grading continues",
+                         student, where, why)
+        nb.cells[where].outputs.append(new_output(
+            "error", ename="KernelStopped", evalue=why,
+            traceback=[f"KernelStopped: {why}; the cells below were not run in the "
+                       "notebook (the grader still checks every part)"]))
+
+
+def _grade_id(cell):
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def _verdict(part, execution_count):
+    """A test cell's outputs: the judge's report, then the score nbgrader reads."""
+    outputs = [new_output("stream", name="stdout", text=part.report + "\n")]
+    if part.score > 0:
+        outputs.append(new_output("execute_result", data={"text/plain": f"{part.score:g}"},
+                                  execution_count=execution_count))
+    else:
+        outputs.append(new_output("error", ename="CheckFailed", evalue="0 points",
+                                  traceback=["CheckFailed: no check passed "
+                                             "(0 points)"]))
+    return outputs

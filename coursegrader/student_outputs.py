@@ -1,0 +1,65 @@
+"""Plain, cleaned copies of a notebook's outputs from an untrusted source.
+
+Used for the outputs of the student's kernel run
+(:mod:`coursegrader.preprocessors.judge_submission`) and for every code cell of
+an autograded notebook
+(:mod:`coursegrader.preprocessors.clean_student_html`); the HTML and
+Markdown they keep are cleaned by :mod:`coursegrader.student_html`.
+"""
+
+from nbformat.v4 import new_output
+
+from .student_html import clean_html, clean_markdown
+
+__all__ = ["clean_outputs", "plain_text"]
+
+TEXT_LIMIT = 100_000   # characters kept of one output's text
+_KEPT_DATA = ("text/plain", "text/html", "text/markdown", "text/latex", "image/png",
+              "image/jpeg")
+
+
+def plain_text(value):
+    """``value`` as text (a list of strings joined), cut to the limit; else ""."""
+    if isinstance(value, list):
+        value = "".join(v for v in value if type(v) is str)
+    return value[:TEXT_LIMIT] if type(value) is str else ""
+
+
+def clean_outputs(outputs):
+    """Plain, sanitised copies of notebook ``outputs`` from an untrusted source.
+
+    Streams, errors and rich outputs only; of rich data only text, HTML and
+    Markdown (cleaned by :mod:`coursegrader.student_html`), LaTeX and PNG/JPEG
+    images; anything else -- scripts, widgets, SVG, metadata -- is dropped.
+    """
+    kept = []
+    for out in outputs if isinstance(outputs, list) else []:
+        kind = out.get("output_type") if isinstance(out, dict) else None
+        if kind == "stream":
+            name = out.get("name")
+            name = name if name in ("stdout", "stderr") else "stdout"
+            kept.append(new_output("stream", name=name,
+                                   text=plain_text(out.get("text"))))
+        elif kind == "error":
+            tb = out.get("traceback")
+            kept.append(new_output("error", ename=plain_text(out.get("ename"))[:200],
+                                   evalue=plain_text(out.get("evalue"))[:2000],
+                                   traceback=[plain_text(t) for t in tb[:200]]
+                                   if isinstance(tb, list) else []))
+        elif kind in ("execute_result", "display_data"):
+            raw = out.get("data") if isinstance(out.get("data"), dict) else {}
+            data = {}
+            for mime in _KEPT_DATA:
+                if mime in raw:
+                    text = plain_text(raw[mime])
+                    data[mime] = clean_html(text) if mime == "text/html" \
+                        else clean_markdown(text) if mime == "text/markdown" else text
+            if not data:
+                continue
+            extra = {}
+            if kind == "execute_result":
+                n = out.get("execution_count")
+                extra["execution_count"] = n if type(n) is int else None
+            kept.append(new_output(kind, data=data, **extra))
+    return kept
+
