@@ -1,0 +1,255 @@
+"""What of a submission is compared: its code and its written answers, within bounds.
+
+The code is every code cell the student wrote or changed: the answer cells
+and any cell the student added, wherever it is, since all of it runs before
+the parts' tests (a cell exactly as released is the course's, not the
+student's). The written answers are every Markdown cell that is not exactly
+as released: the written answer cells and any the student added. Each is read up to a bound
+(:class:`SimilarityCheck`: bytes and statements of code, bytes of text), so
+that no submission makes the check slow or its page large; what is cut is
+said, per submission, in :attr:`Material.notes`.
+"""
+
+import ast
+from dataclasses import dataclass, field
+
+import numpy as np
+from copydetect import CodeFingerprint
+from traitlets import Float, Integer
+from traitlets.config import Configurable
+
+from .code import lexical_form, normal_code
+from .text import shingles, words
+
+__all__ = ["SimilarityCheck", "Cell", "Scaffold", "Material", "material_of"]
+
+
+class SimilarityCheck(Configurable):
+    """How submissions are compared, what flags a pair, and the bounds on each."""
+
+    threshold = Float(
+        0.6, min=0.0, max=1.0,
+        help="A pair is flagged when at least this share of one submission's code "
+             "(in normal form, after boilerplate) is found in the other.").tag(config=True)
+    written_threshold = Float(
+        0.5, min=0.0, max=1.0,
+        help="A pair is flagged when at least this share of the runs of words of "
+             "one submission's written answers is found in the other's.").tag(config=True)
+    noise = Integer(
+        25, min=5,
+        help="Matches shorter than this many characters of normal-form code are "
+             "ignored (copydetect's noise threshold).").tag(config=True)
+    guarantee = Integer(
+        30, min=5,
+        help="Matches at least this long are always found (copydetect's guarantee "
+             "threshold; at least noise).").tag(config=True)
+    shingle_words = Integer(
+        4, min=2, help="Written answers are compared as runs of this many words."
+    ).tag(config=True)
+    min_code_chars = Integer(
+        60, min=0,
+        help="Code with fewer characters of normal form (after boilerplate) than this "
+             "is too short to flag.").tag(config=True)
+    min_written_runs = Integer(
+        15, min=1,
+        help="Written answers with fewer runs of words (after the prompt's) than this "
+             "are too short to flag.").tag(config=True)
+    max_code_bytes = Integer(
+        200_000, min=1000,
+        help="Of each submission, at most this many bytes of code are compared "
+             "(cells in order; the rest is cut and the page says so).").tag(config=True)
+    max_statements = Integer(
+        5000, min=10,
+        help="Of each submission, at most this many statements of code are compared."
+    ).tag(config=True)
+    max_written_bytes = Integer(
+        100_000, min=1000,
+        help="Of each submission, at most this many bytes of written answers are "
+             "compared.").tag(config=True)
+    page_chars = Integer(
+        20_000, min=1000,
+        help="The report page shows at most this many characters of each side of a "
+             "flagged pair.").tag(config=True)
+    page_pairs = Integer(
+        100, min=1,
+        help="The report page shows at most this many flagged pairs side by side "
+             "(the CSV lists every pair).").tag(config=True)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A cell of a notebook: its type and source."""
+
+    cell_type: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Scaffold:
+    """What the course wrote: the released cells (a submitted cell that is one of
+    them, unchanged, is not the student's), the names the release binds (the
+    graded functions: they keep their names), and the released code and words,
+    which never count as shared."""
+
+    released: frozenset
+    keep: frozenset
+    code: str
+    text: tuple
+
+    @classmethod
+    def of(cls, released_cells):
+        """The scaffold of a problem set from its released notebook's cells."""
+        trees = [t for t in (_parse(c.source) for c in released_cells
+                             if c.cell_type == "code") if t is not None]
+        keep = frozenset(n for t in trees for n in _top_names(t))
+        code = normal_code(trees, keep)
+        text = tuple(words("\n".join(c.source for c in released_cells
+                                     if c.cell_type == "markdown")))
+        return cls(frozenset((c.cell_type, c.source.strip()) for c in released_cells),
+                   keep, code, text)
+
+
+def _top_names(tree):
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield stmt.name
+        elif isinstance(stmt, ast.Assign):
+            for t in stmt.targets:
+                if isinstance(t, ast.Name):
+                    yield t.id
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for a in stmt.names:
+                yield a.asname or a.name.split(".")[0]
+
+
+def _parse(source):
+    from ..judging.cells import python_source
+    try:
+        return ast.parse(python_source(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+@dataclass(eq=False)
+class Material:
+    """One submission's compared material: its code in normal form, the words of
+    its written answers, and what the bounds cut (``notes``)."""
+
+    student: str
+    code: str
+    text: list
+    notes: list = field(default_factory=list)
+    prints: object = None      # copydetect's fingerprint of ``code``
+    runs: dict = None          # {hash: first word} of the written answers' runs
+
+    @property
+    def code_chars(self):
+        return int(self.prints.token_coverage) if self.prints is not None else 0
+
+
+def _kb(n):
+    return f"{n / 1024:.0f} KB" if n < 1024**2 else f"{n / 1024**2:.1f} MB"
+
+
+def _within(source, budget):
+    """``source`` cut to at most ``budget`` bytes, at a line's end."""
+    data = source.encode("utf-8")
+    if len(data) <= budget:
+        return source
+    cut = data[:budget].decode("utf-8", "ignore")
+    return cut[:cut.rfind("\n") + 1] if "\n" in cut else ""
+
+
+def _code(cells, check, scaffold, notes):
+    """The normal form of the code ``cells`` (sources), within the bounds."""
+    trees, lexical, used, statements = [], [], 0, 0
+    total = sum(len(s.encode("utf-8")) for s in cells)
+    cut_bytes = cut_statements = False
+    for source in cells:
+        room = check.max_code_bytes - used
+        if room <= 0:
+            cut_bytes = True
+            break
+        part = _within(source, room)
+        if part != source:
+            cut_bytes = True
+        used += len(part.encode("utf-8"))
+        tree = _parse(part)
+        if tree is None:
+            lexical.append(lexical_form(part, scaffold.keep))
+            continue
+        count = sum(isinstance(n, ast.stmt) for n in ast.walk(tree))
+        if statements + count > check.max_statements:
+            kept = []
+            for stmt in tree.body:
+                n = sum(isinstance(x, ast.stmt) for x in ast.walk(stmt))
+                if statements + n > check.max_statements:
+                    break
+                kept.append(stmt)
+                statements += n
+            tree.body = kept
+            trees.append(tree)
+            cut_statements = True
+            break
+        statements += count
+        trees.append(tree)
+        if cut_bytes:
+            break
+    if cut_bytes:
+        notes.append(f"code cut at {_kb(check.max_code_bytes)}: {_kb(total - used)} of "
+                     f"{_kb(total)} in its code cells not compared")
+    if cut_statements:
+        notes.append(f"code cut at {check.max_statements} statements: the cells after "
+                     "that not compared")
+    if lexical:
+        notes.append(f"{len(lexical)} code cell(s) do not parse as Python: compared "
+                     "token by token")
+    try:
+        code = normal_code(trees, scaffold.keep)
+    except RecursionError:
+        notes.append("code nested too deeply to read: compared token by token")
+        code = "\n".join(lexical_form(ast.unparse(t), scaffold.keep) for t in trees)
+    return "\n".join([code] + lexical).strip()
+
+
+def _text(cells, check, notes):
+    total = sum(len(s.encode("utf-8")) for s in cells)
+    text = _within("\n\n".join(cells) + "\n", check.max_written_bytes)
+    if len(text.encode("utf-8")) < total:
+        notes.append(f"written answers cut at {_kb(check.max_written_bytes)} of {_kb(total)}")
+    return words(text)
+
+
+def _fingerprint(code, check, boilerplate=None):
+    win = max(1, check.guarantee - check.noise + 1)
+    return CodeFingerprint("answers.txt", check.noise, win, boilerplate=boilerplate,
+                           filter=False, fp=_Text(code))
+
+
+class _Text:
+    """What copydetect reads a document from."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def read(self):
+        return self.text
+
+
+def boilerplate(scaffold, check):
+    """Fingerprints of the released code, which never count as shared."""
+    return np.array(sorted(_fingerprint(scaffold.code, check).hashes), dtype=np.int64)
+
+
+def material_of(student, cells, scaffold, check, boiler):
+    """The :class:`Material` of ``student``'s submission, whose cells are ``cells``
+    (:class:`Cell`, in notebook order); ``boiler``: :func:`boilerplate`."""
+    notes = []
+    own = [c for c in cells if (c.cell_type, c.source.strip()) not in scaffold.released]
+    code = [c.source for c in own if c.cell_type == "code"]
+    text = [c.source for c in own if c.cell_type == "markdown"]
+    normal = _code(code, check, scaffold, notes)
+    ws = _text(text, check, notes)
+    prompt = shingles(list(scaffold.text), check.shingle_words)
+    runs = {h: i for h, i in shingles(ws, check.shingle_words).items() if h not in prompt}
+    return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs)
