@@ -14,12 +14,11 @@ compared:
   functions), repeated until none is left;
 - the spelling of a loop: ``x += e`` is ``x = x + e``; ``a > b`` is ``b < a``;
   a counting ``while`` (``i = a`` ... ``while i < b:`` ... ``i += s``) is
-  ``for i in range(a, b, s)``; a comprehension is the loop that appends to a
-  list, so ``[f(x) for x in xs]`` and ``for x in xs: out.append(f(x))`` read
+  ``for i in range(a, b, s)``, and ``for i in range(len(s)): x = s[i]`` is
+  ``for x in s``; a comprehension is the loop that appends to a list, so ``[f(x) for x in xs]`` and ``for x in xs: out.append(f(x))`` read
   the same;
-- names: a name the student binds is replaced by its kind and its order of
-  first use in its top-level definition (``v0``, ``v1``, ... inside a
-  function, ``G`` at the top level); names the student does not bind
+- names: a name the student binds is replaced by its kind (``v`` inside a
+  definition, ``G`` at the top level); names the student does not bind
   (``np``, ``range``, the setup cell's ``gram``), attributes and keyword
   names stay, since they say what the code does.
 
@@ -252,7 +251,7 @@ class _Canonical(ast.NodeTransformer):
         for stmt in body:
             if (isinstance(stmt, ast.While) and not stmt.orelse and out
                     and isinstance(stmt.test, ast.Compare) and len(stmt.test.ops) == 1
-                    and isinstance(stmt.test.ops[0], ast.Lt)
+                    and isinstance(stmt.test.ops[0], (ast.Lt, ast.LtE))
                     and isinstance(stmt.test.left, ast.Name)
                     and isinstance(out[-1], ast.Assign) and len(out[-1].targets) == 1
                     and isinstance(out[-1].targets[0], ast.Name)
@@ -271,7 +270,10 @@ class _Canonical(ast.NodeTransformer):
                         and not any(isinstance(n, (ast.Break, ast.Continue))
                                     for s in stmt.body[:-1] for n in ast.walk(s))):
                     start, step = out.pop().value, last.value.right
-                    args = [start, stmt.test.comparators[0]]
+                    stop = stmt.test.comparators[0]
+                    if isinstance(stmt.test.ops[0], ast.LtE):
+                        stop = ast.BinOp(stop, ast.Add(), ast.Constant(1))
+                    args = [start, stop]
                     if not (isinstance(step, ast.Constant) and step.value == 1):
                         args.append(step)
                     if isinstance(start, ast.Constant) and start.value == 0 and len(args) == 2:
@@ -279,8 +281,37 @@ class _Canonical(ast.NodeTransformer):
                     stmt = ast.For(ast.Name(name, ast.Store()),
                                    ast.Call(ast.Name("range", ast.Load()), args, []),
                                    stmt.body[:-1] or [ast.Pass()], [], lineno=0)
+            if isinstance(stmt, ast.For):
+                stmt = _Canonical.element_loop(stmt)
             out.append(stmt)
         return out
+
+    @staticmethod
+    def element_loop(loop):
+        """``for i in range(len(s)): x = s[i]; ...`` (``i`` used for nothing else)
+        as ``for x in s: ...``."""
+        it, body = loop.iter, loop.body
+        if not (isinstance(loop.target, ast.Name) and isinstance(it, ast.Call)
+                and isinstance(it.func, ast.Name) and it.func.id == "range"
+                and len(it.args) == 1 and not it.keywords
+                and isinstance(it.args[0], ast.Call)
+                and isinstance(it.args[0].func, ast.Name) and it.args[0].func.id == "len"
+                and len(it.args[0].args) == 1 and isinstance(it.args[0].args[0], ast.Name)
+                and body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1
+                and isinstance(body[0].targets[0], ast.Name)
+                and isinstance(body[0].value, ast.Subscript)):
+            return loop
+        index, seq = loop.target.id, it.args[0].args[0].id
+        sub = body[0].value
+        if not (isinstance(sub.value, ast.Name) and sub.value.id == seq
+                and isinstance(sub.slice, ast.Name) and sub.slice.id == index):
+            return loop
+        uses = sum(isinstance(n, ast.Name) and n.id == index
+                   for s in body[1:] for n in ast.walk(s))
+        if uses:
+            return loop
+        return ast.For(body[0].targets[0], ast.Name(seq, ast.Load()),
+                       body[1:] or [ast.Pass()], loop.orelse, lineno=0)
 
 
 def _as_load(target):
@@ -332,26 +363,26 @@ class _DropUnused(ast.NodeTransformer):
 
 
 class _Rename(ast.NodeTransformer):
-    """Names the student binds become their kind and order of first use."""
+    """Names the student binds become their kind: ``v`` inside a definition, ``G``
+    at the top level (so that neither a new name nor one more variable shifts
+    the others)."""
 
     def __init__(self, bound, keep):
         self.bound, self.keep = bound, keep
-        self.local = None
+        self.inside = False
 
     def name(self, name):
         if name in self.keep or name not in self.bound:
             return name
-        if self.local is None:
-            return "G"
-        return self.local.setdefault(name, f"v{len(self.local)}")
+        return "v" if self.inside else "G"
 
     def visit_Module(self, node):
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 stmt.name = self.name(stmt.name)
-                self.local = {}
+                self.inside = True
                 self.generic_visit(stmt)
-                self.local = None
+                self.inside = False
             else:
                 self.visit(stmt)
         return node

@@ -11,6 +11,7 @@ said, per submission, in :attr:`Material.notes`.
 """
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,10 +19,11 @@ from copydetect import CodeFingerprint
 from traitlets import Float, Integer
 from traitlets.config import Configurable
 
+from ..judging.cells import python_source, shares
 from .code import lexical_form, normal_code
 from .text import shingles, words
 
-__all__ = ["SimilarityCheck", "Cell", "Scaffold", "Material", "material_of"]
+__all__ = ["SimilarityCheck", "Scaffold", "Material", "boilerplate", "material_of"]
 
 
 class SimilarityCheck(Configurable):
@@ -55,11 +57,11 @@ class SimilarityCheck(Configurable):
         help="Written answers with fewer runs of words (after the prompt's) than this "
              "are too short to flag.").tag(config=True)
     max_code_bytes = Integer(
-        200_000, min=1000,
+        100_000, min=1000,
         help="Of each submission, at most this many bytes of code are compared "
              "(cells in order; the rest is cut and the page says so).").tag(config=True)
     max_statements = Integer(
-        5000, min=10,
+        3000, min=10,
         help="Of each submission, at most this many statements of code are compared."
     ).tag(config=True)
     max_written_bytes = Integer(
@@ -74,14 +76,6 @@ class SimilarityCheck(Configurable):
         100, min=1,
         help="The report page shows at most this many flagged pairs side by side "
              "(the CSV lists every pair).").tag(config=True)
-
-
-@dataclass(frozen=True)
-class Cell:
-    """A cell of a notebook: its type and source."""
-
-    cell_type: str
-    source: str
 
 
 @dataclass(frozen=True)
@@ -123,11 +117,14 @@ def _top_names(tree):
 
 
 def _parse(source):
-    from ..judging.cells import python_source
-    try:
-        return ast.parse(python_source(source))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    """The tree of a code cell, IPython's syntax (magics, ``!``) read as the judge
+    reads it; None when it does not parse."""
+    for read in (lambda s: s, python_source):
+        try:
+            return ast.parse(read(source))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return None
 
 
 @dataclass(eq=False)
@@ -148,7 +145,7 @@ class Material:
 
 
 def _kb(n):
-    return f"{n / 1024:.0f} KB" if n < 1024**2 else f"{n / 1024**2:.1f} MB"
+    return f"{n / 1000:.0f} kB" if n < 1000**2 else f"{n / 1000**2:.1f} MB"
 
 
 def _within(source, budget):
@@ -160,47 +157,50 @@ def _within(source, budget):
     return cut[:cut.rfind("\n") + 1] if "\n" in cut else ""
 
 
+def _parse_cut(part):
+    """The tree of a cell cut short: without its last top-level statement if that
+    was cut in the middle."""
+    tree = _parse(part)
+    if tree is None:
+        starts = [m.start() for m in re.finditer(r"\n(?=\S)", part)]
+        if starts:
+            tree = _parse(part[:starts[-1] + 1])
+    return tree
+
+
 def _code(cells, check, scaffold, notes):
     """The normal form of the code ``cells`` (sources), within the bounds."""
-    trees, lexical, used, statements = [], [], 0, 0
-    total = sum(len(s.encode("utf-8")) for s in cells)
-    cut_bytes = cut_statements = False
-    for source in cells:
-        room = check.max_code_bytes - used
-        if room <= 0:
-            cut_bytes = True
-            break
+    sizes = [len(s.encode("utf-8")) for s in cells]
+    total = sum(sizes)
+    trees, lexical, statements, used = [], [], 0, 0
+    cut_statements = False
+    for source, size, room in zip(cells, sizes, shares(sizes, check.max_code_bytes)):
+        if not room or statements >= check.max_statements:
+            cut_statements = cut_statements or bool(room)
+            continue
         part = _within(source, room)
-        if part != source:
-            cut_bytes = True
         used += len(part.encode("utf-8"))
-        tree = _parse(part)
+        tree = _parse(part) if room == size else _parse_cut(part)
         if tree is None:
             lexical.append(lexical_form(part, scaffold.keep))
             continue
-        count = sum(isinstance(n, ast.stmt) for n in ast.walk(tree))
-        if statements + count > check.max_statements:
-            kept = []
-            for stmt in tree.body:
-                n = sum(isinstance(x, ast.stmt) for x in ast.walk(stmt))
-                if statements + n > check.max_statements:
-                    break
-                kept.append(stmt)
-                statements += n
-            tree.body = kept
-            trees.append(tree)
-            cut_statements = True
-            break
-        statements += count
+        kept = []
+        for stmt in tree.body:
+            n = sum(isinstance(x, ast.stmt) for x in ast.walk(stmt))
+            if statements + n > check.max_statements:
+                cut_statements = True
+                statements = check.max_statements
+                break
+            kept.append(stmt)
+            statements += n
+        tree.body = kept
         trees.append(tree)
-        if cut_bytes:
-            break
-    if cut_bytes:
+    if used < total:
         notes.append(f"code cut at {_kb(check.max_code_bytes)}: {_kb(total - used)} of "
-                     f"{_kb(total)} in its code cells not compared")
+                     f"{_kb(total)} in its code cells not compared (its largest cells)")
     if cut_statements:
-        notes.append(f"code cut at {check.max_statements} statements: the cells after "
-                     "that not compared")
+        notes.append(f"code cut at {check.max_statements} statements: the statements "
+                     "after that not compared")
     if lexical:
         notes.append(f"{len(lexical)} code cell(s) do not parse as Python: compared "
                      "token by token")
@@ -241,10 +241,13 @@ def boilerplate(scaffold, check):
     return np.array(sorted(_fingerprint(scaffold.code, check).hashes), dtype=np.int64)
 
 
-def material_of(student, cells, scaffold, check, boiler):
+def material_of(student, cells, scaffold, check, boiler, *, omitted=0):
     """The :class:`Material` of ``student``'s submission, whose cells are ``cells``
-    (:class:`Cell`, in notebook order); ``boiler``: :func:`boilerplate`."""
-    notes = []
+    (each with ``cell_type`` and ``source``, in notebook order; a record's
+    :class:`~coursegrader.record.AnswerCode`); ``boiler``: :func:`boilerplate`;
+    ``omitted``: bytes of the cells the record did not keep."""
+    notes = [f"{_kb(omitted)} of its cells beyond what the record keeps not compared"
+             ] if omitted else []
     own = [c for c in cells if (c.cell_type, c.source.strip()) not in scaffold.released]
     code = [c.source for c in own if c.cell_type == "code"]
     text = [c.source for c in own if c.cell_type == "markdown"]
