@@ -91,6 +91,8 @@ class _Canonical(ast.NodeTransformer):
                 taken = stmt.body if stmt.test.value else stmt.orelse
                 out.extend(self.block(taken))
                 continue
+            if _is_noop(stmt):
+                continue
             stmt = self.visit(stmt)
             for s in stmt if isinstance(stmt, list) else [stmt]:
                 if s is None or _is_noop(s):
@@ -272,7 +274,12 @@ class _Canonical(ast.NodeTransformer):
                     start, step = out.pop().value, last.value.right
                     stop = stmt.test.comparators[0]
                     if isinstance(stmt.test.ops[0], ast.LtE):
-                        stop = ast.BinOp(stop, ast.Add(), ast.Constant(1))
+                        if (isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub)
+                                and isinstance(stop.right, ast.Constant)
+                                and stop.right.value == 1):
+                            stop = stop.left           # i <= n - 1 is i < n
+                        else:
+                            stop = ast.BinOp(stop, ast.Add(), ast.Constant(1))
                     args = [start, stop]
                     if not (isinstance(step, ast.Constant) and step.value == 1):
                         args.append(step)
