@@ -26,6 +26,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +35,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 COURSE = REPO / "assignments"
+#: A book of one chapter with a self-check of each kind, built with the book's own
+#: extensions (tests/book/small_book).
+SMALL_BOOK = Path(__file__).resolve().parent / "book" / "small_book"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -75,6 +79,26 @@ def copy_course(tmp, assignments, **kwargs):
 @pytest.fixture(scope="session")
 def course_copy():
     return copy_course
+
+
+def build_small_book(out, builder=None):
+    """Build :data:`SMALL_BOOK` into ``out`` (warnings are errors); its ``_build`` folder."""
+    cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
+           "build", "-W", "-n", "--keep-going", "--path-output", str(out)]
+    if builder:
+        cmd += ["--builder", builder]
+    done = subprocess.run(cmd + [str(SMALL_BOOK)], capture_output=True, text=True,
+                          timeout=600, cwd=SMALL_BOOK)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log[-4000:]
+    assert "WARNING" not in log, log[-4000:]
+    return Path(out) / "_build"
+
+
+@pytest.fixture(scope="session")
+def small_book_site(tmp_path_factory):
+    """The small book's website, built once for every test that opens it."""
+    return build_small_book(tmp_path_factory.mktemp("small-book")) / "html"
 
 
 def postgres_bindir():
@@ -157,7 +181,7 @@ def postgres():
 #: Fixtures that take minutes: a class graded by nbgrader, the book built, a
 #: browser session, a fresh virtual environment, a database server, the hub.
 SLOW_FIXTURES = frozenset({
-    "built_book", "site",                                   # test_book
+    "built_book", "site", "small_book_site",                # the book built
     "student_wheel", "student_env", "jupyterlab",           # test_student_package
     "course", "graded", "class_run", "cluster",             # classes graded
     "postgres", "db_url",                                   # a PostgreSQL server

@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 from markdown_it import MarkdownIt
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "book" / "assignments.md"
 SOURCES = ROOT / "assignments" / "source"
 # The columns of the table, in any order (the page puts the download first,

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from pybtex.database import Entry, Person
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 CHAPTERS = sorted((BOOK / "chapters").glob("*.md"))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 from traitlets.config import Config
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "deploy"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "deploy"))
 
 from submit_check import digest, submitted_notebooks  # noqa: E402
 

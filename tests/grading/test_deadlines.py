@@ -20,7 +20,7 @@ from sqlalchemy import text
 from coursegrader.tools.course import Course, fill_answers
 from coursegrader.late_policy import CourseCalendar, LatePolicy
 
-COURSE = Path(__file__).resolve().parents[1] / "assignments"
+COURSE = Path(__file__).resolve().parents[2] / "assignments"
 pytestmark = [pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 

@@ -2,7 +2,7 @@
 text, answered in a browser, written out in the notebook download and in the PDF.
 
 The browser and PDF tests build a small book of their own
-(``tests/small_book``: one chapter with a question of each kind) with the
+(``tests/book/small_book``: one chapter with a question of each kind) with the
 book's extensions, in seconds rather than the minutes of the whole book; the
 whole book's pages go through the same accessibility test in test_book.py.
 """
@@ -20,15 +20,14 @@ import jupytext
 import pytest
 
 from accessibility import LAPTOP, PHONE, axe_violations
-from conftest import CHROMIUM, CHROMIUM_ARGS, require_chromium
+from conftest import CHROMIUM, CHROMIUM_ARGS, SMALL_BOOK, build_small_book, require_chromium
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 from coursegrader.selfcheck import (SelfCheckError, find_blocks, judge_number,  # noqa: E402
                                     parse, split_options, write_out)
 
-SMALL_BOOK = Path(__file__).parent / "small_book"
 CHAPTER = SMALL_BOOK / "book" / "chapters" / "first_steps.md"
 
 
@@ -181,22 +180,9 @@ def test_the_notebook_download_reads_as_text_with_answers_at_the_end():
 
 # -- the small book, built with the book's extensions --------------------------------
 
-def _build(out, builder=None):
-    cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
-           "build", "-W", "-n", "--keep-going", "--path-output", str(out)]
-    if builder:
-        cmd += ["--builder", builder]
-    done = subprocess.run(cmd + [str(SMALL_BOOK)], capture_output=True, text=True,
-                          timeout=600, cwd=SMALL_BOOK)
-    log = done.stdout + done.stderr
-    assert done.returncode == 0, log[-4000:]
-    assert "WARNING" not in log, log[-4000:]
-    return out / "_build"
-
-
 @pytest.fixture(scope="module")
-def small_site(tmp_path_factory):
-    return _build(tmp_path_factory.mktemp("selfcheck-book")) / "html"
+def small_site(small_book_site):
+    return small_book_site
 
 
 def _answer_live(page, box):
@@ -351,7 +337,7 @@ def test_the_pdf_prints_the_questions_and_their_answers_at_the_end_of_the_chapte
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail("TeX Live and poppler-utils are required in CI")
         pytest.skip("TeX Live or poppler-utils missing")
-    latex = _build(tmp_path, builder="pdflatex") / "latex"
+    latex = build_small_book(tmp_path, builder="pdflatex") / "latex"
     (pdf,) = latex.glob("*.pdf")
     text = " ".join(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True,
                                    text=True, check=True).stdout.split())

@@ -36,7 +36,7 @@ from coursegrader.tools.course import fill_answers
 from coursegrader.judging.problem_sets import graded_parts
 from conftest import CHROMIUM, CHROMIUM_ARGS, free_port, require_chromium
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COURSE = ROOT / "assignments"
 
 #: What the wheel installs into the environment besides its packages.

@@ -10,7 +10,7 @@ import pytest
 from coursecheck.parts import get_parts
 from coursegrader.tools.author import build_notebook, main
 
-ASSIGNMENTS = Path(__file__).resolve().parents[1] / "assignments"
+ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
 PS1 = ASSIGNMENTS / "source" / "ps1" / "ps1.md"
 
 HEADER = """---

@@ -20,7 +20,7 @@ import pytest
 from coursegrader.tools.course import Course, answer_cell_ids, fill_answers
 from coursegrader.tools.regular_files import copy_regular_files
 
-COURSE = Path(__file__).resolve().parents[1] / "assignments"
+COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS = "ps1"
 SECRET = "exchange-collect-secret-5f0c1d"
 

@@ -23,7 +23,7 @@ from coursegrader.judging.problem_sets import (graded_part, hidden_module, hidde
                                                local_hidden_rng, part_score)
 from coursegrader.tools.validation import release_leaks
 
-COURSE = Path(__file__).resolve().parents[1] / "assignments"
+COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS1_SOURCE = COURSE / "source" / "ps1" / "ps1.md"
 VERDICTS = hidden_module(COURSE, "ps1").VERDICTS
 # the grader's settings in the course, with the secret "k"

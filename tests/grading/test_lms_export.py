@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-COURSE = Path(__file__).resolve().parents[1] / "assignments"
+COURSE = Path(__file__).resolve().parents[2] / "assignments"
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
 
 # student id -> (email, {ps: (points, handed in)}); ps1 due 2026-10-05 23:59 UTC

@@ -33,7 +33,7 @@ from conftest import CHROMIUM, require_chromium
 from conftest import CHROMIUM_ARGS as BROWSER_ARGS
 from accessibility import LAPTOP, PHONE, axe_violations
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = [*BROWSER_ARGS, "--disable-quic"]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # The only tolerated log line with "WARNING": ipykernel's notice, printed by

@@ -22,7 +22,7 @@ from coursegrader.judging.problem_sets import graded_part
 pytestmark = pytest.mark.skipif(sandbox.probe() != "",
                                 reason="no bubblewrap sandbox here")
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RIGHT = ("import numpy as np\n\ndef is_kernel(name):\n"
          "    return name in {'B_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one',"
          " 'cos_first', 'min_abs_first', 'norm_product'}\n")

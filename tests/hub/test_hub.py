@@ -45,10 +45,10 @@ import requests
 from coursegrader.tools.course import fill_answers
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, postgres_server
-from test_student_html import HOSTILE, HOSTILE_CODE
+from attacks import HOSTILE, HOSTILE_CODE
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 PREFIX = Path(os.environ.get("KERNEL_COURSE_PREFIX", "/opt/kernel-course"))
 HUBPY = PREFIX / "hub" / "bin" / "python"

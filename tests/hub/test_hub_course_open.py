@@ -1,8 +1,8 @@
 """"Open in the course hub" on a real JupyterHub, in Chromium, as a student meets it.
 
 Run as root, under the hub lock, like test_hub.py (whose hub helpers this
-module uses): ``flock /work/locks/hub.lock pytest tests/test_hub_course_open.py``.
-The hub serves the small book of tests/small_book, built with the book's own
+module uses): ``flock /work/locks/hub.lock pytest tests/hub/test_hub_course_open.py``.
+The hub serves the small book of tests/book/small_book, built with the book's own
 extensions, at /services/book/, and uses the shared folder as its exchange.
 
 - A student who is not logged in clicks "Open this chapter in the course hub"
@@ -41,7 +41,6 @@ import pytest
 from conftest import CHROMIUM, CHROMIUM_ARGS, free_port
 from test_hub import (LONG, assignment_row, course_hub, installed, open_assignments,  # noqa: F401
                       open_terminal, render_every_cell, run_in_terminal, shot)
-from test_selfcheck import _build
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
@@ -49,10 +48,9 @@ CHAPTER = "book/chapters/first_steps"
 
 
 @pytest.fixture(scope="module")
-def small_book(tmp_path_factory):
-    html = _build(tmp_path_factory.mktemp("small-book")) / "html"
+def small_book(small_book_site):
     # the book service runs as root; the folder is the hub's, like _build/html
-    return html
+    return small_book_site
 
 
 @pytest.fixture(scope="module")

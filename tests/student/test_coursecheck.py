@@ -19,7 +19,7 @@ from coursegrader.tools.author import build_notebook
 from coursegrader.judging.problem_sets import HIDDEN_FOLDER, graded_parts, hidden_module
 from coursegrader.tools.validation import hidden_test_lines, solution_lines
 
-ASSIGNMENTS = Path(__file__).resolve().parents[1] / "assignments"
+ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
 # what the student package holds: coursecheck and the problem sets' public half
 PACKAGE = [ASSIGNMENTS.parent / "coursecheck", ASSIGNMENTS / "problems"]
 SOURCES = sorted(ASSIGNMENTS.glob("source/ps*/ps*.md"))

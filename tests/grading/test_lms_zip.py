@@ -22,7 +22,7 @@ import pytest
 from coursegrader.tools.course import Course, fill_answers
 from coursegrader.tools.lms_zip import LmsZipExtractor, plan
 
-COURSE = Path(__file__).resolve().parents[1] / "assignments"
+COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS = "ps1"
 CANVAS = LmsZipExtractor.named_regexp.default_value
 NOTEBOOKS = {"ps1.ipynb"}

@@ -3,7 +3,7 @@
 A small site is made in a temporary folder: public files only, then with a
 solution hidden in an archive inside an archive, a highlighted solution line
 in an HTML page and an answer-key entry in a JSON file. The scan of the whole
-built site is in tests/test_book.py.
+built site is in tests/book/test_book.py.
 """
 
 import io
@@ -15,7 +15,7 @@ import pytest
 
 from coursegrader.tools.leaks import course_secrets, find_leaks
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

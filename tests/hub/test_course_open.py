@@ -17,7 +17,7 @@ import pytest
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, require_chromium
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "deploy"))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
@@ -82,9 +82,8 @@ def test_names_that_could_be_paths_are_refused_on_both_sides(name):
 # -- the link on the book's pages --------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def small_site(tmp_path_factory):
-    from test_selfcheck import _build
-    return _build(tmp_path_factory.mktemp("small-book")) / "html"
+def small_site(small_book_site):
+    return small_book_site
 
 
 def _serve(app):

@@ -45,7 +45,7 @@ from nbgrader.api import Gradebook
 
 from conftest import free_port, in_ci
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 COURSE = ROOT / "assignments"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kernel-course"
