@@ -37,12 +37,12 @@ def noop_after_each_line(answers):
     return out
 
 
-def into_extra_cell(answers, scaffold):
-    """The code answers moved verbatim into one cell the student adds, the answer
-    cells left as released (``scaffold``: {grade id: released source})."""
+def into_extra_cell(answers):
+    """The code answers moved verbatim into one cell the student adds (above the
+    first check), the answer cells emptied."""
     out = dict(answers)
     for part in CODE_PARTS:
-        out[part] = scaffold[part]
+        out[part] = "# my answers are in the cell above\n"
     extra = "\n\n".join(answers[part] for part in CODE_PARTS)
     return out, extra
 

@@ -263,6 +263,6 @@ def test_page_shows_flagged_pair_side_by_side_escaped(report):
     assert "evidence for a person to weigh, not a verdict" in page
     assert "<h2>alice and mallory&lt;img src=x onerror=alert(1)&gt;:" in page
     text = re.sub(r"<[^>]+>", "", page)
-    assert "<mark>" in page and "v={'S':True," in text       # mallory's code, marked
+    assert "<mark>" in page and "v={&#39;S&#39;:True," in text   # mallory's code, marked
     assert "v&lt;0" in page and "<img" not in page           # in its normal form
     assert page.count("<h2>") == 1                           # only the flagged pair

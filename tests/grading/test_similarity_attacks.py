@@ -5,7 +5,7 @@ A class of ps1 is handed in and graded with the instructor's commands: alice
 hands in the reference solution, six classmates (``ps1_honest``) their own
 independent answers, and the copiers copy a classmate and disguise it as
 students do (``ps1_copies``): the code moved verbatim into a cell of their own
-with the answer cells left as released, a no-op after each line, the loops
+with the answer cells emptied, a no-op after each line, the loops
 rewritten, every name changed, a classmate's written answers reworded, and
 padding in front of it all. Each copy earns what the original earns from the
 autograder (it is working code); the similarity check must flag each one with
@@ -26,9 +26,9 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from coursegrader.tools.course import Course, fill_answers
 
-from .ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS, into_extra_cell,
+from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS, into_extra_cell,
                          noop_after_each_line, renamed, reworded)
-from .ps1_honest import HONEST
+from grading.ps1_honest import HONEST
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900),
@@ -79,9 +79,9 @@ def _hand_in_the_class(c):
     c.hand_in("blank", "ps1", released)
 
     # the reference moved verbatim into a cell of the copier's own
-    moved, extra = into_extra_cell({**reference, **blank_written}, scaffold)
+    moved, extra = into_extra_cell({**reference, **blank_written})
     c.hand_in("copier_extra_cell", "ps1",
-              _notebook(released, moved, [new_code_cell(extra)], before="counterexample"))
+              _notebook(released, moved, [new_code_cell(extra)], before="quadratic_map"))
     names = {"X": "data", "x1": "first", "x2": "second", "s": "root2", "Z": "aug",
              "columns": "feats", "combo": "idx", "counts": "mult", "coef": "w",
              "verdicts": "table", "rng": "gen", "m": "count", "scale": "sc", "P": "pts",
@@ -99,7 +99,7 @@ def _hand_in_the_class(c):
     # below 600 kB of padding in another: the padding is cut, the copy is not
     dora = noop_after_each_line(renamed(HONEST["dora"], {
         "rows": "lines", "result": "res", "exps": "E", "grow": "build", "weight": "w"}))
-    moved, extra = into_extra_cell({**dora, **blank_written}, scaffold)
+    moved, extra = into_extra_cell({**dora, **blank_written})
     padding = "".join(DEAD.format(i=i) for i in range(10_000))
     c.hand_in("copier_padded", "ps1", _notebook(
         released, moved, [new_code_cell(padding), new_code_cell(extra)],
