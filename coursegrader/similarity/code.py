@@ -6,7 +6,8 @@ compared:
 
 - comments, docstrings, layout and string contents (every string is ``'S'``);
 - statements that do nothing: ``pass``, a bare expression without a call
-  (``x``, ``3``, ``a + b``), ``print(...)``, ``x = x``, ``x += 0``, ``x *= 1``,
+  (``x``, ``3``, ``a + b``), ``print(...)``, ``assert True``, ``x = x``,
+  ``x += 0``, ``x *= 1``,
   ``if False:`` / ``while False:``, ``del`` of a name, code after ``return``,
   ``raise``, ``break`` or ``continue``;
 - assignments to names nothing reads, and functions and classes nothing
@@ -69,6 +70,8 @@ def _is_noop(stmt):
                  and not isinstance(v, str))
                 or (isinstance(stmt.op, (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow))
                     and v == 1 and not isinstance(v, bool)))
+    if isinstance(stmt, ast.Assert):
+        return isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
     if isinstance(stmt, ast.While) and _is_constant_false(stmt.test):
         return not stmt.orelse
     if isinstance(stmt, ast.Delete):

@@ -59,7 +59,8 @@ class SimilarityCheck(Configurable):
     max_code_bytes = Integer(
         100_000, min=1000,
         help="Of each submission, at most this many bytes of code are compared "
-             "(cells in order; the rest is cut and the page says so).").tag(config=True)
+             "(the smallest cells first; the rest is cut and the page says so)."
+    ).tag(config=True)
     max_statements = Integer(
         3000, min=10,
         help="Of each submission, at most this many statements of code are compared."
@@ -169,12 +170,17 @@ def _parse_cut(part):
 
 
 def _code(cells, check, scaffold, notes):
-    """The normal form of the code ``cells`` (sources), within the bounds."""
+    """The normal form of the code ``cells`` (sources), within the bounds: bytes
+    and statements go to the smallest cells first, so that padding in one cell
+    cannot push the others out."""
     sizes = [len(s.encode("utf-8")) for s in cells]
     total = sum(sizes)
-    trees, lexical, statements, used = [], [], 0, 0
+    trees, lexical = [None] * len(cells), [None] * len(cells)
+    statements = used = 0
     cut_statements = False
-    for source, size, room in zip(cells, sizes, shares(sizes, check.max_code_bytes)):
+    rooms = shares(sizes, check.max_code_bytes)
+    for i in sorted(range(len(cells)), key=lambda i: sizes[i]):
+        source, size, room = cells[i], sizes[i], rooms[i]
         if not room or statements >= check.max_statements:
             cut_statements = cut_statements or bool(room)
             continue
@@ -182,7 +188,7 @@ def _code(cells, check, scaffold, notes):
         used += len(part.encode("utf-8"))
         tree = _parse(part) if room == size else _parse_cut(part)
         if tree is None:
-            lexical.append(lexical_form(part, scaffold.keep))
+            lexical[i] = lexical_form(part, scaffold.keep)
             continue
         kept = []
         for stmt in tree.body:
@@ -194,7 +200,9 @@ def _code(cells, check, scaffold, notes):
             kept.append(stmt)
             statements += n
         tree.body = kept
-        trees.append(tree)
+        trees[i] = tree
+    trees = [t for t in trees if t is not None]
+    lexical = [t for t in lexical if t is not None]
     if used < total:
         notes.append(f"code cut at {_kb(check.max_code_bytes)}: {_kb(total - used)} of "
                      f"{_kb(total)} in its code cells not compared (its largest cells)")
@@ -206,9 +214,10 @@ def _code(cells, check, scaffold, notes):
                      "token by token")
     try:
         code = normal_code(trees, scaffold.keep)
-    except RecursionError:
-        notes.append("code nested too deeply to read: compared token by token")
-        code = "\n".join(lexical_form(ast.unparse(t), scaffold.keep) for t in trees)
+    except (RecursionError, MemoryError, ValueError, TypeError, AttributeError) as exc:
+        notes.append(f"code could not be put in normal form ({type(exc).__name__}): "
+                     "compared token by token")
+        code = "\n".join(lexical_form(c, scaffold.keep) for c in cells)
     return "\n".join([code] + lexical).strip()
 
 

@@ -56,8 +56,12 @@ def recorded_materials(coursedir, ps, scaffold, check):
         except (OSError, ValueError) as exc:   # one bad record must not stop the others
             skipped.append(f"{student}: its record could not be read ({exc})")
             continue
-        materials.append(material_of(student, result.answers, scaffold, check, boiler,
-                                     omitted=sum(a.omitted for a in result.answers)))
+        try:
+            materials.append(material_of(student, result.answers, scaffold, check, boiler,
+                                         omitted=sum(a.omitted for a in result.answers)))
+        except Exception as exc:   # what one student wrote must not stop the others
+            skipped.append(f"{student}: its cells could not be compared "
+                           f"({type(exc).__name__}: {exc})")
     return materials, skipped
 
 

@@ -14,7 +14,11 @@ CODE_PARTS = ("quadratic_map_answer", "multinomial_map_answer", "kernel_verdicts
               "counterexample_answer")
 WRITTEN_PARTS = ("validity_arguments", "closure_proofs")
 
-_NOOPS = ("pass", "...", "0", "None", "'''checked'''", "_unused_{n} = {n}", "1 + 1")
+#: Statements that do nothing, as a copier types them ({pad}: the indentation).
+_NOOPS = ("pass", "assert True", "_unused_{n} = [{n}, {n} + 1, {n} * 2]",
+          "'''step {n} checked against my notes'''",
+          "if False:\n{pad}    print('debug', {n})", "None", "...",
+          "while False:\n{pad}    break")
 
 
 def noop_after_each_line(answers):
@@ -32,7 +36,8 @@ def noop_after_each_line(answers):
             result.append(line)
             for indent in sorted(set(after.get(number, ())), reverse=True):
                 n = next(counter)
-                result.append(" " * indent + _NOOPS[n % len(_NOOPS)].format(n=n))
+                pad = " " * indent
+                result.append(pad + _NOOPS[n % len(_NOOPS)].format(n=n, pad=pad))
         out[part] = "\n".join(result) + "\n"
     return out
 

@@ -6,8 +6,9 @@ hands in the reference solution, six classmates (``ps1_honest``) their own
 independent answers, and the copiers copy a classmate and disguise it as
 students do (``ps1_copies``): the code moved verbatim into a cell of their own
 with the answer cells emptied, a no-op after each line, the loops
-rewritten, every name changed, a classmate's written answers reworded, and
-padding in front of it all. Each copy earns what the original earns from the
+rewritten, every name changed, the code in added cells dressed with the
+metadata of the course's locked cells, a classmate's written answers
+reworded, and padding in front of it all. Each copy earns what the original earns from the
 autograder (it is working code); the similarity check must flag each one with
 its original, and no pair of independent submissions. What a student wrote is
 data on the page, never markup.
@@ -47,6 +48,7 @@ COPIERS = {
     "copier_padded": ("dora", "code"),
     "copier_written": ("bob", "written"),
     "copier_injects": ("gus", "code"),
+    "copier_fake_locked": ("carol", "code"),
 }
 
 
@@ -112,6 +114,20 @@ def _hand_in_the_class(c):
                                 ("Again a feature map exists", "So a feature map exists")]}
     c.hand_in("copier_written", "ps1", _notebook(
         released, {**blank_code, **reworded(HONEST["bob"], edits)}))
+    # carol's code in added cells dressed as the course's locked cells: one with a
+    # grade id of its own, one above the setup cell repeating the setup's id
+    moved, extra = into_extra_cell({**HONEST["carol"], **blank_written})
+    first, _, rest = extra.partition("\n\n\ndef multinomial")
+    setup = next(cell for cell in released.cells if _grade_id(cell) == "setup")
+    dressed = []
+    for source, grade_id in ((first, "setup"), ("def multinomial" + rest, "helpers")):
+        cell = new_code_cell(source)
+        cell.metadata["nbgrader"] = {**setup.metadata["nbgrader"], "grade_id": grade_id}
+        dressed.append(cell)
+    nb = _notebook(released, moved, dressed[:1], before="setup")
+    at = [_grade_id(cell) for cell in nb.cells].index("quadratic_map")
+    nb.cells.insert(at, dressed[1])
+    c.hand_in("copier_fake_locked", "ps1", nb)
     # gus's answers, with markup in a cell that does not parse and in the written answers
     c.hand_in("copier_injects", "ps1", _notebook(
         released, {**HONEST["gus"],
@@ -198,15 +214,18 @@ def test_what_the_bounds_cut_is_said_for_that_submission(graded):
     c, _, _, page = graded
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page))
     assert "What was cut" in page
-    assert re.search(r"copier_padded: code cut at 100 kB: \d+ kB of \d+ kB", text)
-    cut = re.findall(r"<li>([^:<]+):", page.split("What was cut")[1].split("</ul>")[0])
-    assert cut == ["copier_padded"]
+    assert re.search(r"copier_padded: \d+ kB of its cells beyond what the record keeps "
+                     r"not compared; code cut at 100 kB: \d+ kB of \d+ kB", text)
+    assert re.search(r"copier_injects: 1 code cell\(s\) do not parse as Python", text)
+    noted = re.findall(r"<li>([^:<]+):", page.split("What was cut")[1].split("</ul>")[0])
+    assert noted == ["copier_injects", "copier_padded"]
     assert len(page.encode()) < 300_000
 
 
 def test_what_a_student_wrote_is_text_on_the_page(graded):
     _, _, _, page = graded
-    section = page.split("copier_injects")[1]
+    section = next(s for s in page.split("<section>")
+                   if re.match(r"\s*<h2>(copier_injects and gus|gus and copier_injects):", s))
     assert "<script" not in page and "<img" not in page and "onerror=alert" not in page
     assert "&lt;/V&gt;&lt;V&gt;V(1)&lt;/V&gt;" in page      # the cell read token by token
     assert "alert" in section                               # the words, as words

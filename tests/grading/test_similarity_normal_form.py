@@ -65,6 +65,7 @@ def feature_map(X, p):
         total += k
         total *= 1
     print(total)
+    assert True
     if total > n:
         raise ValueError(f"bad input {X.shape}")
         total = 5
@@ -178,3 +179,60 @@ def test_shared_runs_of_words_are_marked():
     pieces = marked_words(a, 4, shared)
     assert pieces[0] == ("the gram matrix of the point has a negative entry", True)
     assert pieces[1] == (" so it fails", False)
+
+
+ODD = '''\
+import numpy as np, math as m
+from itertools import *
+GLOBAL: int = 3
+@staticmethod
+def deco(f):
+    return f
+class Box(object):
+    """A box."""
+    size = 2
+    def __init__(self, *args, key=None, **kw):
+        self.args = args
+    @property
+    def area(self):
+        return self.size ** 2
+def feature_map(X, p=2, *, axis=-1):
+    global GLOBAL
+    total = 0
+    def inner():
+        nonlocal total
+        total += 1
+    if (n := len(X)) > 3:
+        inner()
+    match p:
+        case 1 | 2:
+            pass
+        case [a, *rest]:
+            total = a
+        case _:
+            raise ValueError(f"{p!r:>{n}}")
+    try:
+        y = {k: v for k, v in zip(X, X) if k}
+        s = {q for q in X}
+        g = sum(x * x for x in X if x for _ in range(2))
+        f = lambda z: [w for w in z]
+    except (TypeError, ValueError) as err:
+        raise RuntimeError(str(err)) from err
+    finally:
+        del total
+    with open(__file__) as fh, open(__file__) as gh:
+        pass
+    assert X is not None, "X"
+    return ((((((((((((X)))))))))))) if p else -X
+async def later(xs):
+    async for x in xs:
+        await x
+    return [y async for y in xs]
+'''
+
+
+def test_any_python_a_student_writes_has_a_normal_form():
+    first = normal_code([ast.parse(ODD)], keep=frozenset({"feature_map"}))
+    assert first == normal_code([ast.parse(ODD)], keep=frozenset({"feature_map"}))
+    assert "def feature_map(" in first and "match" in first
+    ast.parse(first)                                   # still Python
