@@ -13,6 +13,7 @@ compared:
 - assignments to names nothing reads, and functions and classes nothing
   calls (except the names the released notebook defines: the graded
   functions), repeated until none is left;
+- arithmetic that does nothing: ``e + 0``, ``e * 1`` and the like are ``e``;
 - the spelling of a loop: ``x += e`` is ``x = x + e``; ``a > b`` is ``b < a``;
   a counting ``while`` (``i = a`` ... ``while i < b:`` ... ``i += s``) is
   ``for i in range(a, b, s)``, and ``for i in range(len(s)): x = s[i]`` is
@@ -43,6 +44,11 @@ _SWAP = {ast.Gt: ast.Lt, ast.GtE: ast.LtE}
 
 def _is_constant_false(node):
     return isinstance(node, ast.Constant) and not node.value
+
+
+def _is_number(node, value):
+    return (isinstance(node, ast.Constant) and type(node.value) in (int, float)
+            and node.value == value)
 
 
 def _has_call(node):
@@ -142,6 +148,20 @@ class _Canonical(ast.NodeTransformer):
 
     def visit_JoinedStr(self, node):
         return ast.copy_location(ast.Constant("S"), node)
+
+    def visit_BinOp(self, node):
+        """``e + 0``, ``e - 0``, ``e * 1``, ``e / 1``, ``e ** 1``, ``0 + e``, ``1 * e`` are ``e``."""
+        self.generic_visit(node)
+        left, right, op = node.left, node.right, node.op
+        if _is_number(right, 0) and isinstance(op, (ast.Add, ast.Sub)):
+            return left
+        if _is_number(right, 1) and isinstance(op, (ast.Mult, ast.Div, ast.Pow)):
+            return left
+        if _is_number(left, 0) and isinstance(op, ast.Add):
+            return right
+        if _is_number(left, 1) and isinstance(op, ast.Mult):
+            return right
+        return node
 
     def visit_Compare(self, node):
         self.generic_visit(node)

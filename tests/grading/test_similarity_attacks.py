@@ -6,8 +6,8 @@ hands in the reference solution, six classmates (``ps1_honest``) their own
 independent answers, and the copiers copy a classmate and disguise it as
 students do (``ps1_copies``): the code moved verbatim into a cell of their own
 with the answer cells emptied, a no-op after each line, the loops
-rewritten, every name changed, the code in added cells dressed with the
-metadata of the course's locked cells, a classmate's written answers
+rewritten, every name changed, the code in an added cell dressed as the
+course's locked setup cell, a classmate's written answers
 reworded, and padding in front of it all. Each copy earns what the original earns from the
 autograder (it is working code); the similarity check must flag each one with
 its original, and no pair of independent submissions. What a student wrote is
@@ -114,20 +114,16 @@ def _hand_in_the_class(c):
                                 ("Again a feature map exists", "So a feature map exists")]}
     c.hand_in("copier_written", "ps1", _notebook(
         released, {**blank_code, **reworded(HONEST["bob"], edits)}))
-    # carol's code in added cells dressed as the course's locked cells: one with a
-    # grade id of its own, one above the setup cell repeating the setup's id
+    # carol's code in an added cell above the setup cell, dressed as the setup cell
+    # (its metadata, its grade id): nbgrader keeps the later cell of a repeated id
+    # as the course's, so this one runs as the student's (a cell dressed with a
+    # grade id of its own fails nbgrader's validation, and the submission with it)
     moved, extra = into_extra_cell({**HONEST["carol"], **blank_written})
-    first, _, rest = extra.partition("\n\n\ndef multinomial")
     setup = next(cell for cell in released.cells if _grade_id(cell) == "setup")
-    dressed = []
-    for source, grade_id in ((first, "setup"), ("def multinomial" + rest, "helpers")):
-        cell = new_code_cell(source)
-        cell.metadata["nbgrader"] = {**setup.metadata["nbgrader"], "grade_id": grade_id}
-        dressed.append(cell)
-    nb = _notebook(released, moved, dressed[:1], before="setup")
-    at = [_grade_id(cell) for cell in nb.cells].index("quadratic_map")
-    nb.cells.insert(at, dressed[1])
-    c.hand_in("copier_fake_locked", "ps1", nb)
+    dressed = new_code_cell(extra)
+    dressed.metadata = copy.deepcopy(setup.metadata)
+    c.hand_in("copier_fake_locked", "ps1", _notebook(released, moved, [dressed],
+                                                     before="setup"))
     # gus's answers, with markup in a cell that does not parse and in the written answers
     c.hand_in("copier_injects", "ps1", _notebook(
         released, {**HONEST["gus"],

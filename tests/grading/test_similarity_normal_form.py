@@ -100,6 +100,21 @@ def feature_map(X, p):
         raise ValueError("bad")
     return np.array(out) * total
 ''',
+    "arithmetic that does nothing": '''\
+def feature_map(X, p):
+    X = np.asarray(X, dtype=float) * 1
+    n, d = X.shape
+    out = []
+    for row in X:
+        out.append([(row[i] + 0) ** p for i in range(d)])
+    total = 0 + 0
+    for k in range(n):
+        total += k * 1
+        total = total - 0
+    if total > n:
+        raise ValueError(f"bad input {X.shape}")
+    return 1 * np.array(out) * total
+''',
     "dead helpers": '''\
 def _helper_never_called(a):
     return a * 2
