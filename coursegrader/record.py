@@ -13,8 +13,8 @@ and through them the exports), the grading log and the class report
 (:mod:`coursegrader.tools.batch`, :mod:`coursegrader.tools.report`), the
 feedback page (:class:`~coursegrader.preprocessors.title_graded_parts.TitleGradedParts`)
 and the similarity check (:mod:`coursegrader.tools.similarity`, which compares
-the answer code the record holds).  Nothing reads a log or a notebook to find
-these facts again.
+the cells the student wrote, as the record keeps them).  Nothing reads a log or
+a notebook to find these facts again.
 
 What a student wrote (an exception's message, say) is data here: it is never
 parsed for structure, and every page escapes it.
