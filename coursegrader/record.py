@@ -183,7 +183,8 @@ class SubmissionResult:
     every code cell that ran before the parts' tests other than the course's
     locked ones (answer cells and cells the student added), and every written
     answer (Markdown answer cells and Markdown cells the student added), up
-    to :data:`ANSWER_BYTES` in all; the similarity check compares them.  ``variant``
+    to :data:`ANSWER_BYTES` in all; the similarity check compares them (None
+    in a record written before the judge kept them).  ``variant``
     names the student's variant of the problem set, where the problem set
     has variants (none has yet: None).
     """
@@ -197,7 +198,7 @@ class SubmissionResult:
     started: str = ""
     seconds: float = 0.0
     confinement: str = "bubblewrap"
-    answers: tuple = ()
+    answers: Optional[tuple] = None
     variant: Optional[str] = None
 
     @property
@@ -239,7 +240,8 @@ class SubmissionResult:
             limits_hit=tuple(_enum(Limit, v, "limits_hit") for v in _list(data, "limits_hit")),
             started=_text(data, "started"), seconds=_number(data, "seconds"),
             confinement=_text(data, "confinement"),
-            answers=tuple(_answer(a) for a in _list(data, "answers")),
+            answers=(None if data.get("answers") is None
+                     else tuple(_answer(a) for a in _list(data, "answers"))),
             variant=_optional_text(data, "variant"))
 
     @classmethod
@@ -328,12 +330,12 @@ def _part(data):
 
 def _answer(data):
     _dict(data, "answer")
-    _need(data.get("cell_type") in ("code", "markdown"), "answer.cell_type",
-          '"code" or "markdown"')
-    omitted = data.get("omitted")
+    # a record from before cell_type and omitted were kept holds answer code, whole
+    cell_type, omitted = data.get("cell_type", "code"), data.get("omitted", 0)
+    _need(cell_type in ("code", "markdown"), "answer.cell_type", '"code" or "markdown"')
     _need(type(omitted) is int and omitted >= 0, "answer.omitted", "a whole number >= 0")
     return AnswerCode(cell=_optional_text(data, "cell"), source=_text(data, "source"),
-                      cell_type=data["cell_type"], omitted=omitted)
+                      cell_type=cell_type, omitted=omitted)
 
 
 # -- where it is written and read ----------------------------------------------------

@@ -49,6 +49,10 @@ def recorded_materials(coursedir, ps, scaffold, check):
     for student in sorted(submitted | recorded):
         try:
             result = record.load(graded / student / ps, ps)
+            if result.answers is None:
+                skipped.append(f"{student}: graded before records kept the student's "
+                               f"cells (make autograde PS={ps} FORCE=1 grades it again)")
+                continue
         except FileNotFoundError:
             skipped.append(f"{student}: not autograded, no record to compare "
                            f"(make autograde PS={ps} first)")

@@ -134,7 +134,7 @@ def is_notebook(docname):
 
 
 @pytest.fixture(scope="module")
-def built_book(tmp_path_factory):
+def built_book(slow, tmp_path_factory):
     """Build the whole book from scratch once; yield (html_dir, build_log)."""
     target = os.environ.get("BOOK_BUILD_DIR")
     if target:
@@ -264,7 +264,7 @@ class _Server(http.server.ThreadingHTTPServer):
 
 
 @pytest.fixture(scope="module")
-def site(built_book):
+def site(slow, built_book):
     """Serve the built site on 127.0.0.1; yield its base URL."""
     html = built_book[0]
     handler = functools.partial(_QuietHandler, directory=str(html))
@@ -942,6 +942,10 @@ def test_every_page_meets_wcag_21_aa_on_a_laptop_and_a_phone(site):
             context = browser.new_context(viewport=viewport)
             for path in pages:
                 page = _open(context, urllib.parse.urljoin(base, path))
+                # the theme's "Back to top" button shows once the reader scrolls
+                # down and back up: show it, so that it is checked too
+                page.evaluate("() => { const b = document.getElementById('pst-back-to-top');"
+                              " if (b) b.style.display = 'block'; }")
                 failures += [f"{name} {path}: {v}" for v in axe_violations(page)]
                 drawn = page.locator("mjx-container").count()
                 spoken = page.locator("mjx-container mjx-assistive-mml math").count()

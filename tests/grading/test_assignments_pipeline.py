@@ -68,7 +68,7 @@ def test_make_generate_writes_the_notebook_then_the_release(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def course(slow, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pipeline")
     c = copy_course(tmp, ASSIGNMENTS, secret=SECRET)
     (c.root / "students.csv").write_text(
@@ -125,7 +125,7 @@ def test_validate_sources_pass_and_releases_fail_every_test(course):
 
 
 @pytest.fixture(scope="module")
-def graded(course):
+def graded(slow, course):
     for ps in ASSIGNMENTS:
         course.nbgrader("release_assignment", ps)
         for student, kind in STUDENTS.items():

@@ -18,6 +18,7 @@ import nbformat
 import numpy as np
 import pytest
 
+from attacks import DISABLE_GUARD, KILL_SELF, forged_part
 from coursecheck import CheckFailed, check
 from coursecheck.check import run_cases
 from coursegrader.runners import landlock
@@ -121,35 +122,13 @@ print("noise on stderr", file=sys.stderr)
 
 LOOP = "def multinomial_feature_map(X, p):\n    while True:\n        pass"
 
-KILL_KERNEL = """
-import os, signal
+KILL_KERNEL = KILL_SELF.format(func="quadratic_feature_map")
 
-def quadratic_feature_map(X):
-    os.kill(os.getpid(), signal.SIGKILL)
-"""
-
-# Appended to the right answer: on its last case (the report says 9), it
-# answers on the grader's channel itself, reopens the grader's pipe through
-# /proc/self/fd/0 with a folder descriptor the audit hook cannot follow,
-# writes a forged part there (one that would answer the next part's cases)
-# and leaves.
-INJECT_HEADER = """
-import json, os
-
-_FORGED = json.dumps({"cells": ["def counterexample_points(name):\\n    return []"],
-                      "func": "counterexample_points"}).encode()
-_calls = []
-
-def is_kernel(name, _honest=is_kernel):
-    _calls.append(name)
-    if len(_calls) < 9:
-        return _honest(name)
-    os.write(3, json.dumps({"case": 8, "value": _honest(name)}).encode() + b"\\n")
-    me = os.open("/proc/self", os.O_RDONLY | os.O_DIRECTORY)
-    pipe = os.open("fd/0", os.O_WRONLY, dir_fd=me)
-    os.write(pipe, b"%d\\n" % len(_FORGED) + _FORGED)
-    os._exit(0)
-"""
+# Appended to the right answer: on its last case it answers on the grader's
+# channel itself and writes into the grader's pipe a forged part, one that would
+# answer the next part's cases (attacks.forged_part).
+INJECT_HEADER = forged_part(["def counterexample_points(name):\n    return []"],
+                            "counterexample_points")
 
 SIGNAL_GRADER = """
 import os, signal
@@ -343,29 +322,8 @@ def quadratic_feature_map(X):
 """
 
 
-# Code that switches off the in-process audit hook by editing the globals of
-# the hook's frame, reached through the traceback of a refused operation.
-# Only the kernel's rules (Landlock) stand after that.
-DISABLE_GUARD = """
-import os
-
-def _disable_guard():
-    try:
-        open("/proc/1/environ", "rb")
-    except Exception as exc:
-        tb = exc.__traceback__
-        while tb.tb_next is not None:
-            tb = tb.tb_next
-        g = tb.tb_frame.f_globals
-        g["_under"] = lambda path, roots: False
-        for name in ("FORBIDDEN_MODULES", "ESCAPE_MODULES", "_ESCAPE_MODULES"):
-            if name in g:
-                g[name] = ()
-        for name in ("_BLOCKED_EVENTS", "_BLOCKED", "_PATH_WRITE_EVENTS", "_WRITE_EVENTS",
-                     "_PATH_EVENTS"):
-            if name in g:
-                g[name] = frozenset()
-"""
+# DISABLE_GUARD (attacks.py) switches off the in-process audit hook; only the
+# kernel's rules (Landlock) stand after that.
 
 UNGUARDED_IMPORT = DISABLE_GUARD + """
 def quadratic_feature_map(X):
@@ -945,7 +903,7 @@ def _students():
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(slow, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("robust")
     course = copy_course(tmp, ["ps1"], secret="robustness-test", cell_timeout=15,
                          part_timeout=8)

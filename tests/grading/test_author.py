@@ -88,6 +88,7 @@ def test_a_read_only_cell_needs_a_name(tmp_path):
         build_notebook(path, "ps1")
 
 
+@pytest.mark.slow   # a fresh interpreter: seconds
 def test_command_line_writes_the_notebook_next_to_its_source(tmp_path, capsys):
     folder = tmp_path / "source" / "ps1"
     folder.mkdir(parents=True)

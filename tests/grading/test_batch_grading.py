@@ -69,7 +69,7 @@ def logged(course):
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(slow, tmp_path_factory):
     course = make_course(tmp_path_factory.mktemp("batch"))
     runs = []
     # Run 1: stopped with Ctrl-C once the first submission is in the log.

@@ -38,7 +38,7 @@ PROBE = r"Not sure: $\href{javascript:window.PWNED=1}{D} \succeq 0$ and $\frac{1
 
 
 @pytest.fixture(scope="module")
-def class_run(tmp_path_factory):
+def class_run(slow, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("class")
     course = copy_course(tmp, ["ps1"], secret="clean-class-secret")
     (course.root / "Makefile").write_text((COURSE / "Makefile").read_text())
@@ -149,7 +149,11 @@ def test_feedback_typesets_its_maths_offline_in_chromium(class_run):
             seen = page.evaluate("""() => ({
                 links: [...document.querySelectorAll('a')].map(a => a.getAttribute('href')
                                                                  || a.getAttribute('xlink:href')),
-                maths: document.querySelectorAll('mjx-container').length,
+                // formulas typeset as MathML by the feedback's writer, and the
+                // rest by MathJax (whose own assistive MathML is not counted twice)
+                maths: document.querySelectorAll('mjx-container').length
+                       + [...document.querySelectorAll('math')]
+                           .filter(m => !m.closest('mjx-container')).length,
                 probe: [...document.querySelectorAll('.text_cell_render')]
                          .map(e => e.textContent).filter(t => t.includes('Not sure')).join(''),
                 text: [...document.querySelectorAll('.text_cell_render')]

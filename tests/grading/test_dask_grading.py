@@ -36,7 +36,7 @@ def _stop(proc):
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster(slow, tmp_path_factory):
     """(scheduler address, [worker pids]) of a scheduler and two single-threaded workers."""
     pytest.importorskip("distributed")
     from distributed import Client

@@ -21,7 +21,8 @@ from coursegrader.tools.course import Course, fill_answers
 from coursegrader.late_policy import CourseCalendar, LatePolicy
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
-pytestmark = [pytest.mark.timeout(900),
+pytestmark = [pytest.mark.slow,
+              pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 # handed in (UTC): alice on time, bob 2 days and an hour late, carol 6 days late
@@ -56,7 +57,7 @@ def gradebook_state(course):
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def course(slow, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("deadlines")
     c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
                        assignments=["ps1"])

@@ -35,7 +35,8 @@ except Exception as exc:
     print("no notes:", exc)
 '''
 
-pytestmark = [pytest.mark.timeout(900),
+pytestmark = [pytest.mark.slow,
+              pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 
@@ -51,7 +52,7 @@ def holds(folder, text):
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def course(slow, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("exchange")
     c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
                        assignments=[PS], secret=SECRET, part_timeout=10)

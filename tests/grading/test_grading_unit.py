@@ -11,6 +11,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
 
 import kernlab
+from attacks import DISABLE_GUARD
 from coursecheck import Case, CheckFailed, Part, allclose, check, custom, equal, same_set
 from coursecheck.problems import ps1
 from coursecheck.serial import UnsupportedValue, roundtrip
@@ -275,6 +276,7 @@ RIGHT = ["import numpy as np\n\ndef is_kernel(name):\n"
          " 'cos_first', 'min_abs_first', 'norm_product'}\n"]
 
 
+@pytest.mark.slow   # sandboxes started: seconds
 def test_grade_part_full_zero_partial_and_reproducible():
     part = graded_part(COURSE, "ps1", "kernel_verdicts")  # the grader's, with hidden cases
     full = grade_part("ps1", "kernel_verdicts", part, RIGHT, student="s1", secret="k")
@@ -294,6 +296,7 @@ def test_grade_part_full_zero_partial_and_reproducible():
     assert all(label in public_labels or label not in some.report for label in hidden_labels)
 
 
+@pytest.mark.slow   # sandboxes started: seconds
 def test_sandbox_forbids_kernlab_sklearn_and_files_of_the_course():
     cases = [(np.ones(2),)]
     for cells in (["import kernlab\ndef f(x): return x"],
@@ -319,6 +322,7 @@ def test_sandbox_forbids_kernlab_sklearn_and_files_of_the_course():
                       for name in listing), listing
 
 
+@pytest.mark.slow   # sandboxes started: seconds
 def test_sandbox_time_limit_and_crash_fail_only_remaining_cases():
     cells = ["import os\ndef f(x):\n    if x > 1:\n        while True: pass\n    return x"]
     res = run_part(cells, "f", [(1,), (2,), (1,)], timeout=3)
@@ -355,6 +359,7 @@ def f(x):
 """
 
 
+@pytest.mark.slow   # sandboxes started: seconds
 def test_parts_of_a_session_share_the_sandbox_but_never_a_process_or_a_file(tmp_path):
     (tmp_path / "data.txt").write_text("handed in")
     with PartSession(files_from=tmp_path) as session:
@@ -435,6 +440,7 @@ def test_sandbox_has_no_secret_gradebook_ffi_or_new_processes(monkeypatch, tmp_p
     assert not (tmp_path / "gradebook.db").exists() and not (tmp_path / "mine").exists()
 
 
+@pytest.mark.slow   # sandboxes started: seconds
 def test_sandbox_output_is_capped():
     # Every descriptor the process holds, the grader's channel among them.
     flood = ("import os\ndef f(x):\n    block = b'x' * 2**20\n"
@@ -446,17 +452,9 @@ def test_sandbox_output_is_capped():
     assert not ok and "no answer" in msg and "sent back more than" in res.note
 
 
-TAMPER = """
+TAMPER = DISABLE_GUARD + """
 def f(x):
-    try:
-        open("/proc/1/environ", "rb")
-    except Exception as exc:
-        tb = exc.__traceback__
-        while tb.tb_next is not None:
-            tb = tb.tb_next
-        g = tb.tb_frame.f_globals          # the audit hook's module
-        g["_under"] = lambda path, roots: False
-        g["FORBIDDEN_MODULES"] = g["ESCAPE_MODULES"] = ()
+    _disable_guard()
     import kernlab
     return 1
 """
@@ -622,6 +620,7 @@ def test_clean_outputs_keeps_plain_outputs_and_drops_active_content():
     assert outs[2].traceback == ["t", ""]
 
 
+@pytest.mark.slow   # sandboxes started: seconds
 def test_kernel_run_is_confined_and_its_outputs_come_back_as_data():
     from coursegrader.preprocessors import JudgeSubmission
     nb = _tiny_notebook(RIGHT[0])

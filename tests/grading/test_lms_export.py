@@ -36,7 +36,7 @@ CANVAS = ("Student,ID,SIS User ID,SIS Login ID,Section,ps1 (4401),ps2 (4402),"
 
 
 @pytest.fixture
-def course(tmp_path):
+def course(slow, tmp_path):
     root = tmp_path / "course"
     root.mkdir()
     shutil.copy(COURSE / "nbgrader_config.py", root)

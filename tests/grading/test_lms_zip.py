@@ -35,7 +35,8 @@ ABSOLUTE = "an absolute name or one with backslashes"
 CAROL_TWICE = ("2 files for carol's ps1.ipynb and no LMS timestamp to choose by: "
                "none taken, collect it by hand")
 
-pytestmark = [pytest.mark.timeout(900),
+pytestmark = [pytest.mark.slow,
+              pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 

@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.timeout(600),
 
 
 @pytest.fixture(scope="module")
-def db_url(postgres):
+def db_url(slow, postgres):
     with postgres() as url:
         yield url
 

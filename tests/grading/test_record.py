@@ -69,6 +69,13 @@ def test_the_json_gives_back_exactly_the_record():
                                   "cell_type": "code", "omitted": 0}
 
 
+def test_a_record_from_before_the_answers_were_kept_reads_as_none_kept():
+    data = _result().to_json()
+    del data["answers"]
+    assert SubmissionResult.from_json(data).answers is None
+    assert SubmissionResult.loads(_result(answers=None).dumps()).answers is None
+
+
 def test_it_is_written_once_beside_the_notebook_and_handed_on(tmp_path):
     result, resources = _result(), {}
     record.attach(resources, result)

@@ -90,7 +90,7 @@ def record(student, grade):
 
 
 @pytest.fixture(scope="module")
-def graded():
+def graded(slow):
     part = graded_part(COURSE, PS, PART)
     return part, {
         student: grade_part(PS, PART, part, [code], student=student, secret=SECRET)

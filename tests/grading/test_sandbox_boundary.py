@@ -15,12 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from attacks import forged_part
 from coursegrader import sandbox
 from coursegrader.judging.judge import PartSession, grade_part, run_part
 from coursegrader.judging.problem_sets import graded_part
 
-pytestmark = pytest.mark.skipif(sandbox.probe() != "",
-                                reason="no bubblewrap sandbox here")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(sandbox.probe() != "", reason="no bubblewrap sandbox here")]
 
 REPO = Path(__file__).resolve().parents[2]
 RIGHT = ("import numpy as np\n\ndef is_kernel(name):\n"
@@ -52,28 +53,11 @@ def f(x):
     return [sorted(held.items()), reached]
 """
 
-# An answer that, on its last case (the report names 9), answers it on the
-# channel itself, writes a forged part into the runner's input and leaves: the
-# forged "part" would read the next part's header and cases and answer them.
-INJECT = RIGHT + """
-import json, os
-
-_FORGED = json.dumps({"cells": ["import sys\\nsys.stdin.buffer.readline()\\n"
-                                "def is_kernel(name):\\n    return True"],
-                      "func": "is_kernel"}).encode()
-_calls = []
-
-def is_kernel(name, _honest=is_kernel):
-    _calls.append(name)
-    if len(_calls) < 9:
-        return _honest(name)
-    answer = json.dumps({"case": 8, "value": _honest(name)})
-    os.write(3, answer.encode() + b"\\n")
-    me = os.open("/proc/self", os.O_RDONLY | os.O_DIRECTORY)
-    pipe = os.open("fd/0", os.O_WRONLY, dir_fd=me)     # the grader's pipe, reopened
-    os.write(pipe, b"%d\\n" % len(_FORGED) + _FORGED)
-    os._exit(0)
-"""
+# An answer that, on its last case, answers it on the channel itself, writes a
+# forged part into the runner's input and leaves: the forged "part" would read
+# the next part's header and cases and answer them.
+INJECT = RIGHT + forged_part(["import sys\nsys.stdin.buffer.readline()\n"
+                              "def is_kernel(name):\n    return True"], "is_kernel")
 
 
 def test_a_part_holds_only_its_own_descriptors_and_none_of_the_runners():

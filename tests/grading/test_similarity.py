@@ -20,7 +20,7 @@ from coursegrader.tools.course import Course, answer_cell_ids, fill_answers
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 MALLORY = "mallory<img src=x onerror=alert(1)>"
-pytestmark = [pytest.mark.timeout(600),
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 DISGUISED = {

@@ -33,7 +33,8 @@ from coursegrader.student_html import (allowed_url, clean_markdown, is_plain_mar
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 CHROMIUM = "/usr/bin/chromium"
 
-pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 HONEST = r"""Each candidate is a kernel iff every Gram matrix is PSD, $K \succeq 0$:
 
@@ -89,7 +90,7 @@ def test_bad_input_names_the_argument():
 # -- through nbgrader -------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(slow, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("student_html")
     course = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
                             assignments=["ps1"], secret="student-html-secret")

@@ -3,7 +3,7 @@
 Run as root (the hub creates Unix accounts and starts servers as them):
 ``pytest -k hub``. The module installs the server environments with
 deploy/install.sh under $KERNEL_COURSE_PREFIX (default /opt/kernel-course;
-repeated runs reuse them), then starts three throw-away hubs on free loopback
+repeated runs reuse them; once per run, conftest's ``installed``), then starts three throw-away hubs on free loopback
 ports, each with its own accounts (names start with "kh" and a random tag),
 state folder and exchange:
 
@@ -44,42 +44,19 @@ import pytest
 import requests
 from coursegrader.tools.course import fill_answers
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, postgres_server
+from conftest import CHROMIUM, CHROMIUM_ARGS, HUB_PREFIX, postgres_server
 from attacks import HOSTILE, HOSTILE_CODE
 
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
-PREFIX = Path(os.environ.get("KERNEL_COURSE_PREFIX", "/opt/kernel-course"))
+PREFIX = HUB_PREFIX
 HUBPY = PREFIX / "hub" / "bin" / "python"
 COURSE = "kernel-methods"
 SHOTS = Path(os.environ.get("HUB_TEST_SCREENSHOTS", tempfile.gettempdir())) / "hub-test-shots"
 BOOK_MARKER = "kernel-methods-book-" + secrets.token_hex(4)
 
 pytestmark = pytest.mark.timeout(3600)
-
-
-def _missing():
-    if os.geteuid() != 0:
-        return "the hub test must run as root (it creates Unix accounts)"
-    if not shutil.which("npm"):
-        return "npm is missing (configurable-http-proxy is installed with it)"
-    if not Path(CHROMIUM).exists():
-        return f"Chromium not found at {CHROMIUM}"
-    return None
-
-
-@pytest.fixture(scope="module")
-def installed():
-    why = _missing()
-    if why:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{why}; it is required in CI")
-        pytest.skip(why)
-    done = subprocess.run(["bash", str(DEPLOY / "install.sh"), str(PREFIX)],
-                          capture_output=True, text=True, timeout=3000)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return PREFIX
 
 
 def hubpy(*args, check=True, timeout=900):
@@ -166,13 +143,13 @@ def second_database(url, name):
 
 
 @pytest.fixture(scope="module")
-def ngshare_hub(installed):
+def ngshare_hub(slow, installed):
     with course_hub("ngshare", db=True) as hub:
         yield hub
 
 
 @pytest.fixture(scope="module")
-def folder_hub(installed):
+def folder_hub(slow, installed):
     with course_hub("folder") as hub:
         yield hub
 
@@ -1020,7 +997,7 @@ def other_checkouts(paths):
     installed from (a developer's test machine has them; a server and CI do not)."""
     def clone_of(path):
         for parent in Path(path).parents:
-            if (parent / ".git").exists() and (parent / "coursegrader").exists():
+            if (parent / ".git").exists() and (parent / "kernlab").is_dir():
                 return parent
         return None
     return [p for p in paths if clone_of(p) not in (None, ROOT)]

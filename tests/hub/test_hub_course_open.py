@@ -39,7 +39,7 @@ import nbformat
 import pytest
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, free_port
-from test_hub import (LONG, assignment_row, course_hub, installed, open_assignments,  # noqa: F401
+from test_hub import (LONG, assignment_row, course_hub, open_assignments,
                       open_terminal, render_every_cell, run_in_terminal, shot)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -54,7 +54,7 @@ def small_book(small_book_site):
 
 
 @pytest.fixture(scope="module")
-def hub(installed, small_book):  # noqa: F811
+def hub(installed, small_book):
     students = {"ada": ("a", "Ada", "Lovelace"), "bob": ("b", "Bob", "Marley")}
     with course_hub("folder", students=students, book=small_book) as running:
         yield running

@@ -59,7 +59,7 @@ SCOPE_LINEITEM, SCOPE_SCORE = AGS + "lineitem", AGS + "score"
 SCOPES_NRPS = ("https://purl.imsglobal.org/spec/lti-nrps/scope/"
                "contextmembership.readonly")
 SCOPES = {SCOPE_LINEITEM, AGS + "lineitem.readonly", SCOPE_SCORE, SCOPES_NRPS}
-pytestmark = [pytest.mark.timeout(900),
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 # the LMS course: login hint -> (sub, sis id, name, role)
@@ -582,7 +582,7 @@ def graded_course(platform):
 
 
 @pytest.fixture
-def course(graded_course):
+def course(slow, graded_course):
     """A fresh copy of ``graded_course`` for one test."""
     work = Path(tempfile.mkdtemp(prefix="lti-course-"))
     try:

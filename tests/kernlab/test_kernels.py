@@ -519,7 +519,7 @@ _SIGNALLING_NAN = 0x7FF0000000000001  # the bit pattern of a signalling NaN
 
 
 @pytest.mark.parametrize("n, d", [(1, 1), (2, 3), (127, 2), (128, 5), (129, 1), (300, 7),
-                                  (2100, 3)])
+                                  pytest.param(2100, 3, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
 def test_gaussian_gram_reads_no_uninitialised_memory(n, d, dtype):
     """Freed memory full of signalling NaNs, reused for K, raises no warning (n = 2100: threads)."""

@@ -169,6 +169,7 @@ def test_nystroem_with_all_points_is_exact(data):
     np.testing.assert_allclose(approx.predict(X_test), exact.predict(X_test), atol=1e-6)
 
 
+@pytest.mark.slow   # a solver on a hard problem: seconds
 def test_random_features_approach_gaussian_kernel_ridge():
     rng = np.random.default_rng(4)
     X = rng.uniform(-2, 2, (300, 2))

@@ -101,6 +101,7 @@ def test_strings_with_a_string_kernel():
     assert model.kkt_report().worst < 1e-7
 
 
+@pytest.mark.slow   # a solver on a hard problem: seconds
 def test_hard_margin_and_margin():
     X, y = make_blobs(60, centers=2, cluster_std=0.6, random_state=0)
     dual = SVC(Linear(), C=np.inf).fit(X, y)
@@ -396,6 +397,7 @@ def test_a_dual_answer_that_fails_the_kkt_check_is_refused(monkeypatch):
         SVC(Gaussian(sigma=1.0), C=1.0).fit(X, y)
 
 
+@pytest.mark.slow   # a solver on a hard problem: seconds
 def test_small_C_with_more_of_one_class_matches_libsvm():
     # A small C puts nearly every multiplier at C; with 45 points of one class
     # and 48 of the other the optimal face is degenerate, and the factored QP's
@@ -666,6 +668,7 @@ def test_a_linear_svc_depends_on_the_feature_scale_only_through_C(scale):
                                atol=1e-6)
 
 
+@pytest.mark.slow   # a solver on a hard problem: seconds
 @pytest.mark.filterwarnings("error")
 def test_features_on_a_scale_of_1e6_with_C_one_ask_for_scaling():
     # C = 1 on features times 1e6 is C = 1e12 on the features themselves: a

@@ -36,6 +36,7 @@ def _from_the_course_hidden_half(function, ps):
     return Path(inspect.getfile(function)) == ASSIGNMENTS / HIDDEN_FOLDER / f"{ps}.py"
 
 
+@pytest.mark.slow   # a fresh interpreter: seconds
 def test_importing_coursecheck_never_imports_the_grader():
     code = ("import sys, coursecheck, coursecheck.check, coursecheck.policy\n"
             "from coursecheck.parts import get_parts\n"

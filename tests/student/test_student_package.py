@@ -51,14 +51,14 @@ def _load(path: Path, name: str) -> types.ModuleType:
 
 
 @pytest.fixture(scope="session")
-def student_wheel(tmp_path_factory) -> Path:
+def student_wheel(slow, tmp_path_factory) -> Path:
     """The student wheel, built from this repository into a temporary folder."""
     builder = _load(ROOT / "student" / "build_wheel.py", "student_build_wheel")
     return builder.build_wheel(tmp_path_factory.mktemp("student-wheel"), ROOT)
 
 
 @pytest.fixture(scope="session")
-def student_env(tmp_path_factory, student_wheel):
+def student_env(slow, tmp_path_factory, student_wheel):
     """A virtual environment outside the repository with only the wheel installed.
 
     ``env`` is the environment a student's terminal would have there: the
@@ -239,7 +239,7 @@ def test_the_environment_has_the_assignments_tab_myst_and_its_own_settings(stude
 
 
 @pytest.fixture()
-def jupyterlab(student_env):
+def jupyterlab(slow, student_env):
     """JupyterLab from the student environment on a free loopback port; yield (url, token)."""
     port, token = free_port(), secrets.token_hex(16)
     # Render every cell at once (JupyterLab otherwise draws only the cells in view).
