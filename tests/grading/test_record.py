@@ -76,6 +76,13 @@ def test_a_record_from_before_the_answers_were_kept_reads_as_none_kept():
     assert SubmissionResult.loads(_result(answers=None).dumps()).answers is None
 
 
+def test_answers_recorded_before_their_type_was_kept_read_as_whole_code():
+    data = _result().to_json()
+    for answer in data["answers"]:
+        del answer["cell_type"], answer["omitted"]
+    assert SubmissionResult.from_json(data) == _result()
+
+
 def test_it_is_written_once_beside_the_notebook_and_handed_on(tmp_path):
     result, resources = _result(), {}
     record.attach(resources, result)
