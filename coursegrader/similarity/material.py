@@ -149,6 +149,10 @@ def _kb(n):
     return f"{n / 1000:.0f} kB" if n < 1000**2 else f"{n / 1000**2:.1f} MB"
 
 
+#: Calls that run code made from data (an encoded copy, say), which no comparison sees.
+_RUNTIME_CODE = frozenset({"exec", "eval", "compile", "__import__"})
+
+
 def _within(source, budget):
     """``source`` cut to at most ``budget`` bytes, at a line's end."""
     data = source.encode("utf-8")
@@ -203,6 +207,12 @@ def _code(cells, check, scaffold, notes):
         trees[i] = tree
     trees = [t for t in trees if t is not None]
     lexical = [t for t in lexical if t is not None]
+    built = sorted({n.func.id for t in trees for n in ast.walk(t)
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id in _RUNTIME_CODE})
+    if built:
+        notes.append(f"calls {', '.join(built)}: code built while it runs is not "
+                     "compared, read it")
     if used < total:
         notes.append(f"code cut at {_kb(check.max_code_bytes)}: {_kb(total - used)} of "
                      f"{_kb(total)} in its code cells not compared (its largest cells)")
