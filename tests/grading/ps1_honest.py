@@ -482,5 +482,182 @@ lin_minus_sq is not. $K(x,x) = t - t^2$ with $t=\\|x\\|^2$; for $x=(2,2)$, $t=8$
 ''',
 }
 
+HANA = {
+    "quadratic_map_answer": '''\
+def quadratic_feature_map(X):
+    """phi(x) for each row: the degree-2 terms with their sqrt(2) weights."""
+    pts = np.array(X, dtype=float, ndmin=2)
+    u = pts[:, [0]]
+    w = pts[:, [1]]
+    c = np.sqrt(2)
+    return np.concatenate((np.ones_like(u), c * u, c * w, u * u, w * w, c * u * w), axis=1)
+''',
+    "multinomial_map_answer": '''\
+def multinomial_feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    phi = []
+    # choose how many of the p factors are the constant 1, then a multiset of the rest
+    for k in range(p + 1):
+        for picks in itertools.combinations_with_replacement(range(d), k):
+            c = math.comb(p, k)
+            term = np.ones(n)
+            for j in set(picks):
+                m = picks.count(j)
+                c = c * math.comb(k - sum(picks.count(i) for i in set(picks) if i < j), m)
+                term = term * X[:, j] ** m
+            phi.append(np.sqrt(c) * term)
+    return np.array(phi).T
+''',
+    "kernel_verdicts_answer": '''\
+def is_kernel(name):
+    """My verdicts, one per line, argued in part 5 and in my notes."""
+    if name == "B_diag" or name == "exp_first" or name == "cubic" or name == "gauss":
+        return True
+    if name in ("lin_plus_one", "cos_first", "min_abs_first", "norm_product"):
+        return True
+    if name in CANDIDATES:
+        return False
+    raise ValueError("unknown: " + name)
+''',
+    "counterexample_answer": '''\
+def counterexample_points(name):
+    """Local search: move points to make the smallest eigenvalue as negative as possible."""
+    if name not in CANDIDATES:
+        raise ValueError(name)
+    gen = np.random.default_rng(11)
+    P = gen.normal(size=(3, 2))
+    low = np.linalg.eigvalsh(gram(name, P))[0]
+    step = 1.0
+    for it in range(2000):
+        Q = P + step * gen.normal(size=P.shape)
+        q = np.linalg.eigvalsh(gram(name, Q))[0]
+        if q < low:
+            P, low = Q, q
+        if low < -0.1:
+            return P
+        if it % 200 == 199:
+            step = step / 2
+    raise ValueError("search failed for " + name)
+''',
+    "validity_arguments": '''\
+B_diag: positive semidefinite kernel. The weights $1$ and $5$ are positive so I can split them:
+$K(x,z)=1\\cdot x_1z_1+5\\cdot x_2z_2=(x_1)(z_1)+(\\sqrt5x_2)(\\sqrt5z_2)$.
+
+B_indefinite: fails. $B_2$ has determinant $-4-4=-8$, so an eigenvalue is negative; concretely
+$K((1,0),(1,0)) = -1$ already breaks $K(x,x)\\ge0$.
+
+exp_first: kernel. $\\exp$ of a kernel is a kernel because the Taylor series converges and each
+partial sum is a positive combination of powers of the kernel $x_1z_1$ (products of kernels are kernels).
+
+lin_minus_sq: fails, e.g. $x=(-2,1)$ gives $K(x,x)=5-25=-20$.
+''',
+    "closure_proofs": '''\
+Both follow from "a function with a feature map is a kernel".
+For (a) the feature map is $x\\mapsto\\phi(Ax)$: plug in and the inner product is $K(Ax,Az)$.
+For (b) take $x\\mapsto f(x)\\phi(x)$; pulling the real numbers $f(x)$ and $f(z)$ out of the inner
+product gives exactly $f(x)K(x,z)f(z)$.
+''',
+}
+
+IVAN = {
+    "quadratic_map_answer": '''\
+import math
+
+def quadratic_feature_map(X):
+    result = []
+    for x in np.asarray(X, dtype=float):
+        a, b = x
+        result.append((1.0, math.sqrt(2) * a, math.sqrt(2) * b, a ** 2, b ** 2,
+                       math.sqrt(2) * a * b))
+    return np.asarray(result, dtype=float).reshape(-1, 6)
+''',
+    "multinomial_map_answer": '''\
+def multinomial_feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    if p == 0:
+        return np.ones((n, 1))
+    # (1 + <x,z>)^p = (1 + <x,z>) (1 + <x,z>)^(p-1): tensor the maps, then merge
+    # the repeated monomials by summing squared weights
+    prev = multinomial_feature_map(X, p - 1)
+    prev_exps = _exponents(d, p - 1)
+    new = {}
+    for col, e in enumerate(prev_exps):
+        for i in range(d + 1):
+            f = list(e)
+            if i > 0:
+                f[i - 1] += 1
+            f = tuple(f)
+            value = prev[:, col] * (1.0 if i == 0 else X[:, i - 1])
+            new[f] = new.get(f, 0) + value ** 2
+    # all columns of one monomial are the same up to sign: sqrt of the summed squares
+    # keeps the weight, and the sign of the monomial itself
+    out = []
+    for f in _exponents(d, p):
+        mono = np.prod(X ** np.array(f), axis=1)
+        out.append(np.sign(mono) * np.sqrt(new[f]))
+    return np.column_stack(out)
+
+
+def _exponents(d, p):
+    if d == 0:
+        return [()]
+    return [(k,) + rest for k in range(p + 1) for rest in _exponents(d - 1, p - k)]
+''',
+    "kernel_verdicts_answer": '''\
+def is_kernel(name):
+    if name not in CANDIDATES:
+        raise ValueError(f"{name} is not one of the candidates")
+    # diagonal check first: K(x, x) < 0 anywhere rules a candidate out
+    probe = np.array([[-2.0, 0.5], [0.3, -1.5], [2.0, 2.0], [0.0, 0.0]])
+    for x in probe:
+        if CANDIDATES[name](x, x) < 0:
+            return False
+    # then 2x2 determinants and eigenvalues on a small grid
+    grid = np.linspace(-2, 2, 5)
+    pts = np.array([(a, b) for a in grid for b in grid])
+    return bool(np.linalg.eigvalsh(gram(name, pts)).min() > -1e-7)
+''',
+    "counterexample_answer": '''\
+def counterexample_points(name):
+    if name not in CANDIDATES:
+        raise ValueError(f"{name} is not one of the candidates")
+    k = CANDIDATES[name]
+    # a single point with K(x, x) < 0 is enough when it exists
+    for x in ([2.0, 0.0], [-1.0, 0.0], [0.0, 0.0], [1.0, 1.0]):
+        x = np.array(x)
+        if k(x, x) < -1e-9:
+            return x.reshape(1, 2)
+    # else two points x, y with K(x,x) K(y,y) < K(x,y)^2
+    for x in ([0.0, 0.0], [1.0, 0.0], [-1.0, 0.0]):
+        for y in ([1.0, 0.0], [2.0, 0.0], [0.0, 1.0]):
+            x, y = np.array(x), np.array(y)
+            if k(x, x) * k(y, y) < k(x, y) ** 2 - 1e-9:
+                return np.vstack([x, y])
+    raise ValueError(f"no counterexample: {name} looks like a kernel")
+''',
+    "validity_arguments": '''\
+(i) B_diag = kernel, as $B_1 = R^\\top R$ with $R = \\mathrm{diag}(1, \\sqrt{5})$, so $K(x,z) = (Rx)\\cdot(Rz)$.
+
+(ii) B_indefinite is not one. Counterexample: Gram matrix at the single point $e_1$ is the number
+$B_2[1,1] = -1 < 0$.
+
+(iii) exp_first = kernel. Expand: $e^{x_1 z_1} = 1 + x_1 z_1 + \\frac{x_1^2 z_1^2}{2} + \\dots$, each
+term a product $g_k(x) g_k(z)$ with $g_k(x) = x_1^k / \\sqrt{k!}$; the sequence $(g_k(x))_k$ is in $\\ell^2$.
+
+(iv) lin_minus_sq is not one: $x = (0, 1.5)$, $K(x,x) = 2.25 - 5.0625 = -2.8125$.
+''',
+    "closure_proofs": '''\
+(a) Positive semi-definiteness is a statement about all finite point sets. Given $x_1..x_m$, the matrix
+$[K(Ax_i, Ax_j)]$ is $K$'s Gram matrix on $y_i = Ax_i$, hence PSD; so $K(A\\cdot, A\\cdot)$ is a kernel.
+
+(b) Writing $F = \\mathrm{diag}(f(x_i))$ the new matrix is $FGF$; then $v^\\top FGFv = (Fv)^\\top G(Fv)\\ge 0$.
+''',
+}
+
 #: Every honest student's answers, by name (the reference solution is one more).
-HONEST = {"bob": BOB, "carol": CAROL, "dora": DORA, "emil": EMIL, "fay": FAY, "gus": GUS}
+#: hana and ivan were written after the check's settings were chosen, to measure
+#: false positives on data it was not tuned to.
+HONEST = {"bob": BOB, "carol": CAROL, "dora": DORA, "emil": EMIL, "fay": FAY, "gus": GUS,
+          "hana": HANA, "ivan": IVAN}

@@ -2,7 +2,7 @@
 no independent work is.
 
 A class of ps1 is handed in and graded with the instructor's commands: alice
-hands in the reference solution, six classmates (``ps1_honest``) their own
+hands in the reference solution, eight classmates (``ps1_honest``) their own
 independent answers, and the copiers copy a classmate and disguise it as
 students do (``ps1_copies``): the code moved verbatim into a cell of their own
 with the answer cells emptied, a no-op after each line, the loops
