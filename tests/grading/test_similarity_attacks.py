@@ -27,6 +27,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from coursegrader.tools.course import Course, fill_answers
 
+from attacks import HOSTILE, HOSTILE_CODE
 from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS, into_extra_cell,
                          noop_after_each_line, renamed, reworded)
 from grading.ps1_honest import HONEST
@@ -128,7 +129,8 @@ def _hand_in_the_class(c):
     c.hand_in("copier_injects", "ps1", _notebook(
         released, {**HONEST["gus"],
                    "closure_proofs": HONEST["gus"]["closure_proofs"] + INJECTION},
-        [new_code_cell(f"x = 1 {INJECTION}"), new_markdown_cell(INJECTION)]))
+        [new_code_cell(f"x = 1 {INJECTION}"), new_code_cell(HOSTILE_CODE),
+         new_markdown_cell(HOSTILE)]))
 
 
 @pytest.fixture(scope="module")
@@ -226,3 +228,29 @@ def test_what_a_student_wrote_is_text_on_the_page(graded):
     assert "&lt;/V&gt;&lt;V&gt;V(1)&lt;/V&gt;" in page      # the cell read token by token
     assert "alert" in section                               # the words, as words
     assert "default-src 'none'" in page                     # and no script would run
+
+
+def test_the_page_runs_nothing_a_student_wrote_and_reads_on_a_laptop_and_a_phone(graded):
+    """In Chromium: no attack of the hostile answer runs, and the page has no serious
+    or critical WCAG 2.1 AA violation on a laptop and on a phone."""
+    from playwright.sync_api import sync_playwright
+
+    from accessibility import LAPTOP, PHONE, axe_violations
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    c = graded[0]
+    path = c.root / "report" / "ps1-similarity.html"
+    failures = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
+        try:
+            for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+                page = browser.new_context(viewport=viewport).new_page()
+                page.goto(path.as_uri())
+                assert page.evaluate("typeof window.pwned") == "undefined"
+                assert page.get_by_text("copier_injects and gus").count() or \
+                    page.get_by_text("gus and copier_injects").count()
+                failures += [f"{name}: {v}" for v in axe_violations(page)]
+        finally:
+            browser.close()
+    assert not failures, "\n".join(failures)
