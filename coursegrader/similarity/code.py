@@ -7,9 +7,8 @@ compared:
 - comments, docstrings, layout and string contents (every string is ``'S'``);
 - statements that do nothing: ``pass``, a bare expression without a call
   (``x``, ``3``, ``a + b``), ``print(...)``, ``assert True``, ``x = x``,
-  ``x += 0``, ``x *= 1``,
-  ``if False:`` / ``while False:``, ``del`` of a name, code after ``return``,
-  ``raise``, ``break`` or ``continue``;
+  ``x += 0``, ``x *= 1``, ``if False:`` / ``while False:``, ``del`` of a
+  name, code after ``return``, ``raise``, ``break`` or ``continue``;
 - assignments to names nothing reads, and functions and classes nothing
   calls (except the names the released notebook defines: the graded
   functions), repeated until none is left;
@@ -17,8 +16,8 @@ compared:
 - the spelling of a loop: ``x += e`` is ``x = x + e``; ``a > b`` is ``b < a``;
   a counting ``while`` (``i = a`` ... ``while i < b:`` ... ``i += s``) is
   ``for i in range(a, b, s)``, and ``for i in range(len(s)): x = s[i]`` is
-  ``for x in s``; a comprehension is the loop that appends to a list, so ``[f(x) for x in xs]`` and ``for x in xs: out.append(f(x))`` read
-  the same;
+  ``for x in s``; a comprehension is the loop that appends to a list, so
+  ``[f(x) for x in xs]`` and ``for x in xs: out.append(f(x))`` read the same;
 - names: a name the student binds is replaced by its kind (``v`` inside a
   definition, ``G`` at the top level); names the student does not bind
   (``np``, ``range``, the setup cell's ``gram``), attributes and keyword
@@ -150,7 +149,8 @@ class _Canonical(ast.NodeTransformer):
         return ast.copy_location(ast.Constant("S"), node)
 
     def visit_BinOp(self, node):
-        """``e + 0``, ``e - 0``, ``e * 1``, ``e / 1``, ``e ** 1``, ``0 + e``, ``1 * e`` are ``e``."""
+        """``e + 0``, ``e - 0``, ``e * 1``, ``e / 1``, ``e ** 1``, ``0 + e`` and ``1 * e``
+        are ``e``."""
         self.generic_visit(node)
         left, right, op = node.left, node.right, node.op
         if _is_number(right, 0) and isinstance(op, (ast.Add, ast.Sub)):

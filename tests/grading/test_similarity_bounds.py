@@ -22,7 +22,7 @@ from nbformat.v4 import new_code_cell
 
 from coursegrader import record
 from coursegrader.judging.cells import student_cells
-from coursegrader.record import AnswerCode, SubmissionResult
+from coursegrader.record import SubmissionResult
 from coursegrader.tools.course import Course, fill_answers
 
 from grading.ps1_honest import HONEST
@@ -30,7 +30,8 @@ from grading.ps1_honest import HONEST
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
-DEAD = "def unused_{i}(a, b):\n    c = a * {i} + b\n    for j in range(c):\n        c = c - j\n    return c\n\n"
+DEAD = ("def unused_{i}(a, b):\n    c = a * {i} + b\n    for j in range(c):\n"
+        "        c = c - j\n    return c\n\n")
 PADDING = "".join(DEAD.format(i=i) for i in range(80_000))       # 8 MB
 
 

@@ -16,7 +16,8 @@ from coursegrader.similarity.material import (Scaffold, SimilarityCheck, boilerp
 
 RELEASED = [new_markdown_cell("## Part 1\n\nWrite `double(xs)`, each element twice."),
             new_code_cell("import numpy as np\n\ndef helper_given(x):\n    return x\n"),
-            new_code_cell("def double(xs):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"),
+            new_code_cell("def double(xs):\n    # YOUR CODE HERE\n"
+                          "    raise NotImplementedError()\n"),
             new_markdown_cell("YOUR ANSWER HERE")]
 ANSWER = '''\
 def double(xs):
