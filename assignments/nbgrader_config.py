@@ -140,9 +140,11 @@ c.LatePolicy.zero_after_days = 5     # later than that: zero
 c.LatePolicy.of = "points_possible"  # or "score": a fraction of what was earned
 
 # `make similarity`: a pair of submissions is flagged when this share of one
-# answer's code (names, comments and layout set aside; the released scaffold
-# removed) is found in the other (coursegrader/tools/similarity.py).
+# submission's code (in normal form: names, comments, layout, no-ops and the
+# spelling of loops set aside; the release removed) is found in the other, or
+# this share of its written answers' runs of words (coursegrader/similarity/).
 c.SimilarityCheck.threshold = 0.6
+c.SimilarityCheck.written_threshold = 0.5
 
 # Last, nbgrader's own settings that follow from the course's
 # (coursegrader/settings.py): this folder, the course id, the gradebook and the

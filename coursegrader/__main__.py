@@ -19,7 +19,7 @@ def configurable_classes():
                                  TitleGradedParts)
     from .settings import CourseSettings
     from .tools.lms_zip import LmsZipExtractor
-    from .tools.similarity import SimilarityCheck
+    from .similarity.material import SimilarityCheck
     return [CourseSettings, JudgeSubmission, CleanStudentHTML, HideHiddenTests,
             TitleGradedParts, CourseCalendar, LatePolicy, SimilarityCheck, LmsZipExtractor]
 

@@ -13,8 +13,8 @@ and through them the exports), the grading log and the class report
 (:mod:`coursegrader.tools.batch`, :mod:`coursegrader.tools.report`), the
 feedback page (:class:`~coursegrader.preprocessors.title_graded_parts.TitleGradedParts`)
 and the similarity check (:mod:`coursegrader.tools.similarity`, which compares
-the answer code the record holds).  Nothing reads a log or a notebook to find
-these facts again.
+the cells the student wrote, as the record keeps them).  Nothing reads a log or
+a notebook to find these facts again.
 
 What a student wrote (an exception's message, say) is data here: it is never
 parsed for structure, and every page escapes it.
@@ -31,7 +31,7 @@ from typing import Optional
 from .runners.protocol import StopReason
 
 __all__ = ["Limit", "Stop", "CaseResult", "PartResult", "KernelRunResult", "AnswerCode",
-           "SubmissionResult", "SUFFIX", "IGNORE", "path", "load", "attach", "attached",
+           "SubmissionResult", "SUFFIX", "IGNORE", "ANSWER_BYTES", "path", "load", "attach", "attached",
            "limits_hit", "now"]
 
 #: The record of notebook ``psN`` is ``psN`` + SUFFIX, beside the autograded notebook.
@@ -39,6 +39,8 @@ SUFFIX = ".result.json"
 #: The pattern nbgrader must leave out when it copies a submission's files (the
 #: record goes to no student: it names the hidden cases).
 IGNORE = "*" + SUFFIX
+#: At most this many bytes of what the student wrote are kept in a record.
+ANSWER_BYTES = 512 * 1024
 _RESOURCES_KEY = "coursegrader_result"
 _VERSION = 1
 
@@ -159,19 +161,30 @@ class KernelRunResult:
 
 @dataclass(frozen=True)
 class AnswerCode:
-    """The code of one answer cell of the notebook, as the judge read it."""
+    """A cell the student wrote, as the judge read it: code that ran before the
+    parts' tests, or a written answer.
 
-    cell: str           # the cell's grade id
+    ``cell``: its grade id (None for a cell the student added); ``cell_type``:
+    ``"code"`` or ``"markdown"``; ``omitted``: bytes of its source not kept,
+    beyond :data:`ANSWER_BYTES` for the whole notebook.
+    """
+
+    cell: Optional[str]
     source: str
+    cell_type: str = "code"
+    omitted: int = 0
 
 
 @dataclass(frozen=True)
 class SubmissionResult:
     """What the judge found in one submitted notebook.
 
-    ``answers`` holds the code of the notebook's answer cells, in its order:
-    what the judge ran, and what the similarity check compares (None in a
-    record written before the judge kept it).  ``variant``
+    ``answers`` holds the cells the student wrote, in the notebook's order:
+    every code cell that ran before the parts' tests other than the course's
+    locked ones (answer cells and cells the student added), and every written
+    answer (Markdown answer cells and Markdown cells the student added), up
+    to :data:`ANSWER_BYTES` in all; the similarity check compares them (None
+    in a record written before the judge kept them).  ``variant``
     names the student's variant of the problem set, where the problem set
     has variants (none has yet: None).
     """
@@ -317,7 +330,12 @@ def _part(data):
 
 def _answer(data):
     _dict(data, "answer")
-    return AnswerCode(cell=_text(data, "cell"), source=_text(data, "source"))
+    # a record from before cell_type and omitted were kept holds answer code, whole
+    cell_type, omitted = data.get("cell_type", "code"), data.get("omitted", 0)
+    _need(cell_type in ("code", "markdown"), "answer.cell_type", '"code" or "markdown"')
+    _need(type(omitted) is int and omitted >= 0, "answer.omitted", "a whole number >= 0")
+    return AnswerCode(cell=_optional_text(data, "cell"), source=_text(data, "source"),
+                      cell_type=cell_type, omitted=omitted)
 
 
 # -- where it is written and read ----------------------------------------------------

@@ -284,6 +284,7 @@ LAYERS = [
     ("settings", "markers", "startup", "late_policy", "student_html", "mathml", "selfcheck"),
     ("sandbox", "record", "gradebook", "student_outputs"),
     ("judging",),
+    ("similarity",),                                   # what the similarity check compares
     ("preprocessors", "apps"),                         # nbgrader's side
     ("tools",),                                        # the instructor's commands
     ("__init__", "__main__"),                          # the package's face

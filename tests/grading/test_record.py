@@ -65,7 +65,8 @@ def test_the_json_gives_back_exactly_the_record():
     assert result.part("kernel_verdicts").stop.code == -signal.SIGKILL
     assert result.part("nonexistent") is None
     assert data["answers"][0] == {"cell": "quadratic_map_answer",
-                                  "source": "def quadratic_feature_map(X):\n    return X  # <b>\n"}
+                                  "source": "def quadratic_feature_map(X):\n    return X  # <b>\n",
+                                  "cell_type": "code", "omitted": 0}
 
 
 def test_a_record_from_before_the_answers_were_kept_reads_as_none_kept():
@@ -73,6 +74,13 @@ def test_a_record_from_before_the_answers_were_kept_reads_as_none_kept():
     del data["answers"]
     assert SubmissionResult.from_json(data).answers is None
     assert SubmissionResult.loads(_result(answers=None).dumps()).answers is None
+
+
+def test_answers_recorded_before_their_type_was_kept_read_as_whole_code():
+    data = _result().to_json()
+    for answer in data["answers"]:
+        del answer["cell_type"], answer["omitted"]
+    assert SubmissionResult.from_json(data) == _result()
 
 
 def test_it_is_written_once_beside_the_notebook_and_handed_on(tmp_path):
@@ -98,6 +106,8 @@ def test_it_is_written_once_beside_the_notebook_and_handed_on(tmp_path):
     (lambda d: d.update(student=7), "student"),
     (lambda d: d["answers"][0].update(source=None), "source"),
     (lambda d: d.update(answers=["def f(): pass"]), "answer"),
+    (lambda d: d["answers"][0].update(cell_type="raw"), "answer.cell_type"),
+    (lambda d: d["answers"][0].update(omitted=-1), "answer.omitted"),
 ])
 def test_anything_else_is_refused_by_naming_the_field(change, field):
     data = _result().to_json()

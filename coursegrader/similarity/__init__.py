@@ -1,0 +1,8 @@
+"""Which submissions share what is graded: code in a normal form, written answers as words.
+
+:mod:`.code` writes code in a normal form that renaming, reformatting, no-ops,
+dead code and the spelling of loops do not change; :mod:`.text` reads written
+answers as runs of words; :mod:`.material` takes of a submission what is
+compared, within bounds (:class:`~.material.SimilarityCheck`); :func:`.compare.compare`
+compares two submissions; :func:`.page.write_report` writes the report.
+"""

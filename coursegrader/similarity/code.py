@@ -1,0 +1,524 @@
+"""A submission's code in a normal form that disguises do not change.
+
+:func:`normal_code` parses the code cells with :mod:`ast` and rewrites the
+tree so that what a copier changes to hide a copy is gone before anything is
+compared:
+
+- comments, docstrings, layout and string contents (every string is ``'S'``);
+- statements that do nothing: ``pass``, a bare expression without a call
+  (``x``, ``3``, ``a + b``), ``print(...)``, ``assert True``, ``x = x``,
+  ``x += 0``, ``x *= 1``, ``if False:`` / ``while False:``, ``del`` of a
+  name, code after ``return``, ``raise``, ``break`` or ``continue``;
+- assignments to names nothing reads, and functions and classes nothing
+  calls (except the names the released notebook defines: the graded
+  functions), repeated until none is left;
+- arithmetic that does nothing: ``e + 0``, ``e * 1`` and the like are ``e``;
+- the spelling of a loop: ``x += e`` is ``x = x + e``; ``a > b`` is ``b < a``;
+  a counting ``while`` (``i = a`` ... ``while i < b:`` ... ``i += s``) is
+  ``for i in range(a, b, s)``, and ``for i in range(len(s)): x = s[i]`` is
+  ``for x in s``; a comprehension is the loop that appends to a list, so
+  ``[f(x) for x in xs]`` and ``for x in xs: out.append(f(x))`` read the same;
+- names: a name the student binds is replaced by its kind (``v`` inside a
+  definition, ``G`` at the top level); names the student does not bind
+  (``np``, ``range``, the setup cell's ``gram``), attributes and keyword
+  names stay, since they say what the code does.
+
+The result is Python text, one statement a line, without spaces; a cell that
+does not parse is reduced token by token instead (:func:`lexical_form`).
+"""
+
+import ast
+import builtins
+import io
+import keyword
+import re
+import tokenize
+
+__all__ = ["normal_code", "lexical_form"]
+
+_NOOP_CALLS = {"print", "display"}
+_STOPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+_SWAP = {ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+
+
+def _is_constant_false(node):
+    return isinstance(node, ast.Constant) and not node.value
+
+
+def _is_number(node, value):
+    return (isinstance(node, ast.Constant) and type(node.value) in (int, float)
+            and node.value == value)
+
+
+def _has_call(node):
+    return any(isinstance(n, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr))
+               for n in ast.walk(node))
+
+
+def _is_noop(stmt):
+    """True for a statement that changes nothing (a disguise's padding)."""
+    if isinstance(stmt, ast.Pass):
+        return True
+    if isinstance(stmt, ast.Expr):
+        value = stmt.value
+        if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                and value.func.id in _NOOP_CALLS):
+            return True
+        return not _has_call(value)
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target, value = stmt.targets[0], stmt.value
+        return (isinstance(target, ast.Name) and isinstance(value, ast.Name)
+                and target.id == value.id)
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.value, ast.Constant):
+        v = stmt.value.value
+        return ((isinstance(stmt.op, (ast.Add, ast.Sub, ast.BitOr, ast.BitXor)) and v == 0
+                 and not isinstance(v, str))
+                or (isinstance(stmt.op, (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow))
+                    and v == 1 and not isinstance(v, bool)))
+    if isinstance(stmt, ast.Assert):
+        return isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
+    if isinstance(stmt, ast.While) and _is_constant_false(stmt.test):
+        return not stmt.orelse
+    if isinstance(stmt, ast.Delete):
+        return all(isinstance(t, ast.Name) for t in stmt.targets)
+    return False
+
+
+class _Canonical(ast.NodeTransformer):
+    """Drop no-ops and dead code; one spelling for augmented assignments,
+    comparisons, counting loops and comprehensions."""
+
+    def __init__(self):
+        self.fresh = 0
+
+    # -- blocks -----------------------------------------------------------------
+    def block(self, body):
+        out = []
+        for stmt in body:
+            if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Constant):
+                taken = stmt.body if stmt.test.value else stmt.orelse
+                out.extend(self.block(taken))
+                continue
+            if _is_noop(stmt):
+                continue
+            stmt = self.visit(stmt)
+            for s in stmt if isinstance(stmt, list) else [stmt]:
+                if s is None or _is_noop(s):
+                    continue
+                out.append(s)
+            if out and isinstance(out[-1], _STOPS):
+                break                      # what follows never runs
+        return self.counting_loops(out)
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                setattr(node, field, self.block(value))
+        for field, value in ast.iter_fields(node):
+            if field in ("body", "orelse", "finalbody") and isinstance(value, list) \
+                    and (not value or isinstance(value[0], ast.stmt)):
+                continue
+            if isinstance(value, list):
+                new = []
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        item = self.visit(item)
+                        if item is None:
+                            continue
+                        if isinstance(item, list):
+                            new.extend(item)
+                            continue
+                    new.append(item)
+                value[:] = new
+            elif isinstance(value, ast.AST):
+                setattr(node, field, self.visit(value))
+        return node
+
+    def visit_Module(self, node):
+        node.body = self.block(node.body)
+        return node
+
+    # -- expressions ----------------------------------------------------------
+    def visit_Constant(self, node):
+        if isinstance(node.value, (str, bytes)):
+            return ast.copy_location(ast.Constant("S"), node)
+        return node
+
+    def visit_JoinedStr(self, node):
+        return ast.copy_location(ast.Constant("S"), node)
+
+    def visit_BinOp(self, node):
+        """``e + 0``, ``e - 0``, ``e * 1``, ``e / 1``, ``e ** 1``, ``0 + e`` and ``1 * e``
+        are ``e``."""
+        self.generic_visit(node)
+        left, right, op = node.left, node.right, node.op
+        if _is_number(right, 0) and isinstance(op, (ast.Add, ast.Sub)):
+            return left
+        if _is_number(right, 1) and isinstance(op, (ast.Mult, ast.Div, ast.Pow)):
+            return left
+        if _is_number(left, 0) and isinstance(op, ast.Add):
+            return right
+        if _is_number(left, 1) and isinstance(op, ast.Mult):
+            return right
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 and type(node.ops[0]) in _SWAP:
+            return ast.copy_location(ast.Compare(
+                left=node.comparators[0], ops=[_SWAP[type(node.ops[0])]()],
+                comparators=[node.left]), node)
+        return node
+
+    # -- statements -----------------------------------------------------------
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        load = _as_load(node.target)
+        return ast.copy_location(ast.Assign(
+            targets=[node.target], value=ast.BinOp(load, node.op, node.value),
+            lineno=node.lineno), node)
+
+    def visit_FunctionDef(self, node):
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        node.args = self.visit(node.args)
+        body = node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]                # the docstring
+        node.body = self.block(body) or [ast.Pass()]
+        node.returns = None
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node):
+        body = node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]
+        node.body = self.block(body) or [ast.Pass()]
+        node.bases = [self.visit(b) for b in node.bases]
+        return node
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return None
+        self.generic_visit(node)
+        return ast.copy_location(ast.Assign(targets=[node.target], value=node.value,
+                                            lineno=node.lineno), node)
+
+    def visit_stmt_with_comprehensions(self, node):
+        """Hoist each comprehension of ``node`` into the loop that builds it."""
+        self.generic_visit(node)
+        hoisted = []
+
+        class Hoist(ast.NodeTransformer):
+            def visit_comp(inner, comp):
+                acc = f"_acc{self.fresh}"
+                self.fresh += 1
+                for stmt in self.comprehension_loop(comp, acc):
+                    stmt = self.visit(stmt)   # comprehensions inside, into the loop
+                    hoisted.extend(stmt if isinstance(stmt, list) else [stmt])
+                return ast.Name(acc, ast.Load())
+
+            def visit_Lambda(inner, lam):
+                return lam                 # a lambda's body runs later, not here
+
+            visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_comp
+
+        if isinstance(node, (ast.For, ast.While, ast.If, ast.With)):
+            head = "iter" if isinstance(node, ast.For) else "test"
+            if isinstance(node, ast.With):
+                return node
+            setattr(node, head, Hoist().visit(getattr(node, head)))
+        else:
+            node = Hoist().visit(node)
+        return hoisted + [node]
+
+    def visit_Assign(self, node):
+        comps = (ast.ListComp, ast.SetComp, ast.DictComp)
+        if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, comps)):
+            out = []             # ``name = [...]`` builds ``name`` itself
+            for stmt in self.comprehension_loop(node.value, node.targets[0].id):
+                stmt = self.visit(stmt)
+                out.extend(stmt if isinstance(stmt, list) else [stmt])
+            return out
+        return self.visit_stmt_with_comprehensions(node)
+
+    visit_Return = visit_Expr = visit_stmt_with_comprehensions
+    visit_For = visit_If = visit_stmt_with_comprehensions
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        return node
+
+    def comprehension_loop(self, comp, acc):
+        """``acc = []`` and the loops of ``comp`` appending to it."""
+        if isinstance(comp, ast.DictComp):
+            inner = ast.Assign(targets=[ast.Subscript(ast.Name(acc, ast.Load()), comp.key,
+                                                      ast.Store())],
+                               value=comp.value, lineno=0)
+        else:
+            inner = ast.Expr(ast.Call(ast.Attribute(ast.Name(acc, ast.Load()), "append",
+                                                    ast.Load()), [comp.elt], []))
+        for gen in reversed(comp.generators):
+            for cond in reversed(gen.ifs):
+                inner = ast.If(cond, [inner], [])
+            inner = ast.For(gen.target, gen.iter, [inner], [], lineno=0)
+        start = ast.Dict([], []) if isinstance(comp, ast.DictComp) else ast.List([], ast.Load())
+        return [ast.Assign(targets=[ast.Name(acc, ast.Store())], value=start, lineno=0), inner]
+
+    @staticmethod
+    def counting_loops(body):
+        """``i = a; while i < b: ...; i = i + s`` as ``for i in range(a, b, s)``."""
+        out = []
+        for stmt in body:
+            if (isinstance(stmt, ast.While) and not stmt.orelse and out
+                    and isinstance(stmt.test, ast.Compare) and len(stmt.test.ops) == 1
+                    and isinstance(stmt.test.ops[0], (ast.Lt, ast.LtE))
+                    and isinstance(stmt.test.left, ast.Name)
+                    and isinstance(out[-1], ast.Assign) and len(out[-1].targets) == 1
+                    and isinstance(out[-1].targets[0], ast.Name)
+                    and out[-1].targets[0].id == stmt.test.left.id and stmt.body):
+                name = stmt.test.left.id
+                last = stmt.body[-1]
+                if (isinstance(last, ast.Assign) and len(last.targets) == 1
+                        and isinstance(last.targets[0], ast.Name) and last.targets[0].id == name
+                        and isinstance(last.value, ast.BinOp)
+                        and isinstance(last.value.op, ast.Add)
+                        and isinstance(last.value.left, ast.Name)
+                        and last.value.left.id == name
+                        and not any(isinstance(n, ast.Name) and n.id == name
+                                    and isinstance(n.ctx, ast.Store)
+                                    for s in stmt.body[:-1] for n in ast.walk(s))
+                        and not any(isinstance(n, (ast.Break, ast.Continue))
+                                    for s in stmt.body[:-1] for n in ast.walk(s))):
+                    start, step = out.pop().value, last.value.right
+                    stop = stmt.test.comparators[0]
+                    if isinstance(stmt.test.ops[0], ast.LtE):
+                        if (isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub)
+                                and isinstance(stop.right, ast.Constant)
+                                and stop.right.value == 1):
+                            stop = stop.left           # i <= n - 1 is i < n
+                        else:
+                            stop = ast.BinOp(stop, ast.Add(), ast.Constant(1))
+                    args = [start, stop]
+                    if not (isinstance(step, ast.Constant) and step.value == 1):
+                        args.append(step)
+                    if isinstance(start, ast.Constant) and start.value == 0 and len(args) == 2:
+                        args = args[1:]
+                    stmt = ast.For(ast.Name(name, ast.Store()),
+                                   ast.Call(ast.Name("range", ast.Load()), args, []),
+                                   stmt.body[:-1] or [ast.Pass()], [], lineno=0)
+            if isinstance(stmt, ast.For):
+                stmt = _Canonical.element_loop(stmt)
+            out.append(stmt)
+        return out
+
+    @staticmethod
+    def element_loop(loop):
+        """``for i in range(len(s)): x = s[i]; ...`` (``i`` used for nothing else)
+        as ``for x in s: ...``."""
+        it, body = loop.iter, loop.body
+        if not (isinstance(loop.target, ast.Name) and isinstance(it, ast.Call)
+                and isinstance(it.func, ast.Name) and it.func.id == "range"
+                and len(it.args) == 1 and not it.keywords
+                and isinstance(it.args[0], ast.Call)
+                and isinstance(it.args[0].func, ast.Name) and it.args[0].func.id == "len"
+                and len(it.args[0].args) == 1 and isinstance(it.args[0].args[0], ast.Name)
+                and body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1
+                and isinstance(body[0].targets[0], ast.Name)
+                and isinstance(body[0].value, ast.Subscript)):
+            return loop
+        index, seq = loop.target.id, it.args[0].args[0].id
+        sub = body[0].value
+        if not (isinstance(sub.value, ast.Name) and sub.value.id == seq
+                and isinstance(sub.slice, ast.Name) and sub.slice.id == index):
+            return loop
+        uses = sum(isinstance(n, ast.Name) and n.id == index
+                   for s in body[1:] for n in ast.walk(s))
+        if uses:
+            return loop
+        return ast.For(body[0].targets[0], ast.Name(seq, ast.Load()),
+                       body[1:] or [ast.Pass()], loop.orelse, lineno=0)
+
+
+def _as_load(target):
+    node = ast.parse(ast.unparse(target), mode="eval").body
+    return node
+
+
+def _loaded_names(tree):
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            names.add(node.value.id)
+    return names
+
+
+class _DropUnused(ast.NodeTransformer):
+    """Remove assignments to names nobody reads, and unused functions and classes."""
+
+    def __init__(self, used, keep):
+        self.used, self.keep, self.changed = used, keep, False
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and not value and field == "body" \
+                    and not isinstance(node, ast.Module):
+                value.append(ast.Pass())
+        return node
+
+    def visit_Assign(self, node):
+        if all(isinstance(t, ast.Name) and t.id not in self.used and t.id not in self.keep
+               for t in node.targets):
+            self.changed = True
+            return None
+        return node
+
+    def visit_FunctionDef(self, node):
+        if node.name not in self.used and node.name not in self.keep:
+            self.changed = True
+            return None
+        return self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+
+class _Rename(ast.NodeTransformer):
+    """Names the student binds become their kind: ``v`` inside a definition, ``G``
+    at the top level (so that neither a new name nor one more variable shifts
+    the others)."""
+
+    def __init__(self, bound, keep):
+        self.bound, self.keep = bound, keep
+        self.inside = False
+
+    def name(self, name):
+        if name in self.keep or name not in self.bound:
+            return name
+        return "v" if self.inside else "G"
+
+    def visit_Module(self, node):
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stmt.name = self.name(stmt.name)
+                self.inside = True
+                self.generic_visit(stmt)
+                self.inside = False
+            else:
+                self.visit(stmt)
+        return node
+
+    def visit_Name(self, node):
+        node.id = self.name(node.id)
+        return node
+
+    def visit_arg(self, node):
+        node.arg = self.name(node.arg)
+        node.annotation = None
+        return node
+
+    def visit_FunctionDef(self, node):
+        node.name = self.name(node.name)
+        return self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_Global(self, node):
+        node.names = [self.name(n) for n in node.names]
+        return node
+
+    visit_Nonlocal = visit_Global
+
+    def visit_alias(self, node):
+        if node.asname:
+            node.asname = self.name(node.asname)
+        return node
+
+    def visit_ExceptHandler(self, node):
+        if node.name:
+            node.name = self.name(node.name)
+        return self.generic_visit(node)
+
+
+def _bound_names(tree):
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return bound
+
+
+_SPACE = re.compile(r"(?<=\W) +| +(?=\W)")
+
+
+def _compact(text):
+    lines = []
+    for line in text.splitlines():
+        stripped = line.lstrip(" ")
+        if stripped:
+            lines.append(" " * ((len(line) - len(stripped)) // 4) + _SPACE.sub("", stripped))
+    return "\n".join(lines)
+
+
+def normal_code(trees, keep=frozenset()):
+    """The normal form of the parsed cells ``trees`` (ast.Module each, in order).
+
+    ``keep``: names that stay as written even though the student binds them
+    (the names the released notebook binds: the graded functions).
+    """
+    module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
+    module = _Canonical().visit(module)
+    for _ in range(20):
+        dropper = _DropUnused(_loaded_names(module), keep)
+        module = dropper.visit(module)
+        if not dropper.changed:
+            break
+    module = _Rename(_bound_names(module), keep).visit(module)
+    return _compact(ast.unparse(ast.fix_missing_locations(module)))
+
+
+_BUILTIN = frozenset(dir(builtins))
+
+
+def lexical_form(source, keep=frozenset()):
+    """``source`` reduced token by token (for code that does not parse): comments
+    and layout dropped, strings ``'S'``, names other than ``keep`` and builtins ``V``."""
+    out, line = [], []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.NL):
+                if line:
+                    out.append("".join(line))
+                    line = []
+            elif tok.type == tokenize.NAME:
+                text = tok.string
+                if line and line[-1][-1:].isalnum():
+                    line.append(" ")
+                line.append(text if keyword.iskeyword(text) or text in keep
+                            or text in _BUILTIN else "V")
+            elif tok.type == tokenize.STRING:
+                line.append("'S'")
+            elif tok.type in (tokenize.OP, tokenize.NUMBER):
+                line.append(tok.string)
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    if line:
+        out.append("".join(line))
+    return "\n".join(out)

@@ -1,0 +1,49 @@
+"""Compare two submissions' graded material: the one comparison of the check."""
+
+from dataclasses import dataclass
+
+import numpy as np
+from copydetect import compare_files
+
+from .material import Material, SimilarityCheck
+
+__all__ = ["Comparison", "compare"]
+
+
+@dataclass(eq=False)
+class Comparison:
+    """How much of two submissions' code and written answers they share.
+
+    ``code`` and ``written``: the larger of the two shares of one submission's
+    material found in the other's (0 when too short to tell); ``flagged``: either
+    reaches its threshold. ``slices_a``/``slices_b`` (copydetect's, into the
+    normal form) and ``shared_runs`` locate what is shared, for the page.
+    """
+
+    a: Material
+    b: Material
+    code: float
+    written: float
+    flagged: bool
+    slices_a: np.ndarray = None
+    slices_b: np.ndarray = None
+    shared_runs: frozenset = frozenset()
+
+    @property
+    def similarity(self):
+        return max(self.code, self.written)
+
+
+def compare(a: Material, b: Material, check: SimilarityCheck) -> Comparison:
+    """Compare submissions ``a`` and ``b`` (their code, and their written answers)."""
+    code, sl_a, sl_b = 0.0, None, None
+    if min(a.code_chars, b.code_chars) >= check.min_code_chars:
+        overlap, (sim_a, sim_b), (sl_a, sl_b) = compare_files(a.prints, b.prints)
+        if overlap:
+            code = round(float(max(sim_a, sim_b)), 4)
+    shared = frozenset(a.runs) & frozenset(b.runs)
+    written = 0.0
+    if min(len(a.runs), len(b.runs)) >= check.min_written_runs:
+        written = round(max(len(shared) / len(a.runs), len(shared) / len(b.runs)), 4)
+    flagged = code >= check.threshold or written >= check.written_threshold
+    return Comparison(a, b, code, written, flagged, sl_a, sl_b, shared)

@@ -1,0 +1,277 @@
+"""What of a submission is compared: its code and its written answers, within bounds.
+
+The code is every code cell the student wrote or changed: the answer cells
+and any cell the student added, wherever it is, since all of it runs before
+the parts' tests (a cell exactly as released is the course's, not the
+student's). The written answers are every Markdown cell that is not exactly
+as released: the written answer cells and any the student added. Each is read up to a bound
+(:class:`SimilarityCheck`: bytes and statements of code, bytes of text), so
+that no submission makes the check slow or its page large; what is cut is
+said, per submission, in :attr:`Material.notes`.
+"""
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+from copydetect import CodeFingerprint
+from traitlets import Float, Integer
+from traitlets.config import Configurable
+
+from ..judging.cells import python_source, shares
+from .code import lexical_form, normal_code
+from .text import shingles, words
+
+__all__ = ["SimilarityCheck", "Scaffold", "Material", "boilerplate", "material_of"]
+
+
+class SimilarityCheck(Configurable):
+    """How submissions are compared, what flags a pair, and the bounds on each."""
+
+    threshold = Float(
+        0.6, min=0.0, max=1.0,
+        help="A pair is flagged when at least this share of one submission's code "
+             "(in normal form, after boilerplate) is found in the other.").tag(config=True)
+    written_threshold = Float(
+        0.5, min=0.0, max=1.0,
+        help="A pair is flagged when at least this share of the runs of words of "
+             "one submission's written answers is found in the other's.").tag(config=True)
+    noise = Integer(
+        25, min=5,
+        help="Matches shorter than this many characters of normal-form code are "
+             "ignored (copydetect's noise threshold).").tag(config=True)
+    guarantee = Integer(
+        30, min=5,
+        help="Matches at least this long are always found (copydetect's guarantee "
+             "threshold; at least noise).").tag(config=True)
+    shingle_words = Integer(
+        4, min=2, help="Written answers are compared as runs of this many words."
+    ).tag(config=True)
+    min_code_chars = Integer(
+        60, min=0,
+        help="Code with fewer characters of normal form (after boilerplate) than this "
+             "is too short to flag.").tag(config=True)
+    min_written_runs = Integer(
+        15, min=1,
+        help="Written answers with fewer runs of words (after the prompt's) than this "
+             "are too short to flag.").tag(config=True)
+    max_code_bytes = Integer(
+        100_000, min=1000,
+        help="Of each submission, at most this many bytes of code are compared "
+             "(the smallest cells first; the rest is cut and the page says so)."
+    ).tag(config=True)
+    max_statements = Integer(
+        3000, min=10,
+        help="Of each submission, at most this many statements of code are compared."
+    ).tag(config=True)
+    max_written_bytes = Integer(
+        100_000, min=1000,
+        help="Of each submission, at most this many bytes of written answers are "
+             "compared.").tag(config=True)
+    page_chars = Integer(
+        20_000, min=1000,
+        help="The report page shows at most this many characters of each side of a "
+             "flagged pair.").tag(config=True)
+    page_pairs = Integer(
+        100, min=1,
+        help="The report page shows at most this many flagged pairs side by side "
+             "(the CSV lists every pair).").tag(config=True)
+
+
+@dataclass(frozen=True)
+class Scaffold:
+    """What the course wrote: the released cells (a submitted cell that is one of
+    them, unchanged, is not the student's), the names the release binds (the
+    graded functions: they keep their names), and the released code and words,
+    which never count as shared."""
+
+    released: frozenset
+    keep: frozenset
+    code: str
+    text: tuple
+
+    @classmethod
+    def of(cls, released_cells):
+        """The scaffold of a problem set from its released notebook's cells."""
+        trees = [t for t in (_parse(c.source) for c in released_cells
+                             if c.cell_type == "code") if t is not None]
+        keep = frozenset(n for t in trees for n in _top_names(t))
+        code = normal_code(trees, keep)
+        text = tuple(words("\n".join(c.source for c in released_cells
+                                     if c.cell_type == "markdown")))
+        return cls(frozenset((c.cell_type, c.source.strip()) for c in released_cells),
+                   keep, code, text)
+
+
+def _top_names(tree):
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield stmt.name
+        elif isinstance(stmt, ast.Assign):
+            for t in stmt.targets:
+                if isinstance(t, ast.Name):
+                    yield t.id
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for a in stmt.names:
+                yield a.asname or a.name.split(".")[0]
+
+
+def _parse(source):
+    """The tree of a code cell, IPython's syntax (magics, ``!``) read as the judge
+    reads it; None when it does not parse."""
+    for read in (lambda s: s, python_source):
+        try:
+            return ast.parse(read(source))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return None
+
+
+@dataclass(eq=False)
+class Material:
+    """One submission's compared material: its code in normal form, the words of
+    its written answers, and what the bounds cut (``notes``)."""
+
+    student: str
+    code: str
+    text: list
+    notes: list = field(default_factory=list)
+    prints: object = None      # copydetect's fingerprint of ``code``
+    runs: dict = None          # {hash: first word} of the written answers' runs
+
+    @property
+    def code_chars(self):
+        return int(self.prints.token_coverage) if self.prints is not None else 0
+
+
+def _kb(n):
+    return f"{n / 1000:.0f} kB" if n < 1000**2 else f"{n / 1000**2:.1f} MB"
+
+
+#: Calls that run code made from data (an encoded copy, say), which no comparison sees.
+_RUNTIME_CODE = frozenset({"exec", "eval", "compile", "__import__"})
+
+
+def _within(source, budget):
+    """``source`` cut to at most ``budget`` bytes, at a line's end."""
+    data = source.encode("utf-8")
+    if len(data) <= budget:
+        return source
+    cut = data[:budget].decode("utf-8", "ignore")
+    return cut[:cut.rfind("\n") + 1] if "\n" in cut else ""
+
+
+def _parse_cut(part):
+    """The tree of a cell cut short: without its last top-level statement if that
+    was cut in the middle."""
+    tree = _parse(part)
+    if tree is None:
+        starts = [m.start() for m in re.finditer(r"\n(?=\S)", part)]
+        if starts:
+            tree = _parse(part[:starts[-1] + 1])
+    return tree
+
+
+def _code(cells, check, scaffold, notes):
+    """The normal form of the code ``cells`` (sources), within the bounds: bytes
+    and statements go to the smallest cells first, so that padding in one cell
+    cannot push the others out."""
+    sizes = [len(s.encode("utf-8")) for s in cells]
+    total = sum(sizes)
+    trees, lexical = [None] * len(cells), [None] * len(cells)
+    statements = used = 0
+    cut_statements = False
+    rooms = shares(sizes, check.max_code_bytes)
+    for i in sorted(range(len(cells)), key=lambda i: sizes[i]):
+        source, size, room = cells[i], sizes[i], rooms[i]
+        if not room or statements >= check.max_statements:
+            cut_statements = cut_statements or bool(room)
+            continue
+        part = _within(source, room)
+        used += len(part.encode("utf-8"))
+        tree = _parse(part) if room == size else _parse_cut(part)
+        if tree is None:
+            lexical[i] = lexical_form(part, scaffold.keep)
+            continue
+        kept = []
+        for stmt in tree.body:
+            n = sum(isinstance(x, ast.stmt) for x in ast.walk(stmt))
+            if statements + n > check.max_statements:
+                cut_statements = True
+                statements = check.max_statements
+                break
+            kept.append(stmt)
+            statements += n
+        tree.body = kept
+        trees[i] = tree
+    trees = [t for t in trees if t is not None]
+    lexical = [t for t in lexical if t is not None]
+    built = sorted({n.func.id for t in trees for n in ast.walk(t)
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id in _RUNTIME_CODE})
+    if built:
+        notes.append(f"calls {', '.join(built)}: code built while it runs is not "
+                     "compared, read it")
+    if used < total:
+        notes.append(f"code cut at {_kb(check.max_code_bytes)}: {_kb(total - used)} of "
+                     f"{_kb(total)} in its code cells not compared (its largest cells)")
+    if cut_statements:
+        notes.append(f"code cut at {check.max_statements} statements: the statements "
+                     "after that not compared")
+    if lexical:
+        notes.append(f"{len(lexical)} code cell(s) do not parse as Python: compared "
+                     "token by token")
+    try:
+        code = normal_code(trees, scaffold.keep)
+    except (RecursionError, MemoryError, ValueError, TypeError, AttributeError) as exc:
+        notes.append(f"code could not be put in normal form ({type(exc).__name__}): "
+                     "compared token by token")
+        code = "\n".join(lexical_form(c, scaffold.keep) for c in cells)
+    return "\n".join([code] + lexical).strip()
+
+
+def _text(cells, check, notes):
+    total = sum(len(s.encode("utf-8")) for s in cells)
+    text = _within("\n\n".join(cells) + "\n", check.max_written_bytes)
+    if len(text.encode("utf-8")) < total:
+        notes.append(f"written answers cut at {_kb(check.max_written_bytes)} of {_kb(total)}")
+    return words(text)
+
+
+def _fingerprint(code, check, boilerplate=None):
+    win = max(1, check.guarantee - check.noise + 1)
+    return CodeFingerprint("answers.txt", check.noise, win, boilerplate=boilerplate,
+                           filter=False, fp=_Text(code))
+
+
+class _Text:
+    """What copydetect reads a document from."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def read(self):
+        return self.text
+
+
+def boilerplate(scaffold, check):
+    """Fingerprints of the released code, which never count as shared."""
+    return np.array(sorted(_fingerprint(scaffold.code, check).hashes), dtype=np.int64)
+
+
+def material_of(student, cells, scaffold, check, boiler, *, omitted=0):
+    """The :class:`Material` of ``student``'s submission, whose cells are ``cells``
+    (each with ``cell_type`` and ``source``, in notebook order; a record's
+    :class:`~coursegrader.record.AnswerCode`); ``boiler``: :func:`boilerplate`;
+    ``omitted``: bytes of the cells the record did not keep."""
+    notes = [f"{_kb(omitted)} of its cells beyond what the record keeps not compared"
+             ] if omitted else []
+    own = [c for c in cells if (c.cell_type, c.source.strip()) not in scaffold.released]
+    code = [c.source for c in own if c.cell_type == "code"]
+    text = [c.source for c in own if c.cell_type == "markdown"]
+    normal = _code(code, check, scaffold, notes)
+    ws = _text(text, check, notes)
+    prompt = shingles(list(scaffold.text), check.shingle_words)
+    runs = {h: i for h, i in shingles(ws, check.shingle_words).items() if h not in prompt}
+    return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs)

@@ -1,0 +1,82 @@
+"""The similarity report: every pair in a CSV, the flagged ones side by side on a page.
+
+What a student wrote (code, words, even a name) reaches the instructor's
+browser only through Jinja's autoescaping, and the page allows no script
+(its Content-Security-Policy); each side of a pair is shown up to
+``SimilarityCheck.page_chars`` characters and at most
+``SimilarityCheck.page_pairs`` pairs are shown, so the page stays small
+whatever was handed in.
+"""
+
+import csv
+from pathlib import Path
+
+import jinja2
+
+from .text import marked_words
+
+__all__ = ["write_report"]
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "similarity"
+
+
+def _segments(code, slices):
+    """``code`` cut into (text, part of a match) pieces."""
+    out, at = [], 0
+    if slices is not None and len(slices) and len(slices[0]):
+        for start, end in sorted(zip(slices[0].tolist(), slices[1].tolist())):
+            start, end = max(int(start), at), int(end)
+            if start > at:
+                out.append((code[at:start], False))
+            if end > start:
+                out.append((code[start:end], True))
+                at = end
+    out.append((code[at:], False))
+    return [s for s in out if s[0]]
+
+
+def _capped(pieces, limit):
+    """``pieces`` up to ``limit`` characters in all, and how many were left out."""
+    out, used, total = [], 0, sum(len(t) for t, _ in pieces)
+    for text, hit in pieces:
+        if used >= limit:
+            break
+        out.append((text[:limit - used], hit))
+        used += len(out[-1][0])
+    return out, total - used
+
+
+def _side(comparison, which, check):
+    material = getattr(comparison, which)
+    slices = getattr(comparison, "slices_" + which)
+    code, code_cut = _capped(_segments(material.code, slices), check.page_chars)
+    words, words_cut = _capped(marked_words(material.text, check.shingle_words,
+                                            comparison.shared_runs), check.page_chars)
+    return dict(student=material.student, code=code, code_cut=code_cut, words=words,
+                words_cut=words_cut, notes=material.notes)
+
+
+def write_report(ps, materials, comparisons, folder, check, skipped):
+    """Write ``folder/<ps>-similarity.csv`` (every pair of ``comparisons``) and
+    ``.html`` (the flagged ones, and what the bounds cut of each of ``materials``);
+    ``skipped``: submissions that could not be read, one line each."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    table = folder / f"{ps}-similarity.csv"
+    with open(table, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student_a", "student_b", "similarity", "flagged", "code", "written"])
+        for c in comparisons:
+            w.writerow([c.a.student, c.b.student, f"{c.similarity:.4f}",
+                        str(c.flagged).lower(), f"{c.code:.4f}", f"{c.written:.4f}"])
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
+                             autoescape=True, undefined=jinja2.StrictUndefined)
+    flagged = [c for c in comparisons if c.flagged]
+    shown = [dict(a=_side(c, "a", check), b=_side(c, "b", check), code=c.code,
+                  written=c.written) for c in flagged[:check.page_pairs]]
+    cut = [(m.student, m.notes) for m in materials if m.notes]
+    page = folder / f"{ps}-similarity.html"
+    page.write_text(env.get_template("report.html.j2").render(
+        ps=ps, shown=shown, n_flagged=len(flagged), n_pairs=len(comparisons),
+        check=check, skipped=skipped, cut=cut), encoding="utf-8")
+    return table, page

@@ -1,0 +1,155 @@
+"""Copies of a classmate's ps1 answers, disguised the ways students disguise them.
+
+Each function takes the answers copied ({grade id: source}) and gives the
+disguised ones; :data:`EXTRA_CELL` is code a copier moves out of the answer
+cells into a cell of their own. Every disguise keeps the copied code working:
+it is meant to score what the original scores.
+"""
+
+import ast
+import itertools
+import re
+
+CODE_PARTS = ("quadratic_map_answer", "multinomial_map_answer", "kernel_verdicts_answer",
+              "counterexample_answer")
+WRITTEN_PARTS = ("validity_arguments", "closure_proofs")
+
+#: Statements that do nothing, as a copier types them ({pad}: the indentation).
+_NOOPS = ("pass", "assert True", "_unused_{n} = [{n}, {n} + 1, {n} * 2]",
+          "'''step {n} checked against my notes'''",
+          "if False:\n{pad}    print('debug', {n})", "None", "...",
+          "while False:\n{pad}    break")
+
+
+def noop_after_each_line(answers):
+    """A statement that does nothing after every statement of every code answer."""
+    out = dict(answers)
+    counter = itertools.count()
+    for part in CODE_PARTS:
+        lines = answers[part].splitlines()
+        after = {}                         # line number -> indents of no-ops to add
+        for node in ast.walk(ast.parse(answers[part])):
+            if isinstance(node, ast.stmt):
+                after.setdefault(node.end_lineno, []).append(node.col_offset)
+        result = []
+        for number, line in enumerate(lines, 1):
+            result.append(line)
+            for indent in sorted(set(after.get(number, ())), reverse=True):
+                n = next(counter)
+                pad = " " * indent
+                result.append(pad + _NOOPS[n % len(_NOOPS)].format(n=n, pad=pad))
+        out[part] = "\n".join(result) + "\n"
+    return out
+
+
+def into_extra_cell(answers):
+    """The code answers moved verbatim into one cell the student adds (above the
+    first check), the answer cells emptied."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        out[part] = "# my answers are in the cell above\n"
+    extra = "\n\n".join(answers[part] for part in CODE_PARTS)
+    return out, extra
+
+
+def renamed(answers, names):
+    """Every name of ``names`` ({old: new}) renamed, comments and docstrings dropped,
+    blank lines added: what a copier does by hand."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        text = answers[part]
+        text = re.sub(r'^\s*""".*?"""\s*\n', "", text, flags=re.M | re.S)
+        text = re.sub(r"\s+#.*$", "", text, flags=re.M)
+        for old, new in names.items():
+            text = re.sub(rf"\b{re.escape(old)}\b", new, text)
+        out[part] = text.replace("\n    return", "\n\n    return")
+    return out
+
+
+def reworded(answers, edits):
+    """The written answers ({grade id: source}) with a few words changed (``edits``:
+    {grade id: [(old, new)]}, each applied once) and their paragraphs in another order."""
+    out = {}
+    for part in WRITTEN_PARTS:
+        text = answers[part]
+        for old, new in edits.get(part, ()):
+            assert old in text, (part, old)
+            text = text.replace(old, new, 1)
+        paragraphs = [p for p in text.split("\n\n") if p.strip()]
+        out[part] = "\n\n".join(paragraphs[1:] + paragraphs[:1]) + "\n"
+    return out
+
+
+#: The reference answers with every loop written another way, by hand: ``for``
+#: as counting ``while``, generators as loops, loops as comprehensions.
+LOOPS_REWRITTEN = {
+    "quadratic_map_answer": '''\
+def quadratic_feature_map(X):
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"X must have shape (n, 2), got {X.shape}")
+    x1, x2 = X[:, 0], X[:, 1]
+    s = np.sqrt(2.0)
+    return np.column_stack([np.ones(len(X)), s * x1, s * x2, x1**2, x2**2, s * x1 * x2])
+''',
+    "multinomial_map_answer": '''\
+def multinomial_feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X must have shape (n, d), got {X.shape}")
+    if int(p) != p or p < 0:
+        raise ValueError(f"p must be a non-negative integer, got {p!r}")
+    p = int(p)
+    n, d = X.shape
+    Z = np.column_stack([np.ones(n), X])
+    combos = list(itertools.combinations_with_replacement(range(d + 1), p))
+    columns = []
+    k = 0
+    while k < len(combos):
+        combo = combos[k]
+        counts = np.bincount(np.array(combo, dtype=int), minlength=d + 1)
+        facts = []
+        for c in counts:
+            facts.append(math.factorial(int(c)))
+        coef = math.factorial(p) / math.prod(facts)
+        columns.append(math.sqrt(coef) * np.prod(Z[:, list(combo)], axis=1))
+        k += 1
+    return np.column_stack(columns)
+''',
+    "kernel_verdicts_answer": '''\
+def is_kernel(name):
+    verdicts = {
+        "B_diag": True, "B_indefinite": False, "exp_first": True, "lin_minus_sq": False,
+        "cubic": True, "gauss": True, "dist": False, "sq_dist": False, "neg_lin": False,
+        "lin_plus_one": True, "lin_minus_one": False, "sum_first": False,
+        "cos_first": True, "max_first": False, "min_abs_first": True, "norm_product": True,
+    }
+    if name not in verdicts:
+        raise ValueError(f"unknown candidate {name!r}")
+    return verdicts[name]
+''',
+    "counterexample_answer": '''\
+def counterexample_points(name):
+    if name not in CANDIDATES:
+        raise ValueError(f"unknown candidate {name!r}")
+    rng = np.random.default_rng(0)
+    sizes = (1, 2, 3, 4)
+    scales = (0.5, 2.0, 5.0)
+    i = 0
+    while i < len(sizes):
+        m = sizes[i]
+        j = 0
+        while j < len(scales):
+            scale = scales[j]
+            t = 0
+            while t < 100:
+                P = rng.uniform(-scale, scale, size=(m, 2))
+                K = gram(name, P)
+                if np.linalg.eigvalsh(K)[0] < -1e-3 * max(1.0, np.abs(K).max()):
+                    return P
+                t += 1
+            j += 1
+        i += 1
+    raise ValueError(f"no counterexample found for {name!r}: is it a kernel?")
+''',
+}

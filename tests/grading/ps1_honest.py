@@ -1,0 +1,663 @@
+"""Answers to ps1 written independently, in the styles different students write in.
+
+Each student's answers are {grade id: cell source}: the four code parts and
+the two written ones. They are data for the similarity check's
+false-positive measurement: no two of them may be flagged. They were written
+from the problem text alone, each by a different approach (vectorised or
+loop by loop, tables or numerical searches, short or verbose, proofs by
+feature maps or by Gram matrices); all pass the public checks.
+"""
+
+BOB = {
+    "quadratic_map_answer": '''\
+def quadratic_feature_map(X):
+    """Explicit features of the degree-2 inhomogeneous polynomial kernel."""
+    X = np.array(X, dtype=float)
+    out = []
+    for a, b in X:
+        out.append([1.0, 2 ** 0.5 * a, 2 ** 0.5 * b, a * a, b * b, 2 ** 0.5 * a * b])
+    return np.array(out).reshape(len(X), 6)
+''',
+    "multinomial_map_answer": '''\
+from itertools import product
+
+def multinomial_feature_map(X, p):
+    X = np.array(X, dtype=float)
+    n = X.shape[0]
+    ones = np.ones((n, 1))
+    Y = np.hstack([ones, X])
+    feats = [np.ones(n)]
+    for _ in range(p):   # build all ordered products, then merge equal monomials
+        feats = [f * Y[:, j] for f in feats for j in range(Y.shape[1])]
+    keys = list(product(range(Y.shape[1]), repeat=p))
+    merged = {}
+    for key, f in zip(keys, feats):
+        merged.setdefault(tuple(sorted(key)), []).append(f)
+    return np.stack([np.sqrt(len(v)) * v[0] for v in merged.values()], axis=1)
+''',
+    "kernel_verdicts_answer": '''\
+KERNELS = {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one", "cos_first",
+           "min_abs_first", "norm_product"}
+NOT_KERNELS = {"B_indefinite", "lin_minus_sq", "dist", "sq_dist", "neg_lin",
+               "lin_minus_one", "sum_first", "max_first"}
+
+def is_kernel(name):
+    if name in KERNELS:
+        return True
+    elif name in NOT_KERNELS:
+        return False
+    raise ValueError("no such candidate: " + str(name))
+''',
+    "counterexample_answer": '''\
+def counterexample_points(name):
+    # try a grid of small point sets until the Gram matrix is indefinite
+    grid = [-3.0, -1.0, -0.5, 0.5, 1.0, 3.0]
+    pts = [(a, b) for a in grid for b in grid]
+    for i in range(len(pts)):
+        P = np.array([pts[i]])
+        if np.min(np.linalg.eigvalsh(gram(name, P))) < -1e-6:
+            return P
+        for j in range(i + 1, len(pts)):
+            P = np.array([pts[i], pts[j]])
+            if np.min(np.linalg.eigvalsh(gram(name, P))) < -1e-6:
+                return P
+    raise ValueError(name)
+''',
+    "validity_arguments": '''\
+**B_diag** is a kernel: $x^T B_1 z = x_1 z_1 + 5 x_2 z_2$, which is the dot product
+of $(x_1, \\sqrt{5} x_2)$ with $(z_1, \\sqrt{5} z_2)$.
+
+**B_indefinite** is not. Take the single point $(1,0)$: the 1x1 Gram matrix is
+$B_2[0,0] = -1$, a negative number, so the matrix is not PSD.
+
+**exp_first** is a kernel because the exponential is a power series with positive
+coefficients: $\\exp(x_1 z_1) = \\sum_n \\frac{(x_1 z_1)^n}{n!}$, and each term is a
+product of $x_1^n/\\sqrt{n!}$ and $z_1^n/\\sqrt{n!}$, giving infinitely many features.
+
+**lin_minus_sq** is not: for the point $(3, 0)$ we get $9 - 81 = -72$ on the diagonal.
+''',
+    "closure_proofs": '''\
+(a) Define $\\psi(x) = \\phi(Ax)$. Then $\\langle\\psi(x),\\psi(z)\\rangle = \\langle\\phi(Ax),\\phi(Az)\\rangle = K(Ax,Az)$,
+so the new function has a feature map and is a kernel.
+
+(b) Define $\\psi(x) = f(x)\\phi(x)$; scalars come out of the inner product:
+$\\langle f(x)\\phi(x), f(z)\\phi(z)\\rangle = f(x)f(z)K(x,z)$. Again a feature map exists.
+''',
+}
+
+CAROL = {
+    "quadratic_map_answer": '''\
+def quadratic_feature_map(X):
+    X = np.atleast_2d(np.asarray(X, float))
+    c = math.sqrt(2)
+    first, second = X.T
+    feats = np.empty((X.shape[0], 6))
+    feats[:, 0] = 1
+    feats[:, 1], feats[:, 2] = c * first, c * second
+    feats[:, 3], feats[:, 4] = first ** 2, second ** 2
+    feats[:, 5] = c * first * second
+    return feats
+''',
+    "multinomial_map_answer": '''\
+def multinomial_feature_map(X, p):
+    """Recursive construction over compositions of p."""
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+
+    def compositions(total, parts):
+        if parts == 1:
+            yield (total,)
+            return
+        for first in range(total + 1):
+            for rest in compositions(total - first, parts - 1):
+                yield (first,) + rest
+
+    cols = []
+    full = np.concatenate([np.ones((n, 1)), X], axis=1)
+    for alpha in compositions(int(p), d + 1):
+        multinom = math.factorial(int(p))
+        for a in alpha:
+            multinom //= math.factorial(a)
+        cols.append(np.sqrt(multinom) * np.prod(full ** np.array(alpha), axis=1))
+    return np.array(cols).T
+''',
+    "kernel_verdicts_answer": '''\
+def is_kernel(name):
+    if name not in CANDIDATES:
+        raise ValueError(name)
+    rng = np.random.default_rng(1)
+    for trial in range(200):
+        P = rng.normal(scale=3.0, size=(6, 2))
+        if np.linalg.eigvalsh(gram(name, P)).min() < -1e-8:
+            return False
+    return True
+''',
+    "counterexample_answer": '''\
+def counterexample_points(name):
+    rng = np.random.default_rng(7)
+    size = 1
+    while size <= 8:
+        for attempt in range(500):
+            pts = rng.normal(scale=2.0, size=(size, 2))
+            vals = np.linalg.eigvalsh(gram(name, pts))
+            if vals.min() < -1e-6:
+                return pts
+        size *= 2
+    raise RuntimeError("nothing found")
+''',
+    "validity_arguments": '''\
+1. B_diag. Since $B_1 = \\mathrm{diag}(1, 5)$ has a square root $\\mathrm{diag}(1,\\sqrt5)$,
+   $K(x,z) = (B_1^{1/2}x)^\\top(B_1^{1/2}z)$. Feature map $x \\mapsto B_1^{1/2} x$. Kernel.
+2. B_indefinite. Its eigenvalues are $\\frac{3\\pm\\sqrt{41}}{2}$; let $v$ be the eigenvector of
+   the negative one and use the single point $v$: $K(v,v) = v^\\top B_2 v < 0$. Not a kernel.
+3. exp_first. $x_1z_1$ is a kernel, and a limit of polynomials in a kernel with
+   non-negative coefficients is a kernel; the features are $\\phi_k(x)=x_1^k/\\sqrt{k!}$ for $k=0,1,2,\\dots$
+4. lin_minus_sq. On the diagonal $K(x,x)=\\|x\\|^2(1-\\|x\\|^2)$, negative as soon as
+   $\\|x\\|>1$; e.g. $x=(0,2)$ gives $-12$. Not a kernel.
+''',
+    "closure_proofs": '''\
+Let $x_1,\\dots,x_m$ be points and $c\\in\\mathbb R^m$.
+
+(a) $\\sum_{ij} c_i c_j K(Ax_i, Ax_j) \\ge 0$ because $Ax_1,\\dots,Ax_m$ are just other points
+and $K$ is PSD on every finite set.
+
+(b) $\\sum_{ij} c_i c_j f(x_i)K(x_i,x_j)f(x_j) = \\sum_{ij} d_i d_j K(x_i,x_j)\\ge 0$ with $d_i = c_i f(x_i)$.
+Symmetry is clear in both cases.
+''',
+}
+
+DORA = {
+    "quadratic_map_answer": '''\
+def quadratic_feature_map(X):
+    # phi(x) = (1, sqrt2 x1, sqrt2 x2, x1^2, x2^2, sqrt2 x1 x2)
+    rows = []
+    for point in X:
+        x1 = float(point[0])
+        x2 = float(point[1])
+        r2 = math.sqrt(2.0)
+        rows.append([1.0, r2 * x1, r2 * x2, x1 * x1, x2 * x2, r2 * x1 * x2])
+    result = np.zeros((len(rows), 6))
+    for i in range(len(rows)):
+        result[i, :] = rows[i]
+    return result
+''',
+    "multinomial_map_answer": '''\
+def multinomial_feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    # every exponent vector (j_1..j_d) with sum <= p; j_0 = p - sum
+    exps = []
+    def grow(prefix, left):
+        if len(prefix) == d:
+            exps.append(prefix)
+            return
+        for e in range(left + 1):
+            grow(prefix + [e], left - e)
+    grow([], p)
+    out = np.ones((n, len(exps)))
+    for col, js in enumerate(exps):
+        j0 = p - sum(js)
+        weight = math.factorial(p) / math.factorial(j0)
+        for i in range(d):
+            weight = weight / math.factorial(js[i])
+            out[:, col] = out[:, col] * X[:, i] ** js[i]
+        out[:, col] = out[:, col] * math.sqrt(weight)
+    return out
+''',
+    "kernel_verdicts_answer": '''\
+def is_kernel(name):
+    answers = dict(B_diag=True, B_indefinite=False, exp_first=True, lin_minus_sq=False,
+                   cubic=True, gauss=True, dist=False, sq_dist=False, neg_lin=False,
+                   lin_plus_one=True, lin_minus_one=False, sum_first=False,
+                   cos_first=True, max_first=False, min_abs_first=True,
+                   norm_product=True)
+    try:
+        return answers[name]
+    except KeyError:
+        raise ValueError("unknown name " + repr(name)) from None
+''',
+    "counterexample_answer": '''\
+HAND_PICKED = {
+    "B_indefinite": [[1.0, 0.0]],
+    "lin_minus_sq": [[2.0, 0.0]],
+    "dist": [[0.0, 0.0], [1.0, 0.0]],
+    "sq_dist": [[0.0, 0.0], [1.0, 0.0]],
+    "neg_lin": [[1.0, 1.0]],
+    "lin_minus_one": [[0.0, 0.0]],
+    "sum_first": [[-1.0, 0.0]],
+    "max_first": [[-1.0, 0.0]],
+}
+
+def counterexample_points(name):
+    if name not in HAND_PICKED:
+        raise ValueError(f"{name} is a kernel or unknown")
+    return np.array(HAND_PICKED[name])
+''',
+    "validity_arguments": '''\
+B_diag -- yes. Write $\\phi(x) = (x_1, \\sqrt{5}\\,x_2)$; then $\\phi(x)\\cdot\\phi(z) = x_1z_1+5x_2z_2 = x^\\top B_1 z$.
+
+B_indefinite -- no. Points $x^{(1)} = (1,0)$ and $x^{(2)} = (0,1)$ give the Gram matrix
+$\\begin{pmatrix}-1 & 2\\\\ 2 & 4\\end{pmatrix}$ whose determinant is $-8<0$, so one eigenvalue is negative.
+
+exp_first -- yes, with $\\phi(x) = (1, x_1, x_1^2/\\sqrt{2}, x_1^3/\\sqrt{6}, \\dots)$ from the Taylor series of exp.
+
+lin_minus_sq -- no. The point $(1,1)$: $K = 2 - 4 = -2$, a one by one Gram matrix that is negative.
+''',
+    "closure_proofs": '''\
+For (a): the function $x\\mapsto\\phi(Ax)$ is a feature map of $K(Ax,Az)$ since
+$K(Ax,Az)=\\phi(Ax)^\\top\\phi(Az)$ by definition of $\\phi$.
+
+For (b): multiply the feature map by $f$. $g(x)=f(x)\\phi(x)$ satisfies
+$g(x)^\\top g(z) = f(x)f(z)\\,\\phi(x)^\\top\\phi(z)$, which is the function we want.
+Having a feature map means being a kernel.
+''',
+}
+
+EMIL = {
+    "quadratic_map_answer": '''\
+SQRT2 = 2 ** 0.5
+
+
+def quadratic_feature_map(X):
+    X = np.asarray(X, dtype=np.float64).reshape(-1, 2)
+    prod = X[:, :1] * X[:, 1:]
+    return np.hstack([np.ones((X.shape[0], 1)), SQRT2 * X, X ** 2, SQRT2 * prod])
+''',
+    "multinomial_map_answer": '''\
+from collections import Counter
+
+
+def multinomial_feature_map(X, p):
+    X = np.asarray(X, dtype=np.float64)
+    Xt = np.hstack([np.ones((X.shape[0], 1)), X])
+    features = []
+    for idx in itertools.combinations_with_replacement(range(Xt.shape[1]), int(p)):
+        counts = Counter(idx)
+        denom = 1
+        for k in counts.values():
+            denom *= math.factorial(k)
+        scale = (math.factorial(int(p)) / denom) ** 0.5
+        col = scale * np.ones(X.shape[0])
+        for i in idx:
+            col = col * Xt[:, i]
+        features.append(col)
+    return np.vstack(features).T
+''',
+    "kernel_verdicts_answer": '''\
+def is_kernel(name):
+    # kernels: closure rules (sums, products, exp, composition) or explicit features
+    yes = ["B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
+           "cos_first", "min_abs_first", "norm_product"]
+    if name not in CANDIDATES:
+        raise ValueError("not a candidate: %s" % name)
+    return name in yes
+''',
+    "counterexample_answer": '''\
+def counterexample_points(name):
+    rng = np.random.default_rng(2024)
+    best, best_val = None, np.inf
+    for attempt in range(3000):
+        m = 1 + attempt % 3
+        pts = rng.uniform(-4, 4, size=(m, 2))
+        lam = np.linalg.eigvalsh(gram(name, pts)).min()
+        if lam < best_val:
+            best, best_val = pts, lam
+        if best_val < -0.5:
+            break
+    return best
+''',
+    "validity_arguments": '''\
+- $B_1$ is symmetric with positive eigenvalues 1 and 5, so $x^T B_1 z$ is an inner product
+  (weighted dot product) and B_diag is a kernel, feature map $(x_1,\\sqrt5 x_2)$.
+- $B_2$ has a negative diagonal entry $-1$; evaluating at $e_1$ yields $K(e_1,e_1)=-1<0$,
+  so B_indefinite cannot be a kernel.
+- exp_first: products and sums of kernels are kernels, so every polynomial $\\sum_{k\\le N} (x_1z_1)^k/k!$
+  is a kernel, and the pointwise limit stays PSD. Features: $x_1^k/\\sqrt{k!}$.
+- lin_minus_sq: with $x=(1.5,0)$, $K(x,x) = 2.25 - 5.0625 < 0$. Not a kernel.
+''',
+    "closure_proofs": '''\
+(a) Gram matrix of the new function on points $x_i$ equals the Gram matrix of $K$ on
+the points $Ax_i$, which is positive semidefinite because K is a kernel.
+
+(b) Its Gram matrix is $DGD$ where $G$ is the Gram matrix of $K$ and $D$ the diagonal matrix of the values
+$f(x_i)$. For any vector $c$, $c^T DGD c = (Dc)^T G (Dc) \\geq 0$, so it is PSD; it is symmetric too.
+''',
+}
+
+FAY = {
+    "quadratic_map_answer": '''\
+def quadratic_feature_map(X):
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    a = X[:, 0]
+    b = X[:, 1]
+    F = np.zeros((n, 6))
+    F[:, 0] = 1.0
+    F[:, 1] = a * np.sqrt(2)
+    F[:, 2] = b * np.sqrt(2)
+    F[:, 3] = a ** 2
+    F[:, 4] = b ** 2
+    F[:, 5] = a * b * np.sqrt(2)
+    return F
+''',
+    "multinomial_map_answer": '''\
+def _multi_indices(d, p):
+    if d == 0:
+        return [()] if p == 0 else []
+    res = []
+    for k in range(p + 1):
+        for rest in _multi_indices(d - 1, p - k):
+            res.append((k,) + rest)
+    return res
+
+
+def multinomial_feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    idx = _multi_indices(d + 1, p)
+    Phi = np.empty((n, len(idx)))
+    for c, js in enumerate(idx):
+        coef = math.factorial(p)
+        for j in js:
+            coef = coef / math.factorial(j)
+        mono = np.ones(n)
+        for i in range(d):
+            mono *= X[:, i] ** js[i + 1]
+        Phi[:, c] = np.sqrt(coef) * mono
+    return Phi
+''',
+    "kernel_verdicts_answer": '''\
+def is_kernel(name):
+    if name not in CANDIDATES:
+        raise ValueError(name)
+    # failing examples I found by hand; everything else I could prove is a kernel
+    not_kernels = ("B_indefinite", "lin_minus_sq", "dist", "sq_dist", "neg_lin",
+                   "lin_minus_one", "sum_first", "max_first")
+    return not (name in not_kernels)
+''',
+    "counterexample_answer": '''\
+def counterexample_points(name):
+    if name not in CANDIDATES:
+        raise ValueError(name)
+    candidates_sets = [
+        np.array([[1.0, 0.0]]), np.array([[-1.0, 0.0]]), np.array([[2.0, 2.0]]),
+        np.array([[0.0, 0.0]]), np.array([[0.0, 0.0], [1.0, 1.0]]),
+        np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[-2.0, 1.0], [3.0, -1.0]]),
+    ]
+    for P in candidates_sets:
+        ev = np.linalg.eigvalsh(gram(name, P))
+        if ev[0] < -1e-9:
+            return P
+    raise ValueError("no counterexample among my sets")
+''',
+    "validity_arguments": '''\
+B_diag: kernel. For points $x_1..x_m$ the Gram matrix is $X B_1 X^T$ and
+$c^T X B_1 X^T c = (X^Tc)^T B_1 (X^Tc) \\ge 0$ since $B_1$ is positive definite.
+
+B_indefinite: not a kernel; with $v=(1,-0.7)$... simpler, the point $(1,0)$ alone gives $-1$.
+
+exp_first: kernel, since $e^{t}$ has a Taylor expansion with nonnegative coefficients and
+$t = x_1 z_1$ is the linear kernel on the first coordinate. Features $\\phi_k(x)=x_1^k/\\sqrt{k!}$.
+
+lin_minus_sq: not a kernel, for $x=(0,3)$: $K(x,x)=9-81<0$.
+''',
+    "closure_proofs": '''\
+Part (a). Set $\\tilde\\phi = \\phi\\circ A$. Then $\\tilde\\phi(x)\\cdot\\tilde\\phi(z) = K(Ax, Az)$ which shows it is an inner product of features.
+
+Part (b). If $f(x)=0$ somewhere it's still fine. Put $\\tilde\\phi(x) = f(x)\\,\\phi(x)$, then $\\tilde\\phi(x)\\cdot\\tilde\\phi(z) = f(x)\\,K(x,z)\\,f(z)$.
+''',
+}
+
+GUS = {
+    "quadratic_map_answer": '''\
+def quadratic_feature_map(X):
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        X = X[None, :]
+    ones = np.ones_like(X[:, 0])
+    root = np.sqrt(2.0)
+    cols = (ones, root * X[:, 0], root * X[:, 1], X[:, 0] ** 2, X[:, 1] ** 2,
+            root * X[:, 0] * X[:, 1])
+    return np.stack(cols, axis=-1)
+''',
+    "multinomial_map_answer": '''\
+def multinomial_feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    Xt = np.concatenate([np.ones((n, 1)), X], axis=1)
+    # Build monomials degree by degree, as a dict exponent-tuple -> column, keeping
+    # the multinomial coefficient as a separate dict.
+    cols = {(0,) * (d + 1): np.ones(n)}
+    coeff = {(0,) * (d + 1): 1}
+    for step in range(p):
+        new_cols, new_coeff = {}, {}
+        for e, col in cols.items():
+            for i in range(d + 1):
+                f = list(e)
+                f[i] += 1
+                f = tuple(f)
+                new_cols[f] = col * Xt[:, i]
+                new_coeff[f] = new_coeff.get(f, 0) + coeff[e]
+        cols, coeff = new_cols, new_coeff
+    keys = sorted(cols)
+    return np.column_stack([np.sqrt(coeff[k]) * cols[k] for k in keys])
+''',
+    "kernel_verdicts_answer": '''\
+VERDICT = {
+    "B_diag": 1, "B_indefinite": 0, "exp_first": 1, "lin_minus_sq": 0,
+    "cubic": 1, "gauss": 1, "dist": 0, "sq_dist": 0,
+    "neg_lin": 0, "lin_plus_one": 1, "lin_minus_one": 0, "sum_first": 0,
+    "cos_first": 1, "max_first": 0, "min_abs_first": 1, "norm_product": 1,
+}
+
+
+def is_kernel(name):
+    assert name in VERDICT, name
+    return bool(VERDICT[name])
+''',
+    "counterexample_answer": '''\
+def counterexample_points(name):
+    if name not in CANDIDATES:
+        raise ValueError(name)
+    # two points on a line through the origin, spread wider and wider
+    for t in [0.1, 0.5, 1.0, 2.0, 5.0, 10.0]:
+        for P in ([[t, 0.0]], [[-t, 0.0]], [[t, 0.0], [-t, 0.0]], [[0.0, 0.0], [t, t]]):
+            P = np.array(P)
+            if np.linalg.eigvalsh(gram(name, P))[0] < -1e-6 * (1 + t * t):
+                return P
+    raise ValueError("none found for " + name)
+''',
+    "validity_arguments": '''\
+B_diag is a kernel. Because $B_1$ is diagonal with entries 1 and 5, $K(x,z)=\\langle Dx, Dz\\rangle$ for $D=\\mathrm{diag}(1,\\sqrt5)$.
+
+B_indefinite is not a kernel: take $x=(1,0)$; then $K(x,x)=-1$, and a kernel must satisfy $K(x,x)=\\|\\phi(x)\\|^2\\geq0$.
+
+exp_first is a kernel. Write $e^{x_1z_1}=\\sum_{n=0}^\\infty \\frac{x_1^n}{\\sqrt{n!}}\\cdot\\frac{z_1^n}{\\sqrt{n!}}$, an inner product in $\\ell^2$.
+
+lin_minus_sq is not. $K(x,x) = t - t^2$ with $t=\\|x\\|^2$; for $x=(2,2)$, $t=8$ and $K=-56$.
+''',
+    "closure_proofs": '''\
+(a) With $\\phi_A(x) := \\phi(Ax)$ we have $\\langle\\phi_A(x),\\phi_A(z)\\rangle = K(Ax,Az)$, a feature representation, hence a kernel.
+(b) With $\\phi_f(x) := f(x)\\phi(x)$ we get $\\langle\\phi_f(x),\\phi_f(z)\\rangle = f(x)f(z)\\langle\\phi(x),\\phi(z)\\rangle = f(x)K(x,z)f(z)$, hence a kernel.
+''',
+}
+
+HANA = {
+    "quadratic_map_answer": '''\
+def quadratic_feature_map(X):
+    """phi(x) for each row: the degree-2 terms with their sqrt(2) weights."""
+    pts = np.array(X, dtype=float, ndmin=2)
+    u = pts[:, [0]]
+    w = pts[:, [1]]
+    c = np.sqrt(2)
+    return np.concatenate((np.ones_like(u), c * u, c * w, u * u, w * w, c * u * w), axis=1)
+''',
+    "multinomial_map_answer": '''\
+def multinomial_feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    phi = []
+    # choose how many of the p factors are the constant 1, then a multiset of the rest
+    for k in range(p + 1):
+        for picks in itertools.combinations_with_replacement(range(d), k):
+            c = math.comb(p, k)
+            term = np.ones(n)
+            for j in set(picks):
+                m = picks.count(j)
+                c = c * math.comb(k - sum(picks.count(i) for i in set(picks) if i < j), m)
+                term = term * X[:, j] ** m
+            phi.append(np.sqrt(c) * term)
+    return np.array(phi).T
+''',
+    "kernel_verdicts_answer": '''\
+def is_kernel(name):
+    """My verdicts, one per line, argued in part 5 and in my notes."""
+    if name == "B_diag" or name == "exp_first" or name == "cubic" or name == "gauss":
+        return True
+    if name in ("lin_plus_one", "cos_first", "min_abs_first", "norm_product"):
+        return True
+    if name in CANDIDATES:
+        return False
+    raise ValueError("unknown: " + name)
+''',
+    "counterexample_answer": '''\
+def counterexample_points(name):
+    """Local search: move points to make the smallest eigenvalue as negative as possible."""
+    if name not in CANDIDATES:
+        raise ValueError(name)
+    gen = np.random.default_rng(11)
+    P = gen.normal(size=(3, 2))
+    low = np.linalg.eigvalsh(gram(name, P))[0]
+    step = 1.0
+    for it in range(2000):
+        Q = P + step * gen.normal(size=P.shape)
+        q = np.linalg.eigvalsh(gram(name, Q))[0]
+        if q < low:
+            P, low = Q, q
+        if low < -0.1:
+            return P
+        if it % 200 == 199:
+            step = step / 2
+    raise ValueError("search failed for " + name)
+''',
+    "validity_arguments": '''\
+B_diag: positive semidefinite kernel. The weights $1$ and $5$ are positive so I can split them:
+$K(x,z)=1\\cdot x_1z_1+5\\cdot x_2z_2=(x_1)(z_1)+(\\sqrt5x_2)(\\sqrt5z_2)$.
+
+B_indefinite: fails. $B_2$ has determinant $-4-4=-8$, so an eigenvalue is negative; concretely
+$K((1,0),(1,0)) = -1$ already breaks $K(x,x)\\ge0$.
+
+exp_first: kernel. $\\exp$ of a kernel is a kernel because the Taylor series converges and each
+partial sum is a positive combination of powers of the kernel $x_1z_1$ (products of kernels are kernels).
+
+lin_minus_sq: fails, e.g. $x=(-2,1)$ gives $K(x,x)=5-25=-20$.
+''',
+    "closure_proofs": '''\
+Both follow from "a function with a feature map is a kernel".
+For (a) the feature map is $x\\mapsto\\phi(Ax)$: plug in and the inner product is $K(Ax,Az)$.
+For (b) take $x\\mapsto f(x)\\phi(x)$; pulling the real numbers $f(x)$ and $f(z)$ out of the inner
+product gives exactly $f(x)K(x,z)f(z)$.
+''',
+}
+
+IVAN = {
+    "quadratic_map_answer": '''\
+import math
+
+def quadratic_feature_map(X):
+    result = []
+    for x in np.asarray(X, dtype=float):
+        a, b = x
+        result.append((1.0, math.sqrt(2) * a, math.sqrt(2) * b, a ** 2, b ** 2,
+                       math.sqrt(2) * a * b))
+    return np.asarray(result, dtype=float).reshape(-1, 6)
+''',
+    "multinomial_map_answer": '''\
+def multinomial_feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    if p == 0:
+        return np.ones((n, 1))
+    # (1 + <x,z>)^p = (1 + <x,z>) (1 + <x,z>)^(p-1): tensor the maps, then merge
+    # the repeated monomials by summing squared weights
+    prev = multinomial_feature_map(X, p - 1)
+    prev_exps = _exponents(d, p - 1)
+    new = {}
+    for col, e in enumerate(prev_exps):
+        for i in range(d + 1):
+            f = list(e)
+            if i > 0:
+                f[i - 1] += 1
+            f = tuple(f)
+            value = prev[:, col] * (1.0 if i == 0 else X[:, i - 1])
+            new[f] = new.get(f, 0) + value ** 2
+    # all columns of one monomial are the same up to sign: sqrt of the summed squares
+    # keeps the weight, and the sign of the monomial itself
+    out = []
+    for f in _exponents(d, p):
+        mono = np.prod(X ** np.array(f), axis=1)
+        out.append(np.sign(mono) * np.sqrt(new[f]))
+    return np.column_stack(out)
+
+
+def _exponents(d, p):
+    if d == 0:
+        return [()]
+    return [(k,) + rest for k in range(p + 1) for rest in _exponents(d - 1, p - k)]
+''',
+    "kernel_verdicts_answer": '''\
+def is_kernel(name):
+    if name not in CANDIDATES:
+        raise ValueError(f"{name} is not one of the candidates")
+    # diagonal check first: K(x, x) < 0 anywhere rules a candidate out
+    probe = np.array([[-2.0, 0.5], [0.3, -1.5], [2.0, 2.0], [0.0, 0.0]])
+    for x in probe:
+        if CANDIDATES[name](x, x) < 0:
+            return False
+    # then 2x2 determinants and eigenvalues on a small grid
+    grid = np.linspace(-2, 2, 5)
+    pts = np.array([(a, b) for a in grid for b in grid])
+    return bool(np.linalg.eigvalsh(gram(name, pts)).min() > -1e-7)
+''',
+    "counterexample_answer": '''\
+def counterexample_points(name):
+    if name not in CANDIDATES:
+        raise ValueError(f"{name} is not one of the candidates")
+    k = CANDIDATES[name]
+    # a single point with K(x, x) < 0 is enough when it exists
+    for x in ([2.0, 0.0], [-1.0, 0.0], [0.0, 0.0], [1.0, 1.0]):
+        x = np.array(x)
+        if k(x, x) < -1e-9:
+            return x.reshape(1, 2)
+    # else two points x, y with K(x,x) K(y,y) < K(x,y)^2
+    for x in ([0.0, 0.0], [1.0, 0.0], [-1.0, 0.0]):
+        for y in ([1.0, 0.0], [2.0, 0.0], [0.0, 1.0]):
+            x, y = np.array(x), np.array(y)
+            if k(x, x) * k(y, y) < k(x, y) ** 2 - 1e-9:
+                return np.vstack([x, y])
+    raise ValueError(f"no counterexample: {name} looks like a kernel")
+''',
+    "validity_arguments": '''\
+(i) B_diag = kernel, as $B_1 = R^\\top R$ with $R = \\mathrm{diag}(1, \\sqrt{5})$, so $K(x,z) = (Rx)\\cdot(Rz)$.
+
+(ii) B_indefinite is not one. Counterexample: Gram matrix at the single point $e_1$ is the number
+$B_2[1,1] = -1 < 0$.
+
+(iii) exp_first = kernel. Expand: $e^{x_1 z_1} = 1 + x_1 z_1 + \\frac{x_1^2 z_1^2}{2} + \\dots$, each
+term a product $g_k(x) g_k(z)$ with $g_k(x) = x_1^k / \\sqrt{k!}$; the sequence $(g_k(x))_k$ is in $\\ell^2$.
+
+(iv) lin_minus_sq is not one: $x = (0, 1.5)$, $K(x,x) = 2.25 - 5.0625 = -2.8125$.
+''',
+    "closure_proofs": '''\
+(a) Positive semi-definiteness is a statement about all finite point sets. Given $x_1..x_m$, the matrix
+$[K(Ax_i, Ax_j)]$ is $K$'s Gram matrix on $y_i = Ax_i$, hence PSD; so $K(A\\cdot, A\\cdot)$ is a kernel.
+
+(b) Writing $F = \\mathrm{diag}(f(x_i))$ the new matrix is $FGF$; then $v^\\top FGFv = (Fv)^\\top G(Fv)\\ge 0$.
+''',
+}
+
+#: Every honest student's answers, by name (the reference solution is one more).
+#: hana and ivan were written after the check's settings were chosen, to measure
+#: false positives on data it was not tuned to.
+HONEST = {"bob": BOB, "carol": CAROL, "dora": DORA, "emil": EMIL, "fay": FAY, "gus": GUS,
+          "hana": HANA, "ivan": IVAN}

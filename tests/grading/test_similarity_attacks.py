@@ -1,0 +1,256 @@
+"""`make similarity PS=ps1` after `make autograde`: every disguised copy is flagged,
+no independent work is.
+
+A class of ps1 is handed in and graded with the instructor's commands: alice
+hands in the reference solution, eight classmates (``ps1_honest``) their own
+independent answers, and the copiers copy a classmate and disguise it as
+students do (``ps1_copies``): the code moved verbatim into a cell of their own
+with the answer cells emptied, a no-op after each line, the loops
+rewritten, every name changed, the code in an added cell dressed as the
+course's locked setup cell, a classmate's written answers
+reworded, and padding in front of it all. Each copy earns what the original earns from the
+autograder (it is working code); the similarity check must flag each one with
+its original, and no pair of independent submissions. What a student wrote is
+data on the page, never markup.
+"""
+
+import copy
+import csv
+import itertools
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell
+
+from coursegrader.tools.course import Course, fill_answers
+
+from attacks import HOSTILE, HOSTILE_CODE
+from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS, into_extra_cell,
+                         noop_after_each_line, renamed, reworded)
+from grading.ps1_honest import HONEST
+
+COURSE = Path(__file__).resolve().parents[2] / "assignments"
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900),
+              pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+
+#: A dead function, repeated to pad a submission far beyond the bounds.
+DEAD = "def unused_{i}(a, b):\n    c = a * {i} + b\n    return c - {i}\n\n"
+INJECTION = "</pre><script>alert(1)</script><img src=x onerror=alert(2)>"
+
+#: copier: (whom they copied, what the similarity check must see: "code" or "written")
+COPIERS = {
+    "copier_extra_cell": ("alice", "code"),
+    "copier_noop": ("alice", "code"),
+    "copier_loops": ("alice", "code"),
+    "copier_renamed": ("emil", "code"),
+    "copier_padded": ("dora", "code"),
+    "copier_written": ("bob", "written"),
+    "copier_injects": ("gus", "code"),
+    "copier_fake_locked": ("carol", "code"),
+}
+
+
+def _grade_id(cell):
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def _notebook(released, answers, extra=(), before=None):
+    """``released`` with the answer cells ``answers`` ({grade id: source}) and the
+    cells ``extra`` added before the cell ``before`` (default: at the end)."""
+    nb = copy.deepcopy(released)
+    for cell in nb.cells:
+        if _grade_id(cell) in answers:
+            cell.source = answers[_grade_id(cell)]
+    at = len(nb.cells) if before is None else [_grade_id(c) for c in nb.cells].index(before)
+    nb.cells[at:at] = list(extra)
+    return nb
+
+
+def _hand_in_the_class(c):
+    released, source = c.released("ps1"), c.source("ps1")
+    scaffold = {_grade_id(cell): cell.source for cell in released.cells}
+    reference = {_grade_id(cell): cell.source
+                 for cell in fill_answers(released, source).cells}
+    blank_written = {part: scaffold[part] for part in WRITTEN_PARTS}
+    blank_code = {part: scaffold[part] for part in CODE_PARTS}
+    c.hand_in("alice", "ps1", _notebook(released, reference))
+    for student, answers in HONEST.items():
+        c.hand_in(student, "ps1", _notebook(released, answers))
+    c.hand_in("blank", "ps1", released)
+
+    # the reference moved verbatim into a cell of the copier's own
+    moved, extra = into_extra_cell({**reference, **blank_written})
+    c.hand_in("copier_extra_cell", "ps1",
+              _notebook(released, moved, [new_code_cell(extra)], before="quadratic_map"))
+    names = {"X": "data", "x1": "first", "x2": "second", "s": "root2", "Z": "aug",
+             "columns": "feats", "combo": "idx", "counts": "mult", "coef": "w",
+             "verdicts": "table", "rng": "gen", "m": "count", "scale": "sc", "P": "pts",
+             "K": "G", "n": "rows", "d": "dims"}
+    c.hand_in("copier_noop", "ps1", _notebook(
+        released, {**noop_after_each_line(renamed(reference, names)), **blank_written}))
+    c.hand_in("copier_loops", "ps1", _notebook(
+        released, {**reference, **LOOPS_REWRITTEN, **blank_written}))
+    emil = {"Xt": "aug", "features": "cols", "counts": "cnt", "denom": "den", "scale": "sc",
+            "col": "column", "best": "winner", "best_val": "lowest", "pts": "P",
+            "lam": "ev", "prod": "cross", "SQRT2": "R2"}
+    c.hand_in("copier_renamed", "ps1", _notebook(
+        released, {**renamed(HONEST["emil"], emil), **blank_written}))
+    # dora's code, renamed, a no-op after each line, moved into a cell of its own
+    # below 600 kB of padding in another: the padding is cut, the copy is not
+    dora = noop_after_each_line(renamed(HONEST["dora"], {
+        "rows": "lines", "result": "res", "exps": "E", "grow": "build", "weight": "w"}))
+    moved, extra = into_extra_cell({**dora, **blank_written})
+    padding = "".join(DEAD.format(i=i) for i in range(10_000))
+    c.hand_in("copier_padded", "ps1", _notebook(
+        released, moved, [new_code_cell(padding), new_code_cell(extra)],
+        before="quadratic_map_answer"))
+    edits = {"validity_arguments": [("is a kernel:", "is a valid kernel:"),
+                                    ("a negative number", "which is negative"),
+                                    ("giving infinitely many features",
+                                     "so the feature map is infinite")],
+             "closure_proofs": [("so the new function", "hence the function"),
+                                ("Again a feature map exists", "So a feature map exists")]}
+    c.hand_in("copier_written", "ps1", _notebook(
+        released, {**blank_code, **reworded(HONEST["bob"], edits)}))
+    # carol's code in an added cell above the setup cell, dressed as the setup cell
+    # (its metadata, its grade id): nbgrader keeps the later cell of a repeated id
+    # as the course's, so this one runs as the student's (a cell dressed with a
+    # grade id of its own fails nbgrader's validation, and the submission with it)
+    moved, extra = into_extra_cell({**HONEST["carol"], **blank_written})
+    setup = next(cell for cell in released.cells if _grade_id(cell) == "setup")
+    dressed = new_code_cell(extra)
+    dressed.metadata = copy.deepcopy(setup.metadata)
+    c.hand_in("copier_fake_locked", "ps1", _notebook(released, moved, [dressed],
+                                                     before="setup"))
+    # gus's answers, with markup in a cell that does not parse and in the written answers
+    c.hand_in("copier_injects", "ps1", _notebook(
+        released, {**HONEST["gus"],
+                   "closure_proofs": HONEST["gus"]["closure_proofs"] + INJECTION},
+        [new_code_cell(f"x = 1 {INJECTION}"), new_code_cell(HOSTILE_CODE),
+         new_markdown_cell(HOSTILE)]))
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("similarity_attacks")
+    c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
+                       assignments=["ps1"])
+    (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
+    c.nbgrader("db assignment add", "ps1")
+    c.nbgrader("generate_assignment", "ps1")
+    _hand_in_the_class(c)
+    make = ["make", f"PYTHON={sys.executable}", "PS=ps1"]
+    done = subprocess.run(make + ["autograde"], cwd=c.root, capture_output=True,
+                          text=True, timeout=800)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    scores = c.code_scores("ps1")
+    done = subprocess.run(make + ["similarity"], cwd=c.root, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    with open(c.root / "report" / "ps1-similarity.csv", newline="") as f:
+        rows = {frozenset((r["student_a"], r["student_b"])): r for r in csv.DictReader(f)}
+    page = (c.root / "report" / "ps1-similarity.html").read_text()
+    return c, scores, rows, page
+
+
+def test_every_submission_is_graded_and_compared(graded):
+    _, scores, rows, _ = graded
+    students = {"alice", "blank", *HONEST, *COPIERS}
+    assert set(scores) == students
+    assert len(rows) == len(students) * (len(students) - 1) // 2
+
+
+def test_the_honest_answers_pass_the_public_checks_and_more(graded):
+    """The honest data is a fair test of false positives: real working answers."""
+    _, scores, _, _ = graded
+    for student in ("alice", *HONEST):
+        assert scores[student][0] >= 8, (student, scores[student])
+
+
+@pytest.mark.parametrize("copier", sorted(COPIERS))
+def test_a_disguised_copy_earns_the_originals_marks_and_is_flagged(graded, copier):
+    _, scores, rows, _ = graded
+    original, seen_in = COPIERS[copier]
+    if seen_in == "code":     # the autograder cannot tell: working code is working code
+        assert scores[copier] == scores[original]
+    row = rows[frozenset((copier, original))]
+    assert row["flagged"] == "true", (copier, original, row)
+    assert float(row[seen_in]) >= (0.6 if seen_in == "code" else 0.5), row
+
+
+def test_no_two_independent_submissions_are_flagged(graded):
+    _, _, rows, _ = graded
+    honest = ["alice", "blank", *HONEST]
+    for a, b in itertools.combinations(honest, 2):
+        row = rows[frozenset((a, b))]
+        assert row["flagged"] == "false", (a, b, row)
+        assert float(row["code"]) < 0.4 and float(row["written"]) < 0.3, (a, b, row)
+
+
+def test_a_copier_is_flagged_with_whom_they_copied_only(graded):
+    _, _, rows, _ = graded
+    sources = {}
+    for copier, (original, _) in COPIERS.items():
+        sources.setdefault(original, set()).add(copier)
+    for copier, (original, _) in COPIERS.items():
+        for other in ("alice", *HONEST):
+            if other != original:
+                assert rows[frozenset((copier, other))]["flagged"] == "false", (copier, other)
+
+
+def test_the_blank_release_shares_nothing(graded):
+    _, _, rows, _ = graded
+    for pair, row in rows.items():
+        if "blank" in pair:
+            assert float(row["similarity"]) == 0, sorted(pair)
+
+
+def test_what_the_bounds_cut_is_said_for_that_submission(graded):
+    c, _, _, page = graded
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page))
+    assert "What was cut" in page
+    assert re.search(r"copier_padded: \d+ kB of its cells beyond what the record keeps "
+                     r"not compared; code cut at 100 kB: \d+ kB of \d+ kB", text)
+    assert re.search(r"copier_injects: 1 code cell\(s\) do not parse as Python", text)
+    noted = re.findall(r"<li>([^:<]+):", page.split("What was cut")[1].split("</ul>")[0])
+    assert noted == ["copier_injects", "copier_padded"]
+    assert len(page.encode()) < 300_000
+
+
+def test_what_a_student_wrote_is_text_on_the_page(graded):
+    _, _, _, page = graded
+    section = next(s for s in page.split("<section>")
+                   if re.match(r"\s*<h2>(copier_injects and gus|gus and copier_injects):", s))
+    assert "<script" not in page and "<img" not in page and "onerror=alert" not in page
+    assert "&lt;/V&gt;&lt;V&gt;V(1)&lt;/V&gt;" in page      # the cell read token by token
+    assert "alert" in section                               # the words, as words
+    assert "default-src 'none'" in page                     # and no script would run
+
+
+def test_the_page_runs_nothing_a_student_wrote_and_reads_on_a_laptop_and_a_phone(graded):
+    """In Chromium: no attack of the hostile answer runs, and the page has no serious
+    or critical WCAG 2.1 AA violation on a laptop and on a phone."""
+    from playwright.sync_api import sync_playwright
+
+    from accessibility import LAPTOP, PHONE, axe_violations
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    c = graded[0]
+    path = c.root / "report" / "ps1-similarity.html"
+    failures = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
+        try:
+            for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+                page = browser.new_context(viewport=viewport).new_page()
+                page.goto(path.as_uri())
+                assert page.evaluate("typeof window.pwned") == "undefined"
+                assert page.get_by_text("copier_injects and gus").count() or \
+                    page.get_by_text("gus and copier_injects").count()
+                failures += [f"{name}: {v}" for v in axe_violations(page)]
+        finally:
+            browser.close()
+    assert not failures, "\n".join(failures)

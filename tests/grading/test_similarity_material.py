@@ -1,0 +1,96 @@
+"""What of a submission the similarity check compares, and the bounds on it.
+
+A small problem set stands in for a real one (a released notebook of a
+prompt, a setup cell and an answer cell): what is released never counts, the
+student's own cells do, the bounds give their bytes and statements to the
+smallest cells first, and every cut is said for that submission.
+"""
+
+from types import SimpleNamespace
+
+from nbformat.v4 import new_code_cell, new_markdown_cell
+
+from coursegrader.similarity.compare import compare
+from coursegrader.similarity.material import (Scaffold, SimilarityCheck, boilerplate,
+                                              material_of)
+
+RELEASED = [new_markdown_cell("## Part 1\n\nWrite `double(xs)`, each element twice."),
+            new_code_cell("import numpy as np\n\ndef helper_given(x):\n    return x\n"),
+            new_code_cell("def double(xs):\n    # YOUR CODE HERE\n"
+                          "    raise NotImplementedError()\n"),
+            new_markdown_cell("YOUR ANSWER HERE")]
+ANSWER = '''\
+def double(xs):
+    out = []
+    for x in xs:
+        if x is None:
+            raise ValueError("no element may be None")
+        out.append(2 * np.asarray(x, dtype=float))
+    return np.stack(out) if out else np.zeros((0,))
+'''
+PADDING = "".join(f"def unused_{i}(a):\n    return a + {i}\n\n" for i in range(4000))
+
+
+def cell(cell_type, source, omitted=0):
+    return SimpleNamespace(cell_type=cell_type, source=source, omitted=omitted)
+
+
+def material(student, cells, **settings):
+    check = SimilarityCheck(**settings)
+    scaffold = Scaffold.of(RELEASED)
+    return material_of(student, cells, scaffold, check, boilerplate(scaffold, check)), check
+
+
+def test_released_cells_never_count_and_the_students_do():
+    blank, _ = material("blank", [cell(c.cell_type, c.source) for c in RELEASED])
+    assert blank.code == "" and blank.text == [] and blank.notes == []
+    own, _ = material("own", [cell("code", RELEASED[1].source), cell("code", ANSWER),
+                              cell("markdown", "Each element *doubled*.")])
+    assert own.code.startswith("def double(v):") and "helper_given" not in own.code
+    assert own.text == ["each", "element", "doubled"]
+
+
+def test_padding_cannot_push_the_answer_out_of_the_bounds():
+    """Bytes and statements go to the smallest cells first, whatever the order."""
+    for cells in ([cell("code", PADDING), cell("code", ANSWER)],
+                  [cell("code", ANSWER), cell("code", PADDING)]):
+        padded, check = material("padded", cells, max_code_bytes=20_000, max_statements=500)
+        plain, _ = material("plain", [cell("code", ANSWER)])
+        assert compare(padded, plain, check).code == 1.0
+        assert padded.notes[0].startswith("code cut at 20 kB: ")
+        assert "in its code cells not compared (its largest cells)" in padded.notes[0]
+        assert "unused_" not in padded.code                  # dead code, gone
+
+
+def test_statements_past_the_bound_are_cut_and_said():
+    many = "\n".join(f"x{i} = {i}\nprint(x{i})" for i in range(400))
+    cut, _ = material("cut", [cell("code", ANSWER), cell("code", many)], max_statements=100)
+    assert any(n.startswith("code cut at 100 statements") for n in cut.notes)
+    assert cut.code.startswith("def double(v):")
+
+
+def test_what_the_record_did_not_keep_is_said():
+    m, _ = material("m", [cell("code", ANSWER)], )
+    assert m.notes == []
+    m = material_of("m", [cell("code", ANSWER)], Scaffold.of(RELEASED), SimilarityCheck(),
+                    boilerplate(Scaffold.of(RELEASED), SimilarityCheck()), omitted=7_500_000)
+    assert m.notes == ["7.5 MB of its cells beyond what the record keeps not compared"]
+
+
+def test_code_built_at_run_time_is_said_to_be_unread():
+    hidden = "import base64\nexec(base64.b64decode('ZGVmIGRvdWJsZSh4cyk6IHJldHVybiB4cw=='))\n"
+    m, _ = material("m", [cell("code", hidden)])
+    assert m.notes == ["calls exec: code built while it runs is not compared, read it"]
+
+
+def test_code_that_does_not_parse_is_compared_token_by_token_and_said():
+    m, _ = material("m", [cell("code", ANSWER), cell("code", "def broken(:\n  pass\n")])
+    assert m.notes == ["1 code cell(s) do not parse as Python: compared token by token"]
+    assert m.code.startswith("def double(v):") and "def V(:" in m.code
+
+
+def test_written_answers_are_cut_at_their_bound_and_said():
+    long = " ".join(f"word{i}" for i in range(5000))
+    m, _ = material("m", [cell("markdown", long)], max_written_bytes=1000)
+    assert m.notes[0].startswith("written answers cut at 1 kB of ")
+    assert len(m.text) < 200

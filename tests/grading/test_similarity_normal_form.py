@@ -1,0 +1,253 @@
+"""The similarity check's normal form: what a copier changes is gone, what code does stays.
+
+Each disguise below is one a student uses to hide a copy; the disguised code
+must have exactly the normal form of the original. Code that does something
+else must not.
+"""
+
+import ast
+
+import pytest
+
+from coursegrader.similarity.code import lexical_form, normal_code
+from coursegrader.similarity.text import marked_words, shingles, words
+
+ORIGINAL = '''\
+def feature_map(X, p):
+    """Rows of features."""
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    out = []
+    for row in X:
+        out.append([row[i] ** p for i in range(d)])
+    total = 0
+    for k in range(n):
+        total += k
+    if total > n:
+        raise ValueError(f"bad input {X.shape}")
+    return np.array(out) * total
+'''
+
+DISGUISES = {
+    "renamed, comments and layout": '''\
+def feature_map(data, power):
+    # build features
+    data = np.asarray(data,
+                      dtype=float)
+    rows, dims = data.shape
+
+
+    result = []
+    for r in data:
+        result.append([r[j] ** power for j in range(dims)])   # one row
+    acc = 0
+    for t in range(rows):
+        acc += t
+    if acc > rows:
+        raise ValueError("something else entirely")
+    return np.array(result) * acc
+''',
+    "a no-op after each line": '''\
+def feature_map(X, p):
+    pass
+    X = np.asarray(X, dtype=float)
+    X = X
+    n, d = X.shape
+    ...
+    out = []
+    n
+    for row in X:
+        out.append([row[i] ** p for i in range(d)])
+        "just checking"
+    total = 0
+    total += 0
+    for k in range(n):
+        total += k
+        total *= 1
+    print(total)
+    assert True
+    if total > n:
+        raise ValueError(f"bad input {X.shape}")
+        total = 5
+    unused = n * 2
+    junk = unused + 1
+    if False:
+        out = None
+    while False:
+        pass
+    return np.array(out) * total
+    print("never")
+''',
+    "loops rewritten": '''\
+def feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    out = []
+    j = 0
+    while j < len(X):
+        row = X[j]
+        vals = []
+        for i in range(d):
+            vals.append(row[i] ** p)
+        out.append(vals)
+        j += 1
+    total = 0
+    k = 0
+    while k <= n - 1:
+        total = total + k
+        k = k + 1
+    if n < total:
+        raise ValueError("bad")
+    return np.array(out) * total
+''',
+    "arithmetic that does nothing": '''\
+def feature_map(X, p):
+    X = np.asarray(X, dtype=float) * 1
+    n, d = X.shape
+    out = []
+    for row in X:
+        out.append([(row[i] + 0) ** p for i in range(d)])
+    total = 0 + 0
+    for k in range(n):
+        total += k * 1
+        total = total - 0
+    if total > n:
+        raise ValueError(f"bad input {X.shape}")
+    return 1 * np.array(out) * total
+''',
+    "dead helpers": '''\
+def _helper_never_called(a):
+    return a * 2
+
+class Unused:
+    def method(self):
+        return 1
+
+def feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    out = []
+    for row in X:
+        out.append([row[i] ** p for i in range(d)])
+    total = 0
+    for k in range(n):
+        total += k
+    if total > n:
+        raise ValueError(f"bad input {X.shape}")
+    return np.array(out) * total
+''',
+}
+
+OTHER = {
+    "another computation": ORIGINAL.replace("row[i] ** p", "row[i] * p"),
+    "another library call": ORIGINAL.replace("np.array(out)", "np.vstack(out)"),
+    "another control flow": ORIGINAL.replace("if total > n:", "if total > n + 1:"),
+}
+
+
+def normal(source):
+    return normal_code([ast.parse(source)], keep=frozenset({"feature_map"}))
+
+
+@pytest.mark.parametrize("disguise", sorted(DISGUISES))
+def test_a_disguise_leaves_the_normal_form_as_it_was(disguise):
+    assert normal(DISGUISES[disguise]) == normal(ORIGINAL)
+
+
+@pytest.mark.parametrize("change", sorted(OTHER))
+def test_code_that_does_something_else_reads_differently(change):
+    assert normal(OTHER[change]) != normal(ORIGINAL)
+
+
+def test_the_normal_form_keeps_what_the_code_calls_and_hides_what_the_student_named():
+    form = normal(ORIGINAL)
+    assert "np.asarray" in form and "range(" in form and "feature_map" in form
+    for name in ("out", "total", "row", "X"):
+        assert f"{name}=" not in form and f"({name}" not in form, name
+    assert "bad input" not in form and "'S'" in form
+    assert "Rows of features" not in form
+
+
+def test_cells_are_one_program():
+    """A helper in one cell used by a function in another is not dead code."""
+    cells = [ast.parse("def helper(a):\n    return a + 1\n"),
+             ast.parse("def feature_map(X, p):\n    return helper(X) * p\n")]
+    assert "v+1" in normal_code(cells, keep=frozenset({"feature_map"}))
+
+
+def test_code_that_does_not_parse_is_read_token_by_token():
+    form = lexical_form("def f(x:\n    return np.linalg.norm(x)  # comment\n")
+    assert "np" not in form and "norm" not in form        # names set aside
+    assert "return" in form and "comment" not in form
+
+
+def test_written_answers_are_read_as_words():
+    assert words(r"**B_diag** is a kernel: $\phi(x) = (x_1, \sqrt{5}\, x_2)$.") == [
+        "b", "diag", "is", "a", "kernel", "phi", "x", "x", "1", "sqrt", "5", "x", "2"]
+    assert words(r"$\left( a \right)$ \mathrm{tr}") == ["a", "tr"]
+
+
+def test_shared_runs_of_words_are_marked():
+    a = words("the gram matrix of the point has a negative entry so it fails")
+    b = words("indeed the gram matrix of the point has a negative entry")
+    shared = set(shingles(a, 4)) & set(shingles(b, 4))
+    pieces = marked_words(a, 4, shared)
+    assert pieces[0] == ("the gram matrix of the point has a negative entry", True)
+    assert pieces[1] == (" so it fails", False)
+
+
+ODD = '''\
+import numpy as np, math as m
+from itertools import *
+GLOBAL: int = 3
+@staticmethod
+def deco(f):
+    return f
+class Box(object):
+    """A box."""
+    size = 2
+    def __init__(self, *args, key=None, **kw):
+        self.args = args
+    @property
+    def area(self):
+        return self.size ** 2
+def feature_map(X, p=2, *, axis=-1):
+    global GLOBAL
+    total = 0
+    def inner():
+        nonlocal total
+        total += 1
+    if (n := len(X)) > 3:
+        inner()
+    match p:
+        case 1 | 2:
+            pass
+        case [a, *rest]:
+            total = a
+        case _:
+            raise ValueError(f"{p!r:>{n}}")
+    try:
+        y = {k: v for k, v in zip(X, X) if k}
+        s = {q for q in X}
+        g = sum(x * x for x in X if x for _ in range(2))
+        f = lambda z: [w for w in z]
+    except (TypeError, ValueError) as err:
+        raise RuntimeError(str(err)) from err
+    finally:
+        del total
+    with open(__file__) as fh, open(__file__) as gh:
+        pass
+    assert X is not None, "X"
+    return ((((((((((((X)))))))))))) if p else -X
+async def later(xs):
+    async for x in xs:
+        await x
+    return [y async for y in xs]
+'''
+
+
+def test_any_python_a_student_writes_has_a_normal_form():
+    first = normal_code([ast.parse(ODD)], keep=frozenset({"feature_map"}))
+    assert first == normal_code([ast.parse(ODD)], keep=frozenset({"feature_map"}))
+    assert "def feature_map(" in first and "match" in first
+    ast.parse(first)                                   # still Python
