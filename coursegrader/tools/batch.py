@@ -53,6 +53,7 @@ JudgeSubmission, ...), one submission per task::
 import argparse
 import collections
 import contextlib
+import dataclasses
 import datetime
 import glob
 import hashlib
@@ -285,8 +286,12 @@ def grade_submission(course_root, assignment, student, db_url=None, digest=""):
         folder = Path(coursedir.format_path(coursedir.autograded_directory, student,
                                             assignment))
         try:
-            entry["records"] = [record.load(folder, p.name[:-len(record.SUFFIX)]).to_json()
-                                for p in sorted(folder.glob(record.IGNORE))]
+            # the log keeps the verdicts; the student's cells stay in the record
+            # beside the notebook (up to record.ANSWER_BYTES each), not in every line
+            entry["records"] = [
+                dataclasses.replace(record.load(folder, p.name[:-len(record.SUFFIX)]),
+                                    answers=None).to_json()
+                for p in sorted(folder.glob(record.IGNORE))]
             entry["status"] = "graded"
         except (OSError, ValueError) as exc:
             entry.update(status="failed", error=f"reading the record back: {exc!r}")

@@ -24,6 +24,7 @@ import time
 import nbformat
 import pytest
 
+from coursegrader import record
 from coursegrader.tools import batch
 from coursecheck.parts import describe
 from coursegrader.tools.course import answer_cell_ids, fill_answers
@@ -138,6 +139,11 @@ def test_one_worker_gives_exactly_the_grades_of_two(graded):
     assert sorted(r["student"] for r in records) == STUDENTS
     assert {r["pid"] for r in records} == {os.getpid()}    # JOBS=1: in this process
     assert course.cell_scores(PS) == parallel
+    # the log keeps the verdicts, not the student's cells: those stay in the record
+    alice = next(r for r in records if r["student"] == "alice")
+    assert alice["records"] and all(rec.get("answers") is None for rec in alice["records"])
+    kept = record.load(course.root / "autograded" / "alice" / PS, PS)
+    assert kept.answers and any(a.source.strip() for a in kept.answers)
 
 
 def test_report_page(graded):
