@@ -70,7 +70,7 @@ class CourseCalendar(Configurable):
         try:
             local = utc.replace(tzinfo=dt.timezone.utc).astimezone(self.zone)
         except (OverflowError, ValueError):   # at the ends of the calendar: shown in UTC
-            return f"{utc.strftime(TIME_FORMAT)} UTC"
+            return f"{utc.isoformat(' ', 'seconds')} UTC"
         return f"{local.strftime(TIME_FORMAT)} {self.time_zone}"
 
 

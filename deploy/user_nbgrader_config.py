@@ -47,8 +47,10 @@ if server.role == "student":
         c.ExchangeFactory.submit = submit_check.checked(FolderSubmit)
 
 if server.role == "instructor" and server.exchange == "ngshare":
-    # ngshare dates a submission itself, when it receives it; the collect keeps
-    # that time and says where it came from (coursegrader/dating.py).
+    # ngshare dates a submission itself, when it receives it, and its collect
+    # writes that time as timestamp.txt (after the student's files, so in place
+    # of any the student sent); the course's collect says where it came from
+    # (coursegrader/dating.py).
     from ngshare_exchange.collect import ExchangeCollect as NgshareCollect
 
     from coursegrader import dating
@@ -56,10 +58,15 @@ if server.role == "instructor" and server.exchange == "ngshare":
     class DatedNgshareCollect(NgshareCollect):
         def do_copy(self, src, dest):
             super().do_copy(src, dest)
+            import base64
+
             from nbgrader.utils import parse_utc
+            # ngshare's collect appends the service's time as the last timestamp.txt
+            stamp = next(f for f in reversed(src) if f["path"] == "timestamp.txt")
+            time = parse_utc(base64.decodebytes(stamp["content"].encode()).decode())
             dating.write(dest, dating.Dating(
-                dating.Source.SERVICE, dating.check_time(parse_utc(src["timestamp"]),
-                                                         "ngshare's time")))
+                dating.Source.SERVICE, dating.check_time(time, "ngshare's time")),
+                timestamp=False)
 
     c.ExchangeFactory.collect = DatedNgshareCollect
 

@@ -13,6 +13,7 @@ submission no collector of the course dated is recorded as not dated, and its
 import warnings
 
 from nbgrader.api import Gradebook
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from sqlalchemy.exc import SAWarning
 
@@ -27,7 +28,10 @@ class RecordSubmissionTime(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
-        folder = resources.get("metadata", {}).get("path") or "."
+        # the collector's account is in submitted/, not copied to autograded/
+        coursedir = CourseDirectory(config=self.config)
+        folder = coursedir.format_path(coursedir.submitted_directory, info["student"],
+                                       info["assignment"])
         try:
             found = dating.read(folder)
         except ValueError as exc:
@@ -35,7 +39,7 @@ class RecordSubmissionTime(NbGraderPreprocessor):
             found = None
         if found is None:
             found = dating.Dating(dating.Source.NONE,
-                                  detail=f"no {dating.FILE} beside the submission")
+                                  detail=f"no {dating.FILE} in {folder}")
             self.log.warning("%s/%s: %s", info["student"], info["assignment"],
                              found.describe())
         with warnings.catch_warnings():
