@@ -54,19 +54,12 @@ if server.role == "instructor" and server.exchange == "ngshare":
     from ngshare_exchange.collect import ExchangeCollect as NgshareCollect
 
     from coursegrader import dating
+    from coursegrader.tools.exchange_collect import service_dating
 
     class DatedNgshareCollect(NgshareCollect):
         def do_copy(self, src, dest):
             super().do_copy(src, dest)
-            import base64
-
-            from nbgrader.utils import parse_utc
-            # ngshare's collect appends the service's time as the last timestamp.txt
-            stamp = next(f for f in reversed(src) if f["path"] == "timestamp.txt")
-            time = parse_utc(base64.decodebytes(stamp["content"].encode()).decode())
-            dating.write(dest, dating.Dating(
-                dating.Source.SERVICE, dating.check_time(time, "ngshare's time")),
-                timestamp=False)
+            dating.write(dest, service_dating(src), timestamp=False)
 
     c.ExchangeFactory.collect = DatedNgshareCollect
 

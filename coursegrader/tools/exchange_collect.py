@@ -41,7 +41,22 @@ from nbgrader.utils import check_mode
 from .. import dating
 from .regular_files import copy_regular_files
 
-__all__ = ["NoLinkCollect"]
+__all__ = ["NoLinkCollect", "service_dating"]
+
+
+def service_dating(files):
+    """The :class:`~coursegrader.dating.Dating` of a submission collected from ngshare,
+    from the files its collect writes: the service appends its own time as the
+    last ``timestamp.txt`` (base64), after any file of the student's so named."""
+    import base64
+
+    from nbgrader.utils import parse_utc
+    stamp = next((f for f in reversed(files) if f.get("path") == dating.TIMESTAMP), None)
+    if stamp is None:
+        return dating.Dating(dating.Source.NONE, detail="ngshare sent no time")
+    text = base64.decodebytes(stamp["content"].encode()).decode("utf-8", "replace")
+    return dating.Dating(dating.Source.SERVICE,
+                         dating.check_time(parse_utc(text), "ngshare's time"))
 
 
 class NoLinkCollect(ExchangeCollect):

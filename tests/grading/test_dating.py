@@ -130,3 +130,19 @@ def test_the_gradebook_keeps_the_source_and_the_lms_marker_counts(gradebook):
     found = submission_time(gb, "ps1", "ada")
     assert found.time == late and "ctime" in found.describe()
     assert submission_time(gb, "ps1", "eve") is None
+
+
+def test_through_ngshare_the_time_is_the_services_not_a_file_of_the_students():
+    import base64
+
+    from coursegrader.tools.exchange_collect import service_dating
+
+    def encoded(text):
+        return base64.encodebytes(text.encode()).decode()
+    # as ngshare's collect lists them: the student's files, then the service's time
+    files = [{"path": "ps1.ipynb", "content": encoded("{}")},
+             {"path": "timestamp.txt", "content": encoded("2026-10-01 00:00:00.000000 UTC")},
+             {"path": "timestamp.txt", "content": encoded("2026-11-20 12:00:00.000000 UTC")}]
+    found = service_dating(files)
+    assert found.source is dating.Source.SERVICE and found.time == NOW
+    assert service_dating(files[:1]).source is dating.Source.NONE
