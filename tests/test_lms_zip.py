@@ -214,7 +214,7 @@ def collected(tmp_path_factory):
 def test_zip_collect_grades_honestly_and_lists_every_file(collected):
     course, proc = collected
     # everyone is graded; the members skipped make the run end non-zero
-    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert proc.returncode != 0, proc.stderr[-3000:]
     assert "7 member(s) of the LMS's zip not taken" in proc.stderr
     scores = course.code_scores(PS)
     top = scores["alice"][1]

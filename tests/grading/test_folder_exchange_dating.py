@@ -13,7 +13,7 @@ after the due date; ada has an extension and is on time. After ``nbgrader
 submit`` each late student rewrites the ``timestamp.txt`` of their inbound
 folder: to the due day, to 1970, to nothing, to "not a date", and to
 ``0001-01-01 00:00:00 UTC``. mallory drops a folder named after ada, holding
-the blank release, into inbound/. Every late submission must stay four days
+the blank release, into inbound/, and a link in her own name to ada's folder. Every late submission must stay four days
 late (10 - 4 x 10 % of 16 = 3.6 points, not 10), ada must keep 10 (not
 mallory's 0), and every command must finish for the whole class; collect
 exits non-zero naming mallory's folder.
@@ -124,6 +124,11 @@ def course(tmp_path_factory, accounts):
     nbformat.write(c.released(PS), planted / f"{PS}.ipynb")
     (planted / "timestamp.txt").write_text("2099-01-01 00:00:00.000000 UTC")
     give_to(planted, accounts["mallory"])
+    # and a link in her own name to ada's folder, to hand in ada's work as hers
+    ada_folder, = inbound.glob(f"{accounts['ada']}+{PS}+2026*")
+    link = inbound / f"{accounts['mallory']}+{PS}+2026-01-01 00:00:00.000000 UTC+y"
+    link.symlink_to(ada_folder, target_is_directory=True)
+    os.chown(link, pwd.getpwnam(accounts["mallory"]).pw_uid, -1, follow_symlinks=False)
     c.collect = make(c, "collect", f"PS={PS}", check=False)
     c.autograde = make(c, "autograde", f"PS={PS}", "JOBS=2", check=False)
     c.export = make(c, "export", f"PS={PS}", check=False)
@@ -141,6 +146,8 @@ def test_collect_refuses_the_folder_named_after_a_classmate_and_says_so(course, 
     said = course.collect.stdout + course.collect.stderr
     assert f"named after {accounts['ada']} but owned by {accounts['mallory']}" in said
     assert "2099-01-01" in said                      # the refused folder, named
+    assert f"{accounts['mallory']}+{PS}+2026-01-01 00:00:00.000000 UTC+y': refused: " \
+        "not a folder" in said                       # her link to ada's folder
     submitted = course.root / "submitted"
     assert sorted(p.name for p in submitted.iterdir()) == sorted(
         n for r, n in accounts.items() if r != "mallory")
