@@ -23,7 +23,7 @@ import datetime as dt
 import warnings
 from typing import Iterator
 
-from nbgrader.api import Assignment, Gradebook, Student, SubmittedAssignment
+from nbgrader.api import Assignment, Gradebook, MissingEntry, Student, SubmittedAssignment
 from nbgrader.coursedir import CourseDirectory
 from sqlalchemy import (Boolean, Column, DateTime, Integer, String, UniqueConstraint,
                         select)
@@ -173,9 +173,11 @@ def submission_time(gb: Gradebook, assignment: str, student: str) -> Dating | No
     The one place the export and the feedback page ask: a :class:`~.dating.Dating`
     whose ``time`` is None when the route could not date it.
     """
-    sub = next((s for s in gb.db.execute(select(SubmittedAssignment)).scalars()
-                if s.assignment.name == assignment and s.student.id == student), None)
-    return None if sub is None else _dating(_datings(gb), sub)
+    try:
+        sub = gb.find_submission(assignment, student)
+    except MissingEntry:
+        return None
+    return _dating(_datings(gb), sub)
 
 
 def record_dating(gb: Gradebook, assignment: str, student: str, dating: Dating) -> None:
