@@ -69,7 +69,7 @@ def give_to(path, user):
 
 
 @pytest.fixture(scope="module")
-def accounts():
+def accounts(slow):
     if os.geteuid() != 0:
         pytest.skip("creates Unix accounts: run as root")
     tag = secrets.token_hex(2)

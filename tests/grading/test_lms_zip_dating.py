@@ -55,7 +55,7 @@ def canvas_zip(members):
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def course(slow, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lmsdating")
     c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
                        assignments=[PS], secret="lms-dating-secret", part_timeout=20)
