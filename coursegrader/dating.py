@@ -70,6 +70,11 @@ class Source(str, enum.Enum):
     def text(self):
         return _TEXT[self]
 
+    @property
+    def gives_time(self):
+        """Whether a submission dated this way has a time (else at most a late marker)."""
+        return self not in (Source.LMS_MARKER, Source.NONE)
+
 
 _TEXT = {
     Source.SERVICE: "the time the exchange service (ngshare) received it",
@@ -158,8 +163,12 @@ def check_time(value, what, *, now=None):
 
 def write(folder, dating, *, timestamp=True):
     """Write ``dating`` beside the submission in ``folder``, and the ``timestamp.txt``
-    nbgrader reads: the route's time, or none at all when it has none
-    (``timestamp=False``: leave it, when the route wrote it itself)."""
+    nbgrader reads (``timestamp=False``: leave it, when the route wrote it itself).
+
+    ``timestamp.txt`` holds the route's time; where the route has none, the time
+    of this collect, which nbgrader needs to return feedback and the course
+    never takes for the hand-in time (the source says there is none).
+    """
     folder = Path(folder)
     (folder / FILE).write_text(json.dumps(dating.to_json(), indent=1, ensure_ascii=False),
                                encoding="utf-8")
@@ -168,9 +177,8 @@ def write(folder, dating, *, timestamp=True):
     stamp = folder / TIMESTAMP
     if stamp.is_symlink() or stamp.exists():
         stamp.unlink()
-    if dating.time is not None:
-        stamp.write_text(dating.time.strftime("%Y-%m-%d %H:%M:%S.%f") + " UTC",
-                         encoding="utf-8")
+    time = dating.time or dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    stamp.write_text(time.strftime("%Y-%m-%d %H:%M:%S.%f") + " UTC", encoding="utf-8")
 
 
 def read(folder):

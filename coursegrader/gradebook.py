@@ -160,9 +160,9 @@ def _dating(datings: dict, sub: SubmittedAssignment) -> Dating:
     if row is None:   # entered in the gradebook, not graded through the course's autograde
         return Dating(Source.GRADEBOOK, sub.timestamp)
     source = Source(row.source)
-    # nbgrader's timestamp is the route's (the collector wrote it); a row without
-    # a source never had one the course trusts
-    time = sub.timestamp if source is not Source.NONE else None
+    # nbgrader's timestamp is the route's (the collector wrote it) where the route
+    # gives a time; otherwise it is only when the collector ran
+    time = sub.timestamp if source.gives_time else None
     return Dating(source, time, row.lms_late, row.claimed, row.detail or "")
 
 

@@ -88,7 +88,8 @@ def test_the_collectors_account_is_written_read_and_checked(tmp_path):
     undated = dating.Dating(dating.Source.LMS_MARKER, None, lms_late=True)
     dating.write(tmp_path, undated)
     assert dating.read(tmp_path) == undated
-    assert not (tmp_path / "timestamp.txt").exists()      # no time: none for nbgrader
+    # no time: nbgrader's file (which it needs to return feedback) holds the collect's
+    assert (tmp_path / "timestamp.txt").read_text() > "2026-11-20 12:00:00"
     assert undated.describe().endswith("the LMS marked it late")
     (tmp_path / dating.FILE).write_text('{"version": 1, "source": "folder", '
                                         '"time": "0001-01-01T00:00:00"}')
@@ -114,7 +115,8 @@ def test_the_gradebook_keeps_the_source_and_the_lms_marker_counts(gradebook):
     late = dt.datetime(2026, 10, 8, 0, 0)
     gb.add_submission("ps1", "ada", timestamp=late)                 # folder: 3 days late
     record_dating(gb, "ps1", "ada", dating.Dating(dating.Source.FOLDER))
-    gb.add_submission("ps1", "bob")                                 # Canvas: LATE_, no time
+    gb.add_submission("ps1", "bob", timestamp=dt.datetime(2026, 11, 25))   # Canvas: LATE_,
+    # no time: nbgrader's timestamp is when the zip was collected, never used
     record_dating(gb, "ps1", "bob", dating.Dating(dating.Source.LMS_MARKER, lms_late=True))
     gb.add_submission("ps1", "cy")                                  # Canvas: on time
     record_dating(gb, "ps1", "cy", dating.Dating(dating.Source.LMS_MARKER, lms_late=False))
@@ -124,6 +126,7 @@ def test_the_gradebook_keeps_the_source_and_the_lms_marker_counts(gradebook):
     assert lines["ada"].days_late == 3 and lines["ada"].timestamp == late
     assert lines["ada"].dating.source is dating.Source.FOLDER
     assert lines["bob"].days_late == 1 and lines["bob"].dated
+    assert lines["bob"].timestamp is None
     assert lines["cy"].days_late == 0 and lines["cy"].dated
     assert lines["dee"].timestamp is None and not lines["dee"].dated   # said, not used
     assert lines["eve"].dating is None and lines["eve"].dated          # never handed in

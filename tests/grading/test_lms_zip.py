@@ -227,7 +227,7 @@ def test_zip_collect_grades_honestly_and_lists_every_file(collected):
     assert sorted(p.name for p in submitted.iterdir()) == ["alice", "bob", "mallory"]
     for student in ("alice", "bob", "mallory"):
         files = sorted(p.name for p in (submitted / student / PS).iterdir())
-        assert files == ["ps1.ipynb", "submission_time.json"], student
+        assert files == ["ps1.ipynb", "submission_time.json", "timestamp.txt"], student
     # the table the run ends with: each member, taken or not, and why
     table = proc.stdout.rsplit("What was taken from", 1)[1]
     rows = {}

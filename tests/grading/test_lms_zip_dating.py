@@ -11,7 +11,7 @@ allows in a name, ``../`` and an absolute name. The class must be collected
 and graded, the command must end non-zero with the table naming each member
 skipped, bob's grade must carry Canvas's late marker (one day, 10 - 1.6 =
 8.4 points, not 10) and ada keeps 10. ``make export`` says where each time
-came from.
+came from, and so does the feedback page.
 """
 
 import csv
@@ -80,6 +80,7 @@ def course(slow, tmp_path_factory):
     ]))
     c.run = make(c, "zip_collect", f"PS={PS}", f"ZIP={upload}", "JOBS=2", check=False)
     c.export = make(c, "export", f"PS={PS}", check=False)
+    c.feedback = make(c, "feedback", f"PS={PS}", check=False)
     return c
 
 
@@ -106,8 +107,7 @@ def test_the_lms_late_marker_counts_and_the_students_timestamp_does_not(course):
     assert "the LMS marked it on time" in rows["ada"]["time_source"]
     found = dating.read(course.root / "submitted" / "bob" / PS)
     assert found.source is dating.Source.LMS_MARKER and found.lms_late is True
-    assert found.time is None
-    assert not (course.root / "submitted" / "bob" / PS / "timestamp.txt").exists()
+    assert found.time is None and rows["bob"]["timestamp"] == ""   # no time is known
 
 
 def test_a_time_in_the_lms_names_dates_the_submission_within_a_sane_range():
@@ -133,3 +133,13 @@ def test_zip_entry_times_count_only_when_the_instructor_says_the_lms_writes_them
                        entry_time_zone="Europe/Berlin", **LIMITS)
     assert plain.entry_time is None and plain.late is False
     assert str(berlin.entry_time) == "2026-11-20 08:00:00"     # 09:00 in Berlin, UTC
+
+
+def test_the_feedback_page_says_the_lms_marked_it_late_and_no_time_is_known(course):
+    assert course.feedback.returncode == 0, course.feedback.stderr[-3000:]
+    bob = (course.root / "feedback" / "bob" / PS / f"{PS}.html").read_text()
+    assert "handed in at a time not known: 1 day(s) late" in " ".join(bob.split())
+    assert ("Time of hand-in: the LMS&#39;s late marker only: its zip holds no submission "
+            "time; the LMS marked it late.") in " ".join(bob.split())
+    ada = (course.root / "feedback" / "ada" / PS / f"{PS}.html").read_text()
+    assert "at a time not known: on time" in " ".join(ada.split())
