@@ -197,3 +197,32 @@ def test_feedback_finishes_for_everyone_and_says_where_the_time_came_from(course
         assert "Time of hand-in: the last change (ctime)" in text, role
         if role != "ada":
             assert "4 day(s) late" in text, role
+
+
+@pytest.mark.slow
+def test_a_bad_folder_fails_alone_and_collect_names_it(tmp_path, capfd):
+    """One account plays every student here (the owner check off, as in a dry run):
+    a link and a file in inbound/ with a student's name are refused, naming them;
+    a timestamp.txt reading "not a date" stops nothing; everyone else is collected."""
+    c = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
+                       assignments=[PS])
+    c.nbgrader("generate_assignment", PS)
+    c.nbgrader("release_assignment", PS)
+    for student in ("ada", "bob"):
+        c.student(student, "fetch_assignment", PS)
+        c.student(student, "submit", PS)
+    inbound = c.exchange / c.course_id / "inbound"
+    ada, = inbound.glob(f"ada+{PS}+*")
+    bob, = inbound.glob(f"bob+{PS}+*")
+    (bob / "timestamp.txt").write_text("not a date")
+    (inbound / f"eve+{PS}+2026-01-01 00:00:00.000000 UTC+l").symlink_to(ada)
+    (inbound / f"zed+{PS}+2026-01-01 00:00:00.000000 UTC+f").write_text("{}")
+    status = c.nbgrader("collect", PS, check=False)
+    assert status != 0
+    said = capfd.readouterr().err
+    for name in ("eve", "zed"):
+        assert f"'{name}+{PS}+2026-01-01 00:00:00.000000 UTC+" in said, name
+    assert said.count("refused: not a folder (a link, or a file)") >= 2
+    assert sorted(p.name for p in (c.root / "submitted").iterdir()) == ["ada", "bob"]
+    from coursegrader import dating
+    assert dating.read(c.root / "submitted" / "bob" / PS).claimed == "not a date"
