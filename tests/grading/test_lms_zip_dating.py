@@ -141,7 +141,7 @@ def test_the_feedback_page_says_the_lms_marked_it_late_and_no_time_is_known(cour
     assert course.feedback == 0
     bob = (course.root / "feedback" / "bob" / PS / f"{PS}.html").read_text()
     assert "handed in at a time not known: 1 day(s) late" in " ".join(bob.split())
-    assert ("Time of hand-in: the LMS&#39;s late marker only: its zip holds no submission "
+    assert ("Time of hand-in: the LMS's late marker only: its zip holds no submission "
             "time; the LMS marked it late.") in " ".join(bob.split())
     ada = (course.root / "feedback" / "ada" / PS / f"{PS}.html").read_text()
     assert "at a time not known: on time" in " ".join(ada.split())
