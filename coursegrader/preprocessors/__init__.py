@@ -34,7 +34,8 @@ import importlib
 _MODULES = {
     "CleanStudentHTML": "clean_student_html", "HideHiddenTests": "hide_hidden_tests",
     "JudgeSubmission": "judge_submission", "LateFeedback": "late_feedback",
-    "RecordSubmissionTime": "record_submission_time", "RefuseLinks": "refuse_links", "RestoreLockedCells": "restore_locked_cells",
+    "RecordSubmissionTime": "record_submission_time", "RefuseLinks": "refuse_links",
+    "RestoreLockedCells": "restore_locked_cells",
     "SanitizeMetadata": "sanitize_metadata", "SaveRecordedGrades": "save_recorded_grades",
     "TitleGradedParts": "title_graded_parts",
 }

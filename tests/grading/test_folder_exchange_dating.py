@@ -13,10 +13,11 @@ after the due date; ada has an extension and is on time. After ``nbgrader
 submit`` each late student rewrites the ``timestamp.txt`` of their inbound
 folder: to the due day, to 1970, to nothing, to "not a date", and to
 ``0001-01-01 00:00:00 UTC``. mallory drops a folder named after ada, holding
-the blank release, into inbound/, and a link in her own name to ada's folder. Every late submission must stay four days
-late (10 - 4 x 10 % of 16 = 3.6 points, not 10), ada must keep 10 (not
-mallory's 0), and every command must finish for the whole class; collect
-exits non-zero naming mallory's folder.
+the blank release, into inbound/, and a link in her own name to ada's
+folder. Every late submission must stay four days late (10 - 4 x 10 % of 16
+= 3.6 points, not 10), ada must keep 10 (not mallory's 0), and every command
+must finish for the whole class; collect exits non-zero naming mallory's
+folder and her link.
 
 Run it under ``flock /work/locks/hub.lock`` where several people share a
 machine: it creates Unix accounts.
