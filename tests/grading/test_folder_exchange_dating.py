@@ -227,3 +227,17 @@ def test_a_bad_folder_fails_alone_and_collect_names_it(tmp_path, capfd):
     assert sorted(p.name for p in (c.root / "submitted").iterdir()) == ["ada", "bob"]
     from coursegrader import dating
     assert dating.read(c.root / "submitted" / "bob" / PS).claimed == "not a date"
+
+
+@pytest.mark.slow
+def test_release_goes_through_every_problem_set_before_failing(tmp_path):
+    """A problem set that fails (here one that does not exist) does not stop
+    ``make release`` for the others; it ends non-zero naming it (``make collect``
+    and ``make feedback`` loop the same way)."""
+    c = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
+                       assignments=[PS])
+    (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
+    c.nbgrader("generate_assignment", PS)
+    release = make(c, "release", f"PS=nosuch {PS}", check=False)
+    assert release.returncode != 0 and "release failed for: nosuch" in release.stderr
+    assert (c.exchange / c.course_id / "outbound" / PS / f"{PS}.ipynb").is_file()
