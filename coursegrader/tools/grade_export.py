@@ -33,6 +33,7 @@ import re
 import sys
 from pathlib import Path
 
+from ..dating import Source
 from ..gradebook import GradeLine, grade_lines, open_gradebook
 from ..late_policy import CourseCalendar, LatePolicy
 from .deadlines import InputError, load_config
@@ -199,7 +200,7 @@ def report_unmatched(out: Path, unknown: list[str], absent: list[str],
 
 
 def report_undated(lines: list[GradeLine]) -> None:
-    """Tell the instructor which submissions their route could not date."""
+    """Tell the instructor which submissions their route did not date."""
     undated = [g for g in lines if not g.dated]
     if undated:
         print(f"{len(undated)} submission(s) not dated, counted on time (grades.csv's "
@@ -207,6 +208,14 @@ def report_undated(lines: list[GradeLine]) -> None:
               f"again through the course's collect):", file=sys.stderr)
         for g in undated:
             print(f"  {g.assignment} {g.student_id}: {g.dating.describe()}", file=sys.stderr)
+    unknown = [g for g in lines if g.dating is not None and g.dating.source is Source.GRADEBOOK]
+    if unknown:
+        print(f"{len(unknown)} submission(s) dated by the gradebook alone, with no record of "
+              f"where the time came from (graded before the course kept one, or entered "
+              f"by hand); collect and autograde them again to date them by their route:",
+              file=sys.stderr)
+        for g in unknown:
+            print(f"  {g.assignment} {g.student_id}", file=sys.stderr)
 
 
 def main(argv=None) -> int:

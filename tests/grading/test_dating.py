@@ -149,3 +149,19 @@ def test_through_ngshare_the_time_is_the_services_not_a_file_of_the_students():
     found = service_dating(files)
     assert found.source is dating.Source.SERVICE and found.time == NOW
     assert service_dating(files[:1]).source is dating.Source.NONE
+
+
+def test_the_export_tells_the_instructor_what_its_route_did_not_date(gradebook, capsys):
+    from coursegrader.tools.grade_export import report_undated
+    gb = gradebook
+    gb.add_submission("ps1", "dee", timestamp=dt.datetime(2026, 10, 1))
+    record_dating(gb, "ps1", "dee", dating.Dating(dating.Source.NONE))
+    gb.add_submission("ps1", "eve", timestamp=dt.datetime(2026, 10, 1))   # no record
+    gb.add_submission("ps1", "ada", timestamp=dt.datetime(2026, 10, 1))
+    record_dating(gb, "ps1", "ada", dating.Dating(dating.Source.FOLDER))
+    report_undated(grade_lines(gb, LatePolicy(), ["ps1"]))
+    said = capsys.readouterr().err
+    assert "1 submission(s) not dated, counted on time" in said
+    assert "  ps1 dee: not dated: no collector of the course recorded" in said
+    assert "1 submission(s) dated by the gradebook alone" in said and "  ps1 eve" in said
+    assert "ada" not in said
