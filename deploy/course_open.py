@@ -39,6 +39,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import traceback
 import urllib.error
@@ -60,6 +61,7 @@ UPDATES_FOLDER = "course-updates"
 CHAPTER_SOURCE = "_sources/book/chapters/{name}.ipynb"
 RECORD = Path(".local", "share", "kernel-course", "course-open.json")
 MAX_NOTEBOOK_BYTES = 20 * 2**20
+MAX_RECORD_BYTES = 2**20
 
 
 class NotFound(Exception):
@@ -75,15 +77,33 @@ def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".course-open-",
                                      delete=False) as tmp:
-        tmp.write(data)
-    os.replace(tmp.name, path)
+        try:
+            tmp.write(data)
+            tmp.close()
+            os.replace(tmp.name, path)
+        except BaseException:
+            os.unlink(tmp.name)
+            raise
 
 
 def read_record(home: Path) -> dict:
+    """What was delivered to ``home``, or {} if the record is missing or not a
+    small regular file of JSON (a link to /dev/zero is not read)."""
     try:
-        return json.loads((home / RECORD).read_text())
+        fd = os.open(home / RECORD, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return {}
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_RECORD_BYTES:
+            return {}
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            record = json.loads(f.read(MAX_RECORD_BYTES + 1))
     except (OSError, ValueError):
         return {}
+    finally:
+        os.close(fd)
+    return record if isinstance(record, dict) else {}
 
 
 def write_record(home: Path, record: dict) -> None:
@@ -201,7 +221,7 @@ class CourseOpenHandler(JupyterHandler):
 
     def _from_this_site(self) -> bool:
         site = self.request.headers.get("Sec-Fetch-Site")
-        dest = self.request.headers.get("Sec-Fetch-Dest", "document")
+        dest = self.request.headers.get("Sec-Fetch-Dest")
         return site in ("same-origin", "none") and dest == "document"
 
     def _page(self, status: int, title: str, body: str) -> None:

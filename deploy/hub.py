@@ -89,7 +89,8 @@ def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kerne
         if not (Path(prefix) / name / "bin" / "python").exists():
             raise ValueError(f"prefix {prefix}: no {name} environment, run deploy/install.sh first")
     course_id = course_id or subprocess.run(
-        [str(Path(prefix) / "student" / "bin" / "python"), "-c",
+        # -I: the installed package, never a folder of that name where this runs
+        [str(Path(prefix) / "student" / "bin" / "python"), "-I", "-c",
          "from coursecheck.problems import COURSE_ID; print(COURSE_ID)"],
         capture_output=True, text=True, check=True).stdout.strip()
     state.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,8 @@ PIP_FLAGS=(--quiet --disable-pip-version-check)
 # the students' environment knows (course_groups, once it is installed).
 COURSE_ID="${NBGRADER_COURSE_ID:-}"
 course_groups() {
-    [ -n "$COURSE_ID" ] || COURSE_ID="$("$PREFIX/student/bin/python" -c \
+    # -I: the package installed there, never a folder of the same name where this runs
+    [ -n "$COURSE_ID" ] || COURSE_ID="$("$PREFIX/student/bin/python" -I -c \
         'from coursecheck.problems import COURSE_ID; print(COURSE_ID)')"
     INSTRUCTORS_GROUP="$COURSE_ID-instructors"
     STUDENTS_GROUP="$COURSE_ID-students"

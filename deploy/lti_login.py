@@ -155,7 +155,8 @@ class LaunchRecord:
                 raise ValueError("a launch whose nonce was already used (a replay)") from None
 
     def bind(self, name, issuer, deployment, sub):
-        """Bind account ``name`` to the platform user, or check it is bound to them."""
+        """Bind account ``name`` to the platform user, or check it is bound to them;
+        True when this launch made the binding (the account's first launch)."""
         platform_user = (issuer, deployment, sub)
         with self._transaction():
             other = self.db.execute("SELECT name FROM accounts WHERE issuer = ? AND "
@@ -172,9 +173,10 @@ class LaunchRecord:
                         f"account {name!r} belongs to the platform user {row[2]!r} "
                         f"(deployment {row[1]!r}), not to {sub!r} (deployment "
                         f"{deployment!r})")
-                return
+                return False
             self.db.execute("INSERT INTO accounts VALUES (?, ?, ?, ?, ?)",
                             (name, issuer, deployment, sub, time.time()))
+            return True
 
     @contextlib.contextmanager
     def _transaction(self):
@@ -190,8 +192,11 @@ class LaunchRecord:
         self.db.close()
 
 
-def check_launch(settings, name, claims, record):
+def check_launch(settings, name, claims, record, log=None):
     """The hub group of a launch by user ``name``; ValueError says why it is refused.
+
+    An account's first launch, which binds it, is logged (``log``, a logger) with
+    the platform user it now belongs to, for the instructor to review.
 
     ``claims`` are the id_token's (already checked by the authenticator);
     ``record`` is the :class:`LaunchRecord` of the hub.
@@ -222,7 +227,10 @@ def check_launch(settings, name, claims, record):
     if role != on_server:
         raise ValueError(f"user {name!r} launches as {role} from the LMS but is a "
                          f"{on_server} on this server")
-    record.bind(name, issuer, deployment, sub)
+    if record.bind(name, issuer, deployment, sub) and log is not None:
+        log.warning("LTI first launch of %r: the account is now bound to the platform "
+                    "user %r (deployment %r); if that is not them, remove the row from %s",
+                    name, sub, deployment, RECORD_FILE)
     return group_of(settings, role)
 
 
@@ -241,7 +249,8 @@ def configure(c, settings):
     def post_auth_hook(authenticator, handler, auth_model):
         try:
             group = check_launch(settings, auth_model["name"],
-                                 auth_model.get("auth_state") or {}, record)
+                                 auth_model.get("auth_state") or {}, record,
+                                 log=authenticator.log)
         except ValueError as exc:
             authenticator.log.warning("LTI launch refused: %s", exc)
             return None

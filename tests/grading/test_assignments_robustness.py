@@ -21,6 +21,7 @@ import pytest
 from attacks import DISABLE_GUARD, KILL_SELF, forged_part
 from coursecheck import CheckFailed, check
 from coursecheck.check import run_cases
+from coursegrader import record
 from coursegrader.runners import landlock
 from coursegrader.tools.author import build_notebook
 from coursegrader.judging.problem_sets import graded_part, local_hidden_rng
@@ -1094,13 +1095,18 @@ def _all_output_text(nb):
 
 
 def _text_under(folder):
-    """(path, text) of the files under ``folder``; of notebooks, the outputs only
-    (the students' sources name what they look for)."""
+    """(path, text) of the files under ``folder``; of notebooks, the outputs only,
+    and of records, all but the answer code they keep (the students' sources name
+    what they look for)."""
     for path in Path(folder).rglob("*"):
         if path.is_file() and not path.is_symlink():
             text = path.read_bytes().decode("utf-8", "replace")
             if path.suffix == ".ipynb":
                 text = _all_output_text(nbformat.reads(text, as_version=4))
+            elif path.name.endswith(record.SUFFIX):
+                judged = json.loads(text)
+                judged.pop("answers")
+                text = json.dumps(judged)
             yield path, text
 
 

@@ -8,6 +8,8 @@ test_hub_course_open.py.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import sys
 import threading
 import urllib.request
@@ -60,6 +62,37 @@ def test_a_copy_is_never_replaced_once_the_user_has_changed_it(tmp_path):
     # the record survives a restart of the server
     write_record(home, record)
     assert read_record(home) == record and (home / RECORD).is_file()
+
+
+@pytest.mark.parametrize("planted", ["link to /dev/zero", "fifo", "huge", "a list",
+                                     "link to a good record"])
+def test_the_record_is_read_only_from_a_small_regular_file(tmp_path, planted):
+    """A student who plants something odd where the record lives (their own home)
+    gets an empty record at once: the server never reads a device, waits on a
+    pipe, loads megabytes or follows a link."""
+    home = tmp_path / "home"
+    where = home / RECORD
+    where.parent.mkdir(parents=True)
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"chapter/first_steps": {"x.ipynb": "0" * 64}}))
+    if planted == "link to /dev/zero":
+        where.symlink_to("/dev/zero")
+    elif planted == "fifo":
+        os.mkfifo(where)
+    elif planted == "huge":
+        where.write_text(json.dumps({"k": "x" * (2 * 2**20)}))
+    elif planted == "a list":
+        where.write_text("[1, 2]")
+    else:
+        where.symlink_to(good)
+    assert read_record(home) == {}
+
+
+def test_a_failed_write_leaves_no_temporary_file(tmp_path):
+    home = tmp_path / "home"
+    with pytest.raises(ValueError):
+        deliver({"ps1.ipynb": b"x", "bad\0name.ipynb": b"y"}, home, "ps1", "ps1", "ps/ps1", {})
+    assert not [p for p in home.rglob(".course-open-*")]
 
 
 @pytest.mark.parametrize("rel", ["../escape.ipynb", "/etc/passwd", "a/../../b", ""])

@@ -1,7 +1,7 @@
 """"Open in the course hub" on a real JupyterHub, in Chromium, as a student meets it.
 
 Run as root, under the hub lock, like test_hub.py (whose hub helpers this
-module uses): ``flock /work/locks/hub.lock pytest tests/hub/test_hub_course_open.py``.
+module uses): ``flock LOCKFILE pytest tests/hub/test_hub_course_open.py``.
 The hub serves the small book of tests/book/small_book, built with the book's own
 extensions, at /services/book/, and uses the shared folder as its exchange.
 

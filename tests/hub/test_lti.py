@@ -456,6 +456,10 @@ def test_an_account_is_bound_to_the_platform_user_of_its_first_launch(hub, platf
     """Who logs in comes from the platform's sub, not from an id the user may edit."""
     for hint in ("hint-ada", "hint-bob"):          # both accounts launched once
         assert launch(hub, platform, hint)[1].status_code == 302
+    # each first launch, which binds the account, is in the log for the instructor
+    log = (hub["state"] / "hub.log").read_text(errors="replace")
+    assert re.search(r"LTI first launch of 'bob': the account is now bound to the "
+                     r"platform user 'b2e1d4c3-bob'", log), log[-2000:]
     before = hub_groups(hub)
     cases = [
         # another learner whose SIS id field holds bob's id
@@ -498,8 +502,8 @@ def test_a_captured_launch_is_not_accepted_twice(hub, platform):
 def test_launch_record_binds_each_side_once_and_remembers_nonces(lti_login, tmp_path):
     record = lti_login.LaunchRecord(tmp_path / "launches.sqlite")
     assert oct((tmp_path / "launches.sqlite").stat().st_mode & 0o777) == "0o600"
-    record.bind("ada", "https://lms", "d1", "sub-a")
-    record.bind("ada", "https://lms", "d1", "sub-a")          # the same user again
+    assert record.bind("ada", "https://lms", "d1", "sub-a") is True       # first launch
+    assert record.bind("ada", "https://lms", "d1", "sub-a") is False      # the same user again
     with pytest.raises(ValueError, match="belongs to the platform user 'sub-a'"):
         record.bind("ada", "https://lms", "d1", "sub-x")
     with pytest.raises(ValueError, match="belongs to the platform user"):
