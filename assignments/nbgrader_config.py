@@ -16,7 +16,7 @@ setting of the grader.
 import os
 import warnings
 
-from coursegrader import record
+from coursegrader import dating, record
 from coursegrader.apps import feedback_page
 from coursegrader.settings import nbgrader_settings
 
@@ -36,9 +36,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # turned into source/psN/psN.ipynb by `make generate`; nbgrader copies every
 # other file of source/psN/ into the release, so the Markdown source is ignored,
 # and every file of a submission into its feedback, so its record (which names
-# the hidden cases) is left out.
+# the hidden cases) is left out, and so is the collector's account of when it
+# was handed in (which a student's own file of that name never replaces).
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.md",
-                            record.IGNORE]
+                            record.IGNORE, dating.FILE]
 
 # nbgrader's gradebook adds a submission's rows while SQLAlchemy autoflushes a
 # lazy load, which SQLAlchemy reports as "Object of type <SubmittedAssignment>
@@ -53,12 +54,17 @@ warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in
 # LMS's own name of each member, Canvas's
 # <student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb by default
 # (<student> must be the student's id in the gradebook). Adapt the expression
-# to another system's names; a `timestamp` group lets a newer file of a
-# student replace an older one (without it, both are skipped and listed).
+# to another system's names; a `timestamp` group (the LMS's submission time)
+# dates the submission and lets a newer file of a student replace an older one
+# (without it, both are skipped and listed); a `late` group is the LMS's late
+# marker. Canvas's names carry no time, only LATE_: such a submission counts
+# one day late (coursegrader/dating.py says where each time comes from).
 c.ZipCollectApp.extractor_plugin = "coursegrader.tools.lms_zip.LmsZipExtractor"
 c.ZipCollectApp.collector_plugin = "coursegrader.tools.lms_zip.LmsZipCollector"
 c.LmsZipExtractor.named_regexp = (
-    r"(?P<student_id>[^_]+)_(?:LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb")
+    r"(?P<student_id>[^_]+)_(?P<late>LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb")
+# An LMS that writes each file's submission time on its zip entry: its zone.
+# c.LmsZipExtractor.entry_time_zone = "Europe/Berlin"
 
 # The released notebooks: no solutions, no hidden tests, no outputs.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
@@ -102,6 +108,8 @@ c.Autograde.autograde_preprocessors = [
     # what the student wrote is cleaned in the autograded notebook itself
     "coursegrader.preprocessors.CleanStudentHTML",
     "coursegrader.preprocessors.SaveRecordedGrades",
+    # where the submission's time came from (the collector's account, beside it)
+    "coursegrader.preprocessors.RecordSubmissionTime",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]

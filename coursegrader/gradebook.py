@@ -8,6 +8,11 @@ exists, so they live in a table of their own, ``coursegrader_extension``, in
 the same database.  :func:`grade_lines` works out every student's grade after
 the late policy (:mod:`coursegrader.late_policy`) from their own due date,
 whenever it is asked: the export, the LMS's scores and the feedback read it.
+
+A submission's time is nbgrader's (``SubmittedAssignment.timestamp``, read at
+autograde from the ``timestamp.txt`` the course's collectors write); where it
+came from (:mod:`coursegrader.dating`) is kept beside it in the table
+``coursegrader_submission_time``, and :func:`submission_time` returns both.
 """
 
 from __future__ import annotations
@@ -18,16 +23,19 @@ import datetime as dt
 import warnings
 from typing import Iterator
 
-from nbgrader.api import Assignment, Gradebook, Student, SubmittedAssignment
+from nbgrader.api import Assignment, Gradebook, MissingEntry, Student, SubmittedAssignment
 from nbgrader.coursedir import CourseDirectory
-from sqlalchemy import Column, DateTime, Integer, String, UniqueConstraint, select
+from sqlalchemy import (Boolean, Column, DateTime, Integer, String, UniqueConstraint,
+                        select)
 from sqlalchemy.exc import SAWarning
 from sqlalchemy.orm import declarative_base
 from traitlets.config import Config
 
-from .late_policy import LatePolicy
+from .dating import Dating, Source
+from .late_policy import DAY, LatePolicy
 
-__all__ = ["Extension", "GradeLine", "open_gradebook", "registered_assignments", "grade_lines",
+__all__ = ["Extension", "SubmissionTime", "GradeLine", "open_gradebook",
+           "registered_assignments", "grade_lines", "submission_time", "record_dating",
            "create_tables"]
 
 _Base = declarative_base()
@@ -42,6 +50,20 @@ class Extension(_Base):
     assignment = Column(String(128), nullable=False)
     student_id = Column(String(128), nullable=False)
     until = Column(DateTime(), nullable=False)
+
+
+class SubmissionTime(_Base):
+    """Where the time of one student's graded submission came from (:mod:`.dating`)."""
+
+    __tablename__ = "coursegrader_submission_time"
+    __table_args__ = (UniqueConstraint("assignment", "student_id"),)
+    id = Column(Integer, primary_key=True)
+    assignment = Column(String(128), nullable=False)
+    student_id = Column(String(128), nullable=False)
+    source = Column(String(32), nullable=False)
+    lms_late = Column(Boolean(), nullable=True)
+    claimed = Column(String(256), nullable=True)
+    detail = Column(String(512), nullable=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +82,13 @@ class GradeLine:
     max_score: float
     days_late: int
     penalty: float
+    dating: Dating | None = None     # where ``timestamp`` came from; None if never handed in
+
+    @property
+    def dated(self) -> bool:
+        """Whether the route established when it was handed in (or it never was)."""
+        return self.dating is None or self.dating.time is not None \
+            or self.dating.lms_late is not None
 
     @property
     def score(self) -> float:
@@ -87,8 +116,12 @@ def grade_lines(gb: Gradebook, policy: LatePolicy,
                 assignments: list[str] | None = None) -> list[GradeLine]:
     """Every student's grade for every problem set (``assignments``: some only).
 
-    A problem set not handed in scores 0 and shows no timestamp.
+    A problem set not handed in scores 0 and shows no timestamp. A submission
+    whose route gave no time is not late by the clock; where the LMS marked it
+    late, it counts one day (or part of a day) late, the least a late
+    submission is.
     """
+    datings = _datings(gb)
     extensions = {(e.assignment, e.student_id): e.until
                   for e in gb.db.execute(select(Extension)).scalars()}
     subs = {(s.assignment.name, s.student.id): s
@@ -104,14 +137,63 @@ def grade_lines(gb: Gradebook, policy: LatePolicy,
             if until is not None and (due is None or until > due):
                 due = until
             sub = subs.get((a.name, st.id))
-            stamp = sub.timestamp if sub is not None else None
+            dating = _dating(datings, sub) if sub is not None else None
+            stamp = dating.time if dating is not None else None
             raw = float(sub.score) if sub is not None else 0.0
             late = (stamp - due).total_seconds() if stamp and due else 0.0
+            if dating is not None and dating.lms_late and late <= 0:
+                late = DAY
             lines.append(GradeLine(
                 a.name, st.id, st.last_name, st.first_name, st.email, due,
                 due is not None and due != a.duedate, stamp, raw, max_score,
-                policy.days_late(late), policy.penalty(raw, max_score, late)))
+                policy.days_late(late), policy.penalty(raw, max_score, late), dating))
     return lines
+
+
+def _datings(gb: Gradebook) -> dict:
+    return {(r.assignment, r.student_id): r
+            for r in gb.db.execute(select(SubmissionTime)).scalars()}
+
+
+def _dating(datings: dict, sub: SubmittedAssignment) -> Dating:
+    row = datings.get((sub.assignment.name, sub.student.id))
+    if row is None:   # entered in the gradebook, not graded through the course's autograde
+        return Dating(Source.GRADEBOOK, sub.timestamp)
+    source = Source(row.source)
+    # nbgrader's timestamp is the route's (the collector wrote it) where the route
+    # gives a time; otherwise it is only when the collector ran
+    time = sub.timestamp if source.gives_time else None
+    return Dating(source, time, row.lms_late, row.claimed, row.detail or "")
+
+
+def submission_time(gb: Gradebook, assignment: str, student: str) -> Dating | None:
+    """When ``student``'s graded submission to ``assignment`` was handed in, and where
+    that time came from; None when nothing was handed in.
+
+    The one place the export and the feedback page ask: a :class:`~.dating.Dating`
+    whose ``time`` is None when the route could not date it.
+    """
+    try:
+        sub = gb.find_submission(assignment, student)
+    except MissingEntry:
+        return None
+    return _dating(_datings(gb), sub)
+
+
+def record_dating(gb: Gradebook, assignment: str, student: str, dating: Dating) -> None:
+    """Keep where the time of ``student``'s graded submission came from (at autograde)."""
+    create_tables(gb)
+    row = gb.db.execute(select(SubmissionTime).where(
+        SubmissionTime.assignment == assignment,
+        SubmissionTime.student_id == student)).scalar_one_or_none()
+    if row is None:
+        row = SubmissionTime(assignment=assignment, student_id=student)
+        gb.db.add(row)
+    row.source = dating.source.value
+    row.lms_late = dating.lms_late
+    row.claimed = (dating.claimed or "")[:256] or None
+    row.detail = (dating.detail or "")[:512] or None
+    gb.db.commit()
 
 
 def create_tables(gb: Gradebook) -> None:

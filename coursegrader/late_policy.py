@@ -21,6 +21,8 @@ __all__ = ["CourseCalendar", "LatePolicy", "TIME_FORMAT"]
 
 #: How due dates and extensions are written: ``2026-10-05 23:59:00``.
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+#: Due dates and extensions are written within these years (any zone shows them).
+EARLIEST, LATEST = dt.datetime(2000, 1, 1), dt.datetime(2100, 1, 1)
 DAY = 86400.0
 
 
@@ -55,6 +57,9 @@ class CourseCalendar(Configurable):
         except ValueError:
             raise ValueError(f"{text!r} is not a date of the form YYYY-MM-DD HH:MM:SS"
                              ) from None
+        if not EARLIEST <= local <= LATEST:
+            raise ValueError(f"{text!r} is not in the years {EARLIEST.year} to "
+                             f"{LATEST.year - 1}")
         aware = local.replace(tzinfo=self.zone)
         return aware.astimezone(dt.timezone.utc).replace(tzinfo=None)
 
@@ -62,7 +67,10 @@ class CourseCalendar(Configurable):
         """A gradebook time (naive UTC) in the course's zone, the zone named."""
         if utc is None:
             return ""
-        local = utc.replace(tzinfo=dt.timezone.utc).astimezone(self.zone)
+        try:
+            local = utc.replace(tzinfo=dt.timezone.utc).astimezone(self.zone)
+        except (OverflowError, ValueError):   # at the ends of the calendar: shown in UTC
+            return f"{utc.isoformat(' ', 'seconds')} UTC"
         return f"{local.strftime(TIME_FORMAT)} {self.time_zone}"
 
 

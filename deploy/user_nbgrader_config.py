@@ -46,39 +46,28 @@ if server.role == "student":
     else:
         c.ExchangeFactory.submit = submit_check.checked(FolderSubmit)
 
+if server.role == "instructor" and server.exchange == "ngshare":
+    # ngshare dates a submission itself, when it receives it, and its collect
+    # writes that time as timestamp.txt (after the student's files, so in place
+    # of any the student sent); the course's collect says where it came from
+    # (coursegrader/dating.py).
+    from ngshare_exchange.collect import ExchangeCollect as NgshareCollect
+
+    from coursegrader import dating
+    from coursegrader.tools.exchange_collect import service_dating
+
+    class DatedNgshareCollect(NgshareCollect):
+        def do_copy(self, src, dest):
+            super().do_copy(src, dest)
+            dating.write(dest, service_dating(src), timestamp=False)
+
+    c.ExchangeFactory.collect = DatedNgshareCollect
+
 if server.role == "instructor" and server.exchange != "ngshare":
     # In the shared folder any student may write into inbound/ and name the
-    # submission after someone else; nbgrader only warns about it. Collect the
-    # latest submission each student owns (Unix owner = the name), drop the rest.
-    # Built on the course's collect, which copies regular files only and follows
-    # no link a student put into their folder (coursegrader/tools/exchange_collect.py).
-    import glob
-    import pwd
-
-    from coursegrader.tools.exchange_collect import NoLinkCollect
-
-    class OwnerCheckedCollect(NoLinkCollect):
-        def _owned(self, record):
-            path = os.path.join(self.inbound_path, record["filename"])
-            try:
-                return pwd.getpwuid(os.stat(path).st_uid).pw_name == record["username"]
-            except KeyError:
-                return False
-
-        def init_src(self):
-            super().init_src()
-            kept = []
-            for record in self.src_records:
-                if self._owned(record):
-                    kept.append(record)
-                    continue
-                self.log.warning("ignored %s: it claims to be %s's but %s does not own it",
-                                 record["filename"], record["username"], record["username"])
-                pattern = os.path.join(self.inbound_path, "{}+{}+*".format(
-                    record["username"], self.coursedir.assignment_id))
-                owned = [r for r in map(self._path_to_record, glob.glob(pattern)) if self._owned(r)]
-                if owned:
-                    kept.append(self._sort_by_timestamp(owned)[0])
-            self.src_records = kept
-
-    c.ExchangeFactory.collect = OwnerCheckedCollect
+    # submission after someone else, or rewrite its timestamp.txt. The course's
+    # collect takes each student's latest folder that they own (Unix owner = the
+    # name; the others are refused and listed), dates it by its change time,
+    # and copies regular files only (coursegrader/tools/exchange_collect.py).
+    c.ExchangeCollect.check_owner = True
+    c.ExchangeFactory.collect = "coursegrader.tools.exchange_collect.NoLinkCollect"

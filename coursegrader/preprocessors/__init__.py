@@ -12,7 +12,8 @@
 * :mod:`.judge_submission` -- the notebook run in a kernel and every
   auto-graded part judged, in the sandbox; the submission's record;
 * :mod:`.clean_student_html` -- what the student wrote, cleaned;
-* :mod:`.save_recorded_grades` -- the gradebook's scores, from the record.
+* :mod:`.save_recorded_grades` -- the gradebook's scores, from the record;
+* :mod:`.record_submission_time` -- where the submission's time came from.
 
 ``GenerateFeedback.preprocessors``:
 
@@ -33,7 +34,8 @@ import importlib
 _MODULES = {
     "CleanStudentHTML": "clean_student_html", "HideHiddenTests": "hide_hidden_tests",
     "JudgeSubmission": "judge_submission", "LateFeedback": "late_feedback",
-    "RefuseLinks": "refuse_links", "RestoreLockedCells": "restore_locked_cells",
+    "RecordSubmissionTime": "record_submission_time", "RefuseLinks": "refuse_links",
+    "RestoreLockedCells": "restore_locked_cells",
     "SanitizeMetadata": "sanitize_metadata", "SaveRecordedGrades": "save_recorded_grades",
     "TitleGradedParts": "title_graded_parts",
 }

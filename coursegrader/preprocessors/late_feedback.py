@@ -41,5 +41,6 @@ class LateFeedback(HTMLExportablePreprocessor):
         info["due_date"] = calendar.show(line.due)
         info["due_extended"] = line.extended
         info["handed_in"] = calendar.show(line.timestamp)
+        info["time_source"] = line.dating.describe() if line.dating else ""
         info["days_late"] = line.days_late
         return nb, resources

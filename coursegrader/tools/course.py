@@ -24,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 
+from .. import dating
 from ..judging.problem_sets import HIDDEN_FOLDER
 from ..markers import SOLUTION, without_marker_lines
 from ..settings import course_config
@@ -159,11 +160,14 @@ class Course:
         return self._run(home, command, list(argv) + common, check)
 
     def hand_in(self, student, ps, nb, timestamp="2026-01-01 12:00:00.000000 UTC"):
-        """Put ``nb`` in submitted/<student>/<ps>/ as ``nbgrader collect`` leaves it."""
+        """Put ``nb`` in submitted/<student>/<ps>/ as the course's collect leaves it,
+        handed in at ``timestamp`` (UTC) by the instructor's word."""
+        from nbgrader.utils import parse_utc
         folder = self.root / "submitted" / student / ps
         folder.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, folder / f"{ps}.ipynb")
-        (folder / "timestamp.txt").write_text(timestamp)
+        dating.write(folder, dating.Dating(dating.Source.INSTRUCTOR, parse_utc(timestamp),
+                                           detail="Course.hand_in"))
         return folder
 
     # -- notebooks ----------------------------------------------------------

@@ -6,7 +6,9 @@ points) less the late penalty worked out now from the student's own due date
 the next export without grading anything again.
 
 - no LMS: ``grades.csv``, nbgrader's columns (``duedate`` is the student's own,
-  in the course's time zone, named) and ``days_late``;
+  in the course's time zone, named), ``days_late`` and ``time_source``, where
+  the hand-in time came from (:mod:`coursegrader.dating`: a route that could
+  not date a submission says so there, and on the terminal);
 - ``canvas``: the gradebook CSV exported from Canvas (``--roster``), with each
   problem set's column filled in; students are matched by SIS Login ID, else
   SIS User ID, to the gradebook's student ids. Canvas imports the result as
@@ -31,16 +33,17 @@ import re
 import sys
 from pathlib import Path
 
+from ..dating import Source
 from ..gradebook import GradeLine, grade_lines, open_gradebook
 from ..late_policy import CourseCalendar, LatePolicy
 from .deadlines import InputError, load_config
 
 __all__ = ["NBGRADER_COLUMNS", "write_csv", "fill_canvas", "write_moodle",
-           "report_unmatched", "main"]
+           "report_unmatched", "report_undated", "main"]
 
 NBGRADER_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name",
                     "first_name", "email", "raw_score", "late_submission_penalty",
-                    "score", "max_score", "days_late"]
+                    "score", "max_score", "days_late", "time_source"]
 CANVAS_REQUIRED = ["Student", "ID", "Section"]
 CANVAS_KEYS = ["SIS Login ID", "SIS User ID"]
 MOODLE_KEYS = ["ID number", "Email address"]
@@ -60,7 +63,8 @@ def write_csv(lines: list[GradeLine], out: Path, calendar: CourseCalendar) -> No
                         g.student_id, g.last_name or "", g.first_name or "",
                         g.email or "",
                         _points(g.raw_score), _points(g.penalty), _points(g.score),
-                        _points(g.max_score), g.days_late])
+                        _points(g.max_score), g.days_late,
+                        g.dating.describe() if g.dating else ""])
 
 
 def _read_roster(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -195,6 +199,25 @@ def report_unmatched(out: Path, unknown: list[str], absent: list[str],
         listing.unlink()
 
 
+def report_undated(lines: list[GradeLine]) -> None:
+    """Tell the instructor which submissions their route did not date."""
+    undated = [g for g in lines if not g.dated]
+    if undated:
+        print(f"{len(undated)} submission(s) not dated, counted on time (grades.csv's "
+              f"time_source says so for each row; set the time by hand, or collect them "
+              f"again through the course's collect):", file=sys.stderr)
+        for g in undated:
+            print(f"  {g.assignment} {g.student_id}: {g.dating.describe()}", file=sys.stderr)
+    unknown = [g for g in lines if g.dating is not None and g.dating.source is Source.GRADEBOOK]
+    if unknown:
+        print(f"{len(unknown)} submission(s) dated by the gradebook alone, with no record of "
+              f"where the time came from (graded before the course kept one, or entered "
+              f"by hand); collect and autograde them again to date them by their route:",
+              file=sys.stderr)
+        for g in unknown:
+            print(f"  {g.assignment} {g.student_id}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.grade_export",
                                      description=__doc__.split("\n")[0])
@@ -226,6 +249,7 @@ def main(argv=None) -> int:
             source = "the Moodle roster" if args.roster else "the roster"
             report_unmatched(out, *write_moodle(lines, out, names, args.roster),
                              source)
+        report_undated(lines)
         print(f"wrote {out}: {len(names)} problem set(s), late policy "
               f"{policy.per_day:.0%} of the {policy.of.replace('_', ' ')} per day, "
               f"zero after {policy.zero_after_days} days; times in "

@@ -16,29 +16,49 @@ plugins of this module (``nbgrader_config.py``):
   otherwise neither is taken, and the rest of the class is collected. What it
   takes goes to ``extracted/<student>/<notebook>``, listed in
   ``extracted.json`` next to that folder; every member, taken or skipped with
-  the reason, goes in the table ``zip_collect.txt`` there.
+  the reason, goes in the table ``zip_collect.txt`` there, and those skipped
+  in ``zip_collect_skipped.json``.
+* Each student's submission is dated by what the LMS wrote
+  (:mod:`coursegrader.dating`): the time in the member's name (a
+  ``timestamp`` group), else the zip entry's time where the LMS writes the
+  submission time there (``entry_time_zone``: Canvas does not, its entries
+  carry the time the archive was made), and the LMS's late marker (a
+  ``late`` group: Canvas's ``LATE_``). A ``timestamp.txt`` in the upload is
+  never read (it is not a notebook of the problem set).
 * :class:`LmsZipCollector` hands nbgrader exactly what ``extracted.json``
-  lists (student, notebook, timestamp); it reads no file name.
+  lists (student, notebook, timestamp, and the route's ``timestamp.txt`` and
+  ``submission_time.json``); it reads no file name.
+
+``python -m coursegrader.tools.lms_zip downloaded/ps1`` prints the table and
+exits with status 1 when a member was skipped (``make zip_collect`` ends so).
 """
 
+import datetime as dt
 import json
 import os
 import re
 import stat
+import sys
 import unicodedata
 import zipfile
+import zoneinfo
 from dataclasses import dataclass
 from pathlib import Path
 
 from nbgrader.plugins import ExtractorPlugin, FileNameCollectorPlugin
 from nbgrader.utils import find_all_notebooks, parse_utc
-from traitlets import Integer, Unicode
+from traitlets import Integer, Unicode, validate
+
+from .. import dating
 
 __all__ = ["LmsZipExtractor", "LmsZipCollector", "Member", "plan", "format_table",
-           "MANIFEST", "TABLE"]
+           "MANIFEST", "TABLE", "SKIPPED", "main"]
 
 MANIFEST = "extracted.json"   # next to the extracted folder: what was taken
 TABLE = "zip_collect.txt"     # next to it too: every member, taken or skipped
+SKIPPED = "zip_collect_skipped.json"   # and the members skipped, as data
+#: The longest student id taken (nbgrader's gradebook holds 128 characters).
+MAX_STUDENT_ID = 128
 
 # The first bytes of the archive formats a member must not be.
 _ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00",
@@ -57,7 +77,9 @@ class Member:
     name: str               # the member's name as shown (escaped if odd)
     student: str = ""
     notebook: str = ""
-    timestamp: object = None   # datetime from the LMS's name, or None
+    timestamp: object = None   # datetime (naive UTC) from the LMS's name, or None
+    entry_time: object = None  # the zip entry's time (naive UTC), where it is the LMS's
+    late: object = None     # the LMS's late marker: True, False, or None (no marker)
     why: str = ""           # why it is skipped; "" when taken
     info: object = None     # its zipfile.ZipInfo
 
@@ -99,11 +121,13 @@ def _kind_of(info):
 
 
 def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes,
-         max_total_bytes):
+         max_total_bytes, entry_time_zone=""):
     """Decide which members are taken, from the zips' directories and first bytes.
 
     ``archives`` is a list of ``(zip file name, zipfile.ZipFile)``;
-    ``notebooks`` the notebook file names of the problem set. Returns every
+    ``notebooks`` the notebook file names of the problem set;
+    ``entry_time_zone`` the zone of the zip entries' times when they are the
+    LMS's submission times ("" when they are not). Returns every
     :class:`Member`, in order, with ``why`` empty for those to take.
     """
     pattern = re.compile(named_regexp)
@@ -132,6 +156,12 @@ def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes,
             groups = match.groupdict()
             m.student = groups.get("student_id") or ""
             m.notebook = (groups.get("file_id") or "") + ".ipynb"
+            if "late" in pattern.groupindex:
+                m.late = bool(groups.get("late"))
+            if len(m.student) > MAX_STUDENT_ID:
+                m.why = (f"a student id of {len(m.student)} characters: longer than "
+                         f"{MAX_STUDENT_ID}, the gradebook's limit")
+                continue
             if not _STUDENT_ID.fullmatch(m.student):
                 m.why = f"not a student id: {_shown(m.student)!r}"
                 continue
@@ -141,10 +171,19 @@ def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes,
                 continue
             if groups.get("timestamp"):
                 try:
-                    m.timestamp = parse_utc(groups["timestamp"])
-                except ValueError:
+                    m.timestamp = dating.check_time(parse_utc(groups["timestamp"]),
+                                                    "the LMS's time in the name")
+                except (ValueError, OverflowError) as exc:
                     m.why = ("an LMS timestamp that cannot be read: "
-                             f"{groups['timestamp']!r}")
+                             f"{groups['timestamp']!r} ({exc})")
+                    continue
+            if entry_time_zone:
+                try:
+                    local = dt.datetime(*info.date_time).replace(
+                        tzinfo=zoneinfo.ZoneInfo(entry_time_zone))
+                    m.entry_time = dating.check_time(local, "the zip entry's time")
+                except (ValueError, OverflowError) as exc:
+                    m.why = f"a zip entry time that cannot be used ({exc})"
                     continue
             if _is_archive(zf, info):
                 m.why = "an archive inside the archive (not unpacked)"
@@ -211,16 +250,58 @@ def format_table(members):
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
+def _datings(members):
+    """{student: :class:`~coursegrader.dating.Dating`} of the students whose files were
+    taken, from what the LMS wrote: the time in the names, else the entries'
+    times, and the late marker."""
+    out = {}
+    for student in sorted({m.student for m in members if not m.why}):
+        taken = [m for m in members if not m.why and m.student == student]
+        named = [m.timestamp for m in taken if m.timestamp is not None]
+        entries = [m.entry_time for m in taken if m.entry_time is not None]
+        marks = [m.late for m in taken if m.late is not None]
+        late = any(marks) if marks else None
+        detail = ", ".join(m.name for m in taken)
+        if named:
+            found = dating.Dating(dating.Source.LMS_NAME, max(named), late, detail=detail)
+        elif entries:
+            found = dating.Dating(dating.Source.LMS_ENTRY, max(entries), late, detail=detail)
+        elif late is not None:
+            found = dating.Dating(dating.Source.LMS_MARKER, None, late, detail=detail)
+        else:
+            found = dating.Dating(dating.Source.NONE, detail=detail)
+        out[student] = found
+    return out
+
+
 class LmsZipExtractor(ExtractorPlugin):
     """Takes the notebooks of the LMS's top-level zip, by the LMS's naming only."""
 
     named_regexp = Unicode(
-        r"(?P<student_id>[^_]+)_(?:LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb",
+        r"(?P<student_id>[^_]+)_(?P<late>LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb",
         help="Regular expression for the whole name of a member at the top level of "
              "the LMS's zip, with the groups student_id and file_id (the notebook's "
-             "name without .ipynb) and optionally timestamp. The default is Canvas's "
-             "<student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb."
+             "name without .ipynb) and optionally timestamp (the LMS's submission "
+             "time) and late (non-empty when the LMS marked the submission late). The "
+             "default is Canvas's <student>_[LATE_]<user id>_<submission id>_<file>"
+             "[-<n>].ipynb."
     ).tag(config=True)
+    entry_time_zone = Unicode(
+        "", help="Time zone (IANA) of the zip entries' times, when the LMS writes each "
+                 "file's submission time there; empty (the default) when it does not "
+                 "(Canvas writes the time the archive was made). Check your LMS's "
+                 "archive before setting it."
+    ).tag(config=True)
+
+    @validate("entry_time_zone")
+    def _check_zone(self, proposal):
+        if proposal["value"]:
+            try:
+                zoneinfo.ZoneInfo(proposal["value"])
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+                raise ValueError(f"LmsZipExtractor.entry_time_zone: unknown time zone "
+                                 f"{proposal['value']!r}") from None
+        return proposal["value"]
     max_files = Integer(5000, help="Most members read from the LMS's zips."
                         ).tag(config=True)
     max_file_bytes = Integer(
@@ -265,7 +346,8 @@ class LmsZipExtractor(ExtractorPlugin):
             members += plan(archives, named_regexp=self.named_regexp,
                             notebooks=self._notebooks(), max_files=self.max_files,
                             max_file_bytes=self.max_file_bytes,
-                            max_total_bytes=self.max_total_bytes)
+                            max_total_bytes=self.max_total_bytes,
+                            entry_time_zone=self.entry_time_zone)
             zips = dict(archives)
             manifest = {}
             for m in members:
@@ -277,16 +359,28 @@ class LmsZipExtractor(ExtractorPlugin):
                     m.why = f"cannot be unpacked ({exc})"
                     continue
                 folder = Path(extracted_path, m.student)
-                folder.mkdir(exist_ok=True)
-                (folder / m.notebook).write_bytes(data)
+                try:
+                    folder.mkdir(exist_ok=True)
+                    (folder / m.notebook).write_bytes(data)
+                except OSError as exc:   # a name the file system refuses: this file only
+                    m.why = f"cannot be written ({exc.strerror})"
+                    continue
                 manifest[f"{m.student}/{m.notebook}"] = {
-                    "student_id": m.student, "file_id": m.notebook,
-                    "timestamp": m.timestamp.isoformat() if m.timestamp else None}
+                    "student_id": m.student, "file_id": m.notebook}
+            for student, found in _datings(members).items():
+                dating.write(Path(extracted_path, student), found)
+                for name in (dating.FILE, dating.TIMESTAMP):
+                    if Path(extracted_path, student, name).is_file():
+                        manifest[f"{student}/{name}"] = {"student_id": student,
+                                                         "file_id": name}
         finally:
             for zf in opened:
                 zf.close()
         Path(extracted_path).parent.joinpath(MANIFEST).write_text(
             json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
+        Path(extracted_path).parent.joinpath(SKIPPED).write_text(json.dumps(
+            [{"zip": m.archive, "member": m.name, "why": m.why} for m in members if m.why],
+            indent=1, ensure_ascii=False), encoding="utf-8")
         return members
 
 
@@ -306,3 +400,29 @@ class LmsZipCollector(FileNameCollectorPlugin):
             self.log.warning("Not listed in %s: %s", MANIFEST, submitted_file)
             return None
         return {key: value for key, value in info.items() if value is not None}
+
+
+def main(argv=None):
+    """Print the table of ``zip_collect`` in folder ``argv[0]`` (``downloaded/psN``);
+    status 1 when a member was skipped."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m coursegrader.tools.lms_zip downloaded/<ps>", file=sys.stderr)
+        return 2
+    folder = Path(args[0])
+    try:
+        table = (folder / TABLE).read_text(encoding="utf-8")
+        skipped = json.loads((folder / SKIPPED).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"{folder}: no zip_collect was run there ({exc})", file=sys.stderr)
+        return 2
+    print(table, end="")
+    if skipped:
+        print(f"{len(skipped)} member(s) of the LMS's zip not taken, each with the reason "
+              "above: collect them by hand if they are a student's work", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -213,11 +213,12 @@ def test_feedback_shows_due_date_and_penalty(course):
     penalty = round(0.2 * course.max_score, 2)
     assert _due_note(page) == ("Due 2026-10-07 00:00:00 UTC (your extension); "
                                "handed in 2026-10-08 00:59:00 UTC: 2 day(s) late, "
-                               f"late penalty {penalty} points.")
+                               f"late penalty {penalty} points. "
+                               "Time of hand-in: set by the instructor.")
     assert f"Late submission penalty (Score: -{penalty})" in page
     score = round(course.raw["bob"] - penalty, 2)
     assert f"(Score: {score} / {course.max_score})" in page
     alice = (course.root / "feedback" / "alice" / "ps1" / "ps1.html").read_text()
     assert _due_note(alice) == (f"Due {DUE} UTC; handed in 2026-10-05 20:00:00 UTC: "
-                                "on time.")
+                                "on time. Time of hand-in: set by the instructor.")
     assert "Late submission penalty" not in alice

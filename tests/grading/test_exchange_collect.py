@@ -88,7 +88,7 @@ def course(slow, tmp_path_factory):
 def test_collect_takes_only_the_students_regular_files(course):
     submitted = course.root / "submitted" / "mallory" / PS
     assert files_under(submitted) == [f"{PS}.ipynb", "submission_secret.txt",
-                                      "timestamp.txt"]
+                                      "submission_time.json", "timestamp.txt"]
     for folder in ("submitted", "autograded", "feedback"):
         where = course.root / folder / "mallory"
         assert where.is_dir(), folder

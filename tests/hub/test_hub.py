@@ -292,8 +292,9 @@ def test_hub_folder_exchange_keeps_students_apart(folder_hub):
                   pwd.getpwnam(n["bob"]).pw_dir)
     assert done.returncode == 0, done.stderr     # the folder lets bob write it...
     done = run_as(hub, n["teacher"], "nbgrader", "collect", "ps1")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "does not own it" in done.stdout + done.stderr
+    # refused, and said so: the collect fails naming the forgery, after ada's
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert f"named after {n['ada']} but owned by {n['bob']}" in done.stdout + done.stderr
     # ...but the instructor collects ada's own submission, not bob's forgery
     collected = nbformat.read(Path(course_dir) / "submitted" / n["ada"] / "ps1" / "ps1.ipynb",
                               as_version=4)
@@ -1112,7 +1113,7 @@ def check_round(hub, round_no, out, twice, listed, held):
         marker, stamp, files = held[name]
         assert marker == f"{name} round {round_no} version {version}", (name, marker)
         assert stamp == mine[name]["timestamp"], (name, stamp, mine[name]["timestamp"])
-        assert files == ["ps1.ipynb", "timestamp.txt"], (name, files)
+        assert files == ["ps1.ipynb", "submission_time.json", "timestamp.txt"], (name, files)
 
 
 def test_hub_class_submits_at_once(load_hub):
