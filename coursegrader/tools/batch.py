@@ -70,7 +70,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import record
-from ..settings import CourseSettings, course_config
+from ..settings import CourseSettings, course_config, private_files
 from ..startup import frozen, settle, skip_slow_imports
 
 __all__ = ["Submission", "find_submissions", "pending", "grade_submission", "read_log",
@@ -572,6 +572,7 @@ def main(argv=None):
                         help="grade every submission again, not only what is pending")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    private_files()
     skip_slow_imports()
     try:
         entries = run(args.course, args.assignments, jobs=args.jobs, scheduler=args.scheduler,

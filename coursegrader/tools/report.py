@@ -33,6 +33,7 @@ from pathlib import Path
 
 import jinja2
 
+from ..settings import private_files
 from .batch import latest, log_path, read_log, submission_results
 
 __all__ = ["summarise", "render", "write_report", "main"]
@@ -202,6 +203,7 @@ def main(argv=None):
     parser.add_argument("--out", default=None,
                         help="folder for the pages (default: report/)")
     args = parser.parse_args(argv)
+    private_files()
     status = 0
     for ps in args.assignments:
         try:

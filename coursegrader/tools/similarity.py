@@ -33,6 +33,7 @@ from nbgrader.coursedir import CourseDirectory
 from traitlets import Float, Integer
 from traitlets.config import Configurable
 
+from ..settings import private_files
 from .deadlines import InputError, load_config
 
 __all__ = ["SimilarityCheck", "Pair", "answer_code", "compare", "write_report", "main"]
@@ -153,6 +154,7 @@ def main(argv=None) -> int:
                                      description=__doc__.split("\n")[0])
     parser.add_argument("assignments", nargs="+")
     args = parser.parse_args(argv)
+    private_files()
     try:
         config = load_config()
         check = SimilarityCheck(config=config)
