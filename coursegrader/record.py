@@ -10,9 +10,11 @@ At autograde it is written once, as JSON beside the autograded notebook
 writer: :func:`attach`), and everything after reads it: the gradebook's scores
 (:class:`~coursegrader.preprocessors.save_recorded_grades.SaveRecordedGrades`,
 and through them the exports), the grading log and the class report
-(:mod:`coursegrader.tools.batch`, :mod:`coursegrader.tools.report`) and the
-feedback page (:class:`~coursegrader.preprocessors.title_graded_parts.TitleGradedParts`).
-Nothing reads a log or a notebook's outputs to find these facts again.
+(:mod:`coursegrader.tools.batch`, :mod:`coursegrader.tools.report`), the
+feedback page (:class:`~coursegrader.preprocessors.title_graded_parts.TitleGradedParts`)
+and the similarity check (:mod:`coursegrader.tools.similarity`, which compares
+the answer code the record holds).  Nothing reads a log or a notebook to find
+these facts again.
 
 What a student wrote (an exception's message, say) is data here: it is never
 parsed for structure, and every page escapes it.
@@ -28,7 +30,7 @@ from typing import Optional
 
 from .runners.protocol import StopReason
 
-__all__ = ["Limit", "Stop", "CaseResult", "PartResult", "KernelRunResult",
+__all__ = ["Limit", "Stop", "CaseResult", "PartResult", "KernelRunResult", "AnswerCode",
            "SubmissionResult", "SUFFIX", "IGNORE", "path", "load", "attach", "attached",
            "limits_hit", "now"]
 
@@ -156,11 +158,21 @@ class KernelRunResult:
 
 
 @dataclass(frozen=True)
+class AnswerCode:
+    """The code of one answer cell of the notebook, as the judge read it."""
+
+    cell: str           # the cell's grade id
+    source: str
+
+
+@dataclass(frozen=True)
 class SubmissionResult:
     """What the judge found in one submitted notebook.
 
-    ``variant`` names the student's variant of the problem set, where the
-    problem set has variants (none has yet: None).
+    ``answers`` holds the code of the notebook's answer cells, in its order:
+    what the judge ran, and what the similarity check compares.  ``variant``
+    names the student's variant of the problem set, where the problem set
+    has variants (none has yet: None).
     """
 
     assignment: str
@@ -172,6 +184,7 @@ class SubmissionResult:
     started: str = ""
     seconds: float = 0.0
     confinement: str = "bubblewrap"
+    answers: tuple = ()
     variant: Optional[str] = None
 
     @property
@@ -213,6 +226,7 @@ class SubmissionResult:
             limits_hit=tuple(_enum(Limit, v, "limits_hit") for v in _list(data, "limits_hit")),
             started=_text(data, "started"), seconds=_number(data, "seconds"),
             confinement=_text(data, "confinement"),
+            answers=tuple(_answer(a) for a in _list(data, "answers")),
             variant=_optional_text(data, "variant"))
 
     @classmethod
@@ -297,6 +311,11 @@ def _part(data):
                       cases=tuple(_case(c) for c in _list(data, "cases")),
                       stop=_stop(data.get("stop")), report=_text(data, "report"),
                       seconds=_number(data, "seconds"))
+
+
+def _answer(data):
+    _dict(data, "answer")
+    return AnswerCode(cell=_text(data, "cell"), source=_text(data, "source"))
 
 
 # -- where it is written and read ----------------------------------------------------

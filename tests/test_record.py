@@ -16,8 +16,8 @@ import pytest
 
 import coursegrader
 from coursegrader import record
-from coursegrader.record import (CaseResult, KernelRunResult, Limit, PartResult, Stop,
-                                 SubmissionResult)
+from coursegrader.record import (AnswerCode, CaseResult, KernelRunResult, Limit, PartResult,
+                                 Stop, SubmissionResult)
 from coursegrader.runners.protocol import StopReason
 
 GRADER = pathlib.Path(coursegrader.__file__).parent
@@ -44,7 +44,10 @@ def _result(**change):
                                              seconds=12.5),
                   limits_hit=record.limits_hit([p.stop for p in parts]
                                                + [Stop(StopReason.CELL_TIMEOUT, limit=60)]),
-                  started="2026-11-24T10:20:00+00:00", seconds=14.0, variant=None)
+                  started="2026-11-24T10:20:00+00:00", seconds=14.0, variant=None,
+                  answers=(AnswerCode("quadratic_map_answer",
+                                      "def quadratic_feature_map(X):\n    return X  # <b>\n"),
+                           AnswerCode("kernel_verdicts_answer", "")))
     fields.update(change)
     return SubmissionResult(**fields)
 
@@ -61,6 +64,8 @@ def test_the_json_gives_back_exactly_the_record():
     assert result.score == 1.33 and result.points == 4.0
     assert result.part("kernel_verdicts").stop.code == -signal.SIGKILL
     assert result.part("nonexistent") is None
+    assert data["answers"][0] == {"cell": "quadratic_map_answer",
+                                  "source": "def quadratic_feature_map(X):\n    return X  # <b>\n"}
 
 
 def test_it_is_written_once_beside_the_notebook_and_handed_on(tmp_path):
@@ -84,6 +89,8 @@ def test_it_is_written_once_beside_the_notebook_and_handed_on(tmp_path):
     (lambda d: d.update(limits_hit=["memory"]), "limits_hit"),
     (lambda d: d["kernel_run"].update(seconds=None), "seconds"),
     (lambda d: d.update(student=7), "student"),
+    (lambda d: d["answers"][0].update(source=None), "source"),
+    (lambda d: d.update(answers=["def f(): pass"]), "answer"),
 ])
 def test_anything_else_is_refused_by_naming_the_field(change, field):
     data = _result().to_json()

@@ -4,7 +4,8 @@ Submissions are the released ps1 with its answer cells filled in: alice hands
 in the reference solution, mallory a copy of it disguised as students do
 (every local name renamed, comments and docstrings gone, layout changed),
 bob and carol answers written independently from the problem text, and dave
-the blank release.
+the blank release. The class is autograded first, since the comparison reads
+the answer code each submission's record holds; erin hands in after that.
 """
 
 import csv
@@ -218,6 +219,8 @@ def report(tmp_path_factory):
             if grade_id in answers:
                 cell.source = answers[grade_id]
         c.hand_in(student, "ps1", nb)
+    c.nbgrader("autograde", "ps1")        # the comparison reads each submission's record
+    c.hand_in("erin", "ps1", released)    # handed in after grading: no record yet
     done = subprocess.run(["make", "similarity", "PS=ps1", f"PYTHON={sys.executable}"],
                           cwd=c.root, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -227,11 +230,16 @@ def report(tmp_path_factory):
     return pairs, (c.root / "report" / "ps1-similarity.html").read_text(), rows
 
 
-
 def test_every_pair_is_listed_once(report):
     pairs, _, rows = report
     assert len(rows) == len(pairs) == 10
     assert list(rows[0]) == ["student_a", "student_b", "similarity", "flagged"]
+
+
+def test_a_submission_without_a_record_is_listed_as_not_compared(report):
+    pairs, page, _ = report
+    assert not any("erin" in pair for pair in pairs)
+    assert "Not compared: erin: not autograded" in page
 
 
 def test_disguised_copy_is_flagged(report):

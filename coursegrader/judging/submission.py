@@ -13,8 +13,8 @@ nothing in it: putting the verdicts and outputs in is nbgrader's side
 import time
 from dataclasses import dataclass
 
-from ..record import SubmissionResult, limits_hit, now
-from .cells import grade_id, is_test_cell, python_source
+from ..record import AnswerCode, SubmissionResult, limits_hit, now
+from .cells import grade_id, is_answer_cell, is_test_cell, python_source
 from .judge import PartSession, grade_part
 from .kernel_run import KernelRun
 
@@ -90,5 +90,7 @@ def judge_submission(nb, parts, settings, *, assignment, student, notebook, fold
         assignment=assignment, student=student, notebook=notebook, parts=tuple(results),
         kernel_run=ran.result,
         limits_hit=limits_hit([p.stop for p in results] + [ran.result.stop]),
-        started=started, seconds=round(time.monotonic() - clock, 3), confinement=settings.mode)
+        started=started, seconds=round(time.monotonic() - clock, 3), confinement=settings.mode,
+        answers=tuple(AnswerCode(grade_id(cell), cell.source) for cell in nb.cells
+                      if is_answer_cell(cell) and grade_id(cell)))
     return Judgement(result, run_cells, ran.cells)

@@ -55,7 +55,10 @@ class InputError(ValueError):
 
 def load_config(folder: Path | str | None = None) -> Config:
     """The configuration of the course folder that holds ``folder`` (default: the current
-    folder), read once per process."""
+    folder), read once per process.  Every command that reads the course this way
+    writes student records, so what it creates from then on is private
+    (:func:`coursegrader.settings.private_files`)."""
+    private_files()
     try:
         return course_config(find_course(folder))
     except ValueError as exc:

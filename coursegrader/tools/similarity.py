@@ -1,7 +1,11 @@
 """Which submissions to a problem set share answer code: copydetect's winnowing.
 
 The answer code of a submission is the text of its answer cells (the code
-cells with a solution in the source notebook). Every name is reduced to its
+cells with a solution in the source notebook), as its record holds it: the
+judge keeps each answer cell's code in the submission's
+:class:`~coursegrader.record.SubmissionResult`, so a problem set is compared
+once it is autograded (``make autograde PS=ps1``); a submission without a
+record is listed as not compared. Every name is reduced to its
 kind and comments, docstrings and layout are dropped before fingerprinting
 (copydetect), so renaming, deleting comments and reformatting do not hide a
 copy. Fingerprints found in the released notebook (the scaffold of each
@@ -33,10 +37,11 @@ from nbgrader.coursedir import CourseDirectory
 from traitlets import Float, Integer
 from traitlets.config import Configurable
 
-from ..settings import private_files
+from .. import record
 from .deadlines import InputError, load_config
 
-__all__ = ["SimilarityCheck", "Pair", "answer_code", "compare", "write_report", "main"]
+__all__ = ["SimilarityCheck", "Pair", "answer_code", "recorded_answers", "compare",
+           "write_report", "main"]
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "similarity"
 
@@ -75,11 +80,31 @@ def _answer_ids(source: nbformat.NotebookNode) -> list[str]:
             if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
 
 
-def answer_code(nb: nbformat.NotebookNode, ids: list[str]) -> str:
-    """The answer cells of ``nb`` (by nbgrader grade id), in the order of ``ids``."""
-    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in nb.cells
-             if c.cell_type == "code"}
+def answer_code(result: record.SubmissionResult, ids: list[str]) -> str:
+    """The answer cells a submission's record holds (by grade id), in the order of ``ids``."""
+    cells = {a.cell: a.source for a in result.answers}
     return "\n\n".join(cells.get(i, "") for i in ids)
+
+
+def recorded_answers(coursedir: CourseDirectory, ps: str,
+                     ids: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The answer code of each submission to ``ps`` from its record ({student: code}),
+    and the submissions not compared, each with why."""
+    root = Path(coursedir.root)
+    graded = root / coursedir.autograded_directory
+    submitted = {nb.parent.parent.name for nb in
+                 (root / coursedir.submitted_directory).glob(f"*/{ps}/{ps}.ipynb")}
+    recorded = {r.parent.parent.name for r in graded.glob(f"*/{ps}/{ps}{record.SUFFIX}")}
+    answers, skipped = {}, []
+    for student in sorted(submitted | recorded):
+        try:
+            answers[student] = answer_code(record.load(graded / student / ps, ps), ids)
+        except FileNotFoundError:
+            skipped.append(f"{student}: not autograded, no record to compare "
+                           f"(make autograde PS={ps} first)")
+        except (OSError, ValueError) as exc:   # one bad record must not stop the others
+            skipped.append(f"{student}: its record could not be read ({exc})")
+    return answers, skipped
 
 
 def _fingerprint(code: str, check: SimilarityCheck,
@@ -141,20 +166,11 @@ def write_report(ps: str, pairs: list[Pair], folder: Path, check: SimilarityChec
     return table, page
 
 
-def _submissions(coursedir: CourseDirectory, ps: str) -> dict[str, Path]:
-    root = Path(coursedir.root) / coursedir.submitted_directory
-    found = {}
-    for nb in sorted(root.glob(f"*/{ps}/{ps}.ipynb")):
-        found[nb.parent.parent.name] = nb
-    return found
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.similarity",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("assignments", nargs="+")
     args = parser.parse_args(argv)
-    private_files()
     try:
         config = load_config()
         check = SimilarityCheck(config=config)
@@ -170,13 +186,7 @@ def main(argv=None) -> int:
             released = nbformat.read(release, as_version=4)
             scaffold = "\n\n".join(c.source for c in released.cells
                                    if c.cell_type == "code")
-            answers, skipped = {}, []
-            for student, path in _submissions(coursedir, ps).items():
-                try:
-                    nb = nbformat.read(path, as_version=4)
-                    answers[student] = answer_code(nb, ids)
-                except Exception as exc:  # a broken notebook must not stop the others
-                    skipped.append(f"{student}: {path.name} could not be read ({exc})")
+            answers, skipped = recorded_answers(coursedir, ps, ids)
             pairs = compare(answers, scaffold, check)
             table, page = write_report(ps, pairs, root / "report", check, skipped)
             n = sum(p.flagged for p in pairs)
