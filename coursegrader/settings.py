@@ -54,10 +54,12 @@ PRIVATE_UMASK = 0o077
 def private_files():
     """Make the files and folders this process creates from now on readable by
     its user alone: submissions, grades, feedback, logs and the gradebook are
-    student records.  Every command of the course calls it first (the
-    Makefile's nbgrader steps through :mod:`coursegrader.apps.nbgrader_command`);
-    what nbgrader hands to students through the exchange gets its modes set
-    explicitly there."""
+    student records.  Every command of the course calls it when it starts as a
+    command (not when a test calls its ``main``): the Makefile's nbgrader steps
+    through :mod:`coursegrader.apps.nbgrader_command`, the course's tools in
+    their ``__main__`` block, and ``make similarity`` with the shell's ``umask``.
+    What nbgrader hands to students through the exchange gets its modes set
+    explicitly there (:mod:`coursegrader.tools.exchange_feedback`)."""
     os.umask(PRIVATE_UMASK)
 
 

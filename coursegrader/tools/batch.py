@@ -572,7 +572,6 @@ def main(argv=None):
                         help="grade every submission again, not only what is pending")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    private_files()
     skip_slow_imports()
     try:
         entries = run(args.course, args.assignments, jobs=args.jobs, scheduler=args.scheduler,
@@ -587,6 +586,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     status = main()
     settle()    # every grade is written: the exit need not walk the modules' objects
     sys.exit(status)

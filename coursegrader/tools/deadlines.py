@@ -55,10 +55,7 @@ class InputError(ValueError):
 
 def load_config(folder: Path | str | None = None) -> Config:
     """The configuration of the course folder that holds ``folder`` (default: the current
-    folder), read once per process.  Every command that reads the course this way
-    writes student records, so what it creates from then on is private
-    (:func:`coursegrader.settings.private_files`)."""
-    private_files()
+    folder), read once per process."""
     try:
         return course_config(find_course(folder))
     except ValueError as exc:
@@ -217,7 +214,6 @@ def _parse_args(argv):
 
 def main(argv=None) -> int:
     args = _parse_args(argv)
-    private_files()
     try:
         config = load_config()
         calendar = CourseCalendar(config=config)
@@ -252,4 +248,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     sys.exit(main())

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from nbgrader.coursedir import CourseDirectory
 
-from ..settings import CourseSettings
+from ..settings import CourseSettings, private_files
 from .deadlines import InputError, load_config
 
 __all__ = ["main"]
@@ -66,4 +66,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     sys.exit(main())

@@ -266,7 +266,6 @@ def main(argv=None) -> int:
         parser.error("--lms canvas needs --roster: the gradebook CSV Canvas exports")
     if args.lms is None and args.roster is not None:
         parser.error("--roster needs --lms canvas or --lms moodle")
-    private_files()
     try:
         config = load_config()
         calendar, policy = CourseCalendar(config=config), LatePolicy(config=config)
@@ -307,4 +306,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     sys.exit(main())

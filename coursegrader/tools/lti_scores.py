@@ -247,7 +247,6 @@ def main(argv=None) -> int:
     for p in (send, keys):
         p.add_argument("--config", type=Path, default=Path("lti.json"))
     args = parser.parse_args(argv)
-    private_files()
     try:
         settings = load_settings(args.config)
         if args.command == "keygen":
@@ -289,4 +288,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     sys.exit(main())

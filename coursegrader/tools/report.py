@@ -203,7 +203,6 @@ def main(argv=None):
     parser.add_argument("--out", default=None,
                         help="folder for the pages (default: report/)")
     args = parser.parse_args(argv)
-    private_files()
     status = 0
     for ps in args.assignments:
         try:
@@ -215,4 +214,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     sys.exit(main())

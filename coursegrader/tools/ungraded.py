@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from ..gradebook import half_graded_refusal, open_gradebook, ungraded_parts
+from ..settings import private_files
 from .deadlines import InputError, load_config
 
 __all__ = ["main"]
@@ -41,4 +42,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     sys.exit(main())
