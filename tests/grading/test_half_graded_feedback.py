@@ -183,7 +183,7 @@ def test_every_record_the_commands_write_is_private_and_ignored_by_git(course):
     written = sorted(paths_under(course.root) - course.before)
     tops = {p.parts[0] for p in written}
     for expected in ("submitted", "autograded", "feedback", "gradelog", "report",
-                     "gradebook.db", "grades.csv", "lti-key.pem", ".nbgrader.log"):
+                     "gradebook.db", "grades.csv", "lti-key.pem"):
         assert expected in tops, f"{expected} was not written; the test saw {sorted(tops)}"
 
     # ignored by the repository's own rules, as if this were assignments/
