@@ -15,7 +15,7 @@ from nbgrader.api import Gradebook
 
 from test_lti import course, graded_course, make, platform  # noqa: F401  (fixtures)
 
-pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 
 def test_scores_wait_for_grading_by_hand_or_go_as_provisional(course, platform):  # noqa: F811
