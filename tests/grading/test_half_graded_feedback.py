@@ -171,7 +171,7 @@ def test_forced_feedback_says_provisional_then_graded_feedback_does_not(course):
 
 
 def test_every_record_the_commands_write_is_private_and_ignored_by_git(course):
-    make(course, "export")
+    make(course, "export", "FORCE=1")     # whatever is left to grade by hand
     make(course, "report")
     make(course, "similarity")
     (course.root / "lti.json").write_text(
@@ -187,7 +187,8 @@ def test_every_record_the_commands_write_is_private_and_ignored_by_git(course):
         assert expected in tops, f"{expected} was not written; the test saw {sorted(tops)}"
 
     # ignored by the repository's own rules, as if this were assignments/
-    names = "\n".join(f"assignments/{p}" for p in written) + "\n"
+    names = "".join(f"assignments/{p}{'/' if (course.root / p).is_dir() else ''}\n"
+                    for p in written)
     check = subprocess.run(["git", "check-ignore", "--no-index", "--verbose",
                             "--non-matching", "--stdin"], cwd=REPO, input=names,
                            capture_output=True, text=True)
