@@ -11,7 +11,7 @@ takes (ngshare_exchange's submit, from the notebook on disk to ngshare's
 answer; the process's start is not counted), of the time a student waited from
 the first try to the submission's acceptance (retries included), and how many
 submissions needed more than one try. The correctness of the same rounds is
-tested in tests/test_hub.py (``-k hub``).
+tested in tests/hub/test_hub.py (``-k hub``).
 
 Usage (as root, after ``bash deploy/install.sh``; from the repository root)::
 

@@ -170,7 +170,8 @@ class SubmissionResult:
     """What the judge found in one submitted notebook.
 
     ``answers`` holds the code of the notebook's answer cells, in its order:
-    what the judge ran, and what the similarity check compares.  ``variant``
+    what the judge ran, and what the similarity check compares (None in a
+    record written before the judge kept it).  ``variant``
     names the student's variant of the problem set, where the problem set
     has variants (none has yet: None).
     """
@@ -184,7 +185,7 @@ class SubmissionResult:
     started: str = ""
     seconds: float = 0.0
     confinement: str = "bubblewrap"
-    answers: tuple = ()
+    answers: Optional[tuple] = None
     variant: Optional[str] = None
 
     @property
@@ -226,7 +227,8 @@ class SubmissionResult:
             limits_hit=tuple(_enum(Limit, v, "limits_hit") for v in _list(data, "limits_hit")),
             started=_text(data, "started"), seconds=_number(data, "seconds"),
             confinement=_text(data, "confinement"),
-            answers=tuple(_answer(a) for a in _list(data, "answers")),
+            answers=(None if data.get("answers") is None
+                     else tuple(_answer(a) for a in _list(data, "answers"))),
             variant=_optional_text(data, "variant"))
 
     @classmethod

@@ -15,7 +15,9 @@ on 127.0.0.1 only, asks for a random password, and is stopped and deleted
 afterwards.
 
 ``pytest -m "not slow"`` leaves out the tests marked ``slow`` (whole classes
-graded, browsers, the book's build, fresh virtual environments).
+graded, browsers, the book's build, fresh virtual environments): marked on the
+test or its module, or by a fixture of theirs that requests the fixture
+``slow``.  A test left unmarked fails when it takes more than a few seconds.
 """
 
 import contextlib
@@ -26,6 +28,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +37,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 COURSE = REPO / "assignments"
+#: A book of one chapter with a self-check of each kind, built with the book's own
+#: extensions (tests/book/small_book).
+SMALL_BOOK = Path(__file__).resolve().parent / "book" / "small_book"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -75,6 +81,55 @@ def copy_course(tmp, assignments, **kwargs):
 @pytest.fixture(scope="session")
 def course_copy():
     return copy_course
+
+
+def build_small_book(out, builder=None):
+    """Build :data:`SMALL_BOOK` into ``out`` (warnings are errors); its ``_build`` folder."""
+    cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
+           "build", "-W", "-n", "--keep-going", "--path-output", str(out)]
+    if builder:
+        cmd += ["--builder", builder]
+    done = subprocess.run(cmd + [str(SMALL_BOOK)], capture_output=True, text=True,
+                          timeout=600, cwd=SMALL_BOOK)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log[-4000:]
+    assert "WARNING" not in log, log[-4000:]
+    return Path(out) / "_build"
+
+
+@pytest.fixture(scope="session")
+def small_book_site(slow, tmp_path_factory):
+    """The small book's website, built once for every test that opens it."""
+    return build_small_book(tmp_path_factory.mktemp("small-book")) / "html"
+
+
+#: Where deploy/install.sh installs the course server's environments for the hub tests.
+HUB_PREFIX = Path(os.environ.get("KERNEL_COURSE_PREFIX", "/opt/kernel-course"))
+
+
+def _hub_missing():
+    if os.geteuid() != 0:
+        return "the hub test must run as root (it creates Unix accounts)"
+    if not shutil.which("npm"):
+        return "npm is missing (configurable-http-proxy is installed with it)"
+    if not Path(CHROMIUM).exists():
+        return f"Chromium not found at {CHROMIUM}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def installed(slow):
+    """The course server's environments under :data:`HUB_PREFIX`, installed (or
+    refreshed) once per run by deploy/install.sh, for every hub the tests start."""
+    why = _hub_missing()
+    if why:
+        if in_ci():
+            pytest.fail(f"{why}; it is required in CI")
+        pytest.skip(why)
+    done = subprocess.run(["bash", str(REPO / "deploy" / "install.sh"), str(HUB_PREFIX)],
+                          capture_output=True, text=True, timeout=3000)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return HUB_PREFIX
 
 
 def postgres_bindir():
@@ -149,65 +204,82 @@ def postgres_server(database="gradebook"):
 
 
 @pytest.fixture(scope="session")
-def postgres():
+def postgres(slow):
     """:func:`postgres_server`: ``with postgres() as url:`` (or ``postgres("name")``)."""
     return postgres_server
 
 
-#: Fixtures that take minutes: a class graded by nbgrader, the book built, a
-#: browser session, a fresh virtual environment, a database server, the hub.
-SLOW_FIXTURES = frozenset({
-    "built_book", "site",                                   # test_book
-    "student_wheel", "student_env", "jupyterlab",           # test_student_package
-    "course", "graded", "class_run", "cluster",             # classes graded
-    "postgres", "db_url",                                   # a PostgreSQL server
-    "installed", "ngshare_hub", "folder_hub",               # test_hub
-})
+# -- slow tests ------------------------------------------------------------------
+# A test is slow when it is marked so (``@pytest.mark.slow``, or ``pytestmark``
+# for a whole module) or when it uses a fixture that requests ``slow``: a class
+# graded by nbgrader, the book built, a browser, a fresh virtual environment, a
+# database server, the hub.  ``pytest -m "not slow"`` runs the others, and
+# each of those fails when it takes longer than a fast test may (below), so a
+# test that grows slow is marked, not hidden in the fast part.
+
+#: CPU seconds an unmarked test may take, set-up included: this process's and
+#: those of the processes it started and waited for.  CPU time, not the clock,
+#: so that a busy machine does not fail a fast test.
+FAST_CPU_SECONDS = 5.0
+#: Seconds on the clock an unmarked test may take, for a test that mostly waits
+#: (on a server, a sleep): far above what a fast test takes on a busy machine.
+FAST_WALL_SECONDS = 60.0
+
+_COST = pytest.StashKey[list]()
 
 
-#: Modules whose tests grade submissions through nbgrader or the sandbox with
-#: fixtures of their own (collect, zip_collect, feedback, similarity, deadlines).
-SLOW_MODULES = frozenset({
-    "test_deadlines", "test_exchange_collect", "test_lms_zip", "test_lti",
-    "test_report",
-    "test_sandbox_boundary", "test_similarity", "test_student_html",
-})
-
-
-#: Single tests (a whole parametrised test, or one of its cases by its id) of
-#: the fast modules that take several seconds each (measured
-#: with ``pytest -m "not slow" --durations=30``): solvers on hard problems,
-#: large Gram matrices, fresh interpreters and sandboxes.  The fast part
-#: keeps other tests of each kind (a sandbox, a solver, the author's tool).
-SLOW_TESTS = frozenset({
-    "test_svm.py::test_small_C_with_more_of_one_class_matches_libsvm",
-    "test_svm.py::test_features_on_a_scale_of_1e6_with_C_one_ask_for_scaling",
-    "test_svm.py::test_hard_margin_and_margin",
-    "test_ridge.py::test_random_features_approach_gaussian_kernel_ridge",
-    "test_kernels.py::test_gaussian_gram_reads_no_uninitialised_memory[float64-2100-3]",
-    "test_kernels.py::test_gaussian_gram_reads_no_uninitialised_memory[float32-2100-3]",
-    "test_kernels.py::test_gaussian_gram_reads_no_uninitialised_memory[int64-2100-3]",
-    "test_coursecheck.py::test_importing_coursecheck_never_imports_the_grader",
-    "test_author.py::test_command_line_writes_the_notebook_next_to_its_source",
-    "test_grading_unit.py::test_sandbox_output_is_capped",
-    "test_grading_unit.py::"
-    "test_kernel_run_is_confined_and_its_outputs_come_back_as_data",
-    "test_grading_unit.py::"
-    "test_sandbox_forbids_kernlab_sklearn_and_files_of_the_course",
-    "test_grading_unit.py::test_sandbox_time_limit_and_crash_fail_only_remaining_cases",
-    "test_grading_unit.py::"
-    "test_parts_of_a_session_share_the_sandbox_but_never_a_process_or_a_file",
-    "test_grading_unit.py::test_grade_part_full_zero_partial_and_reproducible",
-})
+@pytest.fixture(scope="session")
+def slow():
+    """Requested by a fixture that takes minutes: every test that uses it is ``slow``."""
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark ``slow`` every test that uses one of :data:`SLOW_FIXTURES`, lives
-    in one of :data:`SLOW_MODULES` or is one of :data:`SLOW_TESTS`."""
+    """Mark ``slow`` every test that uses a fixture requesting :func:`slow`."""
     for item in items:
-        file = Path(str(item.fspath)).name
-        names = {f"{file}::{item.name}", f"{file}::{item.originalname or item.name}"}
-        if (SLOW_FIXTURES & set(getattr(item, "fixturenames", ()))
-                or item.module.__name__.rpartition(".")[2] in SLOW_MODULES
-                or names & SLOW_TESTS):
+        if "slow" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+def _cpu_seconds():
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+@contextlib.contextmanager
+def _counted(item):
+    cpu, wall = _cpu_seconds(), time.monotonic()
+    try:
+        yield
+    finally:
+        cost = item.stash.setdefault(_COST, [0.0, 0.0])
+        cost[0] += _cpu_seconds() - cpu
+        cost[1] += time.monotonic() - wall
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    with _counted(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    with _counted(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Fail an unmarked test that took longer than :data:`FAST_CPU_SECONDS` of CPU
+    or :data:`FAST_WALL_SECONDS` on the clock (set-up and call together)."""
+    report = yield
+    if call.when == "call" and report.passed and item.get_closest_marker("slow") is None:
+        cpu, wall = item.stash.get(_COST, (0.0, 0.0))
+        if cpu > FAST_CPU_SECONDS or wall > FAST_WALL_SECONDS:
+            report.outcome = "failed"
+            report.longrepr = (
+                f"{item.nodeid} is not marked slow but took {cpu:.1f} s of CPU and "
+                f"{wall:.1f} s on the clock (a fast test may take {FAST_CPU_SECONDS:g} s "
+                f"of CPU and {FAST_WALL_SECONDS:g} s): mark it @pytest.mark.slow, or "
+                "let a slow fixture of its own request the fixture `slow`")
+    return report

@@ -28,7 +28,7 @@ _B_DIAG = np.array([[1.0, 0.0], [0.0, 5.0]])
 _B_INDEF = np.array([[-1.0, 2.0], [2.0, 4.0]])
 
 # name -> k(x, z) on two points of R^2 (1-D arrays of length 2).  The notebook's
-# setup cell defines the same functions; tests/test_grading_unit.py checks that.
+# setup cell defines the same functions; tests/grading/test_grading_unit.py checks that.
 CANDIDATES = {
     "B_diag": lambda x, z: float(x @ _B_DIAG @ z),
     "B_indefinite": lambda x, z: float(x @ _B_INDEF @ z),

@@ -7,7 +7,7 @@ counter of its own, proofs not at all; the exercises; the labelled display
 equations, (1.7); and the figures, which are code cells with a caption.
 :func:`book_numbering` reads the same sources Sphinx does and works the numbers
 out in the same order, so that a chapter downloaded as a notebook can show
-them (book/_ext/notebook_downloads.py); tests/test_book.py checks them against
+them (book/_ext/notebook_downloads.py); tests/book/test_book.py checks them against
 the built pages.
 
 :func:`number_markdown` numbers the blocks of one piece of MyST Markdown, in

@@ -96,7 +96,14 @@
       }
     });
   }
-  function run() { nameFromContent(); scrollBoxesReachable(); }
+  // A formula inside a self-check's choice is read with its label; MathJax's
+  // own tab stop on it (for its menu) would put a stop between the choices.
+  function quietChoiceFormulas() {
+    document.querySelectorAll(".selfcheck label mjx-container").forEach(function (m) {
+      if (!m.classList.contains("scrolls-sideways")) m.setAttribute("tabindex", "-1");
+    });
+  }
+  function run() { nameFromContent(); scrollBoxesReachable(); quietChoiceFormulas(); }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", run);
   } else {
@@ -105,6 +112,9 @@
   window.addEventListener("load", run);
   window.addEventListener("resize", scrollBoxesReachable);
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    MathJax.startup.promise.then(scrollBoxesReachable);
+    MathJax.startup.promise.then(function () {
+      scrollBoxesReachable();
+      quietChoiceFormulas();
+    });
   }
 })();

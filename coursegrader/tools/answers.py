@@ -6,7 +6,7 @@ solution) gives ``answers=public_answers(...)`` in its public half instead,
 and this module computes those public expected values with the grader's
 reference (the course's ``hidden/psN.py``): ``python -m
 coursegrader.tools.answers`` in the course folder after changing such a part
-or its public cases (``tests/test_coursecheck.py`` fails while the file is out
+or its public cases (``tests/student/test_coursecheck.py`` fails while the file is out
 of date).
 """
 

@@ -98,7 +98,12 @@ def recorded_answers(coursedir: CourseDirectory, ps: str,
     answers, skipped = {}, []
     for student in sorted(submitted | recorded):
         try:
-            answers[student] = answer_code(record.load(graded / student / ps, ps), ids)
+            result = record.load(graded / student / ps, ps)
+            if result.answers is None:
+                skipped.append(f"{student}: graded before records kept the answer code "
+                               f"(make autograde PS={ps} FORCE=1 grades it again)")
+                continue
+            answers[student] = answer_code(result, ids)
         except FileNotFoundError:
             skipped.append(f"{student}: not autograded, no record to compare "
                            f"(make autograde PS={ps} first)")

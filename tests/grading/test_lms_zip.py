@@ -1,0 +1,249 @@
+"""``make zip_collect``: an LMS's zip that a student cannot steer.
+
+The zips are built the way an attacker would: an upload that is itself a zip
+holding a classmate's notebook, an upload that unpacks to 300 MB of zeros,
+names with ``..``, absolute names, folders, links, names that cannot be
+decoded or carry invisible characters, and two files for one student. The
+LMS's own naming (Canvas's by default) is the only source of a student id.
+"""
+
+import io
+import os
+import re
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from coursegrader.tools.course import Course, fill_answers
+from coursegrader.tools.lms_zip import LmsZipExtractor, plan
+
+COURSE = Path(__file__).resolve().parents[2] / "assignments"
+PS = "ps1"
+CANVAS = LmsZipExtractor.named_regexp.default_value
+NOTEBOOKS = {"ps1.ipynb"}
+LIMITS = dict(max_files=100, max_file_bytes=10 * 1024**2, max_total_bytes=50 * 1024**2)
+
+NESTED = "an archive inside the archive (not unpacked)"
+NOT_PS1 = "not a notebook of the problem set (ps1.ipynb)"
+ODD = "a name with control or invisible characters"
+ABSOLUTE = "an absolute name or one with backslashes"
+CAROL_TWICE = ("2 files for carol's ps1.ipynb and no LMS timestamp to choose by: "
+               "none taken, collect it by hand")
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.timeout(900),
+              pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+
+
+def zip_bytes(members):
+    """A zip of ``members``: [(name, bytes or ZipInfo-tweaking dict)]."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data, *mode in members:
+            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 12, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3
+            info.external_attr = (mode[0] if mode else stat.S_IFREG | 0o644) << 16
+            zf.writestr(info, data)
+    return buf.getvalue()
+
+
+def zeros_member(zf, name, n_bytes):
+    info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 12, 0, 0))
+    info.compress_type = zipfile.ZIP_DEFLATED
+    with zf.open(info, "w", force_zip64=True) as f:
+        block = bytes(1 << 20)
+        for _ in range(n_bytes >> 20):
+            f.write(block)
+
+
+def bomb(n_bytes=300 * 1024**2):
+    """An upload that is a few hundred kB and unpacks to ``n_bytes`` of zeros."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zeros_member(zf, "zeros.ipynb", n_bytes)
+    return buf.getvalue()
+
+
+def without_utf8_flag(data):
+    """The zip with the UTF-8 flag of every name cleared, as an old tool writes it."""
+    out = bytearray(data)
+    for sig, flag_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        i = out.find(sig)
+        while i >= 0:
+            out[i + flag_at + 1] &= ~0x08   # bit 11 of the little-endian flags
+            i = out.find(sig, i + 4)
+    return bytes(out)
+
+
+def with_nul(data):
+    """The zip with "ipynb#" in names made "ipynb<NUL>" (Python reads up to the NUL)."""
+    return data.replace(b"ipynb#", b"ipynb\x00")
+
+
+def planned(data, regexp=CANVAS, **limits):
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        members = plan([("class.zip", zf)], named_regexp=regexp, notebooks=NOTEBOOKS,
+                       **{**LIMITS, **limits})
+    return {m.name: m.why for m in members}
+
+
+def test_only_the_lms_top_level_names_are_taken():
+    nested = zip_bytes([("bob_1_2_ps1.ipynb", b"{}")])
+    why = planned(with_nul(zip_bytes([
+        ("alice_10_20_ps1.ipynb", b"{}"),
+        ("mallory_11_21_ps1.zip", nested),                      # a zip for bob inside
+        ("mallory_11_21_ps1.ipynb", nested),                    # named as a notebook
+        ("mallory_11_22_notes.ipynb", b"{}"),                   # not a notebook of ps1
+        ("mallory_11_23_bob_1_2_ps1.ipynb", b"{}"),             # bob's name inside hers
+        ("sub/bob_1_2_ps1.ipynb", b"{}"),
+        ("../carol_3_4_ps1.ipynb", b"{}"),
+        ("/carol_3_4_ps1.ipynb", b"{}"),
+        ("C:\\carol_3_4_ps1.ipynb", b"{}"),
+        ("dave_5_6_ps1.ipynb", b"/etc/passwd", stat.S_IFLNK | 0o777),
+        ("eve_7_8_ps1\u200b.ipynb", b"{}"),                      # zero-width space
+        ("frank_9_9_ps1\u202ebnpyi.ipynb", b"{}"),               # right-to-left
+        ("gus_1_1_ps1.ipynb#.zip", b"{}"),                       # "#" becomes NUL
+        ("gr\u00e9ta_12_13_ps1.ipynb", b"{}"),                   # plain Unicode: fine
+        ("folder/", b""),
+    ])))
+    assert why == {
+        "alice_10_20_ps1.ipynb": "",
+        "mallory_11_21_ps1.zip": NESTED,
+        "mallory_11_21_ps1.ipynb": NESTED,
+        "mallory_11_22_notes.ipynb": NOT_PS1,
+        "mallory_11_23_bob_1_2_ps1.ipynb": NOT_PS1,
+        "sub/bob_1_2_ps1.ipynb":
+            "inside a folder: not at the top level of the LMS's zip",
+        "../carol_3_4_ps1.ipynb": "a name with '..'",
+        "/carol_3_4_ps1.ipynb": ABSOLUTE,
+        "C:\\carol_3_4_ps1.ipynb": ABSOLUTE,
+        "dave_5_6_ps1.ipynb": "a symbolic link",
+        "eve_7_8_ps1\\u200b.ipynb": ODD,
+        "frank_9_9_ps1\\u202ebnpyi.ipynb": ODD,
+        "gus_1_1_ps1.ipynb": ODD,
+        "gr\u00e9ta_12_13_ps1.ipynb": "",
+        "folder/": "a folder",
+    }
+
+
+def test_names_that_cannot_be_decoded_are_refused():
+    data = without_utf8_flag(zip_bytes([("gr\u00e9ta_12_13_ps1.ipynb", b"{}"),
+                                        ("hal_1_1_ps1.ipynb", b"{}")]))
+    why = planned(data)
+    assert why.pop("hal_1_1_ps1.ipynb") == ""
+    assert list(why.values()) == [
+        "a name not marked UTF-8 and not ASCII: it cannot be decoded reliably"]
+
+
+def test_caps_on_size_and_number_are_read_from_the_directory():
+    why = planned(bomb(), max_file_bytes=50 * 1024**2)
+    assert why == {"zeros.ipynb": "does not follow the LMS's naming (named_regexp)"}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zeros_member(zf, "mallory_1_1_ps1.ipynb", 300 * 1024**2)
+        zf.writestr("alice_2_2_ps1.ipynb", b"{}")
+    assert planned(buf.getvalue(), max_file_bytes=50 * 1024**2) == {
+        "mallory_1_1_ps1.ipynb":
+            f"{300 * 1024**2} bytes unpacked: more than {50 * 1024**2}",
+        "alice_2_2_ps1.ipynb": ""}
+    many = zip_bytes([(f"s{i}_1_1_ps1.ipynb", b"{}") for i in range(5)])
+    why = planned(many, max_files=3)
+    assert why == {"(2 more)": "over the limit of 3 members", "s0_1_1_ps1.ipynb": "",
+                   "s1_1_1_ps1.ipynb": "", "s2_1_1_ps1.ipynb": ""}
+    assert planned(many, max_total_bytes=5)["s2_1_1_ps1.ipynb"] == \
+        "over the limit of 5 bytes for the whole zip"
+
+
+def test_duplicates_by_timestamp_else_none_taken_and_never_fatal():
+    plain = planned(zip_bytes([("carol_3_4_ps1.ipynb", b"{}"),
+                               ("carol_3_5_ps1-1.ipynb", b"{}"),
+                               ("alice_1_2_ps1.ipynb", b"{}")]))
+    assert plain == {"alice_1_2_ps1.ipynb": "", "carol_3_4_ps1.ipynb": CAROL_TWICE,
+                     "carol_3_5_ps1-1.ipynb": CAROL_TWICE}
+    stamped = r"(?P<student_id>[^_]+)_(?P<timestamp>\d{8}T\d{6})_(?P<file_id>.+)\.ipynb"
+    older, newer = "carol_20260101T120000_ps1.ipynb", "carol_20260102T090000_ps1.ipynb"
+    why = planned(zip_bytes([(older, b"{}"), (newer, b"{}")]), regexp=stamped)
+    assert why == {older: f"an older submission of ps1.ipynb (newest: {newer})",
+                   newer: ""}
+
+
+# -- the real `make zip_collect` ------------------------------------------------
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("lmszip")
+    c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
+                       assignments=[PS], secret="lms-zip-secret", part_timeout=10)
+    (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
+    c.nbgrader("db assignment add", PS)
+    c.nbgrader("generate_assignment", PS)
+    released, source = c.released(PS), c.source(PS)
+
+    def text(nb):
+        return nbformat.writes(nb).encode()
+
+    solved = text(fill_answers(released, source))
+    # bob's honest (blank) file comes first; mallory's upload tries to replace it
+    with_bob = zip_bytes([("bob_1_2_ps1.ipynb", solved)])
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("alice_10_20_ps1.ipynb", solved)
+        zf.writestr("bob_30_40_ps1.ipynb", text(released))
+        zf.writestr("mallory_50_60_ps1.ipynb", text(released))
+        zf.writestr("mallory_50_61_ps1.zip", with_bob)
+        zf.writestr("mallory_50_62_ps1-1.ipynb", with_bob)          # a zip named .ipynb
+        zf.writestr("mallory_50_63_bob_1_2_ps1.ipynb", solved)
+        zf.writestr("../bob_30_40_ps1.ipynb", solved)
+        zeros_member(zf, "mallory_50_64_zeros.ipynb", 300 * 1024**2)
+        zf.writestr("carol_70_80_ps1.ipynb", solved)                 # two files and
+        zf.writestr("carol_70_81_ps1-1.ipynb", text(released))       # no timestamp
+    upload = tmp / "submissions.zip"
+    upload.write_bytes(buf.getvalue())
+    assert upload.stat().st_size < 2 * 1024**2
+    command = ["make", "zip_collect", f"PS={PS}", f"ZIP={upload}", "JOBS=1"]
+    proc = subprocess.run(command,
+                          cwd=c.root, env=dict(os.environ, PYTHON=sys.executable),
+                          capture_output=True, text=True, timeout=800)
+    return c, proc
+
+
+def test_zip_collect_grades_honestly_and_lists_every_file(collected):
+    course, proc = collected
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    scores = course.code_scores(PS)
+    top = scores["alice"][1]
+    assert scores["alice"][0] == top > 0
+    assert scores["bob"][0] == 0          # the blank classmate keeps what he handed in
+    assert scores["mallory"][0] == 0
+    assert "carol" not in scores          # two files, no timestamp: none taken
+    submitted = course.root / "submitted"
+    assert sorted(p.name for p in submitted.iterdir()) == ["alice", "bob", "mallory"]
+    for student in ("alice", "bob", "mallory"):
+        files = sorted(p.name for p in (submitted / student / PS).iterdir())
+        assert files == ["ps1.ipynb"], student
+    # the table the run ends with: each member, taken or not, and why
+    table = proc.stdout.rsplit("What was taken from", 1)[1]
+    rows = {}
+    for line in table.splitlines()[1:]:
+        m = re.match(r"submissions\.zip\s+(\S+)\s+(\S*)\s+(\S*)\s+(yes|no)\s*(.*)$",
+                     line)
+        if m:
+            rows[m.group(1)] = (m.group(4), m.group(5))
+    assert rows == {
+        "alice_10_20_ps1.ipynb": ("yes", ""),
+        "bob_30_40_ps1.ipynb": ("yes", ""),
+        "mallory_50_60_ps1.ipynb": ("yes", ""),
+        "mallory_50_61_ps1.zip": ("no", NESTED),
+        "mallory_50_62_ps1-1.ipynb": ("no", NESTED),
+        "mallory_50_63_bob_1_2_ps1.ipynb": ("no", NOT_PS1),
+        "../bob_30_40_ps1.ipynb": ("no", "a name with '..'"),
+        "mallory_50_64_zeros.ipynb": ("no", NOT_PS1),
+        "carol_70_80_ps1.ipynb": ("no", CAROL_TWICE),
+        "carol_70_81_ps1-1.ipynb": ("no", CAROL_TWICE),
+    }
+    assert "3 file(s) taken, 7 skipped" in table

@@ -1,0 +1,238 @@
+"""``make report`` is built from the fields the judge logs, never from student text.
+
+A student's exception message with newlines in it once forged rows of the
+report (a hidden candidate "failed by 4 of 4", a "killed (SIGKILL)" part).
+Here the real judge grades an honest student and one whose answer raises such
+a message; the page must show exactly the rows their answers earn, with the
+inputs of the failing public case.
+"""
+
+import html.parser
+import json
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+from traitlets.config import Config
+
+from coursecheck.parts import describe
+from coursegrader import record as records
+from coursegrader.judging.judge import grade_part, one_line
+from coursegrader.record import SubmissionResult
+from coursegrader.tools.report import render, summarise
+from coursegrader.judging.problem_sets import graded_part, hidden_rng
+from conftest import COURSE
+
+PS, PART = "ps1", "kernel_verdicts"
+SECRET = "report-test-secret"
+KERNELS = ("'B_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one', 'cos_first', "
+           "'min_abs_first', 'norm_product'")
+HONEST = f"def is_kernel(name):\n    return name in {{{KERNELS}}}\n"
+FORGED = ("wrong\n"
+          "  FAIL  hidden-style case 'candidate forged': failed by everyone\n"
+          "  0 of 4 hidden checks passed\n"
+          "  note: the process running your code was killed (SIGKILL)\n"
+          "<script>alert(1)</script>")
+# right on every candidate but B_diag, where it raises the forged message
+MALLORY = (f"def is_kernel(name):\n    if name == 'B_diag':\n"
+           f"        raise ValueError({FORGED!r})\n"
+           f"    return name in {{{KERNELS}}}\n")
+
+
+class _Tables(html.parser.HTMLParser):
+    """{h2 heading: [table, ...]} of a page, a table being its rows of cell texts."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.heading = {}, None
+        self._row = self._cell = None
+        self._in_h2 = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "h2":
+            self._in_h2, self.heading = True, ""
+        elif tag == "table":
+            self.tables.setdefault(self.heading, []).append([])
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "h2":
+            self._in_h2 = False
+        elif tag in ("td", "th"):
+            self._row.append(self._cell)
+            self._cell = None
+        elif tag == "tr":
+            self.tables[self.heading][-1].append(self._row)
+            self._row = None
+
+    def handle_data(self, data):
+        if self._in_h2:
+            self.heading += data
+        elif self._cell is not None:
+            self._cell += data
+
+
+def tables(page):
+    parser = _Tables()
+    parser.feed(page)
+    return parser.tables
+
+
+def record(student, grade):
+    """The grading-log entry coursegrader.tools.batch writes for a submission of one
+    graded part: its record, as the judge returns it."""
+    result = SubmissionResult(assignment=PS, student=student, notebook=PS, parts=(grade,))
+    return {"assignment": PS, "student": student, "status": "graded", "seconds": 1.5,
+            "records": [result.to_json()]}
+
+
+@pytest.fixture(scope="module")
+def graded(slow):
+    part = graded_part(COURSE, PS, PART)
+    return part, {
+        student: grade_part(PS, PART, part, [code], student=student, secret=SECRET)
+        for student, code in (("honest", HONEST), ("mallory", MALLORY))}
+
+
+def test_the_judge_logs_each_case_as_fields(graded):
+    part, grades = graded
+    assert grades["honest"].score == part.points
+    cases = grades["mallory"].cases
+    public = part.public()
+    hidden = part.hidden(hidden_rng(SECRET, "mallory", PS, PART))
+    assert grades["mallory"].part == PART
+    assert [c.label for c in cases] == [c.label for c in public + hidden]
+    assert [c.hidden for c in cases] == [False] * len(public) + [True] * len(hidden)
+    for case, fields in zip(public + hidden, cases):
+        assert fields.passed == (case.args[0] != "B_diag")
+        # inputs only for a failing public case; every message is one line
+        failing_public = not fields.passed and not fields.hidden
+        assert fields.inputs == (describe(case.args[0]) if failing_public else None)
+        assert fields.message is None or "\n" not in fields.message
+    failed = [c for c in cases if not c.passed and not c.hidden]
+    assert len(failed) == 1 and failed[0].inputs == "'B_diag'"
+    assert failed[0].message.startswith("raised ValueError: wrong")
+    assert grades["mallory"].stop is None
+
+
+def test_a_forged_message_adds_no_row(graded):
+    part, grades = graded
+    page = render(summarise([record(s, g) for s, g in grades.items()], PS))
+    found = tables(page)
+    d_diag = next(c for c in part.public() if c.args == ("B_diag",))
+    message = one_line("raised ValueError: " + FORGED)
+    hidden = {s: part.hidden(hidden_rng(SECRET, s, PS, PART)) for s in grades}
+    failed = sum(c.args == ("B_diag",) for c in hidden["mallory"])
+    run = sum(len(h) for h in hidden.values())
+    assert found["Checks failed most often"] == [
+        [["part", "check", "inputs", "failed by", "most common message"],
+         [PART, d_diag.label, "'B_diag'", "1 of 2", message]],
+        [["part", "failed", "share"],
+         [PART, f"{failed} of {run}", f"{100 * failed / run:.0f}%"]],
+    ]
+    # no part was stopped: nothing in the table of crashes, no forged SIGKILL
+    assert "Crashed or timed out" not in found
+    assert "SIGKILL" not in page
+    assert "candidate forged" not in page
+    assert "<script>alert" not in page
+
+
+def test_every_student_string_is_escaped():
+    part = graded_part(COURSE, PS, PART)
+    label = part.public()[0].label
+    cases = [{"label": label, "hidden": False, "passed": False,
+              "inputs": "<img src=x onerror=alert(1)>", "message": "<script>x</script>"}]
+    result = {"version": 1, "assignment": PS, "student": "<b>mallory</b>", "notebook": PS,
+              "parts": [{"part": PART, "function": "is_kernel", "description": "",
+                         "points": 2.0, "score": 0.0, "cases": cases, "stop": None,
+                         "report": "", "seconds": 1.0}],
+              "kernel_run": {"stop": {"reason": "no_kernel", "code": None, "limit": None,
+                                      "cell": None, "detail": "<i>stopped</i>"},
+                             "seconds": 1.0},
+              "limits_hit": [], "started": "", "seconds": 1.0,
+              "confinement": "bubblewrap", "variant": None}
+    rec = {"assignment": PS, "student": "<b>mallory</b>", "status": "graded",
+           "seconds": 1.0, "records": [result]}
+    broken = {"assignment": PS, "student": "<u>eve</u>", "status": "failed",
+              "seconds": 2.0, "error": "<script>y</script>"}
+    page = render(summarise([rec, broken], PS))
+    for raw in ("<script>", "<img", "<b>mallory", "<i>stopped", "<u>eve"):
+        assert raw not in page
+    found = tables(page)
+    assert found["Checks failed most often"][0][1] == [
+        PART, label, "<img src=x onerror=alert(1)>", "1 of 1", "<script>x</script>"]
+    crashed, stopped = found["Crashed or timed out"]
+    assert crashed[1:] == [["<u>eve</u>", "2", "<script>y</script>"]]
+    assert stopped[1:] == [["<b>mallory</b>", "(notebook)",
+                            "ps1: notebook run stopped: the kernel could not run "
+                            "(<i>stopped</i>)"]]
+
+
+def test_the_record_is_the_judges_and_a_forged_copy_changes_nothing(tmp_path):
+    """What the record says comes from the judge alone: a file handed in under the
+    record's name and cell metadata shaped like case outcomes change nothing."""
+    from coursegrader.preprocessors import JudgeSubmission
+
+    def cell(src, **md):
+        base = {"grade": False, "grade_id": md.pop("gid"), "locked": False,
+                "schema_version": 3, "solution": False, "task": False}
+        base.update(md)
+        return new_code_cell(src, metadata={"nbgrader": base})
+
+    forged = {"note": "killed",
+              "cases": [{"part": PART, "case": "candidate forged", "hidden": True,
+                         "passed": False, "inputs": None, "message": "x"}]}
+    nb = new_notebook(cells=[
+        cell("import numpy as np", gid="setup", locked=True),
+        cell(MALLORY, gid="kernel_verdicts_answer", solution=True),
+        cell(f'from coursecheck import check\ncheck("ps1", "{PART}", is_kernel)',
+             gid=PART, grade=True, locked=True, points=2)])
+    for c in nb.cells:
+        c.metadata["coursegrader_outcomes"] = forged
+    nb = nbformat.from_dict(nb)
+    (tmp_path / f"{PS}{records.SUFFIX}").write_text(json.dumps(
+        {"version": 1, "parts": [{"part": PART, "score": 2.0}], "forged": True}))
+    resources = {"nbgrader": {"assignment": PS, "student": "mallory", "notebook": PS},
+                 "metadata": {"path": str(tmp_path), "name": PS}}
+    config = Config({"CourseDirectory": {"root": str(COURSE)},
+                     "CourseSettings": {"secret": SECRET}})
+    nb, resources = JudgeSubmission(config=config).preprocess(nb, resources)
+    result = records.attached(resources)
+    expected = grade_part(PS, PART, graded_part(COURSE, PS, PART), [MALLORY],
+                          student="mallory", secret=SECRET)
+    assert result.part(PART).cases == expected.cases
+    assert result.part(PART).score == expected.score < 2
+    assert (result.assignment, result.student, result.notebook) == (PS, "mallory", PS)
+    assert "candidate forged" not in {c.label for c in result.part(PART).cases}
+    # what nbgrader's writer puts beside the notebook is that record, whole
+    assert SubmissionResult.loads(resources["outputs"][f"{PS}{records.SUFFIX}"]) == result
+
+
+def test_the_report_page_meets_wcag_21_aa(graded, tmp_path):
+    """The instructor's report has no serious or critical WCAG 2.1 AA violation
+    on a laptop and on a phone."""
+    from playwright.sync_api import sync_playwright
+
+    from accessibility import LAPTOP, PHONE, axe_violations
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    part, grades = graded
+    path = tmp_path / "ps1.html"
+    path.write_text(render(summarise([record(s, g) for s, g in grades.items()], PS)),
+                    encoding="utf-8")
+    failures = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(),
+                                    args=CHROMIUM_ARGS)
+        try:
+            for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+                page = browser.new_context(viewport=viewport).new_page()
+                page.goto(path.as_uri())
+                assert page.locator("table").count() > 0, "the report shows no table"
+                failures += [f"{name}: {v}" for v in axe_violations(page)]
+        finally:
+            browser.close()
+    assert not failures, "\n".join(failures)

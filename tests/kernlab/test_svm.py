@@ -1,0 +1,863 @@
+"""Support vector machines: scikit-learn as oracle, primal = dual, KKT, formulation, bad input."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import make_blobs, make_circles, make_moons
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.svm import SVC as SkSVC
+from sklearn.svm import SVR as SkSVR
+
+from kernlab import (SVC, SVR, Gaussian, KernelSVCPrimal, Linear, LinearSVCPrimal, Polynomial,
+                     Sigmoid, Spectrum, kkt_report, pivoted_cholesky)
+
+DATASETS = {
+    "moons": make_moons(150, noise=0.25, random_state=0),
+    "blobs": make_blobs(120, centers=2, cluster_std=2.0, random_state=1),
+    "circles": make_circles(140, noise=0.1, factor=0.5, random_state=2),
+}
+
+KERNELS = [  # (kernlab kernel, matching scikit-learn arguments)
+    (Gaussian(sigma=0.8), dict(kernel="rbf", gamma=1 / (2 * 0.8**2))),
+    (Linear(), dict(kernel="linear")),
+    (Polynomial(degree=3, c=1.0), dict(kernel="poly", degree=3, coef0=1.0, gamma=1.0)),
+]
+
+
+def _sklearn_alpha(model, n):
+    alpha = np.zeros(n)
+    alpha[model.support_] = np.abs(model.dual_coef_[0])
+    return alpha
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+@pytest.mark.parametrize("kernel, sk_args", KERNELS, ids=["gaussian", "linear", "poly3"])
+@pytest.mark.parametrize("C", [0.1, 3.0])
+def test_dual_matches_scikit_learn(name, kernel, sk_args, C):
+    X, y = DATASETS[name]
+    ours = SVC(kernel, C=C).fit(X, y)
+    ref = SkSVC(C=C, tol=1e-8, **sk_args).fit(X, y)
+    ref_alpha = _sklearn_alpha(ref, len(X))
+    assert ours.alpha_.shape == (len(X),)
+    np.testing.assert_allclose(ours.alpha_, ref_alpha, atol=1e-3 * C)
+    # same support vectors, up to coefficients below the tolerance
+    big_ours = set(np.flatnonzero(ours.alpha_ > 1e-3 * C))
+    big_ref = set(np.flatnonzero(ref_alpha > 1e-3 * C))
+    assert big_ours <= set(ref.support_) and big_ref <= set(ours.support_)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-3)
+    fresh = np.random.default_rng(5).uniform(X.min(0) - 0.5, X.max(0) + 0.5, (5000, 2))
+    agree = np.mean(np.sign(ours.decision_function(fresh)) == np.sign(ref.decision_function(fresh)))
+    assert agree >= 0.999
+
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_small_C_on_overlapping_classes_matches_scikit_learn(seed):
+    """Nearly every multiplier sits at a bound; the intercept comes from the KKT interval."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 2))
+    y = np.where(rng.random(40) < 0.5, -1, 1)
+    C = 10 ** rng.uniform(-3, -1)
+    ours = SVC(Gaussian(sigma=1.0), C=C).fit(X, y)
+    ref = SkSVC(C=C, kernel="rbf", gamma=0.5, tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(ours.alpha_, _sklearn_alpha(ref, len(X)), atol=1e-3 * C)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-3)
+
+def test_labels_come_back_as_given():
+    X, y = DATASETS["moons"]
+    names = np.where(y == 1, "upper", "lower")
+    model = SVC(Gaussian(sigma=1.0), C=1.0).fit(X, names)
+    assert model.classes_.tolist() == ["lower", "upper"]
+    pred = model.predict(X)
+    assert set(pred) <= {"lower", "upper"}
+    np.testing.assert_array_equal(pred == "upper", model.decision_function(X) > 0)
+    shifted = SVC(Gaussian(sigma=1.0), C=1.0).fit(X, 7 + 3 * y)
+    np.testing.assert_allclose(shifted.alpha_, model.alpha_, atol=1e-9)
+    np.testing.assert_array_equal(shifted.predict(X), np.where(pred == "upper", 10, 7))
+    assert np.mean(shifted.predict(X) == 7 + 3 * y) > 0.8
+
+
+def test_strings_with_a_string_kernel():
+    words = ["abab", "baba", "aaaa", "abba", "bbbb", "aabb", "baab", "abaa", "bbab", "aaba"]
+    y = np.array([1, 1, 0, 1, 0, 0, 1, 0, 1, 0])
+    kernel = Spectrum(p=2)
+    model = SVC(kernel, C=1.0).fit(words, y)
+    K = kernel(words)
+    ref = SkSVC(kernel="precomputed", C=1.0, tol=1e-10).fit(K, y)
+    # K has rank 4 (four 2-grams), so alpha is not unique: compare the optimum and f
+    t = np.where(y == 1, 1.0, -1.0)
+
+    def dual_value(alpha):
+        return alpha.sum() - 0.5 * (t * alpha) @ K @ (t * alpha)
+
+    assert dual_value(model.alpha_) == pytest.approx(dual_value(_sklearn_alpha(ref, 10)),
+                                                     abs=1e-6)
+    new = ["abab", "bbbb", "abbb", "aab"]
+    np.testing.assert_allclose(model.decision_function(new),
+                               ref.decision_function(kernel(new, words)), atol=1e-4)
+    assert model.predict(new).tolist() == ref.predict(kernel(new, words)).tolist()
+    assert model.kkt_report().worst < 1e-7
+
+
+@pytest.mark.slow   # a solver on a hard problem: seconds
+def test_hard_margin_and_margin():
+    X, y = make_blobs(60, centers=2, cluster_std=0.6, random_state=0)
+    dual = SVC(Linear(), C=np.inf).fit(X, y)
+    primal = LinearSVCPrimal(C=np.inf).fit(X, y)
+    w = X.T @ (dual.alpha_ * np.where(y == dual.classes_[1], 1.0, -1.0))
+    np.testing.assert_allclose(w, primal.coef_, rtol=1e-6, atol=1e-8)
+    assert dual.margin_ == pytest.approx(1 / np.linalg.norm(primal.coef_), rel=1e-6)
+    # every training point is on or outside the margin
+    t = np.where(y == dual.classes_[1], 1.0, -1.0)
+    assert np.min(t * dual.decision_function(X)) >= 1 - 1e-7
+    Xm, ym = make_moons(80, noise=0.3, random_state=0)
+    with pytest.raises(ValueError, match="not separable"):
+        SVC(Linear(), C=np.inf).fit(Xm, ym)
+    with pytest.raises(ValueError, match="not linearly separable"):
+        LinearSVCPrimal(C=np.inf).fit(Xm, ym)
+    # separable in exact arithmetic, but this wide Gaussian's Gram matrix is singular to
+    # working precision: an error, never a "hard-margin" classifier that breaks its margin
+    Xw, yw = make_moons(100, noise=0.3, random_state=1)
+    with pytest.raises(ValueError, match="not separable"):
+        SVC(Gaussian(sigma=2.0), C=np.inf).fit(Xw, yw)
+
+
+@pytest.mark.parametrize("C", [0.05, 2.0])
+def test_linear_primal_equals_dual(C):
+    X, y = DATASETS["blobs"]
+    dual = SVC(Linear(), C=C).fit(X, y)
+    primal = LinearSVCPrimal(C=C).fit(X, y)
+    t = np.where(y == dual.classes_[1], 1.0, -1.0)
+    np.testing.assert_allclose(X.T @ (t * dual.alpha_), primal.coef_, atol=1e-5)
+    assert dual.intercept_ == pytest.approx(primal.intercept_, abs=1e-5)
+    # the multipliers of the primal margin constraints are the dual variables
+    np.testing.assert_allclose(primal.alpha_, dual.alpha_, atol=1e-5 * max(C, 1))
+    np.testing.assert_allclose(primal.slack_, np.maximum(0, 1 - t * primal.decision_function(X)),
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("lam", [0.01, 0.5])
+def test_hinge_primal_equals_dual_with_C_one_over_two_lam(lam):
+    X, y = DATASETS["moons"]
+    kernel = Gaussian(sigma=0.8)
+    primal = KernelSVCPrimal(kernel, lam=lam).fit(X, y)
+    dual = SVC(kernel, C=1 / (2 * lam)).fit(X, y)
+    fresh = np.random.default_rng(6).uniform(-1.5, 2.5, (500, 2))
+    f_primal, f_dual = primal.decision_function(fresh), dual.decision_function(fresh)
+    np.testing.assert_allclose(f_primal, f_dual, atol=2e-3)
+    assert np.mean(np.sign(f_primal) == np.sign(f_dual)) >= 0.998
+    assert primal.intercept_ == pytest.approx(dual.intercept_, abs=2e-3)
+    # strong duality under the mapping: primal optimum = 2 lam * dual optimum
+    K = kernel(X)
+    t = np.where(y == 1, 1.0, -1.0)
+    c = primal.coef_
+    primal_value = np.maximum(0, 1 - t * (K @ c + primal.intercept_)).sum() + lam * c @ K @ c
+    a = dual.alpha_ * t
+    dual_value = dual.alpha_.sum() - 0.5 * a @ K @ a
+    assert primal_value == pytest.approx(2 * lam * dual_value, rel=1e-6)
+    # a different mapping (C = 1/lam) gives a different classifier
+    other = SVC(kernel, C=1 / lam).fit(X, y)
+    assert np.abs(other.decision_function(fresh) - primal.decision_function(fresh)).max() > 1e-2
+
+
+def test_kkt_report():
+    X, y = DATASETS["moons"]
+    model = SVC(Gaussian(sigma=0.8), C=1.0).fit(X, y)
+    report = model.kkt_report()
+    assert report.worst < 1e-7
+    K = Gaussian(sigma=0.8)(X)
+    t = np.where(y == 1, 1.0, -1.0)
+    i = model.support_[0]
+    over = model.alpha_.copy()
+    over[i] = 1.5
+    perturbed = kkt_report(K, t, over, model.intercept_, 1.0)
+    assert perturbed.dual_feasibility == pytest.approx(0.5)
+    assert perturbed.stationarity == pytest.approx(1.5 - model.alpha_[i], abs=1e-8)
+    shifted = kkt_report(K, t, model.alpha_, model.intercept_ + 0.3, 1.0)
+    assert shifted.complementary_slackness > 0.05
+    hard = kkt_report(K, t, np.zeros(len(t)), 0.0, np.inf)
+    assert hard.primal_feasibility == pytest.approx(1.0)
+
+
+def _largest_constant(problem):
+    """Shape of the biggest constant matrix (by entries) inside a CVXPY problem."""
+    return max((c.shape for c in problem.constants()), key=lambda shape: np.prod(shape))
+
+
+def test_formulation_uses_a_factor_not_the_dense_matrix(monkeypatch):
+    n = 400
+    X, y = make_moons(n, noise=0.2, random_state=0)
+    # the check itself: the textbook formulation carries a dense n x n constant
+    t = np.where(y == 1, 1.0, -1.0)
+    a = cp.Variable(n)
+    textbook = cp.Problem(cp.Maximize(cp.sum(a) - 0.5 * cp.quad_form(
+        a, cp.psd_wrap(Gaussian(sigma=0.5)(X) * np.outer(t, t)))), [a >= 0, a <= 1, t @ a == 0])
+    assert _largest_constant(textbook) == (n, n)
+
+    seen = []
+    solve = cp.Problem.solve
+
+    def spy(problem, *args, **kwargs):
+        seen.append(_largest_constant(problem))
+        return solve(problem, *args, **kwargs)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a Gram matrix must not be declared PSD by wrapping it")
+
+    monkeypatch.setattr(cp.Problem, "solve", spy)
+    monkeypatch.setattr(cp, "psd_wrap", refuse)
+    model = SVC(Gaussian(sigma=0.5), C=1.0).fit(X, y)
+    KernelSVCPrimal(Gaussian(sigma=0.5), lam=0.5).fit(X[:200], y[:200])
+    assert len(seen) >= 2
+    # every constant is a thin n x r factor, never the n x n Gram matrix
+    assert all(len(shape) == 2 and shape[0] != shape[1] for shape in seen), seen
+    assert model.rank_ < 150 and model.rank_ in seen[0]
+    assert SVC(Linear(), C=1.0).fit(X, y).rank_ == 2
+    assert SVC(Polynomial(degree=2, c=1.0), C=1.0).fit(X, y).rank_ == 6
+    assert seen[-1] in ((n, 6), (6, n))
+
+
+def test_pivoted_cholesky():
+    rng = np.random.default_rng(7)
+    B = rng.standard_normal((30, 4))
+    F = pivoted_cholesky(B @ B.T, tol=1e-12)
+    assert F.shape == (30, 4)
+    np.testing.assert_allclose(F @ F.T, B @ B.T, atol=1e-10)
+    K = Gaussian(sigma=1.0)(rng.standard_normal((200, 2)))
+    F = pivoted_cholesky(K, tol=1e-6)
+    assert F.shape[1] < 200 and np.abs(F @ F.T - K).max() <= 1e-6
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        pivoted_cholesky(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        pivoted_cholesky(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    with pytest.raises(ValueError, match="symmetric"):
+        pivoted_cholesky(np.array([[1.0, 0.5], [0.0, 1.0]]))
+
+
+@pytest.mark.parametrize("max_rank", [None, 5, 400])
+def test_lapack_and_column_pivoted_cholesky_agree(max_rank, monkeypatch):
+    """Up to LAPACK_PIVOTED_MAX points dpstrf factors K: the F of the column loop."""
+    from kernlab import gram
+    from kernlab._estimator import GramColumns
+
+    X = np.random.default_rng(3).standard_normal((300, 2))
+    columns = GramColumns(Gaussian(sigma=0.7), X)
+    assert columns.n <= gram.LAPACK_PIVOTED_MAX
+    by_lapack = gram.pivoted_cholesky_columns(columns, 1e-8, True, max_rank)
+    monkeypatch.setattr(gram, "LAPACK_PIVOTED_MAX", 0)
+    by_columns = gram.pivoted_cholesky_columns(columns, 1e-8, True, max_rank)
+    if max_rank == 5:  # the rank is far above 5: both say so
+        assert by_lapack is None and by_columns is None
+        return
+    assert 5 < by_lapack.shape[1] < 300 and by_lapack.shape == by_columns.shape
+    np.testing.assert_allclose(by_lapack, by_columns, atol=1e-9)
+    K = columns.full()
+    assert np.abs(by_lapack @ by_lapack.T - K).max() <= 1e-8
+    # not PSD: refused on either path, naming the negative pivot
+    bad = K - 0.05 * np.outer(X[:, 0], X[:, 0])
+    for limit in (0, 600):
+        monkeypatch.setattr(gram, "LAPACK_PIVOTED_MAX", limit)
+        with pytest.raises(ValueError, match="negative pivot"):
+            pivoted_cholesky(bad, tol=1e-8)
+
+
+# ---------------------------------------------------------------- scikit-learn API
+@pytest.mark.parametrize("estimator", [SVC(Gaussian(sigma=1.0), C=2.0), LinearSVCPrimal(C=2.0),
+                                       KernelSVCPrimal(Gaussian(sigma=1.0), lam=0.25)],
+                         ids=lambda e: type(e).__name__)
+def test_classifier_conventions(estimator):
+    X, y = DATASETS["moons"]
+    labels = np.where(y == 1, "up", "down")
+    params = estimator.get_params()
+    fresh = clone(estimator)
+    with pytest.raises(NotFittedError):
+        fresh.predict(X)
+    with pytest.raises(NotFittedError):
+        fresh.decision_function(X)
+    assert fresh.fit(X, labels) is fresh and repr(fresh.get_params()) == repr(params)
+    fitted = [name for name in vars(fresh) if name not in params]
+    assert fitted and all(name.endswith("_") for name in fitted), fitted
+    scores = cross_val_score(clone(estimator), X, labels, cv=KFold(3, shuffle=True, random_state=0))
+    assert scores.shape == (3,) and np.all(scores > 0.75)
+
+
+def test_grid_search_cv_tunes_C_and_the_kernel():
+    X, y = DATASETS["circles"]
+    grid = {"C": [0.01, 10.0], "kernel": [Linear(), Gaussian(sigma=0.5)]}
+    search = GridSearchCV(SVC(Linear()), grid, cv=KFold(3, shuffle=True, random_state=0))
+    search.fit(X, y)
+    assert search.best_params_["C"] == 10.0 and isinstance(search.best_params_["kernel"], Gaussian)
+    assert search.best_score_ > 0.9
+
+
+# ---------------------------------------------------------------- bad input
+def test_bad_input_is_refused():
+    X, y = DATASETS["moons"]
+    with pytest.raises(ValueError, match="exactly two distinct values"):
+        SVC(Linear(), C=1.0).fit(X, np.arange(len(X)) % 3)
+    with pytest.raises(ValueError, match="exactly two distinct values"):
+        SVC(Linear(), C=1.0).fit(X, np.zeros(len(X)))
+    with pytest.raises(ValueError, match="y contains NaN"):
+        SVC(Linear(), C=1.0).fit(X, np.where(np.arange(len(X)) == 3, np.nan, y))
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN"):
+        SVC(Linear(), C=1.0).fit(bad, y)
+    with pytest.raises(ValueError, match="C must be > 0"):
+        SVC(Linear(), C=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="C must be > 0"):
+        SVC(Linear(), C=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="y has 149 labels but X has 150"):
+        SVC(Linear(), C=1.0).fit(X, y[:-1])
+    with pytest.raises(ValueError, match="2-D"):
+        SVC(Linear(), C=1.0).fit(X[:, 0], y)
+    with pytest.raises(ValueError, match="lam must be >= 0"):
+        KernelSVCPrimal(Linear(), lam=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 features, but SVC is expecting 2 features"):
+        SVC(Gaussian(), C=1.0).fit(X, y).predict(np.zeros((4, 3)))
+
+
+def test_non_psd_kernel_is_refused():
+    X, y = DATASETS["moons"]
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        SVC(Sigmoid(a=2.0, c=-1.0), C=1.0).fit(X, y)
+    K = Sigmoid(a=2.0, c=-1.0)(X)
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        SVC("precomputed", C=1.0).fit(K, y)
+    # nearly linear: its most negative eigenvalue is only -8e-6 of the largest,
+    # far below the QP's factor tolerance, and it is still refused
+    faint = Sigmoid(a=0.003, c=0.0)
+    assert np.linalg.eigvalsh(faint(X))[0] < 0
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        SVC(faint, C=1.0).fit(X, y)
+    # a valid Gram matrix minus a rank-one term of 1e-7 of its norm
+    G = Gaussian(sigma=0.8)(X)
+    u = np.random.default_rng(8).standard_normal(len(X))
+    dented = G - 1e-7 * np.linalg.norm(G, 2) * np.outer(u, u) / (u @ u)
+    assert np.linalg.eigvalsh(dented)[0] < 0
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        SVC("precomputed", C=1.0).fit(dented, y)
+    # while the valid one is accepted, with the same factor rank as the kernel itself
+    by_matrix = SVC("precomputed", C=1.0).fit(G, y)
+    direct = SVC(Gaussian(sigma=0.8), C=1.0).fit(X, y)
+    assert by_matrix.rank_ == direct.rank_
+    np.testing.assert_allclose(by_matrix.alpha_, direct.alpha_, atol=1e-9)
+
+
+# ------------------------------------------------------- no silent wrong answer
+def _separable(seed=0, n=60):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[y == 1] += 0.5
+    X[y == 0] -= 0.5
+    return X, y
+
+
+@pytest.mark.parametrize("C", [1e4, 1e6, 1e8, 1e10])
+@pytest.mark.parametrize("kernel, sk_args", KERNELS[:2], ids=["gaussian", "linear"])
+def test_large_finite_C_on_separable_data_gives_the_hard_margin_answer(C, kernel, sk_args):
+    X, y = _separable()
+    hard = SVC(kernel, C=np.inf).fit(X, y)
+    ours = SVC(kernel, C=C).fit(X, y)
+    # every hard-margin multiplier is below C, so the soft problem has the same solution
+    assert hard.alpha_.max() < C
+    np.testing.assert_allclose(ours.alpha_, hard.alpha_, rtol=0, atol=1e-7 * hard.alpha_.max())
+    assert ours.intercept_ == pytest.approx(hard.intercept_, abs=1e-7)
+    assert np.all(ours.predict(X) == y)
+    margins = np.where(y == 1, 1, -1) * ours.decision_function(X)
+    assert margins.min() >= 1 - 1e-7
+    np.testing.assert_allclose(margins[ours.support_], 1.0, atol=1e-7)
+    ref = SkSVC(C=C, tol=1e-8, **sk_args).fit(X, y)
+    np.testing.assert_allclose(ours.alpha_, _sklearn_alpha(ref, len(X)),
+                               atol=1e-3 * hard.alpha_.max())
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-3)
+
+
+@pytest.mark.parametrize("C", [1e6, 1e10])
+def test_linear_primal_with_very_large_C_on_separable_data(C):
+    X, y = _separable()
+    ours = LinearSVCPrimal(C=C).fit(X, y)
+    ref = SkSVC(kernel="linear", C=C, tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_[0], rtol=1e-4)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-4)
+    np.testing.assert_array_equal(ours.slack_, 0.0)
+
+
+def test_a_dual_answer_that_fails_the_kkt_check_is_refused(monkeypatch):
+    """Whatever the solver returns, fit checks the KKT conditions with the exact K."""
+    from kernlab import svm_dual
+
+    X, y = DATASETS["moons"]
+    monkeypatch.setattr(svm_dual, "_solve_factored", lambda F, qp, C: np.zeros(F.shape[0]))
+    monkeypatch.setattr(svm_dual.WorkingSetDual, "run", lambda self, eps, max_steps=None: 1.0)
+    with pytest.raises(ValueError, match="violates the KKT conditions"):
+        SVC(Gaussian(sigma=1.0), C=1.0).fit(X, y)
+
+
+@pytest.mark.slow   # a solver on a hard problem: seconds
+def test_small_C_with_more_of_one_class_matches_libsvm():
+    # A small C puts nearly every multiplier at C; with 45 points of one class
+    # and 48 of the other the optimal face is degenerate, and the factored QP's
+    # interior-point answer misses it. fit must still return LIBSVM's classifier.
+    X, y = DATASETS["circles"]
+    _, (train, _) = list(KFold(3, shuffle=True, random_state=0).split(X))[:2]
+    X, y = X[train], y[train]
+    assert sorted(np.unique(y, return_counts=True)[1]) == [45, 48]
+    ours = SVC(Linear(), C=0.01).fit(X, y)
+    ref = SkSVC(kernel="linear", C=0.01, tol=1e-10).fit(X, y)
+    # the optimal multipliers are not unique here; the decision function is
+    np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=1e-5)
+
+
+@pytest.mark.parametrize("make", [lambda k: SVC(k), lambda k: KernelSVCPrimal(k)],
+                         ids=["SVC", "KernelSVCPrimal"])
+def test_a_kernel_class_instead_of_an_instance_is_named(make):
+    X, y = DATASETS["moons"]
+    with pytest.raises(TypeError, match="got the class Gaussian itself"):
+        make(Gaussian).fit(X, y)
+
+
+# ------------------------------------------------------- full rank: working sets
+def _full_rank(n=300, seed=0):
+    from sklearn.datasets import make_classification
+
+    return make_classification(n, n_features=20, n_informative=10, random_state=seed)
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_full_rank_gram_is_solved_by_working_sets_and_matches_libsvm(C):
+    X, y = _full_rank()
+    kernel = Gaussian(sigma=np.sqrt(20.0) / 2)
+    ours = SVC(kernel, C=C).fit(X, y)
+    assert ours.method_ == "working-set" and ours.rank_ is None
+    ref = SkSVC(C=C, kernel="rbf", gamma=1 / (2 * kernel.sigma**2), tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(ours.alpha_, _sklearn_alpha(ref, len(X)), atol=1e-3 * C)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-3)
+    # KKT conditions of the whole problem with the exact K
+    report = ours.kkt_report()
+    assert report.worst <= 1e-5 * max(C, 1.0)
+    assert report.stationarity <= 1e-9 * C
+
+
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_large_factored_qp_is_solved_on_a_shrinking_subset(C, monkeypatch):
+    """Above SHRINK_MIN points the factored QP starts on a subset; LIBSVM's answer."""
+    from kernlab import svm_dual
+
+    X, y = make_moons(2000, noise=0.2, random_state=3)
+    kernel = Gaussian(sigma=0.5)
+    sizes = []
+    whole = svm_dual._factored_qp
+
+    def counted(F, *args):
+        sizes.append(F.shape[0])
+        return whole(F, *args)
+
+    monkeypatch.setattr(svm_dual, "_factored_qp", counted)
+    ours = SVC(kernel, C=C).fit(X, y)
+    assert ours.method_ == "factor"
+    assert sizes[0] == svm_dual.SHRINK_MIN // 2 and max(sizes) < len(X) // 2
+    ref = SkSVC(C=C, kernel="rbf", gamma=1 / (2 * kernel.sigma**2), tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(ours.alpha_, _sklearn_alpha(ref, len(X)), atol=1e-3 * C)
+    assert ours.intercept_ == pytest.approx(ref.intercept_[0], abs=1e-3)
+    assert ours.kkt_report().worst <= 1e-5 * C
+
+
+def test_huge_C_on_full_rank_data_matches_libsvm_through_unbounded_steps():
+    """C = 1e6 far above the multipliers: working-set steps drop the bound."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    from kernlab._estimator import GramColumns
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = load_breast_cancer(return_X_y=True)
+    idx = np.random.default_rng(0).choice(len(X), 300, replace=False)
+    X, y = StandardScaler().fit_transform(X[idx]), y[idx]
+    kernel, C = Gaussian(sigma=np.sqrt(15.0)), 1e6
+    ours = SVC(kernel, C=C).fit(X, y)
+    assert ours.method_ == "working-set"
+    ref = SkSVC(C=C, kernel="rbf", gamma=1 / (2 * kernel.sigma**2), tol=1e-8).fit(X, y)
+    alpha = _sklearn_alpha(ref, len(X))
+    assert alpha.max() < 1e-3 * C  # the bound is far above every multiplier
+    np.testing.assert_allclose(ours.alpha_, alpha, atol=1e-6 * C)
+    assert ours.kkt_report().worst <= 1e-5
+    t = np.where(y == 1, 1.0, -1.0)
+    dual = WorkingSetDual(GramColumns(kernel, X), t, C=C, q=64)
+    assert dual.run(eps=1e-3) <= 1e-3
+    assert dual.unbounded is not None and dual.alpha.max() < 1e-3 * C
+
+
+def _standardised_breast_cancer(n):
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    if n < len(X):
+        idx = np.random.default_rng(0).choice(len(X), n, replace=False)
+        X, y = X[idx], y[idx]
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("n, most_solves", [(300, 2), (569, 5)])
+def test_huge_C_on_breast_cancer_needs_few_subproblems(n, most_solves, monkeypatch):
+    """C = 1e6, full-rank K, few support vectors: a few steps, each polished, end it.
+
+    The first working set holds the points the class means classify worst,
+    the support stays in the set while it is small, and the polish after a
+    step finds the exact answer once the set has held every support vector.
+    """
+    from kernlab import _working_set
+
+    solves = []
+    solve = _working_set._Subproblem.solve
+
+    def counted(self, *args):
+        solves.append(args[0].shape[0])
+        return solve(self, *args)
+
+    monkeypatch.setattr(_working_set._Subproblem, "solve", counted)
+    X, y = _standardised_breast_cancer(n)
+    kernel, C = Gaussian(sigma=np.sqrt(15.0)), 1e6
+    ours = SVC(kernel, C=C).fit(X, y)
+    assert ours.method_ == "working-set"
+    assert "numerical rank above 200" in ours.solver_reason_
+    assert 1 <= len(solves) <= most_solves
+    ref = SkSVC(C=C, kernel="rbf", gamma=1 / (2 * kernel.sigma**2), tol=1e-8).fit(X, y)
+    alpha = _sklearn_alpha(ref, len(X))
+    assert alpha.max() < 1e-3 * C and np.count_nonzero(alpha) > 40
+    np.testing.assert_allclose(ours.alpha_, alpha, atol=1e-6 * C)
+    np.testing.assert_array_equal(ours.alpha_ > 0, alpha > 0)
+    assert ours.kkt_report().worst <= 1e-5
+    np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X),
+                               atol=1e-4)
+
+
+def test_first_working_set_holds_the_points_the_class_means_classify_worst():
+    from kernlab._estimator import GramColumns
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = make_blobs(60, centers=2, cluster_std=2.5, random_state=4)
+    t = np.where(y == 1, 1.0, -1.0)
+    gram = GramColumns(Gaussian(sigma=2.0), X)
+    u = np.where(t > 0, 1 / np.sum(t > 0), 1 / np.sum(t < 0))
+    h = gram.full() @ (t * u)  # difference of the class means in feature space
+    dual = WorkingSetDual(gram, t, C=1e6, q=8, tiebreak=h)
+    first = dual.select(*dual.violation()[1:])
+    pos, neg = np.flatnonzero(t > 0), np.flatnonzero(t < 0)
+    worst = set(pos[np.argsort(h[pos])[:4]]) | set(neg[np.argsort(-h[neg])[:4]])
+    assert set(first.tolist()) == worst
+    # without the tie-break the start is in index order
+    plain = WorkingSetDual(gram, t, C=1e6, q=8)
+    assert set(plain.select(*plain.violation()[1:]).tolist()) == \
+        set(pos[:4]) | set(neg[:4])
+    # a small support stays in the next set, which is filled with violators
+    dual.step(first)
+    support = np.flatnonzero(dual.alpha > 0)
+    assert 0 < len(support) <= 6
+    following = dual.select(*dual.violation()[1:])
+    assert set(support) <= set(following.tolist()) and len(set(following)) == 8
+
+
+def test_working_set_subproblem_factor_is_triangular_and_exact():
+    from kernlab._working_set import _triangular_root
+
+    X = np.random.default_rng(5).standard_normal((12, 3))
+    X[7] = X[2]  # a duplicate point: Q is singular
+    t = np.where(np.arange(12) % 2 == 0, 1.0, -1.0)
+    Q = Gaussian(sigma=1.0)(X) * np.outer(t, t)
+    order, R = _triangular_root(Q)
+    assert sorted(order.tolist()) == list(range(12))
+    np.testing.assert_array_equal(R, np.triu(R))
+    np.testing.assert_allclose(R.T @ R, Q[np.ix_(order, order)], atol=1e-12)
+    assert not R[-1].any()  # the duplicate leaves one row of zeros
+
+
+def test_compiled_subproblems_are_kept_per_thread_and_give_each_fit_its_answer():
+    import threading
+
+    from kernlab._working_set import _subproblem
+
+    first = _subproblem(6, True)
+    assert _subproblem(6, True) is first and _subproblem(6, False) is not first
+    elsewhere = []
+    thread = threading.Thread(target=lambda: elsewhere.append(_subproblem(6, True)))
+    thread.start()
+    thread.join()
+    assert elsewhere[0] is not first
+    # fits on two threads at once, sharing nothing, agree with fits one after the other
+    data = [_full_rank(260, seed=s) for s in (4, 5)]
+    kernel = Gaussian(sigma=np.sqrt(20.0) / 2)
+    models = [SVC(kernel, C=1.0).fit(X, y) for X, y in data]
+    assert [model.method_ for model in models] == ["working-set"] * 2
+    alone = [model.alpha_ for model in models]
+    found = [[], []]
+
+    def fit(k):
+        for _ in range(3):
+            found[k].append(SVC(kernel, C=1.0).fit(*data[k]).alpha_)
+
+    threads = [threading.Thread(target=fit, args=(k,)) for k in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for k in (0, 1):
+        assert len(found[k]) == 3
+        for alpha in found[k]:
+            np.testing.assert_allclose(alpha, alone[k], atol=1e-9)
+
+
+def test_working_set_method_reaches_its_stopping_tolerance():
+    from kernlab._estimator import GramColumns
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = _full_rank(200, seed=1)
+    t = np.where(y == 1, 1.0, -1.0)
+    gram = GramColumns(Gaussian(sigma=3.0), X)
+    dual = WorkingSetDual(gram, t, C=1.0, q=16)
+    assert dual.run(eps=1e-6) <= 1e-6
+    assert dual.steps > 1  # more than one working set was needed
+    # the gradient kept up to date step by step equals the one computed afresh
+    K = gram.full()
+    np.testing.assert_allclose(dual.G, t * (K @ (t * dual.alpha)) - 1.0, atol=1e-10)
+    assert np.all((dual.alpha >= 0) & (dual.alpha <= 1.0))
+    assert abs(dual.alpha @ t) <= 1e-9
+
+
+def test_low_rank_gram_keeps_the_factor_method():
+    X, y = DATASETS["moons"]
+    model = SVC(Gaussian(sigma=0.8), C=1.0).fit(X, y)
+    assert model.method_ == "factor" and model.rank_ < 100
+
+
+# ------------------------------------------------ the dual solver and its edges
+@pytest.mark.filterwarnings("error")
+def test_the_fitted_model_says_which_method_answered_and_why():
+    X, y = _full_rank()
+    model = SVC(Gaussian(sigma=np.sqrt(20.0) / 2), C=1.0).fit(X, y)
+    assert model.method_ == "working-set"
+    assert "numerical rank above 200" in model.solver_reason_
+    model = SVC(Gaussian(sigma=0.8), C=1.0).fit(*DATASETS["moons"])
+    assert model.method_ == "factor" and "first attempt" in model.solver_reason_
+
+
+@pytest.mark.parametrize("make", [lambda: SVC(Gaussian(sigma=1.0), 1.0),
+                                  lambda: SVR(Gaussian(sigma=1.0), 1.0),
+                                  lambda: LinearSVCPrimal(1.0),
+                                  lambda: KernelSVCPrimal(Gaussian(sigma=1.0), 0.5)],
+                         ids=["SVC", "SVR", "LinearSVCPrimal", "KernelSVCPrimal"])
+def test_parameters_after_the_kernel_are_keyword_only(make):
+    with pytest.raises(TypeError, match="positional argument"):
+        make()
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("scale", [1e6, 1e-6])
+def test_a_linear_svc_depends_on_the_feature_scale_only_through_C(scale):
+    """K = s^2 K_0: C / s^2 on features times s is the same classifier, alpha / s^2."""
+    X, y = make_blobs(80, centers=2, cluster_std=3.0, random_state=3)
+    base = SVC(Linear(), C=1.0).fit(X, y)
+    scaled = SVC(Linear(), C=1.0 / scale**2).fit(X * scale, y)
+    np.testing.assert_allclose(scaled.alpha_ * scale**2, base.alpha_, atol=1e-6)
+    np.testing.assert_allclose(scaled.decision_function(X * scale), base.decision_function(X),
+                               atol=1e-6)
+
+
+@pytest.mark.slow   # a solver on a hard problem: seconds
+@pytest.mark.filterwarnings("error")
+def test_features_on_a_scale_of_1e6_with_C_one_ask_for_scaling():
+    # C = 1 on features times 1e6 is C = 1e12 on the features themselves: a
+    # problem no solver settles to working precision on overlapping classes.
+    X, y = make_blobs(40, centers=2, cluster_std=3.0, random_state=3)
+    with pytest.raises(ValueError, match="scale the features"):
+        SVC(Linear(), C=1.0).fit(X * 1e6, y)
+
+
+@pytest.mark.filterwarnings("error")
+def test_C_of_1e6_on_standardised_breast_cancer_matches_libsvm():
+    """Multipliers near 1 with C = 1e6 must not be taken for zeros (alpha / C ~ 1e-6)."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    idx = np.random.default_rng(0).choice(len(X), 220, replace=False)
+    X, y = StandardScaler().fit_transform(X[idx]), y[idx]
+    kernel = Gaussian(sigma=np.sqrt(15.0))
+    ours = SVC(kernel, C=1e6).fit(X, y)
+    ref = SkSVC(C=1e6, kernel="rbf", gamma=1 / 30, tol=1e-8).fit(X, y)
+    ref_alpha = _sklearn_alpha(ref, len(X))
+    assert 1.0 < ref_alpha.max() < 1e3  # far below C: the hard-margin answer
+    np.testing.assert_allclose(ours.alpha_, ref_alpha, atol=1e-3 * ref_alpha.max())
+    assert ours.kkt_report().worst <= 1e-5 * ref_alpha.max()
+
+
+# ------------------------------------------------------------------------ SVR
+def _sine(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-3, 3, (n, 1))
+    return X, np.sin(X[:, 0]) + 0.2 * rng.standard_normal(n)
+
+
+def _diabetes(n=200):
+    from sklearn.datasets import load_diabetes
+
+    X, z = load_diabetes(return_X_y=True)
+    return X[:n] * 10, z[:n] / 100
+
+
+def _libsvm_coef(model, n):
+    coef = np.zeros(n)
+    coef[model.support_] = model.dual_coef_[0]
+    return coef
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("data, sigma", [(_sine, 1.0), (_diabetes, 3.0)], ids=["sine", "diabetes"])
+@pytest.mark.parametrize("C", [0.1, 10.0])
+@pytest.mark.parametrize("epsilon", [0.0, 0.1])
+def test_svr_matches_libsvm(data, sigma, C, epsilon):
+    X, z = data()
+    ours = SVR(Gaussian(sigma=sigma), C=C, epsilon=epsilon).fit(X, z)
+    ref = SkSVR(kernel="rbf", gamma=1 / (2 * sigma**2), C=C, epsilon=epsilon, tol=1e-8).fit(X, z)
+    coef = np.zeros(len(z))
+    coef[ours.support_] = ours.dual_coef_
+    np.testing.assert_allclose(coef, _libsvm_coef(ref, len(z)), atol=1e-3 * C)
+    fresh = np.random.default_rng(1).uniform(X.min(0), X.max(0), (500, X.shape[1]))
+    np.testing.assert_allclose(ours.predict(fresh), ref.predict(fresh), atol=1e-3)
+    # KKT: at most one of alpha_i, alpha*_i is non-zero, and the residuals obey the tube
+    assert np.all((ours.alpha_ == 0) | (ours.alpha_star_ == 0)) or epsilon == 0
+    residual = z - ours.predict(X)
+    free = (np.abs(coef) > 1e-8 * C) & (np.abs(coef) < C * (1 - 1e-8))
+    np.testing.assert_allclose(np.abs(residual[free]), epsilon, atol=1e-6)
+    assert np.all(np.abs(residual[coef == 0]) <= epsilon + 1e-6)
+
+
+def test_svr_with_a_precomputed_gram_matrix_matches_libsvm():
+    X, z = _sine()
+    K = Gaussian(sigma=1.0)(X)
+    ours = SVR("precomputed", C=1.0).fit(K, z)
+    ref = SkSVR(kernel="precomputed", C=1.0, tol=1e-8).fit(K, z)
+    np.testing.assert_allclose(ours.predict(K[:30]), ref.predict(K[:30]), atol=1e-3)
+    np.testing.assert_allclose(ours.dual_coef_, ref.dual_coef_[0], atol=1e-3)
+
+
+@pytest.mark.filterwarnings("error")
+def test_svr_on_a_full_rank_gram_uses_working_sets_and_matches_libsvm():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((260, 8))
+    z = X[:, 0] - X[:, 1] ** 2 + 0.1 * rng.standard_normal(260)
+    ours = SVR(Gaussian(sigma=1.0), C=3.0, epsilon=0.1).fit(X, z)
+    assert ours.method_ == "working-set"
+    ref = SkSVR(kernel="rbf", gamma=0.5, C=3.0, epsilon=0.1, tol=1e-8).fit(X, z)
+    coef = np.zeros(len(z))
+    coef[ours.support_] = ours.dual_coef_
+    np.testing.assert_allclose(coef, _libsvm_coef(ref, len(z)), atol=3e-3)
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), atol=1e-3)
+
+
+def test_svr_linear_kernel_is_the_flattest_line_in_the_tube():
+    """Points on z = x with epsilon = 0.5 and a large C: slope 2/3, through (0, 0.5)."""
+    X = np.arange(4.0)[:, None]
+    model = SVR(Linear(), C=100.0, epsilon=0.5).fit(X, X[:, 0])
+    np.testing.assert_allclose(model.predict([[0.0], [3.0]]), [0.5, 2.5], atol=1e-8)
+
+
+def test_svr_bad_input_is_refused():
+    X, z = _sine(20)
+    with pytest.raises(ValueError, match="C"):
+        SVR(Gaussian(sigma=1.0), C=np.inf).fit(X, z)
+    with pytest.raises(ValueError, match="epsilon"):
+        SVR(Gaussian(sigma=1.0), epsilon=-0.1).fit(X, z)
+    with pytest.raises(ValueError, match="one target per sample"):
+        SVR(Gaussian(sigma=1.0)).fit(X, np.column_stack([z, z]))
+    with pytest.raises(ValueError, match="rows"):
+        SVR(Gaussian(sigma=1.0)).fit(X, z[:-1])
+    with pytest.raises(NotFittedError):
+        SVR(Gaussian(sigma=1.0)).predict(X)
+
+
+def test_a_small_column_cache_gives_the_same_answer():
+    """With room for only a few columns, the steps evict, never a column a step needs."""
+    from kernlab._estimator import GramColumns
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = make_moons(400, noise=0.3, random_state=1)
+    t = np.where(y == 1, 1.0, -1.0)
+    gram = GramColumns(Gaussian(sigma=0.5), X)
+    roomy = WorkingSetDual(gram, t, C=10.0, q=16)
+    tight = WorkingSetDual(gram, t, C=10.0, q=16, cache_bytes=1)
+    assert tight.cache.room == 4 * 16 < len(t) and roomy.cache.room == len(t)
+    store, evicted = tight.cache, []
+    cols = store.cols
+
+    def spy(idx):
+        before = set(np.flatnonzero(store.slot >= 0))
+        out = cols(idx)
+        np.testing.assert_allclose(out, gram.cols(list(idx)), rtol=1e-12, atol=1e-15)
+        after = set(np.flatnonzero(store.slot >= 0))
+        assert set(idx) <= after                 # every column of the step is kept
+        assert len(after) <= store.room and store.used <= store.room
+        evicted.extend(before - after)
+        return out
+
+    store.cols = spy
+    assert roomy.run(eps=1e-6) <= 1e-6 and tight.run(eps=1e-6) <= 1e-6
+    assert evicted                               # it did have to evict
+    # the same optimum (the multipliers themselves need not be unique)
+    Q = np.outer(t, t) * gram.cols(list(range(len(t))))
+
+    def objective(a):
+        return 0.5 * a @ Q @ a - a.sum()
+
+    assert objective(tight.alpha) == pytest.approx(objective(roomy.alpha), rel=1e-8)
+
+
+def test_the_column_store_evicts_the_least_recently_used_columns():
+    from kernlab._columns import ColumnStore
+    from kernlab._estimator import GramColumns
+
+    X = np.random.default_rng(5).standard_normal((40, 3))
+    gram = GramColumns(Gaussian(sigma=1.0), X)
+    K = gram.cols(list(range(40)))
+    store = ColumnStore(gram, budget_bytes=8 * 40 * 4, evict=True)    # room for 4
+    for idx in ([0, 1], [2], [3], [0]):           # 1 is now the oldest, then 2
+        store.cols(idx)
+    np.testing.assert_allclose(store.cols([5, 6]), K[:, [5, 6]], rtol=1e-12, atol=1e-15)
+    assert sorted(np.flatnonzero(store.slot >= 0)) == [0, 3, 5, 6]
+    # a request larger than the room: what fits is kept, the rest computed
+    idx = [7, 8, 9, 10, 11, 12]
+    np.testing.assert_allclose(store.cols(idx), K[:, idx], rtol=1e-12, atol=1e-15)
+    assert (store.slot >= 0).sum() == 4
+    store.release()
+    assert store.block is None and (store.slot < 0).all()
+    np.testing.assert_allclose(store.cols([39, 2]), K[:, [39, 2]], rtol=1e-12, atol=1e-15)
+
+
+def test_the_polish_keeps_columns_within_its_budget():
+    """Past its budget the polish's column store computes columns instead of keeping them."""
+    from kernlab._columns import ColumnStore
+    from kernlab._estimator import GramColumns
+
+    X = np.random.default_rng(3).standard_normal((300, 4))
+    gram = GramColumns(Gaussian(sigma=1.0), X)
+    K = gram.cols(list(range(300)))
+    store = ColumnStore(gram, budget_bytes=8 * 300 * 20, evict=False)   # room for 20 columns
+    assert store.room == 20
+    rng = np.random.default_rng(4)
+    first = None
+    for size in (5, 12, 40, 150):
+        idx = rng.choice(300, size, replace=False)
+        np.testing.assert_allclose(store.cols(idx), K[:, idx], rtol=1e-12, atol=1e-15)
+        v = np.zeros(300)
+        v[idx] = rng.standard_normal(size)
+        np.testing.assert_allclose(store.times(v), K @ v, rtol=1e-10, atol=1e-12)
+        assert store.block.shape[1] == store.room and store.used <= store.room
+        if first is None:
+            first = set(np.flatnonzero(store.slot >= 0))
+    assert first <= set(np.flatnonzero(store.slot >= 0))   # kept columns stay: no eviction
+    assert (store.slot >= 0).sum() == store.room
