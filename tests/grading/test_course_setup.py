@@ -26,7 +26,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
 
 
 @pytest.fixture
-def folder(tmp_path):
+def folder(slow, tmp_path):
     """The course's configuration and Makefile, with an exchange that does not exist."""
     root = tmp_path / "course"
     root.mkdir()

@@ -30,7 +30,7 @@ CANVAS = ("Student,ID,SIS User ID,SIS Login ID,Section,ps1 (4401)\n"
 
 
 @pytest.fixture
-def course(tmp_path):
+def course(slow, tmp_path):
     """ps1: an auto-graded part (6 points) and a written one (4); alice is graded
     in full, bob's written part still waits for a grader."""
     root = tmp_path / "course"

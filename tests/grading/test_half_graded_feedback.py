@@ -52,7 +52,7 @@ def paths_under(root):
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def course(slow, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("halfgraded")
     c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
                        assignments=["ps1"])

@@ -36,7 +36,7 @@ STUDENTS = {
 
 
 @pytest.fixture
-def course(tmp_path):
+def course(slow, tmp_path):
     root = tmp_path / "course"
     root.mkdir()
     shutil.copy(COURSE / "nbgrader_config.py", root)
