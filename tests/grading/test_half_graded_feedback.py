@@ -10,10 +10,11 @@ does in every real class. Then:
   "Generate Feedback" (nbgrader's API, which Formgrader's handlers call) refuse
   while a part awaits grading, naming it; once a student is graded in full,
   their feedback goes, and the classmate's grade does not move;
-- student records stay private: every path the commands wrote is ignored by
-  the repository's ``assignments/.gitignore`` and readable by the instructor
-  alone, while the feedback released through the exchange stays readable by
-  its student.
+- student records stay private: every path written is ignored by the
+  repository's ``assignments/.gitignore``, and every one the commands created
+  is readable by the instructor alone (what Formgrader creates takes its
+  server's umask), while the feedback released through the exchange stays
+  readable by its student.
 """
 
 import csv
@@ -21,6 +22,7 @@ import os
 import stat
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -114,6 +116,7 @@ def test_make_feedback_refuses_while_written_parts_await_grading(course):
 def test_formgrader_generate_feedback_refuses_each_half_graded_submission(course,
                                                                         monkeypatch):
     monkeypatch.chdir(course.root)
+    before = set(os.listdir(course.root))
     api = formgrader_api(course)
     result = api.generate_feedback("ps1")          # Formgrader's "Generate Feedback"
     assert not result["success"]
@@ -139,6 +142,8 @@ def test_formgrader_generate_feedback_refuses_each_half_graded_submission(course
         assert {k: float(s.code_score) for k, s in subs.items()} == code_before
         assert float(subs["alice"].written_score) == 5
         assert subs["bob"].needs_manual_grade and not subs["alice"].needs_manual_grade
+    # what Formgrader creates takes its server's umask, not the commands' (README)
+    course.by_formgrader = set(os.listdir(course.root)) - before
 
 
 def test_make_export_names_the_one_student_left_then_force_marks_only_them(course):
@@ -172,6 +177,12 @@ def test_forced_feedback_says_provisional_then_graded_feedback_does_not(course):
 
 def test_every_record_the_commands_write_is_private_and_ignored_by_git(course):
     make(course, "export", "FORCE=1")     # whatever is left to grade by hand
+    # alice's notebook again, as Canvas names it in its zip of submissions
+    archive = course.root.parent / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(course.root / "submitted" / "alice" / "ps1" / "ps1.ipynb",
+                "alice_1021_5501_ps1.ipynb")
+    make(course, "zip_collect", f"ZIP={archive}")
     make(course, "report")
     make(course, "similarity")
     (course.root / "lti.json").write_text(
@@ -182,7 +193,7 @@ def test_every_record_the_commands_write_is_private_and_ignored_by_git(course):
     make(course, "lti_key")
     written = sorted(paths_under(course.root) - course.before)
     tops = {p.parts[0] for p in written}
-    for expected in ("submitted", "autograded", "feedback", "gradelog", "report",
+    for expected in ("submitted", "autograded", "feedback", "gradelog", "report", "downloaded",
                      "gradebook.db", "grades.csv", "lti-key.pem"):
         assert expected in tops, f"{expected} was not written; the test saw {sorted(tops)}"
 
@@ -196,13 +207,16 @@ def test_every_record_the_commands_write_is_private_and_ignored_by_git(course):
                    if line.startswith("::")]
     assert not not_ignored, f"not ignored by git: {not_ignored}"
 
-    # readable by the instructor alone: each top-level record 0700 or 0600 ...
-    for top in sorted(tops):
+    # readable by the instructor alone: each top-level record the commands
+    # created 0700 or 0600 ...
+    for top in sorted(tops - getattr(course, "by_formgrader", set())):
         mode = stat.S_IMODE((course.root / top).stat().st_mode)
         want = 0o700 if (course.root / top).is_dir() else 0o600
         assert mode == want, f"{top}: mode {oct(mode)}, expected {oct(want)}"
     # ... so nothing under them is open to anyone else
     for path in written:
+        if path.parts[0] in getattr(course, "by_formgrader", set()):
+            continue
         chain = [course.root.joinpath(*path.parts[:i + 1]) for i in range(len(path.parts))]
         assert any(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in chain), path
     assert os.stat(course.root / "gradebook.db").st_mode & 0o077 == 0
