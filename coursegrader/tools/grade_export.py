@@ -40,8 +40,8 @@ import re
 import sys
 from pathlib import Path
 
-from ..gradebook import GradeLine, grade_lines, half_graded_refusal, open_gradebook
-from ..gradebook import ungraded_parts
+from ..gradebook import (GradeLine, grade_lines, half_graded_refusal, open_gradebook,
+                         ungraded_parts)
 from ..late_policy import CourseCalendar, LatePolicy
 from ..settings import private_files
 from .deadlines import InputError, load_config

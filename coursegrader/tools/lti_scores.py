@@ -58,8 +58,8 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 
-from ..gradebook import GradeLine, grade_lines, half_graded_refusal, open_gradebook
-from ..gradebook import ungraded_parts
+from ..gradebook import (GradeLine, grade_lines, half_graded_refusal, open_gradebook,
+                         ungraded_parts)
 from ..late_policy import LatePolicy
 from ..settings import private_files
 from .deadlines import InputError, load_config
