@@ -203,6 +203,8 @@ def test_every_record_the_commands_write_is_private_and_ignored_by_git(course):
     check = subprocess.run(["git", "check-ignore", "--no-index", "--verbose",
                             "--non-matching", "--stdin"], cwd=REPO, input=names,
                            capture_output=True, text=True)
+    assert check.returncode in (0, 1) and len(check.stdout.splitlines()) == len(written), \
+        check.stderr
     not_ignored = [line.split("\t")[1] for line in check.stdout.splitlines()
                    if line.startswith("::")]
     assert not not_ignored, f"not ignored by git: {not_ignored}"
