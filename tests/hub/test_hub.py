@@ -806,17 +806,18 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             fg.wait_for_url("**/formgrader/gradebook")
             fg.locator('a:text("Manage Assignments")').click()
             fg.locator(f"{row} td.generate-feedback a").wait_for()
-            # nothing half-graded leaves: bob's and eve's written parts still wait
-            # for a grader, so "Generate Feedback" refuses theirs and names the parts
+            # nothing half-graded leaves: eve's written answers still wait for a
+            # grader (bob's blank ones nbgrader scored 0 itself), so "Generate
+            # Feedback" refuses hers and names the parts
             refusal = formgrader_refused(fg, f"{row} td.generate-feedback a")
-            for name in ("bob", "eve"):
-                assert f"no feedback for {n[name]} on ps1" in refusal, refusal
-                assert f"{n[name]}, ps1, validity_arguments" in refusal, refusal
-            assert f"no feedback for {n['ada']}" not in refusal, refusal
-            # their written parts graded, 0 points each, as Formgrader's grade API
+            assert f"no feedback for {n['eve']} on ps1" in refusal, refusal
+            assert f"{n['eve']}, ps1, validity_arguments" in refusal, refusal
+            for name in ("ada", "bob"):
+                assert f"no feedback for {n[name]}" not in refusal, refusal
+            # her written parts graded, 0 points each, as Formgrader's grade API
             # records a score typed in (ada's were typed in the page above)
             with gradebook(hub) as gb:
-                for name in ("bob", "eve"):
+                for name in ("eve",):
                     for grade in gb.find_submission_notebook("ps1", "ps1", n[name]).grades:
                         if grade.needs_manual_grade:
                             grade.manual_score, grade.needs_manual_grade = 0, False
