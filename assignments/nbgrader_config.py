@@ -116,8 +116,11 @@ c.Autograde.autograde_preprocessors = [
 
 # Feedback shows the public test source and every report, never hidden tests,
 # and no HTML or script of the student's that could run in a browser; each
-# graded part is named by its title.
+# graded part is named by its title.  No feedback is written (from `make
+# feedback` or Formgrader) for a submission with parts still to grade by hand,
+# unless c.RefuseHalfGraded.allow_ungraded (make feedback FORCE=1).
 c.GenerateFeedback.preprocessors = [
+    "coursegrader.preprocessors.RefuseHalfGraded",
     "coursegrader.preprocessors.HideHiddenTests",
     "coursegrader.preprocessors.CleanStudentHTML",
     "coursegrader.preprocessors.TitleGradedParts",

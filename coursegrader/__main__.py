@@ -16,12 +16,13 @@ def configurable_classes():
     """Every class of the grader that has settings, in the order the help lists them."""
     from .late_policy import CourseCalendar, LatePolicy
     from .preprocessors import (CleanStudentHTML, HideHiddenTests, JudgeSubmission,
-                                 TitleGradedParts)
+                                 RefuseHalfGraded, TitleGradedParts)
     from .settings import CourseSettings
     from .tools.lms_zip import LmsZipExtractor
     from .similarity.material import SimilarityCheck
-    return [CourseSettings, JudgeSubmission, CleanStudentHTML, HideHiddenTests,
-            TitleGradedParts, CourseCalendar, LatePolicy, SimilarityCheck, LmsZipExtractor]
+    return [CourseSettings, JudgeSubmission, CleanStudentHTML, RefuseHalfGraded,
+            HideHiddenTests, TitleGradedParts, CourseCalendar, LatePolicy, SimilarityCheck,
+            LmsZipExtractor]
 
 
 class CourseGraderApp(Application):

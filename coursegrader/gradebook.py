@@ -34,9 +34,9 @@ from traitlets.config import Config
 from .dating import Dating, Source
 from .late_policy import DAY, LatePolicy
 
-__all__ = ["Extension", "SubmissionTime", "GradeLine", "open_gradebook",
+__all__ = ["Extension", "SubmissionTime", "GradeLine", "UngradedPart", "open_gradebook",
            "registered_assignments", "grade_lines", "submission_time", "record_dating",
-           "create_tables"]
+           "ungraded_parts", "half_graded_refusal", "create_tables"]
 
 _Base = declarative_base()
 
@@ -83,6 +83,7 @@ class GradeLine:
     days_late: int
     penalty: float
     dating: Dating | None = None     # where ``timestamp`` came from; None if never handed in
+    ungraded: tuple[str, ...] = ()  # parts still to be graded by hand: a provisional grade
 
     @property
     def dated(self) -> bool:
@@ -93,6 +94,24 @@ class GradeLine:
     @property
     def score(self) -> float:
         return self.raw_score - self.penalty
+
+    @property
+    def provisional(self) -> bool:
+        """True while a part of the submission still needs grading by hand."""
+        return bool(self.ungraded)
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class UngradedPart:
+    """A graded part of a submission that nbgrader says needs grading by hand."""
+
+    student_id: str
+    assignment: str
+    notebook: str
+    part: str                         # the part's grade id
+
+    def __str__(self) -> str:
+        return f"{self.student_id}, {self.assignment}, {self.part}"
 
 
 @contextlib.contextmanager
@@ -143,10 +162,12 @@ def grade_lines(gb: Gradebook, policy: LatePolicy,
             late = (stamp - due).total_seconds() if stamp and due else 0.0
             if dating is not None and dating.lms_late and late <= 0:
                 late = DAY
+            ungraded = tuple(p.part for p in _ungraded_in(sub)) if sub is not None else ()
             lines.append(GradeLine(
                 a.name, st.id, st.last_name, st.first_name, st.email, due,
                 due is not None and due != a.duedate, stamp, raw, max_score,
-                policy.days_late(late), policy.penalty(raw, max_score, late), dating))
+                policy.days_late(late), policy.penalty(raw, max_score, late), dating,
+                ungraded))
     return lines
 
 
@@ -194,6 +215,40 @@ def record_dating(gb: Gradebook, assignment: str, student: str, dating: Dating) 
     row.claimed = (dating.claimed or "")[:256] or None
     row.detail = (dating.detail or "")[:512] or None
     gb.db.commit()
+
+
+def _ungraded_in(sub: SubmittedAssignment) -> list[UngradedPart]:
+    if not sub.needs_manual_grade:
+        return []
+    return sorted(UngradedPart(sub.student.id, sub.assignment.name, nb.name, g.name)
+                  for nb in sub.notebooks for g in nb.grades if g.needs_manual_grade)
+
+
+def ungraded_parts(gb: Gradebook, assignments: list[str] | None = None,
+                   student: str | None = None) -> list[UngradedPart]:
+    """Every part of a submission that still needs grading by hand (nbgrader's
+    ``needs_manual_grade``: a written answer nobody has marked yet, or a part
+    whose automatic grade a grader must check), of ``assignments`` (default:
+    all) and ``student`` (default: everyone)."""
+    found = []
+    for sub in gb.db.execute(select(SubmittedAssignment)).scalars():
+        if assignments is not None and sub.assignment.name not in assignments:
+            continue
+        if student is not None and sub.student.id != student:
+            continue
+        found.extend(_ungraded_in(sub))
+    return sorted(found)
+
+
+def half_graded_refusal(parts: list[UngradedPart], what: str, force: str) -> str:
+    """The message of every command that refuses to let a half-graded grade go:
+    ``what`` it refused, the ``parts`` still to grade, and ``force``, how to go
+    ahead anyway."""
+    lines = [f"refused: {what}: {len(parts)} part(s) still need grading by hand "
+             f"(Formgrader > Manual Grading), listed as student, problem set, part:"]
+    lines.extend(f"  {p}" for p in parts)
+    lines.append(f"Grade them first, or {force}.")
+    return "\n".join(lines)
 
 
 def create_tables(gb: Gradebook) -> None:

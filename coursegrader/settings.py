@@ -35,13 +35,32 @@ from pathlib import Path
 from traitlets import Float, Int, Unicode, default
 from traitlets.config import Config, Configurable
 
-__all__ = ["CourseSettings", "CONFIG_FILE", "find_course", "course_config",
-           "nbgrader_settings"]
+__all__ = ["CourseSettings", "CONFIG_FILE", "PRIVATE_UMASK", "find_course", "course_config",
+           "nbgrader_settings", "private_files"]
 
 #: The course's configuration; the folder that holds it is the course folder.
 CONFIG_FILE = "nbgrader_config.py"
 #: The collect of nbgrader's shared-folder exchange that takes regular files only.
 NO_LINK_COLLECT = "coursegrader.tools.exchange_collect.NoLinkCollect"
+#: The release of feedback of nbgrader's shared-folder exchange, pages readable by
+#: their student whatever the instructor's umask.
+READABLE_RELEASE_FEEDBACK = "coursegrader.tools.exchange_feedback.ReadableReleaseFeedback"
+
+
+#: Every file a course command creates is the instructor's alone (0600, folders 0700).
+PRIVATE_UMASK = 0o077
+
+
+def private_files():
+    """Make the files and folders this process creates from now on readable by
+    its user alone: submissions, grades, feedback, logs and the gradebook are
+    student records.  Every command of the course calls it when it starts as a
+    command (not when a test calls its ``main``): the Makefile's nbgrader steps
+    through :mod:`coursegrader.apps.nbgrader_command`, the course's tools in
+    their ``__main__`` block, and ``make similarity`` with the shell's ``umask``.
+    What nbgrader hands to students through the exchange gets its modes set
+    explicitly there (:mod:`coursegrader.tools.exchange_feedback`)."""
+    os.umask(PRIVATE_UMASK)
 
 
 def find_course(start=None):
@@ -82,7 +101,9 @@ def nbgrader_settings(config, course):
     ``course`` is the course folder.  The gradebook is :attr:`CourseSettings.db_url`,
     by default SQLite in the course folder, whose writers wait up to 60 s for
     one another.  nbgrader's shared-folder exchange collects with
-    :data:`NO_LINK_COLLECT` unless the course's JupyterHub chose the exchange.
+    :data:`NO_LINK_COLLECT` unless the course's JupyterHub chose the exchange,
+    and releases feedback with :data:`READABLE_RELEASE_FEEDBACK` unless that
+    exchange is ngshare.
     """
     settings = CourseSettings(config=config)
     course = os.path.abspath(course)
@@ -94,6 +115,8 @@ def nbgrader_settings(config, course):
     nbgrader.Exchange.root = settings.exchange
     if not settings.hub_exchange:
         nbgrader.ExchangeFactory.collect = NO_LINK_COLLECT
+    if settings.hub_exchange != "ngshare":
+        nbgrader.ExchangeFactory.release_feedback = READABLE_RELEASE_FEEDBACK
     return nbgrader
 
 
@@ -121,7 +144,8 @@ class CourseSettings(Configurable):
 
     exchange = Unicode(
         help="Folder of nbgrader's shared-folder exchange ($NBGRADER_EXCHANGE, default "
-             "/srv/nbgrader/exchange).").tag(config=True)
+             "the course's own, coursecheck.problems.EXCHANGE, which the student "
+             "package uses too).").tag(config=True)
     course_id = Unicode(
         help="nbgrader's course id ($NBGRADER_COURSE_ID, default the course's own, "
              "coursecheck.problems.COURSE_ID, declared with the problem sets)."
@@ -152,7 +176,9 @@ class CourseSettings(Configurable):
 
     @default("exchange")
     def _default_exchange(self):
-        return _env("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")
+        # the course's own, declared with its problem sets, which students have too
+        from coursecheck.problems import EXCHANGE
+        return _env("NBGRADER_EXCHANGE", EXCHANGE)
 
     @default("course_id")
     def _default_course_id(self):

@@ -17,6 +17,7 @@
 
 ``GenerateFeedback.preprocessors``:
 
+* :mod:`.refuse_half_graded` -- no feedback while a part awaits grading by hand;
 * :mod:`.hide_hidden_tests` -- test cells without their hidden tests;
 * :mod:`.clean_student_html` -- again, for notebooks graded before it;
 * :mod:`.title_graded_parts` -- each graded part named by its title;
@@ -34,8 +35,8 @@ import importlib
 _MODULES = {
     "CleanStudentHTML": "clean_student_html", "HideHiddenTests": "hide_hidden_tests",
     "JudgeSubmission": "judge_submission", "LateFeedback": "late_feedback",
-    "RecordSubmissionTime": "record_submission_time", "RefuseLinks": "refuse_links",
-    "RestoreLockedCells": "restore_locked_cells",
+    "RecordSubmissionTime": "record_submission_time", "RefuseHalfGraded": "refuse_half_graded",
+    "RefuseLinks": "refuse_links", "RestoreLockedCells": "restore_locked_cells",
     "SanitizeMetadata": "sanitize_metadata", "SaveRecordedGrades": "save_recorded_grades",
     "TitleGradedParts": "title_graded_parts",
 }

@@ -71,7 +71,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import record
-from ..settings import CourseSettings, course_config
+from ..settings import CourseSettings, course_config, private_files
 from ..startup import frozen, settle, skip_slow_imports
 
 __all__ = ["Submission", "find_submissions", "pending", "grade_submission", "read_log",
@@ -591,6 +591,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     status = main()
     settle()    # every grade is written: the exit need not walk the modules' objects
     sys.exit(status)

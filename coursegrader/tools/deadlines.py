@@ -10,6 +10,11 @@ Command line (run in the course folder; the Makefile's ``db`` and ``extend``):
     python -m coursegrader.tools.deadlines add ps1 ps2 --due due_dates.csv
     python -m coursegrader.tools.deadlines extend ps1 alice "2026-10-09 23:59:00"
     python -m coursegrader.tools.deadlines extend --file accommodations.csv
+    python -m coursegrader.tools.deadlines status
+
+``status`` says what the gradebook holds: each problem set and its due date (or
+that it has none), how many students, how many extensions, and what is
+missing before grading can start.
 """
 
 from __future__ import annotations
@@ -26,9 +31,10 @@ from traitlets.config import Config
 
 from ..gradebook import Extension, open_gradebook, registered_assignments
 from ..late_policy import CourseCalendar
-from ..settings import course_config, find_course
+from ..settings import course_config, find_course, private_files
 
-__all__ = ["InputError", "load_config", "set_due_dates", "grant_extensions", "main"]
+__all__ = ["InputError", "load_config", "set_due_dates", "grant_extensions", "status",
+           "main"]
 
 DUE_COLUMNS = ("assignment", "due")
 EXTENSION_COLUMNS = ("assignment", "student_id", "until")
@@ -160,6 +166,28 @@ def grant_extensions(gb: Gradebook, requests: list[tuple[str, dict]],
     return len(grants)
 
 
+def status(gb: Gradebook, calendar: CourseCalendar) -> tuple[list[str], list[str]]:
+    """(what the gradebook holds, what is missing), one line each, for ``make db``."""
+    known = registered_assignments(gb)
+    students = gb.db.execute(select(Student)).scalars().all()
+    extensions = gb.db.execute(select(Extension)).scalars().all()
+    held, missing = [], []
+    for name, a in sorted(known.items()):
+        held.append(f"problem set {name}: "
+                    + (f"due {calendar.show(a.duedate)}" if a.duedate else "no due date"))
+    undated = sorted(name for name, a in known.items() if a.duedate is None)
+    held.append(f"{len(students)} student(s), {len(extensions)} extension(s)")
+    if not known:
+        missing.append("no problem set registered (make db PS=ps1 ...)")
+    if undated:
+        missing.append(f"no due date for {', '.join(undated)}: nothing handed in is late "
+                       f"(add them to due_dates.csv; due_dates.example.csv shows the form)")
+    if not students:
+        missing.append("no student registered: nothing can be collected or graded "
+                       "(cp students.example.csv students.csv, edit it, make db again)")
+    return held, missing
+
+
 def _parse_args(argv):
     parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.deadlines",
                                      description=__doc__.split("\n")[0])
@@ -173,6 +201,7 @@ def _parse_args(argv):
     ext.add_argument("until", nargs="?")
     ext.add_argument("--file", type=Path,
                      help="CSV of accommodations (assignment,student_id,until)")
+    sub.add_parser("status", help="what the gradebook holds, and what is missing")
     args = parser.parse_args(argv)
     if args.command == "extend":
         given = [args.assignment, args.student_id, args.until]
@@ -189,6 +218,14 @@ def main(argv=None) -> int:
         config = load_config()
         calendar = CourseCalendar(config=config)
         with open_gradebook(config) as gb:
+            if args.command == "status":
+                held, missing = status(gb, calendar)
+                print("The gradebook holds:")
+                print("\n".join(f"  {line}" for line in held))
+                if missing:
+                    print("Missing:")
+                    print("\n".join(f"  {line}" for line in missing))
+                return 0
             if args.command == "add":
                 dates = set_due_dates(gb, args.due, calendar, args.assignments)
                 for name, due in sorted(dates.items()):
@@ -211,4 +248,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     sys.exit(main())

@@ -21,8 +21,17 @@ the next export without grading anything again.
 Students in the roster but not in the gradebook, and the other way round, are
 listed on the terminal and in the file's companion ``*-unmatched.txt``.
 
+Every cell goes through :func:`coursegrader.tools.spreadsheet.neutralise`, so
+no text a student or the LMS wrote opens as a formula. The export is refused,
+listing them, while a submission has parts still to be graded by hand
+(nbgrader's ``needs_manual_grade``); with ``--force`` (``make export FORCE=1``)
+it goes ahead and marks those grades provisional: the column ``provisional``
+of ``grades.csv`` and ``Provisional`` of Moodle's file name the parts, and for
+Canvas, whose import would take any new column for an assignment, they are
+listed on the terminal and in ``grades-canvas-provisional.txt``.
+
     python -m coursegrader.tools.grade_export [--lms canvas|moodle] [--roster FILE]
-                                        [--out FILE] [ps1 ps2 ...]
+                                        [--out FILE] [--force] [ps1 ps2 ...]
 """
 
 from __future__ import annotations
@@ -34,16 +43,19 @@ import sys
 from pathlib import Path
 
 from ..dating import Source
-from ..gradebook import GradeLine, grade_lines, open_gradebook
+from ..gradebook import (GradeLine, grade_lines, half_graded_refusal, open_gradebook,
+                         ungraded_parts)
 from ..late_policy import CourseCalendar, LatePolicy
+from ..settings import private_files
 from .deadlines import InputError, load_config
+from .spreadsheet import neutralise, writer
 
 __all__ = ["NBGRADER_COLUMNS", "write_csv", "fill_canvas", "write_moodle",
            "report_unmatched", "report_undated", "main"]
 
 NBGRADER_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name",
                     "first_name", "email", "raw_score", "late_submission_penalty",
-                    "score", "max_score", "days_late", "time_source"]
+                    "score", "max_score", "days_late", "time_source", "provisional"]
 CANVAS_REQUIRED = ["Student", "ID", "Section"]
 CANVAS_KEYS = ["SIS Login ID", "SIS User ID"]
 MOODLE_KEYS = ["ID number", "Email address"]
@@ -53,10 +65,14 @@ def _points(x: float) -> str:
     return f"{round(x, 2):g}"
 
 
+def _provisional(g: GradeLine) -> str:
+    return "still to grade by hand: " + " ".join(g.ungraded) if g.ungraded else ""
+
+
 def write_csv(lines: list[GradeLine], out: Path, calendar: CourseCalendar) -> None:
     """One row per student and problem set, nbgrader's columns."""
     with open(out, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
+        w = writer(f)
         w.writerow(NBGRADER_COLUMNS)
         for g in lines:
             w.writerow([g.assignment, calendar.show(g.due), calendar.show(g.timestamp),
@@ -64,7 +80,7 @@ def write_csv(lines: list[GradeLine], out: Path, calendar: CourseCalendar) -> No
                         g.email or "",
                         _points(g.raw_score), _points(g.penalty), _points(g.score),
                         _points(g.max_score), g.days_late,
-                        g.dating.describe() if g.dating else ""])
+                        g.dating.describe() if g.dating else "", _provisional(g)])
 
 
 def _read_roster(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -82,6 +98,25 @@ def _by_student(lines: list[GradeLine]) -> dict[str, dict[str, GradeLine]]:
     for g in lines:
         out.setdefault(g.student_id, {})[g.assignment] = g
     return out
+
+
+def _is_points_row(row: list[str], names: list[str], columns: dict[str, int]) -> bool:
+    """Canvas's own points row: "Points Possible" under Student, the other fixed
+    columns (ID, SIS ids, Section) blank, and every assignment's cell blank or a
+    number (or Canvas's "(read only)"); a student's row always has an ID."""
+    fixed = [i for i, h in enumerate(names) if h in CANVAS_REQUIRED + CANVAS_KEYS]
+    if row[names.index("Student")].strip() != "Points Possible":
+        return False
+    if any(row[i].strip() for i in fixed if names[i] != "Student"):
+        return False
+    for i in columns.values():
+        value = row[i].strip()
+        if value and value != "(read only)":
+            try:
+                float(value)
+            except ValueError:
+                return False
+    return True
 
 
 def fill_canvas(lines: list[GradeLine], roster: Path, out: Path,
@@ -116,27 +151,31 @@ def fill_canvas(lines: list[GradeLine], roster: Path, out: Path,
     grades = _by_student(lines)
     student_col = names.index("Student")
     seen, unknown = set(), []
-    for n, row in enumerate(rows, start=2):
+    for row in rows:
         row.extend([""] * (len(names) - len(row)))
-        label = row[student_col].strip()
-        if label == "Points Possible":
-            for ps, i in columns.items():
-                if not row[i].strip():
-                    row[i] = _points(next((g.max_score for g in lines
+    # the points row is the roster's own: the first after the header, by content
+    if rows and _is_points_row(rows[0], names, columns):
+        for ps, i in columns.items():
+            if not rows[0][i].strip():
+                rows[0][i] = _points(next((g.max_score for g in lines
                                            if g.assignment == ps), 0.0))
-            continue
+        first = 1
+    else:
+        first = 0
+    for n, row in enumerate(rows[first:], start=2 + first):
+        label = row[student_col].strip()
         sid = next((row[k].strip() for k in keys if row[k].strip() in grades), None)
         if sid is None:
-            ids = ", ".join(f"{names[k]} {row[k].strip()}" for k in keys
+            ids = ", ".join(f"{names[k]} {neutralise(row[k].strip())}" for k in keys
                             if row[k].strip())
-            unknown.append(f"line {n}: {label} ({ids or 'no SIS id'})")
+            unknown.append(f"line {n}: {neutralise(label)} ({ids or 'no SIS id'})")
             continue
         seen.add(sid)
         for ps, i in columns.items():
             if ps in grades[sid]:
                 row[i] = _points(grades[sid][ps].score)
     with open(out, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows([header] + rows)
+        writer(f).writerows([header] + rows)
     return unknown, sorted(set(grades) - seen)
 
 
@@ -165,19 +204,23 @@ def write_moodle(lines: list[GradeLine], out: Path, assignments: list[str],
                 if sid:
                     break
             if sid is None:
-                unknown.append(f"line {n}: " + "/".join(row[k].strip() for k in keys))
+                unknown.append(f"line {n}: " + "/".join(neutralise(row[k].strip())
+                                                        for k in keys))
             elif sid not in wanted:
                 wanted.append(sid)
+    provisional = any(g.provisional for sid in wanted for g in grades[sid].values())
     with open(out, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
+        w = writer(f)
         w.writerow(["ID number", "Email address", "First name", "Last name"]
-                   + assignments)
+                   + assignments + (["Provisional"] if provisional else []))
         for sid in wanted:
             first = next(iter(grades[sid].values()))
+            marks = "; ".join(f"{ps} {_provisional(g)}" for ps, g in
+                              sorted(grades[sid].items()) if g.provisional)
             w.writerow([sid, first.email or "", first.first_name or "",
                         first.last_name or ""]
                        + [_points(grades[sid][ps].score) if ps in grades[sid] else ""
-                          for ps in assignments])
+                          for ps in assignments] + ([marks] if provisional else []))
     return unknown, sorted(set(grades) - set(wanted))
 
 
@@ -187,10 +230,10 @@ def report_unmatched(out: Path, unknown: list[str], absent: list[str],
     text = []
     if unknown:
         text.append(f"In {source} but not in the gradebook (left as they were):")
-        text.extend(f"  {u}" for u in unknown)
+        text.extend(f"  {neutralise(u)}" for u in unknown)
     if absent:
         text.append(f"In the gradebook but not in {source} (no grade written):")
-        text.extend(f"  {a}" for a in absent)
+        text.extend(f"  {neutralise(a)}" for a in absent)
     listing = out.with_name(out.stem + "-unmatched.txt")
     if text:
         listing.write_text("\n".join(text) + "\n", encoding="utf-8")
@@ -218,6 +261,19 @@ def report_undated(lines: list[GradeLine]) -> None:
             print(f"  {g.assignment} {g.student_id}", file=sys.stderr)
 
 
+def _list_provisional(out: Path, lines: list[GradeLine]) -> None:
+    """Name the provisional grades of an LMS file that has no column for them."""
+    listing = out.with_name(out.stem + "-provisional.txt")
+    marked = [f"  {neutralise(g.student_id)}, {g.assignment}: {_provisional(g)}"
+              for g in lines if g.provisional]
+    if marked:
+        text = ["Provisional grades (parts still to grade by hand):"] + marked
+        listing.write_text("\n".join(text) + "\n", encoding="utf-8")
+        print("\n".join(text + [f"(this list is also in {listing})"]), file=sys.stderr)
+    elif listing.exists():
+        listing.unlink()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.grade_export",
                                      description=__doc__.split("\n")[0])
@@ -225,6 +281,9 @@ def main(argv=None) -> int:
     parser.add_argument("--lms", choices=["canvas", "moodle"])
     parser.add_argument("--roster", type=Path)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--force", action="store_true",
+                        help="export even while parts still need grading by hand, "
+                             "marking those grades provisional")
     args = parser.parse_args(argv)
     if args.lms == "canvas" and args.roster is None:
         parser.error("--lms canvas needs --roster: the gradebook CSV Canvas exports")
@@ -236,6 +295,12 @@ def main(argv=None) -> int:
         with open_gradebook(config) as gb:
             known = sorted(a.name for a in gb.assignments)
             names = [ps for ps in (args.assignments or known) if ps in known]
+            ungraded = ungraded_parts(gb, names)
+            if ungraded and not args.force:
+                print(half_graded_refusal(ungraded, "no grades exported",
+                                          "export them as provisional with FORCE=1 "
+                                          "(make export FORCE=1)"), file=sys.stderr)
+                return 1
             lines = grade_lines(gb, policy, names)
         if args.lms is None:
             out = args.out or Path("grades.csv")
@@ -244,12 +309,16 @@ def main(argv=None) -> int:
             out = args.out or Path("grades-canvas.csv")
             unmatched = fill_canvas(lines, args.roster, out, names)
             report_unmatched(out, *unmatched, "the Canvas roster")
+            _list_provisional(out, lines)
         else:
             out = args.out or Path("grades-moodle.csv")
             source = "the Moodle roster" if args.roster else "the roster"
             report_unmatched(out, *write_moodle(lines, out, names, args.roster),
                              source)
         report_undated(lines)
+        if any(g.provisional for g in lines):
+            print(f"warning: {sum(g.provisional for g in lines)} grade(s) written as "
+                  f"provisional (FORCE): parts still to grade by hand", file=sys.stderr)
         print(f"wrote {out}: {len(names)} problem set(s), late policy "
               f"{policy.per_day:.0%} of the {policy.of.replace('_', ' ')} per day, "
               f"zero after {policy.zero_after_days} days; times in "
@@ -261,4 +330,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     sys.exit(main())

@@ -30,7 +30,12 @@ for an access token; the LMS checks them with the tool's public key, printed
 by ``python -m coursegrader.tools.lti_scores keygen`` (which writes the key first if
 it does not exist).
 
-    python -m coursegrader.tools.lti_scores send [--config lti.json] ps1 [ps2 ...]
+Nothing is sent while a submission of the problem sets has parts still to be
+graded by hand (they are listed); with ``--force`` (``make lti_scores
+FORCE=1``) those scores go as provisional: grading progress ``PendingManual``,
+which the LMS shows as not yet final.
+
+    python -m coursegrader.tools.lti_scores send [--config lti.json] [--force] ps1 [ps2 ...]
     python -m coursegrader.tools.lti_scores keygen [--config lti.json]
 """
 
@@ -53,8 +58,10 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 
-from ..gradebook import GradeLine, grade_lines, open_gradebook
+from ..gradebook import (GradeLine, grade_lines, half_graded_refusal, open_gradebook,
+                         ungraded_parts)
 from ..late_policy import LatePolicy
+from ..settings import private_files
 from .deadlines import InputError, load_config
 from .grade_export import report_unmatched
 
@@ -212,7 +219,8 @@ def send_scores(settings: dict, lines: list[GradeLine], assignments: list[str]
             grade = (Grade().set_user_id(member["user_id"])
                      .set_score_given(round(g.score, 2)).set_score_maximum(maximum)
                      .set_timestamp(now).set_activity_progress(progress)
-                     .set_grading_progress("FullyGraded"))
+                     .set_grading_progress("PendingManual" if g.provisional
+                                           else "FullyGraded"))
             if g.penalty:
                 grade.set_comment(f"late penalty {round(g.penalty, 2):g} points "
                                   f"({g.days_late} day(s) late)")
@@ -231,6 +239,9 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     send = sub.add_parser("send", help="send the scores of problem sets to the LMS")
     send.add_argument("assignments", nargs="+", help="problem sets, e.g. ps1")
+    send.add_argument("--force", action="store_true",
+                      help="send even while parts still need grading by hand, as "
+                           "provisional scores (PendingManual)")
     keys = sub.add_parser("keygen", help="write the tool's key if missing, print its "
                           "public keyset (JWKS) for the LMS")
     for p in (send, keys):
@@ -252,6 +263,12 @@ def main(argv=None) -> int:
             if wrong:
                 raise InputError([f"PS: no problem set {ps!r} in the gradebook (it has "
                                   f"{', '.join(known) or 'none'})" for ps in wrong])
+            ungraded = ungraded_parts(gb, args.assignments)
+            if ungraded and not args.force:
+                print(half_graded_refusal(ungraded, "no scores sent to the LMS",
+                                          "send them as provisional with FORCE=1 "
+                                          "(make lti_scores FORCE=1)"), file=sys.stderr)
+                return 1
             lines = grade_lines(gb, policy, args.assignments)
         results = send_scores(settings, lines, args.assignments)
     except InputError as exc:
@@ -271,4 +288,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     sys.exit(main())

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import jinja2
 
+from ..settings import private_files
 from .batch import latest, log_path, read_log, submission_results
 
 __all__ = ["summarise", "render", "write_report", "main"]
@@ -213,4 +214,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
     sys.exit(main())

@@ -41,7 +41,7 @@ def make(course, *args, check=True):
 
 
 def exported(course, *args):
-    make(course, "export", "PS=ps1", *args)
+    make(course, "export", "PS=ps1", "FORCE=1", *args)   # written parts not graded yet
     with open(course.root / "grades.csv", newline="") as f:
         return {r["student_id"]: r for r in csv.DictReader(f)}
 
@@ -208,7 +208,8 @@ def test_feedback_shows_due_date_and_penalty(course):
     # bob's own due date, whatever extension he had before: 2 days late
     make(course, "extend", "PS=ps1", "STUDENT=bob", "UNTIL=2026-10-07 00:00:00")
     for student in ("alice", "bob"):
-        course.nbgrader("generate_feedback", "ps1", "--force", f"--student={student}")
+        course.nbgrader("generate_feedback", "ps1", "--force", f"--student={student}",
+                        "--RefuseHalfGraded.allow_ungraded=True")   # written parts not graded yet
     page = (course.root / "feedback" / "bob" / "ps1" / "ps1.html").read_text()
     penalty = round(0.2 * course.max_score, 2)
     assert _due_note(page) == ("Due 2026-10-07 00:00:00 UTC (your extension); "

@@ -510,6 +510,19 @@ def formgrader_click(frame, selector):
     return text
 
 
+def formgrader_refused(frame, selector):
+    """Click an action in Formgrader that must fail; the text of the error box it opens
+    (its message and nbgrader's log)."""
+    frame.locator(selector).click()
+    modal = frame.locator("#success-modal, #error-modal")
+    modal.wait_for(state="visible", timeout=LONG)
+    text = modal.inner_text()
+    assert frame.locator("#error-modal").count() == 1, text
+    frame.locator("#error-modal button.close.btn").click()
+    modal.wait_for(state="detached")
+    return text
+
+
 HOSTILE_HANDLER = """() => new Promise(resolve => {
     // a student's <img onerror=...> as it would reach the page: either its handler
     // runs (it is called before any listener added later) or the policy refuses it
@@ -794,6 +807,22 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             fg.wait_for_url("**/formgrader/gradebook")
             fg.locator('a:text("Manage Assignments")').click()
             fg.locator(f"{row} td.generate-feedback a").wait_for()
+            # nothing half-graded leaves: eve's written answers still wait for a
+            # grader (bob's blank ones nbgrader scored 0 itself), so "Generate
+            # Feedback" refuses hers and names the parts
+            refusal = formgrader_refused(fg, f"{row} td.generate-feedback a")
+            assert f"no feedback for {n['eve']} on ps1" in refusal, refusal
+            assert f"{n['eve']}, ps1, validity_arguments" in refusal, refusal
+            for name in ("ada", "bob"):
+                assert f"no feedback for {n[name]}" not in refusal, refusal
+            # her written parts graded, 0 points each, as Formgrader's grade API
+            # records a score typed in (ada's were typed in the page above)
+            with gradebook(hub) as gb:
+                for name in ("eve",):
+                    for grade in gb.find_submission_notebook("ps1", "ps1", n[name]).grades:
+                        if grade.needs_manual_grade:
+                            grade.manual_score, grade.needs_manual_grade = 0, False
+                gb.db.commit()
             formgrader_click(fg, f"{row} td.generate-feedback a")
             formgrader_click(fg, f"{row} td.release-feedback a")
             with gradebook(hub) as gb:

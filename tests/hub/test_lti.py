@@ -572,7 +572,9 @@ def graded_course(platform):
                 gb.add_student(sid, first_name=sid.title(), last_name="Example",
                                email=f"{sid}@uni.example")
                 gb.add_submission("ps1", sid, timestamp=dt.datetime.fromisoformat(when))
-                gb.find_grade("answer", "ps1", "ps1", sid).manual_score = points
+                grade = gb.find_grade("answer", "ps1", "ps1", sid)
+                grade.manual_score = points
+                grade.needs_manual_grade = False    # graded, as Formgrader records it
                 gb.db.commit()
         (root / "lti.json").write_text(json.dumps({
             "issuer": platform.url, "client_id": CLIENT_ID,

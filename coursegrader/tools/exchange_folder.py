@@ -1,0 +1,70 @@
+"""``make release``'s two ends: the exchange folder exists before, and where each problem set went.
+
+nbgrader's ``release_assignment`` creates a missing exchange folder itself,
+owned by whoever runs it (root, on a server) and open to everyone, with
+only a log line; the students' environments, looking elsewhere, then find
+nothing. ``check`` refuses instead, naming the folder and how to make it;
+``released`` says where each problem set was put and how students fetch it.
+Through ngshare (the course's JupyterHub, ``KERNEL_COURSE_EXCHANGE=ngshare``)
+there is no folder and both only say so.
+
+    python -m coursegrader.tools.exchange_folder check
+    python -m coursegrader.tools.exchange_folder released ps1 [ps2 ...]
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from nbgrader.coursedir import CourseDirectory
+
+from ..settings import CourseSettings, private_files
+from .deadlines import InputError, load_config
+
+__all__ = ["main"]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.exchange_folder",
+                                     description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("check", help="refuse if the exchange folder does not exist")
+    released = sub.add_parser("released", help="say where problem sets were released")
+    released.add_argument("assignments", nargs="+")
+    args = parser.parse_args(argv)
+    try:
+        config = load_config()
+    except InputError as exc:
+        exc.report()
+        return 2
+    course_id = CourseDirectory(config=config).course_id
+    if CourseSettings(config=config).hub_exchange == "ngshare":
+        if args.command == "released":
+            print(f"released {', '.join(args.assignments)} through ngshare, course "
+                  f"{course_id}")
+        return 0
+    root = Path(config.Exchange.root)
+    if args.command == "check":
+        if not root.is_dir():
+            print(f"error: release: the exchange folder {root} does not exist; nothing "
+                  f"was released.\n  Create it, open to every student, e.g. "
+                  f"'sudo install -d -m 1777 {root}', or name the one students use "
+                  f"(NBGRADER_EXCHANGE, or c.CourseSettings.exchange in "
+                  f"nbgrader_config.py); the student package reads the same setting.",
+                  file=sys.stderr)
+            return 2
+        return 0
+    for ps in args.assignments:
+        where = root / course_id / "outbound" / ps
+        if where.is_dir():
+            print(f"released {ps} to {where}; students fetch it with: nbgrader "
+                  f"fetch_assignment {ps} --course {course_id}")
+        else:
+            print(f"error: {ps} is not in {where}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    private_files()   # what the command creates is the instructor's alone
+    sys.exit(main())

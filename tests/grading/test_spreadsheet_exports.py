@@ -1,0 +1,167 @@
+"""Exports an instructor opens in a spreadsheet, attacked through `make export`.
+
+A student picks an id and a name that a spreadsheet would run as a formula
+(``=HYPERLINK(...)``, ``+cmd|' /C calc'!A0``) or the name Canvas gives its
+points row ("Points Possible"); the LMS's roster carries the same text. Every
+cell of ``grades.csv``, the Canvas and Moodle files and the unmatched lists
+must open as text, each student must get exactly their own score, and a
+classmate's must not change. The gradebook is nbgrader's, filled through its
+API (a written part graded by hand, as Formgrader records it), in a folder
+with the course's nbgrader_config.py and Makefile.
+"""
+
+import csv
+import datetime as dt
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from coursegrader.tools.spreadsheet import FORMULA_STARTS, neutralise
+
+COURSE = Path(__file__).resolve().parents[2] / "assignments"
+pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
+
+FORMULA_ID = '=HYPERLINK("http://x","y")'
+FORMULA_NAME = "+cmd|' /C calc'!A0"
+# student id -> (first name, last name, email, ps1 points); all on time
+STUDENTS = {
+    "alice": ("Alice", "Example", "alice@uni.example", 8),            # the classmate
+    FORMULA_ID: (FORMULA_NAME, "-2+3", "@SUM(1+1)*cmd", 7),
+    "pp": ("Points", "Possible", "pp@uni.example", 3),
+}
+
+
+@pytest.fixture
+def course(slow, tmp_path):
+    root = tmp_path / "course"
+    root.mkdir()
+    shutil.copy(COURSE / "nbgrader_config.py", root)
+    shutil.copy(COURSE / "Makefile", root)
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id="kernel-methods") as gb:
+        gb.add_assignment("ps1", duedate=dt.datetime(2026, 10, 5, 23, 59))
+        gb.add_notebook("ps1", "ps1")
+        gb.add_grade_cell("answer", "ps1", "ps1", max_score=10, cell_type="markdown")
+        for sid, (first, last, email, points) in STUDENTS.items():
+            gb.add_student(sid, first_name=first, last_name=last, email=email)
+            gb.add_submission("ps1", sid, timestamp=dt.datetime(2026, 10, 5, 12))
+            grade = gb.find_grade("answer", "ps1", "ps1", sid)
+            grade.manual_score = points
+            grade.needs_manual_grade = False
+            gb.db.commit()
+    return root
+
+
+def make(root, *args, check=True):
+    done = subprocess.run(["make", "export", "PS=ps1", *args, f"PYTHON={sys.executable}"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    if check and done.returncode:
+        raise AssertionError(done.stdout + done.stderr)
+    return done
+
+
+def read(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def assert_no_formula(rows, where):
+    """No cell a spreadsheet would run: each starts with none of = + - @ tab CR,
+    unless it is a plain number."""
+    bad = [(n, cell) for n, row in enumerate(rows, 1) for cell in row
+           if cell.startswith(FORMULA_STARTS) and neutralise(cell) != cell]
+    assert not bad, f"{where}: cells that open as formulas: {bad}"
+
+
+def assert_listing_safe(path):
+    for line in path.read_text().splitlines():
+        body = line.strip()
+        assert not body.startswith(FORMULA_STARTS), f"{path.name}: {line!r}"
+        assert f" {FORMULA_ID}" not in line and f" {FORMULA_NAME}" not in line, line
+
+
+def test_neutralise_follows_owasp_and_leaves_numbers():
+    for text in ("=1+1", "+1+1", "-1+1", "@SUM(A1)", "\t=1", "\r=1", FORMULA_ID):
+        assert neutralise(text) == "'" + text
+    assert neutralise("-3") == "-3" and neutralise("-2.5") == "-2.5"
+    assert neutralise(-3.0) == -3.0 and neutralise(0) == 0
+    assert neutralise("Ada") == "Ada" and neutralise("") == ""
+
+
+def test_grades_csv_holds_no_formula_and_every_score_is_the_students_own(course):
+    make(course)
+    rows = read(course / "grades.csv")
+    assert_no_formula(rows, "grades.csv")
+    by_id = {r["student_id"]: r for r in csv.DictReader(open(course / "grades.csv"))}
+    attacker = by_id["'" + FORMULA_ID]            # shown as written, as text
+    assert attacker["first_name"] == "'" + FORMULA_NAME
+    assert attacker["last_name"] == "'-2+3" and attacker["email"] == "'@SUM(1+1)*cmd"
+    assert attacker["score"] == "7"
+    assert by_id["alice"]["score"] == "8" and by_id["pp"]["score"] == "3"
+    assert by_id["alice"]["provisional"] == ""
+
+
+CANVAS_HEADER = ("Student,ID,SIS User ID,SIS Login ID,Section,ps1 (4401),"
+                 "Current Points,Final Score\n")
+POINTS_ROW = "    Points Possible,,,,,,(read only),(read only)\n"
+CANVAS_STUDENTS = (
+    '"Example, Alice",1021,S0001,alice,Kernel Methods 2026,,0,0\n'
+    f'"{FORMULA_NAME}",1022,S0002,"{FORMULA_ID.replace(chr(34), chr(34) * 2)}",'
+    'Kernel Methods 2026,,0,0\n'
+    'Points Possible,1023,S0003,pp,Kernel Methods 2026,,0,0\n'
+    '"=1+1",1024,@S0004,=cmd,-Section,,-3,=A1\n'           # not in the gradebook
+)
+
+
+def test_canvas_file_holds_no_formula_and_points_possible_is_a_student(course):
+    (course / "canvas.csv").write_text(CANVAS_HEADER + POINTS_ROW + CANVAS_STUDENTS,
+                                       encoding="utf-8-sig")
+    done = make(course, "LMS=canvas", "ROSTER=canvas.csv")
+    rows = read(course / "grades-canvas.csv")
+    assert_no_formula(rows, "grades-canvas.csv")
+    by_id = {r[1]: r for r in rows[2:]}
+    assert rows[1][0] == "    Points Possible" and rows[1][5] == "10"  # the real points row
+    assert by_id["1021"][5] == "8"                                       # the classmate
+    assert by_id["1022"][5] == "7" and by_id["1022"][0] == "'" + FORMULA_NAME
+    assert by_id["1022"][3] == "'" + FORMULA_ID
+    assert by_id["1023"][0] == "Points Possible" and by_id["1023"][5] == "3"  # not 10
+    assert by_id["1024"][:5] == ["'=1+1", "1024", "'@S0004", "'=cmd", "'-Section"]
+    assert by_id["1024"][6] == "-3"                          # the LMS's number stays one
+    listing = course / "grades-canvas-unmatched.txt"
+    assert "line 6" in listing.read_text() and "line 6" in done.stderr
+    assert_listing_safe(listing)
+
+
+def test_canvas_student_named_points_possible_first_is_still_a_student(course):
+    """No points row in the file: the first row is a student, whatever the name."""
+    (course / "canvas.csv").write_text(
+        CANVAS_HEADER + 'Points Possible,1023,S0003,pp,Kernel Methods 2026,,0,0\n'
+        '"Example, Alice",1021,S0001,alice,Kernel Methods 2026,,0,0\n')
+    make(course, "LMS=canvas", "ROSTER=canvas.csv")
+    rows = read(course / "grades-canvas.csv")
+    assert rows[1][:6] == ["Points Possible", "1023", "S0003", "pp",
+                           "Kernel Methods 2026", "3"]
+    assert rows[2][5] == "8"
+
+
+def test_moodle_file_and_roster_listing_hold_no_formula(course):
+    make(course, "LMS=moodle")
+    rows = read(course / "grades-moodle.csv")
+    assert_no_formula(rows, "grades-moodle.csv")
+    by_id = {r[0]: r for r in rows[1:]}
+    assert by_id["'" + FORMULA_ID] == ["'" + FORMULA_ID, "'@SUM(1+1)*cmd",
+                                        "'" + FORMULA_NAME, "'-2+3", "7"]
+    assert by_id["alice"][4] == "8"
+    (course / "moodle.csv").write_text(
+        "First name,Last name,ID number,Institution,Department,Email address\n"
+        "Alice,Example,alice,Uni,CS,alice@uni.example\n"
+        "Eve,Example,=cmd|' /C calc'!A0,Uni,CS,+eve@uni.example\n")
+    done = make(course, "LMS=moodle", "ROSTER=moodle.csv")
+    assert_no_formula(read(course / "grades-moodle.csv"), "grades-moodle.csv")
+    listing = course / "grades-moodle-unmatched.txt"
+    assert "line 3" in listing.read_text() and "line 3" in done.stderr
+    assert "'=cmd|' /C calc'!A0" in listing.read_text()
+    assert_listing_safe(listing)
