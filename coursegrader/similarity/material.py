@@ -149,8 +149,32 @@ def _kb(n):
     return f"{n / 1000:.0f} kB" if n < 1000**2 else f"{n / 1000**2:.1f} MB"
 
 
-#: Calls that run code made from data (an encoded copy, say), which no comparison sees.
-_RUNTIME_CODE = frozenset({"exec", "eval", "compile", "__import__"})
+#: Names through which code made from data runs (an encoded copy, say), which no
+#: comparison sees: the builtins that run or load code, the modules that decode or
+#: load it, and the ways to reach a builtin by a computed name.
+_RUNTIME_CODE = frozenset({"exec", "eval", "compile", "__import__", "builtins",
+                           "__builtins__", "importlib", "base64", "codecs", "marshal",
+                           "pickle", "zlib", "runpy", "globals", "vars", "setattr",
+                           "CodeType", "FunctionType"})
+
+
+def _runtime_code(tree):
+    """The names in ``tree`` through which it may run code it builds: any of
+    :data:`_RUNTIME_CODE`, and ``getattr`` with a name that is not written out."""
+    found = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and n.id in _RUNTIME_CODE:
+            found.add(n.id)
+        elif isinstance(n, ast.Attribute) and n.attr in _RUNTIME_CODE:
+            found.add(n.attr)
+        elif isinstance(n, ast.alias) and n.name.split(".")[0] in _RUNTIME_CODE:
+            found.add(n.name.split(".")[0])
+        elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+              and n.func.id == "getattr" and len(n.args) >= 2
+              and not (isinstance(n.args[1], ast.Constant)
+                       and isinstance(n.args[1].value, str))):
+            found.add("getattr with a computed name")
+    return found
 
 
 def _within(source, budget):
@@ -207,11 +231,9 @@ def _code(cells, check, scaffold, notes):
         trees[i] = tree
     trees = [t for t in trees if t is not None]
     lexical = [t for t in lexical if t is not None]
-    built = sorted({n.func.id for t in trees for n in ast.walk(t)
-                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                    and n.func.id in _RUNTIME_CODE})
+    built = sorted(set().union(*(_runtime_code(t) for t in trees)))
     if built:
-        notes.append(f"calls {', '.join(built)}: code built while it runs is not "
+        notes.append(f"uses {', '.join(built)}: code built while it runs is not "
                      "compared, read it")
     if used < total:
         notes.append(f"code cut at {_kb(check.max_code_bytes)}: {_kb(total - used)} of "

@@ -111,7 +111,7 @@ def _coursedir(config):
 def _digest(folder):
     h = hashlib.sha256()
     for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
-        h.update(str(path.relative_to(folder)).encode() + b"\0")
+        h.update(os.fsencode(path.relative_to(folder)) + b"\0")
         h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()[:16]
 

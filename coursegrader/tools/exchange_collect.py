@@ -33,6 +33,7 @@ import os
 import pwd
 import shutil
 import stat
+import tempfile
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
@@ -101,6 +102,10 @@ class NoLinkCollect(ExchangeCollect):
         return None
 
     def _record(self, name, student):
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("its name is not UTF-8") from None
         path = os.path.join(self.inbound_path, name)
         info = os.lstat(path)
         if not stat.S_ISDIR(info.st_mode):
@@ -167,17 +172,28 @@ class NoLinkCollect(ExchangeCollect):
                 self.log.info("No newer submission to collect: %s %s", student, assignment)
                 return
             self.log.info("Updating submission: %s %s", student, assignment)
-            shutil.rmtree(dest)
         else:
             self.log.info("Collecting submission: %s %s", student, assignment)
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-        self.do_copy(src, dest)
-        claimed = dating.claimed_text(os.path.join(dest, dating.TIMESTAMP))
-        # a change during the copy counts: the latest change time, read after it
-        time = max(record["timestamp"], dating.folder_time(src))
-        found = dating.Dating(dating.Source.FOLDER, dating.check_time(time, "its last change"),
-                              claimed=claimed, detail=f"inbound/{record['filename']}")
-        dating.write(dest, found)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        # copied and dated beside, then put in place whole: a folder that fails
+        # half-way leaves the student's previous submission as it was
+        staging = tempfile.mkdtemp(prefix=f".{assignment}-collecting-",
+                                   dir=os.path.dirname(dest))
+        try:
+            os.rmdir(staging)
+            self.do_copy(src, staging)
+            claimed = dating.claimed_text(os.path.join(staging, dating.TIMESTAMP))
+            # a change during the copy counts: the latest change time, read after it
+            time = max(record["timestamp"], dating.folder_time(src))
+            found = dating.Dating(dating.Source.FOLDER,
+                                  dating.check_time(time, "its last change"),
+                                  claimed=claimed, detail=f"inbound/{record['filename']}")
+            dating.write(staging, found)
+            if os.path.isdir(dest):
+                shutil.rmtree(dest)
+            os.rename(staging, dest)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
         self.log.info("%s %s handed in %s UTC (%s); its timestamp.txt said %r, not used",
                       student, assignment, time.isoformat(" ", "seconds"),
                       found.describe(), claimed)

@@ -192,20 +192,28 @@ def write_moodle(lines: list[GradeLine], out: Path, assignments: list[str],
         if not keys:
             raise InputError([f"{roster}, line 1: no column {' or '.join(MOODLE_KEYS)} "
                               f"to find students by (columns: {', '.join(names)})"])
-        by_email = {next(iter(gs.values())).email.lower(): sid
-                    for sid, gs in grades.items() if next(iter(gs.values())).email}
+        # an email two students share (in any case) identifies neither of them
+        owners: dict[str, set] = {}
+        for sid, gs in grades.items():
+            email = next(iter(gs.values())).email
+            if email:
+                owners.setdefault(email.strip().casefold(), set()).add(sid)
+        by_email = {e: next(iter(s)) for e, s in owners.items() if len(s) == 1}
         wanted = []
         for n, row in enumerate(rows, start=2):
             row = row + [""] * (len(names) - len(row))
-            sid = None
+            sid, shared = None, False
             for k in keys:
                 value = row[k].strip()
-                sid = value if value in grades else by_email.get(value.lower())
+                shared = shared or len(owners.get(value.casefold(), ())) > 1
+                sid = value if value in grades else by_email.get(value.casefold())
                 if sid:
                     break
             if sid is None:
                 unknown.append(f"line {n}: " + "/".join(neutralise(row[k].strip())
-                                                        for k in keys))
+                                                        for k in keys)
+                               + (" (an email several students share: not matched)"
+                                  if shared else ""))
             elif sid not in wanted:
                 wanted.append(sid)
     provisional = any(g.provisional for sid in wanted for g in grades[sid].values())

@@ -76,6 +76,12 @@ def _copy_dir(dir_fd, dest, rel, report, exclude, include, max_file, max_total, 
               dmode):
     for name in sorted(os.listdir(dir_fd)):
         path = f"{rel}{name}"
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:   # bytes no later step could name or show
+            report.skipped.append((path.encode("utf-8", "backslashreplace").decode(),
+                                   "its name is not UTF-8"))
+            continue
         if any(fnmatch.fnmatch(name, glob) for glob in exclude):
             report.skipped.append((path, "excluded by CourseDirectory.ignore"))
             continue

@@ -19,8 +19,8 @@ folder. Every late submission must stay four days late (10 - 4 x 10 % of 16
 must finish for the whole class; collect exits non-zero naming mallory's
 folder and her link.
 
-Run it under ``flock /work/locks/hub.lock`` where several people share a
-machine: it creates Unix accounts.
+Where several people share a machine, run it under ``flock`` on the lock file
+the hub tests share: it creates Unix accounts.
 """
 
 import csv

@@ -156,3 +156,21 @@ def test_plain_export_states_due_date_and_penalty(course):
     assert bob["score"] == "9"
     dave = rows[("ps2", "dave")]
     assert dave["timestamp"] == "" and dave["score"] == "0"
+
+
+def test_an_email_two_students_share_matches_neither(course):
+    """A student registered with a classmate's email in other capitals cannot take
+    the classmate's row of a Moodle roster matched by email: neither is matched,
+    and the instructor is told why."""
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="kernel-methods") as gb:
+        gb.add_student("eve", first_name="Eve", last_name="Example", email="DAVE@uni.example")
+    (course / "moodle.csv").write_text(
+        "First name,Last name,ID number,Email address\n"
+        "Dave,Example,,dave@uni.example\n"
+        "Eve,Example,,DAVE@uni.example\n"
+        "Alice,Example,alice,alice@uni.example\n")
+    done = make(course, "LMS=moodle", "ROSTER=moodle.csv")
+    rows = read(course / "grades-moodle.csv")
+    assert [r[0] for r in rows[1:]] == ["alice"]          # nobody's grade is given to eve
+    assert "line 2: /dave@uni.example (an email several students share" in done.stderr
+    assert "line 3: /DAVE@uni.example (an email several students share" in done.stderr

@@ -8,6 +8,7 @@ smallest cells first, and every cut is said for that submission.
 
 from types import SimpleNamespace
 
+import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from coursegrader.similarity.compare import compare
@@ -77,10 +78,19 @@ def test_what_the_record_did_not_keep_is_said():
     assert m.notes == ["7.5 MB of its cells beyond what the record keeps not compared"]
 
 
-def test_code_built_at_run_time_is_said_to_be_unread():
-    hidden = "import base64\nexec(base64.b64decode('ZGVmIGRvdWJsZSh4cyk6IHJldHVybiB4cw=='))\n"
+@pytest.mark.parametrize("hidden, names", [
+    ("import base64\nexec(base64.b64decode('ZGVmIGRvdWJsZSh4cyk6IHJldHVybiB4cw=='))\n",
+     "base64, exec"),
+    # exec reached by a computed name, the encoded copy reversed
+    ("import builtins\ncode = 'c2VsZg=='[::-1]\n"
+     "getattr(builtins, 'xe'[::-1] + 'ce'[::-1])(code, globals())\n",
+     "builtins, getattr with a computed name, globals"),
+    ("run = getattr(__builtins__, ''.join(['e', 'v', 'a', 'l']))\nrun('1 + 1')\n",
+     "__builtins__, getattr with a computed name"),
+])
+def test_code_built_at_run_time_is_said_to_be_unread(hidden, names):
     m, _ = material("m", [cell("code", hidden)])
-    assert m.notes == ["calls exec: code built while it runs is not compared, read it"]
+    assert m.notes == [f"uses {names}: code built while it runs is not compared, read it"]
 
 
 def test_code_that_does_not_parse_is_compared_token_by_token_and_said():
