@@ -47,21 +47,9 @@ if server.role == "student":
         c.ExchangeFactory.submit = submit_check.checked(FolderSubmit)
 
 if server.role == "instructor" and server.exchange == "ngshare":
-    # ngshare dates a submission itself, when it receives it, and its collect
-    # writes that time as timestamp.txt (after the student's files, so in place
-    # of any the student sent); the course's collect says where it came from
-    # (coursegrader/dating.py).
-    from ngshare_exchange.collect import ExchangeCollect as NgshareCollect
-
-    from coursegrader import dating
-    from coursegrader.tools.exchange_collect import service_dating
-
-    class DatedNgshareCollect(NgshareCollect):
-        def do_copy(self, src, dest):
-            super().do_copy(src, dest)
-            dating.write(dest, service_dating(src), timestamp=False)
-
-    c.ExchangeFactory.collect = DatedNgshareCollect
+    # ngshare dates a submission itself, when it receives it; the course's collect
+    # keeps where that time came from (coursegrader/tools/ngshare_collect.py)
+    c.ExchangeFactory.collect = "coursegrader.tools.ngshare_collect.DatedNgshareCollect"
 
 if server.role == "instructor" and server.exchange != "ngshare":
     # In the shared folder any student may write into inbound/ and name the
