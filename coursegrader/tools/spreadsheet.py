@@ -19,9 +19,13 @@ import re
 
 __all__ = ["FORMULA_STARTS", "neutralise", "writer"]
 
-#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"),
+#: with the full-width forms some spreadsheets fold into them.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 _PLAIN_NUMBER = re.compile(r"-?\d+(\.\d+)?")
+#: What a spreadsheet may skip before the first character it reads: spaces,
+#: line breaks, no-break and zero-width spaces, a byte-order mark.
+_SKIPPED = " \n\u00a0\u200b\ufeff\u3000"
 
 
 def neutralise(cell):
@@ -34,7 +38,7 @@ def neutralise(cell):
     >>> neutralise("-3"), neutralise(-3.5), neutralise("Ada")
     ('-3', -3.5, 'Ada')
     """
-    if not isinstance(cell, str) or not cell.startswith(FORMULA_STARTS):
+    if not isinstance(cell, str) or not cell.lstrip(_SKIPPED).startswith(FORMULA_STARTS):
         return cell
     if _PLAIN_NUMBER.fullmatch(cell):
         return cell
