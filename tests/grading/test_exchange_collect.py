@@ -129,3 +129,20 @@ def test_copy_refuses_a_linked_folder_and_skips_each_kind(tmp_path):
     assert capped.taken == ["a.ipynb", "skip.pyc"] and capped.bytes == 3
     assert dict(capped.skipped)["sub/deeper/data.csv"] == \
         "over the limit of 3 bytes for the whole folder"
+
+
+def test_copy_takes_at_most_max_files_and_names_the_rest(tmp_path):
+    """Thousands of empty files in a submission (which once slowed its grading from
+    seconds to minutes) are cut at the limit, the notebook first in name order."""
+    from coursegrader.tools import regular_files
+
+    src = tmp_path / "in"
+    (src / "junk").mkdir(parents=True)
+    (src / "a.ipynb").write_text("{}")
+    for n in range(regular_files.MAX_FILES + 20):
+        (src / "junk" / f"{n:05d}").write_text("")
+    report = copy_regular_files(src, tmp_path / "out")
+    assert len(report.taken) == regular_files.MAX_FILES
+    assert "a.ipynb" in report.taken and (tmp_path / "out" / "a.ipynb").is_file()
+    over = [why for _, why in report.skipped]
+    assert len(over) == 21 and set(over) == {f"over the limit of {regular_files.MAX_FILES} files"}
