@@ -51,6 +51,7 @@ TIMESTAMP = "timestamp.txt"
 EARLIEST = dt.datetime(2000, 1, 1)
 _CLAIM_CHARS = 120
 _MAX_ENTRIES = 10000
+_MAX_DEPTH = 32
 _VERSION = 1
 
 
@@ -204,15 +205,25 @@ def folder_time(path):
     under it, links not followed (a link's own change time counts)."""
     latest = os.lstat(path).st_ctime
     seen = 0
-    for top, dirs, files in os.walk(path, followlinks=False):
-        for name in dirs + files:
+    folders = [(path, 0)]          # walked with a list, not by recursion: a folder
+    while folders:                 # nested a thousand deep is refused, not a crash
+        top, depth = folders.pop()
+        if depth > _MAX_DEPTH:
+            raise ValueError(f"{path}: folders nested deeper than {_MAX_DEPTH}")
+        try:
+            entries = list(os.scandir(top))
+        except FileNotFoundError:   # removed meanwhile: its folder's ctime moved
+            continue
+        for entry in entries:
             seen += 1
             if seen > _MAX_ENTRIES:
                 raise ValueError(f"{path}: more than {_MAX_ENTRIES} entries")
             try:
-                latest = max(latest, os.lstat(os.path.join(top, name)).st_ctime)
-            except FileNotFoundError:   # removed meanwhile: its folder's ctime moved
+                latest = max(latest, entry.stat(follow_symlinks=False).st_ctime)
+            except FileNotFoundError:
                 continue
+            if entry.is_dir(follow_symlinks=False):
+                folders.append((entry.path, depth + 1))
     return dt.datetime.fromtimestamp(latest, dt.timezone.utc).replace(tzinfo=None)
 
 

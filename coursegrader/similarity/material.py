@@ -159,8 +159,9 @@ _RUNTIME_CODE = frozenset({"exec", "eval", "compile", "__import__", "builtins",
 
 
 def _runtime_code(tree):
-    """The names in ``tree`` through which it may run code it builds: any of
-    :data:`_RUNTIME_CODE`, and ``getattr`` with a name that is not written out."""
+    """The names in ``tree`` through which it may run code it builds or code it
+    handed in beside the notebook: any of :data:`_RUNTIME_CODE`, ``sys.path``, and
+    ``getattr`` with a name that is not written out."""
     found = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Name) and n.id in _RUNTIME_CODE:
@@ -169,6 +170,9 @@ def _runtime_code(tree):
             found.add(n.attr)
         elif isinstance(n, ast.alias) and n.name.split(".")[0] in _RUNTIME_CODE:
             found.add(n.name.split(".")[0])
+        elif (isinstance(n, ast.Attribute) and n.attr == "path"
+              and isinstance(n.value, ast.Name) and n.value.id == "sys"):
+            found.add("sys.path (a module of its own files)")
         elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
               and n.func.id == "getattr" and len(n.args) >= 2
               and not (isinstance(n.args[1], ast.Constant)

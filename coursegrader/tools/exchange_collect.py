@@ -83,7 +83,7 @@ class NoLinkCollect(ExchangeCollect):
                 continue
             try:
                 record = self._record(name, student)
-            except (ValueError, OSError) as exc:   # this folder only, never the class
+            except Exception as exc:   # this folder only, never the class
                 self.refused.append(f"{name!r}: refused: {exc}")
                 continue
             by_student.setdefault(student, []).append(record)

@@ -78,3 +78,21 @@ def test_feedback_is_released_to_everyone_but_a_folder_made_by_hand(collected, c
     assert len(released) == 2           # bob's and cy's, whichever order they came in
     assert sorted(p.read_text() for p in released) == ["<p>feedback for bob</p>",
                                                         "<p>feedback for cy</p>"]
+
+
+def test_a_folder_nested_a_thousand_deep_fails_alone(collected, capfd):
+    """A student's inbound folder with folders nested 1100 deep (deeper than
+    Python's recursion limit) is refused, naming it; the class is collected."""
+    c, inbound = collected
+    bob, = inbound.glob(f"bob+{PS}+*")
+    deep = bob
+    for _ in range(1100):
+        deep = deep / "d"
+    os.makedirs(deep)
+    (c.root / "submitted").rename(c.root / "submitted-before")
+    capfd.readouterr()
+    assert c.nbgrader("collect", PS, check=False) != 0
+    said = capfd.readouterr().err
+    assert f"'{bob.name}': refused" in said and "nested deeper than" in said
+    assert "Traceback" not in said
+    assert sorted(p.name for p in (c.root / "submitted").iterdir()) == ["ada", "cy"]
