@@ -217,6 +217,14 @@ def write_moodle(lines: list[GradeLine], out: Path, assignments: list[str],
             elif sid not in wanted:
                 wanted.append(sid)
     provisional = any(g.provisional for sid in wanted for g in grades[sid].values())
+    # an email several students share (in any case) is left out of their rows, so
+    # that an import matched by email cannot put one's grade on the other's account
+    emails = [(next(iter(grades[sid].values())).email or "").strip().casefold()
+              for sid in wanted]
+    shared = {e for e in emails if e and emails.count(e) > 1}
+    if shared:
+        print(f"warning: {len(shared)} email(s) shared by several students left out of "
+              f"{out.name} (match its rows by ID number)", file=sys.stderr)
     with open(out, "w", newline="", encoding="utf-8") as f:
         w = writer(f)
         w.writerow(["ID number", "Email address", "First name", "Last name"]
@@ -225,7 +233,9 @@ def write_moodle(lines: list[GradeLine], out: Path, assignments: list[str],
             first = next(iter(grades[sid].values()))
             marks = "; ".join(f"{ps} {_provisional(g)}" for ps, g in
                               sorted(grades[sid].items()) if g.provisional)
-            w.writerow([sid, first.email or "", first.first_name or "",
+            email = first.email or ""
+            w.writerow([sid, "" if email.strip().casefold() in shared else email,
+                        first.first_name or "",
                         first.last_name or ""]
                        + [_points(grades[sid][ps].score) if ps in grades[sid] else ""
                           for ps in assignments] + ([marks] if provisional else []))
