@@ -1183,6 +1183,7 @@ def test_a_subproblem_answer_is_made_exact_on_its_active_sets():
     assert np.abs(a - rough).max() > 1e-9  # Clarabel's answer itself was not exact
 
 
+@pytest.mark.slow   # 2-4 s of CPU each, on two BLAS threads
 @pytest.mark.parametrize("seed", [0, 1])
 def test_two_moons_at_C_1000_is_solved_and_beats_libsvm_on_its_own_conditions(seed):
     X, y = make_moons(2000, noise=0.3, random_state=seed)
@@ -1265,6 +1266,7 @@ def fits():
 """
 
 
+@pytest.mark.slow   # a fresh Python process with kernlab and its fits: about 5 s of CPU
 def test_a_refused_fit_leaves_nothing_behind_for_the_next():
     """After a fit that is refused (linear SVC on features scaled by 1e6), every fit gives
     exactly, bit for bit, what it gives in a fresh process (a warm-started Clarabel kept
