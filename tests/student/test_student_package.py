@@ -283,6 +283,7 @@ def jupyterlab(slow, student_env):
 def test_a_downloaded_chapter_shows_its_theorems_and_maths_in_jupyterlab(
         student_env, jupyterlab):
     require_chromium()
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     # the chapter's notebook as the site offers it for download, with a margin
@@ -319,14 +320,23 @@ def test_a_downloaded_chapter_shows_its_theorems_and_maths_in_jupyterlab(
             page.goto(f"{url}/lab/tree/kernel_trick.ipynb?token={token}")
             page.wait_for_selector(".jp-Notebook .myst-proof-title", timeout=120_000)
             page.wait_for_selector(".jp-Notebook .katex", timeout=60_000)
-            # JupyterLab renders a long notebook's cells as they come into view:
-            # scroll to the end (the chapter's definition is far down) and wait for it
-            page.wait_for_function("""() => {
-                const panel = document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer');
-                if (panel) panel.scrollTop = panel.scrollHeight;
-                return [...document.querySelectorAll('.jp-Notebook .myst-proof-title')]
-                    .some(e => e.innerText.includes('Definition'));
-            }""", polling=500, timeout=120_000)
+            # JupyterLab renders a long notebook's cells as they come into view, and
+            # each Markdown cell when its turn comes: scroll to the end (the chapter's
+            # definition is far down) and wait for it and for every equation number
+            # (if one never comes, the assertions below say which)
+            try:
+                page.wait_for_function("""(numbers) => {
+                    const panel = document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer');
+                    if (panel) panel.scrollTop = panel.scrollHeight;
+                    const text = [...document.querySelectorAll(
+                        '.jp-MarkdownCell .jp-RenderedMarkdown, .jp-MarkdownCell .myst')]
+                        .map(e => e.innerText).join('\\n');
+                    return [...document.querySelectorAll('.jp-Notebook .myst-proof-title')]
+                        .some(e => e.innerText.includes('Definition'))
+                        && numbers.every(n => text.includes('(' + n + ')'));
+                }""", arg=equations, polling=500, timeout=120_000)
+            except PlaywrightTimeout:
+                pass
             seen = page.evaluate("""() => {
                 const nb = document.querySelector('.jp-Notebook');
                 const rendered = [...nb.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown, '
