@@ -27,39 +27,16 @@ from pathlib import Path
 
 from nbgrader.api import Assignment, Gradebook, Student
 from sqlalchemy import select
-from traitlets.config import Config
 
 from ..gradebook import Extension, open_gradebook, registered_assignments
 from ..late_policy import CourseCalendar
-from ..settings import course_config, find_course, private_files
+from ..settings import private_files
+from .command_input import InputError, load_config
 
-__all__ = ["InputError", "load_config", "set_due_dates", "grant_extensions", "status",
-           "main"]
+__all__ = ["set_due_dates", "grant_extensions", "status", "main"]
 
 DUE_COLUMNS = ("assignment", "due")
 EXTENSION_COLUMNS = ("assignment", "student_id", "until")
-
-
-class InputError(ValueError):
-    """Bad input: every message names the file, line and field."""
-
-    def __init__(self, problems: list[str]):
-        self.problems = problems
-        super().__init__("\n".join(problems))
-
-    def report(self) -> None:
-        """Print every problem on standard error, one ``error:`` line each."""
-        for problem in self.problems:
-            print(f"error: {problem}", file=sys.stderr)
-
-
-def load_config(folder: Path | str | None = None) -> Config:
-    """The configuration of the course folder that holds ``folder`` (default: the current
-    folder), read once per process."""
-    try:
-        return course_config(find_course(folder))
-    except ValueError as exc:
-        raise InputError([str(exc)]) from None
 
 
 def _read_csv(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict]]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from nbgrader.coursedir import CourseDirectory
 
 from ..settings import CourseSettings, private_files
-from .deadlines import InputError, load_config
+from .command_input import InputError, load_config
 
 __all__ = ["main"]
 

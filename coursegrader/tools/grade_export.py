@@ -47,7 +47,7 @@ from ..gradebook import (GradeLine, grade_lines, half_graded_refusal, open_grade
                          ungraded_parts)
 from ..late_policy import CourseCalendar, LatePolicy
 from ..settings import private_files
-from .deadlines import InputError, load_config
+from .command_input import InputError, load_config
 from .spreadsheet import neutralise, writer
 
 __all__ = ["NBGRADER_COLUMNS", "write_csv", "fill_canvas", "write_moodle",

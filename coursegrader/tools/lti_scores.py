@@ -62,7 +62,7 @@ from ..gradebook import (GradeLine, grade_lines, half_graded_refusal, open_grade
                          ungraded_parts)
 from ..late_policy import LatePolicy
 from ..settings import private_files
-from .deadlines import InputError, load_config
+from .command_input import InputError, load_config
 from .grade_export import report_unmatched
 
 __all__ = ["REQUIRED", "MATCH_FIELDS", "load_settings", "keygen", "public_jwks",

@@ -31,7 +31,7 @@ from .. import record
 from ..similarity.compare import compare
 from ..similarity.material import SimilarityCheck, Scaffold, boilerplate, material_of
 from ..similarity.page import write_report
-from .deadlines import InputError, load_config
+from .command_input import InputError, load_config
 
 __all__ = ["SimilarityCheck", "recorded_materials", "compare_all", "main"]
 

@@ -15,7 +15,7 @@ import sys
 
 from ..gradebook import half_graded_refusal, open_gradebook, ungraded_parts
 from ..settings import private_files
-from .deadlines import InputError, load_config
+from .command_input import InputError, load_config
 
 __all__ = ["main"]
 
