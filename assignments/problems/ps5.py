@@ -193,7 +193,8 @@ def _svm_dual_compare(got, best, case):
     if abs(a @ t) > tol * len(t):
         return f"the constraint sum(alpha * y) = 0 fails: yours is {a @ t:.3g}"
     value = dual_objective(K, t, a)
-    if value < best - 1e-6 * max(1.0, abs(best)):
+    # "not >=" so that a NaN objective (an overflow inside K @ alpha) fails too
+    if not value >= best - 1e-6 * max(1.0, abs(best)):
         return f"alpha is feasible but not optimal: dual objective expected {best:.8g}, got {value:.8g}"
     return None
 
@@ -292,8 +293,12 @@ def _primal_compare(got, best, case):
     b, msg = _scalar(got[1], "b")
     if msg:
         return msg
-    value = hinge_objective(K, t, c, b, lam)
-    if value > best + 1e-5 * max(1.0, abs(best)):
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = hinge_objective(K, t, c, b, lam)
+    if not np.isfinite(value):
+        return ("your (a, b) gives no finite objective: K a overflows; "
+                "a minimiser has coefficients of a sensible size")
+    if not value <= best + 1e-5 * max(1.0, abs(best)):
         return f"your (a, b) is not a minimiser: objective expected {best:.8g}, got {value:.8g}"
     return None
 
