@@ -10,10 +10,20 @@ Formgrader and for the feedback page (mistune with nbconvert's maths rules),
 and the *rendered* HTML is cleaned with ``nh3`` against an allowlist:
 formatting tags only, no ``style``, ``id`` or event handler, no script,
 iframe, object, SVG, form, meta, link or base, and URLs only with the schemes
-``http``, ``https`` and ``mailto`` or as a ``#anchor`` in the page.  Cleaning
+``http``, ``https`` and ``mailto`` or as a ``#anchor`` in the page.  No
+image is shown: one with a web address becomes a link to it, so that opening
+a student's work fetches nothing from anywhere (a remote image would tell its
+owner when, where and by whom the work was read, and could show the grader
+something else than it shows anyone else); another becomes its alternative
+text.  Cleaning
 the Markdown source instead would miss links that only the renderer makes
 (``[x](javascript:...)`` is plain text to an HTML cleaner).  Maths stays text
 (``$...$``, ``$$...$$``, ``\\begin{align}``), so MathJax still typesets it.
+
+Rendering Markdown with maths costs time quadratic in the length of some
+texts (an unclosed ``\\begin{...}`` repeated), so Markdown longer than
+:data:`MAX_MARKDOWN` characters is not rendered: it is shown as plain text,
+with a note saying so (:func:`clean_markdown`).
 """
 
 from __future__ import annotations
@@ -26,8 +36,9 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from pygments.token import STANDARD_TYPES
 
 __all__ = ["TAGS", "DROPPED_WITH_CONTENT", "ATTRIBUTES", "ALLOWED_CLASSES", "URL_SCHEMES",
-           "allowed_url", "clean_html", "markdown_to_html", "student_markdown_html",
-           "is_plain_markdown", "clean_markdown"]
+           "MAX_MARKDOWN", "allowed_url", "clean_html", "markdown_to_html",
+           "student_markdown_html", "is_plain_markdown", "clean_markdown", "plain_text_block",
+           "is_plain_text_block"]
 
 #: Tags a student's HTML may keep (their content is kept either way, except
 #: for the tags of :data:`DROPPED_WITH_CONTENT`).
@@ -66,7 +77,14 @@ ALLOWED_CLASSES = {
 #: The only URL schemes kept.
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 
+#: The longest Markdown (in characters) rendered as Markdown; a longer text is
+#: shown as plain text.  Ten times the longest written answer of the course's
+#: solutions, and rendered in about a second at worst.
+MAX_MARKDOWN = 16_000
+
 _INPUT_VALUES = {"type": {"checkbox"}}
+_IMG = re.compile(r"<img\b[^>]*>")
+_ATTR = re.compile(r'([\w:-]+)="([^"]*)"')
 
 
 def allowed_url(url: str) -> bool:
@@ -89,10 +107,25 @@ def _keep_attribute(tag, name, value):
     return value
 
 
+def _image_as_link(match) -> str:
+    """An image of nh3's cleaned output (attributes quoted and escaped) as a link to its
+    address, or as its alternative text."""
+    attrs = dict(_ATTR.findall(match.group(0)))
+    alt = attrs.get("alt") or attrs.get("title") or "image"
+    src = attrs.get("src", "")
+    if src and allowed_url(src) and not src.startswith("#"):
+        return f'<a href="{src}" rel="noopener noreferrer nofollow">[image: {alt}]</a>'
+    return f"[image: {alt}]"
+
+
 def clean_html(html: str) -> str:
     """``html`` written (or rendered) from a student, with only the allowlist kept."""
     if not isinstance(html, str):
         raise TypeError(f"clean_html: html must be a str, got {type(html).__name__}")
+    return _IMG.sub(_image_as_link, _nh3_clean(html))
+
+
+def _nh3_clean(html: str) -> str:
     return nh3.clean(
         html, tags=set(TAGS), clean_content_tags=set(DROPPED_WITH_CONTENT),
         attributes={tag: set(names) for tag, names in ATTRIBUTES.items()},
@@ -128,8 +161,8 @@ def _tokens_are_plain(tokens) -> bool:
         if kind in ("block_html", "inline_html"):
             return False
         url = token.get("attrs", {}).get("url")
-        if kind in ("link", "image") and not (isinstance(url, str)
-                                              and allowed_url(url)):
+        if kind == "image" or (kind == "link" and not (isinstance(url, str)
+                                                      and allowed_url(url))):
             return False
         if not _tokens_are_plain(token.get("children") or []):
             return False
@@ -137,7 +170,7 @@ def _tokens_are_plain(tokens) -> bool:
 
 
 def is_plain_markdown(source: str) -> bool:
-    """Whether ``source`` holds no raw HTML and no link or image but allowed ones.
+    """Whether ``source`` holds no raw HTML, no image and no link but allowed ones.
 
     Such Markdown renders to the renderer's own tags and escaped text only, so
     it may be kept as the student wrote it.
@@ -161,10 +194,42 @@ def clean_markdown(source: str) -> str:
     if not isinstance(source, str):
         raise TypeError("clean_markdown: source must be a str, "
                         f"got {type(source).__name__}")
+    if is_plain_text_block(source):      # cleaned before: already safe
+        return source
+    if len(source) > MAX_MARKDOWN:
+        return plain_text_block(source, f"longer than {MAX_MARKDOWN:,} characters")
     if is_plain_markdown(source):
         return source
-    html = student_markdown_html(source).strip()
+    return _html_block(student_markdown_html(source).strip())
+
+
+def _html_block(html: str) -> str:
     # A blank line would end the HTML block; inside <pre> a line holding one
     # space looks the same.
     html = re.sub(r"\n[ \t]*(?=\n)", "\n&#32;", html)
     return f"<div>\n{html}\n</div>"
+
+
+def plain_text_block(source: str, why: str) -> str:
+    """``source`` as a Markdown cell that shows it as plain text, not rendered, with a
+    note saying ``why``.
+
+    Every character that means something to HTML, to Markdown's maths or to
+    MathJax (``<>&`` and backslash, dollar, backtick) is written as a character
+    reference, so no later rendering parses it (and MathJax leaves ``<pre>`` alone).
+    """
+    text = "".join(f"&#{ord(c)};" if c in _REFERENCED else c for c in source)
+    why = "".join(c for c in why if c not in _REFERENCED)
+    return _html_block(f"<p><em>Shown as plain text: {why}.</em></p>\n<pre>{text}</pre>")
+
+
+_REFERENCED = frozenset('<>&\\$`*_[]"')
+_PLAIN_TEXT_BLOCK = re.compile(
+    r'<div>\n<p><em>Shown as plain text: [^<>&\\$`*_\[\]"]*\.</em></p>\n'
+    r'<pre>(?:[^<>&\\$`*_\[\]"]|&#[0-9]{1,7};)*</pre>\n</div>')
+
+
+def is_plain_text_block(source: str) -> bool:
+    """Whether ``source`` is exactly what :func:`plain_text_block` writes: no markup, every
+    special character a character reference (so it is kept as it is when cleaned again)."""
+    return isinstance(source, str) and _PLAIN_TEXT_BLOCK.fullmatch(source) is not None

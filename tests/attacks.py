@@ -21,6 +21,9 @@ ATTACKS = {
     "refresh": '<meta http-equiv="refresh" content="0; url=https://pwned.example/">',
     "formgrader api":
         "<script>fetch(base_url + '/api/grade/1', {method: 'PUT'})</script>",
+    # a tracking pixel: tells its owner when, where and by whom the work is read
+    "remote image": "![a plot](https://tracker.example/pixel.png)",
+    "raw remote image": '<img src="http://tracker.example/raw.png" alt="a plot">',
 }
 HOSTILE = "My answer.\n\n" + "\n\n".join(f"Attack {i}: {attack}"
                                           for i, attack in enumerate(ATTACKS.values()))

@@ -10,9 +10,9 @@ what stays is :mod:`coursegrader.student_html`.
 
 import json
 
-from traitlets import Bool
+from traitlets import Bool, Int
 
-from ..student_html import clean_html, clean_markdown
+from ..student_html import clean_html, clean_markdown, is_plain_text_block, plain_text_block
 from ..student_outputs import clean_outputs
 from .base import HTMLExportablePreprocessor
 
@@ -25,6 +25,8 @@ class CleanStudentHTML(HTMLExportablePreprocessor):
     A Markdown cell that is plain Markdown (no raw HTML, links only to http,
     https, mailto or ``#anchors``) is kept as written; another is replaced by
     its cleaned rendering, which looks the same where nothing was removed.
+    Rendering is bounded per cell (``student_html.MAX_MARKDOWN``) and per
+    notebook (:attr:`markdown_budget`): past either, a cell is shown as plain text.
     """
 
     markdown = Bool(
@@ -35,9 +37,27 @@ class CleanStudentHTML(HTMLExportablePreprocessor):
     outputs = Bool(True, help="Keep only plain, cleaned outputs in code cells "
                    "(coursegrader.student_outputs.clean_outputs).").tag(config=True)
 
+    markdown_budget = Int(
+        200_000, help="Characters of Markdown rendered per notebook; the Markdown cells "
+        "after that many are shown as plain text (rendering some texts costs time "
+        "quadratic in their length).").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        self._left = self.markdown_budget
+        return super().preprocess(nb, resources)
+
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "markdown" and self.markdown:
-            cell.source = clean_markdown(cell.source)
+            source = cell.source
+            if is_plain_text_block(source):
+                pass     # cleaned before: kept, and not counted
+            elif len(source) > self._left:
+                cell.source = plain_text_block(
+                    source, f"the notebook's Markdown is longer than {self.markdown_budget:,} "
+                    "characters")
+            else:
+                self._left -= len(source)
+                cell.source = clean_markdown(source)
         elif cell.cell_type == "raw" and self.raw:
             cell.source = clean_html(cell.source)
         elif cell.cell_type == "code" and self.outputs:

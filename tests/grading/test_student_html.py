@@ -47,8 +47,12 @@ k(x, t) &= x^\top D t \\
 
 - see [the notes](https://example.org/notes) and `is_kernel`
 - questions to [me](mailto:alice@example.org); back to [the top](#top)
-- ![a sketch of the Gram matrix](https://example.org/gram.png)
 """
+
+#: The feedback page's Content-Security-Policy (coursegrader/templates/feedback).
+FEEDBACK_CSP = {"http-equiv": "Content-Security-Policy",
+                "content": "default-src 'none'; script-src 'unsafe-inline'; "
+                           "style-src 'unsafe-inline'; img-src data:; font-src data:"}
 
 #: Marks every payload leaves; none may reach a browser in a live form.
 NEEDLES = ("pwned", "javascript:", "data:", "onerror", "onload", "<script", "<iframe",
@@ -180,8 +184,14 @@ def test_the_feedback_page_holds_no_attack_and_names_the_parts(graded):
         for name in ("href", "src", "action", "formaction", "xlink:href"):
             value = (attrs.get(name) or "").strip().lower()
             assert not value.startswith(("javascript:", "data:")), (tag, attrs)
+        # nothing of the student's is fetched when the page opens: a remote image is a link
+        assert not (tag == "img" and "tracker.example" in (attrs.get("src") or "")), attrs
         assert tag not in ("iframe", "svg", "object", "embed", "form", "base"), tag
-        assert not (tag == "meta" and "http-equiv" in attrs), attrs
+        assert not (tag == "meta" and "http-equiv" in attrs) or attrs == FEEDBACK_CSP, attrs
+    # the page's own policy, which no student's content can loosen: nothing is loaded
+    policies = [attrs for tag, attrs in hostile if tag == "meta" and "http-equiv" in attrs]
+    assert policies == [FEEDBACK_CSP]
+    assert 'href="https://tracker.example/pixel.png"' in _feedback(graded, "mallory")
     raw = _feedback(graded, "alice")
     # the TeX is written out as MathML (coursegrader/mathml.py)
     start = raw.index("Each candidate is a kernel")
