@@ -94,10 +94,14 @@ def _sections_of(text, page, chapter):
             for label, title in found]
 
 
-@functools.cache
 def book_sections(root=BOOK_ROOT):
-    """``{label: Section}`` for every labelled section of the book under ``root``."""
-    root = Path(root)
+    """``{label: Section}`` for every labelled section of the book under ``root``
+    (read once per process)."""
+    return dict(_read(Path(root).resolve()))
+
+
+@functools.cache
+def _read(root):
     if not (root / "_toc.yml").is_file():
         raise ValueError(f"book: no _toc.yml in {root} (the grader reads the book's "
                          "sections from the course's repository)")
