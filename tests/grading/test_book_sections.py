@@ -299,3 +299,39 @@ def test_the_reports_sections_link_to_the_book_and_student_text_stays_text():
     assert (f'<a href="{BOOK_URL}book/chapters/kernel_trick.html#kt-when-kernel">'
             "Chapter 1, The kernel trick: Which functions are kernels?</a>") in page
     assert "&lt;b&gt;x&lt;/b&gt;" in page
+
+
+def test_the_feedback_with_its_sections_meets_wcag_21_aa(graded_class, tmp_path):
+    """Pages with the sections under every part, linked and in words, have no
+    serious or critical WCAG 2.1 AA violation and fit a laptop and a phone."""
+    from playwright.sync_api import sync_playwright
+
+    from accessibility import LAPTOP, PHONE, axe_violations
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    course, linked, plain, report = graded_class
+    pages = {"bob linked": linked["bob"], "carol in words": plain["carol"]}
+    for name, text in pages.items():
+        (tmp_path / f"{name}.html").write_text(text, encoding="utf-8")
+    failures, checked = [], 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
+        try:
+            for device, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+                context = browser.new_context(viewport=viewport, is_mobile=device == "phone")
+                for name in pages:
+                    page = context.new_page()
+                    page.goto((tmp_path / f"{name}.html").as_uri())
+                    page.wait_for_selector("math", state="attached", timeout=60_000)
+                    assert page.locator("div.read-again").count() > 0, name
+                    failures += [f"{device} {name}: {v}" for v in axe_violations(page)]
+                    wide = page.evaluate("() => document.documentElement.scrollWidth")
+                    if wide > viewport["width"]:
+                        failures.append(f"{device} {name}: the page is {wide} px wide")
+                    checked += 1
+                    page.close()
+                context.close()
+        finally:
+            browser.close()
+    assert checked == 4
+    assert not failures, "\n".join(failures)
