@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 
 import jinja2
+from traitlets import TraitError
 
 from .. import book_sections
 from ..settings import CourseSettings, course_config, private_files
@@ -235,7 +236,7 @@ def main(argv=None):
     for ps in args.assignments:
         try:
             print(write_report(args.course, ps, args.out))
-        except ValueError as exc:
+        except (ValueError, TraitError) as exc:   # TraitError: a setting refused
             print(f"error: {exc}", file=sys.stderr)
             status = 1
     return status
