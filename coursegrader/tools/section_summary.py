@@ -50,7 +50,10 @@ def by_section(results, assignment):
     for pid, part in parts.items():
         for label in part.sections:
             order.setdefault(label, []).append(pid)
-    known = book_sections.book_sections() if order else {}
+    try:
+        known = book_sections.book_sections() if order else {}
+    except ValueError:   # no book beside the grader: the sections go by their labels
+        known = {}
     rows = []
     for label, pids in order.items():
         shares = []
