@@ -116,14 +116,18 @@ c.Autograde.autograde_preprocessors = [
 
 # Feedback shows the public test source and every report, never hidden tests,
 # and no HTML or script of the student's that could run in a browser; each
-# graded part is named by its title.  No feedback is written (from `make
-# feedback` or Formgrader) for a submission with parts still to grade by hand,
-# unless c.RefuseHalfGraded.allow_ungraded (make feedback FORCE=1).
+# graded part is named by its title, and a part not fully scored names the
+# book's sections it exercises, linked on the published book when
+# c.CourseSettings.book_url is set (below, or $COURSEGRADER_BOOK_URL).  No
+# feedback is written (from `make feedback` or Formgrader) for a submission
+# with parts still to grade by hand, unless c.RefuseHalfGraded.allow_ungraded
+# (make feedback FORCE=1).
 c.GenerateFeedback.preprocessors = [
     "coursegrader.preprocessors.RefuseHalfGraded",
     "coursegrader.preprocessors.HideHiddenTests",
     "coursegrader.preprocessors.CleanStudentHTML",
     "coursegrader.preprocessors.TitleGradedParts",
+    "coursegrader.preprocessors.LinkBookSections",
     "nbgrader.preprocessors.GetGrades",
     "coursegrader.preprocessors.LateFeedback",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
@@ -140,6 +144,11 @@ c.HTMLExporter.filters = {
     "clean_student_html": "coursegrader.student_html.clean_html",
     "tex_to_mathml": "coursegrader.mathml.html_with_mathml",
 }
+
+# The address of the published course website (the folder of its index.html):
+# feedback links a failed part to the section of the book that teaches it.
+# Unset, the feedback names the section by its chapter and title.
+# c.CourseSettings.book_url = "https://example.org/kernel-methods/"
 
 # Due dates and the late policy (coursegrader/late_policy.py). Due dates come
 # from due_dates.csv (`make db`), extensions from `make extend`; both are

@@ -33,6 +33,8 @@ __all__ = [
 ]
 
 _PS_NAME = re.compile(r"^ps[0-9]+$")
+#: A label of a section of the book, as MyST writes it above the heading: ``(label)=``.
+_LABEL = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,11 @@ class Part:
     a message otherwise) must be given.  ``compare(got, expected, case)``
     returns ``None`` or a message; it defaults to :func:`allclose`.
     ``hidden`` (a generator of hidden cases from a random stream) is left
-    ``None`` here; only the grader's copy of a part has one.
+    ``None`` here; only the grader's copy of a part has one.  ``sections``
+    names the sections of the book the part exercises, by the labels written
+    above their headings (``(kt-when-kernel)=``); the feedback on a failed
+    part sends the student there, and the class report adds up how the class
+    did on each.
     """
 
     func: str
@@ -75,6 +81,7 @@ class Part:
     timeout: float = 20.0
     description: str = field(default="", compare=False)
     answers: Optional[dict] = field(default=None, compare=False)
+    sections: tuple = field(default=(), compare=False)
 
     def __post_init__(self):
         if not isinstance(self.func, str) or not self.func.isidentifier():
@@ -88,6 +95,10 @@ class Part:
             raise ValueError("Part.compare is only used with Part.reference")
         if not self.timeout > 0:
             raise ValueError(f"Part.timeout must be positive, got {self.timeout!r}")
+        if not (isinstance(self.sections, tuple)
+                and all(isinstance(s, str) and _LABEL.fullmatch(s) for s in self.sections)):
+            raise ValueError("Part.sections must be a tuple of the book's section labels "
+                             f"such as ('kt-when-kernel',), got {self.sections!r}")
 
 
 # ----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ COURSEGRADER_CELL_TIMEOUT  :attr:`CourseSettings.cell_timeout`
 COURSEGRADER_PART_TIMEOUT  :attr:`CourseSettings.part_timeout`
 DASK_SCHEDULER             :attr:`CourseSettings.scheduler`
 KERNEL_COURSE_EXCHANGE     :attr:`CourseSettings.hub_exchange`
+COURSEGRADER_BOOK_URL      :attr:`CourseSettings.book_url`
 ========================== =================================================
 
 nbgrader's own settings that follow from these -- the course folder, the
@@ -30,9 +31,10 @@ applies last.
 
 import copy
 import os
+import urllib.parse
 from pathlib import Path
 
-from traitlets import Float, Int, Unicode, default
+from traitlets import Float, Int, TraitError, Unicode, default, validate
 from traitlets.config import Config, Configurable
 
 __all__ = ["CourseSettings", "CONFIG_FILE", "PRIVATE_UMASK", "find_course", "course_config",
@@ -139,6 +141,18 @@ def _number(name, kind, fallback):
     return number
 
 
+def _book_url(url, name):
+    """``url`` when it is empty or the http(s) address of a site, else ValueError
+    naming ``name``: it is written into the href of links on student pages."""
+    parsed = urllib.parse.urlsplit(url)
+    odd = any(c.isspace() or c in "\"'<>`\\" for c in url)
+    if url and (parsed.scheme not in ("http", "https") or not parsed.netloc
+                or parsed.query or parsed.fragment or odd):
+        raise ValueError(f"{name}: expected the http(s) address of the published book, "
+                         f"such as https://example.org/kernel-methods/, got {url!r}")
+    return url
+
+
 class CourseSettings(Configurable):
     """Settings read from the environment (see the table above)."""
 
@@ -173,6 +187,13 @@ class CourseSettings(Configurable):
     hub_exchange = Unicode(
         help="The exchange the course's JupyterHub chose ($KERNEL_COURSE_EXCHANGE, "
              "set by deploy/ on its servers); empty: not on the hub.").tag(config=True)
+
+    book_url = Unicode(
+        help="Address of the course's published website ($COURSEGRADER_BOOK_URL, e.g. "
+             "https://example.org/kernel-methods/, the folder of its index.html): the "
+             "feedback on a failed part links to the book's section on it that teaches "
+             "what the part tests (coursegrader/book_sections.py). Empty: the feedback "
+             "names the section by its chapter and title instead.").tag(config=True)
 
     @default("exchange")
     def _default_exchange(self):
@@ -209,3 +230,14 @@ class CourseSettings(Configurable):
     @default("hub_exchange")
     def _default_hub_exchange(self):
         return _env("KERNEL_COURSE_EXCHANGE", "")
+
+    @default("book_url")
+    def _default_book_url(self):
+        return _book_url(_env("COURSEGRADER_BOOK_URL", ""), "$COURSEGRADER_BOOK_URL")
+
+    @validate("book_url")
+    def _valid_book_url(self, proposal):
+        try:
+            return _book_url(proposal["value"], "CourseSettings.book_url")
+        except ValueError as exc:
+            raise TraitError(str(exc)) from None

@@ -149,21 +149,25 @@ def _counter_public():
 PARTS = {
     "quadratic_map": Part(
         func="quadratic_feature_map", points=2,
+        sections=("kt-polynomial-features", "kt-polynomial"),
         description="its inner products equal (1 + <x, z>)^2",
         public=_quad_public, verify=_verify_quadratic,
     ),
     "multinomial_map": Part(
         func="multinomial_feature_map", points=3,
+        sections=("bk-polynomials", "kt-polynomial"),
         description="shape (n, C(d+p, p)) and inner products equal (1 + <x, z>)^p",
         public=_multi_public, verify=_verify_multinomial,
     ),
     "kernel_verdicts": Part(
         func="is_kernel", points=2,
+        sections=("kt-when-kernel", "reg-closure"),
         description="the verdict for each candidate",
         public=_verdict_public, answers=public_answers("ps1", "kernel_verdicts"), compare=equal(),
     ),
     "counterexample": Part(
         func="counterexample_points", points=3,
+        sections=("kt-when-kernel",),
         description="the Gram matrix on the returned points is not PSD",
         public=_counter_public, verify=_verify_counterexample,
     ),

@@ -164,31 +164,37 @@ def _kernel_ridge_public():
 PARTS = {
     "ridge_primal": Part(
         func="ridge_primal", points=3,
+        sections=("kt-primal-ridge",),
         description="the weights solve the d x d normal equations",
         public=_ridge_primal_public, reference=_ridge_primal_reference, compare=allclose(rtol=1e-6, atol=1e-9),
     ),
     "ridge_dual": Part(
         func="ridge_dual", points=3,
+        sections=("reg-dual", "svm-push-through"),
         description="alpha solves the n x n dual system",
         public=_ridge_dual_public, reference=_ridge_dual_reference, compare=allclose(rtol=1e-6, atol=1e-9),
     ),
     "ridge_intercept": Part(
         func="ridge_intercept", points=3,
+        sections=("svm-ridge-intercept",),
         description="w and the unpenalised intercept b",
         public=_ridge_intercept_public, reference=_ridge_intercept_reference, compare=_ridge_intercept_compare,
     ),
     "bump_gram": Part(
         func="bump_gram", points=2,
+        sections=("bk-gaussian-bumps",),
         description="the L2 inner products of the bumps",
         public=_bump_gram_public, answers=public_answers("ps2", "bump_gram"), compare=allclose(rtol=1e-8, atol=1e-12),
     ),
     "basis_ridge": Part(
         func="basis_ridge", points=3,
+        sections=("bk-finite-basis", "bk-ridge-shifts"),
         description="w solves (Phi^T Phi + lam G) w = Phi^T y",
         public=_basis_ridge_public, answers=public_answers("ps2", "basis_ridge"), compare=allclose(rtol=1e-5, atol=1e-7),
     ),
     "kernel_ridge_predict": Part(
         func="kernel_ridge_predict", points=3,
+        sections=("kt-kernelised-ridge", "kt-rbf"),
         description="predictions of Gaussian kernel ridge regression",
         public=_kernel_ridge_public, reference=_kernel_ridge_reference, compare=allclose(rtol=1e-6, atol=1e-8),
     ),

@@ -183,33 +183,39 @@ def _counterexample_public():
 PARTS = {
     "combine_gram": Part(
         func="combine_gram", points=3,
+        sections=("reg-closure", "reg-closure-code"),
         description="every closure rule against the kernel algebra of kernlab",
         public=_combine_public, reference=_combine_reference, compare=allclose(rtol=1e-9, atol=1e-10),
     ),
     "set_kernel": Part(
         func="set_kernel", points=2,
+        sections=("svm-sets-strings", "reg-beyond-vectors"),
         description="2**|A & B| on lists of sets, including empty ones, against kernlab.SetKernel",
         public=_set_kernel_public, reference=lambda As, Bs: kernlab.SetKernel()(list(As), list(Bs)),
         compare=allclose(rtol=1e-12, atol=0),
     ),
     "subset_features": Part(
         func="subset_features", points=2,
+        sections=("svm-sets-strings",),
         description="the 2**n subset indicators, in the order the statement gives",
         public=_subset_features_public, answers=public_answers("ps3", "subset_features"),
         compare=allclose(rtol=0, atol=1e-12),
     ),
     "spectrum_kernel": Part(
         func="spectrum_kernel", points=3,
+        sections=("svm-sets-strings",),
         description="p-spectrum Gram matrices, short and repetitive strings included, against kernlab.Spectrum",
         public=_spectrum_public, reference=_spectrum_reference, compare=allclose(rtol=1e-12, atol=0),
     ),
     "anova_kernel": Part(
         func="anova_kernel", points=3,
+        sections=("reg-anova-kernels",),
         description="ANOVA Gram matrices of every degree, up to 40 coordinates, against kernlab.ANOVA",
         public=_anova_public, answers=public_answers("ps3", "anova_kernel"), compare=allclose(rtol=1e-8, atol=1e-10),
     ),
     "counterexample": Part(
         func="counterexample", points=3,
+        sections=("kt-when-kernel", "rkhs-pd-functions"),
         description="each returned sample gives a Gram matrix with a negative eigenvalue",
         public=_counterexample_public,
         verify=_verify_counterexample,

@@ -170,32 +170,38 @@ def _eigenfunctions_public():
 PARTS = {
     "rkhs_inner": Part(
         func="rkhs_inner", points=2,
+        sections=("rkhs-moore-aronszajn",),
         description="alpha^T K(X, Y) beta for Gaussian kernel expansions against kernlab.RKHSFunction",
         public=_inner_public, reference=_inner_reference, compare=allclose(rtol=1e-8, atol=1e-10),
     ),
     "rkhs_norm": Part(
         func="rkhs_norm", points=2,
+        sections=("rkhs-moore-aronszajn", "rkhs-norm-smoothness"),
         description="the RKHS norm, expansions of the zero function included, against kernlab.RKHSFunction",
         public=_norm_public, reference=_norm_reference, compare=allclose(rtol=1e-8, atol=1e-7),
     ),
     "kernel_distance": Part(
         func="kernel_distance", points=3,
+        sections=("rkhs-norm-smoothness",),
         description="d_k for Gaussian, linear and quadratic kernels against kernlab.kernel_distance",
         public=_distance_public, reference=_distance_reference, compare=allclose(rtol=1e-7, atol=1e-6),
     ),
     "project_onto_span": Part(
         func="project_onto_span", points=4,
+        sections=("rkhs-representer",),
         description="f_0 interpolates f at the data and has the exact RKHS norm",
         public=_project_public, answers=public_answers("ps4", "project_onto_span"), compare=_project_compare,
     ),
     "mercer_eigenvalues": Part(
         func="mercer_eigenvalues", points=2,
+        sections=("rkhs-mercer", "rkhs-gaussian-eigen"),
         description="the closed-form eigenvalues against kernlab.gaussian_mercer_eigenvalues",
         public=_eigenvalues_public, reference=lambda sigma, s, n: kernlab.gaussian_mercer_eigenvalues(n, sigma=sigma, s=s),
         compare=allclose(rtol=1e-9, atol=1e-14),
     ),
     "mercer_eigenfunctions": Part(
         func="mercer_eigenfunctions", points=3,
+        sections=("rkhs-mercer", "rkhs-gaussian-eigen"),
         description="the orthonormal eigenfunctions, up to 30 terms, against kernlab",
         public=_eigenfunctions_public, reference=lambda x, sigma, s, n: kernlab.gaussian_mercer_eigenfunctions(x, n, sigma=sigma, s=s),
         compare=allclose(rtol=1e-7, atol=1e-9),

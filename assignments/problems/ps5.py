@@ -313,31 +313,37 @@ def _primal_public():
 PARTS = {
     "svm_dual": Part(
         func="svm_dual", points=4,
+        sections=("svm-dual", "svm-kernelised-dual"),
         description="alpha is feasible and maximises the dual objective",
         public=_svm_dual_public, reference=_svm_dual_reference, compare=_svm_dual_compare,
     ),
     "svm_intercept": Part(
         func="svm_intercept", points=3,
+        sections=("svm-kkt",),
         description="b from the KKT conditions",
         public=_svm_intercept_public, answers=public_answers("ps5", "svm_intercept"), compare=_scalar_close(rtol=1e-6, atol=1e-8),
     ),
     "support_vectors": Part(
         func="support_vectors", points=2,
+        sections=("svm-kkt", "svm-dual"),
         description="indices of the margin and the bounded support vectors",
         public=_support_public, answers=public_answers("ps5", "support_vectors"), compare=_support_compare,
     ),
     "svm_decision": Part(
         func="svm_decision", points=3,
+        sections=("svm-kernelised-dual", "kt-rbf"),
         description="decision values with a Gaussian kernel",
         public=_decision_public, reference=_decision_reference, compare=allclose(rtol=1e-7, atol=1e-9),
     ),
     "hinge_objective": Part(
         func="hinge_objective", points=2,
+        sections=("svm-soft-margin", "svm-kernelised-primal"),
         description="the value of the kernelised hinge-loss objective",
         public=_hinge_public, reference=hinge_objective, compare=_scalar_close(rtol=1e-8, atol=1e-10),
     ),
     "svm_primal": Part(
         func="svm_primal", points=3,
+        sections=("svm-kernelised-primal",),
         description="(a, b) minimises the hinge-loss objective",
         public=_primal_public, reference=_primal_reference, compare=_primal_compare,
     ),

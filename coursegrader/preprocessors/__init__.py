@@ -21,6 +21,8 @@
 * :mod:`.hide_hidden_tests` -- test cells without their hidden tests;
 * :mod:`.clean_student_html` -- again, for notebooks graded before it;
 * :mod:`.title_graded_parts` -- each graded part named by its title;
+* :mod:`.link_book_sections` -- a part not fully scored sends the student to
+  the book's sections it exercises;
 * :mod:`.late_feedback` -- the due date used and the late penalty.
 
 :mod:`.base` holds the base class of those nbconvert's HTML exporter runs.
@@ -35,6 +37,7 @@ import importlib
 _MODULES = {
     "CleanStudentHTML": "clean_student_html", "HideHiddenTests": "hide_hidden_tests",
     "JudgeSubmission": "judge_submission", "LateFeedback": "late_feedback",
+    "LinkBookSections": "link_book_sections",
     "RecordSubmissionTime": "record_submission_time", "RefuseHalfGraded": "refuse_half_graded",
     "RefuseLinks": "refuse_links", "RestoreLockedCells": "restore_locked_cells",
     "SanitizeMetadata": "sanitize_metadata", "SaveRecordedGrades": "save_recorded_grades",

@@ -3,12 +3,16 @@
 :class:`HTMLExportablePreprocessor` is a preprocessor that ``generate_feedback``
 runs under nbconvert's HTML exporter (and that autograde may run as well): the
 exporter configures ``display_data_priority`` for every preprocessor it runs.
+:func:`graded_record` finds, for the feedback's preprocessors, the record of
+the submission being shown.
 """
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import List
 
-__all__ = ["HTMLExportablePreprocessor"]
+from .. import record
+
+__all__ = ["HTMLExportablePreprocessor", "graded_record"]
 
 
 class HTMLExportablePreprocessor(NbGraderPreprocessor):
@@ -22,3 +26,13 @@ class HTMLExportablePreprocessor(NbGraderPreprocessor):
         NbGraderPreprocessor.display_data_priority.default_value,
         help="Output types in the order an exporter prefers them (unused here).",
     ).tag(config=True)
+
+
+def graded_record(resources):
+    """The record beside the autograded notebook being shown, or None (not graded by
+    the judge)."""
+    folder = resources.get("metadata", {}).get("path")
+    notebook = resources.get("nbgrader", {}).get("notebook")
+    if not folder or not notebook or not record.path(folder, notebook).is_file():
+        return None
+    return record.load(folder, notebook)

@@ -15,9 +15,8 @@ import re
 from nbgrader import utils
 from traitlets import Unicode
 
-from .. import record
 from ..student_html import student_markdown_html
-from .base import HTMLExportablePreprocessor
+from .base import HTMLExportablePreprocessor, graded_record
 
 __all__ = ["TitleGradedParts"]
 
@@ -32,7 +31,7 @@ class TitleGradedParts(HTMLExportablePreprocessor):
         "checks.").tag(config=True)
 
     def preprocess(self, nb, resources):
-        result = _record(resources)
+        result = graded_record(resources)
         titles, heading = {}, ""
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
@@ -50,16 +49,6 @@ class TitleGradedParts(HTMLExportablePreprocessor):
             titles[gid] = title or html.escape(gid)
         resources["part_titles"] = titles
         return nb, resources
-
-
-def _record(resources):
-    """The record beside the autograded notebook being shown, or None (not graded by
-    the judge)."""
-    folder = resources.get("metadata", {}).get("path")
-    notebook = resources.get("nbgrader", {}).get("notebook")
-    if not folder or not notebook or not record.path(folder, notebook).is_file():
-        return None
-    return record.load(folder, notebook)
 
 
 def _inline(markdown):

@@ -7,6 +7,9 @@ record of each student) and writes ``report/<ps>.html``:
 * the distribution of scores, in total and per part (plots);
 * the checks failed most often, with the inputs they failed on and the most
   common message;
+* for each section of the book the parts exercise, how the class did on those
+  parts (:mod:`coursegrader.tools.section_summary`), linked to the published
+  book when ``CourseSettings.book_url`` is set;
 * the submissions that could not be graded, and the parts that timed out or
   whose process crashed;
 * how long grading took (per submission, slowest ones, workers used).
@@ -32,9 +35,12 @@ import sys
 from pathlib import Path
 
 import jinja2
+from traitlets import TraitError
 
-from ..settings import private_files
+from .. import book_sections
+from ..settings import CourseSettings, course_config, private_files
 from .batch import latest, log_path, read_log, submission_results
+from .section_summary import by_section
 
 __all__ = ["summarise", "render", "write_report", "main"]
 
@@ -86,7 +92,7 @@ def summarise(entries, assignment=None):
     return {
         "assignment": assignment, "graded": graded, "failed": failed, "totals": totals,
         "scores": dict(scores), "points": points, "funcs": funcs,
-        "most_failed": most_failed,
+        "most_failed": most_failed, "sections": by_section(results, assignment),
         "hidden": {k: tuple(v) for k, v in hidden.items()}, "troubles": troubles,
         "seconds": seconds,
         "workers": len({(r.get("host"), r.get("pid")) for r in last}),
@@ -147,8 +153,21 @@ def _num(value):
     return f"{value:g}" if isinstance(value, float) else value
 
 
-def render(s):
-    """The HTML page (a string) for a summary from :func:`summarise`."""
+def _section_rows(sections, book_url):
+    rows = []
+    for row in sections:
+        sec = row.section
+        rows.append({"text": sec.describe() if sec else row.label,
+                     "url": book_sections.link(sec, book_url) if sec else None,
+                     "parts": ", ".join(row.parts),
+                     "mean": f"{100 * row.mean_share:.0f}%",
+                     "lost": f"{row.lost} of {row.students}"})
+    return rows
+
+
+def render(s, book_url=""):
+    """The HTML page (a string) for a summary from :func:`summarise`; the sections of
+    the book link to the site at ``book_url`` when it is given."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined)
     n = len(s["graded"])
@@ -173,6 +192,7 @@ def render(s):
         score_plot=_score_plots(s) if n else "", score_rows=score_rows,
         most_failed=[(m["part"], m["label"], m["inputs"], f'{m["failed"]} of {m["of"]}',
                       m["message"]) for m in s["most_failed"][:_SHOWN]],
+        sections=_section_rows(s["sections"], book_url),
         hidden=[(part, f"{f} of {t}", f"{100 * f / t:.0f}%")
                 for part, (f, t) in s["hidden"].items() if t],
         troubles=s["troubles"], time=time, workers=s["workers"],
@@ -190,8 +210,17 @@ def write_report(course_root, assignment, out_dir=None):
     out = Path(out_dir) if out_dir else Path(course_root) / "report"
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{assignment}.html"
-    path.write_text(render(summarise(entries, assignment)))
+    path.write_text(render(summarise(entries, assignment), _book_url(course_root)))
     return path
+
+
+def _book_url(course_root):
+    """The published book's address in the course's settings ("" for none)."""
+    try:
+        config = course_config(course_root)
+    except ValueError:   # a folder without the course's settings: no address
+        return ""
+    return CourseSettings(config=config).book_url
 
 
 def main(argv=None):
@@ -207,7 +236,7 @@ def main(argv=None):
     for ps in args.assignments:
         try:
             print(write_report(args.course, ps, args.out))
-        except ValueError as exc:
+        except (ValueError, TraitError) as exc:   # TraitError: a setting refused
             print(f"error: {exc}", file=sys.stderr)
             status = 1
     return status

@@ -1087,6 +1087,49 @@ def test_the_site_holds_no_solution_hidden_case_or_answer_key(built_book):
                                 for x in leaks[:20])
 
 
+def built_section_anchors(html: Path) -> list[str]:
+    """What is wrong with the links feedback writes to the sections the problem
+    sets' parts name, on the site built into ``html`` (empty: nothing)."""
+    from coursecheck.parts import get_parts
+    from coursegrader import book_sections
+
+    site = html.resolve().as_uri() + "/"
+    wrong = []
+    for ps in sorted(p.stem for p in (ROOT / "assignments" / "problems").glob("ps*.py")):
+        for label in sorted({x for part in get_parts(ps).values() for x in part.sections}):
+            sec = book_sections.section(label)
+            url = urllib.parse.urlsplit(book_sections.link(sec, site))
+            page = Path(urllib.parse.unquote(url.path))
+            if not page.is_file():
+                wrong.append(f"{ps} {label}: no page {page}")
+                continue
+            # Sphinx writes the label as the id of an empty span just before the heading
+            found = re.search(r'<span id="%s"></span>(?:<span id="[\w-]+"></span>)*<h[1-6]>'
+                              r'<span class="section-number">([\d.]+) </span>(.*?)'
+                              r'<a class="headerlink"' % re.escape(url.fragment),
+                              page.read_text(encoding="utf-8"))
+            if not found:
+                wrong.append(f"{ps} {label}: no heading with the anchor #{url.fragment}")
+                continue
+            # the page types quotes and shows maths as \( \)
+            title = re.sub(r"\$(.+?)\$", r"\\(\1\\)", sec.title)
+            shown = re.sub(r"<[^>]+>", "", found.group(2))
+            shown = shown.replace("\N{RIGHT SINGLE QUOTATION MARK}", "'")
+            if found.group(1).split(".")[0] != str(sec.chapter) or shown != title:
+                wrong.append(f"{ps} {label}: the page heads it {found.groups()}, the "
+                             f"feedback says chapter {sec.chapter}, {sec.title!r}")
+    return wrong
+
+
+def test_every_section_a_part_names_is_an_anchor_of_its_built_page(built_book):
+    """Feedback on a failed part links to ``<book_url>/<page>.html#<label>``: on
+    the built site that page has a heading with that anchor, in the chapter and
+    under the title the feedback names without an address."""
+    html, log, returncode = built_book
+    assert returncode == 0, f"the book did not build:\n{log[-4000:]}"
+    assert built_section_anchors(html) == []
+
+
 # ---------------------------------------------------------------------------
 # The chapters as notebooks, as the site offers them for download
 # ---------------------------------------------------------------------------

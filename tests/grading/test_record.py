@@ -168,7 +168,9 @@ def _imports(path):
 
 @pytest.mark.parametrize("module", ["tools/report.py", "tools/batch.py",
                                     "preprocessors/save_recorded_grades.py",
-                                    "preprocessors/title_graded_parts.py"])
+                                    "preprocessors/title_graded_parts.py",
+                                    "preprocessors/link_book_sections.py",
+                                    "tools/section_summary.py"])
 def test_the_readers_take_the_record_and_parse_no_log_or_notebook(module):
     """The report, the grading log, the gradebook's scores and the feedback's titles
     come from the record: none of them reads a notebook file, and the log and the
