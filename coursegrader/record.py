@@ -185,8 +185,9 @@ class SubmissionResult:
     answer (Markdown answer cells and Markdown cells the student added), up
     to :data:`ANSWER_BYTES` in all; the similarity check compares them (None
     in a record written before the judge kept them).  ``variant``
-    names the student's variant of the problem set, where the problem set
-    has variants (none has yet: None).
+    is the label of the student's variant the parts were judged on (drawn
+    from the student id the route established), None for a problem set
+    without variants.
     """
 
     assignment: str

@@ -177,11 +177,12 @@ def _case_result(case, hidden, message):
 
 def grade_part(assignment, part_id, part, cells, *, student, secret, points=None,
                timeout=None, files_from=None, mode="bubblewrap", forbidden=(), allowed=(),
-               session=None):
+               session=None, graded_on=None):
     """Grade ``part`` of ``assignment`` for ``student`` from the notebook's code ``cells``.
 
     ``points``: what the part is worth in this notebook (default: its own
-    points).  ``session`` (a :class:`PartSession`) runs it; without one, a
+    points); ``graded_on``: for a part bound to the student's variant, the
+    line of the report that names that variant.  ``session`` (a :class:`PartSession`) runs it; without one, a
     sandbox is started for this part alone.  Returns its
     :class:`~coursegrader.record.PartResult`.
     """
@@ -207,6 +208,8 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, points=None
     report = format_report(part_id, part, outcomes, show_hidden=False)
     if run.stop is not None:
         report += f"\n  note: {run.note}; the cases without an answer count as failed"
+    if graded_on:
+        report += f"\n{graded_on}"
     report += f"\nScore: {score:g} of {points:g} points"
     return PartResult(part=part_id, function=part.func, description=part.description,
                       points=points, score=score,

@@ -23,6 +23,7 @@ from traitlets import Enum, Float, Int, List, Unicode, default
 
 from .. import record, sandbox
 from ..judging.problem_sets import graded_parts
+from ..judging.variants import submission_variant
 from ..judging.submission import Settings, judge_submission
 from ..settings import CourseSettings
 from ..student_outputs import clean_outputs
@@ -103,15 +104,22 @@ class JudgeSubmission(NbGraderPreprocessor):
             parts = {}
         settings = CourseSettings(config=self.config)
         folder = os.path.abspath(resources.get("metadata", {}).get("path") or os.getcwd())
+        secret = self._course_secret(settings) if parts else ""
+        # The variant of the student nbgrader's route named (the submission's
+        # folder in submitted/), never the one the notebook shows.
+        variant = (submission_variant(secret, assignment, student)
+                   if parts else None)
+        if variant is not None:
+            self.log.info("%s/%s graded on variant %s", student, assignment, variant.label)
         judged = judge_submission(
-            nb, parts, Settings(secret=self._course_secret(settings) if parts else "",
+            nb, parts, Settings(secret=secret,
                                 mode=self.confinement, part_timeout=settings.part_timeout,
                                 forbidden=tuple(self.forbidden_paths),
                                 cell_timeout=settings.cell_timeout, budget=self.budget,
                                 output_bytes=self.output_bytes),
             assignment=assignment, student=student,
             notebook=info.get("notebook") or resources.get("metadata", {}).get("name", ""),
-            folder=folder)
+            folder=folder, variant=variant)
         result = judged.result
         for part in result.parts:
             self.log.info("%s/%s %s: %s of %s", student, assignment, part.part, part.score,
