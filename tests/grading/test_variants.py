@@ -124,3 +124,21 @@ def test_the_variant_cell_the_grader_runs_needs_no_course_package(course):
     exec(variant_cell_source(v), namespace)
     assert namespace["V"] == v.params
     assert "coursecheck" not in variant_cell_source(v)
+
+
+def test_variant_codes_are_each_students_own_and_open_safely_in_a_spreadsheet(tmp_path):
+    import csv
+
+    from conftest import copy_course
+    from coursegrader.tools.variant_codes import main
+    from coursegrader.judging.variants import variant_code
+
+    c = copy_course(tmp_path, ["ps1"], secret="codes-secret")
+    assert main(["--course", str(c.root), "--student", "bob", "--student", "=cmd|x",
+                 "--student", "alice"]) == 0
+    rows = list(csv.DictReader((c.root / "variant_codes.csv").open()))
+    assert [r["student_id"] for r in rows] == ["'=cmd|x", "alice", "bob"]
+    for r in rows[1:]:
+        assert r["code"] == variant_code("codes-secret", "kernel-methods", r["student_id"])
+        assert r["command"] == f"python -m coursecheck.variants {r['student_id']} {r['code']}"
+    assert rows[1]["code"] != rows[2]["code"]
