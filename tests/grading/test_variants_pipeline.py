@@ -1,0 +1,82 @@
+"""Variants through nbgrader's pipeline: generate, release, fetch, submit,
+collect, autograde (in the sandbox) and feedback, on a copy of the course with
+the small problem set of ``tests/variant_problem.py`` added as ``ps90``.
+
+alice and bob each hand in their own variant worked out by hand; carol hands
+in bob's notebook. The grader judges each on the variant of the student the
+exchange named.
+"""
+
+import html
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import copy_course
+from coursegrader.judging.variants import submission_variant
+from coursegrader.tools.author import write_notebook
+from variant_problem import install
+
+SECRET = "variant-pipeline-secret"
+HERE = Path(__file__).resolve().parent
+HIDDEN = (HERE / "test_variants.py").read_text().split("HIDDEN = '''\\\n")[1].split("'''")[0]
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900),
+              pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+
+
+def _by_hand(nb, c):
+    """``nb`` with the answers worked out by hand on a variant whose constant is ``c``."""
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid == "scaled_answer":
+            cell.source = f"def scaled(x):\n    return {c!r} * np.asarray(x, dtype=float)"
+        elif gid == "doubled_answer":
+            cell.source = "def doubled(x):\n    return 2 * np.asarray(x, dtype=float)"
+    return nb
+
+
+def test_own_variants_score_full_marks_and_a_copy_across_variants_loses_what_varies(
+        slow, monkeypatch, tmp_path):
+    ps = install(monkeypatch)
+    course = copy_course(tmp_path, ["ps1"], secret=SECRET)
+    (course.root / "source" / ps).mkdir()
+    shutil.copy(HERE.parent / "variant_problem.md", course.root / "source" / ps / f"{ps}.md")
+    write_notebook(course.root, ps)
+    (course.root / "hidden" / f"{ps}.py").write_text(HIDDEN)
+
+    c_of = {s: submission_variant(SECRET, ps, s).params["c"] for s in ("alice", "bob")}
+    carol = next(s for s in ("carol", "cleo", "cora", "cy", "cato")
+                 if submission_variant(SECRET, ps, s).params["c"] != c_of["bob"])
+    students = ("alice", "bob", carol)
+    (course.root / "students.csv").write_text(
+        "id,first_name,last_name,email\n"
+        + "".join(f"{s},{s.title()},Example,{s}@example.org\n" for s in students))
+    course.nbgrader("db student import", "students.csv")
+    course.nbgrader("db assignment add", ps)
+    course.nbgrader("generate_assignment", ps)
+    course.nbgrader("release_assignment", ps)
+    for student in students:
+        course.student(student, "fetch_assignment", ps)
+        path = course.student_notebook_path(student, ps)
+        worked_on = c_of["bob"] if student == carol else c_of[student]
+        nbformat.write(_by_hand(nbformat.read(path, as_version=4), worked_on), path)
+        course.student(student, "submit", ps)
+    course.nbgrader("collect", ps)
+    course.nbgrader("autograde", ps)
+    course.nbgrader("generate_feedback", ps)
+
+    cells = course.cell_scores(ps)
+    assert {s: (cells[(s, "scaled")], cells[(s, "doubled")]) for s in students} == {
+        "alice": (2.0, 1.0), "bob": (2.0, 1.0), carol: (0.0, 1.0)}
+    expected = submission_variant(SECRET, ps, carol)
+    page = html.unescape((course.root / "feedback" / carol / ps / f"{ps}.html").read_text())
+    assert f"Graded on the variant of {carol} ({expected.label})." in page
+    assert f"Variant for {carol} ({expected.label}), as the grader drew it." in page
+    bobs = submission_variant(SECRET, ps, "bob")
+    assert f"Variant for bob ({bobs.label})" not in page
+    from coursegrader import record
+    saved = record.load(course.root / "autograded" / carol / ps, ps)
+    assert saved.variant == expected.label
