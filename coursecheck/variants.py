@@ -40,7 +40,7 @@ import numpy as np
 
 __all__ = ["Variation", "Variant", "variation", "variant_seed", "draw_variant", "bind",
            "bind_parts", "current_student", "set_student", "variant", "student_variant",
-           "identity_file",
+           "identity_file", "valid_student",
            "EXAMPLE", "VARIANT_CELL", "CODE_PATTERN", "plain"]
 
 #: The grade id of the locked cell that loads the variant in a problem set.
@@ -174,8 +174,13 @@ def identity_file():
     return Path(base) / "coursecheck" / "student.json"
 
 
+def valid_student(student):
+    """True when ``student`` can be a student id of the course (and is not the example's)."""
+    return isinstance(student, str) and bool(_STUDENT_ID.match(student)) and student != EXAMPLE
+
+
 def _checked(student, code):
-    if not isinstance(student, str) or not _STUDENT_ID.match(student) or student == EXAMPLE:
+    if not valid_student(student):
         raise ValueError(f"student must be your course id (letters, digits, . _ @ + -), "
                          f"got {student!r}")
     code = str(code).strip().lower()

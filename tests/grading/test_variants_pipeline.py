@@ -80,3 +80,43 @@ def test_own_variants_score_full_marks_and_a_copy_across_variants_loses_what_var
     from coursegrader import record
     saved = record.load(course.root / "autograded" / carol / ps, ps)
     assert saved.variant == expected.label
+
+
+def test_student_copy_shows_the_students_variant_and_solved_runs_the_reference_on_it(
+        slow, monkeypatch, tmp_path):
+    import subprocess
+    import sys
+
+    ps = install(monkeypatch)
+    course = copy_course(tmp_path, ["ps1"], secret=SECRET)
+    (course.root / "source" / ps).mkdir()
+    shutil.copy(HERE.parent / "variant_problem.md", course.root / "source" / ps / f"{ps}.md")
+    write_notebook(course.root, ps)
+    (course.root / "hidden" / f"{ps}.py").write_text(HIDDEN)
+    course.nbgrader("generate_assignment", ps, "--force")
+    # the notebook's kernel finds the small problem set as the test process does
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import sys, variant_problem\n"
+        f"sys.modules['coursecheck.problems.{ps}'] = variant_problem.module('{ps}')\n")
+    monkeypatch.setenv("PYTHONPATH", f"{site}:{HERE.parent}")
+    from coursegrader.tools.student_copy import main
+
+    alice = submission_variant(SECRET, ps, "alice")
+    assert main([ps, "alice", "--course", str(course.root)]) == 0
+    nb = nbformat.read(course.root / "student_copies" / "alice" / f"{ps}.ipynb", as_version=4)
+    shown = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                    for o in c.outputs)
+    assert f"Variant for alice ({alice.label})" in shown
+    text = "\n".join(c.source for c in nb.cells)
+    assert "raise NotImplementedError()" in text and "BEGIN SOLUTION" not in text
+
+    assert main([ps, "alice", "--solved", "--course", str(course.root)]) == 0
+    nb = nbformat.read(course.root / "student_copies" / "alice" / f"{ps}.ipynb", as_version=4)
+    outputs = {c.metadata["nbgrader"]["grade_id"]: "".join(o.get("text", "") for o in c.outputs)
+               for c in nb.cells if c.cell_type == "code"}
+    assert f"On the variant of alice ({alice.label})" in outputs["scaled"]
+    assert "All public checks passed" in outputs["scaled"]
+    assert "check_hidden" not in "\n".join(c.source for c in nb.cells)
+    assert main([ps, "../x", "--course", str(course.root)]) == 2
