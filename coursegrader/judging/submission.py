@@ -19,7 +19,7 @@ from ..record import ANSWER_BYTES, SubmissionResult, limits_hit, now
 from .cells import grade_id, is_test_cell, python_source, student_cells
 from .judge import PartSession, grade_part
 from .kernel_run import KernelRun
-from .variants import graded_on, variant_cell_source
+from .variants import variant_cell_source
 
 __all__ = ["Settings", "Judgement", "judge_submission"]
 
@@ -101,7 +101,7 @@ def judge_submission(nb, parts, settings, *, assignment, student, notebook, fold
                         assignment, part_id, parts[part_id], code, student=student,
                         secret=settings.secret, timeout=settings.part_timeout,
                         session=session,
-                        graded_on=graded_on(variant) if part_id in varying else None,
+                        variant=variant if part_id in varying else None,
                         points=cell.metadata.nbgrader.get("points", parts[part_id].points)))
     except BaseException:
         kernel.cancel()     # the submission fails: its notebook's run is not waited for

@@ -90,6 +90,7 @@ def test_own_work_scores_full_marks_and_a_classmates_variant_loses_the_part_that
     report = result.part("scaled").report
     assert f"Graded on the variant of alice ({alice.label})." in report
     assert "Graded on" not in result.part("doubled").report
+    assert (result.part("scaled").variant, result.part("doubled").variant) == (alice.label, None)
     shown = next(c for c in nb.cells if c.metadata["nbgrader"]["grade_id"] == "scaled")
     assert f"Graded on the variant of alice ({alice.label})." in shown.outputs[0]["text"]
     # the notebook's own run shows the variant the grader drew, not the notebook's

@@ -74,6 +74,7 @@ def test_own_variants_score_full_marks_and_a_copy_across_variants_loses_what_var
     expected = submission_variant(SECRET, ps, carol)
     page = html.unescape((course.root / "feedback" / carol / ps / f"{ps}.html").read_text())
     assert f"Graded on the variant of {carol} ({expected.label})." in page
+    assert f"c times x (on your variant, {expected.label})" in page      # the contents
     assert f"Variant for {carol} ({expected.label}), as the grader drew it." in page
     bobs = submission_variant(SECRET, ps, "bob")
     assert f"Variant for bob ({bobs.label})" not in page
