@@ -143,3 +143,21 @@ def test_variant_codes_are_each_students_own_and_open_safely_in_a_spreadsheet(tm
         assert r["code"] == variant_code("codes-secret", "kernel-methods", r["student_id"])
         assert r["command"] == f"python -m coursecheck.variants {r['student_id']} {r['code']}"
     assert rows[1]["code"] != rows[2]["code"]
+
+
+def test_a_source_notebooks_hidden_checks_run_on_the_variant_it_shows(course, monkeypatch,
+                                                                      tmp_path, capsys):
+    from coursecheck import CheckFailed
+    from coursecheck.variants import student_variant
+    from coursegrader.judging.hidden_checks import check_hidden
+
+    ps, config = course
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    monkeypatch.delenv("COURSECHECK_STUDENT", raising=False)
+    monkeypatch.delenv("COURSECHECK_VARIANT_CODE", raising=False)
+    root = config.CourseDirectory.root
+    c = student_variant(ps).params["c"]          # the example variant: no student set
+    check_hidden(ps, "scaled", lambda x: c * x, course=root)
+    assert "All hidden-style checks passed." in capsys.readouterr().out
+    with pytest.raises(CheckFailed):
+        check_hidden(ps, "scaled", lambda x: (c + 1) * x, course=root)
