@@ -281,7 +281,7 @@ def test_every_package_is_listed_for_installation():
 # a higher one.  Lowest first.
 LAYERS = [
     ("runners",),                                      # run inside the sandbox
-    ("settings", "markers", "startup", "late_policy", "dating", "student_html", "mathml",
+    ("settings", "secret", "markers", "startup", "late_policy", "dating", "student_html", "mathml",
      "selfcheck"),
     ("sandbox", "record", "gradebook", "student_outputs"),
     ("judging",),

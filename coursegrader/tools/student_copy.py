@@ -45,18 +45,11 @@ def _run(nb, env, upto=None, timeout=600):
     from nbclient import NotebookClient
     keep = nb.cells[upto + 1:] if upto is not None else []
     nb.cells = nb.cells[:upto + 1] if upto is not None else nb.cells
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-                           resources={"metadata": {"path": tmp}}).execute()
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with tempfile.TemporaryDirectory() as tmp:
+        # the kernel gets this process's environment and the student's identity
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": tmp}}).execute(
+                           env={**os.environ, **env})
     nb.cells += keep
     return nb
 
