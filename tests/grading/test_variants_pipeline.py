@@ -121,3 +121,9 @@ def test_student_copy_shows_the_students_variant_and_solved_runs_the_reference_o
     assert "All public checks passed" in outputs["scaled"]
     assert "check_hidden" not in "\n".join(c.source for c in nb.cells)
     assert main([ps, "../x", "--course", str(course.root)]) == 2
+
+    # make validate: the source passes every check on the example variant (no
+    # student set), the release fails every one
+    from coursegrader.tools.validation import validate_course
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    assert validate_course(course.root, [ps]) == []
