@@ -28,8 +28,8 @@ import numpy as np
 
 __all__ = [
     "Case", "Part", "allclose", "same_set", "custom", "equal",
-    "get_part", "get_parts", "problem_module", "judge_case", "public_answers", "describe", "float_array",
-    "log_uniform",
+    "get_part", "get_parts", "problem_module", "judge_case", "public_answers", "describe",
+    "float_array", "log_uniform",
 ]
 
 _PS_NAME = re.compile(r"^ps[0-9]+$")

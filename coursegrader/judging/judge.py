@@ -183,8 +183,9 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, points=None
 
     ``points``: what the part is worth in this notebook (default: its own
     points); ``variant``: for a part that varies, the student's variant it is
-    bound to, which the report and the result name.  ``session`` (a :class:`PartSession`) runs it; without one, a
-    sandbox is started for this part alone.  Returns its
+    bound to, which the report and the result name.  ``session`` (a
+    :class:`PartSession`) runs it; without one, a sandbox is started for this
+    part alone.  Returns its
     :class:`~coursegrader.record.PartResult`.
     """
     started = time.monotonic()

@@ -90,7 +90,8 @@ def test_the_hub_sets_the_student_for_its_server(home, monkeypatch, capsys):
 
 @pytest.mark.parametrize("student, code, what", [
     ("", CODE, "student"), ("example", CODE, "student"), ("a b", CODE, "student"),
-    ("alice", "", "code"), ("alice", "0123456789abcdef", "code"), ("alice", "zzzz-zzzz-zzzz-zzzz", "code"),
+    ("alice", "", "code"), ("alice", "0123456789abcdef", "code"),
+    ("alice", "zzzz-zzzz-zzzz-zzzz", "code"),
 ])
 def test_a_bad_id_or_code_is_refused_naming_it(home, student, code, what):
     with pytest.raises(ValueError, match=f"^{what} must be"):
