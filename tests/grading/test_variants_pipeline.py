@@ -27,6 +27,22 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 
+def _course(tmp_path, ps):
+    """A copy of the course with the small problem set ``ps`` added, its kernels and
+    commands finding ``coursecheck.problems.<ps>`` as the test process does."""
+    course = copy_course(tmp_path, ["ps1"], secret=SECRET)
+    (course.root / "source" / ps).mkdir()
+    shutil.copy(HERE.parent / "variant_problem.md", course.root / "source" / ps / f"{ps}.md")
+    write_notebook(course.root, ps)
+    (course.root / "hidden" / f"{ps}.py").write_text(HIDDEN)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import sys, variant_problem\n"
+        f"sys.modules['coursecheck.problems.{ps}'] = variant_problem.module('{ps}')\n")
+    return course, f"{site}:{HERE.parent}"
+
+
 def _by_hand(nb, c):
     """``nb`` with the answers worked out by hand on a variant whose constant is ``c``."""
     for cell in nb.cells:
@@ -41,11 +57,7 @@ def _by_hand(nb, c):
 def test_own_variants_score_full_marks_and_a_copy_across_variants_loses_what_varies(
         slow, monkeypatch, tmp_path):
     ps = install(monkeypatch)
-    course = copy_course(tmp_path, ["ps1"], secret=SECRET)
-    (course.root / "source" / ps).mkdir()
-    shutil.copy(HERE.parent / "variant_problem.md", course.root / "source" / ps / f"{ps}.md")
-    write_notebook(course.root, ps)
-    (course.root / "hidden" / f"{ps}.py").write_text(HIDDEN)
+    course, _ = _course(tmp_path, ps)
 
     c_of = {s: submission_variant(SECRET, ps, s).params["c"] for s in ("alice", "bob")}
     carol = next(s for s in ("carol", "cleo", "cora", "cy", "cato")
@@ -85,23 +97,10 @@ def test_own_variants_score_full_marks_and_a_copy_across_variants_loses_what_var
 
 def test_student_copy_shows_the_students_variant_and_solved_runs_the_reference_on_it(
         slow, monkeypatch, tmp_path):
-    import subprocess
-    import sys
-
     ps = install(monkeypatch)
-    course = copy_course(tmp_path, ["ps1"], secret=SECRET)
-    (course.root / "source" / ps).mkdir()
-    shutil.copy(HERE.parent / "variant_problem.md", course.root / "source" / ps / f"{ps}.md")
-    write_notebook(course.root, ps)
-    (course.root / "hidden" / f"{ps}.py").write_text(HIDDEN)
+    course, pythonpath = _course(tmp_path, ps)
     course.nbgrader("generate_assignment", ps, "--force")
-    # the notebook's kernel finds the small problem set as the test process does
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(
-        "import sys, variant_problem\n"
-        f"sys.modules['coursecheck.problems.{ps}'] = variant_problem.module('{ps}')\n")
-    monkeypatch.setenv("PYTHONPATH", f"{site}:{HERE.parent}")
+    monkeypatch.setenv("PYTHONPATH", pythonpath)
     from coursegrader.tools.student_copy import main
 
     alice = submission_variant(SECRET, ps, "alice")
@@ -127,3 +126,44 @@ def test_student_copy_shows_the_students_variant_and_solved_runs_the_reference_o
     from coursegrader.tools.validation import validate_course
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
     assert validate_course(course.root, [ps]) == []
+
+
+def test_through_an_lms_zip_the_variant_is_the_one_of_the_student_the_lms_names(
+        slow, monkeypatch, tmp_path):
+    import io
+    import subprocess
+    import sys
+    import zipfile
+
+    ps = install(monkeypatch)
+    course, pythonpath = _course(tmp_path, ps)
+    monkeypatch.setenv("PYTHONPATH", pythonpath)
+    ada = submission_variant(SECRET, ps, "ada")
+    bob = next(s for s in ("bob", "ben", "bea", "bo", "bill")
+               if submission_variant(SECRET, ps, s).params["c"] != ada.params["c"])
+    (course.root / "Makefile").write_text((HERE.parents[1] / "assignments" / "Makefile")
+                                          .read_text())
+    (course.root / "students.csv").write_text("id,first_name,last_name,email\n"
+                                              "ada,Ada,Example,ada@uni.example\n"
+                                              f"{bob},Bob,Example,bob@uni.example\n")
+    # make's commands, and the graders they start, find the small problem set too
+    make = ["make", f"PYTHON={sys.executable}"]
+    subprocess.run(make + ["db", f"PS={ps}"], cwd=course.root, check=True,
+                   capture_output=True, timeout=600)
+    course.nbgrader("generate_assignment", ps)
+    adas = nbformat.writes(_by_hand(course.released(ps), ada.params["c"])).encode()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:   # bob hands in ada's notebook
+        zf.writestr(f"ada_10_20_{ps}.ipynb", adas)
+        zf.writestr(f"{bob}_30_40_{ps}.ipynb", adas)
+    upload = tmp_path / "submissions.zip"
+    upload.write_bytes(buf.getvalue())
+    done = subprocess.run(make + ["zip_collect", f"PS={ps}", f"ZIP={upload}", "JOBS=1"],
+                          cwd=course.root, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    cells = course.cell_scores(ps)
+    assert {s: (cells[(s, "scaled")], cells[(s, "doubled")]) for s in ("ada", bob)} == {
+        "ada": (2.0, 1.0), bob: (0.0, 1.0)}
+    from coursegrader import record
+    saved = record.load(course.root / "autograded" / bob / ps, ps)
+    assert saved.variant == submission_variant(SECRET, ps, bob).label
