@@ -38,6 +38,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .parts import get_parts, problem_module
+
 __all__ = ["Variation", "Variant", "variation", "variant_seed", "draw_variant", "bind",
            "bind_parts", "current_student", "set_student", "variant", "student_variant",
            "identity_file", "valid_student",
@@ -74,11 +76,6 @@ class Variant:
     label: str
     params: dict
 
-    @property
-    def example(self):
-        """True for the example variant shown when no student is set."""
-        return self.student == EXAMPLE
-
 
 def plain(value, _where="the variant"):
     """``value`` as plain JSON data (NumPy numbers and arrays become floats and lists);
@@ -109,7 +106,6 @@ def plain(value, _where="the variant"):
 
 def variation(assignment):
     """The :class:`Variation` of problem set ``assignment``, or None when it has none."""
-    from .parts import get_parts, problem_module
     get_parts(assignment)
     found = getattr(problem_module(assignment), "VARIANT", None)
     if found is not None and not isinstance(found, Variation):
@@ -231,24 +227,26 @@ def variant(assignment):
     student set, the example variant is shown, and said to be nobody's.
     """
     student, code, where = current_student()
+    found = draw_variant(assignment, student or EXAMPLE, code or "")
+    if found is None:
+        raise ValueError(f"problem set {assignment!r} has no variants")
     if student is None:
-        found = draw_variant(assignment, EXAMPLE, "")
         print(f"Variant: the example variant ({found.label}), nobody's.\n"
               "Your grade uses YOUR variant: set your id and the variant code you were\n"
               "given once, with  python -m coursecheck.variants ID CODE  in a terminal,\n"
               "then restart the kernel.")
     else:
-        found = draw_variant(assignment, student, code)
         print(f"Variant for {student} ({found.label}), as set in {where}.")
-    if found is None:
-        raise ValueError(f"problem set {assignment!r} has no variants")
     return found.params
 
 
 def student_variant(assignment):
     """The :class:`Variant` the notebook shows (the example one when no student is set)."""
     student, code, _ = current_student()
-    return draw_variant(assignment, student or EXAMPLE, code or "")
+    found = draw_variant(assignment, student or EXAMPLE, code or "")
+    if found is None:
+        raise ValueError(f"problem set {assignment!r} has parts that vary but no VARIANT")
+    return found
 
 
 def main(argv=None):

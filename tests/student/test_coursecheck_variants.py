@@ -143,3 +143,8 @@ def test_a_part_that_varies_cannot_ship_one_set_of_answers():
     from coursecheck.parts import Part
     with pytest.raises(ValueError, match="varies"):
         Part(func="f", points=1, public=list, answers={}, varies=True)
+
+
+def test_a_problem_set_without_variants_says_so(home):
+    with pytest.raises(ValueError, match="has no variants"):
+        variant("ps2")
