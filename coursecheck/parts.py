@@ -28,8 +28,8 @@ import numpy as np
 
 __all__ = [
     "Case", "Part", "allclose", "same_set", "custom", "equal",
-    "get_part", "get_parts", "judge_case", "public_answers", "describe", "float_array",
-    "log_uniform",
+    "get_part", "get_parts", "problem_module", "judge_case", "public_answers", "describe",
+    "float_array", "log_uniform",
 ]
 
 _PS_NAME = re.compile(r"^ps[0-9]+$")
@@ -68,7 +68,9 @@ class Part:
     names the sections of the book the part exercises, by the labels written
     above their headings (``(kt-when-kernel)=``); the feedback on a failed
     part sends the student there, and the class report adds up how the class
-    did on each.
+    did on each.  ``varies``: the answer depends on the student's variant, and
+    ``public``, ``hidden``, ``reference`` and ``verify`` take the variant's
+    parameters first (see :mod:`coursecheck.variants`).
     """
 
     func: str
@@ -78,6 +80,7 @@ class Part:
     reference: Optional[Callable[..., Any]] = None
     compare: Optional[Callable[[Any, Any, Case], Optional[str]]] = None
     verify: Optional[Callable[[Any, Case], Optional[str]]] = None
+    varies: bool = False
     timeout: float = 20.0
     description: str = field(default="", compare=False)
     answers: Optional[dict] = field(default=None, compare=False)
@@ -93,6 +96,9 @@ class Part:
             raise ValueError("give exactly one of Part.reference, Part.answers and Part.verify")
         if self.verify is not None and self.compare is not None:
             raise ValueError("Part.compare is only used with Part.reference")
+        if self.varies and self.answers is not None:
+            raise ValueError("a part that varies is judged by Part.reference or Part.verify "
+                             "(Part.answers holds one set of public answers for the class)")
         if not self.timeout > 0:
             raise ValueError(f"Part.timeout must be positive, got {self.timeout!r}")
         if not (isinstance(self.sections, tuple)
@@ -244,17 +250,21 @@ def custom(fn, message="the answer is not right"):
 PROBLEMS = "coursecheck.problems"   # the package of the problem sets, one module psN each
 
 
-def get_parts(assignment):
-    """Return the ``PARTS`` dict of problem set ``assignment`` (e.g. ``"ps1"``)."""
+def problem_module(assignment):
+    """The module ``coursecheck.problems.<assignment>`` (e.g. ``"ps1"``)."""
     if not isinstance(assignment, str) or not _PS_NAME.match(assignment):
         raise ValueError(f"assignment must be a name like 'ps1', got {assignment!r}")
     try:
-        module = importlib.import_module(f"{PROBLEMS}.{assignment}")
+        return importlib.import_module(f"{PROBLEMS}.{assignment}")
     except ModuleNotFoundError as exc:
         if exc.name != f"{PROBLEMS}.{assignment}":
             raise
         raise ValueError(f"no problem set named {assignment!r}") from exc
-    return module.PARTS
+
+
+def get_parts(assignment):
+    """Return the ``PARTS`` dict of problem set ``assignment`` (e.g. ``"ps1"``)."""
+    return problem_module(assignment).PARTS
 
 
 def get_part(assignment, part_id):

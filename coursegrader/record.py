@@ -137,7 +137,8 @@ class CaseResult:
 class PartResult:
     """An auto-graded part: what it is, what it scored, the cases, why its run stopped.
 
-    ``report`` is the text the student is shown under the test cell.
+    ``report`` is the text the student is shown under the test cell;
+    ``variant``, for a part that varies, the label of the variant it was judged on.
     """
 
     part: str
@@ -149,6 +150,7 @@ class PartResult:
     stop: Optional[Stop] = None
     report: str = ""
     seconds: float = 0.0
+    variant: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -185,8 +187,9 @@ class SubmissionResult:
     answer (Markdown answer cells and Markdown cells the student added), up
     to :data:`ANSWER_BYTES` in all; the similarity check compares them (None
     in a record written before the judge kept them).  ``variant``
-    names the student's variant of the problem set, where the problem set
-    has variants (none has yet: None).
+    is the label of the student's variant the parts were judged on (drawn
+    from the student id the route established), None for a problem set
+    without variants.
     """
 
     assignment: str
@@ -325,7 +328,8 @@ def _part(data):
                       points=_number(data, "points"), score=_number(data, "score"),
                       cases=tuple(_case(c) for c in _list(data, "cases")),
                       stop=_stop(data.get("stop")), report=_text(data, "report"),
-                      seconds=_number(data, "seconds"))
+                      seconds=_number(data, "seconds"),
+                      variant=_optional_text(data, "variant"))
 
 
 def _answer(data):

@@ -6,9 +6,17 @@ The variables' names are those of server_settings.py, which reads them on the
 server.
 """
 
+import csv
+import io
 import os
+import re
+import stat
 
 import server_settings
+
+#: The file ``make variant_codes`` writes in the course folder.
+VARIANT_CODES = "variant_codes.csv"
+_CODE = re.compile(r"^[0-9a-f]{4}(-[0-9a-f]{4}){3}$")
 
 
 def role_of(settings, name):
@@ -38,4 +46,41 @@ def user_environment(settings, name):
         # the book service, from which "Open in the course hub" copies a chapter
         book_url=f"http://127.0.0.1:{settings['book_port']}/services/book/")
     env["PATH"] = f"{environment_bin(settings, name)}:/usr/local/bin:/usr/bin:/bin"
+    if role == "student":
+        env.update(variant_environment(settings, name))
     return env
+
+
+def _read_instructors_file(path, owner, limit=1 << 20):
+    """The text of ``path`` if it is a regular file of ``owner``'s (never through a
+    link), of at most ``limit`` bytes; else None.  The hub runs as root."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != owner or info.st_size > limit:
+            return None
+        return f.read(limit).decode("utf-8", errors="replace")
+
+
+def variant_environment(settings, name):
+    """The variables that make ``name``'s notebooks show their own variants.
+
+    The code is read from ``variant_codes.csv``, which ``make variant_codes``
+    writes in an instructor's course folder (the hub holds no course secret);
+    without it the student's notebooks show the example variant and say so.
+    """
+    import pwd
+    for instructor in sorted(settings.get("course_dirs", {})):
+        try:
+            owner = pwd.getpwnam(instructor).pw_uid
+        except KeyError:
+            continue
+        text = _read_instructors_file(
+            os.path.join(settings["course_dirs"][instructor], VARIANT_CODES), owner)
+        for row in csv.DictReader(io.StringIO(text or "")):
+            if row.get("student_id") == name and _CODE.match(row.get("code") or ""):
+                return {"COURSECHECK_STUDENT": name, "COURSECHECK_VARIANT_CODE": row["code"]}
+    return {}

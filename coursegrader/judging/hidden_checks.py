@@ -8,6 +8,7 @@ hidden cases per student from the course secret (:mod:`coursegrader.judging.judg
 """
 
 from coursecheck.check import check_cases
+from coursecheck.variants import bind, student_variant
 
 from ..settings import find_course
 from .problem_sets import graded_part, local_hidden_rng
@@ -19,8 +20,11 @@ def check_hidden(assignment, part_id, func, *, course=None):
     """Check ``func`` on hidden-style cases of a part; raise CheckFailed if one fails.
 
     The hidden half comes from the course folder ``course``, by default the one
-    holding the current folder (a source notebook runs in ``source/psN/``).
+    holding the current folder (a source notebook runs in ``source/psN/``).  A
+    part that varies is checked on the variant the notebook shows.
     """
     part = graded_part(course or find_course(), assignment, part_id)
+    if part.varies:   # the variant the notebook shows, as its public check does
+        part = bind(part, student_variant(assignment).params)
     cases = part.hidden(local_hidden_rng(assignment, part_id))
     check_cases(part_id, part, cases, func, hidden=True)

@@ -27,6 +27,7 @@ from ..record import CaseResult, PartResult, Stop
 from ..runners import protocol
 from ..runners.protocol import StopReason
 from .problem_sets import hidden_rng, part_score
+from .variants import graded_on
 
 __all__ = ["PartRun", "PartSession", "run_part", "grade_part", "one_line"]
 
@@ -177,12 +178,14 @@ def _case_result(case, hidden, message):
 
 def grade_part(assignment, part_id, part, cells, *, student, secret, points=None,
                timeout=None, files_from=None, mode="bubblewrap", forbidden=(), allowed=(),
-               session=None):
+               session=None, variant=None):
     """Grade ``part`` of ``assignment`` for ``student`` from the notebook's code ``cells``.
 
     ``points``: what the part is worth in this notebook (default: its own
-    points).  ``session`` (a :class:`PartSession`) runs it; without one, a
-    sandbox is started for this part alone.  Returns its
+    points); ``variant``: for a part that varies, the student's variant it is
+    bound to, which the report and the result name.  ``session`` (a
+    :class:`PartSession`) runs it; without one, a sandbox is started for this
+    part alone.  Returns its
     :class:`~coursegrader.record.PartResult`.
     """
     started = time.monotonic()
@@ -207,8 +210,11 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, points=None
     report = format_report(part_id, part, outcomes, show_hidden=False)
     if run.stop is not None:
         report += f"\n  note: {run.note}; the cases without an answer count as failed"
+    if variant is not None:
+        report += f"\n{graded_on(variant)}"
     report += f"\nScore: {score:g} of {points:g} points"
     return PartResult(part=part_id, function=part.func, description=part.description,
                       points=points, score=score,
                       cases=tuple(_case_result(*o) for o in outcomes), stop=run.stop,
-                      report=report, seconds=round(time.monotonic() - started, 3))
+                      report=report, seconds=round(time.monotonic() - started, 3),
+                      variant=variant.label if variant is not None else None)

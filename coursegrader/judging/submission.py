@@ -13,10 +13,13 @@ nothing in it: putting the verdicts and outputs in is nbgrader's side
 import time
 from dataclasses import dataclass
 
+from coursecheck.variants import VARIANT_CELL, bind_parts
+
 from ..record import ANSWER_BYTES, SubmissionResult, limits_hit, now
 from .cells import grade_id, is_test_cell, python_source, student_cells
 from .judge import PartSession, grade_part
 from .kernel_run import KernelRun
+from .variants import variant_cell_source
 
 __all__ = ["Settings", "Judgement", "judge_submission"]
 
@@ -51,19 +54,36 @@ class Judgement:
     kernel_cells: dict
 
 
-def judge_submission(nb, parts, settings, *, assignment, student, notebook, folder):
+def judge_submission(nb, parts, settings, *, assignment, student, notebook, folder,
+                     variant=None):
     """Judge notebook ``nb`` of ``student``'s submission to ``assignment``.
 
     ``parts``: the problem set's graded parts ({grade id: Part}; empty when the
     problem set is not the course's: the notebook is then only run);
-    ``folder``: the submission's folder, whose regular files the sandboxes get.
+    ``folder``: the submission's folder, whose regular files the sandboxes get;
+    ``variant``: the student's variant, drawn from the student id the route
+    established (:mod:`coursegrader.judging.variants`), for a problem set with
+    variants: the notebook's variant cell is replaced by it in every run, and
+    the parts that vary are judged on it.
     """
     started, clock = now(), time.monotonic()
+    varying = {pid for pid, part in parts.items() if part.varies}
+    if varying and variant is None:
+        raise ValueError(f"{assignment}: the parts {sorted(varying)} vary, and no variant "
+                         "was given")
+    if variant is not None:
+        parts = bind_parts(parts, variant)
+
+    def source(cell):
+        if variant is not None and grade_id(cell) == VARIANT_CELL:
+            return variant_cell_source(variant)
+        return cell.source
+
     graded = {i for i, cell in enumerate(nb.cells)
               if is_test_cell(cell) and grade_id(cell) in parts}
     run_cells = tuple(i for i, cell in enumerate(nb.cells)
                       if cell.cell_type == "code" and i not in graded)
-    kernel = KernelRun({i: nb.cells[i].source for i in run_cells},
+    kernel = KernelRun({i: source(nb.cells[i]) for i in run_cells},
                        folder=folder, mode=settings.mode, cell_timeout=settings.cell_timeout,
                        budget=settings.budget, output_bytes=settings.output_bytes)
     code, results = [], []
@@ -74,13 +94,14 @@ def judge_submission(nb, parts, settings, *, assignment, student, notebook, fold
                 if cell.cell_type != "code":
                     continue
                 if not is_test_cell(cell):
-                    code.append(python_source(cell.source))
+                    code.append(python_source(source(cell)))
                 elif i in graded:
                     part_id = grade_id(cell)
                     results.append(grade_part(
                         assignment, part_id, parts[part_id], code, student=student,
                         secret=settings.secret, timeout=settings.part_timeout,
                         session=session,
+                        variant=variant if part_id in varying else None,
                         points=cell.metadata.nbgrader.get("points", parts[part_id].points)))
     except BaseException:
         kernel.cancel()     # the submission fails: its notebook's run is not waited for
@@ -91,5 +112,6 @@ def judge_submission(nb, parts, settings, *, assignment, student, notebook, fold
         kernel_run=ran.result,
         limits_hit=limits_hit([p.stop for p in results] + [ran.result.stop]),
         started=started, seconds=round(time.monotonic() - clock, 3), confinement=settings.mode,
-        answers=student_cells(nb, ANSWER_BYTES))
+        answers=student_cells(nb, ANSWER_BYTES),
+        variant=variant.label if variant is not None else None)
     return Judgement(result, run_cells, ran.cells)

@@ -13,7 +13,6 @@ from (:class:`~coursegrader.preprocessors.save_recorded_grades.SaveRecordedGrade
 """
 
 import os
-import secrets
 from pathlib import Path
 
 from nbformat.v4 import new_output
@@ -23,7 +22,9 @@ from traitlets import Enum, Float, Int, List, Unicode, default
 
 from .. import record, sandbox
 from ..judging.problem_sets import graded_parts
+from ..judging.variants import submission_variant
 from ..judging.submission import Settings, judge_submission
+from ..secret import SECRET_FILE, course_secret
 from ..settings import CourseSettings
 from ..student_outputs import clean_outputs
 
@@ -55,7 +56,7 @@ class JudgeSubmission(NbGraderPreprocessor):
 
     @default("secret_file")
     def _default_secret_file(self):
-        return str(Path(self._course()) / ".grader_secret")
+        return str(Path(self._course()) / SECRET_FILE)
 
     @default("forbidden_paths")
     def _default_forbidden_paths(self):
@@ -65,29 +66,7 @@ class JudgeSubmission(NbGraderPreprocessor):
         return CourseDirectory(config=self.config).root
 
     def _course_secret(self, settings):
-        if settings.secret:
-            return settings.secret
-        path = os.path.abspath(self.secret_file)
-        if not os.path.exists(path):
-            # Written whole under another name, then linked into place: workers
-            # grading their first submissions at once all end up reading one secret.
-            tmp = f"{path}.{os.getpid()}-{secrets.token_hex(4)}"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                with os.fdopen(fd, "w") as f:
-                    f.write(secrets.token_hex(32) + "\n")
-                os.link(tmp, path)
-                self.log.info("Created the course secret %s (keep it; grades depend "
-                              "on it)", path)
-            except FileExistsError:
-                pass          # another worker made it first: use theirs
-            finally:
-                os.unlink(tmp)
-        with open(path) as f:
-            value = f.read().strip()
-        if not value:
-            raise ValueError(f"the course secret file {path} is empty")
-        return value
+        return course_secret(settings, self.secret_file, self.log)
 
     def preprocess(self, nb, resources):
         info = resources.get("nbgrader", {})
@@ -103,15 +82,22 @@ class JudgeSubmission(NbGraderPreprocessor):
             parts = {}
         settings = CourseSettings(config=self.config)
         folder = os.path.abspath(resources.get("metadata", {}).get("path") or os.getcwd())
+        secret = self._course_secret(settings) if parts else ""
+        # The variant of the student nbgrader's route named (the submission's
+        # folder in submitted/), never the one the notebook shows.
+        variant = (submission_variant(secret, assignment, student)
+                   if parts else None)
+        if variant is not None:
+            self.log.info("%s/%s graded on variant %s", student, assignment, variant.label)
         judged = judge_submission(
-            nb, parts, Settings(secret=self._course_secret(settings) if parts else "",
+            nb, parts, Settings(secret=secret,
                                 mode=self.confinement, part_timeout=settings.part_timeout,
                                 forbidden=tuple(self.forbidden_paths),
                                 cell_timeout=settings.cell_timeout, budget=self.budget,
                                 output_bytes=self.output_bytes),
             assignment=assignment, student=student,
             notebook=info.get("notebook") or resources.get("metadata", {}).get("name", ""),
-            folder=folder)
+            folder=folder, variant=variant)
         result = judged.result
         for part in result.parts:
             self.log.info("%s/%s %s: %s of %s", student, assignment, part.part, part.score,

@@ -6,7 +6,8 @@ shows instead the title this preprocessor finds for each: the last heading of
 the problem set's own (locked) Markdown cells above it -- for example "Part 1:
 the feature map ... (2 points)" -- followed, for an auto-graded test cell, by
 what the part checks, as the submission's record says (the part's
-``description``: :mod:`coursegrader.record`, beside the autograded notebook).
+``description``: :mod:`coursegrader.record`, beside the autograded notebook),
+and for a part that varies, the variant it was judged on.
 """
 
 import html
@@ -45,6 +46,8 @@ class TitleGradedParts(HTMLExportablePreprocessor):
             gid = meta.get("grade_id", "")
             part = result.part(gid) if result and not utils.is_solution(cell) else None
             checks = html.escape(part.description) if part and part.description else ""
+            if part and part.variant:
+                checks += html.escape(f" (on your variant, {part.variant})")
             title = self.separator.join(t for t in (heading, checks) if t)
             titles[gid] = title or html.escape(gid)
         resources["part_titles"] = titles

@@ -56,6 +56,7 @@ def summarise(entries, assignment=None):
     results = {r["student"]: submission_results(r) for r in graded}
     scores = collections.defaultdict(list)       # part -> [score]
     points, funcs = {}, {}
+    variants = collections.defaultdict(set)      # part -> labels of the variants judged
     totals = []
     checks = collections.Counter()                # (part, label) -> times failed
     messages = collections.defaultdict(collections.Counter)
@@ -68,6 +69,8 @@ def summarise(entries, assignment=None):
             for p in nb.parts:
                 scores[p.part].append(p.score)
                 points[p.part], funcs[p.part] = p.points, p.function
+                if p.variant:
+                    variants[p.part].add(p.variant)
                 for case in p.cases:
                     if case.hidden:
                         hidden[p.part][0] += not case.passed
@@ -92,6 +95,7 @@ def summarise(entries, assignment=None):
     return {
         "assignment": assignment, "graded": graded, "failed": failed, "totals": totals,
         "scores": dict(scores), "points": points, "funcs": funcs,
+        "variants": {part: len(labels) for part, labels in variants.items()},
         "most_failed": most_failed, "sections": by_section(results, assignment),
         "hidden": {k: tuple(v) for k, v in hidden.items()}, "troubles": troubles,
         "seconds": seconds,
@@ -178,7 +182,8 @@ def render(s, book_url=""):
                            _num(round(statistics.mean(values), 2)),
                            _num(float(statistics.median(values))),
                            f"{100 * sum(v >= top for v in values) / len(values):.0f}%",
-                           f"{100 * sum(v == 0 for v in values) / len(values):.0f}%"))
+                           f"{100 * sum(v == 0 for v in values) / len(values):.0f}%",
+                           str(s["variants"].get(part, "")) or "does not vary"))
     sec = s["seconds"]
     time = sec and {"n": len(sec), "total": f"{sum(sec):.0f}",
                     "mean": f"{statistics.mean(sec):.2f}",

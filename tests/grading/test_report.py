@@ -236,3 +236,23 @@ def test_the_report_page_meets_wcag_21_aa(graded, tmp_path):
         finally:
             browser.close()
     assert not failures, "\n".join(failures)
+
+
+def test_the_report_says_how_many_variants_each_part_was_judged_on():
+    def entry(student, variant):
+        part = {"part": "scaled", "function": "scaled", "description": "", "points": 2.0,
+                "score": 2.0, "cases": [], "stop": None, "report": "", "seconds": 1.0,
+                "variant": variant}
+        fixed = dict(part, part="doubled", function="doubled", points=1.0, score=1.0,
+                     variant=None)
+        result = {"version": 1, "assignment": "ps90", "student": student, "notebook": "ps90",
+                  "parts": [part, fixed], "kernel_run": None, "limits_hit": [],
+                  "started": "", "seconds": 1.0, "confinement": "bubblewrap",
+                  "variant": variant}
+        return {"assignment": "ps90", "student": student, "status": "graded",
+                "seconds": 1.0, "records": [result]}
+
+    page = render(summarise([entry("a", "ps90-1"), entry("b", "ps90-2"),
+                             entry("c", "ps90-1")], "ps90"))
+    rows = {r[0]: r for r in tables(page)["Scores"][0][1:]}
+    assert rows["scaled"][-1] == "2" and rows["doubled"][-1] == "does not vary"
