@@ -238,7 +238,9 @@ class Polish:
         KKT violation of its answer (None if it did not settle: it then
         diverged, or ran out of rounds).
     moves : tuple of int
-        Multipliers that changed sets after each solve.
+        Multipliers that changed sets after each solve (in a last round
+        that diverged, possibly only the free ones that left the box: those
+        were enough to give up).
     """
 
     after_steps: int
@@ -854,6 +856,10 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
     that change more than it, are diverging (ill-conditioned systems, where
     the free multipliers swing far: two moons went 937, 2468, 3448): the
     polish gives up.  (Converging rounds may rise a little: 184, 188, 103.)
+    The free multipliers that left the box are counted first: when they
+    alone make a round diverge, it ends there, before g is brought up to
+    date (the same verdict, without the columns of every multiplier that
+    moved).
     The first guess puts multipliers within ``threshold`` (relative to
     their scale, or to C) on the bounds; the thresholds are tried in turn.
 
@@ -891,6 +897,20 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
             else:  # every multiplier on a bound: b is any point of an interval
                 new, b = fixed, None
                 residual_ok, cond = abs(new @ y) <= 1e-9 * scale * len(y), None
+            below = free & (new <= 0)
+            above = free & (new >= C) if finite else np.zeros_like(free)
+            # Free multipliers that left the box change sets whatever g says:
+            # when they alone make the round diverge, it is given up before g
+            # is updated with the columns of every multiplier that moved (a
+            # few tens to hundreds of columns of K in the failed polishes of
+            # two moons at n = 5000; a divergence that only the releases show
+            # still needs them all)
+            left = int(below.sum() + above.sum())
+            if _diverging(left, fewest, rising):
+                moves.append(left)
+                failed = _Polished(None, rounds=rounds, free=int(free.sum()),
+                                   at_C=int(at_C.sum()), moves=moves)
+                break
             # g follows the multipliers that moved; the conditions are judged
             # with the unclipped solution, as the active-set Newton method
             # (semismooth Newton) prescribes
@@ -903,11 +923,9 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
             if b is None:
                 lo, hi = _intercept_interval(qp, g_cur, at_zero, at_C)
                 b = _midpoint(lo, hi)
-            below = free & (new <= 0)
-            above = free & (new >= C) if finite else np.zeros_like(free)
             excess = y * (r - g_cur - b)  # <= 0 at zero, >= 0 at C
             release = (at_zero & (excess > _RELEASE)) | (at_C & (excess < -_RELEASE))
-            changes = int(below.sum() + above.sum() + release.sum())
+            changes = left + int(release.sum())
             moves.append(changes)
             failed = _Polished(None, rounds=rounds, free=int(free.sum()),
                                at_C=int(at_C.sum()), moves=moves)
@@ -916,15 +934,24 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
                     return _Polished(new, b, g_cur, drift_cur, cond, rounds,
                                      int(free.sum()), int(at_C.sum()), moves)
                 break
-            rising = rising + 1 if changes > fewest else 0
-            if changes > 2 * fewest or rising == 2:  # diverging
+            if _diverging(changes, fewest, rising):
                 break
+            rising = rising + 1 if changes > fewest else 0
             fewest = min(fewest, changes)
             at_zero = (at_zero & ~release) | below
             at_C = (at_C & ~release) | above
             if (~(at_zero | at_C)).sum() > POLISH_MAX:
                 break
     return failed
+
+
+def _diverging(changes, fewest, rising):
+    """True when a polish round that changes ``changes`` sets is diverging.
+
+    ``fewest`` is the fewest changes of a round so far and ``rising`` the
+    rounds in a row just before this one that changed more than it.
+    """
+    return changes > 2 * fewest or (changes > fewest and rising + 1 == 2)
 
 
 def _solve_free_set(qp, free, fixed, cur, g):

@@ -1315,3 +1315,59 @@ def test_a_precomputed_gram_of_rank_two_at_a_large_C_is_solved():
 
     assert objective(coef) <= objective(ref_coef) + 1e-9 * abs(objective(ref_coef))
     np.testing.assert_allclose(svr.predict(K), ref.predict(K), atol=0.1)
+
+
+def test_a_polish_round_seen_diverging_by_the_box_reads_no_column_of_K(monkeypatch):
+    """A polish round whose free multipliers leaving the box already make it diverge
+    (more than twice the fewest changes of a round so far, or a second rise in a row)
+    is given up before g is updated: no column of K is read after its solve.  The
+    verdicts are those of counting every change; the answer is still LIBSVM's."""
+    from kernlab import svm_dual
+    from kernlab._columns import Gram
+
+    events = []
+    solve, cols, polish = svm_dual._solve_free_set, Gram.cols, svm_dual._polish
+
+    def solved(qp, free, fixed, cur, g):
+        out = solve(qp, free, fixed, cur, g)
+        if out is not None:
+            new = out[0]
+            events.append(("solve", int((free & (new <= 0)).sum() + (free & (new >= qp.C)).sum())))
+        return out
+
+    def counted(self, idx):
+        events.append(("cols", np.size(idx)))
+        return cols(self, idx)
+
+    def polished(*args, **kwargs):
+        events.append(("polish", None))
+        try:
+            return polish(*args, **kwargs)
+        finally:
+            events.append(("end", None))
+
+    monkeypatch.setattr(svm_dual, "_solve_free_set", solved)
+    monkeypatch.setattr(Gram, "cols", counted)
+    monkeypatch.setattr(svm_dual, "_polish", polished)
+    X, y = make_moons(400, noise=0.3, random_state=0)
+    kernel, C = Gaussian(sigma=0.5), 1000.0
+    ours = SVC(kernel, C=C).fit(X, y)
+    starts = [k for k, (kind, _) in enumerate(events) if kind == "polish"]
+    polishes = [e for e in ours.solver_trace_ if isinstance(e, svm_dual.Polish)]
+    assert len(starts) == len(polishes)
+    cut = 0
+    for start, record in zip(starts, polishes):
+        during = events[start:events.index(("end", None), start)]
+        last = max(k for k, (kind, _) in enumerate(during) if kind == "solve")
+        fewest, rising = np.inf, 0
+        for changes in record.moves[:-1]:
+            rising = rising + 1 if changes > fewest else 0
+            fewest = min(fewest, changes)
+        left = during[last][1]  # free multipliers that left the box in the last round
+        if record.kkt_gap is None and (left > 2 * fewest or (left > fewest and rising == 1)):
+            cut += 1
+            assert [kind for kind, _ in during[last + 1:]] == []
+            assert record.moves[-1] == left
+    assert cut >= 1
+    ref = SkSVC(C=C, kernel="rbf", gamma=2.0, tol=1e-8).fit(X, y)
+    _assert_agrees_with_libsvm(ours, ref, kernel(X), C, atol=0.1)
