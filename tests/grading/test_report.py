@@ -213,7 +213,8 @@ def test_the_record_is_the_judges_and_a_forged_copy_changes_nothing(tmp_path):
 
 def test_the_report_page_meets_wcag_21_aa(graded, tmp_path):
     """The instructor's report has no serious or critical WCAG 2.1 AA violation
-    on a laptop and on a phone."""
+    on a laptop and on a phone, and is no wider than the screen (its tables
+    scroll in a region a keyboard can reach)."""
     from playwright.sync_api import sync_playwright
 
     from accessibility import LAPTOP, PHONE, axe_violations
@@ -229,10 +230,14 @@ def test_the_report_page_meets_wcag_21_aa(graded, tmp_path):
                                     args=CHROMIUM_ARGS)
         try:
             for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
-                page = browser.new_context(viewport=viewport).new_page()
+                page = browser.new_context(viewport=viewport,
+                                           is_mobile=name == "phone").new_page()
                 page.goto(path.as_uri())
                 assert page.locator("table").count() > 0, "the report shows no table"
                 failures += [f"{name}: {v}" for v in axe_violations(page)]
+                wide = page.evaluate("() => document.documentElement.scrollWidth")
+                if wide > viewport["width"]:
+                    failures.append(f"{name}: the page is {wide} px wide")
         finally:
             browser.close()
     assert not failures, "\n".join(failures)
