@@ -84,10 +84,14 @@ c.JudgeSubmission.confinement = "bubblewrap"
 # seconds; grading goes on regardless.
 c.JudgeSubmission.budget = 600.0
 
+# A notebook far larger than any honest one (by default over 10 MiB or 1,000
+# cells: c.BoundSubmission.max_bytes, max_cells) is refused before it is read,
+# so that it cannot hold a grader for long; it fails alone, named.
 # A submission with symbolic links is refused (nbgrader would follow them).
 # A submission with broken nbgrader metadata must not stop the grading of the
 # others (nbgrader aborts the whole run on a schema mismatch).
 c.Autograde.sanitize_preprocessors = [
+    "coursegrader.preprocessors.BoundSubmission",
     "coursegrader.preprocessors.RefuseLinks",
     "coursegrader.preprocessors.SanitizeMetadata",
     "nbgrader.preprocessors.ClearOutput",

@@ -15,12 +15,12 @@ __all__ = ["CourseGraderApp", "configurable_classes", "main"]
 def configurable_classes():
     """Every class of the grader that has settings, in the order the help lists them."""
     from .late_policy import CourseCalendar, LatePolicy
-    from .preprocessors import (CleanStudentHTML, HideHiddenTests, JudgeSubmission,
-                                 RefuseHalfGraded, TitleGradedParts)
+    from .preprocessors import (BoundSubmission, CleanStudentHTML, HideHiddenTests,
+                                 JudgeSubmission, RefuseHalfGraded, TitleGradedParts)
     from .settings import CourseSettings
     from .tools.lms_zip import LmsZipExtractor
     from .similarity.material import SimilarityCheck
-    return [CourseSettings, JudgeSubmission, CleanStudentHTML, RefuseHalfGraded,
+    return [CourseSettings, BoundSubmission, JudgeSubmission, CleanStudentHTML, RefuseHalfGraded,
             HideHiddenTests, TitleGradedParts, CourseCalendar, LatePolicy, SimilarityCheck,
             LmsZipExtractor]
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from nbgrader.converters import Autograde
 from nbgrader.utils import temp_attrs
 
+from ..preprocessors.bound_submission import BoundSubmission
+
 __all__ = ["Failure", "autograde"]
 
 
@@ -44,7 +46,9 @@ def _failure(exc):
 
 
 class _Autograde(Autograde):
-    """nbgrader's Autograde, keeping the first exception that failed the submission."""
+    """nbgrader's Autograde, keeping the first exception that failed the submission,
+    and refusing a notebook over the course's bounds before it is read
+    (:class:`~coursegrader.preprocessors.bound_submission.BoundSubmission`)."""
 
     failure = None
 
@@ -59,7 +63,10 @@ class _Autograde(Autograde):
         return self._keep(super().init_assignment, assignment_id, student_id)
 
     def convert_single_notebook(self, notebook_filename):
-        return self._keep(super().convert_single_notebook, notebook_filename)
+        def bounded(filename):
+            BoundSubmission(parent=self).check_file(filename)
+            return super(_Autograde, self).convert_single_notebook(filename)
+        return self._keep(bounded, notebook_filename)
 
 
 def autograde(api, assignment, student):

@@ -2,6 +2,8 @@
 
 ``Autograde.sanitize_preprocessors`` (before nbgrader's own):
 
+* :mod:`.bound_submission` -- a notebook far larger than an honest one is not
+  graded (checked before it is read, too, by the course's autograde);
 * :mod:`.refuse_links` -- a submission holding a symbolic link is not graded;
 * :mod:`.sanitize_metadata` -- nbgrader metadata a student broke is dropped;
 * :mod:`.restore_locked_cells` -- locked cells restored, quietly where the
@@ -35,6 +37,7 @@ import importlib
 #: configuration names it (``coursegrader.preprocessors.JudgeSubmission``), so
 #: autograde loads none of the feedback's.
 _MODULES = {
+    "BoundSubmission": "bound_submission",
     "CleanStudentHTML": "clean_student_html", "HideHiddenTests": "hide_hidden_tests",
     "JudgeSubmission": "judge_submission", "LateFeedback": "late_feedback",
     "LinkBookSections": "link_book_sections",

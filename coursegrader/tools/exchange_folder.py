@@ -8,11 +8,20 @@ nothing. ``check`` refuses instead, naming the folder and how to make it;
 Through ngshare (the course's JupyterHub, ``KERNEL_COURSE_EXCHANGE=ngshare``)
 there is no folder and both only say so.
 
+On the plain folder exchange (no hub), ``check`` also warns when a
+registered student's home folder is open to other users (Debian's default
+0755): ``nbgrader submit`` keeps each submission's secret in a cache in the
+student's home, and a classmate who can read it can open that student's
+released feedback.  The course's JupyterHub makes homes 0700.
+
     python -m coursegrader.tools.exchange_folder check
     python -m coursegrader.tools.exchange_folder released ps1 [ps2 ...]
 """
 
 import argparse
+import os
+import pwd
+import stat
 import sys
 from pathlib import Path
 
@@ -21,7 +30,48 @@ from nbgrader.coursedir import CourseDirectory
 from ..settings import CourseSettings, private_files
 from .command_input import InputError, load_config
 
-__all__ = ["main"]
+__all__ = ["open_homes", "main"]
+
+
+def open_homes(students):
+    """``[(student, home, mode)]`` for each of ``students`` with a Unix account whose
+    home folder other users may enter or list."""
+    found = []
+    for student in students:
+        try:
+            home = pwd.getpwnam(student).pw_dir
+            mode = stat.S_IMODE(os.stat(home).st_mode)
+        except (KeyError, OSError):
+            continue
+        if mode & 0o005 and home != "/":
+            found.append((student, home, mode))
+    return found
+
+
+def _registered_students(config):
+    """The ids of the students in the course's gradebook (none if it does not exist yet)."""
+    from nbgrader.api import Gradebook
+    coursedir = CourseDirectory(config=config)
+    url = coursedir.db_url
+    if url.startswith("sqlite:///") and not Path(url[10:].split("?")[0]).is_file():
+        return []
+    with Gradebook(url, coursedir.course_id) as gb:
+        return [s.id for s in gb.students]
+
+
+def _warn_open_homes(config):
+    homes = open_homes(_registered_students(config))
+    if not homes:
+        return
+    listed = ", ".join(f"{s} ({h}, {m:04o})" for s, h, m in homes[:10])
+    more = f" and {len(homes) - 10} more" if len(homes) > 10 else ""
+    print(f"warning: release: {len(homes)} student(s) have a home folder other users can "
+          f"enter or list: {listed}{more}. nbgrader submit keeps each submission's "
+          "secret in the student's home (~/.local/share/jupyter/nbgrader_cache), and a "
+          "classmate who reads it can open that student's released feedback. Make "
+          "students' homes private (e.g. 'chmod 0700 /home/*', and HOME_MODE 0700 in "
+          "/etc/login.defs for new accounts), as the course's JupyterHub does.",
+          file=sys.stderr)
 
 
 def main(argv=None) -> int:
@@ -53,6 +103,8 @@ def main(argv=None) -> int:
                   f"nbgrader_config.py); the student package reads the same setting.",
                   file=sys.stderr)
             return 2
+        if not CourseSettings(config=config).hub_exchange:
+            _warn_open_homes(config)
         return 0
     for ps in args.assignments:
         where = root / course_id / "outbound" / ps

@@ -1,0 +1,74 @@
+"""BoundSubmission: a notebook far larger than any honest one is not graded."""
+
+import json
+import os
+
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Int
+
+__all__ = ["BoundSubmission"]
+
+
+class BoundSubmission(NbGraderPreprocessor):
+    """Refuse a submitted notebook over :attr:`max_bytes` or :attr:`max_cells`.
+
+    Every step outside the sandbox (reading and validating the notebook,
+    nbgrader's preprocessors, cleaning what the student wrote, the record,
+    the feedback) costs time that grows with the number of cells (nbconvert
+    validates the whole notebook after each preprocessor): a notebook of
+    50,000 empty Markdown cells (3 to 5 MB) held a grader for 48 to 78 s
+    against about 1.3 s for an honest one, and one of 100 MB would hold it
+    for most of an hour, every class-mate behind
+    it waiting. Such a notebook is refused before it is read: the course's
+    autograde (:mod:`coursegrader.apps.autograde`) calls :meth:`check_file`
+    on the file, and this preprocessor, first in
+    ``Autograde.sanitize_preprocessors``, checks again where nbgrader reads
+    the notebook itself (Formgrader's autograde). The submission fails alone,
+    with a message that names the bound; the rest of the class is graded.
+    """
+
+    max_bytes = Int(
+        10 * 1024**2,
+        help="Largest submitted notebook file, in bytes, that is graded (default 10 MiB; "
+             "the course's solved notebooks are about 25 kB before their outputs)."
+    ).tag(config=True)
+    max_cells = Int(
+        1000,
+        help="Most cells a submitted notebook may have to be graded (default 1,000; "
+             "the course's notebooks have 14 to 20).").tag(config=True)
+
+    def _refuse(self, name, what, limit, setting):
+        raise ValueError(
+            f"{name} was not graded: {what}, more than the {limit:,} a notebook of this "
+            f"course may have (c.BoundSubmission.{setting}). Hand in the problem set's "
+            "notebook with your answers in its cells, without added cells or large "
+            "outputs, and ask the instructor to grade it again.")
+
+    def check_file(self, path):
+        """Refuse the notebook at ``path`` by its size, then its number of cells,
+        reading no more of it than :attr:`max_bytes`."""
+        name = os.path.basename(path)
+        size = os.stat(path).st_size
+        if size > self.max_bytes:
+            self._refuse(name, f"the file has {size:,} bytes", self.max_bytes, "max_bytes")
+        try:
+            with open(path, "rb") as f:
+                cells = json.loads(f.read(self.max_bytes + 1)).get("cells")
+        except (ValueError, AttributeError):
+            return          # not a notebook: nbgrader's own reading says so
+        if isinstance(cells, list):
+            self.check_cells(name, len(cells))
+
+    def check_cells(self, name, count):
+        """Refuse a notebook named ``name`` of ``count`` cells."""
+        if count > self.max_cells:
+            self._refuse(name, f"it has {count:,} cells", self.max_cells, "max_cells")
+
+    def preprocess(self, nb, resources):
+        meta = resources.get("metadata", {})
+        name = (meta.get("name") or "the notebook") + ".ipynb"
+        path = os.path.join(meta.get("path") or os.getcwd(), name)
+        if os.path.isfile(path) and os.stat(path).st_size > self.max_bytes:
+            self.check_file(path)
+        self.check_cells(name, len(nb.cells))
+        return nb, resources

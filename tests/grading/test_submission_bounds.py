@@ -1,0 +1,127 @@
+"""A notebook far larger than any honest one fails alone, before the grader reads it.
+
+A student with only the README hands in a notebook of 50,000 empty Markdown
+cells (3 to 5 MB): every step outside the sandbox pays per cell (nbconvert
+validates the whole notebook after each preprocessor), so it held a grader
+for 48 to 78 s against about 1.3 s for an honest one, and a larger one would hold it for most of an
+hour, the class waiting behind it. ``BoundSubmission`` refuses it before it
+is read: through ``make zip_collect`` the attacker's submission fails, named
+with the reason, the run exits non-zero, and the classmate keeps 10.
+"""
+
+import io
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+from traitlets.config import Config
+
+from coursegrader.__main__ import configurable_classes
+from coursegrader.preprocessors import BoundSubmission
+from coursegrader.settings import course_config
+from coursegrader.tools import batch
+from coursegrader.tools.course import Course, fill_answers
+
+COURSE = Path(__file__).resolve().parents[2] / "assignments"
+PS = "ps1"
+CELLS = 50_000
+
+
+def empty_cells(n):
+    """A notebook of ``n`` empty Markdown cells, as the attack hands it in."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("") for _ in range(n)]
+    return nb
+
+
+def test_a_notebook_over_the_bounds_is_refused_naming_the_bound(tmp_path):
+    path = tmp_path / "ps1.ipynb"
+    nbformat.write(empty_cells(1001), path)
+    with pytest.raises(ValueError, match=r"ps1.ipynb was not graded: it has 1,001 cells, "
+                                         r"more than the 1,000 .*BoundSubmission.max_cells"):
+        BoundSubmission().check_file(path)
+    small = Config()
+    small.BoundSubmission.max_bytes = 1000
+    with pytest.raises(ValueError, match=r"the file has [\d,]+ bytes, more than the 1,000 "
+                                         r".*BoundSubmission.max_bytes"):
+        BoundSubmission(config=small).check_file(path)
+    # where nbgrader reads the notebook itself (Formgrader), the preprocessor refuses it
+    resources = {"metadata": {"name": "ps1", "path": str(tmp_path)}}
+    with pytest.raises(ValueError, match="1,001 cells"):
+        BoundSubmission().preprocess(nbformat.read(path, as_version=4), resources)
+
+
+def test_the_course_notebooks_are_well_inside_the_bounds(tmp_path):
+    bound = BoundSubmission()
+    for ps in ("ps1", "ps2", "ps3", "ps4", "ps5"):
+        text = (COURSE / "source" / ps / f"{ps}.md").read_text()
+        nb = jupytext.reads(text, fmt="md:myst")
+        assert len(nb.cells) * 10 < bound.max_cells, ps
+        assert len(text.encode()) * 10 < bound.max_bytes, ps
+    # an honest notebook is not refused
+    nbformat.write(nb, tmp_path / "ps5.ipynb")
+    bound.check_file(tmp_path / "ps5.ipynb")
+
+
+def test_the_bounds_are_settings_listed_by_help_all():
+    assert BoundSubmission in configurable_classes()
+    done = subprocess.run([sys.executable, "-m", "coursegrader", "--help-all"],
+                          capture_output=True, text=True, check=True)
+    assert "--BoundSubmission.max_cells" in done.stdout
+    assert "--BoundSubmission.max_bytes" in done.stdout
+    # and where nbgrader reads the notebook itself, it is the first step after reading
+    config = course_config(COURSE)
+    assert config.Autograde.sanitize_preprocessors[0] == \
+        "coursegrader.preprocessors.BoundSubmission"
+
+
+def make(course, *args, check=True):
+    done = subprocess.run(["make", *args, f"PYTHON={sys.executable}"], cwd=course.root,
+                          capture_output=True, text=True, timeout=1000)
+    if check and done.returncode:
+        raise AssertionError(f"make {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+    return done
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
+def test_many_empty_cells_fail_alone_and_the_classmate_keeps_her_grade(tmp_path):
+    c = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
+                       assignments=[PS], secret="bounds-secret", part_timeout=20)
+    (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
+    (c.root / "students.csv").write_text("id,first_name,last_name,email\n"
+                                         "ada,Ada,Example,ada@uni.example\n"
+                                         "eve,Eve,Example,eve@uni.example\n")
+    make(c, "db", f"PS={PS}")
+    c.nbgrader("generate_assignment", PS)
+    solved = fill_answers(c.released(PS), c.source(PS))
+    padded = nbformat.from_dict(solved)
+    padded.cells = solved.cells + empty_cells(CELLS).cells   # her answers, then padding
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("ada_10_20_ps1.ipynb", nbformat.writes(solved))
+        zf.writestr("eve_30_40_ps1.ipynb", nbformat.writes(padded))
+    upload = tmp_path / "submissions.zip"
+    upload.write_bytes(buf.getvalue())
+
+    run = make(c, "zip_collect", f"PS={PS}", f"ZIP={upload}", "JOBS=1", check=False)
+
+    assert run.returncode != 0
+    assert "graded 1 submission(s), 1 failed" in run.stderr
+    assert f"ps1/eve: ValueError: ps1.ipynb was not graded: it has {CELLS + len(solved.cells):,} " \
+           "cells, more than the 1,000" in run.stderr
+    # eve's own answers would earn 10: refused, she gets 0, and ada keeps her 10
+    assert c.code_scores(PS) == {"ada": (10.0, 10.0), "eve": (0.0, 10.0)}
+    entry = batch.latest(batch.read_log(c.root, PS))["eve"]
+    assert entry["status"] == "failed" and "BoundSubmission.max_cells" in entry["error"]
+    assert not list((c.root / "autograded").glob("eve/*/*.ipynb"))
+    # feedback (written parts not graded by hand here: provisional) goes on for ada
+    assert c.nbgrader("generate_feedback", PS, "--force",
+                      "--RefuseHalfGraded.allow_ungraded=True", check=False) == 0
+    assert (c.root / "feedback" / "ada" / PS / f"{PS}.html").is_file()
+    assert not (c.root / "feedback" / "eve").exists()
