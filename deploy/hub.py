@@ -8,6 +8,8 @@
     python deploy/hub.py start STATE     # start JupyterHub; the first time, set up the course
     python deploy/hub.py stop STATE      # stop JupyterHub, its proxy, services and user servers
     python deploy/hub.py destroy STATE   # stop, remove the accounts and the STATE folder
+    python deploy/hub.py lti-bind STATE ROSTER [--deployment ID]
+                                         # bind the LTI accounts to the LMS's users before term
 
 STATE is a folder of the hub's own, readable by root only (settings.json with
 the database URLs, logs, the hub's and ngshare's databases, ngshare's files).
@@ -321,6 +323,36 @@ def set_up_course(settings):
                                f"{done.stdout}\n{done.stderr}")
 
 
+def lti_bind(settings, roster, deployment=None):
+    """``hub.py lti-bind``: the accounts bound to the LMS's users of ``roster``;
+    the exit status (0: every row bound, 1: some listed, 2: nothing done)."""
+    if settings.get("auth") != "lti":
+        print("error: this hub logs in with the Unix password, not LTI", file=sys.stderr)
+        return 2
+    record = lti_login.LaunchRecord(Path(settings["state_dir"]) / lti_login.RECORD_FILE)
+    try:
+        bound, already, absent, problems = lti_login.prebind(settings, roster, record,
+                                                             deployment)
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        record.close()
+    for line in problems:
+        print(line, file=sys.stderr)
+    print(f"bound {len(bound)} account(s) to their LMS users"
+          + (f" ({', '.join(bound)})" if bound else "")
+          + f"; {len(already)} were bound to them already"
+          + (f"; {len(problems)} row(s) not bound, listed above" if problems else ""))
+    if absent:
+        print(f"in the LMS course, with no account here: {', '.join(absent)}")
+    unbound = sorted((set(settings["students"]) | set(settings["instructors"]))
+                     - set(bound) - set(already))
+    if unbound:
+        print(f"not bound yet (bound at their first launch): {', '.join(unbound)}")
+    return 1 if problems else 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -353,6 +385,13 @@ def main(argv=None):
     p = sub.add_parser("token", help="print a new hub API token of a course user (1 hour)")
     p.add_argument("state")
     p.add_argument("name")
+    p = sub.add_parser("lti-bind", help="bind each hub account to its LMS user (issuer, "
+                       "deployment, sub) from the LMS's roster, before their first launch")
+    p.add_argument("state")
+    p.add_argument("roster", help="the LMS's members (make lti_roster's lti-roster.json, "
+                   "or a CSV file with the columns user_id,sis_id)")
+    p.add_argument("--deployment", default=None,
+                   help="the deployment the roster is from (if the hub has several)")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         sys.exit("hub.py must run as root (it creates accounts and starts servers as their users)")
@@ -378,6 +417,8 @@ def main(argv=None):
         sys.exit(done.returncode)
     elif args.command == "token":
         print(api_token(load(args.state), args.name))
+    elif args.command == "lti-bind":
+        sys.exit(lti_bind(load(args.state), args.roster, args.deployment))
     else:
         {"stop": stop, "destroy": destroy}[args.command](args.state)
 

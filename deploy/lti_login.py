@@ -20,19 +20,30 @@ settings say ``"auth": "lti"``):
   deployment and ``sub`` (:class:`LaunchRecord`). A later launch of that
   account with another ``sub``, or a ``sub`` already bound to another account
   (a changed SIS id), is refused;
+- an account can be bound before its first launch, from the LMS's roster
+  (:func:`prebind`, ``hub.py lti-bind``), so that nobody takes it by launching
+  first with its id;
+- every claim the login reads must have the JSON type LTI 1.3 gives it
+  (:func:`check_claims`, :func:`check_token_shape`), and the claimed id must be
+  plain ASCII without whitespace or control characters (:func:`id_problem`);
 - each launch's nonce is accepted once (the authenticator checks it against a
   cookie, which a captured launch replays along with it);
 - the hub user joins the group of that role (``<course>-instructors`` or
   ``<course>-students``), and the spawner starts the role's environment.
 
-A launch that fails any check is refused (HTTP 403) and the hub's log says why.
+A launch that fails any check is refused (HTTP 403, a page that says why) and
+the hub's log says why ("LTI launch refused: ...").
 """
 
 import contextlib
+import csv
+import io
 import json
 import os
 import sqlite3
 import time
+import unicodedata
+from pathlib import Path
 
 import roles
 
@@ -45,6 +56,13 @@ LTI_SETTINGS = {   # field: what it is (all strings; deployment_id may be a list
 }
 DEFAULT_USERNAME_CLAIM = "custom_sis_id"
 ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
+LIS_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/lis"
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+# claims the authenticator's own validation reads, with the JSON type each must have
+TOKEN_SHAPE = {"iat": "number", "exp": "number", "aud": "string or list",
+               CLAIM + "version": "string", CLAIM + "message_type": "string",
+               CLAIM + "context": "object", CLAIM + "resource_link": "object"}
+NAME_CLAIMS = ("name", "given_name", "family_name", "middle_name", "email")
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
 RECORD_FILE = "lti-launches.sqlite"   # in the hub's state folder
@@ -87,6 +105,143 @@ def load_lti_settings(path):
     return data
 
 
+class LaunchRefused(ValueError):
+    """A launch the hub refuses: ``str()`` is the reason for the hub's log,
+    ``page`` what the page tells the person who launched."""
+
+    def __init__(self, reason, page=None):
+        super().__init__(reason)
+        self.page = page or ("The hub cannot log you in from this launch; the course's "
+                             "instructor can read why in the hub's log.")
+
+
+def _kind(value):
+    """What a JSON value is, in words (for a refusal)."""
+    if value is None:
+        return "null"
+    for types, word in ((bool, "a boolean"), ((int, float), "a number"),
+                        (str, "a string"), (list, "a list"), (dict, "an object")):
+        if isinstance(value, types):
+            return word
+    return type(value).__name__
+
+
+def _shown(value, limit=80):
+    """``value`` for a log line: its repr (control characters escaped), cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "...(cut)"
+
+
+def _refuse_claim(what, problem):
+    reason = f"the claim {what} {problem}"
+    raise LaunchRefused(reason, page=f"The launch from the LMS was refused: {reason}.")
+
+
+def _string(claims, key, what=None, *, optional=False):
+    """The claim ``key`` of ``claims`` if it is a non-empty string; else LaunchRefused."""
+    what = what or repr(key)
+    if key not in claims:
+        if optional:
+            return None
+        _refuse_claim(what, "is missing")
+    value = claims[key]
+    if not isinstance(value, str):
+        _refuse_claim(what, f"is {_kind(value)}, not a string")
+    if not value and not optional:
+        _refuse_claim(what, "is empty")
+    return value
+
+
+def id_problem(value):
+    """Why the id ``value`` cannot be a roster id as it is, or None.
+
+    Roster ids are Unix account names (plain ASCII): stray whitespace, a control
+    character or a character outside ASCII (a look-alike letter, a full-width
+    digit) is named rather than trimmed or folded into another account's id.
+    """
+    if value != value.strip():
+        return "has whitespace at its start or end"
+    for ch in value:
+        code = f"U+{ord(ch):04X}"
+        if ch.isspace():
+            return f"has whitespace inside it ({code})"
+        if unicodedata.category(ch).startswith("C"):
+            return f"has a control or invisible character ({code})"
+        if not ch.isascii():
+            name = unicodedata.name(ch, "unnamed")
+            return (f"has a character outside ASCII ({code} {name}): a look-alike of "
+                    "a roster id is never taken for it")
+    return None
+
+
+def _short(key):
+    return key.rsplit("/", 1)[1] if key.startswith("https://") else repr(key)
+
+
+def check_token_shape(claims):
+    """Refuse (LaunchRefused) an id_token whose claims that the authenticator's own
+    validation reads (times, audience, version, message type, context, resource
+    link) are of another JSON type than LTI 1.3 gives them."""
+    for key, expected in TOKEN_SHAPE.items():
+        if key not in claims:
+            continue        # a missing claim is the validation's to name
+        value = claims[key]
+        ok = {"number": isinstance(value, (int, float)) and not isinstance(value, bool),
+              "string": isinstance(value, str),
+              "object": isinstance(value, dict),
+              "string or list": isinstance(value, str) or (
+                  isinstance(value, list) and all(isinstance(v, str) for v in value)),
+              }[expected]
+        if not ok:
+            _refuse_claim(_short(key), f"is {_kind(value)}, not a {expected}"
+                          if expected != "object" else f"is {_kind(value)}, not an object")
+
+
+def check_claims(claims, username_claim):
+    """Refuse (LaunchRefused, naming the claim) a launch whose claims the login
+    reads are not of the type LTI 1.3 gives them; the claimed id, checked.
+
+    A platform may send anything in a signed token (a number, a list, an object,
+    null): each is refused with the claim named, never taken as another type.
+    """
+    for key in ("iss", "sub", "nonce"):
+        _string(claims, key)
+    if len(claims["sub"]) > 255:
+        _refuse_claim("'sub'", "is longer than 255 characters (OpenID Connect)")
+    _string(claims, DEPLOYMENT_CLAIM, "deployment_id")
+    if ROLES_CLAIM not in claims:
+        _refuse_claim("roles", "is missing")
+    roles = claims[ROLES_CLAIM]
+    if not isinstance(roles, list):
+        _refuse_claim("roles", f"is {_kind(roles)}, not a list")
+    for i, uri in enumerate(roles):
+        if not isinstance(uri, str):
+            _refuse_claim("roles", f"has {_kind(uri)} at position {i}, not a string")
+    for key in NAME_CLAIMS:
+        _string(claims, key, optional=True)
+    for key in (CUSTOM_CLAIM, LIS_CLAIM):
+        if key in claims and not isinstance(claims[key], dict):
+            _refuse_claim(_short(key), f"is {_kind(claims[key])}, not an object")
+    data, field = claims, username_claim
+    if field.startswith("custom_"):
+        data, field = claims.get(CUSTOM_CLAIM) or {}, field[len("custom_"):]
+    if field not in data or data[field] == "":
+        raise LaunchRefused(f"the platform user {claims['sub']!r} sent no "
+                            f"{username_claim!r}; an account is never chosen without it",
+                            page="The launch from the LMS was refused: it carries no "
+                                 "student id (SIS id) to choose your hub account with.")
+    value = data[field]
+    if not isinstance(value, str):
+        _refuse_claim(username_claim, f"is {_kind(value)}, not a string")
+    problem = id_problem(value)
+    if problem:
+        reason = (f"the platform user {claims['sub']!r} sent {username_claim} "
+                  f"{_shown(value)}, which {problem}")
+        raise LaunchRefused(reason, page="The launch from the LMS was refused: your "
+                            f"student id (claim {username_claim}) {problem}.")
+    return value
+
+
 def course_role(claims):
     """'instructor', 'student' or None, from the launch's membership roles."""
     found = set()
@@ -105,19 +260,6 @@ def course_role(claims):
 
 def group_of(settings, role):
     return f"{settings['course_id']}-{role}s"
-
-
-def claimed_id(claims, username_claim):
-    """The value of the claim ``username_claim`` exactly as the platform sent it, or None.
-
-    ``custom_<name>`` names the parameter ``<name>`` of the LTI custom claim,
-    as jupyterhub-ltiauthenticator reads it.
-    """
-    data, key = claims, username_claim
-    if key.startswith("custom_"):
-        data, key = claims.get(CUSTOM_CLAIM), key[len("custom_"):]
-    value = data.get(key) if isinstance(data, dict) else None
-    return value if isinstance(value, str) else None
 
 
 class LaunchRecord:
@@ -192,69 +334,212 @@ class LaunchRecord:
         self.db.close()
 
 
-def check_launch(settings, name, claims, record, log=None):
-    """The hub group of a launch by user ``name``; ValueError says why it is refused.
+def read_roster(path):
+    """The LMS course's people of the roster file ``path``: [(SIS id, sub, status)].
+
+    Either the Names and Role Provisioning Service's membership container as the
+    LMS gives it (JSON with ``members``, each with ``user_id``, the platform's
+    ``sub``, and ``lis_person_sourcedid``; ``make lti_roster`` in the course
+    folder saves it), or a CSV file exported from the LMS with the columns
+    ``user_id`` and ``sis_id`` (or ``lis_person_sourcedid``). ValueError names
+    the file and what is wrong with it.
+    """
+    text = Path(path).read_text(encoding="utf-8-sig")
+    if path.endswith(".json") or text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}, line {exc.lineno}: not JSON ({exc.msg})") from None
+        members = data.get("members") if isinstance(data, dict) else None
+        if not isinstance(members, list):
+            raise ValueError(f"{path}: expected the LMS's membership container, a JSON "
+                             "object with a list 'members'")
+        return [(m.get("lis_person_sourcedid"), m.get("user_id"),
+                 m.get("status", "Active")) if isinstance(m, dict) else (None, None, None)
+                for m in members], data.get("issuer")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    columns = set(rows[0]) if rows else set()
+    sis = "sis_id" if "sis_id" in columns else "lis_person_sourcedid"
+    if not rows or "user_id" not in columns or sis not in columns:
+        raise ValueError(f"{path}: expected a CSV file with the columns user_id (the "
+                         "LMS's user id) and sis_id (the student id)")
+    return [(r[sis], r["user_id"], r.get("status") or "Active") for r in rows], None
+
+
+def prebind(settings, path, record, deployment=None):
+    """Bind the hub accounts to the platform users of the roster ``path``, before
+    their first launch: ``(bound now, bound already, not on this server, problems)``.
+
+    Active members only. A member whose SIS id names no account of this server
+    is listed in the third list. A member without a user id or SIS id, or whose
+    SIS id is not exactly a roster id (whitespace, a look-alike letter) is listed
+    in ``problems`` and skipped; an account or a platform user already bound to
+    someone else is listed there and left as it is.
+    """
+    lti = settings["lti"]
+    if deployment is None:
+        if len(lti["deployment_id"]) != 1:
+            raise ValueError(f"the hub has the deployments {lti['deployment_id']}: "
+                             "name the one the roster is from (--deployment)")
+        deployment = lti["deployment_id"][0]
+    elif deployment not in lti["deployment_id"]:
+        raise ValueError(f"deployment {deployment!r} is not one of the hub's "
+                         f"{lti['deployment_id']}")
+    members, issuer = read_roster(str(path))
+    if issuer is not None and issuer != lti["issuer"]:
+        raise ValueError(f"{path}: the roster is from the platform {issuer!r}, the hub's "
+                         f"is {lti['issuer']!r}")
+    bound, already, absent, problems = [], [], [], []
+    for i, (sis_id, sub, status) in enumerate(members, start=1):
+        where = f"{path}, member {i}"
+        if status != "Active":
+            continue
+        if not isinstance(sub, str) or not sub or len(sub) > 255:
+            problems.append(f"{where}: user_id {_shown(sub)} is not the platform's "
+                            "user id (a string)")
+            continue
+        if not isinstance(sis_id, str) or not sis_id:
+            problems.append(f"{where}: the platform user {sub!r} has no SIS id")
+            continue
+        problem = id_problem(sis_id)
+        if not problem:
+            try:
+                roles.role_of(settings, sis_id)
+            except ValueError:
+                absent.append(f"{sis_id} (the platform user {sub!r})")
+                continue
+        if problem:
+            problems.append(f"{where}: SIS id {_shown(sis_id)} of the platform user "
+                            f"{sub!r} {problem}; not bound")
+            continue
+        try:
+            (bound if record.bind(sis_id, lti["issuer"], deployment, sub)
+             else already).append(sis_id)
+        except ValueError as exc:
+            problems.append(f"{where}: {exc}; left as it is")
+    return bound, already, absent, problems
+
+
+def check_launch(settings, claims, record, log=None):
+    """The hub account and group of a launch: ``(name, group)``; LaunchRefused says
+    why it is refused.
 
     An account's first launch, which binds it, is logged (``log``, a logger) with
     the platform user it now belongs to, for the instructor to review.
 
-    ``claims`` are the id_token's (already checked by the authenticator);
-    ``record`` is the :class:`LaunchRecord` of the hub.
+    ``claims`` are the id_token's (its signature, issuer, audience and age already
+    checked by the authenticator); ``record`` is the :class:`LaunchRecord` of the hub.
     """
-    issuer, sub, nonce = claims.get("iss"), claims.get("sub"), claims.get("nonce")
-    if not (isinstance(nonce, str) and nonce):
-        raise ValueError("a launch without a nonce")
-    expires = claims.get("exp") if isinstance(claims.get("exp"), (int, float)) else 0
-    record.use_nonce(str(issuer), nonce, float(expires))
-    deployment = claims.get(DEPLOYMENT_CLAIM)
-    if deployment not in settings["lti"]["deployment_id"]:
-        raise ValueError(f"launch from deployment {deployment!r}, not a registered one")
-    if not (isinstance(issuer, str) and issuer and isinstance(sub, str) and sub):
-        raise ValueError("a launch without the platform's issuer or user (sub)")
     key = settings["lti"]["username_claim"]
-    claimed = claimed_id(claims, key)
-    if claimed is None or claimed == "":
-        raise ValueError(f"the platform user {sub!r} sent no {key!r}; an account is "
-                         "never chosen without it")
-    if claimed != name:
-        raise ValueError(f"the platform user {sub!r} sent {key} {claimed!r}, which is "
-                         f"not exactly a roster id (taken as {name!r})")
+    try:
+        name = check_claims(claims, key)
+    except LaunchRefused:
+        if isinstance(claims.get("nonce"), str) and claims["nonce"]:
+            _use_nonce(record, claims)   # a refused launch's nonce is used too
+        raise
+    issuer, sub = claims["iss"], claims["sub"]
+    _use_nonce(record, claims)
+    deployment = claims[DEPLOYMENT_CLAIM]
+    if deployment not in settings["lti"]["deployment_id"]:
+        raise LaunchRefused(f"launch from deployment {deployment!r}, not a registered one")
     role = course_role(claims)
     if role is None:
-        raise ValueError(f"user {name!r}: no Instructor or Learner role in the course "
-                         f"(roles {claims.get(ROLES_CLAIM)!r})")
-    on_server = roles.role_of(settings, name)   # ValueError if not in the roster
+        raise LaunchRefused(f"user {name!r}: no Instructor or Learner role in the course "
+                            f"(roles {_shown(claims.get(ROLES_CLAIM), 200)})")
+    try:
+        on_server = roles.role_of(settings, name)
+    except ValueError:
+        raise LaunchRefused(f"the platform user {sub!r} sent {key} {name!r}, which is "
+                            f"not exactly a roster id") from None
     if role != on_server:
-        raise ValueError(f"user {name!r} launches as {role} from the LMS but is a "
-                         f"{on_server} on this server")
-    if record.bind(name, issuer, deployment, sub) and log is not None:
+        raise LaunchRefused(f"user {name!r} launches as {role} from the LMS but is a "
+                            f"{on_server} on this server")
+    try:
+        first = record.bind(name, issuer, deployment, sub)
+    except ValueError as exc:
+        raise LaunchRefused(str(exc)) from None
+    if first and log is not None:
         log.warning("LTI first launch of %r: the account is now bound to the platform "
                     "user %r (deployment %r); if that is not them, remove the row from %s",
                     name, sub, deployment, RECORD_FILE)
-    return group_of(settings, role)
+    return name, group_of(settings, role)
+
+
+def _use_nonce(record, claims):
+    expires = claims.get("exp")
+    expires = expires if isinstance(expires, (int, float)) and not isinstance(
+        expires, bool) else 0
+    try:
+        record.use_nonce(claims["iss"] if isinstance(claims.get("iss"), str) else "",
+                         claims["nonce"], float(expires))
+    except ValueError as exc:
+        raise LaunchRefused(str(exc)) from None
 
 
 def configure(c, settings):
     """Make ``c`` (the hub's config) log users in with LTI 1.3 from ``settings``."""
+    from ltiauthenticator.lti13.auth import LTI13Authenticator
+    from ltiauthenticator.lti13.error import ValidationError
+    from ltiauthenticator.lti13.handlers import LTI13CallbackHandler
+    from ltiauthenticator.lti13.validator import LTI13LaunchValidator
+    from ltiauthenticator.utils import convert_request_to_dict
+    from tornado.web import HTTPError
+
     lti = settings["lti"]
-    c.JupyterHub.authenticator_class = "ltiauthenticator.lti13.auth.LTI13Authenticator"
+    record = LaunchRecord(os.path.join(settings["state_dir"], RECORD_FILE))
+
+    def refuse(log, reason, page=None):
+        log.warning("LTI launch refused: %s", reason)
+        raise HTTPError(403, "%s", page or f"The launch from the LMS was refused: "
+                        f"{reason}.") from None
+
+    class CourseCallbackHandler(LTI13CallbackHandler):
+        """The launch's callback: any launch the authenticator's validation refuses
+        (or that its validation cannot read) is refused as the course's checks are,
+        a 403 page and a log line that say why."""
+
+        def decode_and_validate_launch_request(self):
+            # jupyterhub-ltiauthenticator 1.6's own steps, with the claims' types
+            # checked before its validation reads them
+            try:
+                validator = LTI13LaunchValidator(parent=self.app)
+                args = convert_request_to_dict(self.request.arguments)
+                validator.validate_auth_response(args)
+                self.check_state()
+                id_token = validator.verify_and_decode_jwt(
+                    encoded_jwt=args.get("id_token"), issuer=self.authenticator.issuer,
+                    audience=self.authenticator.client_id,
+                    jwks_endpoint=self.authenticator.jwks_endpoint,
+                    jwks_algorithms=self.authenticator.jwks_algorithms)
+                check_token_shape(id_token)
+                validator.validate_id_token(id_token)
+                validator.validate_azp_claim(id_token, self.authenticator.client_id)
+                self.check_nonce(id_token)
+                return id_token
+            except LaunchRefused as exc:
+                refuse(self.log, str(exc), exc.page)
+            except (ValidationError, HTTPError) as exc:
+                text = exc.log_message if isinstance(exc, HTTPError) else str(exc)
+                refuse(self.log, f"the id_token did not pass validation ({text})")
+
+    class CourseLTI13Authenticator(LTI13Authenticator):
+        """LTI 1.3 login whose account, group and binding come from
+        :func:`check_launch`, before JupyterHub reads any claim."""
+
+        callback_handler = CourseCallbackHandler
+
+        async def authenticate(self, handler, data=None):
+            claims = data if isinstance(data, dict) else {}
+            try:
+                name, group = check_launch(settings, claims, record, log=self.log)
+            except LaunchRefused as exc:
+                refuse(self.log, str(exc), exc.page)
+            return {"name": name, "auth_state": claims, "groups": [group]}
+
+    c.JupyterHub.authenticator_class = CourseLTI13Authenticator
     c.LTI13Authenticator.issuer = lti["issuer"]
     c.LTI13Authenticator.client_id = {lti["client_id"]}
     c.LTI13Authenticator.authorize_url = lti["authorize_url"]
     c.LTI13Authenticator.jwks_endpoint = lti["jwks_url"]
     c.LTI13Authenticator.username_key = lti["username_claim"]
     c.Authenticator.manage_groups = True
-    record = LaunchRecord(os.path.join(settings["state_dir"], RECORD_FILE))
-
-    def post_auth_hook(authenticator, handler, auth_model):
-        try:
-            group = check_launch(settings, auth_model["name"],
-                                 auth_model.get("auth_state") or {}, record,
-                                 log=authenticator.log)
-        except ValueError as exc:
-            authenticator.log.warning("LTI launch refused: %s", exc)
-            return None
-        auth_model["groups"] = [group]
-        return auth_model
-
-    c.Authenticator.post_auth_hook = post_auth_hook

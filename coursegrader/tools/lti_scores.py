@@ -37,6 +37,13 @@ which the LMS shows as not yet final.
 
     python -m coursegrader.tools.lti_scores send [--config lti.json] [--force] ps1 [ps2 ...]
     python -m coursegrader.tools.lti_scores keygen [--config lti.json]
+    python -m coursegrader.tools.lti_scores roster [--config lti.json] [--out lti-roster.json]
+
+``roster`` (``make lti_roster``) saves the LMS course's members as Names and
+Role Provisioning gives them (each with the platform's ``user_id`` and the
+``lis_person_sourcedid``), with the issuer they are from: the file the hub's
+``deploy/hub.py lti-bind`` reads to bind each account to its LMS user before
+term.
 """
 
 from __future__ import annotations
@@ -66,7 +73,7 @@ from .command_input import InputError, load_config
 from .grade_export import report_unmatched
 
 __all__ = ["REQUIRED", "MATCH_FIELDS", "load_settings", "keygen", "public_jwks",
-           "send_scores", "main"]
+           "fetch_members", "send_scores", "main"]
 
 REQUIRED = {
     "issuer": "the platform's issuer (iss)",
@@ -178,6 +185,14 @@ def _iso(when: dt.datetime) -> str:
     return when.astimezone(dt.timezone.utc).isoformat(timespec="seconds")
 
 
+def fetch_members(settings: dict) -> list[dict]:
+    """The LMS course's members, as Names and Role Provisioning gives them."""
+    connector = ServiceConnector(_registration(settings))
+    return NamesRolesProvisioningService(
+        connector, {"context_memberships_url": settings["memberships_url"]}
+    ).get_members()
+
+
 def send_scores(settings: dict, lines: list[GradeLine], assignments: list[str]
                 ) -> dict[str, tuple[int, list[str], list[str]]]:
     """Send every matched student's score of ``assignments`` to the LMS.
@@ -187,9 +202,7 @@ def send_scores(settings: dict, lines: list[GradeLine], assignments: list[str]
     """
     connector = ServiceConnector(_registration(settings))
     match = settings["match"]
-    members = NamesRolesProvisioningService(
-        connector, {"context_memberships_url": settings["memberships_url"]}
-    ).get_members()
+    members = fetch_members(settings)
     by_key = {}
     for m in members:
         key = _member_key(m, match)
@@ -244,7 +257,10 @@ def main(argv=None) -> int:
                            "provisional scores (PendingManual)")
     keys = sub.add_parser("keygen", help="write the tool's key if missing, print its "
                           "public keyset (JWKS) for the LMS")
-    for p in (send, keys):
+    roster = sub.add_parser("roster", help="save the LMS course's members (Names and Role "
+                            "Provisioning) for the hub's lti-bind")
+    roster.add_argument("--out", type=Path, default=Path("lti-roster.json"))
+    for p in (send, keys, roster):
         p.add_argument("--config", type=Path, default=Path("lti.json"))
     args = parser.parse_args(argv)
     try:
@@ -254,6 +270,16 @@ def main(argv=None) -> int:
                 keygen(Path(settings["private_key"]))
                 print(f"wrote {settings['private_key']}", file=sys.stderr)
             print(json.dumps(public_jwks(settings), indent=1))
+            return 0
+        if args.command == "roster":
+            members = fetch_members(settings)
+            args.out.write_text(json.dumps(
+                {"issuer": settings["issuer"], "memberships_url": settings["memberships_url"],
+                 "fetched": _iso(dt.datetime.now(dt.timezone.utc)), "members": members},
+                indent=1))
+            print(f"wrote {args.out}: {len(members)} member(s) of the LMS course; the hub's "
+                  f"administrator binds the accounts with: python deploy/hub.py lti-bind "
+                  f"STATE {args.out.resolve()}")
             return 0
         config = load_config()
         policy = LatePolicy(config=config)
