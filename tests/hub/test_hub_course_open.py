@@ -1,6 +1,6 @@
 """"Open in the course hub" on a real JupyterHub, in Chromium, as a student meets it.
 
-Run as root, under the hub lock, like test_hub.py (whose hub helpers this
+Run as root, under the hub lock, like test_hub.py (whose browser helpers this
 module uses): ``flock LOCKFILE pytest tests/hub/test_hub_course_open.py``.
 The hub is the run's shared ``folder_hub`` (tests/hubs.py), whose exchange is a
 shared folder and which serves a copy of the small book of tests/book/small_book,
