@@ -35,6 +35,9 @@ from pathlib import Path
 
 import pytest
 
+#: The shared hub's fixtures (tests/hubs.py), seen by every module as one.
+pytest_plugins = ["hubs"]
+
 REPO = Path(__file__).resolve().parents[1]
 COURSE = REPO / "assignments"
 #: A book of one chapter with a self-check of each kind, built with the book's own

@@ -3,9 +3,9 @@
 Run as root (the hub creates Unix accounts and starts servers as them):
 ``pytest -k hub``. The module installs the server environments with
 deploy/install.sh under $KERNEL_COURSE_PREFIX (default /opt/kernel-course;
-repeated runs reuse them; once per run, conftest's ``installed``), then starts three throw-away hubs on free loopback
-ports, each with its own accounts (names start with "kh" and a random tag),
-state folder and exchange:
+repeated runs reuse them; once per run, conftest's ``installed``), then uses
+three throw-away hubs on free loopback ports (tests/hubs.py), each with its own
+accounts (names start with "kh" and a random tag), state folder and exchange:
 
 - a hub whose exchange is the ngshare service and whose own database and the
   instructor's gradebook are on a private PostgreSQL server (tests/conftest.py):
@@ -15,9 +15,11 @@ state folder and exchange:
   releases feedback; a student reads it; a hostile student's attacks on the
   instructor's browser run nowhere and change no grade), then a student tries
   to read another student's work through ngshare;
-- a hub whose exchange is a shared folder: students (real Unix users, nbgrader
-  on the command line) try to read each other's work and the course folder, to
-  write into released material, and to submit in another student's name;
+- the hub whose exchange is a shared folder, ``folder_hub``, started once per
+  run and shared with test_hub_course_open.py (which has students of its own
+  there): students (real Unix users, nbgrader on the command line) try to read
+  each other's work and the course folder, to write into released material,
+  and to submit in another student's name;
 - a hub with ngshare and 40 students, who submit at once while the instructor
   collects, then again while the hub is restarted (deploy/class_load.py).
 
@@ -34,9 +36,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -44,113 +44,22 @@ import pytest
 import requests
 from coursegrader.tools.course import fill_answers
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, HUB_PREFIX, postgres_server
+from conftest import CHROMIUM, CHROMIUM_ARGS
+from hubs import BOOK_MARKER, COURSE, DEPLOY, FULL_NAMES, SHOTS, course_hub, hubpy
 from attacks import HOSTILE, HOSTILE_CODE
 
 
 ROOT = Path(__file__).resolve().parents[2]
-DEPLOY = ROOT / "deploy"
-PREFIX = HUB_PREFIX
-HUBPY = PREFIX / "hub" / "bin" / "python"
-COURSE = "kernel-methods"
-SHOTS = Path(os.environ.get("HUB_TEST_SCREENSHOTS", tempfile.gettempdir())) / "hub-test-shots"
-BOOK_MARKER = "kernel-methods-book-" + secrets.token_hex(4)
 
 pytestmark = pytest.mark.timeout(3600)
 
 
-def hubpy(*args, check=True, timeout=900):
-    env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
-    done = subprocess.run([str(HUBPY), str(DEPLOY / "hub.py"), *map(str, args)],
-                          capture_output=True, text=True, env=env, timeout=timeout)
-    if check:
-        assert done.returncode == 0, f"hub.py {' '.join(map(str, args))}:\n{done.stdout}\n{done.stderr}"
-    return done
-
-
 # -- the hubs -------------------------------------------------------------------
-# ada answers honestly, bob hands in the blank notebook, eve attacks the grader's
-# browser
-FULL_NAMES = {"ada": ("Ada", "Lovelace"), "bob": ("Bob", "Marley"),
-              "eve": ("Eve", "Mallory")}
-
-
-@contextmanager
-def course_hub(exchange, db=False, students=None, book=None):
-    """A hub with an instructor and ``students`` ({who: (suffix of the user name,
-    first name, last name)}; by default those of FULL_NAMES), serving ``book``
-    (a built site; by default a page with BOOK_MARKER)."""
-    students = students or {who: (who[0], *full) for who, full in FULL_NAMES.items()}
-    tag = secrets.token_hex(2)
-    names = {"teacher": f"kh{tag}t", **{who: f"kh{tag}{suffix}"
-                                        for who, (suffix, _, _) in students.items()}}
-    work = Path(tempfile.mkdtemp(prefix=f"hubtest-{exchange}-", dir="/tmp"))
-    os.chmod(work, 0o755)
-    if book is None:
-        book = work / "book"
-        book.mkdir()
-        (book / "index.html").write_text(f"<html><body><h1>{BOOK_MARKER}</h1></body></html>")
-        os.chmod(book / "index.html", 0o644)
-    state = work / "state"
-    try:
-        with (postgres_server("jupyterhub") if db else _none()) as db_url:
-            # the students with their names, in the course's students.csv format
-            roster = work / "students.csv"
-            roster.write_text("id,first_name,last_name,email\n" + "".join(
-                f"{names[who]},{first},{last},\n"
-                for who, (_, first, last) in students.items()))
-            args = ["init", state, "--prefix", PREFIX, "--instructor", names["teacher"],
-                    "--students-file", roster, "--exchange", exchange,
-                    "--exchange-root", work / "exchange", "--book", book]
-            gradebook_url = None
-            if db_url:
-                gradebook_url = second_database(db_url, "gradebook")
-                args += ["--db-url", db_url, "--gradebook-url", gradebook_url]
-            hubpy(*args)
-            try:
-                hubpy("start", state, timeout=900)
-                settings = json.loads((state / "settings.json").read_text())
-                passwords = json.loads((state / "passwords.json").read_text())
-                yield {"names": names, "settings": settings, "passwords": passwords,
-                       "url": f"http://127.0.0.1:{settings['port']}", "state": state,
-                       "db_url": db_url, "gradebook_url": gradebook_url}
-            finally:
-                log = state / "hub.log"
-                if log.exists():
-                    SHOTS.mkdir(parents=True, exist_ok=True)
-                    os.chmod(SHOTS, 0o700)
-                    shutil.copy(log, SHOTS / f"hub-{exchange}.log")
-                hubpy("destroy", state, check=False)
-    finally:
-        for name in names.values():   # in case init failed half-way
-            subprocess.run(["userdel", "--remove", name], capture_output=True)
-        shutil.rmtree(work, ignore_errors=True)
-
-
-@contextmanager
-def _none():
-    yield None
-
-
-def second_database(url, name):
-    """A new database on the server of ``url`` (a SQLAlchemy URL); its URL."""
-    import psycopg
-
-    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"),
-                         autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return url.rsplit("/", 1)[0] + "/" + name
-
-
+# folder_hub is shared with every module (tests/hubs.py); these two are this
+# module's own
 @pytest.fixture(scope="module")
 def ngshare_hub(slow, installed):
     with course_hub("ngshare", db=True) as hub:
-        yield hub
-
-
-@pytest.fixture(scope="module")
-def folder_hub(slow, installed):
-    with course_hub("folder") as hub:
         yield hub
 
 

@@ -1,9 +1,11 @@
 """"Open in the course hub" on a real JupyterHub, in Chromium, as a student meets it.
 
-Run as root, under the hub lock, like test_hub.py (whose hub helpers this
+Run as root, under the hub lock, like test_hub.py (whose browser helpers this
 module uses): ``flock LOCKFILE pytest tests/hub/test_hub_course_open.py``.
-The hub serves the small book of tests/book/small_book, built with the book's own
-extensions, at /services/book/, and uses the shared folder as its exchange.
+The hub is the run's shared ``folder_hub`` (tests/hubs.py), whose exchange is a
+shared folder and which serves a copy of the small book of tests/book/small_book,
+built with the book's own extensions, at /services/book/; this module's ada and
+bob are students of their own there, whom no other module's tests touch.
 
 - A student who is not logged in clicks "Open this chapter in the course hub"
   on a chapter page, logs in, and lands in her JupyterLab with the chapter's
@@ -39,8 +41,9 @@ import nbformat
 import pytest
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, free_port
-from test_hub import (LONG, assignment_row, course_hub, open_assignments,
-                      open_terminal, render_every_cell, run_in_terminal, shot)
+from hubs import students_of
+from test_hub import (LONG, assignment_row, open_assignments, open_terminal,
+                      render_every_cell, run_in_terminal, shot)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
@@ -48,16 +51,16 @@ CHAPTER = "book/chapters/first_steps"
 
 
 @pytest.fixture(scope="module")
-def small_book(small_book_site):
-    # the book service runs as root; the folder is the hub's, like _build/html
-    return small_book_site
+def hub(folder_hub):
+    """The shared folder hub (tests/hubs.py), with this module's own ada and bob."""
+    return students_of(folder_hub, "course_open")
 
 
 @pytest.fixture(scope="module")
-def hub(installed, small_book):
-    students = {"ada": ("a", "Ada", "Lovelace"), "bob": ("b", "Bob", "Marley")}
-    with course_hub("folder", students=students, book=small_book) as running:
-        yield running
+def small_book(hub):
+    """The hub's copy of the small book, which it serves (the book service runs as
+    root; the folder is the hub's, like _build/html)."""
+    return hub["book"]
 
 
 def home_of(hub, who):

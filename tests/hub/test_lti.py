@@ -8,8 +8,9 @@ against the tool's public keyset (printed by ``make lti_key``, as an LMS is
 given it), the course's members (Names and Role Provisioning) and line items
 and scores (Assignment and Grade Services) that record what they receive.
 
-- A real JupyterHub from ``deploy/requirements-hub.txt`` (built once in
-  ``~/.cache/kernel-course``, with configurable-http-proxy from npm), started
+- A real JupyterHub from ``deploy/requirements-hub.txt`` (the course server's,
+  installed once per run by deploy/install.sh, with configurable-http-proxy
+  from npm; run as root, as the other hub tests), started
   with ``deploy/jupyterhub_config.py`` and the settings ``"auth": "lti"``:
   a student and the instructor launch from the LMS; the test checks the
   hub user, their group in the hub's database, and what is refused.
@@ -19,7 +20,6 @@ and scores (Assignment and Grade Services) that record what they receive.
 """
 
 import datetime as dt
-import hashlib
 import html
 import json
 import os
@@ -43,12 +43,11 @@ import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
 from nbgrader.api import Gradebook
 
-from conftest import free_port, in_ci
+from conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 COURSE = ROOT / "assignments"
-CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kernel-course"
 CLIENT_ID = "kernel-course-tool"
 DEPLOYMENT = "deployment-1"
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
@@ -257,36 +256,12 @@ def platform():
 
 
 # -- the hub ---------------------------------------------------------------------
-def _run(cmd, **kw):
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, **kw)
-    assert done.returncode == 0, f"{cmd}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-
-
 @pytest.fixture(scope="module")
-def hub_prefix():
-    """The hub's environment (deploy/requirements-hub.txt) and the proxy, cached."""
-    pins = (DEPLOY / "requirements-hub.txt").read_bytes()
-    chp = re.search(r"^CHP_VERSION=(\S+)", (DEPLOY / "install.sh").read_text(), re.M)[1]
-    python = "/usr/bin/python3.11"
-    if not Path(python).exists():
-        python = sys.executable
-    tag = hashlib.sha256(pins + chp.encode() + python.encode()).hexdigest()[:12]
-    prefix = CACHE / f"lti-hub-{tag}"
-    if not (prefix / ".installed").exists():
-        if not shutil.which("npm"):
-            if in_ci():
-                pytest.fail("npm is missing (configurable-http-proxy); required in CI")
-            pytest.skip("npm is missing (configurable-http-proxy is installed with it)")
-        shutil.rmtree(prefix, ignore_errors=True)
-        prefix.mkdir(parents=True)
-        _run([python, "-m", "venv", str(prefix / "hub")])
-        _run([str(prefix / "hub" / "bin" / "pip"), "install", "--quiet",
-              "--disable-pip-version-check",
-              "-r", str(DEPLOY / "requirements-hub.txt")])
-        _run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix",
-              str(prefix / "proxy"), f"configurable-http-proxy@{chp}"])
-        (prefix / ".installed").write_text(tag)
-    return prefix
+def hub_prefix(installed):
+    """The hub's environment and the proxy: those of the course server, installed
+    once per run by deploy/install.sh (conftest's ``installed``) for every hub the
+    tests start."""
+    return installed
 
 
 def write_settings(path, platform_url):
