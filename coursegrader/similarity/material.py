@@ -1,9 +1,11 @@
 """What of a submission is compared: its code and its written answers, within bounds.
 
 The code is every code cell the student wrote or changed: the answer cells
-and any cell the student added, wherever it is, since all of it runs before
-the parts' tests (a cell exactly as released is the course's, not the
-student's). The written answers are every Markdown cell that is not exactly
+and any cell the student added, wherever it is, and every Python module
+handed in beside the notebook (``helper.py``, imported or put on
+``sys.path``), since all of it runs before the parts' tests (a cell or a
+module exactly as released is the course's, not the student's). Modules are
+put in the same normal form as cells and share their bounds. The written answers are every Markdown cell that is not exactly
 as released: the written answer cells and any the student added. Each is read up to a bound
 (:class:`SimilarityCheck`: bytes and statements of code, bytes of text), so
 that no submission makes the check slow or its page large; what is cut is
@@ -20,6 +22,7 @@ from traitlets import Float, Integer
 from traitlets.config import Configurable
 
 from ..judging.cells import python_source, shares
+from ..judging.modules import MODULE
 from .code import lexical_form, normal_code
 from .text import shingles, words
 
@@ -92,16 +95,19 @@ class Scaffold:
     text: tuple
 
     @classmethod
-    def of(cls, released_cells):
-        """The scaffold of a problem set from its released notebook's cells."""
+    def of(cls, released_cells, released_modules=()):
+        """The scaffold of a problem set from its released notebook's cells and the
+        sources of the Python modules released beside it."""
         trees = [t for t in (_parse(c.source) for c in released_cells
                              if c.cell_type == "code") if t is not None]
+        trees += [t for t in map(_parse, released_modules) if t is not None]
         keep = frozenset(n for t in trees for n in _top_names(t))
         code = normal_code(trees, keep)
         text = tuple(words("\n".join(c.source for c in released_cells
                                      if c.cell_type == "markdown")))
-        return cls(frozenset((c.cell_type, c.source.strip()) for c in released_cells),
-                   keep, code, text)
+        released = {(c.cell_type, c.source.strip()) for c in released_cells}
+        released |= {(MODULE, source.strip()) for source in released_modules}
+        return cls(frozenset(released), keep, code, text)
 
 
 def _top_names(tree):
@@ -241,7 +247,8 @@ def _code(cells, check, scaffold, notes):
                      "compared, read it")
     if used < total:
         notes.append(f"code cut at {_kb(check.max_code_bytes)}: {_kb(total - used)} of "
-                     f"{_kb(total)} in its code cells not compared (its largest cells)")
+                     f"{_kb(total)} in its code cells and modules not compared (its "
+                     "largest cells and modules)")
     if cut_statements:
         notes.append(f"code cut at {check.max_statements} statements: the statements "
                      "after that not compared")
@@ -290,11 +297,20 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0):
     """The :class:`Material` of ``student``'s submission, whose cells are ``cells``
     (each with ``cell_type`` and ``source``, in notebook order; a record's
     :class:`~coursegrader.record.AnswerCode`); ``boiler``: :func:`boilerplate`;
-    ``omitted``: bytes of the cells the record did not keep."""
+    ``omitted``: bytes of the cells the record did not keep (a module's are
+    read from the module's own answer)."""
     notes = [f"{_kb(omitted)} of its cells beyond what the record keeps not compared"
              ] if omitted else []
+    modules = [c for c in cells if c.cell_type == MODULE]
+    module_omitted = sum(c.omitted for c in modules)
+    if module_omitted:
+        notes.append(f"{_kb(module_omitted)} of its modules beyond what the record keeps "
+                     "not compared")
     own = [c for c in cells if (c.cell_type, c.source.strip()) not in scaffold.released]
-    code = [c.source for c in own if c.cell_type == "code"]
+    if any(c.cell_type == MODULE for c in own):
+        notes.append("its modules compared with its cells: " + ", ".join(
+            c.cell for c in own if c.cell_type == MODULE and c.source)[:500])
+    code = [c.source for c in own if c.cell_type in ("code", MODULE)]
     text = [c.source for c in own if c.cell_type == "markdown"]
     normal = _code(code, check, scaffold, notes)
     ws = _text(text, check, notes)

@@ -6,7 +6,8 @@ hands in the reference solution, eight classmates (``ps1_honest``) their own
 independent answers, and the copiers copy a classmate and disguise it as
 students do (``ps1_copies``): the code moved verbatim into a cell of their own
 with the answer cells emptied, a no-op after each line, the loops
-rewritten, every name changed, the code in an added cell dressed as the
+rewritten, every name changed, the code moved into a module handed in beside
+the notebook (``helper.py``), the code in an added cell dressed as the
 course's locked setup cell, a classmate's written answers
 reworded, and padding in front of it all. Each copy earns what the original earns from the
 autograder (it is working code); the similarity check must flag each one with
@@ -29,7 +30,7 @@ from coursegrader.tools.course import Course, fill_answers
 
 from attacks import HOSTILE, HOSTILE_CODE
 from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS, into_extra_cell,
-                         noop_after_each_line, renamed, reworded)
+                                into_module, noop_after_each_line, renamed, reworded)
 from grading.ps1_honest import HONEST
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
@@ -50,6 +51,7 @@ COPIERS = {
     "copier_written": ("bob", "written"),
     "copier_injects": ("gus", "code"),
     "copier_fake_locked": ("carol", "code"),
+    "copier_module": ("fay", "code"),
 }
 
 
@@ -125,6 +127,10 @@ def _hand_in_the_class(c):
     dressed.metadata = copy.deepcopy(setup.metadata)
     c.hand_in("copier_fake_locked", "ps1", _notebook(released, moved, [dressed],
                                                      before="setup"))
+    # fay's code moved into helper.py beside the notebook, imported through sys.path
+    moved, module = into_module({**HONEST["fay"], **blank_written})
+    folder = c.hand_in("copier_module", "ps1", _notebook(released, moved))
+    (folder / "helper.py").write_text(module)
     # gus's answers, with markup in a cell that does not parse and in the written answers
     c.hand_in("copier_injects", "ps1", _notebook(
         released, {**HONEST["gus"],
@@ -216,7 +222,9 @@ def test_what_the_bounds_cut_is_said_for_that_submission(graded):
                      r"not compared; code cut at 100 kB: \d+ kB of \d+ kB", text)
     assert re.search(r"copier_injects: 1 code cell\(s\) do not parse as Python", text)
     noted = re.findall(r"<li>([^:<]+):", page.split("What was cut")[1].split("</ul>")[0])
-    assert noted == ["copier_injects", "copier_padded"]
+    assert noted == ["copier_injects", "copier_module", "copier_padded"]
+    assert re.search(r"copier_module: [^<]*its modules compared with its cells: helper\.py",
+                     text)
     assert len(page.encode()) < 300_000
 
 
