@@ -137,7 +137,9 @@ def _parse(source):
 @dataclass(eq=False)
 class Material:
     """One submission's compared material: its code in normal form, the words of
-    its written answers, and what the bounds cut (``notes``)."""
+    its written answers, what the bounds cut (``notes``), and why it is flagged
+    on its own (``flags``: it runs code built from data, which no comparison
+    reads)."""
 
     student: str
     code: str
@@ -145,6 +147,7 @@ class Material:
     notes: list = field(default_factory=list)
     prints: object = None      # copydetect's fingerprint of ``code``
     runs: dict = None          # {hash: first word} of the written answers' runs
+    flags: list = field(default_factory=list)
 
     @property
     def code_chars(self):
@@ -187,6 +190,46 @@ def _runtime_code(tree):
     return found
 
 
+def _literal(node):
+    """Whether ``node`` is code written out: a string constant (or an f-string)."""
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)) \
+        or isinstance(node, ast.JoinedStr)
+
+
+def _called(node):
+    """The name a call's function is written as (``loads`` of ``marshal.loads``)."""
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) \
+        else None
+
+
+def _built_from_data(tree):
+    """What in ``tree`` runs code made from data no comparison reads (bytes,
+    an encoded string, a file): marshal, a code or function object built by
+    hand, and ``exec``, ``eval`` or ``compile`` of anything but code written out.
+    Honest answers to a problem set have no use for these; a disguised copy
+    does."""
+    found = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.alias) and n.name.split(".")[0] == "marshal" \
+                or isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "marshal":
+            found.add("marshal")
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) \
+                and n.value.id == "marshal":
+            found.add("marshal")
+        elif isinstance(n, ast.Call):
+            name = _called(n)
+            if name in ("CodeType", "FunctionType", "LambdaType", "MethodType"):
+                found.add(f"a {name} built by hand")
+            elif name == "replace" and any(k.arg and k.arg.startswith("co_")
+                                           for k in n.keywords):
+                found.add("a code object rewritten")
+            elif name in ("exec", "eval", "compile") and n.args \
+                    and not _literal(n.args[0]):
+                found.add(f"{name} of code that is not written out")
+    return found
+
+
 def _within(source, budget):
     """``source`` cut to at most ``budget`` bytes, at a line's end."""
     data = source.encode("utf-8")
@@ -207,7 +250,7 @@ def _parse_cut(part):
     return tree
 
 
-def _code(cells, check, scaffold, notes):
+def _code(cells, check, scaffold, notes, flags):
     """The normal form of the code ``cells`` (sources), within the bounds: bytes
     and statements go to the smallest cells first, so that padding in one cell
     cannot push the others out."""
@@ -241,6 +284,7 @@ def _code(cells, check, scaffold, notes):
         trees[i] = tree
     trees = [t for t in trees if t is not None]
     lexical = [t for t in lexical if t is not None]
+    flags.extend(sorted(set().union(*(_built_from_data(t) for t in trees))))
     built = sorted(set().union(*(_runtime_code(t) for t in trees)))
     if built:
         notes.append(f"uses {', '.join(built)}: code built while it runs is not "
@@ -307,13 +351,15 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0):
         notes.append(f"{_kb(module_omitted)} of its modules beyond what the record keeps "
                      "not compared")
     own = [c for c in cells if (c.cell_type, c.source.strip()) not in scaffold.released]
-    if any(c.cell_type == MODULE for c in own):
-        notes.append("its modules compared with its cells: " + ", ".join(
-            c.cell for c in own if c.cell_type == MODULE and c.source)[:500])
+    compared = [c.cell for c in own if c.cell_type == MODULE and c.source]
+    if compared:
+        notes.append("its modules compared with its cells: " + ", ".join(compared)[:500])
     code = [c.source for c in own if c.cell_type in ("code", MODULE)]
     text = [c.source for c in own if c.cell_type == "markdown"]
-    normal = _code(code, check, scaffold, notes)
+    flags = []
+    normal = _code(code, check, scaffold, notes, flags)
     ws = _text(text, check, notes)
     prompt = shingles(list(scaffold.text), check.shingle_words)
     runs = {h: i for h, i in shingles(ws, check.shingle_words).items() if h not in prompt}
-    return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs)
+    return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs,
+                    flags)

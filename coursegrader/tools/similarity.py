@@ -16,7 +16,10 @@ It writes ``report/ps1-similarity.csv`` (``student_a,student_b,similarity,
 flagged,code,written``; each share is the larger of the two shares of one
 submission's material found in the other, and similarity the larger of
 code and written) and ``report/ps1-similarity.html``, the flagged pairs side
-by side with the shared passages marked and what the bounds cut. A high
+by side with the shared passages marked, the submissions flagged on their
+own because they run code built from data (marshal, a code or function
+object built by hand, ``exec`` of decoded bytes: no comparison can read it),
+and what the bounds cut. A high
 similarity is a reason for a person to look, not a finding.
 """
 
@@ -103,6 +106,10 @@ def main(argv=None) -> int:
             print(f"{ps}: {len(materials)} submissions, {len(pairs)} pairs, {n} flagged "
                   f"(code {check.threshold:.0%}, written {check.written_threshold:.0%}): "
                   f"{table}, {page}")
+            for m in materials:
+                if m.flags:
+                    print(f"  flagged on its own: {m.student}: runs code built from data "
+                          f"({'; '.join(m.flags)})")
             for line in skipped:
                 print(f"  not compared: {line}", file=sys.stderr)
         return 0

@@ -15,9 +15,11 @@ its original, and no pair of independent submissions. What a student wrote is
 data on the page, never markup.
 """
 
+import base64
 import copy
 import csv
 import itertools
+import marshal
 import re
 import subprocess
 import sys
@@ -53,6 +55,9 @@ COPIERS = {
     "copier_fake_locked": ("carol", "code"),
     "copier_module": ("fay", "code"),
 }
+#: A copy of alice's code run from marshalled bytes: no comparison can read it,
+#: so the submission is flagged on its own.
+BUILT = "copier_marshal"
 
 
 def _grade_id(cell):
@@ -131,6 +136,13 @@ def _hand_in_the_class(c):
     moved, module = into_module({**HONEST["fay"], **blank_written})
     folder = c.hand_in("copier_module", "ps1", _notebook(released, moved))
     (folder / "helper.py").write_text(module)
+    # alice's code compiled, marshalled and run from the bytes
+    blob = base64.b64encode(marshal.dumps(compile(
+        "\n\n".join(reference[part] for part in CODE_PARTS), "answers", "exec"))).decode()
+    hidden = {part: "# done above\n" for part in CODE_PARTS}
+    hidden[CODE_PARTS[0]] = ("import base64\nimport marshal\n\n"
+                             f"exec(marshal.loads(base64.b64decode('{blob}')), globals())\n")
+    c.hand_in(BUILT, "ps1", _notebook(released, {**hidden, **blank_written}))
     # gus's answers, with markup in a cell that does not parse and in the written answers
     c.hand_in("copier_injects", "ps1", _notebook(
         released, {**HONEST["gus"],
@@ -159,12 +171,13 @@ def graded(tmp_path_factory):
     with open(c.root / "report" / "ps1-similarity.csv", newline="") as f:
         rows = {frozenset((r["student_a"], r["student_b"])): r for r in csv.DictReader(f)}
     page = (c.root / "report" / "ps1-similarity.html").read_text()
+    c.similarity_said = done.stdout
     return c, scores, rows, page
 
 
 def test_every_submission_is_graded_and_compared(graded):
     _, scores, rows, _ = graded
-    students = {"alice", "blank", *HONEST, *COPIERS}
+    students = {"alice", "blank", *HONEST, *COPIERS, BUILT}
     assert set(scores) == students
     assert len(rows) == len(students) * (len(students) - 1) // 2
 
@@ -207,6 +220,16 @@ def test_a_copier_is_flagged_with_whom_they_copied_only(graded):
                 assert rows[frozenset((copier, other))]["flagged"] == "false", (copier, other)
 
 
+def test_code_run_from_marshalled_bytes_earns_its_marks_and_is_flagged_on_its_own(graded):
+    c, scores, _, page = graded
+    assert scores[BUILT] == scores["alice"]         # working code is working code
+    section = page.split("Flagged on their own")[1].split("</ul>")[0]
+    alone = re.findall(r"<li>([^:<]+): ([^<]*)</li>", section)
+    assert [student for student, _ in alone] == [BUILT]     # no honest submission
+    assert "marshal" in alone[0][1] and "exec of code that is not written out" in alone[0][1]
+    assert f"flagged on its own: {BUILT}: runs code built from data" in c.similarity_said
+
+
 def test_the_blank_release_shares_nothing(graded):
     _, _, rows, _ = graded
     for pair, row in rows.items():
@@ -222,7 +245,7 @@ def test_what_the_bounds_cut_is_said_for_that_submission(graded):
                      r"not compared; code cut at 100 kB: \d+ kB of \d+ kB", text)
     assert re.search(r"copier_injects: 1 code cell\(s\) do not parse as Python", text)
     noted = re.findall(r"<li>([^:<]+):", page.split("What was cut")[1].split("</ul>")[0])
-    assert noted == ["copier_injects", "copier_module", "copier_padded"]
+    assert noted == ["copier_injects", "copier_marshal", "copier_module", "copier_padded"]
     assert re.search(r"copier_module: [^<]*its modules compared with its cells: helper\.py",
                      text)
     assert len(page.encode()) < 300_000
