@@ -22,7 +22,7 @@ from traitlets import Float, Integer
 from traitlets.config import Configurable
 
 from ..judging.cells import python_source, shares
-from ..judging.modules import MODULE
+from ..judging.modules import COMPILED, MODULE
 from .code import lexical_form, normal_code
 from .text import shingles, words
 
@@ -203,10 +203,19 @@ def _called(node):
         else None
 
 
+#: What loads code from a file of any name, or from compiled or archived code,
+#: outside the import of a ``.py`` file (which the check reads).
+_LOADERS = frozenset({"SourceFileLoader", "SourcelessFileLoader", "ExtensionFileLoader",
+                      "spec_from_file_location", "spec_from_loader", "run_path",
+                      "load_source", "load_compiled", "load_dynamic", "load_module",
+                      "zipimporter"})
+
+
 def _built_from_data(tree):
     """What in ``tree`` runs code made from data no comparison reads (bytes,
     an encoded string, a file): marshal, a code or function object built by
-    hand, and ``exec``, ``eval`` or ``compile`` of anything but code written out.
+    hand, ``exec``, ``eval`` or ``compile`` of anything but code written out,
+    and a module loaded by hand (from a file of any name, compiled or archived).
     Honest answers to a problem set have no use for these; a disguised copy
     does."""
     found = set()
@@ -227,6 +236,8 @@ def _built_from_data(tree):
             elif name in ("exec", "eval", "compile") and n.args \
                     and not _literal(n.args[0]):
                 found.add(f"{name} of code that is not written out")
+            elif name in _LOADERS:
+                found.add(f"a module loaded by hand ({name})")
     return found
 
 
@@ -357,6 +368,9 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0):
     code = [c.source for c in own if c.cell_type in ("code", MODULE)]
     text = [c.source for c in own if c.cell_type == "markdown"]
     flags = []
+    compiled = [c.cell for c in own if c.cell_type == COMPILED]
+    if compiled:
+        flags.append("code handed in compiled: " + ", ".join(compiled)[:500])
     normal = _code(code, check, scaffold, notes, flags)
     ws = _text(text, check, notes)
     prompt = shingles(list(scaffold.text), check.shingle_words)

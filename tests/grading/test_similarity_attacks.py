@@ -18,11 +18,13 @@ data on the page, never markup.
 import base64
 import copy
 import csv
+import importlib.util
 import itertools
 import marshal
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -55,9 +57,11 @@ COPIERS = {
     "copier_fake_locked": ("carol", "code"),
     "copier_module": ("fay", "code"),
 }
-#: A copy of alice's code run from marshalled bytes: no comparison can read it,
-#: so the submission is flagged on its own.
+#: A copy of alice's code run from marshalled bytes, and of fay's handed in
+#: compiled (helper.pyc in a zip): no comparison can read either, so each
+#: submission is flagged on its own.
 BUILT = "copier_marshal"
+COMPILED = "copier_compiled"
 
 
 def _grade_id(cell):
@@ -143,6 +147,14 @@ def _hand_in_the_class(c):
     hidden[CODE_PARTS[0]] = ("import base64\nimport marshal\n\n"
                              f"exec(marshal.loads(base64.b64decode('{blob}')), globals())\n")
     c.hand_in(BUILT, "ps1", _notebook(released, {**hidden, **blank_written}))
+    # fay's code compiled into helper.pyc inside lib.zip, which Python imports
+    # from the zip without a source (a .pyc beside the notebook nbgrader drops)
+    zipped = {**moved, CODE_PARTS[0]: moved[CODE_PARTS[0]].replace(
+        "os.getcwd()", "os.path.join(os.getcwd(), 'lib.zip')")}
+    folder = c.hand_in(COMPILED, "ps1", _notebook(released, zipped))
+    with zipfile.ZipFile(folder / "lib.zip", "w") as z:
+        z.writestr("helper.pyc", importlib.util.MAGIC_NUMBER + bytes(12)
+                   + marshal.dumps(compile(module, "helper", "exec")))
     # gus's answers, with markup in a cell that does not parse and in the written answers
     c.hand_in("copier_injects", "ps1", _notebook(
         released, {**HONEST["gus"],
@@ -177,7 +189,7 @@ def graded(tmp_path_factory):
 
 def test_every_submission_is_graded_and_compared(graded):
     _, scores, rows, _ = graded
-    students = {"alice", "blank", *HONEST, *COPIERS, BUILT}
+    students = {"alice", "blank", *HONEST, *COPIERS, BUILT, COMPILED}
     assert set(scores) == students
     assert len(rows) == len(students) * (len(students) - 1) // 2
 
@@ -225,9 +237,13 @@ def test_code_run_from_marshalled_bytes_earns_its_marks_and_is_flagged_on_its_ow
     assert scores[BUILT] == scores["alice"]         # working code is working code
     section = page.split("Flagged on their own")[1].split("</ul>")[0]
     alone = re.findall(r"<li>([^:<]+): ([^<]*)</li>", section)
-    assert [student for student, _ in alone] == [BUILT]     # no honest submission
-    assert "marshal" in alone[0][1] and "exec of code that is not written out" in alone[0][1]
-    assert f"flagged on its own: {BUILT}: runs code built from data" in c.similarity_said
+    assert [student for student, _ in alone] == [COMPILED, BUILT]   # no honest one
+    assert alone[0][1] == "code handed in compiled: lib.zip"
+    assert "marshal" in alone[1][1] and "exec of code that is not written out" in alone[1][1]
+    assert scores[COMPILED] == scores["fay"]
+    for student in (BUILT, COMPILED):
+        assert f"flagged on its own: {student}: runs code built from data" in \
+            c.similarity_said
 
 
 def test_the_blank_release_shares_nothing(graded):
@@ -245,7 +261,8 @@ def test_what_the_bounds_cut_is_said_for_that_submission(graded):
                      r"not compared; code cut at 100 kB: \d+ kB of \d+ kB", text)
     assert re.search(r"copier_injects: 1 code cell\(s\) do not parse as Python", text)
     noted = re.findall(r"<li>([^:<]+):", page.split("What was cut")[1].split("</ul>")[0])
-    assert noted == ["copier_injects", "copier_marshal", "copier_module", "copier_padded"]
+    assert noted == ["copier_compiled", "copier_injects", "copier_marshal", "copier_module",
+                     "copier_padded"]
     assert re.search(r"copier_module: [^<]*its modules compared with its cells: helper\.py",
                      text)
     assert len(page.encode()) < 300_000

@@ -147,6 +147,11 @@ ENCODED = "ZGVmIGRvdWJsZSh4cyk6IHJldHVybiB4cw=="
     (f"import codecs\nc = compile(codecs.decode('{ENCODED}', 'base64'), 'x', 'exec')\n",
      "compile of code that is not written out"),
     ("exec(open('helper.txt').read())\n", "exec of code that is not written out"),
+    ("from importlib.machinery import SourceFileLoader\n"
+     "helper = SourceFileLoader('helper', 'helper.dat').load_module()\n",
+     "a module loaded by hand (SourceFileLoader)"),
+    ("import runpy\nns = runpy.run_path('answers.txt')\n",
+     "a module loaded by hand (run_path)"),
 ])
 def test_code_built_from_data_flags_the_submission(hidden, flag):
     m, _ = material("m", [cell("code", ANSWER), cell("code", hidden)])
@@ -163,3 +168,41 @@ def test_honest_answers_are_not_flagged_on_their_own():
         assert m.flags == [], student
     m, _ = material("m", [cell("code", ANSWER + "\nexec('x = 1')\nv = eval(f'{2} + 2')\n")])
     assert m.flags == []      # code written out is compared like any other
+
+
+def test_what_is_handed_in_beside_the_notebook_is_read_as_code_data_or_compiled(tmp_path):
+    """Every .py, and any other file that reads as Python source, is a module;
+    compiled or archived code is named; notebooks, data and prose are not code."""
+    import importlib.util
+    import marshal
+    import zipfile
+
+    from coursegrader.judging.modules import student_modules
+
+    files = {"ps1.ipynb": "{}", "timestamp.txt": "2026-01-01", "helper.py": ANSWER,
+             "sub/more.py": "import numpy as np\n",
+             # a module under another name, its code behind 30 kB of comments
+             "helper.txt": "# notes\n" * 4000 + ANSWER,
+             "data.csv": "x,y\n1,2\n3,-4.5\n", "notes.md": "# Notes\n\nMy kernel notes.\n",
+             "empty.txt": ""}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    code = marshal.dumps(compile(ANSWER, "answers", "exec"))
+    (tmp_path / "helper2.pyc").write_bytes(importlib.util.MAGIC_NUMBER + bytes(12) + code)
+    (tmp_path / "data.bin").write_bytes(importlib.util.MAGIC_NUMBER + bytes(12) + code)
+    with zipfile.ZipFile(tmp_path / "lib.zip", "w") as z:
+        z.writestr("helper3.py", ANSWER)
+    with zipfile.ZipFile(tmp_path / "tables.zip", "w") as z:
+        z.writestr("t.csv", "1,2\n")
+    kept = {a.cell: a for a in student_modules(tmp_path, 512 * 1024)}
+    assert {c for c, a in kept.items() if a.cell_type == "module"} == \
+        {"helper.py", "sub/more.py", "helper.txt"}
+    assert {c for c, a in kept.items() if a.cell_type == "compiled"} == \
+        {"helper2.pyc", "data.bin", "lib.zip"}
+    assert kept["helper.txt"].source.endswith(ANSWER)
+    check = SimilarityCheck()
+    scaffold = Scaffold.of(RELEASED)
+    m = material_of("m", [cell("code", "import helper\n")] + list(kept.values()), scaffold,
+                    check, boilerplate(scaffold, check))
+    assert m.flags == ["code handed in compiled: data.bin, helper2.pyc, lib.zip"]
