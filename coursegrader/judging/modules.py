@@ -35,6 +35,7 @@ COMPILED = "compiled"
 _NOT_CODE = (".ipynb", "timestamp.txt", "submission_time.json", ".result.json")
 _COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd")
 _CODE_IN_ARCHIVE = (".py", ".pyw", ".pyc", ".pyo", ".so", ".pyd")
+_MAX_ARCHIVE_BYTES = 16 * 1024**2
 #: Modules kept of one submission; the rest are counted, not kept.
 MAX_MODULES = 100
 _SUFFIXES = (".py", ".pyw")
@@ -93,6 +94,8 @@ def _compiled(folder, rel):
     if head == importlib.util.MAGIC_NUMBER or head == b"\x7fELF":
         return True
     if head == b"PK\x03\x04":
+        if os.lstat(os.path.join(folder, rel)).st_size > _MAX_ARCHIVE_BYTES:
+            return True       # too large to list quickly: taken for code, and said
         try:
             with zipfile.ZipFile(os.path.join(folder, rel)) as z:
                 return any(n.endswith(_CODE_IN_ARCHIVE) for n in z.namelist()[:10000])
