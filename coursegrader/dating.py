@@ -10,7 +10,11 @@ never from what the student wrote:
   time whenever the file, its name or its metadata changes, and no
   unprivileged user can set it back (``touch`` and ``utime`` set only the
   access and modification times). A submission can therefore look later than
-  it is (changing it after the due date makes it late), never earlier;
+  it is (changing it after the due date makes it late), never earlier. An
+  administrator's ``chmod``, ``chown`` or restore moves ctimes later too, so
+  the collector also keeps a ledger of when it first found each folder's
+  files (:mod:`coursegrader.tools.first_seen`): the same files, byte for
+  byte, are dated from the earlier of the two;
 * **an LMS's zip** (``make zip_collect``): the time the LMS wrote into the
   member's name (a ``timestamp`` group of the naming), or the zip entry's time
   where the LMS writes the submission time there, and the LMS's own late
@@ -60,6 +64,7 @@ class Source(str, enum.Enum):
 
     SERVICE = "service"
     FOLDER = "folder"
+    FIRST_SEEN = "first_seen"
     LMS_NAME = "lms_name"
     LMS_ENTRY = "lms_entry"
     LMS_MARKER = "lms_marker"
@@ -81,6 +86,9 @@ _TEXT = {
     Source.SERVICE: "the time the exchange service (ngshare) received it",
     Source.FOLDER: "the last change (ctime) of the submitted folder and its files, "
                    "which no student can set back",
+    Source.FIRST_SEEN: "the time the collector first found these same files in the "
+                       "submitted folder (its ledger), earlier than the folder's last "
+                       "change (ctime), which moved later without its files changing",
     Source.LMS_NAME: "the time the LMS wrote in the file's name",
     Source.LMS_ENTRY: "the time the LMS wrote on the file in its zip",
     Source.LMS_MARKER: "the LMS's late marker only: its zip holds no submission time",

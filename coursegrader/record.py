@@ -166,9 +166,12 @@ class AnswerCode:
     """A cell the student wrote, as the judge read it: code that ran before the
     parts' tests, or a written answer.
 
-    ``cell``: its grade id (None for a cell the student added); ``cell_type``:
-    ``"code"`` or ``"markdown"``; ``omitted``: bytes of its source not kept,
-    beyond :data:`ANSWER_BYTES` for the whole notebook.
+    ``cell``: its grade id (None for a cell the student added; a module's path
+    in the submission's folder); ``cell_type``: ``"code"``, ``"markdown"`` or
+    ``"module"`` (a Python file handed in beside the notebook) or ``"compiled"``
+    (code handed in compiled: its source is empty); ``omitted``:
+    bytes of its source not kept, beyond :data:`ANSWER_BYTES` for the whole
+    notebook (and as much again for its modules).
     """
 
     cell: Optional[str]
@@ -185,7 +188,8 @@ class SubmissionResult:
     every code cell that ran before the parts' tests other than the course's
     locked ones (answer cells and cells the student added), and every written
     answer (Markdown answer cells and Markdown cells the student added), up
-    to :data:`ANSWER_BYTES` in all; the similarity check compares them (None
+    to :data:`ANSWER_BYTES` in all, then the Python modules handed in beside
+    the notebook (up to as much again); the similarity check compares them (None
     in a record written before the judge kept them).  ``variant``
     is the label of the student's variant the parts were judged on (drawn
     from the student id the route established), None for a problem set
@@ -336,7 +340,8 @@ def _answer(data):
     _dict(data, "answer")
     # a record from before cell_type and omitted were kept holds answer code, whole
     cell_type, omitted = data.get("cell_type", "code"), data.get("omitted", 0)
-    _need(cell_type in ("code", "markdown"), "answer.cell_type", '"code" or "markdown"')
+    _need(cell_type in ("code", "markdown", "module", "compiled"), "answer.cell_type",
+          '"code", "markdown", "module" or "compiled"')
     _need(type(omitted) is int and omitted >= 0, "answer.omitted", "a whole number >= 0")
     return AnswerCode(cell=_optional_text(data, "cell"), source=_text(data, "source"),
                       cell_type=cell_type, omitted=omitted)

@@ -19,6 +19,7 @@ from ..record import ANSWER_BYTES, SubmissionResult, limits_hit, now
 from .cells import grade_id, is_test_cell, python_source, student_cells
 from .judge import PartSession, grade_part
 from .kernel_run import KernelRun
+from .modules import student_modules
 from .variants import variant_cell_source
 
 __all__ = ["Settings", "Judgement", "judge_submission"]
@@ -112,6 +113,6 @@ def judge_submission(nb, parts, settings, *, assignment, student, notebook, fold
         kernel_run=ran.result,
         limits_hit=limits_hit([p.stop for p in results] + [ran.result.stop]),
         started=started, seconds=round(time.monotonic() - clock, 3), confinement=settings.mode,
-        answers=student_cells(nb, ANSWER_BYTES),
+        answers=student_cells(nb, ANSWER_BYTES) + student_modules(folder, ANSWER_BYTES),
         variant=variant.label if variant is not None else None)
     return Judgement(result, run_cells, ran.cells)

@@ -1,9 +1,11 @@
 """What of a submission is compared: its code and its written answers, within bounds.
 
 The code is every code cell the student wrote or changed: the answer cells
-and any cell the student added, wherever it is, since all of it runs before
-the parts' tests (a cell exactly as released is the course's, not the
-student's). The written answers are every Markdown cell that is not exactly
+and any cell the student added, wherever it is, and every Python module
+handed in beside the notebook (``helper.py``, imported or put on
+``sys.path``), since all of it runs before the parts' tests (a cell or a
+module exactly as released is the course's, not the student's). Modules are
+put in the same normal form as cells and share their bounds. The written answers are every Markdown cell that is not exactly
 as released: the written answer cells and any the student added. Each is read up to a bound
 (:class:`SimilarityCheck`: bytes and statements of code, bytes of text), so
 that no submission makes the check slow or its page large; what is cut is
@@ -20,6 +22,7 @@ from traitlets import Float, Integer
 from traitlets.config import Configurable
 
 from ..judging.cells import python_source, shares
+from ..judging.modules import COMPILED, MODULE
 from .code import lexical_form, normal_code
 from .text import shingles, words
 
@@ -92,16 +95,19 @@ class Scaffold:
     text: tuple
 
     @classmethod
-    def of(cls, released_cells):
-        """The scaffold of a problem set from its released notebook's cells."""
+    def of(cls, released_cells, released_modules=()):
+        """The scaffold of a problem set from its released notebook's cells and the
+        sources of the Python modules released beside it."""
         trees = [t for t in (_parse(c.source) for c in released_cells
                              if c.cell_type == "code") if t is not None]
+        trees += [t for t in map(_parse, released_modules) if t is not None]
         keep = frozenset(n for t in trees for n in _top_names(t))
         code = normal_code(trees, keep)
         text = tuple(words("\n".join(c.source for c in released_cells
                                      if c.cell_type == "markdown")))
-        return cls(frozenset((c.cell_type, c.source.strip()) for c in released_cells),
-                   keep, code, text)
+        released = {(c.cell_type, c.source.strip()) for c in released_cells}
+        released |= {(MODULE, source.strip()) for source in released_modules}
+        return cls(frozenset(released), keep, code, text)
 
 
 def _top_names(tree):
@@ -131,7 +137,9 @@ def _parse(source):
 @dataclass(eq=False)
 class Material:
     """One submission's compared material: its code in normal form, the words of
-    its written answers, and what the bounds cut (``notes``)."""
+    its written answers, what the bounds cut (``notes``), and why it is flagged
+    on its own (``flags``: it runs code built from data, which no comparison
+    reads)."""
 
     student: str
     code: str
@@ -139,6 +147,7 @@ class Material:
     notes: list = field(default_factory=list)
     prints: object = None      # copydetect's fingerprint of ``code``
     runs: dict = None          # {hash: first word} of the written answers' runs
+    flags: list = field(default_factory=list)
 
     @property
     def code_chars(self):
@@ -181,6 +190,57 @@ def _runtime_code(tree):
     return found
 
 
+def _literal(node):
+    """Whether ``node`` is code written out: a string constant (or an f-string)."""
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)) \
+        or isinstance(node, ast.JoinedStr)
+
+
+def _called(node):
+    """The name a call's function is written as (``loads`` of ``marshal.loads``)."""
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) \
+        else None
+
+
+#: What loads code from a file of any name, or from compiled or archived code,
+#: outside the import of a ``.py`` file (which the check reads).
+_LOADERS = frozenset({"SourceFileLoader", "SourcelessFileLoader", "ExtensionFileLoader",
+                      "spec_from_file_location", "spec_from_loader", "run_path",
+                      "load_source", "load_compiled", "load_dynamic", "load_module",
+                      "zipimporter"})
+
+
+def _built_from_data(tree):
+    """What in ``tree`` runs code made from data no comparison reads (bytes,
+    an encoded string, a file): marshal, a code or function object built by
+    hand, ``exec``, ``eval`` or ``compile`` of anything but code written out,
+    and a module loaded by hand (from a file of any name, compiled or archived).
+    Honest answers to a problem set have no use for these; a disguised copy
+    does."""
+    found = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.alias) and n.name.split(".")[0] == "marshal" \
+                or isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "marshal":
+            found.add("marshal")
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) \
+                and n.value.id == "marshal":
+            found.add("marshal")
+        elif isinstance(n, ast.Call):
+            name = _called(n)
+            if name in ("CodeType", "FunctionType", "LambdaType", "MethodType"):
+                found.add(f"a {name} built by hand")
+            elif name == "replace" and any(k.arg and k.arg.startswith("co_")
+                                           for k in n.keywords):
+                found.add("a code object rewritten")
+            elif name in ("exec", "eval", "compile") and n.args \
+                    and not _literal(n.args[0]):
+                found.add(f"{name} of code that is not written out")
+            elif name in _LOADERS:
+                found.add(f"a module loaded by hand ({name})")
+    return found
+
+
 def _within(source, budget):
     """``source`` cut to at most ``budget`` bytes, at a line's end."""
     data = source.encode("utf-8")
@@ -201,7 +261,7 @@ def _parse_cut(part):
     return tree
 
 
-def _code(cells, check, scaffold, notes):
+def _code(cells, check, scaffold, notes, flags):
     """The normal form of the code ``cells`` (sources), within the bounds: bytes
     and statements go to the smallest cells first, so that padding in one cell
     cannot push the others out."""
@@ -235,13 +295,15 @@ def _code(cells, check, scaffold, notes):
         trees[i] = tree
     trees = [t for t in trees if t is not None]
     lexical = [t for t in lexical if t is not None]
+    flags.extend(sorted(set().union(*(_built_from_data(t) for t in trees))))
     built = sorted(set().union(*(_runtime_code(t) for t in trees)))
     if built:
         notes.append(f"uses {', '.join(built)}: code built while it runs is not "
                      "compared, read it")
     if used < total:
         notes.append(f"code cut at {_kb(check.max_code_bytes)}: {_kb(total - used)} of "
-                     f"{_kb(total)} in its code cells not compared (its largest cells)")
+                     f"{_kb(total)} in its code cells and modules not compared (its "
+                     "largest cells and modules)")
     if cut_statements:
         notes.append(f"code cut at {check.max_statements} statements: the statements "
                      "after that not compared")
@@ -290,14 +352,28 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0):
     """The :class:`Material` of ``student``'s submission, whose cells are ``cells``
     (each with ``cell_type`` and ``source``, in notebook order; a record's
     :class:`~coursegrader.record.AnswerCode`); ``boiler``: :func:`boilerplate`;
-    ``omitted``: bytes of the cells the record did not keep."""
+    ``omitted``: bytes of the cells the record did not keep (a module's are
+    read from the module's own answer)."""
     notes = [f"{_kb(omitted)} of its cells beyond what the record keeps not compared"
              ] if omitted else []
+    modules = [c for c in cells if c.cell_type == MODULE]
+    module_omitted = sum(c.omitted for c in modules)
+    if module_omitted:
+        notes.append(f"{_kb(module_omitted)} of its modules beyond what the record keeps "
+                     "not compared")
     own = [c for c in cells if (c.cell_type, c.source.strip()) not in scaffold.released]
-    code = [c.source for c in own if c.cell_type == "code"]
+    compared = [c.cell for c in own if c.cell_type == MODULE and c.source]
+    if compared:
+        notes.append("its modules compared with its cells: " + ", ".join(compared)[:500])
+    code = [c.source for c in own if c.cell_type in ("code", MODULE)]
     text = [c.source for c in own if c.cell_type == "markdown"]
-    normal = _code(code, check, scaffold, notes)
+    flags = []
+    compiled = [c.cell for c in own if c.cell_type == COMPILED]
+    if compiled:
+        flags.append("code handed in compiled: " + ", ".join(compiled)[:500])
+    normal = _code(code, check, scaffold, notes, flags)
     ws = _text(text, check, notes)
     prompt = shingles(list(scaffold.text), check.shingle_words)
     runs = {h: i for h, i in shingles(ws, check.shingle_words).items() if h not in prompt}
-    return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs)
+    return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs,
+                    flags)

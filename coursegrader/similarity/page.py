@@ -58,7 +58,8 @@ def _side(comparison, which, check):
 
 def write_report(ps, materials, comparisons, folder, check, skipped):
     """Write ``folder/<ps>-similarity.csv`` (every pair of ``comparisons``) and
-    ``.html`` (the flagged ones, and what the bounds cut of each of ``materials``);
+    ``.html`` (the flagged ones, the submissions of ``materials`` flagged on their
+    own, and what the bounds cut of each);
     ``skipped``: submissions that could not be read, one line each."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -75,8 +76,9 @@ def write_report(ps, materials, comparisons, folder, check, skipped):
     shown = [dict(a=_side(c, "a", check), b=_side(c, "b", check), code=c.code,
                   written=c.written) for c in flagged[:check.page_pairs]]
     cut = [(m.student, m.notes) for m in materials if m.notes]
+    alone = [(m.student, m.flags) for m in materials if m.flags]
     page = folder / f"{ps}-similarity.html"
     page.write_text(env.get_template("report.html.j2").render(
         ps=ps, shown=shown, n_flagged=len(flagged), n_pairs=len(comparisons),
-        check=check, skipped=skipped, cut=cut), encoding="utf-8")
+        check=check, skipped=skipped, cut=cut, alone=alone), encoding="utf-8")
     return table, page

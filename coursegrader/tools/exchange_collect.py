@@ -14,8 +14,11 @@ class at a name or a ``timestamp.txt`` it cannot parse, and copies with
   ``ExchangeCollect.check_owner`` is on (nbgrader's default); any other
   folder is refused, never in place of the named student's own;
 * dates each folder by the last change (ctime) of the folder and everything in
-  it (:func:`coursegrader.dating.folder_time`), and takes each student's latest;
-  the folder's name and ``timestamp.txt`` are never read for a time; what
+  it (:func:`coursegrader.dating.folder_time`), or, where the course's
+  first-seen ledger (:mod:`coursegrader.tools.first_seen`) holds an earlier
+  time for the same folder with the same files (an administrator's ``chmod
+  -R`` moved the ctime), by that; and takes each student's latest; the
+  folder's name and ``timestamp.txt`` are never read for a time; what
   ``timestamp.txt`` said is kept beside, as the student's claim;
 * copies with :func:`coursegrader.tools.regular_files.copy_regular_files`: a
   link, wherever it points, is skipped and logged, never followed;
@@ -40,6 +43,7 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import check_mode
 
 from .. import dating
+from .first_seen import Ledger, digest
 from .regular_files import copy_regular_files
 
 __all__ = ["NoLinkCollect", "service_dating"]
@@ -75,6 +79,7 @@ class NoLinkCollect(ExchangeCollect):
             self.fail("You don't have read permissions for the directory: {}".format(
                 self.inbound_path))
         self.refused = []
+        self.ledger = Ledger(self.coursedir.root)
         self.duedate = self._duedate() if self.before_duedate else None
         by_student = {}
         for name in sorted(os.listdir(self.inbound_path)):
@@ -119,8 +124,13 @@ class NoLinkCollect(ExchangeCollect):
                 raise ValueError(f"it is named after {student} but owned by {owner}: a "
                                  f"submission is taken only from its owner (remove it "
                                  f"from inbound/ once you have looked at it)")
-        time = dating.check_time(dating.folder_time(path), "its last change")
-        return {"username": student, "filename": name, "timestamp": time}
+        changed = dating.check_time(dating.folder_time(path), "its last change")
+        # which of a student's folders is the latest: by when the ledger first saw
+        # it, where it did (a chmod -R of inbound/ moves every ctime); the time
+        # the submission gets is settled once its files are copied (_collect)
+        seen = self.ledger.earliest(student, self.coursedir.assignment_id, name)
+        return {"username": student, "filename": name, "changed": changed,
+                "timestamp": min(changed, seen) if seen else changed}
 
     def _duedate(self):
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
@@ -167,7 +177,7 @@ class NoLinkCollect(ExchangeCollect):
             except ValueError:
                 existing = None
             newer = (existing is None or existing.time is None
-                     or record["timestamp"] > existing.time)
+                     or record["changed"] > existing.time)
             if not (self.update and newer):
                 self.log.info("No newer submission to collect: %s %s", student, assignment)
                 return
@@ -184,11 +194,18 @@ class NoLinkCollect(ExchangeCollect):
             self.do_copy(src, staging)
             claimed = dating.claimed_text(os.path.join(staging, dating.TIMESTAMP))
             # a change during the copy counts: the latest change time, read after it
-            time = max(record["timestamp"], dating.folder_time(src))
-            found = dating.Dating(dating.Source.FOLDER,
-                                  dating.check_time(time, "its last change"),
-                                  claimed=claimed, detail=f"inbound/{record['filename']}")
+            time = dating.check_time(max(record["changed"], dating.folder_time(src)),
+                                     "its last change")
+            # these files, byte for byte, were there by the ledger's time, if earlier
+            content = digest(staging)
+            seen = self.ledger.earliest(student, assignment, record["filename"], content)
+            source = dating.Source.FOLDER
+            if seen is not None and seen < time:
+                time, source = seen, dating.Source.FIRST_SEEN
+            found = dating.Dating(source, time, claimed=claimed,
+                                  detail=f"inbound/{record['filename']}")
             dating.write(staging, found)
+            self.ledger.record(student, assignment, record["filename"], content, time)
             if os.path.isdir(dest):
                 shutil.rmtree(dest)
             os.rename(staging, dest)

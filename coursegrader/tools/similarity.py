@@ -3,7 +3,8 @@
 ``make similarity PS=ps1`` compares every pair of autograded submissions to
 ``ps1``. What is compared is what each submission's record holds
 (:class:`~coursegrader.record.SubmissionResult`'s ``answers``: every cell the
-student wrote, code or Markdown, the added ones too), so a problem set is
+student wrote, code or Markdown, the added ones too, and the Python modules
+handed in beside the notebook), so a problem set is
 compared once it is autograded; a submission without a record is listed as
 not compared. The code is compared in a normal form (:mod:`coursegrader.similarity.code`)
 with copydetect's winnowing (the method of MOSS), the written answers as
@@ -15,7 +16,10 @@ It writes ``report/ps1-similarity.csv`` (``student_a,student_b,similarity,
 flagged,code,written``; each share is the larger of the two shares of one
 submission's material found in the other, and similarity the larger of
 code and written) and ``report/ps1-similarity.html``, the flagged pairs side
-by side with the shared passages marked and what the bounds cut. A high
+by side with the shared passages marked, the submissions flagged on their
+own because they run code built from data (marshal, a code or function
+object built by hand, ``exec`` of decoded bytes: no comparison can read it),
+and what the bounds cut. A high
 similarity is a reason for a person to look, not a finding.
 """
 
@@ -28,6 +32,7 @@ import nbformat
 from nbgrader.coursedir import CourseDirectory
 
 from .. import record
+from ..judging.modules import MODULE, student_modules
 from ..similarity.compare import compare
 from ..similarity.material import SimilarityCheck, Scaffold, boilerplate, material_of
 from ..similarity.page import write_report
@@ -61,8 +66,9 @@ def recorded_materials(coursedir, ps, scaffold, check):
             skipped.append(f"{student}: its record could not be read ({exc})")
             continue
         try:
-            materials.append(material_of(student, result.answers, scaffold, check, boiler,
-                                         omitted=sum(a.omitted for a in result.answers)))
+            materials.append(material_of(
+                student, result.answers, scaffold, check, boiler,
+                omitted=sum(a.omitted for a in result.answers if a.cell_type != MODULE)))
         except Exception as exc:   # what one student wrote must not stop the others
             skipped.append(f"{student}: its cells could not be compared "
                            f"({type(exc).__name__}: {exc})")
@@ -91,7 +97,8 @@ def main(argv=None) -> int:
             if not release.is_file():
                 raise InputError([f"{ps}: {release} is missing "
                                   f"(make generate PS={ps} first)"])
-            scaffold = Scaffold.of(nbformat.read(release, as_version=4).cells)
+            modules = [m.source for m in student_modules(release.parent, record.ANSWER_BYTES)]
+            scaffold = Scaffold.of(nbformat.read(release, as_version=4).cells, modules)
             materials, skipped = recorded_materials(coursedir, ps, scaffold, check)
             pairs = compare_all(materials, check)
             table, page = write_report(ps, materials, pairs, root / "report", check, skipped)
@@ -99,6 +106,10 @@ def main(argv=None) -> int:
             print(f"{ps}: {len(materials)} submissions, {len(pairs)} pairs, {n} flagged "
                   f"(code {check.threshold:.0%}, written {check.written_threshold:.0%}): "
                   f"{table}, {page}")
+            for m in materials:
+                if m.flags:
+                    print(f"  flagged on its own: {m.student}: runs code built from data "
+                          f"({'; '.join(m.flags)})")
             for line in skipped:
                 print(f"  not compared: {line}", file=sys.stderr)
         return 0

@@ -10,12 +10,22 @@ the CSV writer every export uses. Numbers the tools compute are written as
 numbers (an ``int`` or ``float`` is never touched), and text that is only a
 plain decimal number (``-3``, ``2.5``, as an LMS writes its points) stays as
 it is.
+
+The test is an allowlist: a cell is left as it is only when the first
+character a spreadsheet reads is known to be inert (a letter, a digit, or
+ASCII punctuation that starts no formula). Before that character a
+spreadsheet may skip spaces, line breaks, control and format characters of
+every kind (``\\x0b``, ``\\x1c``, ``\\x85``, ``\\u2028``, ``\\u200b``,
+``\\u2060``, a byte-order mark, ...), so these are looked past; any other
+first character (a trigger, a full-width or small form of one, a symbol no
+one has checked) gets the apostrophe.
 """
 
 from __future__ import annotations
 
 import csv
 import re
+import unicodedata
 
 __all__ = ["FORMULA_STARTS", "neutralise", "writer"]
 
@@ -23,9 +33,28 @@ __all__ = ["FORMULA_STARTS", "neutralise", "writer"]
 #: with the full-width forms some spreadsheets fold into them.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 _PLAIN_NUMBER = re.compile(r"-?\d+(\.\d+)?")
-#: What a spreadsheet may skip before the first character it reads: spaces,
-#: line breaks, no-break and zero-width spaces, a byte-order mark.
-_SKIPPED = " \n\u00a0\u200b\ufeff\u3000"
+#: ASCII punctuation that starts no formula in any spreadsheet.
+_INERT_PUNCTUATION = frozenset("!\"#$%&'()*,./:;<>?[\\]^_`{|}~")
+#: Unicode categories a spreadsheet may skip before the first character it
+#: reads: spaces and separators, control and format characters.
+_SKIPPED_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf"})
+
+
+def _opens_as_formula(text):
+    """Whether a spreadsheet could read ``text`` as a formula: looking past what it
+    may skip, its first character is not known to be inert."""
+    for ch in text:
+        if ch in FORMULA_STARTS:
+            return True
+        if ch.isalnum() and ch.isascii() or ch in _INERT_PUNCTUATION:
+            return False
+        category = unicodedata.category(ch)
+        if category[0] in "LN":       # a letter or a digit of any script
+            return unicodedata.normalize("NFKC", ch)[:1] in FORMULA_STARTS
+        if category in _SKIPPED_CATEGORIES or ch.isspace():
+            continue
+        return True                   # nothing known about it: not inert
+    return False
 
 
 def neutralise(cell):
@@ -38,7 +67,7 @@ def neutralise(cell):
     >>> neutralise("-3"), neutralise(-3.5), neutralise("Ada")
     ('-3', -3.5, 'Ada')
     """
-    if not isinstance(cell, str) or not cell.lstrip(_SKIPPED).startswith(FORMULA_STARTS):
+    if not isinstance(cell, str) or not _opens_as_formula(cell):
         return cell
     if _PLAIN_NUMBER.fullmatch(cell):
         return cell

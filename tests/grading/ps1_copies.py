@@ -52,6 +52,21 @@ def into_extra_cell(answers):
     return out, extra
 
 
+def into_module(answers):
+    """The code answers moved verbatim into ``helper.py``, handed in beside the
+    notebook and imported from the first answer cell (the setup cell's names
+    handed to it), the answer cells emptied: (answers, the module's source)."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        out[part] = "# my answers are in helper.py\n"
+    out[CODE_PARTS[0]] = ("import os\nimport sys\n\nsys.path.insert(0, os.getcwd())\n"
+                          "import helper\n\nhelper.CANDIDATES, helper.gram = CANDIDATES, gram\n"
+                          "from helper import *\n")
+    module = "import math\n\nimport numpy as np\n\n\n" + "\n\n".join(
+        answers[part] for part in CODE_PARTS)
+    return out, module
+
+
 def renamed(answers, names):
     """Every name of ``names`` ({old: new}) renamed, comments and docstrings dropped,
     blank lines added: what a copier does by hand."""

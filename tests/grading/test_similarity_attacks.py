@@ -6,7 +6,8 @@ hands in the reference solution, eight classmates (``ps1_honest``) their own
 independent answers, and the copiers copy a classmate and disguise it as
 students do (``ps1_copies``): the code moved verbatim into a cell of their own
 with the answer cells emptied, a no-op after each line, the loops
-rewritten, every name changed, the code in an added cell dressed as the
+rewritten, every name changed, the code moved into a module handed in beside
+the notebook (``helper.py``), the code in an added cell dressed as the
 course's locked setup cell, a classmate's written answers
 reworded, and padding in front of it all. Each copy earns what the original earns from the
 autograder (it is working code); the similarity check must flag each one with
@@ -14,12 +15,16 @@ its original, and no pair of independent submissions. What a student wrote is
 data on the page, never markup.
 """
 
+import base64
 import copy
 import csv
+import importlib.util
 import itertools
+import marshal
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -29,7 +34,7 @@ from coursegrader.tools.course import Course, fill_answers
 
 from attacks import HOSTILE, HOSTILE_CODE
 from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS, into_extra_cell,
-                         noop_after_each_line, renamed, reworded)
+                                into_module, noop_after_each_line, renamed, reworded)
 from grading.ps1_honest import HONEST
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
@@ -50,7 +55,13 @@ COPIERS = {
     "copier_written": ("bob", "written"),
     "copier_injects": ("gus", "code"),
     "copier_fake_locked": ("carol", "code"),
+    "copier_module": ("fay", "code"),
 }
+#: A copy of alice's code run from marshalled bytes, and of fay's handed in
+#: compiled (helper.pyc in a zip): no comparison can read either, so each
+#: submission is flagged on its own.
+BUILT = "copier_marshal"
+COMPILED = "copier_compiled"
 
 
 def _grade_id(cell):
@@ -125,6 +136,25 @@ def _hand_in_the_class(c):
     dressed.metadata = copy.deepcopy(setup.metadata)
     c.hand_in("copier_fake_locked", "ps1", _notebook(released, moved, [dressed],
                                                      before="setup"))
+    # fay's code moved into helper.py beside the notebook, imported through sys.path
+    moved, module = into_module({**HONEST["fay"], **blank_written})
+    folder = c.hand_in("copier_module", "ps1", _notebook(released, moved))
+    (folder / "helper.py").write_text(module)
+    # alice's code compiled, marshalled and run from the bytes
+    blob = base64.b64encode(marshal.dumps(compile(
+        "\n\n".join(reference[part] for part in CODE_PARTS), "answers", "exec"))).decode()
+    hidden = {part: "# done above\n" for part in CODE_PARTS}
+    hidden[CODE_PARTS[0]] = ("import base64\nimport marshal\n\n"
+                             f"exec(marshal.loads(base64.b64decode('{blob}')), globals())\n")
+    c.hand_in(BUILT, "ps1", _notebook(released, {**hidden, **blank_written}))
+    # fay's code compiled into helper.pyc inside lib.zip, which Python imports
+    # from the zip without a source (a .pyc beside the notebook nbgrader drops)
+    zipped = {**moved, CODE_PARTS[0]: moved[CODE_PARTS[0]].replace(
+        "os.getcwd()", "os.path.join(os.getcwd(), 'lib.zip')")}
+    folder = c.hand_in(COMPILED, "ps1", _notebook(released, zipped))
+    with zipfile.ZipFile(folder / "lib.zip", "w") as z:
+        z.writestr("helper.pyc", importlib.util.MAGIC_NUMBER + bytes(12)
+                   + marshal.dumps(compile(module, "helper", "exec")))
     # gus's answers, with markup in a cell that does not parse and in the written answers
     c.hand_in("copier_injects", "ps1", _notebook(
         released, {**HONEST["gus"],
@@ -153,12 +183,13 @@ def graded(tmp_path_factory):
     with open(c.root / "report" / "ps1-similarity.csv", newline="") as f:
         rows = {frozenset((r["student_a"], r["student_b"])): r for r in csv.DictReader(f)}
     page = (c.root / "report" / "ps1-similarity.html").read_text()
+    c.similarity_said = done.stdout
     return c, scores, rows, page
 
 
 def test_every_submission_is_graded_and_compared(graded):
     _, scores, rows, _ = graded
-    students = {"alice", "blank", *HONEST, *COPIERS}
+    students = {"alice", "blank", *HONEST, *COPIERS, BUILT, COMPILED}
     assert set(scores) == students
     assert len(rows) == len(students) * (len(students) - 1) // 2
 
@@ -201,6 +232,20 @@ def test_a_copier_is_flagged_with_whom_they_copied_only(graded):
                 assert rows[frozenset((copier, other))]["flagged"] == "false", (copier, other)
 
 
+def test_code_run_from_marshalled_bytes_earns_its_marks_and_is_flagged_on_its_own(graded):
+    c, scores, _, page = graded
+    assert scores[BUILT] == scores["alice"]         # working code is working code
+    section = page.split("Flagged on their own")[1].split("</ul>")[0]
+    alone = re.findall(r"<li>([^:<]+): ([^<]*)</li>", section)
+    assert [student for student, _ in alone] == [COMPILED, BUILT]   # no honest one
+    assert alone[0][1] == "code handed in compiled: lib.zip"
+    assert "marshal" in alone[1][1] and "exec of code that is not written out" in alone[1][1]
+    assert scores[COMPILED] == scores["fay"]
+    for student in (BUILT, COMPILED):
+        assert f"flagged on its own: {student}: runs code built from data" in \
+            c.similarity_said
+
+
 def test_the_blank_release_shares_nothing(graded):
     _, _, rows, _ = graded
     for pair, row in rows.items():
@@ -216,7 +261,10 @@ def test_what_the_bounds_cut_is_said_for_that_submission(graded):
                      r"not compared; code cut at 100 kB: \d+ kB of \d+ kB", text)
     assert re.search(r"copier_injects: 1 code cell\(s\) do not parse as Python", text)
     noted = re.findall(r"<li>([^:<]+):", page.split("What was cut")[1].split("</ul>")[0])
-    assert noted == ["copier_injects", "copier_padded"]
+    assert noted == ["copier_compiled", "copier_injects", "copier_marshal", "copier_module",
+                     "copier_padded"]
+    assert re.search(r"copier_module: [^<]*its modules compared with its cells: helper\.py",
+                     text)
     assert len(page.encode()) < 300_000
 
 

@@ -59,7 +59,8 @@ def test_padding_cannot_push_the_answer_out_of_the_bounds():
         plain, _ = material("plain", [cell("code", ANSWER)])
         assert compare(padded, plain, check).code == 1.0
         assert padded.notes[0].startswith("code cut at 20 kB: ")
-        assert "in its code cells not compared (its largest cells)" in padded.notes[0]
+        assert "in its code cells and modules not compared (its largest cells and " \
+            "modules)" in padded.notes[0]
         assert "unused_" not in padded.code                  # dead code, gone
 
 
@@ -107,3 +108,101 @@ def test_written_answers_are_cut_at_their_bound_and_said():
     m, _ = material("m", [cell("markdown", long)], max_written_bytes=1000)
     assert m.notes[0].startswith("written answers cut at 1 kB of ")
     assert len(m.text) < 200
+
+
+def test_a_module_handed_in_is_compared_as_the_students_code():
+    """The answer moved into helper.py (the record's module) is the same code as the
+    answer in a cell; a module exactly as released is the course's."""
+    check = SimilarityCheck()
+    scaffold = Scaffold.of(RELEASED, ["def given_module(x):\n    return x + 1\n"])
+    boiler = boilerplate(scaffold, check)
+    in_cell = material_of("a", [cell("code", ANSWER)], scaffold, check, boiler)
+    moved = material_of("b", [cell("code", "from helper import double\n"),
+                              SimpleNamespace(cell_type="module", source=ANSWER, omitted=0,
+                                              cell="helper.py")], scaffold, check, boiler)
+    assert compare(in_cell, moved, check).code > 0.95
+    assert "its modules compared with its cells: helper.py" in moved.notes
+    released = material_of("c", [SimpleNamespace(
+        cell_type="module", source="def given_module(x):\n    return x + 1\n", omitted=0,
+        cell="given.py")], scaffold, check, boiler)
+    assert released.code == "" and released.notes == []
+    cut = material_of("d", [SimpleNamespace(cell_type="module", source="", omitted=9000,
+                                            cell="3 more module(s)")], scaffold, check, boiler)
+    assert cut.notes == ["9 kB of its modules beyond what the record keeps not compared"]
+
+
+ENCODED = "ZGVmIGRvdWJsZSh4cyk6IHJldHVybiB4cw=="
+
+
+@pytest.mark.parametrize("hidden, flag", [
+    ("import base64, marshal\nexec(marshal.loads(base64.b64decode(b'Qk=')), globals())\n",
+     "marshal"),
+    ("from marshal import loads as l\nf = l(open('data.bin', 'rb').read())\n", "marshal"),
+    ("import types\ndouble = types.FunctionType(code, globals())\n",
+     "a FunctionType built by hand"),
+    ("from types import CodeType\nc = CodeType(*args)\n", "a CodeType built by hand"),
+    ("double.__code__ = other.__code__.replace(co_consts=(1,))\n", "a code object rewritten"),
+    (f"import base64\nexec(base64.b64decode('{ENCODED}'))\n",
+     "exec of code that is not written out"),
+    (f"import codecs\nc = compile(codecs.decode('{ENCODED}', 'base64'), 'x', 'exec')\n",
+     "compile of code that is not written out"),
+    ("exec(open('helper.txt').read())\n", "exec of code that is not written out"),
+    ("from importlib.machinery import SourceFileLoader\n"
+     "helper = SourceFileLoader('helper', 'helper.dat').load_module()\n",
+     "a module loaded by hand (SourceFileLoader)"),
+    ("import runpy\nns = runpy.run_path('answers.txt')\n",
+     "a module loaded by hand (run_path)"),
+])
+def test_code_built_from_data_flags_the_submission(hidden, flag):
+    m, _ = material("m", [cell("code", ANSWER), cell("code", hidden)])
+    assert flag in m.flags
+
+
+def test_honest_answers_are_not_flagged_on_their_own():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from grading.ps1_honest import HONEST
+    for student, answers in HONEST.items():
+        m, _ = material(student, [cell("code", v) for v in answers.values()])
+        assert m.flags == [], student
+    m, _ = material("m", [cell("code", ANSWER + "\nexec('x = 1')\nv = eval(f'{2} + 2')\n")])
+    assert m.flags == []      # code written out is compared like any other
+
+
+def test_what_is_handed_in_beside_the_notebook_is_read_as_code_data_or_compiled(tmp_path):
+    """Every .py, and any other file that reads as Python source, is a module;
+    compiled or archived code is named; notebooks, data and prose are not code."""
+    import importlib.util
+    import marshal
+    import zipfile
+
+    from coursegrader.judging.modules import student_modules
+
+    files = {"ps1.ipynb": "{}", "timestamp.txt": "2026-01-01", "helper.py": ANSWER,
+             "sub/more.py": "import numpy as np\n",
+             # a module under another name, its code behind 30 kB of comments
+             "helper.txt": "# notes\n" * 4000 + ANSWER,
+             "data.csv": "x,y\n1,2\n3,-4.5\n", "notes.md": "# Notes\n\nMy kernel notes.\n",
+             "empty.txt": ""}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    code = marshal.dumps(compile(ANSWER, "answers", "exec"))
+    (tmp_path / "helper2.pyc").write_bytes(importlib.util.MAGIC_NUMBER + bytes(12) + code)
+    (tmp_path / "data.bin").write_bytes(importlib.util.MAGIC_NUMBER + bytes(12) + code)
+    with zipfile.ZipFile(tmp_path / "lib.zip", "w") as z:
+        z.writestr("helper3.py", ANSWER)
+    with zipfile.ZipFile(tmp_path / "tables.zip", "w") as z:
+        z.writestr("t.csv", "1,2\n")
+    kept = {a.cell: a for a in student_modules(tmp_path, 512 * 1024)}
+    assert {c for c, a in kept.items() if a.cell_type == "module"} == \
+        {"helper.py", "sub/more.py", "helper.txt"}
+    assert {c for c, a in kept.items() if a.cell_type == "compiled"} == \
+        {"helper2.pyc", "data.bin", "lib.zip"}
+    assert kept["helper.txt"].source.endswith(ANSWER)
+    check = SimilarityCheck()
+    scaffold = Scaffold.of(RELEASED)
+    m = material_of("m", [cell("code", "import helper\n")] + list(kept.values()), scaffold,
+                    check, boilerplate(scaffold, check))
+    assert m.flags == ["code handed in compiled: data.bin, helper2.pyc, lib.zip"]

@@ -15,6 +15,7 @@ import datetime as dt
 import shutil
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -35,9 +36,36 @@ STUDENTS = {
 }
 
 
-@pytest.fixture
-def course(slow, tmp_path):
-    root = tmp_path / "course"
+#: What a spreadsheet may skip before a formula: control characters, line and
+#: paragraph separators, every kind of space, zero-width and format characters.
+EXOTIC = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u2028", "\u2029",
+          "\u2003", "\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u2060", "\ufeff",
+          "\u202e", "\u3000", "\x0b\u200b\ufeff ")
+#: The signs that start a formula, and forms of them a spreadsheet may fold in.
+TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20",
+            "\ufe66", "\ufe62", "\u207a")
+#: One attacker per exotic run: (id, first, last, email), each a formula behind it.
+EXOTIC_STUDENTS = [
+    (f"{run}=HYPERLINK(\"http://x\",\"{n}\")",
+     f"{run}{TRIGGERS[n % len(TRIGGERS)]}cmd|' /C calc'!A0",
+     f"{run}{TRIGGERS[(n + 1) % len(TRIGGERS)]}2+3",
+     f"{run}{TRIGGERS[(n + 2) % len(TRIGGERS)]}SUM(1+1)")
+    for n, run in enumerate(EXOTIC)]
+
+
+def opens_as_formula(cell):
+    """An independent account: past every space, control and format character,
+    the first character (or its compatibility form) is a formula sign, and the
+    text is not a plain number."""
+    rest = cell.lstrip("".join(ch for ch in set(cell)
+                               if unicodedata.category(ch)[0] in "ZC" and ch not in "\t\r"))
+    if not rest or cell.replace(".", "", 1).lstrip("-").isdigit():
+        return False
+    return unicodedata.normalize("NFKC", rest[0])[0] in "=+-@\t\r"
+
+
+def make_course(root, students):
+    """A course folder whose gradebook holds ``students`` graded on ps1."""
     root.mkdir()
     shutil.copy(COURSE / "nbgrader_config.py", root)
     shutil.copy(COURSE / "Makefile", root)
@@ -45,7 +73,7 @@ def course(slow, tmp_path):
         gb.add_assignment("ps1", duedate=dt.datetime(2026, 10, 5, 23, 59))
         gb.add_notebook("ps1", "ps1")
         gb.add_grade_cell("answer", "ps1", "ps1", max_score=10, cell_type="markdown")
-        for sid, (first, last, email, points) in STUDENTS.items():
+        for sid, (first, last, email, points) in students.items():
             gb.add_student(sid, first_name=first, last_name=last, email=email)
             gb.add_submission("ps1", sid, timestamp=dt.datetime(2026, 10, 5, 12))
             grade = gb.find_grade("answer", "ps1", "ps1", sid)
@@ -53,6 +81,20 @@ def course(slow, tmp_path):
             grade.needs_manual_grade = False
             gb.db.commit()
     return root
+
+
+@pytest.fixture
+def course(slow, tmp_path):
+    return make_course(tmp_path / "course", STUDENTS)
+
+
+@pytest.fixture
+def exotic_course(slow, tmp_path):
+    """alice, the classmate, with 8; one attacker per exotic run, each with 1 to 5."""
+    students = {"alice": STUDENTS["alice"]}
+    for n, (sid, first, last, email) in enumerate(EXOTIC_STUDENTS):
+        students[sid] = (first, last, email, 1 + n % 5)
+    return make_course(tmp_path / "course", students)
 
 
 def make(root, *args, check=True):
@@ -81,6 +123,20 @@ def assert_listing_safe(path):
         body = line.strip()
         assert not body.startswith(FORMULA_STARTS), f"{path.name}: {line!r}"
         assert f" {FORMULA_ID}" not in line and f" {FORMULA_NAME}" not in line, line
+
+
+def test_neutralise_looks_past_every_exotic_leading_character():
+    for run in EXOTIC:
+        for trigger in TRIGGERS:
+            text = run + trigger + "1+1"
+            assert opens_as_formula(text), repr(text)
+            assert neutralise(text) == "'" + text, repr(text)
+    # a symbol nobody has checked is not taken for inert
+    assert neutralise("\u2795cmd") == "'\u2795cmd"
+    # text that starts with what is inert stays as written
+    for text in ("Ada", "\u00c9lodie", "\u674e\u96f7", "(Ada)", "'=1", "_x", "\u200bAda",
+                 " ", "\u2028", "a=1"):
+        assert neutralise(text) == text, repr(text)
 
 
 def test_neutralise_follows_owasp_and_leaves_numbers():
@@ -168,3 +224,56 @@ def test_moodle_file_and_roster_listing_hold_no_formula(course):
     assert "line 3" in listing.read_text() and "line 3" in done.stderr
     assert "'=cmd|' /C calc'!A0" in listing.read_text()
     assert_listing_safe(listing)
+
+
+def test_every_export_neutralises_formulas_behind_exotic_characters(exotic_course):
+    """grades.csv, the Canvas file (matched and unmatched roster rows) and the
+    Moodle file: no cell opens as a formula, however it is hidden, and every
+    score is the student's own."""
+    scores = {sid: str(1 + n % 5) for n, (sid, *_) in enumerate(EXOTIC_STUDENTS)}
+    make(exotic_course)
+    rows = read(exotic_course / "grades.csv")
+    assert not [c for row in rows for c in row if opens_as_formula(c)]
+    by_id = {r["student_id"]: r for r in csv.DictReader(
+        open(exotic_course / "grades.csv", newline="", encoding="utf-8"))}
+    assert by_id["alice"]["score"] == "8"
+    for sid, first, last, email in EXOTIC_STUDENTS:
+        row = by_id["'" + sid]
+        assert row["score"] == scores[sid]
+        assert [row["first_name"], row["last_name"], row["email"]] == \
+            ["'" + first, "'" + last, "'" + email]
+
+    make(exotic_course, "LMS=moodle")
+    rows = read(exotic_course / "grades-moodle.csv")
+    assert not [c for row in rows for c in row if opens_as_formula(c)]
+    moodle = {r[0]: r for r in rows[1:]}
+    assert moodle["alice"][4] == "8"
+    assert all(moodle["'" + sid][4] == scores[sid] for sid, *_ in EXOTIC_STUDENTS)
+
+    def quoted(text):
+        return '"' + text.replace('"', '""') + '"'
+    roster = [f'"Example, Alice",1021,S0001,alice,Kernel Methods 2026,,0,0\n']
+    for n, (sid, first, last, email) in enumerate(EXOTIC_STUDENTS):
+        roster.append(f"{quoted(first)},{2000 + n},{quoted(last)},{quoted(sid)},"
+                      f"{quoted(email)},,0,0\n")
+    roster.append(f"{quoted(EXOTIC[0] + '=1+1')},1999,{quoted(EXOTIC[7] + '@x')},"
+                  f"{quoted(EXOTIC[10] + '=cmd')},x,,0,0\n")       # not in the gradebook
+    (exotic_course / "canvas.csv").write_text(CANVAS_HEADER + POINTS_ROW + "".join(roster),
+                                              encoding="utf-8", newline="")
+    make(exotic_course, "LMS=canvas", "ROSTER=canvas.csv")
+    rows = read(exotic_course / "grades-canvas.csv")
+    assert not [c for row in rows for c in row if opens_as_formula(c)]
+    canvas = {r[1]: r for r in rows[2:]}
+    assert canvas["1021"][5] == "8"
+    listing = (exotic_course / "grades-canvas-unmatched.txt").read_text(encoding="utf-8")
+    for n, (sid, first, *_) in enumerate(EXOTIC_STUDENTS):
+        assert canvas[str(2000 + n)][0] == "'" + first
+        # matched by the SIS Login ID with the spaces around it trimmed: an id that
+        # starts with a space matches nobody and is listed, never given another's score
+        if sid.strip() == sid:
+            assert canvas[str(2000 + n)][5] == scores[sid]
+        else:
+            assert canvas[str(2000 + n)][5] == "" and f"line {4 + n}:" in listing
+    assert f"line {4 + len(EXOTIC_STUDENTS)}:" in listing
+    for line in listing.split("\n"):
+        assert not opens_as_formula(line.strip(" ")), repr(line)
