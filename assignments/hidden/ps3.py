@@ -12,7 +12,7 @@ public cases.  The grader reads it from the course folder
 import numpy as np
 
 import kernlab
-from coursecheck.problems.ps3 import CANDIDATES, RULES, base_grams, points, random_sets
+from coursecheck.problems.ps3 import RULES, base_grams, points, random_sets
 from coursecheck.parts import Case
 
 __all__ = ["HIDDEN", "REFERENCES", "subset_features_reference"]
@@ -93,8 +93,8 @@ def _anova_hidden(rng):
     return cases
 
 
-def _counterexample_hidden(rng):
-    names = list(CANDIDATES)
+def _counterexample_hidden(v, rng):
+    names = v["order"]
     order = rng.permutation(len(names))[:3]
     return [Case(args=(names[i],), label=f"k(x, z) = {names[i]} (again)") for i in order]
 

@@ -5,15 +5,17 @@ The closure rules are checked against kernlab's kernel algebra applied to
 set and string kernels against ``kernlab.SetKernel`` and ``kernlab.Spectrum``;
 the ANOVA kernel of degree ``s`` against the coefficients of the generating
 polynomial prod_i (1 + v_i r), whose sum over all degrees is
-``kernlab.ANOVA``; and the counterexamples with ``kernlab.is_psd``.
+``kernlab.ANOVA``; and the counterexamples with ``kernlab.is_psd`` on the functions of the
+student's variant (``VARIANT``).
 """
 
 import numpy as np
 
 import kernlab
 from coursecheck.parts import Case, Part, public_answers, allclose, float_array
+from coursecheck.variants import Variation
 
-__all__ = ["PARTS", "CANDIDATES"]
+__all__ = ["PARTS", "VARIANT", "candidates"]
 
 
 # ---------------------------------------------------------------- helpers
@@ -141,20 +143,73 @@ def _anova_public():
 
 
 # ----------------------------------------------------- 6. counterexamples
+#
+# Each student's variant gives the five functions their own parameters (a
+# matrix, three directions, a constant) and their own order, so that points
+# found by hand for one variant prove nothing about another's functions.
 
-_B = np.array([[-1.0, 2.0], [2.0, 4.0]])
+#: the indefinite matrices B = 9 I - 10 n n^T of "x^T B z", n one of e1, e2,
+#: (1, 1) / sqrt 2, (1, -1) / sqrt 2: eigenvalue -1 along n and 9 across it, so
+#: x^T B x < 0 only within 18.4 degrees of +-n, and these four cones are disjoint
+B_CHOICES = (((-1.0, 0.0), (0.0, 9.0)), ((9.0, 0.0), (0.0, -1.0)),
+             ((4.0, -5.0), (-5.0, 4.0)), ((4.0, 5.0), (5.0, 4.0)))
+#: the unit directions w, u of "w.x + w.z" and "min(u.x, u.z)"
+DIRECTIONS = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
+#: the directions v of "max(v.x, v.z)" (for v and -v one pair of points serves both)
+MAX_DIRECTIONS = ((1.0, 0.0), (0.0, 1.0))
+#: the constants c of "x.z - c (x.z)^2"
+C_CHOICES = (0.25, 1.0, 4.0)
+#: the five functions, by the names counterexample() is called with
+NAMES = ("x^T B z", "w.x + w.z", "min(u.x, u.z)", "x.z - c(x.z)^2", "max(v.x, v.z)")
 
-#: name -> kernlab object computing the candidate function on points of R^2
-CANDIDATES = {
-    "x.z - (x.z)^2": kernlab.FunctionKernel(lambda x, z: x @ z - (x @ z) ** 2, vectorized=False),
-    "x^T B z": kernlab.GeneralLinear(_B),
-    "norm(x - z)": kernlab.FunctionKernel(lambda x, z: np.linalg.norm(x - z), vectorized=False),
-    "exp(-x.z)": kernlab.FunctionKernel(lambda x, z: np.exp(-(x @ z)), vectorized=False),
-    "max(x1, z1)": kernlab.FunctionKernel(lambda x, z: max(x[0], z[0]), vectorized=False),
-}
+
+def _draw(rng):
+    """One variant: B, w, u, v, c and the order in which the functions are asked about."""
+    return {"B": B_CHOICES[int(rng.integers(len(B_CHOICES)))],
+            "w": DIRECTIONS[int(rng.integers(len(DIRECTIONS)))],
+            "u": DIRECTIONS[int(rng.integers(len(DIRECTIONS)))],
+            "v": MAX_DIRECTIONS[int(rng.integers(len(MAX_DIRECTIONS)))],
+            "c": float(C_CHOICES[int(rng.integers(len(C_CHOICES)))]),
+            "order": [NAMES[i] for i in rng.permutation(len(NAMES))]}
 
 
-def _verify_counterexample(got, case):
+def _holds(v):
+    """None when every function of the variant is symmetric but not a kernel, as part 6 says."""
+    B = np.asarray(v["B"], dtype=float)
+    if B.shape != (2, 2) or not np.array_equal(B, B.T):
+        return f"B = {v['B']} must be a symmetric 2 x 2 matrix"
+    low, high = np.linalg.eigvalsh(B)
+    if not low < 0 < high:
+        return f"B = {v['B']} must be indefinite (eigenvalues {low:.3g}, {high:.3g})"
+    for key in ("w", "u", "v"):
+        if not np.isclose(np.linalg.norm(v[key]), 1.0):
+            return f"{key} = {v[key]} must be a unit vector"
+    if not v["c"] > 0:
+        return f"c = {v['c']} must be positive"
+    if sorted(v["order"]) != sorted(NAMES):
+        return f"order = {v['order']} must list each of the five functions once"
+    return None
+
+
+VARIANT = Variation(draw=_draw, check=_holds)
+
+
+def candidates(v):
+    """name -> kernlab object computing that function of variant ``v`` on points of R^2."""
+    B = np.asarray(v["B"], dtype=float)
+    w, u, d = (np.asarray(v[key], dtype=float) for key in ("w", "u", "v"))
+    c = float(v["c"])
+    return {
+        "x^T B z": kernlab.GeneralLinear(B),
+        "w.x + w.z": kernlab.FunctionKernel(lambda x, z: w @ x + w @ z, vectorized=False),
+        "min(u.x, u.z)": kernlab.FunctionKernel(lambda x, z: min(u @ x, u @ z), vectorized=False),
+        "x.z - c(x.z)^2": kernlab.FunctionKernel(lambda x, z: x @ z - c * (x @ z) ** 2,
+                                                 vectorized=False),
+        "max(v.x, v.z)": kernlab.FunctionKernel(lambda x, z: max(d @ x, d @ z), vectorized=False),
+    }
+
+
+def _verify_counterexample(v, got, case):
     name = case.args[0]
     P, message = float_array(got, "an (m, 2) array of points", ndim=2)
     if message:
@@ -164,18 +219,19 @@ def _verify_counterexample(got, case):
     if np.abs(P).max() > 100:
         return f"entries must be at most 100 in absolute value, got {np.abs(P).max():.4g}"
     with np.errstate(all="ignore"):
-        K = CANDIDATES[name](P)
+        K = candidates(v)[name](P)
     if not np.all(np.isfinite(K)):
         return "the Gram matrix on your points overflows (contains inf or nan)"
     verdict = kernlab.is_psd(K, tol=1e-6)
     if verdict:
-        return (f"the Gram matrix of {name} on your {len(P)} point(s) is positive semi-definite "
-                f"(smallest eigenvalue {verdict.min_eigenvalue:.3g}), so it proves nothing")
+        return (f"the Gram matrix of {name} (your variant's) on your {len(P)} point(s) is "
+                f"positive semi-definite (smallest eigenvalue {verdict.min_eigenvalue:.3g}), "
+                "so it proves nothing")
     return None
 
 
-def _counterexample_public():
-    return [Case(args=(name,), label=f"k(x, z) = {name}") for name in CANDIDATES]
+def _counterexample_public(v):
+    return [Case(args=(name,), label=f"k(x, z) = {name}") for name in v["order"]]
 
 
 # ----------------------------------------------------- the parts
@@ -217,7 +273,7 @@ PARTS = {
         func="counterexample", points=3,
         sections=("kt-when-kernel", "rkhs-pd-functions"),
         description="each returned sample gives a Gram matrix with a negative eigenvalue",
-        public=_counterexample_public,
+        public=_counterexample_public, varies=True,
         verify=_verify_counterexample,
     ),
 }

@@ -15,9 +15,12 @@ import sys
 import nbformat
 import pytest
 
+from coursecheck.variants import bind
+
 from coursegrader.tools.author import build_notebook
 from coursegrader.tools.course import answer_cell_ids, fill_answers
 from coursegrader.judging.problem_sets import graded_parts, hidden_rng
+from coursegrader.judging.variants import submission_variant
 from coursegrader.tools.validation import release_leaks, validate_course
 from conftest import COURSE, copy_course
 
@@ -178,8 +181,10 @@ def test_feedback_shows_public_results_but_no_hidden_test(graded):
             page = html.unescape(re.sub(r"<[^>]+>", "", raw))  # the text a student reads
             assert "BEGIN HIDDEN TESTS" not in page and "hidden=True" not in page
             assert "hidden checks passed" in page
+            variant = submission_variant(SECRET, ps, student)
             for part_id, part in graded_parts(COURSE, ps).items():
                 assert f'check("{ps}", "{part_id}"' in page          # public test shown
+                part = bind(part, variant.params) if variant else part   # the student's own
                 public = {c.label for c in part.public()}
                 for case in part.hidden(hidden_rng(SECRET, student, ps, part_id)):
                     if case.label not in public and case.label not in source_text:
