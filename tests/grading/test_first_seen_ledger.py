@@ -21,8 +21,6 @@ the hub tests share: it creates Unix accounts.
 import csv
 import datetime as dt
 import os
-import pwd
-import secrets
 import shutil
 import stat
 import subprocess
@@ -37,6 +35,7 @@ import pytest
 from coursegrader import dating
 from coursegrader.late_policy import LatePolicy
 from coursegrader.tools.course import Course, fill_answers
+from unix_accounts import give_to, temporary_accounts
 from coursegrader.tools.first_seen import LEDGER
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
@@ -55,14 +54,6 @@ def make(course, *args, check=True):
     return done
 
 
-def give_to(path, user):
-    info = pwd.getpwnam(user)
-    for top, dirs, files in os.walk(path):
-        for name in dirs + files:
-            os.chown(os.path.join(top, name), info.pw_uid, info.pw_gid, follow_symlinks=False)
-    os.chown(path, info.pw_uid, info.pw_gid)
-
-
 def set_due(course, due):
     (course.root / "due_dates.csv").write_text(f"assignment,due\n{PS},{due:%Y-%m-%d %H:%M:%S}\n")
     make(course, "db", f"PS={PS}")
@@ -70,20 +61,8 @@ def set_due(course, due):
 
 @pytest.fixture(scope="module")
 def accounts(slow):
-    if os.geteuid() != 0:
-        pytest.skip("creates Unix accounts: run as root")
-    tag = secrets.token_hex(2)
-    names = {role: f"fs{tag}{role}" for role in ("ada", "bob")}
-    made = []
-    try:
-        for name in names.values():
-            subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                            name], check=True, capture_output=True)
-            made.append(name)
+    with temporary_accounts("fs", ("ada", "bob")) as names:
         yield names
-    finally:
-        for name in made:
-            subprocess.run(["userdel", name], capture_output=True)
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,6 @@ import csv
 import datetime as dt
 import os
 import pwd
-import secrets
 import subprocess
 import sys
 import zoneinfo
@@ -38,6 +37,7 @@ import pytest
 
 from coursegrader.late_policy import LatePolicy
 from coursegrader.tools.course import Course, fill_answers
+from unix_accounts import give_to, temporary_accounts
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS = "ps1"
@@ -60,31 +60,11 @@ def make(course, *args, check=True):
     return done
 
 
-def give_to(path, user):
-    """Make ``user`` own ``path`` and everything in it, as their own submit leaves it."""
-    info = pwd.getpwnam(user)
-    for top, dirs, files in os.walk(path):
-        for name in dirs + files:
-            os.chown(os.path.join(top, name), info.pw_uid, info.pw_gid, follow_symlinks=False)
-    os.chown(path, info.pw_uid, info.pw_gid)
-
 
 @pytest.fixture(scope="module")
 def accounts(slow):
-    if os.geteuid() != 0:
-        pytest.skip("creates Unix accounts: run as root")
-    tag = secrets.token_hex(2)
-    names = {role: f"dt{tag}{role}" for role in ["ada", "mallory", *LATE_CLAIMS]}
-    made = []
-    try:
-        for name in names.values():
-            subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                            name], check=True, capture_output=True)
-            made.append(name)
+    with temporary_accounts("dt", ["ada", "mallory", *LATE_CLAIMS]) as names:
         yield names
-    finally:
-        for name in made:
-            subprocess.run(["userdel", name], capture_output=True)
 
 
 @pytest.fixture(scope="module")
