@@ -211,6 +211,18 @@ _LOADERS = frozenset({"SourceFileLoader", "SourcelessFileLoader", "ExtensionFile
                       "zipimporter"})
 
 
+#: A function's code, globals and cells: what building a function by hand starts from.
+_FUNCTION_INSIDES = frozenset({"__code__", "__globals__", "__closure__", "func_code"})
+
+
+def _builtin(func):
+    """Whether a call's function is written as a builtin (``compile``,
+    ``builtins.compile``), not as a method of something else (``re.compile``)."""
+    return isinstance(func, ast.Name) or (isinstance(func, ast.Attribute)
+                                          and isinstance(func.value, ast.Name)
+                                          and func.value.id in ("builtins", "__builtins__"))
+
+
 def _built_from_data(tree):
     """What in ``tree`` runs code made from data no comparison reads (bytes,
     an encoded string, a file): marshal, a code or function object built by
@@ -223,6 +235,11 @@ def _built_from_data(tree):
         if isinstance(n, ast.alias) and n.name.split(".")[0] == "marshal" \
                 or isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "marshal":
             found.add("marshal")
+        elif isinstance(n, ast.Attribute) and n.attr in _FUNCTION_INSIDES:
+            found.add(f"a function's insides ({n.attr})")
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
+                and n.func.id == "type" and n.args and isinstance(n.args[0], ast.Lambda):
+            found.add("the type of a function, to build functions by hand")
         elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) \
                 and n.value.id == "marshal":
             found.add("marshal")
@@ -233,7 +250,7 @@ def _built_from_data(tree):
             elif name == "replace" and any(k.arg and k.arg.startswith("co_")
                                            for k in n.keywords):
                 found.add("a code object rewritten")
-            elif name in ("exec", "eval", "compile") and n.args \
+            elif name in ("exec", "eval", "compile") and _builtin(n.func) and n.args \
                     and not _literal(n.args[0]):
                 found.add(f"{name} of code that is not written out")
             elif name in _LOADERS:

@@ -152,6 +152,11 @@ ENCODED = "ZGVmIGRvdWJsZSh4cyk6IHJldHVybiB4cw=="
      "a module loaded by hand (SourceFileLoader)"),
     ("import runpy\nns = runpy.run_path('answers.txt')\n",
      "a module loaded by hand (run_path)"),
+    # the types reached through type(), not named: a copy rebuilt from literal bytes
+    ("K = type((lambda: 0).__code__)\nF = type(lambda: 0)\n"
+     "double = F(K(*T), (lambda: 0).__globals__)\n", "a function's insides (__code__)"),
+    ("F = type(lambda: 0)\n", "the type of a function, to build functions by hand"),
+    ("import builtins\nbuiltins.exec(data)\n", "exec of code that is not written out"),
 ])
 def test_code_built_from_data_flags_the_submission(hidden, flag):
     m, _ = material("m", [cell("code", ANSWER), cell("code", hidden)])
@@ -168,6 +173,10 @@ def test_honest_answers_are_not_flagged_on_their_own():
         assert m.flags == [], student
     m, _ = material("m", [cell("code", ANSWER + "\nexec('x = 1')\nv = eval(f'{2} + 2')\n")])
     assert m.flags == []      # code written out is compared like any other
+    # a method named compile is not the builtin: an honest spectrum kernel's pattern
+    m, _ = material("m", [cell("code", ANSWER + "\nimport re\n"
+                                        "p = re.compile('(?=' + re.escape(w) + ')')\n")])
+    assert m.flags == []
 
 
 def test_what_is_handed_in_beside_the_notebook_is_read_as_code_data_or_compiled(tmp_path):
