@@ -20,10 +20,12 @@ the Markdown source instead would miss links that only the renderer makes
 (``[x](javascript:...)`` is plain text to an HTML cleaner).  Maths stays text
 (``$...$``, ``$$...$$``, ``\\begin{align}``), so MathJax still typesets it.
 
-Rendering Markdown with maths costs time quadratic in the length of some
-texts (an unclosed ``\\begin{...}`` repeated), so Markdown longer than
-:data:`MAX_MARKDOWN` characters is not rendered: it is shown as plain text,
-with a note saying so (:func:`clean_markdown`).
+Rendering Markdown with maths costs time quadratic, or worse, in the length of
+some texts (an unclosed ``\\begin{...}`` or ``\\\\[`` repeated), so Markdown longer
+than :data:`MAX_MARKDOWN` characters, or holding more than
+:data:`MAX_MATH_MARKS` maths delimiters, is not rendered: it is shown as plain
+text, with a note saying so (:func:`clean_markdown`); :class:`MarkdownBudget`
+bounds the sum over a notebook.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from pygments.token import STANDARD_TYPES
 __all__ = ["TAGS", "DROPPED_WITH_CONTENT", "ATTRIBUTES", "ALLOWED_CLASSES", "URL_SCHEMES",
            "MAX_MARKDOWN", "allowed_url", "clean_html", "markdown_to_html",
            "student_markdown_html", "is_plain_markdown", "clean_markdown", "plain_text_block",
-           "is_plain_text_block"]
+           "is_plain_text_block", "MarkdownBudget", "MAX_MATH_MARKS"]
 
 #: Tags a student's HTML may keep (their content is kept either way, except
 #: for the tags of :data:`DROPPED_WITH_CONTENT`).
@@ -78,9 +80,17 @@ ALLOWED_CLASSES = {
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 
 #: The longest Markdown (in characters) rendered as Markdown; a longer text is
-#: shown as plain text.  Ten times the longest written answer of the course's
-#: solutions, and rendered in about a second at worst.
-MAX_MARKDOWN = 16_000
+#: shown as plain text.  Four times the longest Markdown cell of the course's
+#: problem sets (their text and the solutions' written answers), and rendered in
+#: well under a second at worst.
+MAX_MARKDOWN = 8_000
+
+#: The most maths delimiters and line breaks (``\\[``, ``\\(``, ``\\begin{``,
+#: ``\\\\``) rendered in one text: each unclosed one makes the maths rules scan to
+#: the end of the text again, so many cost time that grows faster than their number.
+#: Several times what a whole chapter of the book uses (29).
+MAX_MATH_MARKS = 200
+_MATH_MARKS = re.compile(r"\\(?:\[|\(|begin\{|\\)")
 
 _INPUT_VALUES = {"type": {"checkbox"}}
 _IMG = re.compile(r"<img\b[^>]*>")
@@ -198,6 +208,9 @@ def clean_markdown(source: str) -> str:
         return source
     if len(source) > MAX_MARKDOWN:
         return plain_text_block(source, f"longer than {MAX_MARKDOWN:,} characters")
+    if len(_MATH_MARKS.findall(source)) > MAX_MATH_MARKS:
+        return plain_text_block(source, f"more than {MAX_MATH_MARKS} maths delimiters "
+                                "and line breaks")
     if is_plain_markdown(source):
         return source
     return _html_block(student_markdown_html(source).strip())
@@ -233,3 +246,27 @@ def is_plain_text_block(source: str) -> bool:
     """Whether ``source`` is exactly what :func:`plain_text_block` writes: no markup, every
     special character a character reference (so it is kept as it is when cleaned again)."""
     return isinstance(source, str) and _PLAIN_TEXT_BLOCK.fullmatch(source) is not None
+
+
+class MarkdownBudget:
+    """The Markdown of one notebook (its cells and the Markdown its outputs display),
+    rendered up to ``characters`` in all; past that each text is shown as plain text.
+
+    :func:`clean_markdown` bounds one text; this bounds their sum, since a notebook
+    may hold any number of them.  Text cleaned before is kept and not counted.
+    """
+
+    def __init__(self, characters: int):
+        self.characters = characters
+        self.left = characters
+
+    def clean(self, source: str) -> str:
+        """``source`` cleaned as :func:`clean_markdown` does, or as plain text once the
+        notebook's budget is spent."""
+        if is_plain_text_block(source):
+            return source
+        if len(source) > self.left:
+            return plain_text_block(source, "the notebook's Markdown is longer than "
+                                    f"{self.characters:,} characters")
+        self.left -= len(source)
+        return clean_markdown(source)

@@ -9,11 +9,12 @@ Markdown they keep are cleaned by :mod:`coursegrader.student_html`.
 
 from nbformat.v4 import new_output
 
-from .student_html import clean_html, clean_markdown
+from .student_html import MarkdownBudget, clean_html
 
-__all__ = ["clean_outputs", "plain_text"]
+__all__ = ["clean_outputs", "plain_text", "MARKDOWN_CHARACTERS"]
 
 TEXT_LIMIT = 100_000   # characters kept of one output's text
+MARKDOWN_CHARACTERS = 100_000   # Markdown rendered per notebook, cells and outputs together
 _KEPT_DATA = ("text/plain", "text/html", "text/markdown", "text/latex", "image/png",
               "image/jpeg")
 
@@ -25,13 +26,16 @@ def plain_text(value):
     return value[:TEXT_LIMIT] if type(value) is str else ""
 
 
-def clean_outputs(outputs):
+def clean_outputs(outputs, markdown=None):
     """Plain, sanitised copies of notebook ``outputs`` from an untrusted source.
 
     Streams, errors and rich outputs only; of rich data only text, HTML and
     Markdown (cleaned by :mod:`coursegrader.student_html`), LaTeX and PNG/JPEG
     images; anything else -- scripts, widgets, SVG, metadata -- is dropped.
+    ``markdown``: the notebook's :class:`~coursegrader.student_html.MarkdownBudget`,
+    which Markdown outputs share with its cells (default: one for these outputs).
     """
+    markdown = markdown or MarkdownBudget(MARKDOWN_CHARACTERS)
     kept = []
     for out in outputs if isinstance(outputs, list) else []:
         kind = out.get("output_type") if isinstance(out, dict) else None
@@ -53,7 +57,7 @@ def clean_outputs(outputs):
                 if mime in raw:
                     text = plain_text(raw[mime])
                     data[mime] = clean_html(text) if mime == "text/html" \
-                        else clean_markdown(text) if mime == "text/markdown" else text
+                        else markdown.clean(text) if mime == "text/markdown" else text
             if not data:
                 continue
             extra = {}

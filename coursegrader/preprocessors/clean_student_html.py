@@ -12,8 +12,8 @@ import json
 
 from traitlets import Bool, Int
 
-from ..student_html import clean_html, clean_markdown, is_plain_text_block, plain_text_block
-from ..student_outputs import clean_outputs
+from ..student_html import MarkdownBudget, clean_html
+from ..student_outputs import MARKDOWN_CHARACTERS, clean_outputs
 from .base import HTMLExportablePreprocessor
 
 __all__ = ["CleanStudentHTML"]
@@ -38,29 +38,21 @@ class CleanStudentHTML(HTMLExportablePreprocessor):
                    "(coursegrader.student_outputs.clean_outputs).").tag(config=True)
 
     markdown_budget = Int(
-        200_000, help="Characters of Markdown rendered per notebook; the Markdown cells "
-        "after that many are shown as plain text (rendering some texts costs time "
-        "quadratic in their length).").tag(config=True)
+        MARKDOWN_CHARACTERS, help="Characters of Markdown rendered per notebook, in its "
+        "cells and in the Markdown its outputs display; past that many each is shown as "
+        "plain text (rendering some texts costs time quadratic in their length)."
+    ).tag(config=True)
 
     def preprocess(self, nb, resources):
-        self._left = self.markdown_budget
+        self._markdown = MarkdownBudget(self.markdown_budget)
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "markdown" and self.markdown:
-            source = cell.source
-            if is_plain_text_block(source):
-                pass     # cleaned before: kept, and not counted
-            elif len(source) > self._left:
-                cell.source = plain_text_block(
-                    source, f"the notebook's Markdown is longer than {self.markdown_budget:,} "
-                    "characters")
-            else:
-                self._left -= len(source)
-                cell.source = clean_markdown(source)
+            cell.source = self._markdown.clean(cell.source)
         elif cell.cell_type == "raw" and self.raw:
             cell.source = clean_html(cell.source)
         elif cell.cell_type == "code" and self.outputs:
             outputs = json.loads(json.dumps(cell.get("outputs", [])))   # plain data
-            cell.outputs = clean_outputs(outputs)
+            cell.outputs = clean_outputs(outputs, self._markdown)
         return cell, resources

@@ -26,7 +26,8 @@ from ..judging.variants import submission_variant
 from ..judging.submission import Settings, judge_submission
 from ..secret import SECRET_FILE, course_secret
 from ..settings import CourseSettings
-from ..student_outputs import clean_outputs
+from ..student_html import MarkdownBudget
+from ..student_outputs import MARKDOWN_CHARACTERS, clean_outputs
 
 __all__ = ["JudgeSubmission"]
 
@@ -102,10 +103,11 @@ class JudgeSubmission(NbGraderPreprocessor):
         for part in result.parts:
             self.log.info("%s/%s %s: %s of %s", student, assignment, part.part, part.score,
                           part.points)
+        markdown = MarkdownBudget(MARKDOWN_CHARACTERS)   # the notebook's, all outputs
         for i, cell in enumerate(nb.cells):
             if i in judged.kernel_cells:
                 ran = judged.kernel_cells[i]
-                cell.outputs = clean_outputs(ran.outputs)
+                cell.outputs = clean_outputs(ran.outputs, markdown)
                 cell.execution_count = ran.execution_count
             elif cell.cell_type == "code" and result.part(_grade_id(cell)) is not None:
                 cell.outputs = _verdict(result.part(_grade_id(cell)), cell.get("execution_count"))

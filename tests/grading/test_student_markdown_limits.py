@@ -8,10 +8,10 @@ student's is shown, a remote one becomes a link.
 """
 
 import nbformat
-from nbformat.v4 import new_markdown_cell, new_notebook
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from coursegrader.preprocessors.clean_student_html import CleanStudentHTML
-from coursegrader.student_html import (MAX_MARKDOWN, clean_html, clean_markdown,
+from coursegrader.student_html import (MAX_MARKDOWN, MAX_MATH_MARKS, clean_html, clean_markdown,
                                        is_plain_markdown, is_plain_text_block,
                                        student_markdown_html)
 
@@ -22,7 +22,7 @@ UNCLOSED = "The candidates: " + "\\begin{a}" * 24000
 def test_a_long_answer_is_shown_as_plain_text_and_renders_as_it_reads():
     cleaned = clean_markdown(UNCLOSED)
     assert is_plain_text_block(cleaned)
-    assert "\\begin" not in cleaned and "Shown as plain text: longer than 16,000" in cleaned
+    assert "\\begin" not in cleaned and "Shown as plain text: longer than 8,000" in cleaned
     # a later viewer renders it as the text the student wrote, inside <pre>, which
     # MathJax leaves alone
     shown = student_markdown_html(cleaned)
@@ -66,3 +66,25 @@ def test_no_image_of_a_student_is_fetched():
                    'nofollow">[image: x&gt;y]</a></p>')
     assert clean_html('<img src="data:image/png;base64,AAAA" alt="inline">') == "[image: inline]"
     assert clean_html('<img src="x" onerror="alert(1)">') == "[image: image]"
+
+
+def test_many_maths_delimiters_are_shown_as_plain_text():
+    # "\\\\[" repeated: each makes the maths rules scan to the end again (seconds at 8 kB)
+    attack = "\\\\[" * (MAX_MATH_MARKS + 1)
+    assert len(attack) < MAX_MARKDOWN
+    cleaned = clean_markdown(attack)
+    assert is_plain_text_block(cleaned) and "more than 200 maths delimiters" in cleaned
+    honest = "$$\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}$$\n" * 20
+    assert clean_markdown(honest) == honest
+
+
+def test_markdown_outputs_share_the_notebooks_budget():
+    """The Markdown a student's code displays is counted with the cells."""
+    text = "An output of a thousand characters. " * 28
+    outputs = [new_output("display_data", data={"text/markdown": text, "text/plain": "x"})
+               for _ in range(10)]
+    nb = new_notebook(cells=[new_markdown_cell(text), new_code_cell("show()", outputs=outputs)])
+    nb, _ = CleanStudentHTML(markdown_budget=4 * len(text)).preprocess(nb, {})
+    shown = [o["data"]["text/markdown"] for o in nb.cells[1].outputs]
+    assert nb.cells[0].source == text
+    assert [is_plain_text_block(t) for t in shown] == [False] * 3 + [True] * 7
