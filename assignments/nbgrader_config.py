@@ -65,6 +65,13 @@ c.LmsZipExtractor.named_regexp = (
     r"(?P<student_id>[^_]+)_(?P<late>LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb")
 # An LMS that writes each file's submission time on its zip entry: its zone.
 # c.LmsZipExtractor.entry_time_zone = "Europe/Berlin"
+# The start of any member's name that names its student (shown beside a file
+# that is not taken, such as an attachment); adapt it with named_regexp.
+c.LmsZipExtractor.owner_regexp = r"(?P<student_id>[^_]+)_(?:LATE_)?\d+_\d+_"
+# Each student's bounds: how many notebooks of the problem set, how many bytes
+# together; a student over one has nothing taken and is named.
+# c.LmsZipExtractor.max_files = 100
+# c.LmsZipExtractor.max_total_bytes = 200 * 1024**2
 
 # The released notebooks: no solutions, no hidden tests, no outputs.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

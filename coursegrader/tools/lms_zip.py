@@ -9,8 +9,11 @@ plugins of this module (``nbgrader_config.py``):
   student id comes from there and nowhere else) and names a notebook of the
   problem set. It never unpacks an archive found inside, and refuses links,
   folders, absolute names, ``..``, names it cannot decode and names with
-  control or invisible characters. It caps the number of members, the bytes
-  of one file and of all of them, reading no more than the cap. Two files of
+  control or invisible characters. It caps the bytes of one file, reading no
+  more than the cap, and, for each student, the number of their notebooks
+  and the bytes those unpack to together (only members named as a notebook
+  of the problem set count): a student over a cap has none taken and is
+  named, and every classmate is collected whatever comes before them. Two files of
   one student for the same notebook are resolved by the LMS's timestamp (the
   ``timestamp`` group of ``named_regexp``) where the names carry one;
   otherwise neither is taken, and the rest of the class is collected. What it
@@ -121,82 +124,102 @@ def _kind_of(info):
 
 
 def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes,
-         max_total_bytes, entry_time_zone=""):
+         max_total_bytes, entry_time_zone="", owner_regexp=""):
     """Decide which members are taken, from the zips' directories and first bytes.
 
     ``archives`` is a list of ``(zip file name, zipfile.ZipFile)``;
     ``notebooks`` the notebook file names of the problem set;
     ``entry_time_zone`` the zone of the zip entries' times when they are the
-    LMS's submission times ("" when they are not). Returns every
-    :class:`Member`, in order, with ``why`` empty for those to take.
+    LMS's submission times ("" when they are not); ``owner_regexp`` the start
+    of any member's name naming its student (shown beside a member that is not
+    a notebook, never used to take one). ``max_files`` and
+    ``max_total_bytes`` bound each student's notebooks (their number and the
+    bytes they unpack to), so that one student's upload fails that student
+    alone. Returns every :class:`Member`, in order, with ``why`` empty for
+    those to take.
     """
     pattern = re.compile(named_regexp)
-    members, total, left = [], 0, max_files
+    owner = re.compile(owner_regexp) if owner_regexp else None
+    members = []
     for archive, zf in archives:
-        infos = zf.infolist()
-        if len(infos) > left:
-            members.append(Member(archive=archive, name=f"({len(infos) - left} more)",
-                                  why=f"over the limit of {max_files} members"))
-            infos = infos[:left]
-        left -= len(infos)
-        for info in infos:
+        for info in zf.infolist():
             m = Member(archive=archive, name=_shown(info.filename), info=info)
             members.append(m)
-            m.why = _refuse_name(info) or _kind_of(info) or ""
-            if m.why:
-                continue
-            name = unicodedata.normalize("NFC", info.filename)
-            if name.lower().endswith(_ARCHIVE_EXT):
-                m.why = "an archive inside the archive (not unpacked)"
-                continue
-            match = pattern.fullmatch(name)
-            if not match:
-                m.why = "does not follow the LMS's naming (named_regexp)"
-                continue
-            groups = match.groupdict()
-            m.student = groups.get("student_id") or ""
-            m.notebook = (groups.get("file_id") or "") + ".ipynb"
-            if "late" in pattern.groupindex:
-                m.late = bool(groups.get("late"))
-            if len(m.student) > MAX_STUDENT_ID:
-                m.why = (f"a student id of {len(m.student)} characters: longer than "
-                         f"{MAX_STUDENT_ID}, the gradebook's limit")
-                continue
-            if not _STUDENT_ID.fullmatch(m.student):
-                m.why = f"not a student id: {_shown(m.student)!r}"
-                continue
-            if m.notebook not in notebooks:
-                names = ", ".join(sorted(notebooks))
-                m.why = f"not a notebook of the problem set ({names})"
-                continue
-            if groups.get("timestamp"):
-                try:
-                    m.timestamp = dating.check_time(parse_utc(groups["timestamp"]),
-                                                    "the LMS's time in the name")
-                except (ValueError, OverflowError) as exc:
-                    m.why = ("an LMS timestamp that cannot be read: "
-                             f"{groups['timestamp']!r} ({exc})")
-                    continue
-            if entry_time_zone:
-                try:
-                    local = dt.datetime(*info.date_time).replace(
-                        tzinfo=zoneinfo.ZoneInfo(entry_time_zone))
-                    m.entry_time = dating.check_time(local, "the zip entry's time")
-                except (ValueError, OverflowError) as exc:
-                    m.why = f"a zip entry time that cannot be used ({exc})"
-                    continue
-            if _is_archive(zf, info):
-                m.why = "an archive inside the archive (not unpacked)"
-                continue
-            if info.file_size > max_file_bytes:
-                m.why = f"{info.file_size} bytes unpacked: more than {max_file_bytes}"
-                continue
-            if total + info.file_size > max_total_bytes:
-                m.why = f"over the limit of {max_total_bytes} bytes for the whole zip"
-                continue
-            total += info.file_size
+            m.why = _judge(m, info, zf, pattern, notebooks, max_file_bytes,
+                           entry_time_zone)
+            if m.why and not m.student and owner:
+                found = owner.match(info.filename)
+                student = found.group("student_id") if found else ""
+                if _STUDENT_ID.fullmatch(student) and len(student) <= MAX_STUDENT_ID:
+                    m.student = student
+    _bound_per_student([m for m in members if not m.why], max_files, max_total_bytes)
     _resolve_duplicates([m for m in members if not m.why])
     return members
+
+
+def _judge(m, info, zf, pattern, notebooks, max_file_bytes, entry_time_zone):
+    """Why the member cannot be taken ("" when it can), filling in what its LMS
+    name says (student, notebook, time, late marker) on the way."""
+    why = _refuse_name(info) or _kind_of(info)
+    if why:
+        return why
+    name = unicodedata.normalize("NFC", info.filename)
+    if name.lower().endswith(_ARCHIVE_EXT):
+        return "an archive inside the archive (not unpacked)"
+    match = pattern.fullmatch(name)
+    if not match:
+        return "does not follow the LMS's naming (named_regexp)"
+    groups = match.groupdict()
+    m.student = groups.get("student_id") or ""
+    m.notebook = (groups.get("file_id") or "") + ".ipynb"
+    if "late" in pattern.groupindex:
+        m.late = bool(groups.get("late"))
+    if len(m.student) > MAX_STUDENT_ID:
+        return (f"a student id of {len(m.student)} characters: longer than "
+                f"{MAX_STUDENT_ID}, the gradebook's limit")
+    if not _STUDENT_ID.fullmatch(m.student):
+        return f"not a student id: {_shown(m.student)!r}"
+    if m.notebook not in notebooks:
+        return f"not a notebook of the problem set ({', '.join(sorted(notebooks))})"
+    if groups.get("timestamp"):
+        try:
+            m.timestamp = dating.check_time(parse_utc(groups["timestamp"]),
+                                            "the LMS's time in the name")
+        except (ValueError, OverflowError) as exc:
+            return f"an LMS timestamp that cannot be read: {groups['timestamp']!r} ({exc})"
+    if entry_time_zone:
+        try:
+            local = dt.datetime(*info.date_time).replace(
+                tzinfo=zoneinfo.ZoneInfo(entry_time_zone))
+            m.entry_time = dating.check_time(local, "the zip entry's time")
+        except (ValueError, OverflowError) as exc:
+            return f"a zip entry time that cannot be used ({exc})"
+    if _is_archive(zf, info):
+        return "an archive inside the archive (not unpacked)"
+    if info.file_size > max_file_bytes:
+        return f"{info.file_size} bytes unpacked: more than {max_file_bytes}"
+    return ""
+
+
+def _bound_per_student(candidates, max_files, max_total_bytes):
+    """Skip every notebook of a student whose notebooks are more than ``max_files``
+    or unpack to more than ``max_total_bytes`` together: that student is
+    collected by hand, every classmate as usual."""
+    by_student = {}
+    for m in candidates:
+        by_student.setdefault(m.student, []).append(m)
+    for student, theirs in by_student.items():
+        size = sum(m.info.file_size for m in theirs)
+        if len(theirs) > max_files:
+            why = (f"{len(theirs)} notebooks of {student}: more than the limit of "
+                   f"{max_files} a student (LmsZipExtractor.max_files)")
+        elif size > max_total_bytes:
+            why = (f"{student}'s notebooks unpack to {size} bytes: more than the limit "
+                   f"of {max_total_bytes} a student (LmsZipExtractor.max_total_bytes)")
+        else:
+            continue
+        for m in theirs:
+            m.why = why + ": none taken, collect it by hand"
 
 
 def _resolve_duplicates(candidates):
@@ -286,6 +309,14 @@ class LmsZipExtractor(ExtractorPlugin):
              "default is Canvas's <student>_[LATE_]<user id>_<submission id>_<file>"
              "[-<n>].ipynb."
     ).tag(config=True)
+    owner_regexp = Unicode(
+        r"(?P<student_id>[^_]+)_(?:LATE_)?\d+_\d+_",
+        help="Regular expression for the start of the name of any member of the "
+             "LMS's zip, with the group student_id: the student shown beside a member "
+             "that is not taken (an attachment, a misnamed file), so that the "
+             "instructor knows whose it is; it never makes a member taken. The "
+             "default is Canvas's <student>_[LATE_]<user id>_<submission id>_."
+    ).tag(config=True)
     entry_time_zone = Unicode(
         "", help="Time zone (IANA) of the zip entries' times, when the LMS writes each "
                  "file's submission time there; empty (the default) when it does not "
@@ -302,12 +333,17 @@ class LmsZipExtractor(ExtractorPlugin):
                 raise ValueError(f"LmsZipExtractor.entry_time_zone: unknown time zone "
                                  f"{proposal['value']!r}") from None
         return proposal["value"]
-    max_files = Integer(5000, help="Most members read from the LMS's zips."
-                        ).tag(config=True)
+    max_files = Integer(
+        100, help="Most notebooks of the problem set one student's files in the LMS's "
+                  "zips may hold (the LMS's renamed copies included); a student over it "
+                  "has none taken, and the class is collected."
+    ).tag(config=True)
     max_file_bytes = Integer(
         50 * 1024**2, help="Most bytes one member may unpack to.").tag(config=True)
     max_total_bytes = Integer(
-        2 * 1024**3, help="Most bytes all members together may unpack to."
+        200 * 1024**2, help="Most bytes one student's notebooks of the problem set may "
+                            "unpack to together; a student over it has none taken, and "
+                            "the class is collected."
     ).tag(config=True)
 
     def _notebooks(self):
@@ -347,7 +383,8 @@ class LmsZipExtractor(ExtractorPlugin):
                             notebooks=self._notebooks(), max_files=self.max_files,
                             max_file_bytes=self.max_file_bytes,
                             max_total_bytes=self.max_total_bytes,
-                            entry_time_zone=self.entry_time_zone)
+                            entry_time_zone=self.entry_time_zone,
+                            owner_regexp=self.owner_regexp)
             zips = dict(archives)
             manifest = {}
             for m in members:
@@ -379,7 +416,8 @@ class LmsZipExtractor(ExtractorPlugin):
         Path(extracted_path).parent.joinpath(MANIFEST).write_text(
             json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
         Path(extracted_path).parent.joinpath(SKIPPED).write_text(json.dumps(
-            [{"zip": m.archive, "member": m.name, "why": m.why} for m in members if m.why],
+            [{"zip": m.archive, "member": m.name, "student": m.student, "why": m.why}
+             for m in members if m.why],
             indent=1, ensure_ascii=False), encoding="utf-8")
         return members
 
@@ -420,6 +458,14 @@ def main(argv=None):
     if skipped:
         print(f"{len(skipped)} member(s) of the LMS's zip not taken, each with the reason "
               "above: collect them by hand if they are a student's work", file=sys.stderr)
+        counts = {}
+        for s in skipped:
+            if s.get("student"):
+                counts[s["student"]] = counts.get(s["student"], 0) + 1
+        if counts:
+            print("Students with members not taken: " + ", ".join(
+                f"{_shown(name)} ({n})" for name, n in sorted(counts.items())),
+                file=sys.stderr)
         return 1
     return 0
 

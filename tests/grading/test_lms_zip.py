@@ -152,12 +152,30 @@ def test_caps_on_size_and_number_are_read_from_the_directory():
         "mallory_1_1_ps1.ipynb":
             f"{300 * 1024**2} bytes unpacked: more than {50 * 1024**2}",
         "alice_2_2_ps1.ipynb": ""}
-    many = zip_bytes([(f"s{i}_1_1_ps1.ipynb", b"{}") for i in range(5)])
-    why = planned(many, max_files=3)
-    assert why == {"(2 more)": "over the limit of 3 members", "s0_1_1_ps1.ipynb": "",
-                   "s1_1_1_ps1.ipynb": "", "s2_1_1_ps1.ipynb": ""}
-    assert planned(many, max_total_bytes=5)["s2_1_1_ps1.ipynb"] == \
-        "over the limit of 5 bytes for the whole zip"
+    # the caps on number and bytes are each student's: mallory's upload fails
+    # mallory alone, whatever comes after it, and what is not a notebook of the
+    # problem set does not count
+    many = zip_bytes([("mallory_1_1_ps1.ipynb", b"{}")]
+                     + [(f"mallory_1_1_notes-{i}.txt", b"x") for i in range(5)]
+                     + [(f"mallory_1_{i}_ps1-{i}.ipynb", b"{}") for i in range(2, 4)]
+                     + [(f"s{i}_1_1_ps1.ipynb", b"{}") for i in range(5)])
+    why = planned(many, max_files=2)
+    assert {n: w for n, w in why.items() if w == ""} == {
+        f"s{i}_1_1_ps1.ipynb": "" for i in range(5)}
+    over = ("3 notebooks of mallory: more than the limit of 2 a student "
+            "(LmsZipExtractor.max_files): none taken, collect it by hand")
+    assert why["mallory_1_1_ps1.ipynb"] == why["mallory_1_3_ps1-3.ipynb"] == over
+    assert why["mallory_1_1_notes-4.txt"] == "does not follow the LMS's naming (named_regexp)"
+    big = zip_bytes([("mallory_1_1_ps1.ipynb", b"{}" * 3), ("alice_2_2_ps1.ipynb", b"{}"),
+                     ("mallory_1_2_ps1-1.ipynb", b"{}" * 3)])
+    assert planned(big, max_total_bytes=10) == {
+        "mallory_1_1_ps1.ipynb": "mallory's notebooks unpack to 12 bytes: more than the "
+        "limit of 10 a student (LmsZipExtractor.max_total_bytes): none taken, collect "
+        "it by hand",
+        "alice_2_2_ps1.ipynb": "",
+        "mallory_1_2_ps1-1.ipynb": "mallory's notebooks unpack to 12 bytes: more than "
+        "the limit of 10 a student (LmsZipExtractor.max_total_bytes): none taken, "
+        "collect it by hand"}
 
 
 def test_duplicates_by_timestamp_else_none_taken_and_never_fatal():

@@ -12,6 +12,7 @@ with the course's nbgrader_config.py and Makefile.
 
 import csv
 import datetime as dt
+import re
 import shutil
 import subprocess
 import sys
@@ -140,11 +141,15 @@ def test_neutralise_looks_past_every_exotic_leading_character():
 
 
 def test_neutralise_follows_owasp_and_leaves_numbers():
-    for text in ("=1+1", "+1+1", "-1+1", "@SUM(A1)", "\t=1", "\r=1", FORMULA_ID,
+    for text in ("=1+1", "+1+1", "-1+1", "@SUM(A1)", FORMULA_ID,
                  # what comes before the formula that a spreadsheet may skip, and
                  # the full-width signs some fold into the plain ones
-                 " =1+1", "\n=1+1", "\u00a0=1+1", "\ufeff=1+1", "\uff1d1+1", "\uff0bcmd"):
+                 " =1+1", "\u00a0=1+1", "\ufeff=1+1", "\uff1d1+1", "\uff0bcmd"):
         assert neutralise(text) == "'" + text
+    # a tab or a line break is also where a reader may split: the piece after it
+    # is marked too
+    assert neutralise("\t=1") == "'\t'=1" and neutralise("\r=1") == "'\r'=1"
+    assert neutralise("\n=1+1") == "'\n'=1+1"
     assert neutralise("-3") == "-3" and neutralise("-2.5") == "-2.5"
     assert neutralise(-3.0) == -3.0 and neutralise(0) == 0
     assert neutralise("Ada") == "Ada" and neutralise("") == ""
@@ -277,3 +282,82 @@ def test_every_export_neutralises_formulas_behind_exotic_characters(exotic_cours
     assert f"line {4 + len(EXOTIC_STUDENTS)}:" in listing
     for line in listing.split("\n"):
         assert not opens_as_formula(line.strip(" ")), repr(line)
+
+
+#: Names and emails whose pieces after a separator are formulas: a spreadsheet
+#: that splits the cell at `;` (Excel in most of Europe), a tab, `|` or `,` would
+#: run them. (id, first, last, email, ps1 points)
+SPLIT_STUDENTS = {
+    "alice": ("Alice", "Example", "alice@uni.example", 8),              # the classmate
+    "mallory": ("M;=1+1;@SUM(1+1)*cmd|' /C calc'!A0", "X\t=2+3",
+                "m;=HYPERLINK(A1)@example.org", 7),
+    "e;=1+1": ("Eve|+cmd", "Y, -2+3", "e;\u200b@x", 5),
+}
+SPLIT_ROSTER = (
+    '"Example, Alice",1021,S0001,alice,Kernel Methods 2026,,0,0\n'
+    'Mallory;=1+1,9,m1;@x,mallory,S1;=2+2,,0,-3\n'
+    'Eve|+cmd,10,"e;=1+1\t=3",e;=1+1,S1,,0,0\n'
+    'Trudy;=1+1,11,t1,trudy,S1|-cmd,,0,0\n'                    # not in the gradebook
+)
+
+
+def assert_no_piece_is_a_formula(path):
+    """Read as a spreadsheet might: whole (the file's own quoting) and split at
+    each separator a locale or a text import may use, honouring the quotes or
+    not: no cell, and no piece of one, opens as a formula."""
+    text = path.read_text(encoding="utf-8")
+    for sep in ",;\t|":
+        for quoting in (csv.QUOTE_MINIMAL, csv.QUOTE_NONE):
+            for row in csv.reader(text.splitlines(), delimiter=sep, quoting=quoting):
+                for cell in row:
+                    for piece in re.split(r"[;,\t|]", cell):
+                        assert not opens_as_formula(piece.strip('"')), \
+                            (path.name, repr(sep), repr(cell))
+
+
+@pytest.fixture
+def split_course(slow, tmp_path):
+    return make_course(tmp_path / "course", SPLIT_STUDENTS)
+
+
+def test_no_export_holds_a_formula_behind_a_separator(split_course):
+    """grades.csv, the Moodle file (with and without its roster) and the Canvas
+    file: a name, email or roster cell like `M;=1+1` opens as text in a locale
+    whose list separator is `;` or wherever the file is read tab-separated;
+    text is quoted, numbers are not, and every score is the student's own."""
+    make(split_course)
+    grades = split_course / "grades.csv"
+    assert_no_piece_is_a_formula(grades)
+    by_id = {r["student_id"]: r for r in csv.DictReader(open(grades, newline=""))}
+    assert by_id["alice"]["score"] == "8" and by_id["mallory"]["score"] == "7"
+    assert by_id["e;'=1+1"]["score"] == "5"
+    assert by_id["mallory"]["first_name"] == "M;'=1+1;'@SUM(1+1)*cmd|' /C calc'!A0"
+    assert by_id["mallory"]["last_name"] == "X\t'=2+3"
+    assert by_id["e;'=1+1"]["email"] == "e;'\u200b@x"
+    mallory, = [line for line in grades.read_text().splitlines() if '"mallory"' in line]
+    assert '"M;\'=1+1;' in mallory and ",7,10," in mallory      # text quoted, numbers not
+
+    make(split_course, "LMS=moodle")
+    moodle = split_course / "grades-moodle.csv"
+    assert_no_piece_is_a_formula(moodle)
+    rows = {r[0]: r for r in read(moodle)[1:]}
+    assert rows["mallory"] == ["mallory", "m;'=HYPERLINK(A1)@example.org",
+                               "M;'=1+1;'@SUM(1+1)*cmd|' /C calc'!A0", "X\t'=2+3", "7"]
+    assert rows["alice"][4] == "8" and rows["e;'=1+1"][4] == "5"
+    (split_course / "moodle.csv").write_text(
+        "First name,Last name,ID number,Email address\n"
+        "Alice,Example,alice,alice@uni.example\n"
+        "M;=1+1,X,mallory,m;=HYPERLINK(A1)@example.org\n")
+    make(split_course, "LMS=moodle", "ROSTER=moodle.csv")
+    assert_no_piece_is_a_formula(moodle)
+    assert {r[0]: r[4] for r in read(moodle)[1:]} == {"alice": "8", "mallory": "7"}
+
+    (split_course / "canvas.csv").write_text(CANVAS_HEADER + POINTS_ROW + SPLIT_ROSTER)
+    make(split_course, "LMS=canvas", "ROSTER=canvas.csv")
+    canvas = split_course / "grades-canvas.csv"
+    assert_no_piece_is_a_formula(canvas)
+    rows = {r[1]: r for r in read(canvas)[2:]}
+    assert rows["1021"][5] == "8" and rows["9"][5] == "7" and rows["10"][5] == "5"
+    assert rows["9"][:5] == ["Mallory;'=1+1", "9", "m1;'@x", "mallory", "S1;'=2+2"]
+    assert rows["9"][7] == "-3" and rows["11"][4] == "S1|'-cmd" and rows["11"][5] == ""
+    assert ",-3\n" in canvas.read_text() or ",-3\r\n" in canvas.read_text()
