@@ -167,6 +167,10 @@ def _grade_part(request, work, out_fd):
     os.chdir(work)
     os.environ.update(HOME=work, TMPDIR=work)
     tempfile.tempdir = work
+    # As in the notebook's kernel, its folder comes first on the path, so that
+    # ``from helper import f`` finds the student's helper.py (the sandbox holds
+    # only the submission's files: nothing of the course can be found there).
+    sys.path.insert(0, work)
 
     from .from_coursecheck import serial
 
