@@ -169,7 +169,9 @@ def decoded(data, *, whole=True):
     reader but Python's), or bytes that do not decode (Python would not
     import it). ``whole``: False when ``data`` is the start of the file only
     (a character cut at its end is not an error)."""
-    lines = iter(data.splitlines(keepends=True))
+    end = data.rfind(b"\n") + 1
+    # the start of a file: its cookie is read from its whole lines only
+    lines = iter((data if whole else data[:end]).splitlines(keepends=True))
     try:
         encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
     except SyntaxError as exc:          # an unknown codec, or a cookie against the BOM
@@ -177,12 +179,11 @@ def decoded(data, *, whole=True):
     name = codecs.lookup(encoding).name
     why = None if name in PLAIN_ENCODINGS or name == "utf-8-sig" else \
         f"declares the encoding {encoding} (PEP 263), which only Python may read as it runs"
-    decoder = codecs.getincrementaldecoder(encoding)()
     try:
-        text = decoder.decode(data, final=whole)
-    except (UnicodeDecodeError, ValueError, LookupError) as exc:
-        text = data.decode(encoding if name != "utf-8-sig" else "utf-8", "replace")
-        return text, why or f"does not decode as {encoding} ({type(exc).__name__})"
+        text = codecs.getincrementaldecoder(encoding)().decode(data, final=whole)
+    except Exception as exc:    # any codec's error: Python would not import it either
+        return data.decode("utf-8", "replace"), \
+            why or f"does not decode as {encoding} ({type(exc).__name__})"
     return text, why
 
 

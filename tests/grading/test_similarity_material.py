@@ -251,3 +251,24 @@ def test_a_module_is_read_as_python_reads_it_and_an_unusual_encoding_is_flagged(
     assert compare(m, plain, check).code > 0.95       # compared as it runs
     assert len(m.flags) == 1 and m.flags[0].startswith("a module only Python reads")
     assert "helper.py: declares the encoding utf-7" in m.flags[0]
+
+
+@pytest.mark.parametrize("data, why", [
+    (b"# coding: rot13\nk = 1\n", "declares the encoding rot13"),
+    (b"# coding: hex\n6b3d31\n", "declares the encoding hex"),
+    (b"# -*- coding: unicode_escape -*-\nk = '\\x41'\n", "declares the encoding unicode_escape"),
+    (b"# coding: no-such-codec\nk = 1\n", "its encoding cannot be read"),
+    (b"\xef\xbb\xbf# coding: latin-1\nk = 1\n", "its encoding cannot be read"),
+    (b"k = 1\nm = '\xff'\n", "does not decode as utf-8"),
+])
+def test_a_module_python_would_read_otherwise_or_not_at_all_is_named(data, why):
+    from coursegrader.judging.modules import decoded
+    assert decoded(data)[1].startswith(why)
+
+
+def test_a_module_cut_by_the_record_is_not_taken_for_one_that_does_not_decode():
+    from coursegrader.judging.modules import decoded
+    data = ("k = 1\ns = '" + "é" * 10 + "'\n").encode()
+    assert decoded(data[:-5], whole=False) == ("k = 1\ns = '" + "é" * 8, None)
+    assert decoded("# coding: latin-1\nk = 'é'\n".encode("latin-1")) == \
+        ("# coding: latin-1\nk = 'é'\n", None)
