@@ -262,13 +262,13 @@ def _parse_cut(part):
     return tree
 
 
-def _code(cells, check, scaffold, notes, flags, modules=()):
+def _code(cells, check, scaffold, notes, flags, modules=None):
     """The normal form of the code ``cells`` (sources), within the bounds: bytes
     and statements go to the smallest cells first, so that padding in one cell
     cannot push the others out. ``modules``: the names of the cells that are
     modules, {index: path}; one the bounds cut flags the submission."""
     sizes = [len(s.encode("utf-8")) for s in cells]
-    cut = set()
+    modules, cut = modules or {}, set()
     total = sum(sizes)
     trees, lexical = [None] * len(cells), [None] * len(cells)
     statements = used = 0
