@@ -336,6 +336,12 @@ def test_a_module_handed_in_is_imported_as_in_the_notebook_and_the_course_stays_
     (ok, msg), = run_part(["from kernlab import twice\ndef f(x):\n    return twice(x)"],
                           "f", cases, files_from=tmp_path, timeout=30).values
     assert not ok and "not allowed" in msg
+    # a file named like a module the runner imports while it confines the part is
+    # never imported in its place (nor before the guard)
+    (tmp_path / "_posixsubprocess.py").write_text("open('shadowed', 'w').close()\n")
+    (ok, got), = run_part(["import os\ndef f(x):\n    return os.path.exists('shadowed')"],
+                          "f", cases, files_from=tmp_path, timeout=30).values
+    assert (ok, got) == (True, False)
 
 
 @pytest.mark.slow   # sandboxes started: seconds
