@@ -272,3 +272,15 @@ def test_a_module_cut_by_the_record_is_not_taken_for_one_that_does_not_decode():
     assert decoded(data[:-5], whole=False) == ("k = 1\ns = '" + "é" * 8, None)
     assert decoded("# coding: latin-1\nk = 'é'\n".encode("latin-1")) == \
         ("# coding: latin-1\nk = 'é'\n", None)
+
+
+def test_a_coding_cookie_in_a_cell_changes_nothing():
+    """A cell is text (a JSON string), which Python compiles ignoring any cookie:
+    it is compared as written, as it runs, and flags nothing."""
+    cookie = "# coding: utf-7\n"
+    namespace = {}
+    exec(compile(cookie + "s = 'a+AGE-'\n", "<cell>", "exec"), namespace)
+    assert namespace["s"] == "a+AGE-"            # not "aa": the cookie is not applied
+    m, check = material("m", [cell("code", cookie + ANSWER)])
+    plain, _ = material("plain", [cell("code", ANSWER)])
+    assert compare(m, plain, check).code == 1.0 and m.flags == []
