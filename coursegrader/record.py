@@ -168,8 +168,10 @@ class AnswerCode:
 
     ``cell``: its grade id (None for a cell the student added; a module's path
     in the submission's folder); ``cell_type``: ``"code"``, ``"markdown"`` or
-    ``"module"`` (a Python file handed in beside the notebook) or ``"compiled"``
-    (code handed in compiled: its source is empty); ``omitted``:
+    ``"module"`` (a Python file handed in beside the notebook), ``"compiled"``
+    (code handed in compiled: its source is empty) or ``"unread"`` (a module
+    whose encoding only Python should read, or that does not decode: ``cell``
+    is its path and why, its source empty); ``omitted``:
     bytes of its source not kept, beyond :data:`ANSWER_BYTES` for the whole
     notebook (and as much again for its modules).
     """
@@ -340,8 +342,8 @@ def _answer(data):
     _dict(data, "answer")
     # a record from before cell_type and omitted were kept holds answer code, whole
     cell_type, omitted = data.get("cell_type", "code"), data.get("omitted", 0)
-    _need(cell_type in ("code", "markdown", "module", "compiled"), "answer.cell_type",
-          '"code", "markdown", "module" or "compiled"')
+    _need(cell_type in ("code", "markdown", "module", "compiled", "unread"),
+          "answer.cell_type", '"code", "markdown", "module", "compiled" or "unread"')
     _need(type(omitted) is int and omitted >= 0, "answer.omitted", "a whole number >= 0")
     return AnswerCode(cell=_optional_text(data, "cell"), source=_text(data, "source"),
                       cell_type=cell_type, omitted=omitted)

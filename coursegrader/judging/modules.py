@@ -8,28 +8,38 @@ folder, and every other file that reads as Python source (a module named
 ``helper.txt`` and loaded by hand), links never followed, at most
 :data:`MAX_MODULES` of them and ``max_bytes`` of source in all, the smallest
 first (so that a large one, padding say, cannot push the others out); what
-is not kept is counted in ``omitted``. Code handed in compiled (``.pyc``,
+is not kept is counted in ``omitted``. A module is read as Python reads it
+when it imports it (:func:`decoded`: its coding cookie and byte-order mark
+honoured), so that what is compared is what runs; one that declares an
+unusual encoding, or does not decode, is named (``cell_type``
+:data:`UNREAD`), for the check to flag. Code handed in compiled (``.pyc``,
 an extension module, an archive holding either or Python source) cannot be
 compared: the record names it (``cell_type`` :data:`COMPILED`), for the
 check to flag.
 """
 
 import ast
+import codecs
 import importlib.util
 import os
 import re
 import stat
+import tokenize
 import zipfile
 
 from ..record import AnswerCode
 from .cells import shares
 
-__all__ = ["MODULE", "COMPILED", "MAX_MODULES", "student_modules"]
+__all__ = ["MODULE", "COMPILED", "UNREAD", "MAX_MODULES", "PLAIN_ENCODINGS", "decoded",
+           "student_modules"]
 
 #: The ``cell_type`` of a module in the record.
 MODULE = "module"
 #: The ``cell_type`` of code handed in compiled or archived (its source empty).
 COMPILED = "compiled"
+#: The ``cell_type`` of a module the check cannot read as Python does, or whose
+#: encoding only Python should read (``cell``: its path and why; source empty).
+UNREAD = "unread"
 #: Files of a submission that are not the student's code: the notebooks and
 #: what the course's tools write beside them.
 _NOT_CODE = (".ipynb", "timestamp.txt", "submission_time.json", ".result.json")
@@ -145,6 +155,38 @@ def _is_module(folder, rel, size):
     return "\0" not in text and _reads_as_python(text, whole=len(head) == size)
 
 
+#: The encodings a module may declare (PEP 263) without being flagged: UTF-8
+#: (with or without a byte-order mark), ASCII and Latin-1, by codecs' names.
+PLAIN_ENCODINGS = frozenset({"utf-8", "ascii", "iso8859-1"})
+
+
+def decoded(data, *, whole=True):
+    """``(text, why)``: the source ``data`` (bytes) as Python reads it when it
+    imports the module (its byte-order mark and PEP 263 coding cookie
+    honoured, as :func:`tokenize.detect_encoding` reads them), and ``None``,
+    or why it must be read by a person: a cookie other than UTF-8, ASCII or
+    Latin-1 (UTF-7, say, can hide a module's code in a comment for any
+    reader but Python's), or bytes that do not decode (Python would not
+    import it). ``whole``: False when ``data`` is the start of the file only
+    (a character cut at its end is not an error)."""
+    end = data.rfind(b"\n") + 1
+    # the start of a file: its cookie is read from its whole lines only
+    lines = iter((data if whole else data[:end]).splitlines(keepends=True))
+    try:
+        encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
+    except SyntaxError as exc:          # an unknown codec, or a cookie against the BOM
+        return data.decode("utf-8", "replace"), f"its encoding cannot be read ({exc.msg})"
+    name = codecs.lookup(encoding).name
+    why = None if name in PLAIN_ENCODINGS or name == "utf-8-sig" else \
+        f"declares the encoding {encoding} (PEP 263), which only Python may read as it runs"
+    try:
+        text = codecs.getincrementaldecoder(encoding)().decode(data, final=whole)
+    except Exception as exc:    # any codec's error: Python would not import it either
+        return data.decode("utf-8", "replace"), \
+            why or f"does not decode as {encoding} ({type(exc).__name__})"
+    return text, why
+
+
 def student_modules(folder, max_bytes):
     """The Python modules under ``folder`` as the record keeps them: an
     :class:`~coursegrader.record.AnswerCode` each (``cell``: its path in the
@@ -159,13 +201,16 @@ def student_modules(folder, max_bytes):
     by_size = sorted(found, key=lambda m: (m[1], m[0]))
     kept, dropped = by_size[:MAX_MODULES], by_size[MAX_MODULES:]
     room = dict(zip([m[0] for m in kept], shares([m[1] for m in kept], max_bytes)))
-    out = []
+    out, unread = [], []
     for rel, size in found:
         if rel not in room:
             continue
-        text = _read(folder, rel, room[rel]).decode("utf-8", "ignore")
-        out.append(AnswerCode(rel, text, MODULE, size - len(text.encode("utf-8"))))
+        data = _read(folder, rel, room[rel])
+        text, why = decoded(data, whole=len(data) == size)
+        out.append(AnswerCode(rel, text, MODULE, size - len(data)))
+        if why:
+            unread.append(AnswerCode(f"{rel}: {why}", "", UNREAD, 0))
     if dropped:
         out.append(AnswerCode(f"{len(dropped)} more module(s)", "", MODULE,
                               sum(size for _, size in dropped)))
-    return tuple(out) + tuple(compiled[:MAX_MODULES])
+    return tuple(out) + tuple(compiled[:MAX_MODULES]) + tuple(unread[:MAX_MODULES])

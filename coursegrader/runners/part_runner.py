@@ -197,6 +197,12 @@ def _grade_part(request, work, out_fd):
                  and m != "_posixsubprocess"]:
         del sys.modules[name]
 
+    # As in the notebook's kernel, its folder comes first on the path, so that
+    # ``from helper import f`` finds the student's helper.py (the sandbox holds
+    # only the submission's files: nothing of the course can be found there).
+    # Only now, once confined: a file of the student's named like a module the
+    # runner imports above must never be imported in its place.
+    sys.path.insert(0, work)
     namespace = {"__name__": "__main__", "get_ipython": _Shell}
     cell_errors = []
     cells, func_name = request.cells, request.func

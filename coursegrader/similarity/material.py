@@ -22,7 +22,7 @@ from traitlets import Float, Integer
 from traitlets.config import Configurable
 
 from ..judging.cells import python_source, shares
-from ..judging.modules import COMPILED, MODULE
+from ..judging.modules import COMPILED, MODULE, UNREAD
 from .code import lexical_form, normal_code
 from .text import shingles, words
 
@@ -138,8 +138,9 @@ def _parse(source):
 class Material:
     """One submission's compared material: its code in normal form, the words of
     its written answers, what the bounds cut (``notes``), and why it is flagged
-    on its own (``flags``: it runs code built from data, which no comparison
-    reads)."""
+    on its own (``flags``: code no comparison reads: built from data, handed in
+    compiled, a module in an encoding only Python should read, or modules the
+    bounds left out)."""
 
     student: str
     code: str
@@ -278,11 +279,13 @@ def _parse_cut(part):
     return tree
 
 
-def _code(cells, check, scaffold, notes, flags):
+def _code(cells, check, scaffold, notes, flags, modules=None):
     """The normal form of the code ``cells`` (sources), within the bounds: bytes
     and statements go to the smallest cells first, so that padding in one cell
-    cannot push the others out."""
+    cannot push the others out. ``modules``: the names of the cells that are
+    modules, {index: path}; one the bounds cut flags the submission."""
     sizes = [len(s.encode("utf-8")) for s in cells]
+    modules, cut = modules or {}, set()
     total = sum(sizes)
     trees, lexical = [None] * len(cells), [None] * len(cells)
     statements = used = 0
@@ -290,8 +293,11 @@ def _code(cells, check, scaffold, notes, flags):
     rooms = shares(sizes, check.max_code_bytes)
     for i in sorted(range(len(cells)), key=lambda i: sizes[i]):
         source, size, room = cells[i], sizes[i], rooms[i]
+        if room < size:
+            cut.add(i)
         if not room or statements >= check.max_statements:
             cut_statements = cut_statements or bool(room)
+            cut.add(i)
             continue
         part = _within(source, room)
         used += len(part.encode("utf-8"))
@@ -304,6 +310,7 @@ def _code(cells, check, scaffold, notes, flags):
             n = sum(isinstance(x, ast.stmt) for x in ast.walk(stmt))
             if statements + n > check.max_statements:
                 cut_statements = True
+                cut.add(i)
                 statements = check.max_statements
                 break
             kept.append(stmt)
@@ -313,6 +320,11 @@ def _code(cells, check, scaffold, notes, flags):
     trees = [t for t in trees if t is not None]
     lexical = [t for t in lexical if t is not None]
     flags.extend(sorted(set().union(*(_built_from_data(t) for t in trees))))
+    cut_modules = [modules[i] for i in sorted(cut, key=lambda i: -sizes[i])
+                   if i in modules and sizes[i]]
+    if cut_modules:
+        flags.append(f"modules not all compared: {len(cut_modules)} cut at the bounds on "
+                     "code, the largest first: " + ", ".join(cut_modules)[:500])
     built = sorted(set().union(*(_runtime_code(t) for t in trees)))
     if built:
         notes.append(f"uses {', '.join(built)}: code built while it runs is not "
@@ -373,22 +385,30 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0):
     read from the module's own answer)."""
     notes = [f"{_kb(omitted)} of its cells beyond what the record keeps not compared"
              ] if omitted else []
+    flags = []
     modules = [c for c in cells if c.cell_type == MODULE]
     module_omitted = sum(c.omitted for c in modules)
     if module_omitted:
-        notes.append(f"{_kb(module_omitted)} of its modules beyond what the record keeps "
-                     "not compared")
+        # Whatever order the record keeps them in, what it left out may be the
+        # copy (100 one-line modules once pushed a copied helper.py out): flagged.
+        cut = [c.cell for c in modules if c.omitted]
+        flags.append(f"modules not all compared: {_kb(module_omitted)} beyond what the "
+                     "record keeps (" + ", ".join(cut)[:500] + ")")
     own = [c for c in cells if (c.cell_type, c.source.strip()) not in scaffold.released]
     compared = [c.cell for c in own if c.cell_type == MODULE and c.source]
     if compared:
         notes.append("its modules compared with its cells: " + ", ".join(compared)[:500])
-    code = [c.source for c in own if c.cell_type in ("code", MODULE)]
+    coded = [c for c in own if c.cell_type in ("code", MODULE)]
+    code = [c.source for c in coded]
     text = [c.source for c in own if c.cell_type == "markdown"]
-    flags = []
     compiled = [c.cell for c in own if c.cell_type == COMPILED]
     if compiled:
         flags.append("code handed in compiled: " + ", ".join(compiled)[:500])
-    normal = _code(code, check, scaffold, notes, flags)
+    unread = [c.cell for c in own if c.cell_type == UNREAD]
+    if unread:
+        flags.append("a module only Python reads as it runs: " + "; ".join(unread)[:500])
+    normal = _code(code, check, scaffold, notes, flags,
+                   {i: c.cell for i, c in enumerate(coded) if c.cell_type == MODULE})
     ws = _text(text, check, notes)
     prompt = shingles(list(scaffold.text), check.shingle_words)
     runs = {h: i for h, i in shingles(ws, check.shingle_words).items() if h not in prompt}

@@ -17,8 +17,10 @@ flagged,code,written``; each share is the larger of the two shares of one
 submission's material found in the other, and similarity the larger of
 code and written) and ``report/ps1-similarity.html``, the flagged pairs side
 by side with the shared passages marked, the submissions flagged on their
-own because they run code built from data (marshal, a code or function
-object built by hand, ``exec`` of decoded bytes: no comparison can read it),
+own because they hold code no comparison reads (code built from data:
+marshal, a code or function object built by hand, ``exec`` of decoded bytes;
+code handed in compiled; a module in an encoding only Python should read,
+such as UTF-7; modules the bounds left out),
 and what the bounds cut. A high
 similarity is a reason for a person to look, not a finding.
 """
@@ -108,7 +110,7 @@ def main(argv=None) -> int:
                   f"{table}, {page}")
             for m in materials:
                 if m.flags:
-                    print(f"  flagged on its own: {m.student}: runs code built from data "
+                    print(f"  flagged on its own: {m.student}: code no comparison reads "
                           f"({'; '.join(m.flags)})")
             for line in skipped:
                 print(f"  not compared: {line}", file=sys.stderr)

@@ -323,6 +323,28 @@ def test_sandbox_forbids_kernlab_sklearn_and_files_of_the_course():
 
 
 @pytest.mark.slow   # sandboxes started: seconds
+def test_a_module_handed_in_is_imported_as_in_the_notebook_and_the_course_stays_out(tmp_path):
+    """The part's folder (the submission's files) comes first on sys.path, as the
+    notebook's folder does in its kernel; a file named after the course's
+    library is still refused by name."""
+    (tmp_path / "helper.py").write_text("def twice(x):\n    return 2 * x\n")
+    (tmp_path / "kernlab.py").write_text("def twice(x):\n    return 2 * x\n")
+    cases = [(3,)]
+    (ok, got), = run_part(["from helper import twice\ndef f(x):\n    return twice(x)"],
+                          "f", cases, files_from=tmp_path, timeout=30).values
+    assert (ok, got) == (True, 6)
+    (ok, msg), = run_part(["from kernlab import twice\ndef f(x):\n    return twice(x)"],
+                          "f", cases, files_from=tmp_path, timeout=30).values
+    assert not ok and "not allowed" in msg
+    # a file named like a module the runner imports while it confines the part is
+    # never imported in its place (nor before the guard)
+    (tmp_path / "_posixsubprocess.py").write_text("open('shadowed', 'w').close()\n")
+    (ok, got), = run_part(["import os\ndef f(x):\n    return os.path.exists('shadowed')"],
+                          "f", cases, files_from=tmp_path, timeout=30).values
+    assert (ok, got) == (True, False)
+
+
+@pytest.mark.slow   # sandboxes started: seconds
 def test_sandbox_time_limit_and_crash_fail_only_remaining_cases():
     cells = ["import os\ndef f(x):\n    if x > 1:\n        while True: pass\n    return x"]
     res = run_part(cells, "f", [(1,), (2,), (1,)], timeout=3)

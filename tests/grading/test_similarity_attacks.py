@@ -242,7 +242,7 @@ def test_code_run_from_marshalled_bytes_earns_its_marks_and_is_flagged_on_its_ow
     assert "marshal" in alone[1][1] and "exec of code that is not written out" in alone[1][1]
     assert scores[COMPILED] == scores["fay"]
     for student in (BUILT, COMPILED):
-        assert f"flagged on its own: {student}: runs code built from data" in \
+        assert f"flagged on its own: {student}: code no comparison reads" in \
             c.similarity_said
 
 

@@ -128,7 +128,23 @@ def test_a_module_handed_in_is_compared_as_the_students_code():
     assert released.code == "" and released.notes == []
     cut = material_of("d", [SimpleNamespace(cell_type="module", source="", omitted=9000,
                                             cell="3 more module(s)")], scaffold, check, boiler)
-    assert cut.notes == ["9 kB of its modules beyond what the record keeps not compared"]
+    assert cut.flags == ["modules not all compared: 9 kB beyond what the record keeps "
+                         "(3 more module(s))"]
+
+
+def test_a_module_the_bounds_cut_flags_the_submission():
+    """Whatever order the bounds take modules in, one they leave out (or cut) may be
+    the copy: the submission is flagged on its own, naming it."""
+    many = [SimpleNamespace(cell_type="module", source=f"N = {i:04}\n", omitted=0,
+                            cell=f"note{i:03}.py") for i in range(200)]
+    helper = SimpleNamespace(cell_type="module", source=ANSWER, omitted=0, cell="helper.py")
+    m, _ = material("m", many + [helper], max_code_bytes=1000)
+    assert len(m.flags) == 1 and m.flags[0].startswith(
+        "modules not all compared: 90 cut at the bounds on code, the largest first: "
+        "helper.py, note")
+    cells, _ = material("c", [cell("code", "N = 1000\n")] * 200 + [cell("code", ANSWER)],
+                        max_code_bytes=1000)
+    assert cells.flags == []          # a cell cut is said (notes), as before
 
 
 ENCODED = "ZGVmIGRvdWJsZSh4cyk6IHJldHVybiB4cw=="
@@ -215,3 +231,65 @@ def test_what_is_handed_in_beside_the_notebook_is_read_as_code_data_or_compiled(
     m = material_of("m", [cell("code", "import helper\n")] + list(kept.values()), scaffold,
                     check, boilerplate(scaffold, check))
     assert m.flags == ["code handed in compiled: data.bin, helper2.pyc, lib.zip"]
+
+
+def test_a_module_is_read_as_python_reads_it_and_an_unusual_encoding_is_flagged(tmp_path):
+    """A coding cookie is honoured, as by Python's import: in UTF-7 a whole module
+    can be one comment line to any other reader. Such a cookie, or bytes that do
+    not decode, flag the submission; UTF-8 (BOM or not), ASCII and Latin-1 do not."""
+    from coursegrader.judging.modules import UNREAD, student_modules
+
+    hidden = ("# coding: utf-7\n# notes +AAo-" + ANSWER.replace("+", "+-")
+              .replace("\n", "+AAo-") + "\n").encode("ascii")
+    files = {"helper.py": hidden, "plain.py": b"\xef\xbb\xbfA = 1\n",
+             "latin.py": "# -*- coding: latin-1 -*-\nS = 'caf\xe9'\n".encode("latin-1"),
+             "bad.py": b"X = '\xff\xfe'\n", "unknown.py": b"# coding: no-such-codec\nY = 1\n"}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    kept = {a.cell: a for a in student_modules(tmp_path, 512 * 1024)}
+    assert kept["helper.py"].source.splitlines()[2:] == ANSWER.splitlines() + [""]
+    assert kept["plain.py"].source == "A = 1\n"
+    assert kept["latin.py"].source.endswith("S = 'caf\xe9'\n")
+    unread = sorted(c.split(":")[0] for c, a in kept.items() if a.cell_type == UNREAD)
+    assert unread == ["bad.py", "helper.py", "unknown.py"]
+    check = SimilarityCheck()
+    scaffold = Scaffold.of(RELEASED)
+    m = material_of("m", [cell("code", "from helper import double\n")] + list(kept.values()),
+                    scaffold, check, boilerplate(scaffold, check))
+    plain, _ = material("plain", [cell("code", ANSWER)])
+    assert compare(m, plain, check).code > 0.95       # compared as it runs
+    assert len(m.flags) == 1 and m.flags[0].startswith("a module only Python reads")
+    assert "helper.py: declares the encoding utf-7" in m.flags[0]
+
+
+@pytest.mark.parametrize("data, why", [
+    (b"# coding: rot13\nk = 1\n", "declares the encoding rot13"),
+    (b"# coding: hex\n6b3d31\n", "declares the encoding hex"),
+    (b"# -*- coding: unicode_escape -*-\nk = '\\x41'\n", "declares the encoding unicode_escape"),
+    (b"# coding: no-such-codec\nk = 1\n", "its encoding cannot be read"),
+    (b"\xef\xbb\xbf# coding: latin-1\nk = 1\n", "its encoding cannot be read"),
+    (b"k = 1\nm = '\xff'\n", "does not decode as utf-8"),
+])
+def test_a_module_python_would_read_otherwise_or_not_at_all_is_named(data, why):
+    from coursegrader.judging.modules import decoded
+    assert decoded(data)[1].startswith(why)
+
+
+def test_a_module_cut_by_the_record_is_not_taken_for_one_that_does_not_decode():
+    from coursegrader.judging.modules import decoded
+    data = ("k = 1\ns = '" + "é" * 10 + "'\n").encode()
+    assert decoded(data[:-5], whole=False) == ("k = 1\ns = '" + "é" * 8, None)
+    assert decoded("# coding: latin-1\nk = 'é'\n".encode("latin-1")) == \
+        ("# coding: latin-1\nk = 'é'\n", None)
+
+
+def test_a_coding_cookie_in_a_cell_changes_nothing():
+    """A cell is text (a JSON string), which Python compiles ignoring any cookie:
+    it is compared as written, as it runs, and flags nothing."""
+    cookie = "# coding: utf-7\n"
+    namespace = {}
+    exec(compile(cookie + "s = 'a+AGE-'\n", "<cell>", "exec"), namespace)
+    assert namespace["s"] == "a+AGE-"            # not "aa": the cookie is not applied
+    m, check = material("m", [cell("code", cookie + ANSWER)])
+    plain, _ = material("plain", [cell("code", ANSWER)])
+    assert compare(m, plain, check).code == 1.0 and m.flags == []
