@@ -159,6 +159,17 @@ class Course:
             common.append(f"--student={student}")
         return self._run(home, command, list(argv) + common, check)
 
+    def release_to(self, students, ps):
+        """Register ``students`` (ids, through a ``students.csv``) and ``ps``, then
+        generate and release it, as an instructor's ``make db generate release`` would."""
+        (self.root / "students.csv").write_text(
+            "id,first_name,last_name,email\n"
+            + "".join(f"{s},{s.title()},Example,{s}@example.org\n" for s in students))
+        self.nbgrader("db student import", "students.csv")
+        self.nbgrader("db assignment add", ps)
+        self.nbgrader("generate_assignment", ps)
+        self.nbgrader("release_assignment", ps)
+
     def hand_in(self, student, ps, nb, timestamp="2026-01-01 12:00:00.000000 UTC"):
         """Put ``nb`` in submitted/<student>/<ps>/ as the course's collect leaves it,
         handed in at ``timestamp`` (UTC) by the instructor's word."""

@@ -76,13 +76,7 @@ def test_own_solved_copies_score_full_marks_and_a_copy_across_variants_loses_wha
                                           submission_variant(SECRET, ps, s).params)
                         for pid in varying))
     students = ("alice", "bob", carol)
-    (course.root / "students.csv").write_text(
-        "id,first_name,last_name,email\n"
-        + "".join(f"{s},{s.title()},Example,{s}@example.org\n" for s in students))
-    course.nbgrader("db student import", "students.csv")
-    course.nbgrader("db assignment add", ps)
-    course.nbgrader("generate_assignment", ps)
-    course.nbgrader("release_assignment", ps)
+    course.release_to(students, ps)
     for student in students:
         course.student(student, "fetch_assignment", ps)
         path = course.student_notebook_path(student, ps)
