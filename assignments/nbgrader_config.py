@@ -50,10 +50,15 @@ warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in
 # Submissions downloaded from a learning-management system as one zip
 # (`make zip_collect PS=ps1 ZIP=...`, coursegrader/tools/lms_zip.py): only the
 # members at the top level of the LMS's zip are read, never an archive inside
-# it, within caps on their number and size; the student id comes from the
+# it, within caps on their number and size; the student comes from the
 # LMS's own name of each member, Canvas's
-# <student>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb by default
-# (<student> must be the student's id in the gradebook). Adapt the expression
+# <name>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb by default. With
+# Canvas's gradebook CSV (make zip_collect ... ROSTER=canvas.csv, or
+# c.LmsZipExtractor.roster) each file is the student of its <user id> there,
+# the SIS Login ID or SIS User ID registered in the gradebook; without it the
+# student is <name> (Canvas builds it from the student's name: it must be the
+# student's id in the gradebook), and a <name> two accounts share takes
+# neither file. Adapt the expression
 # to another system's names; a `timestamp` group (the LMS's submission time)
 # dates the submission and lets a newer file of a student replace an older one
 # (without it, both are skipped and listed); a `late` group is the LMS's late
@@ -62,12 +67,13 @@ warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in
 c.ZipCollectApp.extractor_plugin = "coursegrader.tools.lms_zip.LmsZipExtractor"
 c.ZipCollectApp.collector_plugin = "coursegrader.tools.lms_zip.LmsZipCollector"
 c.LmsZipExtractor.named_regexp = (
-    r"(?P<student_id>[^_]+)_(?P<late>LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb")
+    r"(?P<student_id>[^_]+)_(?P<late>LATE_)?(?P<user_id>\d+)_\d+_(?P<file_id>.+?)"
+    r"(?:-\d+)?\.ipynb")
 # An LMS that writes each file's submission time on its zip entry: its zone.
 # c.LmsZipExtractor.entry_time_zone = "Europe/Berlin"
 # The start of any member's name that names its student (shown beside a file
 # that is not taken, such as an attachment); adapt it with named_regexp.
-c.LmsZipExtractor.owner_regexp = r"(?P<student_id>[^_]+)_(?:LATE_)?\d+_\d+_"
+c.LmsZipExtractor.owner_regexp = r"(?P<student_id>[^_]+)_(?:LATE_)?(?P<user_id>\d+)_\d+_"
 # Each student's bounds: how many notebooks of the problem set, how many bytes
 # together; a student over one has nothing taken and is named.
 # c.LmsZipExtractor.max_files = 100

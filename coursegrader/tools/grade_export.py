@@ -37,7 +37,6 @@ listed on the terminal and in ``grades-canvas-provisional.txt``.
 from __future__ import annotations
 
 import argparse
-import csv
 import re
 import sys
 from pathlib import Path
@@ -47,7 +46,9 @@ from ..gradebook import (GradeLine, grade_lines, half_graded_refusal, open_grade
                          ungraded_parts)
 from ..late_policy import CourseCalendar, LatePolicy
 from ..settings import private_files
+from . import lms_roster
 from .command_input import InputError, load_config
+from .lms_roster import CANVAS_KEYS, CANVAS_REQUIRED
 from .spreadsheet import neutralise, writer
 
 __all__ = ["NBGRADER_COLUMNS", "write_csv", "fill_canvas", "write_moodle",
@@ -56,8 +57,6 @@ __all__ = ["NBGRADER_COLUMNS", "write_csv", "fill_canvas", "write_moodle",
 NBGRADER_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name",
                     "first_name", "email", "raw_score", "late_submission_penalty",
                     "score", "max_score", "days_late", "time_source", "provisional"]
-CANVAS_REQUIRED = ["Student", "ID", "Section"]
-CANVAS_KEYS = ["SIS Login ID", "SIS User ID"]
 MOODLE_KEYS = ["ID number", "Email address"]
 
 
@@ -81,16 +80,6 @@ def write_csv(lines: list[GradeLine], out: Path, calendar: CourseCalendar) -> No
                         _points(g.raw_score), _points(g.penalty), _points(g.score),
                         _points(g.max_score), g.days_late,
                         g.dating.describe() if g.dating else "", _provisional(g)])
-
-
-def _read_roster(path: Path) -> tuple[list[str], list[list[str]]]:
-    if not path.is_file():
-        raise InputError([f"{path}: no such file (ROSTER must name the LMS's CSV)"])
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        rows = list(csv.reader(f))
-    if not rows:
-        raise InputError([f"{path}: the file is empty"])
-    return rows[0], rows[1:]
 
 
 def _by_student(lines: list[GradeLine]) -> dict[str, dict[str, GradeLine]]:
@@ -125,7 +114,7 @@ def fill_canvas(lines: list[GradeLine], roster: Path, out: Path,
 
     Returns (roster rows not in the gradebook, gradebook students not in the roster).
     """
-    header, rows = _read_roster(roster)
+    header, rows = lms_roster.read(roster)
     names = [h.strip() for h in header]
     missing = [c for c in CANVAS_REQUIRED if c not in names]
     keys = [names.index(k) for k in CANVAS_KEYS if k in names]
@@ -186,7 +175,7 @@ def write_moodle(lines: list[GradeLine], out: Path, assignments: list[str],
     wanted = sorted(grades)
     unknown: list[str] = []
     if roster is not None:
-        header, rows = _read_roster(roster)
+        header, rows = lms_roster.read(roster)
         names = [h.strip() for h in header]
         keys = [names.index(k) for k in MOODLE_KEYS if k in names]
         if not keys:

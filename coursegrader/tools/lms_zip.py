@@ -5,9 +5,14 @@ plugins of this module (``nbgrader_config.py``):
 
 * :class:`LmsZipExtractor` reads only the LMS's own zip (each zip file in
   ``downloaded/<ps>/archive/``) and takes a member only when its name, at the
-  top level of that zip, follows the LMS's naming (``named_regexp``: the
-  student id comes from there and nowhere else) and names a notebook of the
-  problem set. It never unpacks an archive found inside, and refuses links,
+  top level of that zip, follows the LMS's naming (``named_regexp``) and
+  names a notebook of the problem set. The student is the LMS account that
+  handed the file in: with the LMS's roster (``roster``: Canvas's gradebook
+  CSV, ``make zip_collect ... ROSTER=file.csv``), the account's number in the
+  name (a ``user_id`` group) looked up there, so a namesake, or a student who
+  renames themself after a classmate, is never taken for anyone else; without
+  it, the name's ``student_id`` group, which Canvas builds from the student's
+  name, and a name shared by two accounts takes neither (each is named). It never unpacks an archive found inside, and refuses links,
   folders, absolute names, ``..``, names it cannot decode and names with
   control or invisible characters. It caps the bytes of one file, reading no
   more than the cap, and, for each student, the number of their notebooks
@@ -53,6 +58,9 @@ from nbgrader.utils import find_all_notebooks, parse_utc
 from traitlets import Integer, Unicode, validate
 
 from .. import dating
+from ..gradebook import open_gradebook
+from . import lms_roster
+from .command_input import InputError
 
 __all__ = ["LmsZipExtractor", "LmsZipCollector", "Member", "plan", "format_table",
            "MANIFEST", "TABLE", "SKIPPED", "main"]
@@ -79,6 +87,7 @@ class Member:
     archive: str            # the zip's file name
     name: str               # the member's name as shown (escaped if odd)
     student: str = ""
+    user_id: str = ""       # the LMS's number of the account, where the name has one
     notebook: str = ""
     timestamp: object = None   # datetime (naive UTC) from the LMS's name, or None
     entry_time: object = None  # the zip entry's time (naive UTC), where it is the LMS's
@@ -124,7 +133,7 @@ def _kind_of(info):
 
 
 def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes,
-         max_total_bytes, entry_time_zone="", owner_regexp=""):
+         max_total_bytes, entry_time_zone="", owner_regexp="", accounts=None):
     """Decide which members are taken, from the zips' directories and first bytes.
 
     ``archives`` is a list of ``(zip file name, zipfile.ZipFile)``;
@@ -132,7 +141,10 @@ def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes,
     ``entry_time_zone`` the zone of the zip entries' times when they are the
     LMS's submission times ("" when they are not); ``owner_regexp`` the start
     of any member's name naming its student (shown beside a member that is not
-    a notebook, never used to take one). ``max_files`` and
+    a notebook, never used to take one). ``accounts`` is ``{LMS user id:
+    student id}`` from the LMS's roster
+    (:func:`coursegrader.tools.lms_roster.canvas_accounts`), or None to take
+    the student from the name. ``max_files`` and
     ``max_total_bytes`` bound each student's notebooks (their number and the
     bytes they unpack to), so that one student's upload fails that student
     alone. Returns every :class:`Member`, in order, with ``why`` empty for
@@ -140,24 +152,38 @@ def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes,
     """
     pattern = re.compile(named_regexp)
     owner = re.compile(owner_regexp) if owner_regexp else None
+    if accounts is not None and "user_id" not in pattern.groupindex:
+        raise ValueError("LmsZipExtractor.named_regexp has no group user_id: it cannot "
+                         "be matched to the LMS's roster")
     members = []
     for archive, zf in archives:
         for info in zf.infolist():
             m = Member(archive=archive, name=_shown(info.filename), info=info)
             members.append(m)
             m.why = _judge(m, info, zf, pattern, notebooks, max_file_bytes,
-                           entry_time_zone)
+                           entry_time_zone, accounts)
             if m.why and not m.student and owner:
-                found = owner.match(info.filename)
-                student = found.group("student_id") if found else ""
-                if _STUDENT_ID.fullmatch(student) and len(student) <= MAX_STUDENT_ID:
-                    m.student = student
+                m.student = _owner(owner.match(info.filename), accounts)
+    if accounts is None:
+        _one_account_per_name([m for m in members if not m.why])
     _bound_per_student([m for m in members if not m.why], max_files, max_total_bytes)
     _resolve_duplicates([m for m in members if not m.why])
     return members
 
 
-def _judge(m, info, zf, pattern, notebooks, max_file_bytes, entry_time_zone):
+def _owner(found, accounts):
+    """The student a member's name shows (never used to take it), or ""."""
+    if not found:
+        return ""
+    groups = found.groupdict()
+    if accounts is not None:
+        return accounts.get(groups.get("user_id") or "", "")
+    student = groups.get("student_id") or ""
+    ok = _STUDENT_ID.fullmatch(student) and len(student) <= MAX_STUDENT_ID
+    return student if ok else ""
+
+
+def _judge(m, info, zf, pattern, notebooks, max_file_bytes, entry_time_zone, accounts):
     """Why the member cannot be taken ("" when it can), filling in what its LMS
     name says (student, notebook, time, late marker) on the way."""
     why = _refuse_name(info) or _kind_of(info)
@@ -170,7 +196,14 @@ def _judge(m, info, zf, pattern, notebooks, max_file_bytes, entry_time_zone):
     if not match:
         return "does not follow the LMS's naming (named_regexp)"
     groups = match.groupdict()
+    m.user_id = groups.get("user_id") or ""
     m.student = groups.get("student_id") or ""
+    if accounts is not None:
+        named = _shown(m.student)
+        m.student = accounts.get(m.user_id, "")
+        if not m.student:
+            return (f"LMS user {_shown(m.user_id) or '(none)'} ({named}) is not a "
+                    "student of the roster")
     m.notebook = (groups.get("file_id") or "") + ".ipynb"
     if "late" in pattern.groupindex:
         m.late = bool(groups.get("late"))
@@ -199,6 +232,22 @@ def _judge(m, info, zf, pattern, notebooks, max_file_bytes, entry_time_zone):
     if info.file_size > max_file_bytes:
         return f"{info.file_size} bytes unpacked: more than {max_file_bytes}"
     return ""
+
+
+def _one_account_per_name(candidates):
+    """Skip every file of a name that two LMS accounts hand in under (a namesake,
+    or a student named after a classmate): without the roster neither can be
+    told from the other."""
+    users = {}
+    for m in candidates:
+        if m.user_id:
+            users.setdefault(m.student, set()).add(m.user_id)
+    for m in candidates:
+        shared = sorted(users.get(m.student, ()))
+        if len(shared) > 1:
+            m.why = (f"the name {m.student} is on files of {len(shared)} LMS accounts "
+                     f"(user ids {', '.join(shared)}): none taken; give the LMS's "
+                     "roster (ROSTER=) to tell them apart")
 
 
 def _bound_per_student(candidates, max_files, max_total_bytes):
@@ -260,8 +309,8 @@ def _read_capped(zf, info, limit):
     return data
 
 
-def format_table(members):
-    """The table ``make zip_collect`` ends with: one line per member."""
+def format_table(members, notes=()):
+    """The table ``make zip_collect`` ends with: one line per member, then ``notes``."""
     rows = [("zip", "member", "student", "notebook", "taken", "why skipped")]
     rows += [(m.archive, m.name, m.student, m.notebook, "no" if m.why else "yes", m.why)
              for m in members]
@@ -269,6 +318,7 @@ def format_table(members):
     lines = ["  ".join([cell.ljust(w) for cell, w in zip(row[:5], widths)] + [row[5]])
              for row in rows]
     taken = sum(not m.why for m in members)
+    lines += list(notes)
     lines.append(f"{taken} file(s) taken, {len(members) - taken} skipped")
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
@@ -301,21 +351,32 @@ class LmsZipExtractor(ExtractorPlugin):
     """Takes the notebooks of the LMS's top-level zip, by the LMS's naming only."""
 
     named_regexp = Unicode(
-        r"(?P<student_id>[^_]+)_(?P<late>LATE_)?\d+_\d+_(?P<file_id>.+?)(?:-\d+)?\.ipynb",
+        r"(?P<student_id>[^_]+)_(?P<late>LATE_)?(?P<user_id>\d+)_\d+_(?P<file_id>.+?)"
+        r"(?:-\d+)?\.ipynb",
         help="Regular expression for the whole name of a member at the top level of "
-             "the LMS's zip, with the groups student_id and file_id (the notebook's "
-             "name without .ipynb) and optionally timestamp (the LMS's submission "
-             "time) and late (non-empty when the LMS marked the submission late). The "
+             "the LMS's zip, with the groups student_id (the name the LMS shows) and "
+             "file_id (the notebook's name without .ipynb), and optionally user_id "
+             "(the LMS's number of the account, looked up in the roster), timestamp "
+             "(the LMS's submission time) and late (non-empty when the LMS marked the "
+             "submission late). The "
              "default is Canvas's <student>_[LATE_]<user id>_<submission id>_<file>"
              "[-<n>].ipynb."
     ).tag(config=True)
     owner_regexp = Unicode(
-        r"(?P<student_id>[^_]+)_(?:LATE_)?\d+_\d+_",
+        r"(?P<student_id>[^_]+)_(?:LATE_)?(?P<user_id>\d+)_\d+_",
         help="Regular expression for the start of the name of any member of the "
-             "LMS's zip, with the group student_id: the student shown beside a member "
+             "LMS's zip, with the group student_id (and user_id, as in named_regexp): "
+             "the student shown beside a member "
              "that is not taken (an attachment, a misnamed file), so that the "
              "instructor knows whose it is; it never makes a member taken. The "
              "default is Canvas's <student>_[LATE_]<user id>_<submission id>_."
+    ).tag(config=True)
+    roster = Unicode(
+        "", help="Canvas's gradebook CSV (Grades > Export): each file is then its "
+                 "student's by the Canvas account in its name (the user_id group), "
+                 "looked up under ID, and the student is the SIS Login ID or SIS User "
+                 "ID registered in the gradebook. Empty: the student is the name's "
+                 "student_id, which Canvas builds from the student's name."
     ).tag(config=True)
     entry_time_zone = Unicode(
         "", help="Time zone (IANA) of the zip entries' times, when the LMS writes each "
@@ -352,16 +413,39 @@ class LmsZipExtractor(ExtractorPlugin):
                                          coursedir.assignment_id)
         return set(find_all_notebooks(released))
 
+    def _accounts(self):
+        """``({LMS user id: student}, notes)`` from the roster, or ``(None, notes)``."""
+        if not self.roster:
+            return None, ["Students are told apart by the name in each file, which Canvas "
+                          "builds from their names: give the roster (make zip_collect "
+                          "... ROSTER=canvas.csv) to match each file to its account."]
+        if "user_id" not in re.compile(self.named_regexp).groupindex:
+            self.log.error("LmsZipExtractor.roster is set but named_regexp has no group "
+                           "user_id (the LMS's number of the account) to look up there")
+            raise SystemExit(2)
+        with open_gradebook(self.parent.config) as gb:
+            students = {s.id for s in gb.students}
+        try:
+            accounts, problems = lms_roster.canvas_accounts(Path(self.roster), students)
+        except InputError as exc:
+            for problem in exc.problems:
+                self.log.error("LmsZipExtractor.roster: %s", problem)
+            raise SystemExit(2) from None
+        return accounts, [f"roster: {p}" for p in problems] + [
+            f"Students matched by their Canvas account in {self.roster} "
+            f"({len(accounts)} accounts)."]
+
     def extract(self, archive_path, extracted_path):
-        members = self.collect_members(archive_path, extracted_path)
-        text = format_table(members)
+        members, notes = self.collect_members(archive_path, extracted_path)
+        text = format_table(members, notes)
         Path(extracted_path).parent.joinpath(TABLE).write_text(text, encoding="utf-8")
         for line in text.splitlines():
             self.log.info("%s", line)
 
     def collect_members(self, archive_path, extracted_path):
         """Write the members taken to ``extracted_path``, and the manifest; return
-        every member."""
+        every member and the notes on how students were told apart."""
+        accounts, notes = self._accounts()
         archives, members, opened = [], [], []
         for entry in sorted(os.listdir(archive_path)):
             full = os.path.join(archive_path, entry)
@@ -384,7 +468,7 @@ class LmsZipExtractor(ExtractorPlugin):
                             max_file_bytes=self.max_file_bytes,
                             max_total_bytes=self.max_total_bytes,
                             entry_time_zone=self.entry_time_zone,
-                            owner_regexp=self.owner_regexp)
+                            owner_regexp=self.owner_regexp, accounts=accounts)
             zips = dict(archives)
             manifest = {}
             for m in members:
@@ -419,7 +503,7 @@ class LmsZipExtractor(ExtractorPlugin):
             [{"zip": m.archive, "member": m.name, "student": m.student, "why": m.why}
              for m in members if m.why],
             indent=1, ensure_ascii=False), encoding="utf-8")
-        return members
+        return members, notes
 
 
 class LmsZipCollector(FileNameCollectorPlugin):

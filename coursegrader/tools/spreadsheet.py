@@ -22,7 +22,7 @@ one has checked) gets the apostrophe.
 
 A spreadsheet does not always see a cell whole: Excel opens a ``.csv`` with
 the system's list separator (``;`` in much of Europe), a text import splits
-on tabs, some on ``|`` or ``,``. So every piece of a cell after such a
+on tabs or spaces, some on ``|`` or ``,``. So every piece of a cell after such a
 separator (:data:`SEPARATORS`) is tested the same way, and one that could
 open as a formula gets its own apostrophe right after the separator:
 ``M;=1+1`` is written ``M;'=1+1``, which shows as text split or whole.
@@ -47,7 +47,7 @@ __all__ = ["FORMULA_STARTS", "SEPARATORS", "neutralise", "writer"]
 #: with the full-width forms some spreadsheets fold into them.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 #: What a spreadsheet or a text import may split a cell on (and line breaks).
-SEPARATORS = ";,\t|\r\n"
+SEPARATORS = ";,\t|\r\n "
 _PLAIN_NUMBER = re.compile(r"-?\d+(\.\d+)?")
 _SPLIT = re.compile(f"([{re.escape(SEPARATORS)}])")
 #: ASCII punctuation that starts no formula in any spreadsheet.

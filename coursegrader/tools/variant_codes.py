@@ -2,8 +2,9 @@
 
 ``make variant_codes`` (``python -m coursegrader.tools.variant_codes``) writes
 ``variant_codes.csv`` in the course folder: one row per student of the
-gradebook (or per ``--student``), with their code and the command that sets it
-once in the student package (``python -m coursecheck.variants ID CODE``).
+gradebook (or per ``--student``), with their code and the notebook cell that
+sets it once in the student package (``set_student('ID', 'CODE')``; in a
+terminal, ``python -m coursecheck.variants ID CODE`` does the same).
 Send each student their own row (the LMS's private message or comment, say):
 a code shows its student's variants, and no one else's.  The codes are keyed
 by the course secret (:func:`coursegrader.judging.variants.variant_code`),
@@ -46,9 +47,10 @@ def write_codes(course, students=None, out=None):
     path = Path(out) if out else Path(course) / OUTPUT
     with open(path, "w", newline="") as f:
         w = writer(f)
-        w.writerow(["student_id", "code", "command"])
+        w.writerow(["student_id", "code", "notebook_cell"])
         for student, code in rows:
-            w.writerow([student, code, f"python -m coursecheck.variants {student} {code}"])
+            w.writerow([student, code, "from coursecheck.variants import set_student; "
+                                       f"set_student({student!r}, {code!r})"])
     return path, len(rows)
 
 

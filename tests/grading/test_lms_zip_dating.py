@@ -7,8 +7,10 @@ every entry dated when the archive was made): ada on time, bob marked
 ``timestamp.txt`` saying he handed in long before the due date, and a
 notebook whose Canvas name starts with ada's. Then members no LMS writes but
 a crafted archive can hold: a student part longer than the file system
-allows in a name, ``../`` and an absolute name. The class must be collected
-and graded, the command must end non-zero with the table naming each member
+allows in a name, ``../`` and an absolute name. eve renames herself "Ada" in
+Canvas, so her file's name starts as ada's does, and hands in a blank
+notebook: with Canvas's gradebook CSV as the roster (``ROSTER=``), her file is
+hers, not ada's. The class must be collected and graded, the command must end non-zero with the table naming each member
 skipped, bob's grade must carry Canvas's late marker (one day, 10 - 1.6 =
 8.4 points, not 10) and ada keeps 10. ``make export`` says where each time
 came from, and so does the feedback page.
@@ -27,6 +29,7 @@ import pytest
 from coursegrader import dating
 from coursegrader.tools.course import Course, fill_answers
 from coursegrader.tools.lms_zip import LmsZipExtractor, plan
+from lms_zips import canvas_roster, canvas_zip
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS = "ps1"
@@ -46,14 +49,6 @@ def make(course, *args, check=True):
     return done
 
 
-def canvas_zip(members):
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in members:
-            zf.writestr(zipfile.ZipInfo(name, date_time=(2026, 11, 20, 9, 0, 0)), data)
-    return buf.getvalue()
-
-
 @pytest.fixture(scope="module")
 def course(slow, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lmsdating")
@@ -62,7 +57,11 @@ def course(slow, tmp_path_factory):
     (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
     (c.root / "students.csv").write_text("id,first_name,last_name,email\n"
                                          "ada,Ada,Example,ada@uni.example\n"
-                                         "bob,Bob,Example,bob@uni.example\n")
+                                         "bob,Bob,Example,bob@uni.example\n"
+                                         "eve,Eve,Example,eve@uni.example\n")
+    (c.root / "canvas.csv").write_text(canvas_roster([
+        ("Ada Example", 10, "S1", "ada"), ("Bob Example", 30, "S2", "bob"),
+        ("Ada", 11, "S3", "eve")]))
     (c.root / "due_dates.csv").write_text(f"assignment,due\n{PS},2026-10-05 23:59:00\n")
     make(c, "db", f"PS={PS}")
     c.nbgrader("generate_assignment", PS)
@@ -71,6 +70,7 @@ def course(slow, tmp_path_factory):
     upload = tmp / "submissions.zip"
     upload.write_bytes(canvas_zip([
         ("ada_10_20_ps1.ipynb", solved),
+        ("ada_11_21_ps1.ipynb", blank),                 # eve, renamed "Ada"
         ("bob_LATE_30_40_ps1.ipynb", solved),
         ("bob_LATE_30_41_timestamp.txt", b"2026-10-01 00:00:00.000000 UTC"),
         ("bob_LATE_30_42_ada_10_20_ps1.ipynb", blank),
@@ -78,7 +78,8 @@ def course(slow, tmp_path_factory):
         ("../ada_10_20_ps1.ipynb", blank),
         ("/ada_10_20_ps1.ipynb", blank),
     ]))
-    c.run = make(c, "zip_collect", f"PS={PS}", f"ZIP={upload}", "JOBS=2", check=False)
+    c.run = make(c, "zip_collect", f"PS={PS}", f"ZIP={upload}", "ROSTER=canvas.csv",
+                 "JOBS=2", check=False)
     # the written parts are not graded by hand here: provisional grades
     c.export = make(c, "export", f"PS={PS}", "FORCE=1", check=False)
     # the feedback page (returned through the LMS: the exchange's release_feedback
@@ -91,13 +92,17 @@ def course(slow, tmp_path_factory):
 def test_one_bad_member_fails_itself_and_the_run_ends_non_zero_naming_it(course):
     run = course.run
     assert run.returncode != 0
+    assert "What was taken from" in run.stdout, run.stdout[-3000:] + run.stderr[-3000:]
     table = run.stdout.rsplit("What was taken from", 1)[1]
-    assert "a student id of 300 characters: longer than 128" in table
+    assert f"LMS user 50 ({LONG}) is not a student of the roster" in table
     assert "a name with '..'" in table
     assert "an absolute name or one with backslashes" in table
     assert "5 member(s) of the LMS's zip not taken" in run.stderr
-    assert course.code_scores(PS) == {"ada": (10.0, 10.0), "bob": (10.0, 10.0)}
-    assert sorted(p.name for p in (course.root / "submitted").iterdir()) == ["ada", "bob"]
+    assert "Students matched by their Canvas account in canvas.csv (3 accounts)" in table
+    assert course.code_scores(PS) == {"ada": (10.0, 10.0), "bob": (10.0, 10.0),
+                                      "eve": (0.0, 10.0)}
+    submitted = sorted(p.name for p in (course.root / "submitted").iterdir())
+    assert submitted == ["ada", "bob", "eve"]
 
 
 def test_the_lms_late_marker_counts_and_the_students_timestamp_does_not(course):

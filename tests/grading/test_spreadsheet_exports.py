@@ -54,6 +54,14 @@ EXOTIC_STUDENTS = [
     for n, run in enumerate(EXOTIC)]
 
 
+def shown(text):
+    """``text`` (a formula behind what a spreadsheet skips) as the exports write it:
+    an apostrophe first, and another after a space right before the formula,
+    where an import that splits at spaces would start a cell."""
+    signs = "".join(t for t in TRIGGERS if t not in "\t\r")   # a tab, a CR split too
+    return "'" + re.sub(f" (?=[{re.escape(signs)}])", " '", text)
+
+
 def opens_as_formula(cell):
     """An independent account: past every space, control and format character,
     the first character (or its compatibility form) is a formula sign, and the
@@ -131,7 +139,7 @@ def test_neutralise_looks_past_every_exotic_leading_character():
         for trigger in TRIGGERS:
             text = run + trigger + "1+1"
             assert opens_as_formula(text), repr(text)
-            assert neutralise(text) == "'" + text, repr(text)
+            assert neutralise(text) == shown(text), repr(text)
     # a symbol nobody has checked is not taken for inert
     assert neutralise("\u2795cmd") == "'\u2795cmd"
     # text that starts with what is inert stays as written
@@ -144,8 +152,10 @@ def test_neutralise_follows_owasp_and_leaves_numbers():
     for text in ("=1+1", "+1+1", "-1+1", "@SUM(A1)", FORMULA_ID,
                  # what comes before the formula that a spreadsheet may skip, and
                  # the full-width signs some fold into the plain ones
-                 " =1+1", "\u00a0=1+1", "\ufeff=1+1", "\uff1d1+1", "\uff0bcmd"):
+                 "\u00a0=1+1", "\ufeff=1+1", "\uff1d1+1", "\uff0bcmd"):
         assert neutralise(text) == "'" + text
+    # a space is where a reader may split too: the piece after it is marked
+    assert neutralise(" =1+1") == "' '=1+1" and neutralise("Eve =1") == "Eve '=1"
     # a tab or a line break is also where a reader may split: the piece after it
     # is marked too
     assert neutralise("\t=1") == "'\t'=1" and neutralise("\r=1") == "'\r'=1"
@@ -243,17 +253,17 @@ def test_every_export_neutralises_formulas_behind_exotic_characters(exotic_cours
         open(exotic_course / "grades.csv", newline="", encoding="utf-8"))}
     assert by_id["alice"]["score"] == "8"
     for sid, first, last, email in EXOTIC_STUDENTS:
-        row = by_id["'" + sid]
+        row = by_id[shown(sid)]
         assert row["score"] == scores[sid]
         assert [row["first_name"], row["last_name"], row["email"]] == \
-            ["'" + first, "'" + last, "'" + email]
+            [shown(first), shown(last), shown(email)]
 
     make(exotic_course, "LMS=moodle")
     rows = read(exotic_course / "grades-moodle.csv")
     assert not [c for row in rows for c in row if opens_as_formula(c)]
     moodle = {r[0]: r for r in rows[1:]}
     assert moodle["alice"][4] == "8"
-    assert all(moodle["'" + sid][4] == scores[sid] for sid, *_ in EXOTIC_STUDENTS)
+    assert all(moodle[shown(sid)][4] == scores[sid] for sid, *_ in EXOTIC_STUDENTS)
 
     def quoted(text):
         return '"' + text.replace('"', '""') + '"'
@@ -272,7 +282,7 @@ def test_every_export_neutralises_formulas_behind_exotic_characters(exotic_cours
     assert canvas["1021"][5] == "8"
     listing = (exotic_course / "grades-canvas-unmatched.txt").read_text(encoding="utf-8")
     for n, (sid, first, *_) in enumerate(EXOTIC_STUDENTS):
-        assert canvas[str(2000 + n)][0] == "'" + first
+        assert canvas[str(2000 + n)][0] == shown(first)
         # matched by the SIS Login ID with the spaces around it trimmed: an id that
         # starts with a space matches nobody and is listed, never given another's score
         if sid.strip() == sid:
@@ -285,13 +295,14 @@ def test_every_export_neutralises_formulas_behind_exotic_characters(exotic_cours
 
 
 #: Names and emails whose pieces after a separator are formulas: a spreadsheet
-#: that splits the cell at `;` (Excel in most of Europe), a tab, `|` or `,` would
-#: run them. (id, first, last, email, ps1 points)
+#: that splits the cell at `;` (Excel in most of Europe), a tab, `|`, `,` or a
+#: space would run them. (id, first, last, email, ps1 points)
 SPLIT_STUDENTS = {
     "alice": ("Alice", "Example", "alice@uni.example", 8),              # the classmate
     "mallory": ("M;=1+1;@SUM(1+1)*cmd|' /C calc'!A0", "X\t=2+3",
                 "m;=HYPERLINK(A1)@example.org", 7),
     "e;=1+1": ("Eve|+cmd", "Y, -2+3", "e;\u200b@x", 5),
+    "oscar": ("Oscar =1+1 M", "O @SUM(1+1)", "o -2+3@example.org", 6),
 }
 SPLIT_ROSTER = (
     '"Example, Alice",1021,S0001,alice,Kernel Methods 2026,,0,0\n'
@@ -306,11 +317,11 @@ def assert_no_piece_is_a_formula(path):
     each separator a locale or a text import may use, honouring the quotes or
     not: no cell, and no piece of one, opens as a formula."""
     text = path.read_text(encoding="utf-8")
-    for sep in ",;\t|":
+    for sep in ",;\t| ":
         for quoting in (csv.QUOTE_MINIMAL, csv.QUOTE_NONE):
             for row in csv.reader(text.splitlines(), delimiter=sep, quoting=quoting):
                 for cell in row:
-                    for piece in re.split(r"[;,\t|]", cell):
+                    for piece in re.split(r"[;,\t| ]", cell):
                         assert not opens_as_formula(piece.strip('"')), \
                             (path.name, repr(sep), repr(cell))
 
@@ -334,6 +345,8 @@ def test_no_export_holds_a_formula_behind_a_separator(split_course):
     assert by_id["mallory"]["first_name"] == "M;'=1+1;'@SUM(1+1)*cmd|' /C calc'!A0"
     assert by_id["mallory"]["last_name"] == "X\t'=2+3"
     assert by_id["e;'=1+1"]["email"] == "e;'\u200b@x"
+    assert by_id["oscar"]["first_name"] == "Oscar '=1+1 M"
+    assert by_id["oscar"]["score"] == "6"
     mallory, = [line for line in grades.read_text().splitlines() if '"mallory"' in line]
     assert '"M;\'=1+1;' in mallory and ",7,10," in mallory      # text quoted, numbers not
 

@@ -141,7 +141,8 @@ def test_variant_codes_are_each_students_own_and_open_safely_in_a_spreadsheet(tm
     assert [r["student_id"] for r in rows] == ["'=cmd|x", "alice", "bob"]
     for r in rows[1:]:
         assert r["code"] == variant_code("codes-secret", "kernel-methods", r["student_id"])
-        assert r["command"] == f"python -m coursecheck.variants {r['student_id']} {r['code']}"
+        assert r["notebook_cell"] == ("from coursecheck.variants import set_student; "
+                                      f"set_student({r['student_id']!r}, {r['code']!r})")
     assert rows[1]["code"] != rows[2]["code"]
 
 

@@ -19,8 +19,8 @@ def _settings(course):
 
 def test_a_students_code_reaches_their_server_and_no_one_elses(tmp_path):
     (tmp_path / "variant_codes.csv").write_text(
-        "student_id,code,command\n"
-        "alice,0123-4567-89ab-cdef,python -m coursecheck.variants alice 0123-4567-89ab-cdef\n"
+        "student_id,code,notebook_cell\n"
+        "alice,0123-4567-89ab-cdef,\"set_student('alice', '0123-4567-89ab-cdef')\"\n"
         "bob,not-a-code,x\n")
     settings = _settings(tmp_path)
     assert roles.variant_environment(settings, "alice") == {
