@@ -26,10 +26,16 @@ What the user controls is the kind and the name in the address: the kind is
 one of two words and the name must match :data:`NAME`, so it can never be a
 path; it only ever names a file of the book service or an assignment of the
 exchange, which answer for what exists.  Everything is written as the user
-(their own server), inside their home.  A request that does not come from a
-page of this site (``Sec-Fetch-Site`` other than ``same-origin`` or ``none``,
-or not a top-level navigation) changes nothing: it gets a page with a button,
-a form posted with the server's XSRF token.
+(their own server), inside their home.  Only a top-level navigation that the
+user made acts at once: an address they typed (``Sec-Fetch-Site: none``), or a
+link on a page of this site other than the hub's own pages
+(``Sec-Fetch-Site: same-origin`` and a ``Referer`` outside ``<base>/hub/``).
+Anything else changes nothing and gets a page with a button, a form posted
+with the server's XSRF token: a request from another site (an image, a frame,
+a link) and a request the hub passes on. The hub's page for a server that is
+starting reloads itself by script and then sends on whoever reached it, from
+whatever site, so such a request arrives as ``same-origin`` with the hub's
+page as its ``Referer``.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ import urllib.error
 import urllib.request
 from html import escape
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import nbformat
 from jupyter_server.base.handlers import JupyterHandler
@@ -60,6 +67,9 @@ UPDATES_FOLDER = "course-updates"
 #: Where the book keeps each chapter's notebook (book/_ext/notebook_downloads.py).
 CHAPTER_SOURCE = "_sources/book/chapters/{name}.ipynb"
 RECORD = Path(".local", "share", "kernel-course", "course-open.json")
+#: The hub's own pages (login, a server starting): a request they pass on was
+#: not made by the user on a page of the course.
+HUB_PAGES = url_path_join(os.environ.get("JUPYTERHUB_BASE_URL", "/"), "hub/")
 MAX_NOTEBOOK_BYTES = 20 * 2**20
 MAX_RECORD_BYTES = 2**20
 
@@ -214,15 +224,24 @@ padding: 0 1rem; line-height: 1.5 }} a, button {{ font-size: 1rem }}</style>
 </head><body><main><h1>{title}</h1>{body}</main></body></html>"""
 
 
+def user_meant_it(headers, hub_pages: str = HUB_PAGES) -> bool:
+    """Whether a request with ``headers`` is a top-level navigation the user typed,
+    or made from a page of the course (the book, their JupyterLab), not one that
+    another site sent or that the hub's own pages (``hub_pages``) passed on."""
+    if headers.get("Sec-Fetch-Dest") != "document":
+        return False
+    site = headers.get("Sec-Fetch-Site")
+    if site == "none":
+        return True
+    # same-origin: the browser vouches that the Referer is of this site
+    path = urlsplit(headers.get("Referer", "")).path
+    return site == "same-origin" and path.startswith("/") and not path.startswith(hub_pages)
+
+
 class CourseOpenHandler(JupyterHandler):
     """GET/POST <base>/course-open/(chapter|ps)/NAME."""
 
     _lock = asyncio.Lock()
-
-    def _from_this_site(self) -> bool:
-        site = self.request.headers.get("Sec-Fetch-Site")
-        dest = self.request.headers.get("Sec-Fetch-Dest")
-        return site in ("same-origin", "none") and dest == "document"
 
     def _page(self, status: int, title: str, body: str) -> None:
         self.set_status(status)
@@ -236,7 +255,7 @@ class CourseOpenHandler(JupyterHandler):
     async def get(self, kind: str, name: str) -> None:
         if not NAME.match(name):
             raise web.HTTPError(404)
-        if not self._from_this_site():
+        if not user_meant_it(self.request.headers):
             what = "chapter" if kind == "chapter" else "problem set"
             self._page(200, f"Open the {what} {name}?", (
                 f"<p>A page asked to open the {what} <code>{escape(name)}</code> in your "

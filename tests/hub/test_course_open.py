@@ -24,7 +24,8 @@ sys.path.insert(0, str(ROOT / "deploy"))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 import course_hub  # noqa: E402
-from course_open import NAME, RECORD, beside, deliver, read_record, write_record  # noqa: E402
+from course_open import (NAME, RECORD, beside, deliver, read_record,  # noqa: E402
+                         user_meant_it, write_record)
 
 
 def test_a_copy_is_never_replaced_once_the_user_has_changed_it(tmp_path):
@@ -100,6 +101,36 @@ def test_a_release_cannot_write_outside_its_folder(tmp_path, rel):
     with pytest.raises(ValueError, match="refused a file name"):
         deliver({rel: b"x"}, tmp_path / "home", "ps1", "ps1", "ps/ps1", {})
     assert not (tmp_path / "escape.ipynb").exists()
+
+
+def navigation(site, referer=None, dest="document"):
+    headers = {"Sec-Fetch-Site": site, "Sec-Fetch-Dest": dest}
+    if referer:
+        headers["Referer"] = "https://hub.example" + referer
+    return headers
+
+
+def test_only_a_navigation_the_user_made_on_a_course_page_opens_at_once():
+    meant = [navigation("none"),                                     # typed
+             navigation("same-origin", "/services/book/chapters/kernels.html"),
+             navigation("same-origin", "/user/ada/lab/tree/notes.ipynb")]
+    asked = [navigation("cross-site", "https://evil.example/"),     # another site's link
+             navigation("same-site", "/"),
+             navigation("same-origin", "/services/book/x.html", dest="image"),
+             navigation("same-origin", "/services/book/x.html", dest="iframe"),
+             # the hub's page for a starting server reloads itself, then sends on
+             # whoever reached it: the request says same-origin, from the hub's page
+             navigation("same-origin", "/hub/spawn-pending/ada?next=%2Fuser%2Fada"),
+             navigation("same-origin", "/hub/login?next=%2Fhub%2Fuser-redirect"),
+             navigation("same-origin"),                              # no Referer
+             navigation(None), {}]
+    assert [user_meant_it(h) for h in meant] == [True] * len(meant)
+    assert [user_meant_it(h) for h in asked] == [False] * len(asked)
+    # a hub under a prefix: its own pages are under that prefix
+    under = navigation("same-origin", "/course/hub/spawn-pending/ada")
+    assert not user_meant_it(under, hub_pages="/course/hub/")
+    assert user_meant_it(navigation("same-origin", "/course/services/book/a.html"),
+                         hub_pages="/course/hub/")
 
 
 @pytest.mark.parametrize("name", ["..", "../ps1", "ps1/..", "PS1", "ps1%2f..", ".hidden",

@@ -8,8 +8,9 @@ built with the book's own extensions, at /services/book/; this module's ada and
 bob are students of their own there, whom no other module's tests touch.
 
 - A student who is not logged in clicks "Open this chapter in the course hub"
-  on a chapter page, logs in, and lands in her JupyterLab with the chapter's
-  notebook open, copied into her home; she types a note into it and saves; a
+  on a chapter page, logs in, confirms once while her server starts (the hub
+  passes the link on, as it would another site's), and lands in her
+  JupyterLab with the chapter's notebook open, copied into her home; she types a note into it and saves; a
   second click opens her copy with the note; when the book changes, a third
   click keeps her copy and offers the new version beside it.
 - "Open ps1 in the course hub" on the Assignments page fetches ps1 as
@@ -22,7 +23,10 @@ bob are students of their own there, whom no other module's tests touch.
   to the folders in the instructor's JupyterLab, not to the hub's "404 : None".
 - The attacks a student could try with the address: paths instead of names,
   another student's server, and a page of another site that opens the link
-  (an image, a frame, a link followed): nothing is written anywhere.
+  (an image, a frame, a link followed): nothing is written anywhere. And a
+  page of another site that sends a logged-in student whose server is stopped
+  to the problem set's link, by script or by a link she clicks: her server
+  starts, she is asked, and nothing is fetched until she presses the button.
 """
 
 from __future__ import annotations
@@ -39,10 +43,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import requests
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, free_port
 from hubs import students_of
-from test_hub import (LONG, assignment_row, open_assignments, open_terminal,
+from test_hub import (LONG, assignment_row, hubpy, open_assignments, open_terminal,
                       render_every_cell, run_in_terminal, shot)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -117,6 +122,8 @@ def test_hub_chapter_from_the_book_to_jupyterlab_keeping_the_students_edits(hub,
             page.wait_for_url("**/hub/login**")
             shot(page, "course-open-login")
             log_in_form(page, hub, "ada")
+            # her server starts, and the hub passes the link on: she is asked once
+            page.get_by_role("button", name="Open first_steps").click()
             wait_for_notebook(page, hub, "ada", "kernel-methods-book/first_steps.ipynb")
             shot(page, "course-open-chapter")
             assert copy.read_bytes() == book_notebook.read_bytes()
@@ -272,6 +279,68 @@ def test_hub_course_open_refuses_paths_other_students_and_other_sites(hub, tmp_p
             shot(page, "course-open-other-site")
             assert files(ada) == before_ada and files(bob) == before_bob
             # a person who means it presses the button: then it opens
+            page.get_by_role("button", name="Open ps1").click()
+            wait_for_notebook(page, hub, "ada", "ps1/ps1.ipynb")
+            assert (ada / "ps1" / "ps1.ipynb").exists()
+        finally:
+            browser.close()
+            server.shutdown()
+
+
+def stop_server(hub, who):
+    """Stop ``who``'s server with their own hub token, and wait until it is stopped."""
+    name = hub["names"][who]
+    token = hubpy("token", hub["state"], name).stdout.strip()
+    api = f"{hub['url']}/hub/api/users/{name}"
+    auth = {"Authorization": f"token {token}"}
+    stopping = requests.delete(api + "/server", headers=auth, timeout=60)
+    assert stopping.status_code in (202, 204), (stopping.status_code, stopping.text)
+    deadline = time.monotonic() + 120
+    while True:
+        model = requests.get(api, headers=auth, timeout=60).json()
+        if not (model.get("pending") or model.get("server") or model.get("servers")):
+            return
+        assert time.monotonic() < deadline, f"{name}'s server did not stop: {model}"
+        time.sleep(0.5)
+
+
+def test_hub_another_site_cannot_open_a_problem_set_while_the_server_starts(hub, tmp_path):
+    """The hub starts a stopped server on a link from anywhere, and its page for a
+    starting server reloads itself by script and then sends the student on: the
+    request that reaches course-open says same-origin whatever site began it."""
+    from playwright.sync_api import sync_playwright
+
+    url, ada = hub["url"], home_of(hub, "ada")
+    target = f"{url}/hub/user-redirect/course-open/ps/ps1"
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "script.html").write_text(f"<script>location.href = {json.dumps(target)}"
+                                      "</script>")
+    (site / "link.html").write_text(f'<a id="go" href="{target}">win a prize</a>')
+    port = free_port()
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", port), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1366, "height": 900})
+        context.set_default_timeout(LONG)
+        page = context.new_page()
+        try:
+            page.goto(f"{url}/hub/login")
+            log_in_form(page, hub, "ada")
+            page.wait_for_url("**/user/*/lab**")
+            for how in ("script", "link"):
+                stop_server(hub, "ada")
+                shutil.rmtree(ada / "ps1", ignore_errors=True)
+                page.goto(f"http://127.0.0.1:{port}/{how}.html")
+                if how == "link":
+                    page.click("#go")
+                page.get_by_role("button", name="Open ps1").wait_for(timeout=LONG)
+                shot(page, f"course-open-other-site-{how}-server-started")
+                assert "/course-open/ps/ps1" in page.url
+                assert not (ada / "ps1").exists(), how
+            # she means it: the button fetches ps1 and opens it
             page.get_by_role("button", name="Open ps1").click()
             wait_for_notebook(page, hub, "ada", "ps1/ps1.ipynb")
             assert (ada / "ps1" / "ps1.ipynb").exists()
