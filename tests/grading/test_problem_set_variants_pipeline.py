@@ -57,11 +57,12 @@ def _by_hand(course, ps, part_id, params):
     return _literal_cell(part.func, table)
 
 
-#: for each problem set, an answer right for every variant of a question it asked
-#: before: ps3's six points that failed each function for every parameter of its draw
-UNIVERSAL = {"ps3": {"counterexample": _literal_cell("witness", {
+#: for each problem set, the literal answers that were right for every variant of a
+#: question it asked before: ps3's six points that failed each function for every
+#: parameter of its draw
+UNIVERSAL = {"ps3": {"counterexample": {
     name: [[1, 0], [0, 1], [0, 0], [1, 1], [-1, -1], [3, 0]]
-    for name in ("x^T B z", "w.x + w.z", "min(u.x, u.z)", "x.z - c(x.z)^2", "max(v.x, v.z)")})}}
+    for name in ("x^T B z", "w.x + w.z", "min(u.x, u.z)", "x.z - c(x.z)^2", "max(v.x, v.z)")}}}
 
 
 def _fails_everywhere(course, ps, part_id, answer_cell, params):
@@ -87,7 +88,9 @@ def test_own_solved_copies_score_full_marks_and_a_copy_across_variants_loses_wha
                  if all(_fails_everywhere(course, ps, pid, bobs[pid],
                                           submission_variant(SECRET, ps, s).params)
                         for pid in varying))
-    cells = {"alice": {}, "bob": {}, carol: bobs, "dave": UNIVERSAL.get(ps, {})}
+    universal = {pid: _literal_cell(parts[pid].func, table)
+                 for pid, table in UNIVERSAL.get(ps, {}).items()}
+    cells = {"alice": {}, "bob": {}, carol: bobs, "dave": universal}
     students = tuple(cells)
     course.release_to(students, ps)
     for student in students:
