@@ -12,7 +12,7 @@ public cases.  The grader reads it from the course folder
 import numpy as np
 
 import kernlab
-from coursecheck.problems.ps3 import RULES, base_grams, points, random_sets
+from coursecheck.problems.ps3 import RULES, base_grams, draw_sample, points, random_sets
 from coursecheck.parts import Case
 
 __all__ = ["HIDDEN", "REFERENCES", "subset_features_reference"]
@@ -93,10 +93,11 @@ def _anova_hidden(rng):
     return cases
 
 
-def _counterexample_hidden(v, rng):
+def _witness_hidden(v, rng):
     names = v["order"]
-    order = rng.permutation(len(names))[:3]
-    return [Case(args=(names[i],), label=f"k(x, z) = {names[i]} (again)") for i in order]
+    return [Case(args=(names[i], draw_sample(rng, v, names[i])),
+                 label=f"k(x, z) = {names[i]} on another sample")
+            for i in rng.permutation(len(names))[:3]]
 
 
 # The references of the parts whose public answers ship as data (answers.json):
@@ -132,7 +133,7 @@ HIDDEN = {
     "subset_features": _subset_features_hidden,
     "spectrum_kernel": _spectrum_hidden,
     "anova_kernel": _anova_hidden,
-    "counterexample": _counterexample_hidden,
+    "counterexample": _witness_hidden,
 }
 
 # The grader's own reference of the parts whose public half gives only the

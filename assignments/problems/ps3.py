@@ -5,8 +5,9 @@ The closure rules are checked against kernlab's kernel algebra applied to
 set and string kernels against ``kernlab.SetKernel`` and ``kernlab.Spectrum``;
 the ANOVA kernel of degree ``s`` against the coefficients of the generating
 polynomial prod_i (1 + v_i r), whose sum over all degrees is
-``kernlab.ANOVA``; and the counterexamples with ``kernlab.is_psd`` on the functions of the
-student's variant (``VARIANT``).
+``kernlab.ANOVA``; and the witnesses that five functions are not kernels
+against the eigenvalues of their Gram matrices, on the functions and samples
+of the student's variant (``VARIANT``).
 """
 
 import numpy as np
@@ -15,7 +16,7 @@ import kernlab
 from coursecheck.parts import Case, Part, public_answers, allclose, float_array
 from coursecheck.variants import Variation
 
-__all__ = ["PARTS", "VARIANT", "candidates"]
+__all__ = ["PARTS", "VARIANT", "NAMES", "candidates", "draw_sample"]
 
 
 # ---------------------------------------------------------------- helpers
@@ -142,56 +143,39 @@ def _anova_public():
     ]
 
 
-# ----------------------------------------------------- 6. counterexamples
+# ----------------------------------------------------- 6. witnesses of non-kernels
 #
 # Each student's variant gives the five functions their own parameters (a
-# matrix, three directions, a constant) and their own order, so that points
-# found by hand for one variant prove nothing about another's functions.
+# matrix, three directions, a constant), their own order, and for each its own
+# sample of three points.  The answer to a sample is the unit vector a that
+# makes sum_ij a_i a_j k(x_i, x_j) smallest: an eigenvector of the Gram
+# matrix's smallest eigenvalue, which every sample of the draw makes clearly
+# negative.  It is a value of the sample, so the witnesses worked out on one
+# sample prove nothing about another's, and no fixed answer fits every variant
+# (as a set of points that defeats every function would, were the question to
+# ask for points).
 
 #: the indefinite matrices B = 9 I - 10 n n^T of "x^T B z", n one of e1, e2,
-#: (1, 1) / sqrt 2, (1, -1) / sqrt 2: eigenvalue -1 along n and 9 across it, so
-#: x^T B x < 0 only within 18.4 degrees of +-n, and these four cones are disjoint
+#: (1, 1) / sqrt 2, (1, -1) / sqrt 2: eigenvalue -1 along n and 9 across it
 B_CHOICES = (((-1.0, 0.0), (0.0, 9.0)), ((9.0, 0.0), (0.0, -1.0)),
              ((4.0, -5.0), (-5.0, 4.0)), ((4.0, 5.0), (5.0, 4.0)))
 #: the unit directions w, u of "w.x + w.z" and "min(u.x, u.z)"
 DIRECTIONS = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
-#: the directions v of "max(v.x, v.z)" (for v and -v one pair of points serves both)
+#: the directions v of "max(v.x, v.z)"
 MAX_DIRECTIONS = ((1.0, 0.0), (0.0, 1.0))
 #: the constants c of "x.z - c (x.z)^2"
 C_CHOICES = (0.25, 1.0, 4.0)
-#: the five functions, by the names counterexample() is called with
+#: the five functions, by the names witness() is called with
 NAMES = ("x^T B z", "w.x + w.z", "min(u.x, u.z)", "x.z - c(x.z)^2", "max(v.x, v.z)")
-
-
-def _draw(rng):
-    """One variant: B, w, u, v, c and the order in which the functions are asked about."""
-    return {"B": B_CHOICES[int(rng.integers(len(B_CHOICES)))],
-            "w": DIRECTIONS[int(rng.integers(len(DIRECTIONS)))],
-            "u": DIRECTIONS[int(rng.integers(len(DIRECTIONS)))],
-            "v": MAX_DIRECTIONS[int(rng.integers(len(MAX_DIRECTIONS)))],
-            "c": float(C_CHOICES[int(rng.integers(len(C_CHOICES)))]),
-            "order": [NAMES[i] for i in rng.permutation(len(NAMES))]}
-
-
-def _holds(v):
-    """None when every function of the variant is symmetric but not a kernel, as part 6 says."""
-    B = np.asarray(v["B"], dtype=float)
-    if B.shape != (2, 2) or not np.array_equal(B, B.T):
-        return f"B = {v['B']} must be a symmetric 2 x 2 matrix"
-    low, high = np.linalg.eigvalsh(B)
-    if not low < 0 < high:
-        return f"B = {v['B']} must be indefinite (eigenvalues {low:.3g}, {high:.3g})"
-    for key in ("w", "u", "v"):
-        if not np.isclose(np.linalg.norm(v[key]), 1.0):
-            return f"{key} = {v[key]} must be a unit vector"
-    if not v["c"] > 0:
-        return f"c = {v['c']} must be positive"
-    if sorted(v["order"]) != sorted(NAMES):
-        return f"order = {v['order']} must list each of the five functions once"
-    return None
-
-
-VARIANT = Variation(draw=_draw, check=_holds)
+#: the points of a sample: three, coordinates in [-LIMIT, LIMIT] with two decimals
+SAMPLE_SIZE, LIMIT = 3, 2.0
+#: on every sample the smallest eigenvalue is below -MARGIN times the largest
+#: absolute one, and at least MARGIN times it below the next (so that a is one
+#: line, and rounding decides nothing)
+MARGIN = 0.05
+#: how close to the smallest value an answer's sum must come, relative to the
+#: largest absolute eigenvalue
+TOLERANCE = 1e-5
 
 
 def candidates(v):
@@ -209,29 +193,89 @@ def candidates(v):
     }
 
 
-def _verify_counterexample(v, got, case):
-    name = case.args[0]
-    P, message = float_array(got, "an (m, 2) array of points", ndim=2)
-    if message:
-        return message
-    if P.shape[1] != 2 or not 1 <= P.shape[0] <= 20:
-        return f"expected an array of shape (m, 2) with 1 <= m <= 20, got shape {P.shape}"
-    if np.abs(P).max() > 100:
-        return f"entries must be at most 100 in absolute value, got {np.abs(P).max():.4g}"
-    with np.errstate(all="ignore"):
-        K = candidates(v)[name](P)
-    if not np.all(np.isfinite(K)):
-        return "the Gram matrix on your points overflows (contains inf or nan)"
-    verdict = kernlab.is_psd(K, tol=1e-6)
-    if verdict:
-        return (f"the Gram matrix of {name} (your variant's) on your {len(P)} point(s) is "
-                f"positive semi-definite (smallest eigenvalue {verdict.min_eigenvalue:.3g}), "
-                "so it proves nothing")
+def sample_fault(v, name, X):
+    """None when the Gram matrix of ``name`` (variant ``v``) on the points ``X`` has a
+    clearly negative smallest eigenvalue, alone on its line; else what is wrong."""
+    values = np.linalg.eigvalsh(candidates(v)[name](np.asarray(X, dtype=float)))
+    low, second, scale = values[0], values[1], np.abs(values).max()
+    if not low < -MARGIN * scale:
+        return f"the Gram matrix of {name} on {X} is not clearly indefinite (smallest {low:.3g})"
+    if not second - low > MARGIN * scale:
+        return f"the smallest eigenvalue of {name} on {X} is not clearly alone ({low:.3g}, {second:.3g})"
     return None
 
 
-def _counterexample_public(v):
-    return [Case(args=(name,), label=f"k(x, z) = {name}") for name in v["order"]]
+def draw_sample(rng, v, name):
+    """Three points on which the function ``name`` of variant ``v`` clearly fails."""
+    for _ in range(1000):
+        X = rng.uniform(-LIMIT, LIMIT, size=(SAMPLE_SIZE, 2)).round(2)
+        if sample_fault(v, name, X) is None:
+            return X.tolist()
+    raise RuntimeError(f"no sample found for {name}")   # a bug in this module, never a student's
+
+
+def _draw(rng):
+    """One variant: B, w, u, v, c, the order of the functions and a sample for each."""
+    v = {"B": B_CHOICES[int(rng.integers(len(B_CHOICES)))],
+         "w": DIRECTIONS[int(rng.integers(len(DIRECTIONS)))],
+         "u": DIRECTIONS[int(rng.integers(len(DIRECTIONS)))],
+         "v": MAX_DIRECTIONS[int(rng.integers(len(MAX_DIRECTIONS)))],
+         "c": float(C_CHOICES[int(rng.integers(len(C_CHOICES)))]),
+         "order": [NAMES[i] for i in rng.permutation(len(NAMES))]}
+    v["samples"] = {name: draw_sample(rng, v, name) for name in NAMES}
+    return v
+
+
+def _holds(v):
+    """None when every function of the variant is symmetric but not a kernel, and each
+    sample shows it clearly, as part 6 says."""
+    B = np.asarray(v["B"], dtype=float)
+    if B.shape != (2, 2) or not np.array_equal(B, B.T):
+        return f"B = {v['B']} must be a symmetric 2 x 2 matrix"
+    low, high = np.linalg.eigvalsh(B)
+    if not low < 0 < high:
+        return f"B = {v['B']} must be indefinite (eigenvalues {low:.3g}, {high:.3g})"
+    for key in ("w", "u", "v"):
+        if not np.isclose(np.linalg.norm(v[key]), 1.0):
+            return f"{key} = {v[key]} must be a unit vector"
+    if not v["c"] > 0:
+        return f"c = {v['c']} must be positive"
+    if sorted(v["order"]) != sorted(NAMES):
+        return f"order = {v['order']} must list each of the five functions once"
+    if sorted(v["samples"]) != sorted(NAMES):
+        return f"samples = {sorted(v['samples'])} must give one sample to each function"
+    for name, X in v["samples"].items():
+        X = np.asarray(X, dtype=float)
+        if X.shape != (SAMPLE_SIZE, 2) or np.abs(X).max() > LIMIT:
+            return f"the sample of {name} must be {SAMPLE_SIZE} points of [-{LIMIT}, {LIMIT}]^2"
+        fault = sample_fault(v, name, X)
+        if fault:
+            return fault
+    return None
+
+
+VARIANT = Variation(draw=_draw, check=_holds)
+
+
+def _verify_witness(v, got, case):
+    name, X = case.args
+    a, message = float_array(got, f"a vector of {len(X)} coefficients", shape=(len(X),))
+    if message:
+        return message
+    if not abs(np.linalg.norm(a) - 1.0) <= 1e-6:
+        return f"a must be a unit vector, got one of length {np.linalg.norm(a):.6g}"
+    K = candidates(v)[name](np.asarray(X, dtype=float))
+    values = np.linalg.eigvalsh(K)
+    value = float(a @ K @ a)
+    if not value <= values[0] + TOLERANCE * np.abs(values).max():
+        return (f"sum_ij a_i a_j k(x_i, x_j) for {name} (your variant's) on these points is "
+                f"{value:.6g}; a unit vector a makes it as small as {values[0]:.6g}")
+    return None
+
+
+def _witness_public(v):
+    return [Case(args=(name, v["samples"][name]), label=f"k(x, z) = {name} on your sample")
+            for name in v["order"]]
 
 
 # ----------------------------------------------------- the parts
@@ -270,10 +314,10 @@ PARTS = {
         public=_anova_public, answers=public_answers("ps3", "anova_kernel"), compare=allclose(rtol=1e-8, atol=1e-10),
     ),
     "counterexample": Part(
-        func="counterexample", points=3,
+        func="witness", points=3,
         sections=("kt-when-kernel", "rkhs-pd-functions"),
-        description="each returned sample gives a Gram matrix with a negative eigenvalue",
-        public=_counterexample_public, varies=True,
-        verify=_verify_counterexample,
+        description="on each sample, the unit vector a making sum_ij a_i a_j k(x_i, x_j) smallest",
+        public=_witness_public, varies=True,
+        verify=_verify_witness,
     ),
 }

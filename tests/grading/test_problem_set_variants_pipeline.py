@@ -2,12 +2,13 @@
 generate, release, fetch, submit, collect, autograde (in the sandbox) and
 feedback, on a copy of the course.
 
-alice and bob each hand in the reference solution with the answers of the
-parts that vary worked out by hand on their own variant (literal values, as a
-student who did the work on paper would write them); carol hands in bob's
-notebook. Own work scores full marks; carol's copy loses every part that
-varies and keeps the others, and her feedback names the variant she was
-graded on.
+alice and bob each hand in their own solved copy (the reference solution,
+which reads their variant); carol hands in bob's notebook with the answers of
+the parts that vary as bob worked them out on his variant (literal values, as
+a copy passed on from a classmate holds them); dave hands in, for ps3, the
+answer that was right for every variant of its old question. Own work scores
+full marks; carol's copy and dave's answer lose every part that varies and
+keep the others, and carol's feedback names the variant she was graded on.
 """
 
 import html
@@ -40,6 +41,12 @@ def _answer(source, part_id, params):
     return scope
 
 
+def _literal_cell(func, table):
+    """An answer cell defining ``func`` to return, for each name, the value of ``table``."""
+    return (f"def {func}(name, *rest):\n"
+            f"    return np.array({table!r}[name], dtype=float)\n")
+
+
 def _by_hand(course, ps, part_id, params):
     """Answer cell of ``part_id``: a table of literal answers, one per name the variant asks
     about, worked out (by the reference solution) on the variant ``params``."""
@@ -47,8 +54,15 @@ def _by_hand(course, ps, part_id, params):
     func = _answer(course.source(ps), part_id, params)[part.func]
     table = {case.args[0]: np.asarray(func(*case.args)).tolist()
              for case in bind(part, params).public()}
-    return (f"def {part.func}(name):\n"
-            f"    return np.array({table!r}[name], dtype=float)\n")
+    return _literal_cell(part.func, table)
+
+
+#: for each problem set, the literal answers that were right for every variant of a
+#: question it asked before: ps3's six points that failed each function for every
+#: parameter of its draw
+UNIVERSAL = {"ps3": {"counterexample": {
+    name: [[1, 0], [0, 1], [0, 0], [1, 1], [-1, -1], [3, 0]]
+    for name in ("x^T B z", "w.x + w.z", "min(u.x, u.z)", "x.z - c(x.z)^2", "max(v.x, v.z)")}}}
 
 
 def _fails_everywhere(course, ps, part_id, answer_cell, params):
@@ -68,20 +82,22 @@ def test_own_solved_copies_score_full_marks_and_a_copy_across_variants_loses_wha
     assert varying
     source = course.source(ps)
     variant = {s: submission_variant(SECRET, ps, s) for s in ("alice", "bob")}
-    cells = {s: {pid: _by_hand(course, ps, pid, variant[s].params) for pid in varying}
-             for s in variant}
+    bobs = {pid: _by_hand(course, ps, pid, variant["bob"].params) for pid in varying}
     # carol: the first classmate on whose variant every answer bob worked out fails
     carol = next(s for s in (f"carol{i}" for i in range(200))
-                 if all(_fails_everywhere(course, ps, pid, cells["bob"][pid],
+                 if all(_fails_everywhere(course, ps, pid, bobs[pid],
                                           submission_variant(SECRET, ps, s).params)
                         for pid in varying))
-    students = ("alice", "bob", carol)
+    universal = {pid: _literal_cell(parts[pid].func, table)
+                 for pid, table in UNIVERSAL.get(ps, {}).items()}
+    cells = {"alice": {}, "bob": {}, carol: bobs, "dave": universal}
+    students = tuple(cells)
     course.release_to(students, ps)
     for student in students:
         course.student(student, "fetch_assignment", ps)
         path = course.student_notebook_path(student, ps)
         nb = fill_answers(nbformat.read(path, as_version=4), source)
-        worked = cells["bob" if student == carol else student]
+        worked = cells[student]
         for cell in nb.cells:
             gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
             if gid.endswith("_answer") and gid[:-len("_answer")] in worked:
@@ -96,8 +112,11 @@ def test_own_solved_copies_score_full_marks_and_a_copy_across_variants_loses_wha
     for student in ("alice", "bob"):
         assert {pid: scores[(student, pid)] for pid in parts} == {
             pid: pytest.approx(p.points) for pid, p in parts.items()}, student
-    assert {pid: scores[(carol, pid)] for pid in parts} == {
-        pid: (0.0 if p.varies else pytest.approx(p.points)) for pid, p in parts.items()}
+    for student in (carol, "dave"):
+        assert {pid: scores[(student, pid)] for pid in parts} == {
+            pid: (0.0 if pid in cells[student] else pytest.approx(p.points))
+            for pid, p in parts.items()}, student
+    assert set(cells[carol]) == set(varying)
     expected = submission_variant(SECRET, ps, carol)
     page = html.unescape((course.root / "feedback" / carol / ps / f"{ps}.html").read_text())
     assert f"Graded on the variant of {carol} ({expected.label})." in page
