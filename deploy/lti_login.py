@@ -244,8 +244,14 @@ def check_claims(claims, username_claim):
 
 def course_role(claims):
     """'instructor', 'student' or None, from the launch's membership roles."""
+    return role_of_uris(claims.get(ROLES_CLAIM))
+
+
+def role_of_uris(uris):
+    """'instructor', 'student' or None, from LTI membership role URIs (a launch's
+    roles claim, or a member's roles in the LMS's roster)."""
     found = set()
-    for uri in claims.get(ROLES_CLAIM) or []:
+    for uri in uris if isinstance(uris, list) else []:
         if not isinstance(uri, str) or not uri.startswith(MEMBERSHIP):
             continue
         rest = uri[len(MEMBERSHIP):]
@@ -335,14 +341,16 @@ class LaunchRecord:
 
 
 def read_roster(path):
-    """The LMS course's people of the roster file ``path``: [(SIS id, sub, status)].
+    """The LMS course's people of the roster file ``path``: ([(SIS id, sub, status,
+    roles)], issuer), ``roles`` a list of role URIs or None when the file has none.
 
     Either the Names and Role Provisioning Service's membership container as the
     LMS gives it (JSON with ``members``, each with ``user_id``, the platform's
-    ``sub``, and ``lis_person_sourcedid``; ``make lti_roster`` in the course
-    folder saves it), or a CSV file exported from the LMS with the columns
-    ``user_id`` and ``sis_id`` (or ``lis_person_sourcedid``). ValueError names
-    the file and what is wrong with it.
+    ``sub``, ``lis_person_sourcedid`` and ``roles``; ``make lti_roster`` in the
+    course folder saves it), or a CSV file exported from the LMS with the
+    columns ``user_id`` and ``sis_id`` (or ``lis_person_sourcedid``), and
+    optionally ``roles`` (role URIs separated by spaces). ValueError names the
+    file and what is wrong with it.
     """
     text = Path(path).read_text(encoding="utf-8-sig")
     if path.endswith(".json") or text.lstrip().startswith("{"):
@@ -355,7 +363,8 @@ def read_roster(path):
             raise ValueError(f"{path}: expected the LMS's membership container, a JSON "
                              "object with a list 'members'")
         return [(m.get("lis_person_sourcedid"), m.get("user_id"),
-                 m.get("status", "Active")) if isinstance(m, dict) else (None, None, None)
+                 m.get("status", "Active"), m.get("roles"))
+                if isinstance(m, dict) else (None, None, None, None)
                 for m in members], data.get("issuer")
     rows = list(csv.DictReader(io.StringIO(text)))
     columns = set(rows[0]) if rows else set()
@@ -363,7 +372,9 @@ def read_roster(path):
     if not rows or "user_id" not in columns or sis not in columns:
         raise ValueError(f"{path}: expected a CSV file with the columns user_id (the "
                          "LMS's user id) and sis_id (the student id)")
-    return [(r[sis], r["user_id"], r.get("status") or "Active") for r in rows], None
+    return [(r[sis], r["user_id"], r.get("status") or "Active",
+             r["roles"].split() if r.get("roles") is not None else None)
+            for r in rows], None
 
 
 def prebind(settings, path, record, deployment=None):
@@ -371,10 +382,14 @@ def prebind(settings, path, record, deployment=None):
     their first launch: ``(bound now, bound already, not on this server, problems)``.
 
     Active members only. A member whose SIS id names no account of this server
-    is listed in the third list. A member without a user id or SIS id, or whose
-    SIS id is not exactly a roster id (whitespace, a look-alike letter) is listed
-    in ``problems`` and skipped; an account or a platform user already bound to
-    someone else is listed there and left as it is.
+    is listed in the third list. These are listed in ``problems`` and skipped:
+    a member without a user id or SIS id, or whose SIS id is not exactly a
+    roster id (whitespace, a look-alike letter); every member of an SIS id
+    that several members hold (one of them may have typed a classmate's id:
+    the roster cannot tell which is the classmate, so none is bound); a member
+    whose role in the LMS course is not the account's role here (where the
+    roster gives roles). An account or a platform user already bound to
+    someone else is listed there too, and left as it is.
     """
     lti = settings["lti"]
     if deployment is None:
@@ -390,9 +405,20 @@ def prebind(settings, path, record, deployment=None):
         raise ValueError(f"{path}: the roster is from the platform {issuer!r}, the hub's "
                          f"is {lti['issuer']!r}")
     bound, already, absent, problems = [], [], [], []
-    for i, (sis_id, sub, status) in enumerate(members, start=1):
+    holders = {}
+    for sis_id, sub, status, _ in members:
+        if status == "Active" and isinstance(sis_id, str) and sis_id \
+                and isinstance(sub, str) and sub:
+            holders.setdefault(sis_id, []).append(sub)
+    for sis_id, subs in holders.items():
+        if len(subs) > 1:
+            problems.append(f"{path}: SIS id {_shown(sis_id)} is held by {len(subs)} "
+                            f"platform users ({', '.join(_shown(s) for s in subs)}): "
+                            "none bound (each is bound at its first launch, and only "
+                            "one can have the account)")
+    for i, (sis_id, sub, status, member_roles) in enumerate(members, start=1):
         where = f"{path}, member {i}"
-        if status != "Active":
+        if status != "Active" or len(holders.get(sis_id, ())) > 1:
             continue
         if not isinstance(sub, str) or not sub or len(sub) > 255:
             problems.append(f"{where}: user_id {_shown(sub)} is not the platform's "
@@ -412,6 +438,15 @@ def prebind(settings, path, record, deployment=None):
             problems.append(f"{where}: SIS id {_shown(sis_id)} of the platform user "
                             f"{sub!r} {problem}; not bound")
             continue
+        if member_roles is not None:
+            role, here = role_of_uris(member_roles), roles.role_of(settings, sis_id)
+            if role != here:
+                what = {"instructor": "an instructor", "student": "a student"}
+                problems.append(f"{where}: the platform user {sub!r} is "
+                                f"{what.get(role, 'neither instructor nor learner')} in "
+                                f"the LMS course, and account {sis_id!r} is {what[here]} "
+                                "here; not bound")
+                continue
         try:
             (bound if record.bind(sis_id, lti["issuer"], deployment, sub)
              else already).append(sis_id)

@@ -14,8 +14,8 @@ it is.
 The test is an allowlist: a cell is left as it is only when the first
 character a spreadsheet reads is known to be inert (a letter, a digit, or
 ASCII punctuation that starts no formula). Before that character a
-spreadsheet may skip spaces, line breaks, control and format characters of
-every kind (``\\x0b``, ``\\x1c``, ``\\x85``, ``\\u2028``, ``\\u200b``,
+spreadsheet may skip spaces, line breaks, double quotes (a field's quotes),
+control and format characters of every kind (``\\x0b``, ``\\x1c``, ``\\x85``, ``\\u2028``, ``\\u200b``,
 ``\\u2060``, a byte-order mark, ...), so these are looked past; any other
 first character (a trigger, a full-width or small form of one, a symbol no
 one has checked) gets the apostrophe.
@@ -50,8 +50,10 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", 
 SEPARATORS = ";,\t|\r\n "
 _PLAIN_NUMBER = re.compile(r"-?\d+(\.\d+)?")
 _SPLIT = re.compile(f"([{re.escape(SEPARATORS)}])")
-#: ASCII punctuation that starts no formula in any spreadsheet.
-_INERT_PUNCTUATION = frozenset("!\"#$%&'()*,./:;<>?[\\]^_`{|}~")
+#: ASCII punctuation that starts no formula in any spreadsheet. Not ``"``: a
+#: reader that splits a cell starts a quoted field there, and ``""=1+1``
+#: reads as the field ``=1+1``.
+_INERT_PUNCTUATION = frozenset("!#$%&'()*,./:;<>?[\\]^_`{|}~")
 #: Unicode categories a spreadsheet may skip before the first character it
 #: reads: spaces and separators, control and format characters.
 _SKIPPED_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf"})
@@ -68,7 +70,7 @@ def _opens_as_formula(text):
         category = unicodedata.category(ch)
         if category[0] in "LN":       # a letter or a digit of any script
             return unicodedata.normalize("NFKC", ch)[:1] in FORMULA_STARTS
-        if category in _SKIPPED_CATEGORIES or ch.isspace():
+        if category in _SKIPPED_CATEGORIES or ch.isspace() or ch == '"':
             continue
         return True                   # nothing known about it: not inert
     return False

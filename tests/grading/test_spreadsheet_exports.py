@@ -303,6 +303,8 @@ SPLIT_STUDENTS = {
                 "m;=HYPERLINK(A1)@example.org", 7),
     "e;=1+1": ("Eve|+cmd", "Y, -2+3", "e;\u200b@x", 5),
     "oscar": ("Oscar =1+1 M", "O @SUM(1+1)", "o -2+3@example.org", 6),
+    # a quote opens a quoted field where a reader splits: ""=1+1 reads as =1+1
+    "quinn": ('Eve "=HYPERLINK(CHAR(104)) x', 'Q;"=1+1;x', 'q "@x@example.org', 4),
 }
 SPLIT_ROSTER = (
     '"Example, Alice",1021,S0001,alice,Kernel Methods 2026,,0,0\n'
@@ -347,6 +349,8 @@ def test_no_export_holds_a_formula_behind_a_separator(split_course):
     assert by_id["e;'=1+1"]["email"] == "e;'\u200b@x"
     assert by_id["oscar"]["first_name"] == "Oscar '=1+1 M"
     assert by_id["oscar"]["score"] == "6"
+    assert by_id["quinn"]["first_name"] == 'Eve \'"=HYPERLINK(CHAR(104)) x'
+    assert by_id["quinn"]["last_name"] == 'Q;\'"=1+1;x' and by_id["quinn"]["score"] == "4"
     mallory, = [line for line in grades.read_text().splitlines() if '"mallory"' in line]
     assert '"M;\'=1+1;' in mallory and ",7,10," in mallory      # text quoted, numbers not
 

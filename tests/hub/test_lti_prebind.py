@@ -111,3 +111,34 @@ def test_a_roster_file_from_the_lms_binds_what_it_can_and_lists_the_rest(lti_log
                                          "'https://elsewhere.example'"):
         lti_login.prebind(settings, tmp_path / "other.json", record)
     record.close()
+
+
+def test_an_sis_id_two_members_hold_binds_neither_and_roles_must_match(lti_login,
+                                                                       tmp_path):
+    """eve typed bob's SIS id into her LMS profile before the roster was saved,
+    and comes first in it: neither she nor bob is bound (bob's first launch
+    binds bob). A learner holding the instructor's SIS id, and an instructor
+    holding a student's, are not bound either: the account's role here must be
+    the member's role in the LMS course."""
+    learner = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+    instructor = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
+    members = [("sub-eve", "bob", learner), ("sub-bob", "bob", learner),
+               ("sub-ada", "ada", instructor), ("sub-mal", "teacher", learner),
+               ("sub-tea", "teacher", instructor)]
+    roster = tmp_path / "lti-roster.json"
+    roster.write_text(json.dumps({"issuer": SETTINGS["lti"]["issuer"], "members": [
+        {"user_id": sub, "lis_person_sourcedid": sis, "roles": [role], "status": "Active"}
+        for sub, sis, role in members]}))
+    record = lti_login.LaunchRecord(tmp_path / "launches.sqlite")
+    bound, already, absent, problems = lti_login.prebind(SETTINGS, roster, record)
+    text = "\n".join(problems)
+    assert bound == [] and already == [] and absent == [], (bound, text)
+    assert "SIS id 'bob' is held by 2 platform users ('sub-eve', 'sub-bob'): none bound" in text
+    assert "SIS id 'teacher' is held by 2 platform users" in text
+    assert ("the platform user 'sub-ada' is an instructor in the LMS course, and account "
+            "'ada' is a student here; not bound") in text
+    # bob's own first launch binds him; eve's is refused
+    assert record.bind("bob", SETTINGS["lti"]["issuer"], "deployment-1", "sub-bob")
+    with pytest.raises(ValueError, match="belongs to the platform user 'sub-bob'"):
+        record.bind("bob", SETTINGS["lti"]["issuer"], "deployment-1", "sub-eve")
+    record.close()
