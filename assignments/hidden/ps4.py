@@ -5,8 +5,9 @@ answer is judged) is :mod:`coursecheck.problems.ps4` (``problems/ps4.py``);
 this module gives the grader the rest: ``HIDDEN``, each part's generator of
 hidden cases (drawn from the grader's random stream; those of the parts that
 vary take the variant first), and ``REFERENCES``, the reference of each part
-whose public half ships only the expected values of its public cases.  The grader reads it from the course folder
-(:mod:`coursegrader.judging.problem_sets`); it imports nothing of the grader.
+whose public half ships only the expected values of its public cases.  The
+grader reads it from the course folder (:mod:`coursegrader.judging.problem_sets`);
+it imports nothing of the grader.
 """
 
 import numpy as np

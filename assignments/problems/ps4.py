@@ -222,13 +222,13 @@ PARTS = {
     "rkhs_inner": Part(
         func="rkhs_inner", points=2, varies=True,
         sections=("rkhs-moore-aronszajn",),
-        description="alpha^T K(X, Y) beta for expansions in your variant's Gaussian kernel, against kernlab.RKHSFunction",
+        description="alpha^T K(X, Y) beta in your variant's Gaussian kernel, against kernlab.RKHSFunction",
         public=_inner_public, reference=_inner_reference, compare=allclose(rtol=1e-8, atol=1e-10),
     ),
     "rkhs_norm": Part(
         func="rkhs_norm", points=2, varies=True,
         sections=("rkhs-moore-aronszajn", "rkhs-norm-smoothness"),
-        description="the RKHS norm in your variant's Gaussian kernel, the zero function included, against kernlab.RKHSFunction",
+        description="the RKHS norm in your variant's Gaussian kernel, the zero function included",
         public=_norm_public, reference=_norm_reference, compare=allclose(rtol=1e-8, atol=1e-7),
     ),
     "kernel_distance": Part(
@@ -240,7 +240,7 @@ PARTS = {
     "project_onto_span": Part(
         func="project_onto_span", points=4, varies=True,
         sections=("rkhs-representer",),
-        description="f_0 agrees with f at the data, in your variant's Gaussian kernel, and has no larger a norm",
+        description="f_0 agrees with f at the data (your variant's kernel), no larger a norm",
         public=_project_public, verify=_verify_project,
     ),
     "mercer_eigenvalues": Part(
