@@ -53,6 +53,7 @@ def test_only_the_width_varies_and_draws_reach_the_whole_space(ps):
 
 @pytest.mark.parametrize("ps, part_id", PART_IDS)
 def test_on_every_width_the_solution_passes_every_case(ps, part_id):
+    assert graded_parts(COURSE, ps)[part_id].varies
     for sigma in SPACE:
         part, cases = _cases(ps, part_id, sigma, 0)
         solution = _solution(ps, part_id, {"sigma": sigma})
