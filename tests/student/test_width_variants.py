@@ -7,6 +7,8 @@ and hidden-style case; the answer worked out for another width fails every
 case that depends on sigma, and no fixed answer passes a varying part on more
 than its own variant."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -14,9 +16,9 @@ import kernlab
 from conftest import COURSE
 from coursecheck.check import call_and_judge
 from coursecheck.problems import ps4, ps5
-from coursecheck.variants import bind, variation
+from coursecheck.variants import bind, draw_variant, variation
 from coursegrader.judging.problem_sets import graded_parts
-from test_problem_set_variants import _solution, _variants
+from coursegrader.tools.author import build_notebook
 
 #: the parts that vary, by problem set
 VARYING = {"ps4": ("rkhs_inner", "rkhs_norm", "project_onto_span"), "ps5": ("svm_decision",)}
@@ -27,6 +29,23 @@ SPACE = [round(float(s), 2) for s in np.arange(0.5, 2.005, 0.01)]
 #: (its norm is 0 whatever the kernel), kept for what it teaches
 SIGMA_FREE = {("ps4", "rkhs_norm", "three copies of one centre, coefficients summing to 0 "
                                    "(the zero function)")}
+
+
+@functools.lru_cache
+def _cells(ps):
+    nb = build_notebook(COURSE / "source" / ps / f"{ps}.md")
+    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
+            if "grade_id" in c.metadata.get("nbgrader", {})}
+
+
+@functools.lru_cache
+def _solution(ps, part_id, sigma):
+    """The source notebook's answer to ``part_id``, defined with ``V = {"sigma": sigma}``."""
+    scope = {}
+    exec(_cells(ps)["setup"], scope)
+    scope["V"] = {"sigma": sigma}
+    exec(_cells(ps)[f"{part_id}_answer"], scope)
+    return scope[graded_parts(COURSE, ps)[part_id].func]
 
 
 def _cases(ps, part_id, sigma, seed):
@@ -42,7 +61,8 @@ def test_only_the_width_varies_and_draws_reach_the_whole_space(ps):
     parts = graded_parts(COURSE, ps)
     assert tuple(pid for pid, p in parts.items() if p.varies) == VARYING[ps]
     check = variation(ps).check
-    drawn = [v.params["sigma"] for v in _variants(ps, 2000)]
+    drawn = [draw_variant(ps, f"student{i}", "0123-4567-89ab-cdef").params["sigma"]
+             for i in range(2000)]
     assert set(drawn) <= set(SPACE) and len(SPACE) == 151
     assert len(set(drawn)) > 140                     # the draws reach nearly every width
     assert min(drawn) < 0.52 and max(drawn) > 1.97
@@ -56,7 +76,7 @@ def test_on_every_width_the_solution_passes_every_case(ps, part_id):
     assert graded_parts(COURSE, ps)[part_id].varies
     for sigma in SPACE:
         part, cases = _cases(ps, part_id, sigma, 0)
-        solution = _solution(ps, part_id, {"sigma": sigma})
+        solution = _solution(ps, part_id, sigma)
         failed = [(c.label, m) for c in cases
                   if (m := call_and_judge(part, c, solution)) is not None]
         assert failed == [], sigma
@@ -68,7 +88,7 @@ def test_ps4_on_every_width_the_projection_and_the_norms_reason_as_the_text_says
         # part 4: K_ZZ positive definite and well conditioned on every case (what lets
         # the values at the data fix c), and the projection never adds norm
         _, cases = _cases("ps4", "project_onto_span", sigma, 0)
-        solution = _solution("ps4", "project_onto_span", {"sigma": sigma})
+        solution = _solution("ps4", "project_onto_span", sigma)
         for case in cases:
             alpha, X, Z = case.args
             assert np.linalg.cond(k(Z)) < ps4.MAX_CONDITION, (sigma, case.label)
@@ -93,7 +113,7 @@ def test_a_solution_for_another_width_fails_every_case_that_depends_on_sigma(ps,
                   SPACE[(i + 75) % len(SPACE)])                          # a far one
         part, cases = _cases(ps, part_id, sigma, 1)
         for other in others:
-            copied = _solution(ps, part_id, {"sigma": other})
+            copied = _solution(ps, part_id, other)
             passed = {(ps, part_id, c.label) for c in cases
                       if call_and_judge(part, c, copied) is None}
             assert passed <= SIGMA_FREE, (sigma, other, passed)
@@ -102,7 +122,7 @@ def test_a_solution_for_another_width_fails_every_case_that_depends_on_sigma(ps,
 def _fixed_answers(ps, part_id):
     """Answers one could circulate to the class: the solution for a fixed width, or
     answers that ignore the kernel, each with the widths it is right for."""
-    answers = {f"the solution for sigma={s}": (_solution(ps, part_id, {"sigma": s}), [s])
+    answers = {f"the solution for sigma={s}": (_solution(ps, part_id, s), [s])
                for s in SPACE[::10]}
     others = {
         "rkhs_inner": {
