@@ -3,45 +3,47 @@
 The public half of each part (its function, points, public cases and how an
 answer is judged) is :mod:`coursecheck.problems.ps4` (``problems/ps4.py``);
 this module gives the grader the rest: ``HIDDEN``, each part's generator of
-hidden cases (drawn from the grader's random stream), and ``REFERENCES``, the
-reference of each part whose public half ships only the expected values of its
-public cases.  The grader reads it from the course folder
-(:mod:`coursegrader.judging.problem_sets`); it imports nothing of the grader.
+hidden cases (drawn from the grader's random stream; those of the parts that
+vary take the variant first), and ``REFERENCES``, the reference of each part
+whose public half ships only the expected values of its public cases.  The
+grader reads it from the course folder (:mod:`coursegrader.judging.problem_sets`);
+it imports nothing of the grader.
 """
 
 import numpy as np
-import scipy.linalg
 
-import kernlab
 from coursecheck.problems.ps4 import expansion, spread_points
 from coursecheck.parts import Case, log_uniform
 
 __all__ = ["HIDDEN", "REFERENCES"]
 
 
-def _inner_hidden(rng):
+# The centres of the hidden expansions of parts 1 and 2 are drawn on the scale
+# of the variant's width, so that the kernel between them always matters: a
+# function of another width fails every case.
+
+
+def _inner_hidden(v, rng):
     cases = []
     for _ in range(3):
         d = int(rng.integers(1, 4))
-        a, X = expansion(rng, int(rng.integers(1, 8)), d)
-        b, Y = expansion(rng, int(rng.integers(1, 8)), d)
-        sigma = log_uniform(rng, 0.3, 3.0)
-        cases.append(Case(args=(a, X, b, Y, sigma),
-                          label=f"random expansions in R^{d}, sigma={sigma:.3g}"))
+        a, X = expansion(rng, int(rng.integers(1, 8)), d, scale=0.8 * v["sigma"])
+        b, Y = expansion(rng, int(rng.integers(1, 8)), d, scale=0.8 * v["sigma"])
+        cases.append(Case(args=(a, X, b, Y), label=f"random expansions in R^{d}"))
     return cases
 
 
-def _norm_hidden(rng):
+def _norm_hidden(v, rng):
     cases = []
     for _ in range(3):
         d = int(rng.integers(1, 4))
-        a, X = expansion(rng, int(rng.integers(1, 10)), d)
-        sigma = log_uniform(rng, 0.3, 3.0)
-        cases.append(Case(args=(a, X, sigma), label=f"random expansion in R^{d}, sigma={sigma:.3g}"))
-    x = rng.normal(size=(1, 2))
+        a, X = expansion(rng, int(rng.integers(2, 10)), d, scale=0.8 * v["sigma"])
+        cases.append(Case(args=(a, X), label=f"random expansion in R^{d}"))
+    x, y = v["sigma"] * rng.normal(size=(2, 2))
+    z = y + 0.5 * v["sigma"] * rng.normal(size=2)
     c = float(rng.uniform(0.5, 3.0))
-    cases.append(Case(args=(np.array([c, -c]), np.vstack([x, x]), 1.0),
-                      label="a cancelling pair on a repeated centre"))
+    cases.append(Case(args=(np.array([c, -c, 1.0, 1.0]), np.vstack([x, x, y, z])),
+                      label="a cancelling pair on a repeated centre, plus k(., y) + k(., z)"))
     return cases
 
 
@@ -56,15 +58,14 @@ def _distance_hidden(rng):
     return cases
 
 
-def _project_hidden(rng):
+def _project_hidden(v, rng):
     cases = []
     for _ in range(3):
         d = int(rng.integers(1, 4))
         alpha, X = expansion(rng, int(rng.integers(2, 15)), d)
-        sigma = log_uniform(rng, 0.5, 2.0)
-        Z = spread_points(rng, int(rng.integers(1, 8)), d, 0.6 * sigma)
-        cases.append(Case(args=(alpha, X, Z, sigma),
-                          label=f"random expansion onto {len(Z)} points in R^{d}, sigma={sigma:.3g}"))
+        Z = spread_points(rng, int(rng.integers(1, 8)), d, 0.6 * v["sigma"])
+        cases.append(Case(args=(alpha, X, Z),
+                          label=f"random expansion onto {len(Z)} points in R^{d}"))
     return cases
 
 
@@ -84,16 +85,6 @@ def _eigenfunctions_hidden(rng):
     return cases
 
 
-# The references of the parts whose public answers ship as data (answers.json):
-# worked out here with numpy, they are close to the solutions themselves.
-
-
-def _project_reference(alpha, X, Z, sigma):
-    k = kernlab.Gaussian(sigma=sigma)
-    factor = scipy.linalg.cho_factor(k(Z))
-    return scipy.linalg.cho_solve(factor, k(Z, X) @ np.asarray(alpha, dtype=float))
-
-
 HIDDEN = {
     "rkhs_inner": _inner_hidden,
     "rkhs_norm": _norm_hidden,
@@ -104,7 +95,6 @@ HIDDEN = {
 }
 
 # The grader's own reference of the parts whose public half gives only the
-# expected values of the public cases (coursecheck's answers.json).
-REFERENCES = {
-    "project_onto_span": _project_reference,
-}
+# expected values of the public cases (coursecheck's answers.json): none, since
+# the projection, which varies, is judged by what defines it.
+REFERENCES = {}

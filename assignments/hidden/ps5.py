@@ -34,15 +34,18 @@ def _support_hidden(rng):
     return cases
 
 
-def _decision_hidden(rng):
+def _decision_hidden(v, rng):
+    """Points on the scale of the variant's width, so that the kernel between them matters."""
     cases = []
+    sigma = v["sigma"]
     for _ in range(3):
         n, m, d = int(rng.integers(3, 25)), int(rng.integers(1, 10)), int(rng.integers(1, 5))
         X, t = blobs(rng, n, d, gap=2.0)
         a = rng.uniform(0, 2, size=n) * (rng.uniform(size=n) < 0.6)
-        b, sigma = float(rng.normal()), log_uniform(rng, 0.3, 3.0)
-        cases.append(Case(args=(X, t, a, b, rng.normal(size=(m, d)), sigma),
-                          label=f"{n} training points in R^{d}, {m} new points, sigma={sigma:.3g}"))
+        a[0] = rng.uniform(0.5, 2.0)               # at least one support vector
+        b = float(rng.normal())
+        cases.append(Case(args=(sigma * X, t, a, b, sigma * rng.normal(size=(m, d))),
+                          label=f"{n} training points in R^{d}, {m} new points"))
     return cases
 
 

@@ -4,17 +4,21 @@ Inner products and norms are checked against ``kernlab.RKHSFunction``, the
 kernel distance against ``kernlab.kernel_distance``, and the Mercer expansion
 of the Gaussian kernel against ``kernlab.gaussian_mercer_eigenvalues`` and
 ``kernlab.gaussian_mercer_eigenfunctions``.  The projection onto the span of
-the data is judged by what defines it -- its values at the data and its RKHS
-norm, computed with ``kernlab.Gaussian`` -- because its coefficients can be
-ill-conditioned.
+the data is judged by what defines it -- its values at the data, computed
+with ``kernlab.Gaussian``, on data whose Gram matrix is well conditioned --
+and by its norm being no larger than that of the function projected.
+
+Parts 1, 2 and 4 are on each student's own Gaussian kernel: its width sigma
+is the student's variant (``VARIANT``).
 """
 
 import numpy as np
 
 import kernlab
-from coursecheck.parts import Case, Part, public_answers, allclose, float_array
+from coursecheck.parts import Case, Part, allclose, float_array
+from coursecheck.variants import Variation
 
-__all__ = ["PARTS"]
+__all__ = ["PARTS", "VARIANT"]
 
 
 # ---------------------------------------------------------------- helpers
@@ -42,44 +46,77 @@ def spread_points(rng, m, d, spacing):
     return spacing * (2.0 * chosen + rng.uniform(-0.4, 0.4, size=chosen.shape))
 
 
+# ----------------------------------------------------- the variant
+#
+# Each student's variant gives the Gaussian kernel of parts 1, 2 and 4 its own
+# width sigma, so that a number worked out by hand, or a function written for
+# a classmate's sigma, is judged against the student's own kernel.  Every case
+# of those parts depends on sigma: a function of the wrong width fails it.
+
+#: the widths a variant is drawn from: log-uniform on [SIGMA_LOW, SIGMA_HIGH],
+#: to two decimals
+SIGMA_LOW, SIGMA_HIGH = 0.5, 2.0
+#: the largest condition number of K_ZZ a projection case may have: below it,
+#: agreeing with f at the data to 1e-6 fixes the coefficients of f_0
+MAX_CONDITION = 1e4
+
+
+def _draw(rng):
+    """One variant: the width sigma of the Gaussian kernel of parts 1, 2 and 4."""
+    return {"sigma": round(float(np.exp(rng.uniform(np.log(SIGMA_LOW), np.log(SIGMA_HIGH)))), 2)}
+
+
+def _holds(v):
+    """None when sigma is in its range and every projection case's K_ZZ is well conditioned."""
+    sigma = v["sigma"]
+    if not (isinstance(sigma, float) and SIGMA_LOW <= sigma <= SIGMA_HIGH):
+        return f"sigma = {sigma!r} must be a number in [{SIGMA_LOW}, {SIGMA_HIGH}]"
+    for case in _project_public(v):
+        _, _, Z = case.args
+        condition = float(np.linalg.cond(kernlab.Gaussian(sigma=sigma)(Z)))
+        if not condition < MAX_CONDITION:
+            return f"K_ZZ of the case {case.label!r} has condition number {condition:.3g}"
+    return None
+
+
 # ----------------------------------------------------- 1. inner products
 
-def _inner_reference(alpha, X, beta, Y, sigma):
-    k = kernlab.Gaussian(sigma=sigma)
+def _inner_reference(v, alpha, X, beta, Y):
+    k = kernlab.Gaussian(sigma=v["sigma"])
     return kernlab.RKHSFunction(k, X, alpha).inner(kernlab.RKHSFunction(k, Y, beta))
 
 
-def _inner_public():
+def _inner_public(v):
     rng = np.random.default_rng(501)
     a, X = expansion(rng, 4, 2)
     b, Y = expansion(rng, 3, 2)
     return [
-        Case(args=(np.array([1.0]), np.array([[0.0]]), np.array([1.0]), np.array([[2.0]]), 1.0),
-             label="<k(.,0), k(.,2)> in R^1, sigma=1 (answer exp(-2))"),
-        Case(args=(a, X, b, Y, 1.0), label="4 centres against 3 centres in R^2, sigma=1"),
-        Case(args=(a, X, a, X, 0.5), label="<f, f> (the squared norm), sigma=0.5"),
-        Case(args=(a, X, np.array([1.0]), Y[:1], 2.0), label="<f, k(., y)> = f(y), sigma=2"),
+        Case(args=(np.array([1.0]), np.array([[0.0]]), np.array([1.0]), np.array([[1.0]])),
+             label="<k(.,0), k(.,1)> in R^1 (answer exp(-1/(2 sigma^2)))"),
+        Case(args=(a, X, b, Y), label="4 centres against 3 centres in R^2"),
+        Case(args=(a, X, a, X), label="<f, f> (the squared norm)"),
+        Case(args=(a, X, np.array([1.0]), Y[:1]), label="<f, k(., y)> = f(y)"),
     ]
 
 
 # ----------------------------------------------------- 2. norms
 
-def _norm_reference(alpha, X, sigma):
-    return kernlab.RKHSFunction(kernlab.Gaussian(sigma=sigma), X, alpha).norm()
+def _norm_reference(v, alpha, X):
+    return kernlab.RKHSFunction(kernlab.Gaussian(sigma=v["sigma"]), X, alpha).norm()
 
 
-def _norm_public():
+def _norm_public(v):
     rng = np.random.default_rng(502)
     a, X = expansion(rng, 5, 3)
-    same = np.array([[0.3, -1.2], [0.3, -1.2]])
+    twice = np.array([[0.3, -1.2], [0.3, -1.2], [1.0, 0.0], [0.0, 0.5]])
     return [
-        Case(args=(np.array([2.0]), np.array([[1.0, 1.0]]), 1.0),
-             label="2 k(., x): norm 2 for any x"),
-        Case(args=(a, X, 1.0), label="5 centres in R^3, sigma=1"),
-        Case(args=(np.array([1.0, -1.0]), same, 0.7),
-             label="alpha=(1,-1) on a repeated centre: the zero function"),
-        Case(args=(np.array([1.0, 1.0, -2.0]), np.array([[0.0], [0.0], [0.0]]), 1.0),
-             label="three copies of one centre, coefficients summing to 0"),
+        Case(args=(np.array([1.0, 1.0]), np.array([[1.0, 1.0], [0.0, 1.0]])),
+             label="k(., x) + k(., y): norm sqrt(2 + 2 k(x, y))"),
+        Case(args=(a, X), label="5 centres in R^3"),
+        Case(args=(np.array([1.0, -1.0, 1.0, -1.0]), twice),
+             label="alpha=(1,-1,1,-1), the first two on one centre: k(., y) - k(., z)"),
+        Case(args=(np.array([1.0, 1.0, -2.0]), np.array([[0.0], [0.0], [0.0]])),
+             label="three copies of one centre, coefficients summing to 0 (the zero function)"),
     ]
 
 
@@ -105,16 +142,24 @@ def _distance_public():
 # ----------------------------------------------------- 4. projection
 
 
-def _project_compare(got, expected, case):
-    alpha, X, Z, sigma = case.args
+def _verify_project(v, got, case):
+    """f_0 = sum_j c_j k(., z_j) is the projection of f: it agrees with f at the data.
+
+    K_ZZ is positive definite and, on every case, well conditioned
+    (``MAX_CONDITION``, checked by ``VARIANT.check`` and the course's tests), so
+    agreeing with f at the data fixes c; being a projection, f_0 has no larger
+    a norm than f, which the check states as well.
+    """
+    alpha, X, Z = case.args
     c, message = float_array(got, f"the coefficients c, shape ({len(Z)},)", ndim=1)
     if message:
         return message
     if c.shape != (len(Z),):
         return f"expected shape ({len(Z)},) (one coefficient per data point), got {c.shape}"
-    k = kernlab.Gaussian(sigma=sigma)
+    k = kernlab.Gaussian(sigma=v["sigma"])
+    f = kernlab.RKHSFunction(k, X, alpha)
     K = k(Z)
-    target = k(Z, X) @ np.asarray(alpha, dtype=float)
+    target = f(Z)
     scale = max(1.0, float(np.abs(target).max()))
     values = K @ c
     bad = np.abs(values - target) > 1e-6 * scale
@@ -123,24 +168,27 @@ def _project_compare(got, expected, case):
         return (f"f_0 does not agree with f at the data: at z_{j}, f(z_{j}) = {target[j]:.8g} "
                 f"but your f_0(z_{j}) = sum_i c_i k(z_{j}, z_i) = {values[j]:.8g}")
     norm_got = float(np.sqrt(max(c @ K @ c, 0.0)))
-    norm_exp = float(np.sqrt(max(expected @ K @ expected, 0.0)))
-    if not np.isclose(norm_got, norm_exp, rtol=1e-6, atol=1e-9):
-        return f"||f_0|| should be {norm_exp:.8g}, yours is {norm_got:.8g}"
+    norm_f = f.norm()
+    if not norm_got <= norm_f * (1.0 + 1e-6) + 1e-9:
+        return f"||f_0|| = {norm_got:.8g} exceeds ||f|| = {norm_f:.8g}: not a projection"
     return None
 
 
-def _project_public():
+def _project_public(v):
+    sigma = v["sigma"]
     rng = np.random.default_rng(504)
     alpha, X = expansion(rng, 12, 2)
-    Z = spread_points(rng, 5, 2, 0.8)
+    Z = spread_points(rng, 5, 2, 0.8 * sigma)
     alpha1, X1 = expansion(rng, 6, 1)
-    Z1 = spread_points(rng, 4, 1, 0.7)
+    Z1 = spread_points(rng, 4, 1, 0.7 * sigma)
+    alpha2 = rng.normal(size=8)
+    X2 = spread_points(rng, 8, 2, 0.6 * sigma)
     return [
-        Case(args=(np.array([1.0]), np.array([[0.5]]), np.array([[0.5]]), 1.0),
-             label="f = k(., 0.5) projected onto its own span (answer c = [1])"),
-        Case(args=(alpha, X, Z, 1.0), label="12 centres onto 5 data points in R^2, sigma=1"),
-        Case(args=(alpha1, X1, Z1, 0.8), label="6 centres onto 4 data points in R^1, sigma=0.8"),
-        Case(args=(alpha, X, X[:6], 1.5), label="onto the span of 6 of the centres, sigma=1.5"),
+        Case(args=(np.array([1.0]), np.array([[0.0]]), np.array([[1.0]])),
+             label="f = k(., 0) projected onto span{k(., 1)} (answer c = [k(0, 1)])"),
+        Case(args=(alpha, X, Z), label="12 centres onto 5 data points in R^2"),
+        Case(args=(alpha1, X1, Z1), label="6 centres onto 4 data points in R^1"),
+        Case(args=(alpha2, X2, X2[:3]), label="onto the span of 3 of the 8 centres"),
     ]
 
 
@@ -165,19 +213,22 @@ def _eigenfunctions_public():
     ]
 
 
+VARIANT = Variation(draw=_draw, check=_holds)
+
+
 # ----------------------------------------------------- the parts
 
 PARTS = {
     "rkhs_inner": Part(
-        func="rkhs_inner", points=2,
+        func="rkhs_inner", points=2, varies=True,
         sections=("rkhs-moore-aronszajn",),
-        description="alpha^T K(X, Y) beta for Gaussian kernel expansions against kernlab.RKHSFunction",
+        description="alpha^T K(X, Y) beta in your variant's Gaussian kernel, against kernlab.RKHSFunction",
         public=_inner_public, reference=_inner_reference, compare=allclose(rtol=1e-8, atol=1e-10),
     ),
     "rkhs_norm": Part(
-        func="rkhs_norm", points=2,
+        func="rkhs_norm", points=2, varies=True,
         sections=("rkhs-moore-aronszajn", "rkhs-norm-smoothness"),
-        description="the RKHS norm, expansions of the zero function included, against kernlab.RKHSFunction",
+        description="the RKHS norm in your variant's Gaussian kernel, the zero function included",
         public=_norm_public, reference=_norm_reference, compare=allclose(rtol=1e-8, atol=1e-7),
     ),
     "kernel_distance": Part(
@@ -187,10 +238,10 @@ PARTS = {
         public=_distance_public, reference=_distance_reference, compare=allclose(rtol=1e-7, atol=1e-6),
     ),
     "project_onto_span": Part(
-        func="project_onto_span", points=4,
+        func="project_onto_span", points=4, varies=True,
         sections=("rkhs-representer",),
-        description="f_0 interpolates f at the data and has the exact RKHS norm",
-        public=_project_public, answers=public_answers("ps4", "project_onto_span"), compare=_project_compare,
+        description="f_0 agrees with f at the data (your variant's kernel), no larger a norm",
+        public=_project_public, verify=_verify_project,
     ),
     "mercer_eigenvalues": Part(
         func="mercer_eigenvalues", points=2,

@@ -16,14 +16,21 @@ judged against the rule the notebook states, which fixes the tolerance 1e-6 C
 and the midpoint used when no multiplier is free (a convention rather than a
 consequence of the mathematics). The grader works that rule out with numpy;
 here the public cases' expected values come as data (``answers.json``).
+
+Part 4, the decision function, is on each student's own Gaussian kernel: its
+width sigma is the student's variant (``VARIANT``).  The parts judged by
+``answers.json`` cannot vary: that file holds one table of public answers for
+the class, and judging them on a variant would ship their reference, the
+solution, in the student package.
 """
 
 import numpy as np
 
 import kernlab
 from coursecheck.parts import Case, Part, public_answers, allclose, float_array, log_uniform
+from coursecheck.variants import Variation
 
-__all__ = ["PARTS", "dual_objective", "hinge_objective", "free_tolerance"]
+__all__ = ["PARTS", "VARIANT", "dual_objective", "hinge_objective", "free_tolerance"]
 
 
 # ---------------------------------------------------------------- mathematics
@@ -241,22 +248,47 @@ def _support_public():
 
 
 # ---------------------------------------------------------------- 4. decision function
+#
+# Each student's variant gives the Gaussian kernel of part 4 its own width
+# sigma, so that decision values worked out for a classmate's width are judged
+# against the student's own kernel.
+
+#: the widths a variant is drawn from: log-uniform on [SIGMA_LOW, SIGMA_HIGH],
+#: to two decimals
+SIGMA_LOW, SIGMA_HIGH = 0.5, 2.0
 
 
-def _decision_reference(X, t, a, b, X_new, sigma):
-    return kernlab.Gaussian(sigma=sigma)(X_new, X) @ (a * t) + b
+def _draw(rng):
+    """One variant: the width sigma of the Gaussian kernel of part 4."""
+    return {"sigma": round(float(np.exp(rng.uniform(np.log(SIGMA_LOW), np.log(SIGMA_HIGH)))), 2)}
 
 
-def _decision_public():
+def _holds(v):
+    """None when sigma is a width in its range."""
+    sigma = v["sigma"]
+    if not (isinstance(sigma, float) and SIGMA_LOW <= sigma <= SIGMA_HIGH):
+        return f"sigma = {sigma!r} must be a number in [{SIGMA_LOW}, {SIGMA_HIGH}]"
+    return None
+
+
+VARIANT = Variation(draw=_draw, check=_holds)
+
+
+def _decision_reference(v, X, t, a, b, X_new):
+    return kernlab.Gaussian(sigma=v["sigma"])(X_new, X) @ (a * t) + b
+
+
+def _decision_public(v):
     rng = np.random.default_rng(304)
     X, t = blobs(rng, 12, 2, gap=2.0)
     a = rng.uniform(0, 1, size=12)
     return [
         Case(args=(np.array([[0.0, 0.0]]), np.array([1.0]), np.array([2.0]), -0.5,
-                   np.array([[0.0, 0.0], [1.0, 0.0]]), 1.0),
-             label="one training point at the origin, alpha=2, b=-0.5 (answers 1.5 and 2exp(-1/2)-0.5)"),
-        Case(args=(X, t, a, 0.3, rng.normal(size=(5, 2)), 1.0), label="12 training points, 5 new points, sigma=1"),
-        Case(args=(X, t, a, 0.0, X, 0.4), label="same data evaluated at the training points, sigma=0.4"),
+                   np.array([[0.0, 0.0], [1.0, 0.0]])),
+             label="one training point at the origin, alpha=2, b=-0.5 "
+                   "(answers 1.5 and 2exp(-1/(2 sigma^2))-0.5)"),
+        Case(args=(X, t, a, 0.3, rng.normal(size=(5, 2))), label="12 training points, 5 new points"),
+        Case(args=(X, t, a, 0.0, X), label="same data evaluated at the training points"),
     ]
 
 
@@ -330,9 +362,9 @@ PARTS = {
         public=_support_public, answers=public_answers("ps5", "support_vectors"), compare=_support_compare,
     ),
     "svm_decision": Part(
-        func="svm_decision", points=3,
+        func="svm_decision", points=3, varies=True,
         sections=("svm-kernelised-dual", "kt-rbf"),
-        description="decision values with a Gaussian kernel",
+        description="decision values with your variant's Gaussian kernel",
         public=_decision_public, reference=_decision_reference, compare=allclose(rtol=1e-7, atol=1e-9),
     ),
     "hinge_objective": Part(
