@@ -28,14 +28,15 @@ path; it only ever names a file of the book service or an assignment of the
 exchange, which answer for what exists.  Everything is written as the user
 (their own server), inside their home.  Only a top-level navigation that the
 user made acts at once: an address they typed (``Sec-Fetch-Site: none``), or a
-link on a page of this site other than the hub's own pages
-(``Sec-Fetch-Site: same-origin`` and a ``Referer`` outside ``<base>/hub/``).
-Anything else changes nothing and gets a page with a button, a form posted
-with the server's XSRF token: a request from another site (an image, a frame,
-a link) and a request the hub passes on. The hub's page for a server that is
-starting reloads itself by script and then sends on whoever reached it, from
-whatever site, so such a request arrives as ``same-origin`` with the hub's
-page as its ``Referer``.
+link on a page of the course: the book (``<base>/services/book/``) or their own
+JupyterLab (``<base>/user/<them>/``), by ``Sec-Fetch-Site: same-origin`` and the
+``Referer``.  Anything else changes nothing and gets a page with a button, a
+form posted with the server's XSRF token: a request from another site (an
+image, a frame, a link), a request the hub passes on (its page for a server
+that is starting reloads itself by script and then sends on whoever reached
+it, from whatever site, so such a request arrives as ``same-origin`` with the
+hub's page as its ``Referer``), and one from another user's pages, which are
+on the same origin.
 """
 
 from __future__ import annotations
@@ -67,9 +68,8 @@ UPDATES_FOLDER = "course-updates"
 #: Where the book keeps each chapter's notebook (book/_ext/notebook_downloads.py).
 CHAPTER_SOURCE = "_sources/book/chapters/{name}.ipynb"
 RECORD = Path(".local", "share", "kernel-course", "course-open.json")
-#: The hub's own pages (login, a server starting): a request they pass on was
-#: not made by the user on a page of the course.
-HUB_PAGES = url_path_join(os.environ.get("JUPYTERHUB_BASE_URL", "/"), "hub/")
+#: The book, served by the hub: its links are the course's.
+BOOK_PAGES = url_path_join(os.environ.get("JUPYTERHUB_BASE_URL", "/"), "services/book/")
 MAX_NOTEBOOK_BYTES = 20 * 2**20
 MAX_RECORD_BYTES = 2**20
 
@@ -224,10 +224,12 @@ padding: 0 1rem; line-height: 1.5 }} a, button {{ font-size: 1rem }}</style>
 </head><body><main><h1>{title}</h1>{body}</main></body></html>"""
 
 
-def user_meant_it(headers, hub_pages: str = HUB_PAGES) -> bool:
+def user_meant_it(headers, course_pages: tuple[str, ...]) -> bool:
     """Whether a request with ``headers`` is a top-level navigation the user typed,
-    or made from a page of the course (the book, their JupyterLab), not one that
-    another site sent or that the hub's own pages (``hub_pages``) passed on."""
+    or made from a page of the course: one whose path starts with one of
+    ``course_pages`` (the book's, the user's own server's). Not one another site
+    sent, nor one the hub's own pages passed on, nor one from another user's
+    server, which shares the hub's origin."""
     if headers.get("Sec-Fetch-Dest") != "document":
         return False
     site = headers.get("Sec-Fetch-Site")
@@ -235,7 +237,7 @@ def user_meant_it(headers, hub_pages: str = HUB_PAGES) -> bool:
         return True
     # same-origin: the browser vouches that the Referer is of this site
     path = urlsplit(headers.get("Referer", "")).path
-    return site == "same-origin" and path.startswith("/") and not path.startswith(hub_pages)
+    return site == "same-origin" and path.startswith(course_pages)
 
 
 class CourseOpenHandler(JupyterHandler):
@@ -255,7 +257,7 @@ class CourseOpenHandler(JupyterHandler):
     async def get(self, kind: str, name: str) -> None:
         if not NAME.match(name):
             raise web.HTTPError(404)
-        if not user_meant_it(self.request.headers):
+        if not user_meant_it(self.request.headers, (self.base_url, BOOK_PAGES)):
             what = "chapter" if kind == "chapter" else "problem set"
             self._page(200, f"Open the {what} {name}?", (
                 f"<p>A page asked to open the {what} <code>{escape(name)}</code> in your "

@@ -128,14 +128,16 @@ with open(os.path.join(etc, "labconfig", "page_config.json"), "w") as f:
 # server allows its own frames, and Formgrader's pages get a stricter policy
 # (formgrader_csp.py).
 # Formgrader's boxes leave out nbgrader's debug lines (formgrader_log.py).
-# Both roles: "Open in the course hub" from the book (course_open.py).
+# Both roles: "Open in the course hub" from the book (course_open.py); a
+# server its user's other processes cannot trace or write into (server_guard.py).
 # Students: a refused submission explained in a sentence (submit_check.py).
 # Formgrader's folder links on a page of its own (formgrader_links.py).
 server = {"ServerApp": {"jpserver_extensions": {"formgrader_csp": teacher,
                                                 "formgrader_log": teacher,
                                                 "formgrader_links": teacher,
                                                 "submit_check": not teacher,
-                                                "course_open": True}}}
+                                                "course_open": True,
+                                                "server_guard": True}}}
 if teacher:
     server["ServerApp"]["tornado_settings"] = {
         "headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}
@@ -144,9 +146,9 @@ with open(os.path.join(etc, "jupyter_server_config.d", "kernel_course.json"), "w
 PY
     # the role's own server modules: what the hub set for the server (both),
     # Formgrader's policy, the checked submit; both: opening the book's
-    # chapters and problem sets
-    local module="server_settings.py submit_check.py course_open.py"
-    [ "$role" = instructor ] && module="server_settings.py formgrader_csp.py formgrader_log.py formgrader_links.py course_open.py"
+    # chapters and problem sets; the server guarding itself
+    local module="server_settings.py submit_check.py course_open.py server_guard.py"
+    [ "$role" = instructor ] && module="server_settings.py formgrader_csp.py formgrader_log.py formgrader_links.py course_open.py server_guard.py"
     local purelib
     purelib=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
     for m in $module; do cp "$HERE/$m" "$purelib/"; done

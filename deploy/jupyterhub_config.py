@@ -70,13 +70,24 @@ c.Spawner.http_timeout = 180
 # Only these variables pass from the hub to user servers (not PYTHONPATH: a
 # server sees the course only through its role's environment).
 c.Spawner.env_keep = ["LANG", "LC_ALL", "TZ"]
+# Every user server answers on the hub's one origin, so a server must run the
+# course's code only: not the user's Jupyter config or data files (~/.jupyter,
+# ~/.local/share/jupyter: a server extension or a page of scripts of their own
+# would run on that origin for whoever opens their link), nor Python modules
+# of theirs (the user site-packages, the home folder the server starts in):
+# JupyterHub's disable_user_config, and Python's isolated mode (-I) for the
+# server process alone; kernels, started afresh, still see what the user
+# installed.
+c.Spawner.disable_user_config = True
 
 
 
 def choose_environment(spawner):
     """Start the server from the environment of the user's role."""
     name = spawner.user.name
-    spawner.cmd = [os.path.join(roles.environment_bin(settings, name), "jupyterhub-singleuser")]
+    bin_dir = roles.environment_bin(settings, name)
+    spawner.cmd = [os.path.join(bin_dir, "python"), "-I",
+                   os.path.join(bin_dir, "jupyterhub-singleuser")]
     spawner.environment = roles.user_environment(settings, name)
 
 

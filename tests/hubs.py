@@ -142,6 +142,7 @@ def second_database(url, name):
 #: nobody else touches adds a group here and reads it with :func:`students_of`.
 OWN_STUDENTS = {
     "course_open": {"ada": ("oa", "Ada", "Byron"), "bob": ("ob", "Bob", "Dylan")},
+    "user_servers": {"ada": ("ua", "Ada", "Yonath")},
 }
 
 
