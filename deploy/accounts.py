@@ -18,6 +18,7 @@ import pwd
 import re
 import secrets
 import subprocess
+import time
 import sys
 
 NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
@@ -54,13 +55,25 @@ def create(name, group, password):
     subprocess.run(["chpasswd"], input=f"{name}:{password}\n", text=True, check=True)
 
 
-def remove(name):
+def remove(name, timeout=30):
+    """Kill the user's processes, wait until they are gone (userdel refuses a user
+    still running one), and remove the user and their home."""
     check_name(name)
-    if exists(name):
+    deadline, refused = time.monotonic() + timeout, ""
+    while exists(name):
         subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
-        subprocess.run(["userdel", "--remove", name], capture_output=True)
-    if exists(name):
-        raise RuntimeError(f"could not remove user {name!r}")
+        if subprocess.run(["pgrep", "-u", name], capture_output=True).returncode != 0:
+            refused = subprocess.run(["userdel", "--remove", name], capture_output=True,
+                                     text=True).stderr.strip()
+            if not exists(name):
+                break
+        if time.monotonic() > deadline:
+            running = subprocess.run(["pgrep", "-l", "-u", name], capture_output=True,
+                                     text=True).stdout.split()
+            raise RuntimeError(f"could not remove user {name!r}"
+                               + (f": still running {' '.join(running)}" if running else
+                                  f": {refused}"))
+        time.sleep(0.2)
 
 
 def remove_groups(course):
