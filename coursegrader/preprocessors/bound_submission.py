@@ -10,7 +10,8 @@ __all__ = ["BoundSubmission"]
 
 
 class BoundSubmission(NbGraderPreprocessor):
-    """Refuse a submitted notebook over :attr:`max_bytes` or :attr:`max_cells`.
+    """Refuse a submitted notebook over :attr:`max_bytes`, :attr:`max_cells` or
+    :attr:`max_outputs`.
 
     Every step outside the sandbox (reading and validating the notebook,
     nbgrader's preprocessors, cleaning what the student wrote, the record,
@@ -19,7 +20,8 @@ class BoundSubmission(NbGraderPreprocessor):
     50,000 empty Markdown cells (3 to 5 MB) held a grader for 48 to 78 s
     against about 1.3 s for an honest one, and one of 100 MB would hold it
     for most of an hour, every class-mate behind
-    it waiting. Such a notebook is refused before it is read: the course's
+    it waiting; so does one of a few cells holding 170,000 outputs of one letter
+    each (8 MB: 53 s against 2.4 s). Such a notebook is refused before it is read: the course's
     autograde (:mod:`coursegrader.apps.autograde`) calls :meth:`check_file`
     on the file, and this preprocessor, first in
     ``Autograde.sanitize_preprocessors``, checks again where nbgrader reads
@@ -36,6 +38,10 @@ class BoundSubmission(NbGraderPreprocessor):
         1000,
         help="Most cells a submitted notebook may have to be graded (default 1,000; "
              "the course's notebooks have 14 to 20).").tag(config=True)
+    max_outputs = Int(
+        2000,
+        help="Most outputs, all cells together, a submitted notebook may have to be graded "
+             "(default 2,000; a cell of the course's notebooks has a few).").tag(config=True)
 
     def _refuse(self, name, what, limit, setting):
         raise ValueError(
@@ -57,12 +63,18 @@ class BoundSubmission(NbGraderPreprocessor):
         except (ValueError, AttributeError):
             return          # not a notebook: nbgrader's own reading says so
         if isinstance(cells, list):
-            self.check_cells(name, len(cells))
+            self.check_cells(name, cells)
 
-    def check_cells(self, name, count):
-        """Refuse a notebook named ``name`` of ``count`` cells."""
-        if count > self.max_cells:
-            self._refuse(name, f"it has {count:,} cells", self.max_cells, "max_cells")
+    def check_cells(self, name, cells):
+        """Refuse a notebook named ``name`` whose list of cells is ``cells``, by their
+        number and by the number of their outputs."""
+        if len(cells) > self.max_cells:
+            self._refuse(name, f"it has {len(cells):,} cells", self.max_cells, "max_cells")
+        outputs = sum(len(c["outputs"]) for c in cells
+                      if isinstance(c, dict) and isinstance(c.get("outputs"), list))
+        if outputs > self.max_outputs:
+            self._refuse(name, f"its cells have {outputs:,} outputs", self.max_outputs,
+                         "max_outputs")
 
     def preprocess(self, nb, resources):
         meta = resources.get("metadata", {})
@@ -70,5 +82,5 @@ class BoundSubmission(NbGraderPreprocessor):
         path = os.path.join(meta.get("path") or os.getcwd(), name)
         if os.path.isfile(path) and os.stat(path).st_size > self.max_bytes:
             self.check_file(path)
-        self.check_cells(name, len(nb.cells))
+        self.check_cells(name, nb.cells)
         return nb, resources

@@ -53,6 +53,17 @@ def test_a_notebook_over_the_bounds_is_refused_naming_the_bound(tmp_path):
     resources = {"metadata": {"name": "ps1", "path": str(tmp_path)}}
     with pytest.raises(ValueError, match="1,001 cells"):
         BoundSubmission().preprocess(nbformat.read(path, as_version=4), resources)
+    # a few cells holding many outputs (an attack held a grader 53 s with 170,000
+    # outputs of one letter in 20 cells, 8 MB, under max_bytes)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("", outputs=[
+        nbformat.v4.new_output("stream", text="x") for _ in range(105)]) for _ in range(20)]
+    nbformat.write(nb, path)
+    with pytest.raises(ValueError, match=r"its cells have 2,100 outputs, more than the "
+                                         r"2,000 .*BoundSubmission.max_outputs"):
+        BoundSubmission().check_file(path)
+    with pytest.raises(ValueError, match="2,100 outputs"):
+        BoundSubmission().preprocess(nbformat.read(path, as_version=4), resources)
 
 
 def test_the_course_notebooks_are_well_inside_the_bounds(tmp_path):
@@ -73,6 +84,7 @@ def test_the_bounds_are_settings_listed_by_help_all():
                           capture_output=True, text=True, check=True)
     assert "--BoundSubmission.max_cells" in done.stdout
     assert "--BoundSubmission.max_bytes" in done.stdout
+    assert "--BoundSubmission.max_outputs" in done.stdout
     # and where nbgrader reads the notebook itself, it is the first step after reading
     config = course_config(COURSE)
     assert config.Autograde.sanitize_preprocessors[0] == \

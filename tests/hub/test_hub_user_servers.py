@@ -83,7 +83,7 @@ def restart(hub, who):
 
 def test_a_students_own_code_never_runs_in_her_server(hub):
     name = hub["names"]["ada"]
-    planted = python_as(hub, "ada", PLANT)
+    planted = python_as(hub, name, PLANT)
     assert planted.returncode == 0, planted.stderr
     token = restart(hub, "ada")
     server = f"{hub['url']}/user/{name}"
@@ -100,17 +100,17 @@ def test_a_students_own_code_never_runs_in_her_server(hub):
     # her server is up and hers: it answers her
     assert requests.get(f"{server}/api/status", headers=auth, timeout=60).status_code == 200
     # her configuration, her usercustomize and her jupyterhub.py never ran in it
-    pid = run_as(hub, "ada", "pgrep", "-u", name, "-f", "jupyterhub-singleuser").stdout.split()
+    pid = run_as(hub, name, "pgrep", "-u", name, "-f", "jupyterhub-singleuser").stdout.split()
     assert len(pid) == 1, pid
-    marks = run_as(hub, "ada", "bash", "-c", f"ls -a ~ | grep {MARK} || true").stdout.split()
+    marks = run_as(hub, name, "bash", "-c", f"ls -a ~ | grep {MARK} || true").stdout.split()
     assert [m for m in marks if m.startswith("config-") or m.endswith(f"-{pid[0]}")] == [], marks
 
 
 def test_a_students_processes_cannot_attach_to_her_server(hub):
     name = hub["names"]["ada"]
-    pid = run_as(hub, "ada", "pgrep", "-u", name, "-f", "jupyterhub-singleuser").stdout.split()
+    pid = run_as(hub, name, "pgrep", "-u", name, "-f", "jupyterhub-singleuser").stdout.split()
     assert len(pid) == 1, pid
-    attach = python_as(hub, "ada", (
+    attach = python_as(hub, name, (
         "import ctypes, os\n"
         "libc = ctypes.CDLL(None, use_errno=True)\n"
         f"r = libc.ptrace(16, {pid[0]}, 0, 0)\n"          # PTRACE_ATTACH
