@@ -122,9 +122,14 @@ dual coefficients, to 1e-11):
   per entry); the block of K is now kept slot by slot, the new points'
   rows computed before the columns' thread starts.  Process CPU time of
   the fit: 9.3 s before, 8.0 s after (wall 11.7 s and 9.4 s at load
-  average 4; LIBSVM 3.6 s of CPU).
-* two moons at noise 0.3 and breast cancer: the same paths; the change is
-  within the noise of single fits.
+  average 4; LIBSVM 3.6 s of CPU); seed 1, 10.8 s and 9.6 s (load average
+  9.6; LIBSVM 3.5 s).
+* full rank, n = 2000, seed 0 (K in memory): 0.68 s of CPU before, 0.51 s
+  after (LIBSVM 0.11 s).
+* two moons at noise 0.3: seed 2, 0.58 s of CPU before and 0.44 s after in
+  one pair of runs, but no difference in two earlier pairs (0.44-0.55 s
+  against 0.42-0.74 s, seeds 1 and 2): within the noise of single fits.
+  Breast cancer at C = 1e6 was not compared.
 
 Where the time goes now (full rank, n = 10000, seed 0, line profiles of two
 fits of about 6.3 s):
