@@ -127,7 +127,7 @@ dual coefficients, to 1e-11):
 * full rank, n = 2000, seed 0 (K in memory): 0.68 s of CPU before, 0.51 s
   after (LIBSVM 0.11 s).
 * two moons at noise 0.3: seed 2, 0.58 s of CPU before and 0.44 s after in
-  one pair of runs, but no difference in two earlier pairs (0.44-0.55 s
+  one pair of runs, but no difference in two earlier pairs (0.44-0.53 s
   against 0.42-0.74 s, seeds 1 and 2): within the noise of single fits.
   Breast cancer at C = 1e6 was not compared.
 
