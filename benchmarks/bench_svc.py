@@ -46,49 +46,52 @@ SVR on diabetes at C = 100)                                    <= 10x
 Measurements
 ------------
 2026-11-26, on the 2 cores shared with other developers' work, with this
-version: the cases without ``--large`` at 09:01 UTC (load average 5 to 7),
-the rows at n = 10000 with ``--large --only "n = 10000"`` at 09:12 (load
-average 6 to 9).  On a machine this busy LIBSVM itself took 2-4 times as
-long as in the quieter run of 06:41 (below); the ratios swing by about 1.5x
-between runs.  Fits that took 2 s or more were not repeated (``1st fit`` is
-then ``kernlab``).  The seeds and widths are in the variant column::
+version (the second-order gains computed one row per i in place, for the
+points of low some i can pair with; the working set's block of K kept from
+step to step): the cases without ``--large`` at 12:15 UTC (load average 7.5
+at the start, 10 in the middle, 3.5 at the end), the rows at n = 10000 with
+``--large --only "n = 10000"`` at 12:28 (load average 3.5 at the start, 7
+to 9 while it ran).  The ratios swing by 1.5x or more between runs on a
+machine this busy.  Fits that took 2 s or more were not repeated (``1st
+fit`` is then ``kernlab``).  The seeds and widths are in the variant
+column::
 
     case                                                           variant        1st fit   ratio   kernlab    LIBSVM   ratio  target  LIBSVM 1e-3   |da|/C     |df|  method (steps)
-    full rank, n = 2000                                            seed 0          2.467s    5.3x    2.467s    0.469s    5.3x      5x!      0.170s  4.3e-08  3.4e-08  working-set (3)
-    full rank, n = 2000                                            seed 1          1.650s    4.2x    1.479s    0.396s    3.7x      5x       0.447s  3.5e-08  2.7e-08  working-set (3)
-    full rank, n = 2000                                            seed 2          2.728s    5.0x    2.728s    0.547s    5.0x      5x       0.402s  4.1e-08  3.1e-08  working-set (3)
-    moons, noise 0.2, n = 5000                                     seed 0          1.004s    5.4x    0.743s    0.186s    4.0x      4x       0.167s  9.8e-05  2.5e-06  working-set (13)
-    moons, noise 0.2, n = 5000                                     seed 1          0.582s    2.8x    0.515s    0.211s    2.4x      4x       0.153s  2.1e-05  1.3e-06  working-set (14)
-    moons, noise 0.2, n = 5000                                     seed 2          0.658s    3.3x    0.585s    0.198s    2.9x      4x       0.194s  3.4e-05  1.4e-06  working-set (13)
-    moons, noise 0.3, n = 5000                                     seed 0          2.392s    3.4x    2.392s    0.707s    3.4x      4x       0.548s  4.1e-04  2.4e-06  working-set (37)
-    moons, noise 0.3, n = 5000                                     seed 1          2.844s    5.8x    2.844s    0.489s    5.8x      4x!      0.624s  1.9e-04  2.5e-06  working-set (44)
-    moons, noise 0.3, n = 5000                                     seed 2          2.028s    6.4x    2.028s    0.319s    6.4x      4x!      0.409s  1.7e-03  3.2e-06  working-set (37)
-    breast cancer, C = 1e6, sigma                                  sigma 3.87      0.060s    6.4x    0.041s    0.009s    4.4x      5x       0.005s  3.1e-10  1.2e-05  working-set (2)
-    breast cancer, C = 1e6, sigma                                  sigma 3         0.087s   10.4x    0.054s    0.008s    6.5x      5x!      0.008s  2.5e-11  3.0e-06  working-set (3)
-    breast cancer, C = 1e6, sigma                                  sigma 1         0.107s    3.2x    0.088s    0.033s    2.6x      5x       0.026s  4.7e-14  2.1e-08  working-set (2)
-    breast cancer, C = 1e6, sigma                                  sigma 0.3       0.070s    1.9x    0.052s    0.036s    1.4x      5x       0.041s  5.9e-15  5.9e-09  working-set (2)
-    refused: moons n = 2000, noise 0.3, C = 1000                   seed 0          2.973s    2.6x    2.973s    1.161s    2.6x     10x       0.586s  8.3e-02  3.2e-02  working-set (79)
-    refused: moons n = 2000, noise 0.3, C = 1000                   seed 1          3.374s    1.6x    3.374s    2.111s    1.6x     10x       0.937s  3.1e-01  6.8e-02  working-set (98)
-    refused: moons n = 2000, noise 0.3, C = 1000                   seed 2          3.888s    1.6x    3.888s    2.413s    1.6x     10x       0.784s  4.7e-01  4.0e-02  working-set (118)
-    refused: diabetes classes, C = 100, sigma                      sigma 2.24      0.057s    1.4x    0.045s    0.040s    1.1x     10x       0.033s  1.8e-05  3.6e-05  working-set (2)
-    refused: diabetes classes, C = 100, sigma                      sigma 1         0.061s    3.6x    0.044s    0.017s    2.7x     10x       0.014s  9.3e-08  6.9e-07  working-set (2)
-    refused: diabetes classes, C = 1000, sigma                     sigma 2.24      0.030s    1.0x    0.016s    0.031s    0.5x     10x       0.023s  2.1e-05  2.2e-04  working-set (2)
-    refused: diabetes classes, C = 1000, sigma                     sigma 1         0.068s    4.3x    0.030s    0.016s    1.9x     10x       0.008s  9.3e-09  6.9e-07  working-set (2)
-    refused: make_classification(5000), C = 100                    seed 0          3.631s    5.3x    3.631s    0.690s    5.3x     10x       0.322s  1.3e-06  6.5e-06  working-set (29)
-    refused: make_classification(5000), C = 100                    seed 1          8.171s    3.0x    8.171s    2.766s    3.0x     10x       2.294s  8.5e-06  2.7e-05  working-set (82)
-    refused: make_classification(5000), C = 100                    seed 2          5.279s    4.1x    5.279s    1.287s    4.1x     10x       0.663s  7.8e-06  2.3e-05  working-set (30)
-    refused: SVR diabetes, C = 100, sigma                          sigma 2.24      0.224s   10.7x    0.202s    0.021s    9.7x     10x       0.012s  4.2e-06  4.0e-05  working-set (13)
-    refused: SVR diabetes, C = 100, sigma                          sigma 1         0.140s    7.8x    0.105s    0.018s    5.9x     10x       0.012s  1.9e-07  5.6e-06  working-set (2)
-    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 2.24      0.168s    0.9x    0.137s    0.184s    0.7x     10x       0.104s  3.7e-05  2.3e-05  working-set (2)
-    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 1         0.091s    3.7x    0.070s    0.025s    2.9x     10x       0.023s  8.3e-08  3.1e-07  working-set (2)
-    full rank, n = 10000                                           seed 0         36.278s    2.9x   36.278s   12.379s    2.9x      2x!     12.974s  2.3e-06  1.2e-06  working-set (419)
-    full rank, n = 10000                                           seed 1         19.375s    2.7x   19.375s    7.279s    2.7x      2x!      7.507s  2.8e-06  1.2e-06  working-set (418)
-    full rank, n = 10000                                           seed 2         18.964s    3.0x   18.964s    6.377s    3.0x      2x!      7.116s  2.2e-06  1.3e-06  working-set (387)
+    full rank, n = 2000                                            seed 0          2.936s    5.6x    2.936s    0.526s    5.6x      5x!      0.368s  4.3e-08  3.4e-08  working-set (3)
+    full rank, n = 2000                                            seed 1          2.593s    3.9x    2.593s    0.660s    3.9x      5x       0.305s  3.5e-08  2.7e-08  working-set (3)
+    full rank, n = 2000                                            seed 2          2.079s    4.0x    2.147s    0.514s    4.2x      5x       0.320s  4.1e-08  3.1e-08  working-set (3)
+    moons, noise 0.2, n = 5000                                     seed 0          0.806s    3.5x    0.533s    0.228s    2.3x      4x       0.214s  9.8e-05  2.5e-06  working-set (13)
+    moons, noise 0.2, n = 5000                                     seed 1          0.599s    3.4x    0.452s    0.177s    2.6x      4x       0.299s  2.1e-05  1.3e-06  working-set (14)
+    moons, noise 0.2, n = 5000                                     seed 2          0.594s    2.9x    0.576s    0.206s    2.8x      4x       0.160s  3.4e-05  1.4e-06  working-set (13)
+    moons, noise 0.3, n = 5000                                     seed 0          1.409s    4.5x    1.100s    0.314s    3.5x      4x       0.361s  4.1e-04  2.4e-06  working-set (37)
+    moons, noise 0.3, n = 5000                                     seed 1          1.324s    5.2x    1.219s    0.257s    4.7x      4x!      0.258s  1.9e-04  2.5e-06  working-set (44)
+    moons, noise 0.3, n = 5000                                     seed 2          1.423s    5.1x    1.325s    0.280s    4.7x      4x!      0.262s  1.7e-03  3.2e-06  working-set (37)
+    breast cancer, C = 1e6, sigma                                  sigma 3.87      0.080s    6.6x    0.046s    0.012s    3.8x      5x       0.011s  3.1e-10  1.2e-05  working-set (2)
+    breast cancer, C = 1e6, sigma                                  sigma 3         0.075s    5.9x    0.052s    0.013s    4.0x      5x       0.007s  2.5e-11  3.0e-06  working-set (3)
+    breast cancer, C = 1e6, sigma                                  sigma 1         0.096s    3.5x    0.075s    0.027s    2.7x      5x       0.021s  4.7e-14  2.1e-08  working-set (2)
+    breast cancer, C = 1e6, sigma                                  sigma 0.3       0.111s    2.3x    0.080s    0.048s    1.7x      5x       0.043s  5.9e-15  5.9e-09  working-set (2)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 0          3.306s    2.4x    3.306s    1.390s    2.4x     10x       0.674s  8.3e-02  3.2e-02  working-set (79)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 1          3.633s    1.5x    3.633s    2.373s    1.5x     10x       0.951s  3.1e-01  6.8e-02  working-set (98)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 2          4.477s    1.5x    4.477s    2.903s    1.5x     10x       0.967s  4.7e-01  4.0e-02  working-set (118)
+    refused: diabetes classes, C = 100, sigma                      sigma 2.24      0.092s    1.7x    0.060s    0.055s    1.1x     10x       0.027s  1.8e-05  3.6e-05  working-set (2)
+    refused: diabetes classes, C = 100, sigma                      sigma 1         0.096s    4.0x    0.060s    0.024s    2.5x     10x       0.021s  9.3e-08  6.9e-07  working-set (2)
+    refused: diabetes classes, C = 1000, sigma                     sigma 2.24      0.108s    1.5x    0.061s    0.073s    0.8x     10x       0.054s  2.1e-05  2.2e-04  working-set (2)
+    refused: diabetes classes, C = 1000, sigma                     sigma 1         0.128s    5.3x    0.057s    0.024s    2.4x     10x       0.010s  9.3e-09  6.9e-07  working-set (2)
+    refused: make_classification(5000), C = 100                    seed 0          3.904s    6.4x    3.904s    0.607s    6.4x     10x       0.386s  1.3e-06  6.5e-06  working-set (29)
+    refused: make_classification(5000), C = 100                    seed 1          9.323s    2.8x    9.323s    3.353s    2.8x     10x       1.656s  8.5e-06  2.7e-05  working-set (82)
+    refused: make_classification(5000), C = 100                    seed 2          7.310s    4.5x    7.310s    1.612s    4.5x     10x       1.144s  7.8e-06  2.3e-05  working-set (30)
+    refused: SVR diabetes, C = 100, sigma                          sigma 2.24      0.254s   10.3x    0.218s    0.025s    8.8x     10x       0.016s  4.2e-06  4.0e-05  working-set (13)
+    refused: SVR diabetes, C = 100, sigma                          sigma 1         0.172s    6.5x    0.125s    0.027s    4.7x     10x       0.021s  1.9e-07  5.6e-06  working-set (2)
+    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 2.24      0.174s    1.0x    0.141s    0.175s    0.8x     10x       0.112s  3.7e-05  2.3e-05  working-set (2)
+    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 1         0.086s    3.7x    0.047s    0.023s    2.0x     10x       0.016s  8.3e-08  3.1e-07  working-set (2)
+    full rank, n = 10000                                           seed 0         36.335s    3.6x   36.335s   10.101s    3.6x      2x!     11.624s  2.3e-06  1.2e-06  working-set (419)
+    full rank, n = 10000                                           seed 1         35.578s    3.0x   35.578s   11.723s    3.0x      2x!      8.524s  2.8e-06  1.2e-06  working-set (418)
+    full rank, n = 10000                                           seed 2         19.520s    2.4x   19.520s    8.081s    2.4x      2x!      7.937s  2.2e-06  1.3e-06  working-set (387)
 
-Not measured again: n = 20000 and the memory (the path those fits take is
-unchanged; each row costs about 15 minutes on this machine).  From the run
-of 06:01, when the timed fit was the first in its process (the ``1st fit``
-column above), load average 6 to 9::
+Not measured again: n = 20000 and the memory (about 15 minutes a row on
+this machine).  The steps of a fit are unchanged by this version, so the
+memory is too.  From the run of 06:01, with the code before it, when the
+timed fit was the first in its process, load average 6 to 9::
 
     case                                                           variant        kernlab    LIBSVM   ratio  target
     full rank, n = 20000                                           seed 0         81.370s   50.945s    1.6x      1x!
@@ -96,60 +99,84 @@ column above), load average 6 to 9::
 
     full rank, n = 20000, seed 0: fit 86.6 s (working-set), peak RSS 0.49 GiB (limit 2 GiB)
 
-The run of 06:41 (load average 2 to 4) timed only the first fit in each
-process, 200-point warm-up aside: full rank at n = 2000 3.8x to 4.3x; moons
-at noise 0.2 2.5x to 3.1x and at noise 0.3 3.4x, 5.7x, 5.8x; breast cancer
-at C = 1e6 7.0x, 6.5x, 3.5x, 2.2x (sigma sqrt(15), 3, 1, 0.3); the cases
-kernlab used to refuse 0.9x to 6.6x, but SVR on unscaled diabetes targets at
-sigma sqrt(5), 10.6x.
+The version before this one, measured at 09:01 and 09:12 the same day (load
+average 5 to 9), for the rows that missed their targets: full rank n = 2000
+seed 0 5.3x; moons at noise 0.3 3.4x, 5.8x, 6.4x (seeds 0, 1, 2); breast
+cancer at C = 1e6 and sigma 3 10.4x first fit, 6.5x compiled, and at sigma
+sqrt(15) 6.4x and 4.4x; SVR on unscaled diabetes targets at sigma sqrt(5)
+10.7x and 9.7x; full rank n = 10000 2.9x, 2.7x, 3.0x.  A run at 06:41 (load
+average 2 to 4) had full rank n = 2000 at 3.8x to 4.3x.
 
-Against the targets:
+What this version changed, measured on one fit each of the old and the new
+code in one session (the same steps; on five of the cases above the same
+dual coefficients, to 1e-11):
 
-* full-rank 20-feature data, n = 2000 (<= 5x): 3.7x and 5.0x on seeds 1
-  and 2, 5.3x on seed 0 in this run (3.8x to 4.3x at 06:41): at the target,
-  missed on one seed here.  Three steps, then one polish of about 1700 free
-  multipliers (five Cholesky factors of that order) ends it.
-* n = 10000 (<= 2x): 2.7x to 3.0x, missed.  About 6800 multipliers are
-  free, above ``POLISH_MAX``: about 420 working-set steps of 128 points do
-  all the work.  A profile of one fit (seed 0): CVXPY 43% of the time
-  (Clarabel's solve 16%, its set-up 6%, CVXPY's ``apply_parameters`` 9%,
-  the rest CVXPY's own Python), choosing the sets 31% (the kernel rows
-  ``K[low, up]`` 14%, the second-order gains 16%), the rest of a step 13%.
-  A polish of all 6800 free multipliers was tried (``POLISH_MAX`` raised to
-  9000): it settled in 6 rounds after 59 steps instead of 420, but each
-  round is a Cholesky factor of order 6800 (7.9 s on one thread and 17.7 s
-  on two, on the busy machine) and the block of K it needs (3 s): the fit
-  took 77 s against LIBSVM's 16.6 s (4.7x, against about 3x with the steps
-  alone), with a peak of 1.46 GiB.  Without an update of the factor from
-  round to round (3809, 891, 198, 17, 1 and 0 multipliers changed sets),
-  the polish does not pay at this size.
-* n = 20000 (<= 1x): 1.6x and 1.7x (06:01), missed (720-830 steps).  The
-  free multipliers were not counted; if they grow with n as at 10000 (about
-  13000), one dense factor of them would take 1.3 GiB and, by the round
-  times above, about 8 times as long as at n = 10000.  Peak memory 0.49 GiB
-  (limit 2 GiB), met.
-* two moons, n = 5000 (<= 4x): 2.4x to 4.0x at noise 0.2; at noise 0.3
-  3.4x, 5.8x and 6.4x, missed on two seeds of three (37-44 steps).  About
-  a third of such a fit is one polish that gives up: tried at the stop
-  Delta = 1 with 17 free multipliers, its first round frees 937 more, and
-  the second computes their 954 columns of K (0.74 s on the busy machine)
-  before 2423 multipliers change sets.  A polish that gives up is cut
-  short when the free multipliers leaving the box already show it diverging
-  (before any column is computed), but here the releases are what diverge,
-  and those need the columns: 60-100 columns fewer per fit, not a
-  measurable time.
+* full rank, n = 10000, seed 0, profiled at load average 2: choosing the
+  sets took 2.5 s of 9.4 s before and 1.4 s of 6.3 s after.  The gains
+  ``(v_i - v_j)^2 / (K_ii + K_jj - 2 K_ij)`` were formed as a (|low|, 64)
+  array and read a column per i (a strided read of 7000 numbers, 64 times
+  a step); they are now one row per i, computed in place.  Only the points
+  of low below the largest v_i are considered (the others gain nothing):
+  a median of 6800 of 8400, a small saving.  The step gathered the q rows of
+  the working set from its (n, q) columns (3 ms a step at n = 10000, a page
+  per entry); the block of K is now kept slot by slot, the new points'
+  rows computed before the columns' thread starts.  Process CPU time of
+  the fit: 9.3 s before, 8.0 s after (wall 11.7 s and 9.4 s at load
+  average 4; LIBSVM 3.6 s of CPU); seed 1, 10.8 s and 9.6 s (load average
+  9.6; LIBSVM 3.5 s).
+* full rank, n = 2000, seed 0 (K in memory): 0.68 s of CPU before, 0.51 s
+  after (LIBSVM 0.11 s).
+* two moons at noise 0.3: seed 2, 0.58 s of CPU before and 0.44 s after in
+  one pair of runs, but no difference in two earlier pairs (0.44-0.53 s
+  against 0.42-0.74 s, seeds 1 and 2): within the noise of single fits.
+  Breast cancer at C = 1e6 was not compared.
+
+Where the time goes now (full rank, n = 10000, seed 0, line profiles of two
+fits of about 6.3 s):
+CVXPY's solves of the subproblems 3.5 s (8.3 ms a step: Clarabel's solve
+about 4 ms, its set-up 1.5 ms, CVXPY's ``apply_parameters`` 2 ms), choosing
+the sets 1.4 s (the kernel rows ``K[ups, low]`` 0.7 s, the gains 0.5 s), the
+rest of the steps 1.2 s; the columns' thread computes 36000 of the 40000
+columns asked for (the 256 MB store holds 3355 of the 6800 free points').
+Tried and not kept: a sparse CVXPY parameter for R instead of the scatter
+of its triangle (no faster a solve), Clarabel's faer solver, no
+equilibration, looser tolerances (no faster at q = 64 or 128); a polish
+round that estimates its releases from about 1000 of the bound multipliers
+before computing the moved columns (two moons at noise 0.3: it cut the
+diverging rounds at Delta near 1 short, 620-1100 columns of K fewer, but
+the CPU time of the fits moved by less than their noise).
+
+Against the targets (this run):
+
+* full-rank 20-feature data, n = 2000 (<= 5x): 3.9x and 4.2x on seeds 1 and
+  2, 5.6x on seed 0: missed on one seed here, met at 06:41.  Three steps,
+  then one polish of about 1700 free multipliers (five Cholesky factors)
+  ends it.
+* n = 10000 (<= 2x): 3.6x, 3.0x, 2.4x at load average 7 to 9, missed.  The
+  fit's CPU time fell by 13%, but at this load kernlab's second thread (the
+  kernel columns, computed while CVXPY solves) gets little of a core, and
+  the ratio did not improve on the run of 09:12 (2.7x to 3.0x).  About 6800
+  multipliers are free, above ``POLISH_MAX``: 390-420 working-set steps of
+  128 points do all the work.  A polish of all 6800 (tried in an earlier
+  version) took 77 s against LIBSVM's 16.6 s: six Cholesky factors of order
+  6800 without an update from round to round.
+* n = 20000 (<= 1x): not measured again; 1.6x and 1.7x at 06:01, missed.
+  Peak memory 0.49 GiB (limit 2 GiB), met.
+* two moons, n = 5000 (<= 4x): 2.3x to 2.8x at noise 0.2; at noise 0.3 3.5x,
+  4.7x and 4.7x with the subproblems compiled (4.5x to 5.2x for the first
+  fit), missed on two seeds of three.  A third of such a fit is polishes
+  that give up (at Delta near 1 their first round frees 600-1100
+  multipliers and the second moves 2400-3000).
 * standardised breast cancer at C = 1e6 (<= 5x): with the subproblems
-  compiled, 4.4x and 6.5x at the two widest kernels (sigma sqrt(15) and 3),
-  2.6x and 1.4x at sigma 1 and 0.3; the first fit in a process, which
-  compiles the subproblem of 64 points (15-30 ms), 6.4x and 10.4x.  Missed
-  at sigma 3 in this run.  LIBSVM takes 4-9 ms; kernlab's two or three
-  CVXPY solves of 64 points cost about 6.6 ms each (Clarabel's solve 1 ms,
-  its set-up 1 ms, the rest CVXPY's parameter handling), and its polish
-  takes ten rounds from Delta = 4.2 (about 10 ms).
-* the cases kernlab used to refuse (<= 10x): 0.5x to 9.7x with the
+  compiled 3.8x, 4.0x, 2.7x, 1.7x (sigma sqrt(15), 3, 1, 0.3), met; the
+  first fit in a process, which compiles the subproblems of 64 points, 6.6x
+  and 5.9x at the two widest kernels, missed.  LIBSVM took 12-13 ms here;
+  kernlab's two or three CVXPY solves of 64 points cost 4-5 ms each
+  (Clarabel's solve 1 ms of it), its polish 7 ms.
+* the cases kernlab used to refuse (<= 10x): 0.8x to 8.8x with the
   subproblems compiled, met; the first fit of SVR on unscaled diabetes
-  targets at sigma sqrt(5), 10.7x (13 steps and five polishes, four of
-  which give up).
+  targets at sigma sqrt(5) 10.3x (13 steps and five polishes, four of which
+  give up), missed by a little.
 """
 
 import argparse

@@ -739,6 +739,67 @@ def test_first_working_set_pairs_the_worst_classified_points_by_second_order():
     assert not set(added.tolist()) & set(support.tolist())
 
 
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_working_set_steps_see_the_exact_block_of_k(in_memory):
+    """Each step's subproblem uses K[B][:, B] of its set, kept slot by slot from the last
+    step and completed with the new points' rows, whether K is in memory or its columns are
+    computed; and the two take the same steps (two moons at C = 1000, 60 steps)."""
+    from kernlab._columns import Gram
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = make_moons(400, noise=0.3, random_state=0)
+    t = np.where(y == 1, 1.0, -1.0)
+    kernel = Gaussian(sigma=0.5)
+    K = kernel(X)
+    gram = Gram(kernel, X)
+    gram = gram.dense() if in_memory else gram.cached(8 * 400 * 100)
+    seen = []
+
+    def check(step):
+        B = step.working_set
+        block = dual._K_BB[:len(B), :len(B)]
+        assert np.allclose(block, K[np.ix_(B, B)], rtol=0, atol=1e-14)
+        seen.append((B.copy(), step.violation))
+
+    dual = WorkingSetDual(gram, t, C=1000.0, q=16, callback=check)
+    dual.run(eps=0.0, max_steps=60)
+    assert len(seen) == 60 and len({tuple(B) for B, _ in seen}) > 30
+    reference = []
+    other = WorkingSetDual(Gram(kernel, X).dense() if not in_memory else Gram(kernel, X),
+                           t, C=1000.0, q=16,
+                           callback=lambda s: reference.append((s.working_set, s.violation)))
+    other.run(eps=0.0, max_steps=60)
+    for (B, gap), (B_ref, gap_ref) in zip(seen, reference):
+        assert np.array_equal(B, B_ref)
+        assert gap == pytest.approx(gap_ref, rel=1e-8, abs=1e-10)
+
+
+def test_second_order_pairs_mid_run_follow_the_formula_over_all_of_low():
+    """Mid-run (after 20 steps on two moons at C = 1000), each i is paired with the point
+    j of low, not taken yet, of largest (v_i - v_j)^2 / (K_ii + K_jj - 2 K_ij) over all of
+    low with v_j < v_i, as a direct evaluation of the formula finds it."""
+    from kernlab._columns import Gram
+    from kernlab._working_set import WorkingSetDual
+
+    X, y = make_moons(400, noise=0.3, random_state=0)
+    t = np.where(y == 1, 1.0, -1.0)
+    kernel = Gaussian(sigma=0.5)
+    K = kernel(X)
+    for gram in (Gram(kernel, X), Gram(kernel, X).dense()):
+        dual = WorkingSetDual(gram, t, C=1000.0, q=16)
+        dual.run(eps=0.0, max_steps=20)
+        _, v, up, low = dual.violation()
+        chosen = dual._second_order(v, up, low, 16)
+        ups = chosen[::2]  # i, j, i, j, ...: no j was refused here
+        assert set(chosen[1::2].tolist()).isdisjoint(ups.tolist())
+        taken = set()
+        for i, j in zip(chosen[::2], chosen[1::2]):
+            lows = [k for k in np.flatnonzero(low) if v[k] < v[i] and k not in taken]
+            gains = [(v[i] - v[k]) ** 2 / max(2.0 - 2.0 * K[i, k], 1e-12) for k in lows]
+            assert j == lows[int(np.argmax(gains))]
+            taken.add(j)
+
+
 def test_large_supports_keep_the_free_multipliers_of_the_last_set():
     """Once the support outgrows a set, the set's free multipliers are kept (at most a
     quarter of a set): sets of the most violating points alone zigzag (two moons at
