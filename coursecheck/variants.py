@@ -43,7 +43,7 @@ from .parts import get_parts, problem_module
 __all__ = ["Variation", "Variant", "variation", "variant_seed", "draw_variant", "bind",
            "bind_parts", "current_student", "set_student", "variant", "student_variant",
            "identity_file", "valid_student",
-           "EXAMPLE", "VARIANT_CELL", "CODE_PATTERN", "plain"]
+           "EXAMPLE", "VARIANT_CELL", "CODE_PATTERN", "plain", "outside"]
 
 #: The grade id of the locked cell that loads the variant in a problem set.
 VARIANT_CELL = "variant"
@@ -75,6 +75,14 @@ class Variant:
     student: str
     label: str
     params: dict
+
+
+def outside(name, value, low, high):
+    """None when ``value`` is a float in ``[low, high]``, else a message naming
+    ``name`` (for a :class:`Variation`'s ``check``)."""
+    if isinstance(value, float) and low <= value <= high:
+        return None
+    return f"{name} = {value!r} must be a number in [{low}, {high}]"
 
 
 def plain(value, _where="the variant"):

@@ -15,8 +15,8 @@ is the student's variant (``VARIANT``).
 import numpy as np
 
 import kernlab
-from coursecheck.parts import Case, Part, allclose, float_array
-from coursecheck.variants import Variation
+from coursecheck.parts import Case, Part, allclose, float_array, log_uniform
+from coursecheck.variants import Variation, outside
 
 __all__ = ["PARTS", "VARIANT"]
 
@@ -63,14 +63,15 @@ MAX_CONDITION = 1e4
 
 def _draw(rng):
     """One variant: the width sigma of the Gaussian kernel of parts 1, 2 and 4."""
-    return {"sigma": round(float(np.exp(rng.uniform(np.log(SIGMA_LOW), np.log(SIGMA_HIGH)))), 2)}
+    return {"sigma": round(log_uniform(rng, SIGMA_LOW, SIGMA_HIGH), 2)}
 
 
 def _holds(v):
     """None when sigma is in its range and every projection case's K_ZZ is well conditioned."""
     sigma = v["sigma"]
-    if not (isinstance(sigma, float) and SIGMA_LOW <= sigma <= SIGMA_HIGH):
-        return f"sigma = {sigma!r} must be a number in [{SIGMA_LOW}, {SIGMA_HIGH}]"
+    problem = outside("sigma", sigma, SIGMA_LOW, SIGMA_HIGH)
+    if problem:
+        return problem
     for case in _project_public(v):
         _, _, Z = case.args
         condition = float(np.linalg.cond(kernlab.Gaussian(sigma=sigma)(Z)))

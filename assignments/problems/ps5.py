@@ -28,7 +28,7 @@ import numpy as np
 
 import kernlab
 from coursecheck.parts import Case, Part, public_answers, allclose, float_array, log_uniform
-from coursecheck.variants import Variation
+from coursecheck.variants import Variation, outside
 
 __all__ = ["PARTS", "VARIANT", "dual_objective", "hinge_objective", "free_tolerance"]
 
@@ -260,15 +260,12 @@ SIGMA_LOW, SIGMA_HIGH = 0.5, 2.0
 
 def _draw(rng):
     """One variant: the width sigma of the Gaussian kernel of part 4."""
-    return {"sigma": round(float(np.exp(rng.uniform(np.log(SIGMA_LOW), np.log(SIGMA_HIGH)))), 2)}
+    return {"sigma": round(log_uniform(rng, SIGMA_LOW, SIGMA_HIGH), 2)}
 
 
 def _holds(v):
     """None when sigma is a width in its range."""
-    sigma = v["sigma"]
-    if not (isinstance(sigma, float) and SIGMA_LOW <= sigma <= SIGMA_HIGH):
-        return f"sigma = {sigma!r} must be a number in [{SIGMA_LOW}, {SIGMA_HIGH}]"
-    return None
+    return outside("sigma", v["sigma"], SIGMA_LOW, SIGMA_HIGH)
 
 
 VARIANT = Variation(draw=_draw, check=_holds)
