@@ -138,8 +138,8 @@ def _parse(source):
 class Material:
     """One submission's compared material: its code in normal form, the words of
     its written answers, what the bounds cut (``notes``), and why it is flagged
-    on its own (``flags``: code no comparison reads: built from data, handed in
-    compiled, a module in an encoding only Python should read, or modules the
+    on its own (``flags``: code no comparison reads: code its parts ran that it
+    did not hand in as source, built from data, handed in compiled, a module in an encoding only Python should read, or modules the
     bounds left out)."""
 
     student: str
@@ -377,15 +377,20 @@ def boilerplate(scaffold, check):
     return np.array(sorted(_fingerprint(scaffold.code, check).hashes), dtype=np.int64)
 
 
-def material_of(student, cells, scaffold, check, boiler, *, omitted=0):
+def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitted=()):
     """The :class:`Material` of ``student``'s submission, whose cells are ``cells``
     (each with ``cell_type`` and ``source``, in notebook order; a record's
     :class:`~coursegrader.record.AnswerCode`); ``boiler``: :func:`boilerplate`;
     ``omitted``: bytes of the cells the record did not keep (a module's are
-    read from the module's own answer)."""
+    read from the module's own answer); ``unsubmitted``: the code its parts ran
+    that it did not hand in as source, as the record keeps it
+    (:class:`~coursegrader.record.UnsubmittedCode`), which flags it."""
     notes = [f"{_kb(omitted)} of its cells beyond what the record keeps not compared"
              ] if omitted else []
     flags = []
+    if unsubmitted:
+        flags.append("ran code it did not hand in as source: "
+                     + "; ".join(f"{u.part}: {u.how}" for u in unsubmitted)[:500])
     modules = [c for c in cells if c.cell_type == MODULE]
     module_omitted = sum(c.omitted for c in modules)
     if module_omitted:

@@ -1,0 +1,164 @@
+"""Whether a part's process runs code the submission did not hand in as source.
+
+Every piece of Python a process runs was compiled from source text, loaded
+compiled, or built by hand, and each of these raises an audit event before
+it happens: ``compile`` (for ``compile``, ``exec`` and ``eval`` of text,
+``ast.parse``, and the import of a ``.py`` file without a cached ``.pyc``),
+``marshal.loads`` / ``marshal.load`` (for every ``.pyc`` an import reads, and
+for any other compiled code) and ``code.__new__`` (``types.CodeType``,
+``code.replace``).  :func:`watch` installs the hook that judges each of them
+against what the grader handed the process, so no list of the libraries
+that run code (``code``, ``codeop``, ``timeit``, ``cProfile``, ``doctest``,
+``pdb``, ``pickle``, ...) is needed: whatever runs it, it goes through one of
+these events.
+
+A compile counts (it is code not handed in) unless
+
+* its text is one of the submission's own: a code cell the grader sent, or a
+  file handed in beside the notebook, byte for byte;
+* it names a regular file under a folder of the import path as it was when
+  the hook was installed (the installed packages and the standard library,
+  never the submission's folders) and its text is that file's: the import of
+  an installed module from its source;
+* it is the standard library generating code from names it checks are
+  identifiers: :func:`collections.namedtuple`, and the methods of a
+  :mod:`dataclasses` class whose fields are all named by identifiers.
+
+Compiled code counts unless it is an import of a ``.pyc`` file outside the
+submission's folders, read by the standard import system; a code object built
+by hand always counts.  Each one that counts is handed to ``report``, which
+must either record it where the process cannot take it back or raise, so
+that it does not run.
+"""
+
+import collections
+import dataclasses
+import os
+import sys
+
+__all__ = ["watch"]
+
+_IMPORT_SYSTEM = "<frozen importlib._bootstrap_external>"
+
+
+def _under(path, roots):
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+def _text_bytes(source):
+    if isinstance(source, str):
+        return source.encode("utf-8", "surrogatepass")
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    return None
+
+
+def _identifiers(names):
+    return all(type(n) is str and n.isidentifier() for n in names)
+
+
+def watch(sources, own_dirs, report):
+    """Install the audit hook (permanent for the life of the process).
+
+    ``sources``: the texts handed in (the code cells as sent, the modules'
+    bytes), read before any student code runs; ``own_dirs``: the folders
+    that hold the submission's files or that the process can write;
+    ``report(description)`` is called for each piece of code that was not
+    handed in (``description`` says which event, through which module), before
+    it runs.
+    """
+    known = frozenset(b for b in map(_text_bytes, sources) if b is not None)
+    own_dirs = tuple(os.path.realpath(d) for d in own_dirs)
+    installed = tuple(p for p in (os.path.realpath(d) for d in sys.path if d)
+                      if os.path.isdir(p) and not _under(p, own_dirs)
+                      and not any(_under(d, (p,)) for d in own_dirs))
+    namedtuple_code = collections.namedtuple.__code__
+    create_fn_code = dataclasses._create_fn.__code__
+    process_class_code = dataclasses._process_class.__code__
+    import importlib._bootstrap_external as external
+    compile_bytecode_code = external._compile_bytecode.__code__
+    get_code_codes = (external.SourceLoader.get_code.__code__,
+                      external.SourcelessFileLoader.get_code.__code__)
+    loaders = (external.SourceFileLoader, external.SourcelessFileLoader)
+    realpath, isfile, getframe = os.path.realpath, os.path.isfile, sys._getframe
+
+    def students(frame):
+        """Whether ``frame`` runs code of the submission (a cell, or a file of its own)."""
+        name = frame.f_code.co_filename
+        if name.startswith("<cell "):
+            return True
+        return not name.startswith("<") and _under(realpath(name), own_dirs)
+
+    def entry(frame):
+        """Where the code came in (``file: function``): the outermost library frame
+        the student's code called, or the student's own frame."""
+        last = frame
+        while frame is not None and not students(frame):
+            last, frame = frame, frame.f_back
+        return f"{os.path.basename(last.f_code.co_filename)}: {last.f_code.co_name}"
+
+    def file_text(filename, text):
+        """Whether ``filename`` is an installed file whose text is ``text``."""
+        if type(filename) not in (str, bytes):
+            return False
+        try:
+            path = realpath(os.fsdecode(filename))
+            if _under(path, own_dirs) or not _under(path, installed) or not isfile(path):
+                return False
+            with open(path, "rb") as f:
+                return f.read(len(text) + 1) == text
+        except (OSError, ValueError):
+            return False
+
+    def generated(frame):
+        """Whether ``frame`` is the standard library generating code from identifiers."""
+        code = frame.f_code
+        if code is namedtuple_code:
+            return True     # it checks every name is an identifier before generating
+        if code is not create_fn_code:
+            return False
+        up = frame.f_back
+        while up is not None and up.f_code is not process_class_code:
+            up = up.f_back
+        if up is None:
+            return False
+        cls = up.f_locals.get("cls")
+        annotations = getattr(cls, "__dict__", {}).get("__annotations__", {})
+        return isinstance(annotations, dict) and _identifiers(annotations)
+
+    def imported_pyc(frame):
+        """Whether ``frame`` (the caller of marshal.loads) is the import system
+        reading a ``.pyc`` file outside the submission."""
+        if frame.f_code is not compile_bytecode_code:
+            return False
+        up = frame.f_back
+        if up is None or up.f_code not in get_code_codes:
+            return False
+        loader = up.f_locals.get("self")
+        if type(loader) not in loaders or "get_data" in vars(loader) \
+                or type(loader).get_data is not external.FileLoader.get_data:
+            return False
+        path = getattr(loader, "path", None)
+        return type(path) is str and _under(realpath(path), installed) \
+            and not _under(realpath(path), own_dirs)
+
+    def hook(event, args):
+        if event == "compile":
+            frame = getframe(1)
+            source, filename = args[0], args[1]
+            text = _text_bytes(source)
+            if text is not None and (text in known or file_text(filename, text)):
+                return
+            if generated(frame):
+                return
+            what = "source text compiled" if text is not None else "a syntax tree compiled"
+            report(f"{what} ({entry(frame)})")
+        elif event in ("marshal.loads", "marshal.load"):
+            frame = getframe(1)
+            if event == "marshal.loads" and imported_pyc(frame):
+                return
+            report(f"compiled code loaded ({entry(frame)})")
+        elif event == "code.__new__":
+            report(f"a code object built by hand ({entry(getframe(1))})")
+
+    sys.addaudithook(hook)
