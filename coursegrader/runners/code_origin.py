@@ -15,14 +15,24 @@ these events.
 A compile counts (it is code not handed in) unless
 
 * its text is one of the submission's own: a code cell the grader sent, or a
-  file handed in beside the notebook, byte for byte;
+  file handed in beside the notebook, byte for byte; or a string written out
+  in one of them (``exec("x = 1")``, which the similarity check reads as
+  written out too);
 * it names a regular file under a folder of the import path as it was when
   the hook was installed (the installed packages and the standard library,
   never the submission's folders) and its text is that file's: the import of
   an installed module from its source;
 * it is the standard library generating code from names it checks are
   identifiers: :func:`collections.namedtuple`, and the methods of a
-  :mod:`dataclasses` class whose fields are all named by identifiers.
+  :mod:`dataclasses` class whose fields are all named by identifiers;
+* it happens while an installed module runs its own code at import (scipy
+  generates ``from numpy import *`` for its array API, say): the module's
+  code is the one the standard import system loaded from that installed file;
+* it is :class:`timeit.Timer` compiling its template around statements that
+  are functions or strings written out in the submission (``timeit.timeit("f(X)")``);
+* it is :class:`typing.ForwardRef` compiling a type written as text (an
+  annotation in quotes, numpy's among them) that is only names, dots,
+  subscripts and ``|``: no call, so no code of its own.
 
 Compiled code counts unless it is an import of a ``.pyc`` file outside the
 submission's folders, read by the standard import system; a code object built
@@ -31,10 +41,14 @@ must either record it where the process cannot take it back or raise, so
 that it does not run.
 """
 
+import ast
 import collections
 import dataclasses
 import os
+import re
 import sys
+import timeit
+import typing
 
 __all__ = ["watch"]
 
@@ -53,6 +67,32 @@ def _text_bytes(source):
     return None
 
 
+#: A type written as text that calls nothing: ``"np.ndarray"``, ``"dict[str, int] | None"``.
+_TYPE_TEXT = re.compile(r"[\w.\[\], |'\"]*")
+
+
+def _literals(sources):
+    """The strings written out in ``sources`` (texts, as bytes), as UTF-8 bytes."""
+    found = set()
+    for text in sources:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        found.update(n.value.encode("utf-8", "surrogatepass") for n in ast.walk(tree)
+                     if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    return frozenset(found)
+
+
+def _found(cls, name):
+    """``cls``'s attribute ``name`` as its classes hold it, without running any
+    descriptor (something put there could run code)."""
+    for k in cls.__mro__:
+        if name in k.__dict__:
+            return k.__dict__[name]
+    return None
+
+
 def _identifiers(names):
     return all(type(n) is str and n.isidentifier() for n in names)
 
@@ -68,6 +108,8 @@ def watch(sources, own_dirs, report):
     it runs.
     """
     known = frozenset(b for b in map(_text_bytes, sources) if b is not None)
+    literals = _literals(known)
+    timer_code = timeit.Timer.__init__.__code__
     own_dirs = tuple(os.path.realpath(d) for d in own_dirs)
     installed = tuple(p for p in (os.path.realpath(d) for d in sys.path if d)
                       if os.path.isdir(p) and not _under(p, own_dirs)
@@ -75,11 +117,16 @@ def watch(sources, own_dirs, report):
     namedtuple_code = collections.namedtuple.__code__
     create_fn_code = dataclasses._create_fn.__code__
     process_class_code = dataclasses._process_class.__code__
+    forward_ref_code = typing.ForwardRef.__init__.__code__
     import importlib._bootstrap_external as external
     compile_bytecode_code = external._compile_bytecode.__code__
     get_code_codes = (external.SourceLoader.get_code.__code__,
                       external.SourcelessFileLoader.get_code.__code__)
+    get_codes = (external.SourceLoader.get_code, external.SourcelessFileLoader.get_code)
     loaders = (external.SourceFileLoader, external.SourcelessFileLoader)
+    exec_module_code = external._LoaderBasics.exec_module.__code__
+    with_frames_removed_code = external._bootstrap._call_with_frames_removed.__code__
+    get_data = external.FileLoader.get_data
     realpath, isfile, getframe = os.path.realpath, os.path.isfile, sys._getframe
 
     def students(frame):
@@ -110,11 +157,19 @@ def watch(sources, own_dirs, report):
         except (OSError, ValueError):
             return False
 
-    def generated(frame):
-        """Whether ``frame`` is the standard library generating code from identifiers."""
+    def generated(frame, text):
+        """Whether ``frame`` is the standard library compiling ``text`` it generated
+        from identifiers, or a type written as text."""
         code = frame.f_code
         if code is namedtuple_code:
             return True     # it checks every name is an identifier before generating
+        if code is timer_code:
+            return all(callable(v) or type(v) is str and (
+                v == "pass" or _text_bytes(v) in literals)         # "pass": its default
+                       for v in (frame.f_locals.get("stmt"), frame.f_locals.get("setup")))
+        if code is forward_ref_code:
+            return text is not None and _TYPE_TEXT.fullmatch(
+                text.decode("utf-8", "replace")) is not None
         if code is not create_fn_code:
             return False
         up = frame.f_back
@@ -123,8 +178,37 @@ def watch(sources, own_dirs, report):
         if up is None:
             return False
         cls = up.f_locals.get("cls")
-        annotations = getattr(cls, "__dict__", {}).get("__annotations__", {})
-        return isinstance(annotations, dict) and _identifiers(annotations)
+        if type(cls) is not type:   # a metaclass could answer differently each time
+            return False
+        annotations = cls.__dict__.get("__annotations__", {})
+        return type(annotations) is dict and _identifiers(annotations)
+
+    def standard(loader):
+        """Whether ``loader`` is the import system's own, unchanged, for a file
+        installed outside the submission."""
+        if type(loader) not in loaders:     # nothing of the student's runs in the hook
+            return False
+        path = vars(loader).get("path")
+        return not {"get_data", "get_code"} & set(vars(loader)) \
+            and _found(type(loader), "get_data") is get_data \
+            and any(_found(type(loader), "get_code") is f for f in get_codes) \
+            and type(path) is str and _under(realpath(path), installed) \
+            and not _under(realpath(path), own_dirs)
+
+    def importing_installed(frame):
+        """Whether ``frame`` runs for an installed module's own code, as the import
+        system runs it, called by no code of the submission's in between."""
+        while frame is not None and not students(frame):
+            if frame.f_code.co_name == "<module>":
+                up = frame.f_back
+                runs = up.f_back if up is not None else None
+                if up is not None and up.f_code is with_frames_removed_code \
+                        and runs is not None and runs.f_code is exec_module_code \
+                        and runs.f_locals.get("code") is frame.f_code \
+                        and standard(runs.f_locals.get("self")):
+                    return True
+            frame = frame.f_back
+        return False
 
     def imported_pyc(frame):
         """Whether ``frame`` (the caller of marshal.loads) is the import system
@@ -134,22 +218,17 @@ def watch(sources, own_dirs, report):
         up = frame.f_back
         if up is None or up.f_code not in get_code_codes:
             return False
-        loader = up.f_locals.get("self")
-        if type(loader) not in loaders or "get_data" in vars(loader) \
-                or type(loader).get_data is not external.FileLoader.get_data:
-            return False
-        path = getattr(loader, "path", None)
-        return type(path) is str and _under(realpath(path), installed) \
-            and not _under(realpath(path), own_dirs)
+        return standard(up.f_locals.get("self"))
 
     def hook(event, args):
         if event == "compile":
             frame = getframe(1)
             source, filename = args[0], args[1]
             text = _text_bytes(source)
-            if text is not None and (text in known or file_text(filename, text)):
+            if text is not None and (text in known or text in literals
+                                     or file_text(filename, text)):
                 return
-            if generated(frame):
+            if generated(frame, text) or importing_installed(frame):
                 return
             what = "source text compiled" if text is not None else "a syntax tree compiled"
             report(f"{what} ({entry(frame)})")
