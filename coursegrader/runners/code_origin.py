@@ -18,10 +18,10 @@ A compile counts (it is code not handed in) unless
   file handed in beside the notebook, byte for byte; or a string written out
   in one of them (``exec("x = 1")``, which the similarity check reads as
   written out too);
-* it names a regular file under a folder of the import path as it was when
-  the hook was installed (the installed packages and the standard library,
-  never the submission's folders) and its text is that file's: the import of
-  an installed module from its source;
+* it names a regular file outside the submission's folders, under a folder
+  of the import path as it was when the hook was installed (the installed
+  packages and the standard library) or not writable by the process, and
+  its text is that file's: the import of an installed module from its source;
 * it is the standard library generating code from names it checks are
   identifiers: :func:`collections.namedtuple`, and the methods of a
   :mod:`dataclasses` class whose fields are all named by identifiers;
@@ -44,6 +44,7 @@ that it does not run.
 import ast
 import collections
 import dataclasses
+import functools
 import os
 import re
 import sys
@@ -127,7 +128,10 @@ def watch(sources, own_dirs, report):
     exec_module_code = external._LoaderBasics.exec_module.__code__
     with_frames_removed_code = external._bootstrap._call_with_frames_removed.__code__
     get_data = external.FileLoader.get_data
-    realpath, isfile, getframe = os.path.realpath, os.path.isfile, sys._getframe
+    # a path names the same file for the part's life, but for links it made in its
+    # own folders, which count as its own whatever they point to
+    realpath = functools.lru_cache(maxsize=4096)(os.path.realpath)
+    isfile, getframe = os.path.isfile, sys._getframe
 
     def students(frame):
         """Whether ``frame`` runs code of the submission (a cell, or a file of its own)."""
@@ -144,13 +148,20 @@ def watch(sources, own_dirs, report):
             last, frame = frame, frame.f_back
         return f"{os.path.basename(last.f_code.co_filename)}: {last.f_code.co_name}"
 
+    def installed_file(path):
+        """Whether ``path`` (resolved) is a file the part did not write: outside its
+        folders, and under the import path or not writable by it (an editable
+        install, the course's own package in the sandbox, both read-only)."""
+        return not _under(path, own_dirs) and (
+            _under(path, installed) or not os.access(path, os.W_OK))
+
     def file_text(filename, text):
         """Whether ``filename`` is an installed file whose text is ``text``."""
-        if type(filename) not in (str, bytes):
+        if type(filename) is not str or filename.startswith("<"):
             return False
         try:
-            path = realpath(os.fsdecode(filename))
-            if _under(path, own_dirs) or not _under(path, installed) or not isfile(path):
+            path = realpath(filename)
+            if not installed_file(path) or not isfile(path):
                 return False
             with open(path, "rb") as f:
                 return f.read(len(text) + 1) == text
@@ -192,8 +203,7 @@ def watch(sources, own_dirs, report):
         return not {"get_data", "get_code"} & set(vars(loader)) \
             and _found(type(loader), "get_data") is get_data \
             and any(_found(type(loader), "get_code") is f for f in get_codes) \
-            and type(path) is str and _under(realpath(path), installed) \
-            and not _under(realpath(path), own_dirs)
+            and type(path) is str and installed_file(realpath(path))
 
     def importing_installed(frame):
         """Whether ``frame`` runs for an installed module's own code, as the import
@@ -225,10 +235,10 @@ def watch(sources, own_dirs, report):
             frame = getframe(1)
             source, filename = args[0], args[1]
             text = _text_bytes(source)
-            if text is not None and (text in known or text in literals
-                                     or file_text(filename, text)):
+            if text is not None and (text in known or text in literals):
                 return
-            if generated(frame, text) or importing_installed(frame):
+            if generated(frame, text) or text is not None and file_text(filename, text) \
+                    or importing_installed(frame):
                 return
             what = "source text compiled" if text is not None else "a syntax tree compiled"
             report(f"{what} ({entry(frame)})")
