@@ -19,9 +19,8 @@ Last measured (2026-11-26 at 12:57 UTC, 5 rounds, 2 cores with a load
 average of 7 from other work; medians without and with the watch): ps1
 0.001 and 0.003 s (its cells import nothing: 2 ms in all), ps2 0.382 and
 0.340 s, ps3 0.633 and 0.660 s, ps4 0.492 and 0.368 s, ps5 1.305 and 1.290 s
-(ratios 0.75 to 1.04: within the noise); nothing reported. The hook's own
-time, counted inside it on ps5: 0.03 s for 650 compiles, less than 0.25 s
-for 841 ``.pyc`` loads, before the paths it resolves were cached.
+(ratios 0.75 to 1.04: within the noise); nothing reported. ps5's cells
+raise about 650 compile and 840 ``.pyc`` load events.
 """
 
 import argparse
