@@ -15,9 +15,8 @@ these events.
 A compile counts (it is code not handed in) unless
 
 * its text is one of the submission's own: a code cell the grader sent, or a
-  file handed in beside the notebook, byte for byte; or a string written out
-  in one of them (``exec("x = 1")``, which the similarity check reads as
-  written out too);
+  file handed in beside the notebook, byte for byte (a string written out in
+  one, ``exec("...")``, is not: the similarity check reads no string);
 * it names a regular file outside the submission's folders, under a folder
   of the import path as it was when the hook was installed (the installed
   packages and the standard library) or not writable by the process, and
@@ -29,7 +28,9 @@ A compile counts (it is code not handed in) unless
   generates ``from numpy import *`` for its array API, say): the module's
   code is the one the standard import system loaded from that installed file;
 * it is :class:`timeit.Timer` compiling its template around statements that
-  are functions or strings written out in the submission (``timeit.timeit("f(X)")``);
+  are functions, or strings written out in the submission that define
+  nothing (``timeit.timeit("f(X)")``: no ``def``, ``class``, ``lambda`` or
+  ``import``);
 * it is :class:`typing.ForwardRef` compiling a type written as text (an
   annotation in quotes, numpy's among them) that is only names, dots,
   subscripts and ``|``: no call, so no code of its own.
@@ -72,16 +73,28 @@ def _text_bytes(source):
 _TYPE_TEXT = re.compile(r"[\w.\[\], |'\"]*")
 
 
-def _literals(sources):
-    """The strings written out in ``sources`` (texts, as bytes), as UTF-8 bytes."""
+_DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.Import,
+            ast.ImportFrom, ast.Global, ast.Nonlocal)
+
+
+def _statements_to_time(sources):
+    """The strings written out in ``sources`` (texts, as bytes) that are statements
+    defining nothing (``"f(X)"``, ``"y = f(X)"``), as UTF-8 bytes."""
     found = set()
     for text in sources:
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError):
             continue
-        found.update(n.value.encode("utf-8", "surrogatepass") for n in ast.walk(tree)
-                     if isinstance(n, ast.Constant) and isinstance(n.value, str))
+        for n in ast.walk(tree):
+            if not (isinstance(n, ast.Constant) and isinstance(n.value, str)):
+                continue
+            try:
+                inner = ast.parse(n.value)
+            except (SyntaxError, ValueError):
+                continue
+            if not any(isinstance(m, _DEFINES) for m in ast.walk(inner)):
+                found.add(n.value.encode("utf-8", "surrogatepass"))
     return frozenset(found)
 
 
@@ -109,7 +122,7 @@ def watch(sources, own_dirs, report):
     it runs.
     """
     known = frozenset(b for b in map(_text_bytes, sources) if b is not None)
-    literals = _literals(known)
+    timed = _statements_to_time(known)
     timer_code = timeit.Timer.__init__.__code__
     own_dirs = tuple(os.path.realpath(d) for d in own_dirs)
     installed = tuple(p for p in (os.path.realpath(d) for d in sys.path if d)
@@ -176,7 +189,7 @@ def watch(sources, own_dirs, report):
             return True     # it checks every name is an identifier before generating
         if code is timer_code:
             return all(callable(v) or type(v) is str and (
-                v == "pass" or _text_bytes(v) in literals)         # "pass": its default
+                v == "pass" or _text_bytes(v) in timed)         # "pass": its default
                        for v in (frame.f_locals.get("stmt"), frame.f_locals.get("setup")))
         if code is forward_ref_code:
             return text is not None and _TYPE_TEXT.fullmatch(
@@ -235,7 +248,7 @@ def watch(sources, own_dirs, report):
             frame = getframe(1)
             source, filename = args[0], args[1]
             text = _text_bytes(source)
-            if text is not None and (text in known or text in literals):
+            if text is not None and text in known:
                 return
             if generated(frame, text) or text is not None and file_text(filename, text) \
                     or importing_installed(frame):

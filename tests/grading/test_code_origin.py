@@ -12,6 +12,7 @@ from coursegrader.judging.judge import PartSession
 DOUBLE = "def double(xs):\n    return [2 * x for x in xs]\n"
 HEX = DOUBLE.encode().hex()
 TEXT = f"bytes.fromhex('{HEX}').decode()"
+DEFINITION = "global double\n" + DOUBLE
 
 #: name: (the cell that runs the copy, what the report must name)
 HIDDEN = {
@@ -30,6 +31,11 @@ HIDDEN = {
         f"doctest.run_docstring_examples('>>> exec(' + repr({TEXT}) + ')', globals())\n",
         "(doctest.py: run_docstring_examples)"),
     "exec": (f"exec({TEXT})\n", "source text compiled (<cell 1>: <module>)"),
+    # written out, but as a string, which the similarity check does not read
+    "exec of the copy written out": (f"exec({DOUBLE!r})\n",
+                                     "source text compiled (<cell 1>: <module>)"),
+    "timeit of a definition written out": (
+        f"import timeit\ntimeit.Timer({DEFINITION!r}, globals=globals()).timeit(1)\n", "source text compiled (timeit.py: __init__)"),
     "a file written, then imported": (
         f"open('mine.py', 'w').write({TEXT})\nfrom mine import double\n",
         "source text compiled ("),
