@@ -52,6 +52,8 @@ class PartRun:
 
 #: At most this many reports of code not handed in are kept per part.
 RAN_KEPT = 3
+#: The longest report line read as one: 200 characters, each escaped in JSON (12 bytes at most).
+RAN_BYTES = 4096
 
 
 def _receive_answer(channel, ran):
@@ -62,7 +64,7 @@ def _receive_answer(channel, ran):
         if not line.strip():
             continue
         try:
-            report = protocol.decode(line, protocol.Ran, max_bytes=1024)
+            report = protocol.decode(line, protocol.Ran, max_bytes=RAN_BYTES)
         except protocol.ProtocolError:
             return line
         if len(ran) < RAN_KEPT and report.description not in ran:

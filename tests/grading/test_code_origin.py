@@ -120,3 +120,14 @@ def test_code_does_not_run_unreported_with_the_answer_channel_closed(session):
     run = session.run([cell], "double", [([1, 2],)], timeout=30)
     ok, message = run.values[0]
     assert not ok and "double is not defined" in message, run
+
+
+def test_a_report_named_in_escaped_characters_is_still_read(session):
+    """The report names the frame the code came in from, whose file name the
+    student chose: the longest it can be is still read as a report, not as an
+    answer (which would fail a case and lose the report)."""
+    hidden = f"exec({TEXT})\n"
+    renamed = (f"exec(compile({hidden!r}, '<cell ' + '\\U0001F600' * 400 + '>', 'exec'))\n")
+    run = session.run([renamed, hidden], "double", [([1, 2],)], timeout=30)
+    assert run.values == [(True, [2, 4])], run
+    assert run.ran and "\U0001F600" in run.ran[0], run.ran
