@@ -14,9 +14,11 @@ these events.
 
 A compile counts (it is code not handed in) unless
 
-* its text is one of the submission's own: a code cell the grader sent, or a
-  file handed in beside the notebook, byte for byte (a string written out in
-  one, ``exec("...")``, is not: the similarity check reads no string);
+* its text is one of the submission's own, under its own name: a code cell
+  the grader sent (``<cell N>``), or a file handed in beside the notebook,
+  byte for byte (a string written out in one, ``exec("...")``, is not: the
+  similarity check reads no string; nor is a cell's text compiled under an
+  installed module's name, which would pass its code off as that module's);
 * it names a regular file outside the submission's folders, under a folder
   of the import path as it was when the hook was installed (the installed
   packages and the standard library) or not writable by the process, and
@@ -35,8 +37,9 @@ A compile counts (it is code not handed in) unless
   annotation in quotes, numpy's among them) that is only names, dots,
   subscripts and ``|``: no call, so no code of its own.
 
-Compiled code counts unless it is an import of a ``.pyc`` file outside the
-submission's folders, read by the standard import system; a code object built
+Compiled code counts unless it is the standard import system, unchanged,
+reading a ``.pyc`` file installed outside the submission's folders (the file
+it read, not the one it was asked for); a code object built
 by hand always counts.  Each one that counts is handed to ``report``, which
 must either record it where the process cannot take it back or raise, so
 that it does not run.
@@ -146,6 +149,16 @@ def watch(sources, own_dirs, report):
     realpath = functools.lru_cache(maxsize=4096)(os.path.realpath)
     isfile, getframe = os.path.isfile, sys._getframe
 
+    def own_name(filename):
+        """Whether ``filename`` is a name the submission's own code is compiled under:
+        a cell's (``<cell N>``, as the runner names them) or a file of its own.  Its
+        text under any other name (an installed module's, say) is not its own."""
+        if type(filename) is not str:
+            return False
+        if filename.startswith("<cell "):
+            return True
+        return not filename.startswith("<") and _under(realpath(filename), own_dirs)
+
     def students(frame):
         """Whether ``frame`` runs code of the submission (a cell, or a file of its own)."""
         name = frame.f_code.co_filename
@@ -165,7 +178,7 @@ def watch(sources, own_dirs, report):
         """Whether ``path`` (resolved) is a file the part did not write: outside its
         folders, and under the import path or not writable by it (an editable
         install, the course's own package in the sandbox, both read-only)."""
-        return not _under(path, own_dirs) and (
+        return not _under(path, own_dirs) and isfile(path) and (
             _under(path, installed) or not os.access(path, os.W_OK))
 
     def file_text(filename, text):
@@ -228,7 +241,9 @@ def watch(sources, own_dirs, report):
                 if up is not None and up.f_code is with_frames_removed_code \
                         and runs is not None and runs.f_code is exec_module_code \
                         and runs.f_locals.get("code") is frame.f_code \
-                        and standard(runs.f_locals.get("self")):
+                        and standard(runs.f_locals.get("self")) \
+                        and realpath(frame.f_code.co_filename) \
+                        == realpath(vars(runs.f_locals["self"])["path"]):
                     return True
             frame = frame.f_back
         return False
@@ -239,16 +254,18 @@ def watch(sources, own_dirs, report):
         if frame.f_code is not compile_bytecode_code:
             return False
         up = frame.f_back
-        if up is None or up.f_code not in get_code_codes:
+        if up is None or not any(up.f_code is c for c in get_code_codes):
             return False
-        return standard(up.f_locals.get("self"))
+        read = up.f_locals.get("bytecode_path" if up.f_code is get_code_codes[0] else "path")
+        return standard(up.f_locals.get("self")) and type(read) is str \
+            and installed_file(realpath(read))
 
     def hook(event, args):
         if event == "compile":
             frame = getframe(1)
             source, filename = args[0], args[1]
             text = _text_bytes(source)
-            if text is not None and text in known:
+            if text is not None and text in known and own_name(filename):
                 return
             if generated(frame, text) or text is not None and file_text(filename, text) \
                     or importing_installed(frame):
