@@ -25,6 +25,13 @@ exists in it).  Inside, where the Linux kernel offers Landlock
 (:mod:`.landlock`), the process also gives up writing outside the part's own
 folder; and an audit hook (:mod:`.audit_hook`) turns the usual attempts into
 a message that says what is not allowed.
+
+Before any student code runs, a second audit hook (:mod:`.code_origin`)
+watches every piece of code the part compiles, loads compiled or builds by
+hand, and reports on the answer channel, before it runs, each one whose text
+is not one of the cells the grader sent or the files handed in (a
+:class:`~.protocol.Ran` line): the judge keeps these in the record, and the
+similarity check flags the submission on its own.
 """
 
 import os
