@@ -86,8 +86,9 @@ def main(argv=None):
                     times[watch].append(seconds)
                     reported += said
             off, on = statistics.median(times[False]), statistics.median(times[True])
+            said = sorted(set(reported)) or "nothing"
             print(f"{ps}: {len(cells)} cells, without the watch {off:.3f} s, with it "
-                  f"{on:.3f} s (ratio {on / off:.3f}); reported: {sorted(set(reported)) or 'nothing'}")
+                  f"{on:.3f} s (ratio {on / off:.3f}); reported: {said}")
 
 
 if __name__ == "__main__":

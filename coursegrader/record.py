@@ -31,7 +31,8 @@ from typing import Optional
 from .runners.protocol import StopReason
 
 __all__ = ["Limit", "Stop", "CaseResult", "PartResult", "KernelRunResult", "AnswerCode",
-           "UnsubmittedCode", "SubmissionResult", "SUFFIX", "IGNORE", "ANSWER_BYTES", "path", "load", "attach", "attached",
+           "UnsubmittedCode", "SubmissionResult", "SUFFIX", "IGNORE", "ANSWER_BYTES", "path",
+           "load", "attach", "attached",
            "limits_hit", "now"]
 
 #: The record of notebook ``psN`` is ``psN`` + SUFFIX, beside the autograded notebook.

@@ -35,7 +35,8 @@ HIDDEN = {
     "exec of the copy written out": (f"exec({DOUBLE!r})\n",
                                      "source text compiled (<cell 1>: <module>)"),
     "timeit of a definition written out": (
-        f"import timeit\ntimeit.Timer({DEFINITION!r}, globals=globals()).timeit(1)\n", "source text compiled (timeit.py: __init__)"),
+        f"import timeit\ntimeit.Timer({DEFINITION!r}, globals=globals()).timeit(1)\n",
+        "source text compiled (timeit.py: __init__)"),
     "a file written, then imported": (
         f"open('mine.py', 'w').write({TEXT})\nfrom mine import double\n",
         "source text compiled ("),
@@ -103,7 +104,8 @@ def test_honest_work_reports_nothing(tmp_path):
              "P = namedtuple('P', 'x y')\n\nclass Q(NamedTuple):\n    a: int\n\n"
              "@dataclass(frozen=True)\nclass D:\n    lam: float = 1.0\n"
              "    xs: list = field(default_factory=list)\n\n"
-             "def double(xs: 'list[float] | None') -> 'typing.List[float]':\n    K = np.outer(xs, xs) + D().lam * np.eye(len(xs))\n"
+             "def double(xs: 'list[float] | None') -> 'typing.List[float]':\n"
+             "    K = np.outer(xs, xs) + D().lam * np.eye(len(xs))\n"
              "    scipy.linalg.cho_factor(K)\n"
              "    timeit.timeit('1 + 1', number=2)\n"
              "    return [2 * x for x in xs] if P(1, 2).x == Q(1).a == triple(1) // 3 else []\n"]
