@@ -13,7 +13,9 @@ and through them the exports), the grading log and the class report
 (:mod:`coursegrader.tools.batch`, :mod:`coursegrader.tools.report`), the
 feedback page (:class:`~coursegrader.preprocessors.title_graded_parts.TitleGradedParts`)
 and the similarity check (:mod:`coursegrader.tools.similarity`, which compares
-the cells the student wrote, as the record keeps them).  Nothing reads a log or
+the cells the student wrote, as the record keeps them, and flags on its own a
+submission whose parts ran code it did not hand in as source, as the parts'
+runner reported it: :class:`UnsubmittedCode`).  Nothing reads a log or
 a notebook to find these facts again.
 
 What a student wrote (an exception's message, say) is data here: it is never
