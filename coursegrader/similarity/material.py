@@ -270,7 +270,8 @@ _RUNNER_METHODS = frozenset({"runsource", "runcode", "push", "compile_command", 
                              "run_docstring_examples", "testsource",
                              "script_from_examples", "debug_src", "debug_script"})
 #: ...and those with a common name, only as a function of such a module
-#: (``timeit.timeit(...)``, ``from cProfile import run as r``).
+#: (``timeit.timeit(...)``, ``from cProfile import run as r``) or as a method of
+#: an object made in the call (``pdb.Pdb().run(...)``).
 _RUNNER_FUNCTIONS = frozenset({"run", "timeit", "repeat"})
 #: The keywords through which these calls take the code to run.
 _CODE_KEYWORDS = frozenset({"stmt", "setup", "source", "cmd", "statement", "src"})
@@ -314,8 +315,9 @@ def _runs_source_text(trees):
                 name = functions[f.id]      # imported from the module, under any name
             runner = name in _RUNNER_METHODS or name in _RUNNER_FUNCTIONS and (
                 isinstance(f, ast.Name) and f.id in functions
-                or isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
-                and f.value.id in modules)
+                or isinstance(f, ast.Attribute) and (
+                    isinstance(f.value, ast.Name) and f.value.id in modules
+                    or isinstance(f.value, ast.Call)))     # pdb.Pdb().run(text)
             code = n.args[:1] + [k.value for k in n.keywords if k.arg in _CODE_KEYWORDS]
             if runner and any(not isinstance(a, _NOT_TEXT) for a in code):
                 found.add(f"{name} of code that is not written out")

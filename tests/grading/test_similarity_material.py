@@ -192,6 +192,7 @@ ENCODED = "ZGVmIGRvdWJsZSh4cyk6IHJldHVybiB4cw=="
     ("import trace\ntrace.Trace().runctx(s.decode(), globals(), locals())\n",
      "runctx of code that is not written out"),
     ("import pdb\npdb.run(s.decode(), globals())\n", "run of code that is not written out"),
+    ("import bdb\nbdb.Bdb().run(s.decode(), globals())\n", "run of code that is not written out"),
     ("import doctest\ndoctest.run_docstring_examples('>>> ' + s, locals())\n",
      "run_docstring_examples of code that is not written out"),
     ("import numpy as np\nw = np.load('w.bin', allow_pickle=True)\n",
