@@ -15,11 +15,11 @@ Usage (from the repository root)::
     python benchmarks/bench_code_origin.py [--rounds 5] [ps1 ps3 ...]
 
 Target: no slow-down beyond the machine's noise, and nothing reported.
-Last measured (2026-11-26 at 12:57 UTC, 5 rounds, 2 cores with a load
-average of 7 from other work; medians without and with the watch): ps1
-0.001 and 0.003 s (its cells import nothing: 2 ms in all), ps2 0.382 and
-0.340 s, ps3 0.633 and 0.660 s, ps4 0.492 and 0.368 s, ps5 1.305 and 1.290 s
-(ratios 0.75 to 1.04: within the noise); nothing reported. ps5's cells
+Last measured (2026-11-26 at 13:09 UTC, 5 rounds, 2 cores with a load
+average of 6 from other work; medians without and with the watch): ps1
+0.001 and 0.001 s (its cells import nothing), ps2 0.413 and 0.404 s, ps3
+0.839 and 0.804 s, ps4 0.625 and 0.682 s, ps5 2.055 and 2.142 s (ratios 0.88
+to 1.09, both ways: within the noise of the machine); nothing reported. ps5's cells
 raise about 650 compile and 840 ``.pyc`` load events.
 """
 
