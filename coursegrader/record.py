@@ -13,7 +13,9 @@ and through them the exports), the grading log and the class report
 (:mod:`coursegrader.tools.batch`, :mod:`coursegrader.tools.report`), the
 feedback page (:class:`~coursegrader.preprocessors.title_graded_parts.TitleGradedParts`)
 and the similarity check (:mod:`coursegrader.tools.similarity`, which compares
-the cells the student wrote, as the record keeps them).  Nothing reads a log or
+the cells the student wrote, as the record keeps them, and flags on its own a
+submission whose parts ran code it did not hand in as source, as the parts'
+runner reported it: :class:`UnsubmittedCode`).  Nothing reads a log or
 a notebook to find these facts again.
 
 What a student wrote (an exception's message, say) is data here: it is never
@@ -31,7 +33,8 @@ from typing import Optional
 from .runners.protocol import StopReason
 
 __all__ = ["Limit", "Stop", "CaseResult", "PartResult", "KernelRunResult", "AnswerCode",
-           "SubmissionResult", "SUFFIX", "IGNORE", "ANSWER_BYTES", "path", "load", "attach", "attached",
+           "UnsubmittedCode", "SubmissionResult", "SUFFIX", "IGNORE", "ANSWER_BYTES", "path",
+           "load", "attach", "attached",
            "limits_hit", "now"]
 
 #: The record of notebook ``psN`` is ``psN`` + SUFFIX, beside the autograded notebook.
@@ -183,6 +186,22 @@ class AnswerCode:
 
 
 @dataclass(frozen=True)
+class UnsubmittedCode:
+    """Code a part's process ran that the submission did not hand in as source.
+
+    The part's runner watches every compile, load of compiled code and code
+    object built by hand (:mod:`coursegrader.runners.code_origin`) and reports,
+    before it runs, each one whose text is not one of the submission's cells or
+    modules (nor an installed module's own file): ``part`` is the part whose
+    process ran it, ``how`` the event and where it came in (``"source text
+    compiled (code.py: runsource)"``), whatever library ran it.
+    """
+
+    part: str
+    how: str
+
+
+@dataclass(frozen=True)
 class SubmissionResult:
     """What the judge found in one submitted notebook.
 
@@ -195,7 +214,10 @@ class SubmissionResult:
     in a record written before the judge kept them).  ``variant``
     is the label of the student's variant the parts were judged on (drawn
     from the student id the route established), None for a problem set
-    without variants.
+    without variants.  ``unsubmitted_code`` lists the code the parts' processes
+    ran that the submission did not hand in as source (at most a few per part;
+    empty for honest work): the similarity check flags such a submission on
+    its own, since no comparison can read that code.
     """
 
     assignment: str
@@ -209,6 +231,7 @@ class SubmissionResult:
     confinement: str = "bubblewrap"
     answers: Optional[tuple] = None
     variant: Optional[str] = None
+    unsubmitted_code: tuple = ()
 
     @property
     def score(self):
@@ -251,7 +274,10 @@ class SubmissionResult:
             confinement=_text(data, "confinement"),
             answers=(None if data.get("answers") is None
                      else tuple(_answer(a) for a in _list(data, "answers"))),
-            variant=_optional_text(data, "variant"))
+            variant=_optional_text(data, "variant"),
+            # a record written before the runner watched for it has none
+            unsubmitted_code=tuple(_unsubmitted(u) for u in (
+                _list(data, "unsubmitted_code") if "unsubmitted_code" in data else ())))
 
     @classmethod
     def loads(cls, text):
@@ -347,6 +373,11 @@ def _answer(data):
     _need(type(omitted) is int and omitted >= 0, "answer.omitted", "a whole number >= 0")
     return AnswerCode(cell=_optional_text(data, "cell"), source=_text(data, "source"),
                       cell_type=cell_type, omitted=omitted)
+
+
+def _unsubmitted(data):
+    _dict(data, "unsubmitted_code")
+    return UnsubmittedCode(part=_text(data, "part"), how=_text(data, "how"))
 
 
 # -- where it is written and read ----------------------------------------------------

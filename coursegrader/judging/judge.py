@@ -23,7 +23,7 @@ from coursecheck.check import format_report, judge_received
 from coursecheck.parts import describe
 
 from .. import sandbox
-from ..record import CaseResult, PartResult, Stop
+from ..record import CaseResult, PartResult, Stop, UnsubmittedCode
 from ..runners import protocol
 from ..runners.protocol import StopReason
 from .problem_sets import hidden_rng, part_score
@@ -34,16 +34,41 @@ __all__ = ["PartRun", "PartSession", "run_part", "grade_part", "one_line"]
 
 @dataclass
 class PartRun:
-    """What a part's run gave: per case ``(True, value)`` or ``(False, message)``, and
-    why the run stopped early (None when it did not)."""
+    """What a part's run gave: per case ``(True, value)`` or ``(False, message)``,
+    why the run stopped early (None when it did not), and the code it ran that
+    the submission did not hand in as source (``ran``: how each came in, as the
+    part's process reported it before running it; see
+    :mod:`coursegrader.runners.code_origin`)."""
 
     values: list
     stop: Optional[Stop] = None
+    ran: tuple = ()
 
     @property
     def note(self):
         """Why the run stopped early, in words ("" when it did not)."""
         return self.stop.describe() if self.stop is not None else ""
+
+
+#: At most this many reports of code not handed in are kept per part.
+RAN_KEPT = 3
+#: The longest report line read as one: 200 characters, each escaped in JSON (12 bytes at most).
+RAN_BYTES = 4096
+
+
+def _receive_answer(channel, ran):
+    """The next line of ``channel`` that is not a :class:`~protocol.Ran` report (nor
+    empty); the reports read on the way are added to the list ``ran``."""
+    while True:
+        line = channel.receive()
+        if not line.strip():
+            continue
+        try:
+            report = protocol.decode(line, protocol.Ran, max_bytes=RAN_BYTES)
+        except protocol.ProtocolError:
+            return line
+        if len(ran) < RAN_KEPT and report.description not in ran:
+            ran.append(report.description)
 
 
 def _answer(line, i, max_bytes):
@@ -109,12 +134,13 @@ class PartSession:
             self._channel = sandbox.Channel(self._run)
         channel = self._channel
         channel.expect(timeout, self.policy.output_bytes)
-        stop = None
+        stop, ran = None, []
         try:
             channel.send(protocol.PartHeader(tuple(cells), func, **self.header))
             for i, args in enumerate(args_list):
                 channel.send(protocol.Case(i, serial.encode(tuple(args))))
-                values[i] = _answer(channel.receive(), i, self.policy.output_bytes)
+                values[i] = _answer(_receive_answer(channel, ran), i,
+                                    self.policy.output_bytes)
             channel.send(protocol.End())
             ended = channel.part_end()
             if ended.tampered:
@@ -132,7 +158,7 @@ class PartSession:
             self.close()
         why = stop.describe() if stop is not None else "the process stopped before answering"
         values = [v if v is not None else (False, f"no answer ({why})") for v in values]
-        return PartRun(values=values, stop=stop)
+        return PartRun(values=values, stop=stop, ran=tuple(ran))
 
     def _stop(self, reason, code, timeout):
         """The :class:`~coursegrader.record.Stop` of ``reason``, with the limit it hit."""
@@ -178,12 +204,15 @@ def _case_result(case, hidden, message):
 
 def grade_part(assignment, part_id, part, cells, *, student, secret, points=None,
                timeout=None, files_from=None, mode="bubblewrap", forbidden=(), allowed=(),
-               session=None, variant=None):
+               session=None, variant=None, unsubmitted=None):
     """Grade ``part`` of ``assignment`` for ``student`` from the notebook's code ``cells``.
 
     ``points``: what the part is worth in this notebook (default: its own
     points); ``variant``: for a part that varies, the student's variant it is
-    bound to, which the report and the result name.  ``session`` (a
+    bound to, which the report and the result name.  ``unsubmitted``: a list
+    to which the code the part's process ran without the submission handing
+    it in as source is added (as :class:`~coursegrader.record.UnsubmittedCode`).
+    ``session`` (a
     :class:`PartSession`) runs it; without one, a sandbox is started for this
     part alone.  Returns its
     :class:`~coursegrader.record.PartResult`.
@@ -200,6 +229,8 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, points=None
                        files_from=files_from, mode=mode, forbidden=forbidden, allowed=allowed)
     else:
         run = session.run(cells, part.func, args, timeout=timeout or part.timeout)
+    if unsubmitted is not None:
+        unsubmitted.extend(UnsubmittedCode(part_id, how) for how in run.ran)
     outcomes = []
     for (case, is_hidden), (ok, got) in zip(cases, run.values):
         msg = judge_received(part, case, got) if ok else got

@@ -87,7 +87,7 @@ def judge_submission(nb, parts, settings, *, assignment, student, notebook, fold
     kernel = KernelRun({i: source(nb.cells[i]) for i in run_cells},
                        folder=folder, mode=settings.mode, cell_timeout=settings.cell_timeout,
                        budget=settings.budget, output_bytes=settings.output_bytes)
-    code, results = [], []
+    code, results, unsubmitted = [], [], []
     try:
         with PartSession(files_from=folder, mode=settings.mode,
                          forbidden=settings.forbidden) as session:
@@ -101,7 +101,7 @@ def judge_submission(nb, parts, settings, *, assignment, student, notebook, fold
                     results.append(grade_part(
                         assignment, part_id, parts[part_id], code, student=student,
                         secret=settings.secret, timeout=settings.part_timeout,
-                        session=session,
+                        session=session, unsubmitted=unsubmitted,
                         variant=variant if part_id in varying else None,
                         points=cell.metadata.nbgrader.get("points", parts[part_id].points)))
     except BaseException:
@@ -114,5 +114,6 @@ def judge_submission(nb, parts, settings, *, assignment, student, notebook, fold
         limits_hit=limits_hit([p.stop for p in results] + [ran.result.stop]),
         started=started, seconds=round(time.monotonic() - clock, 3), confinement=settings.mode,
         answers=student_cells(nb, ANSWER_BYTES) + student_modules(folder, ANSWER_BYTES),
-        variant=variant.label if variant is not None else None)
+        variant=variant.label if variant is not None else None,
+        unsubmitted_code=tuple(unsubmitted))
     return Judgement(result, run_cells, ran.cells)

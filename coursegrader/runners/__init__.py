@@ -9,6 +9,7 @@ package imports on the host as well, where the grader uses its protocol.
 * :mod:`.part_runner` -- the judge's runner: one forked process per part;
 * :mod:`.kernel_runner` -- the notebook's run in a Jupyter kernel;
 * :mod:`.audit_hook` -- the message a part gets for a forbidden attempt;
+* :mod:`.code_origin` -- reports code a part runs that was not handed in as source;
 * :mod:`.landlock` -- the kernel's file-system confinement, a second layer;
 * :mod:`.private` -- keeps a runner's descriptors out of its parts' reach.
 

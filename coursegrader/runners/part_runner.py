@@ -25,6 +25,13 @@ exists in it).  Inside, where the Linux kernel offers Landlock
 (:mod:`.landlock`), the process also gives up writing outside the part's own
 folder; and an audit hook (:mod:`.audit_hook`) turns the usual attempts into
 a message that says what is not allowed.
+
+Before any student code runs, a second audit hook (:mod:`.code_origin`)
+watches every piece of code the part compiles, loads compiled or builds by
+hand, and reports on the answer channel, before it runs, each one whose text
+is not one of the cells the grader sent or the files handed in (a
+:class:`~.protocol.Ran` line): the judge keeps these in the record, and the
+similarity check flags the submission on its own.
 """
 
 import os
@@ -33,10 +40,11 @@ import signal
 import sys
 import tempfile
 
+from . import code_origin
 from .audit_hook import ESCAPE_MODULES, FORBIDDEN_MODULES, Forbidden, install_guard, \
     module_dirs
 from .private import make_private
-from .protocol import END, Answer, Case, End, PartEnd, ProtocolError, decode, encode, \
+from .protocol import END, Answer, Case, End, PartEnd, ProtocolError, Ran, decode, encode, \
     read_header, write_all
 
 __all__ = ["main"]
@@ -129,6 +137,10 @@ def main():
 
     base = os.getcwd()
     files = sorted(e.name for e in os.scandir(base) if e.is_file(follow_symlinks=False))
+    handed_in = []      # the files' texts, as read before any student code runs
+    for name in files:
+        with open(os.path.join(base, name), "rb") as f:
+            handed_in.append(f.read())
     number = 0
     while (header := _next_header()) is not None:
         number += 1
@@ -139,7 +151,7 @@ def main():
         pid = os.fork()
         if pid == 0:
             os.setpgid(0, 0)
-            _grade_part(header, work, out_fd)   # never returns
+            _grade_part(header, work, out_fd, handed_in)   # never returns
         status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         try:
             os.killpg(pid, signal.SIGKILL)     # anything the part started
@@ -158,7 +170,36 @@ def main():
     os._exit(0)
 
 
-def _grade_part(request, work, out_fd):
+#: At most this many :class:`Ran` lines per part (one is enough to flag it).
+_RAN_LINES = 3
+
+
+def _reporter(out_fd):
+    """``report(description)`` for :func:`code_origin.watch`: a :class:`Ran` line on
+    the answer channel, written before the code runs; if the channel is not
+    the one the grader reads (closed, or another file put in its place), a
+    :class:`Forbidden` error, so that the code does not run unreported."""
+    pipe = os.fstat(out_fd)
+    identity = (pipe.st_dev, pipe.st_ino)
+    left = [_RAN_LINES]
+
+    def report(description):
+        if left[0] <= 0:
+            return
+        try:
+            now = os.fstat(out_fd)
+            if (now.st_dev, now.st_ino) != identity:
+                raise OSError("not the answer channel")
+            # after a newline of its own: a line the code left unfinished ends first
+            write_all(out_fd, b"\n" + encode(Ran(description[:200])))
+        except OSError:
+            raise Forbidden("running code not handed in as source, with the grader's "
+                            "channel closed, is not allowed in graded code") from None
+        left[0] -= 1
+    return report
+
+
+def _grade_part(request, work, out_fd, handed_in):
     """In the forked child: confine this process, run the cells, answer the cases."""
     # Only its own descriptors: the grader's pipe (stdin), /dev/null (1, 2) and
     # its answer channel; the runner's channel and anything else are closed.
@@ -191,6 +232,10 @@ def _grade_part(request, work, out_fd):
     def fork_exec(*args, **kwargs):
         raise Forbidden("starting processes is not allowed in graded code")
     _posixsubprocess.fork_exec = fork_exec
+    # first: the guard refuses every audit hook added after it
+    code_origin.watch(list(request.cells) + handed_in,
+                      own_dirs=[work, os.path.dirname(work)] + list(request.allowed),
+                      report=_reporter(out_fd))
     install_guard(forbidden, allowed, writable)
     for name in [m for m in sys.modules
                  if m.split(".")[0] in FORBIDDEN_MODULES + ESCAPE_MODULES

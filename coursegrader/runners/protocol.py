@@ -12,7 +12,9 @@ a :class:`PartHeader` framed by its length (:func:`read_header` reads exactly
 that much, so nothing after it -- the part's cases -- is read by the runner),
 then the part's :class:`Case` messages one line at a time, each sent after the
 previous answer, and finally :class:`End`.  The part's process answers each
-case with an :class:`Answer` line on the runner's stdout; the runner's own
+case with an :class:`Answer` line on the runner's stdout, preceded by a
+:class:`Ran` line (after an empty one) whenever it is about to run code the
+submission did not hand in as source; the runner's own
 :class:`PartEnd` comes on its stderr, a channel no part can write to, once the
 part's process has ended.
 
@@ -29,7 +31,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-__all__ = ["StopReason", "ProtocolError", "PartHeader", "Case", "End", "Answer", "PartEnd",
+__all__ = ["StopReason", "ProtocolError", "PartHeader", "Case", "End", "Answer", "Ran", "PartEnd",
            "KernelRequest", "CellRun", "KernelStop", "KernelAnswer", "END", "encode",
            "decode", "read_header", "write_all"]
 
@@ -95,6 +97,15 @@ class Answer:
     index: int
     value: object = None
     error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Ran:
+    """A part's process to the grader, before the answer it precedes: it is about to
+    run code the submission did not hand in as source (:mod:`.code_origin`);
+    ``description`` says which event, through which module."""
+
+    description: str
 
 
 @dataclass(frozen=True)
@@ -204,6 +215,8 @@ def _to_wire(message):
         if message.error is not None:
             return {"case": message.index, "error": message.error}
         return {"case": message.index, "value": message.value}
+    if kind is Ran:
+        return {"ran": message.description}
     if kind is PartEnd:
         record = {"part_end": message.status}
         if message.tampered:
@@ -244,6 +257,9 @@ def _from_wire(record, kind):
             _check(type(record["error"]) is str, "error")
             return Answer(record["case"], error=record["error"])
         return Answer(record["case"], value=record["value"])
+    if kind is Ran and _keys(record, ("ran",)):
+        _check(type(record["ran"]) is str, "ran")
+        return Ran(record["ran"])
     if kind is PartEnd and _keys(record, ("part_end",), ("tampered",)):
         _check(type(record["part_end"]) is int, "part_end")
         _check(record.get("tampered", True) is True, "tampered")

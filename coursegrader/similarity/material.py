@@ -138,8 +138,8 @@ def _parse(source):
 class Material:
     """One submission's compared material: its code in normal form, the words of
     its written answers, what the bounds cut (``notes``), and why it is flagged
-    on its own (``flags``: code no comparison reads: built from data, handed in
-    compiled, a module in an encoding only Python should read, or modules the
+    on its own (``flags``: code no comparison reads: code its parts ran that it
+    did not hand in as source, built from data, handed in compiled, a module in an encoding only Python should read, or modules the
     bounds left out)."""
 
     student: str
@@ -259,6 +259,71 @@ def _built_from_data(tree):
     return found
 
 
+#: The standard library's runners of source text (``code.InteractiveInterpreter
+#: (...).runsource(text)``, ``timeit.Timer(stmt)``, ``cProfile.runctx(text, ...)``,
+#: ``doctest.run_docstring_examples(text, ...)``...) and the calls that take the
+#: code to run: those whose name says so, wherever they are called...
+_SOURCE_RUNNERS = frozenset({"code", "codeop", "timeit", "pdb", "bdb", "cProfile",
+                             "profile", "trace", "doctest"})
+_RUNNER_METHODS = frozenset({"runsource", "runcode", "push", "compile_command", "Compile",
+                             "CommandCompiler", "Timer", "runctx", "runeval",
+                             "run_docstring_examples", "testsource",
+                             "script_from_examples", "debug_src", "debug_script"})
+#: ...and those with a common name, only as a function of such a module
+#: (``timeit.timeit(...)``, ``from cProfile import run as r``) or as a method of
+#: an object made in the call (``pdb.Pdb().run(...)``).
+_RUNNER_FUNCTIONS = frozenset({"run", "timeit", "repeat"})
+#: The keywords through which these calls take the code to run.
+_CODE_KEYWORDS = frozenset({"stmt", "setup", "source", "cmd", "statement", "src"})
+#: An argument that may be a function (``timeit.timeit(f)``, ``runcall(f)``), or a
+#: container, rather than text: left to the runner's own watch.
+_NOT_TEXT = (ast.Name, ast.Attribute, ast.Lambda, ast.List, ast.Tuple, ast.Dict,
+             ast.Set, ast.Constant, ast.JoinedStr)
+
+
+def _runs_source_text(trees):
+    """The standard library's runners of source text that ``trees`` (all of a
+    submission's code) call on text that is not written out (a call, an
+    operation, a subscript: a literal, an f-string or a name is not flagged,
+    so ``import timeit`` and ``timeit.timeit("x ** 2")`` or
+    ``timeit.timeit(f)`` are honest), in a submission that imports one of
+    :data:`_SOURCE_RUNNERS`; and ``load`` with pickles allowed
+    (``np.load(..., allow_pickle=True)``: a pickle can run anything)."""
+    modules, functions = set(), {}     # names bound to the modules; to their functions
+    for tree in trees:
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Import):
+                modules.update(a.asname or a.name.split(".")[0] for a in n.names
+                               if a.name.split(".")[0] in _SOURCE_RUNNERS)
+            elif isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] \
+                    in _SOURCE_RUNNERS:
+                functions.update((a.asname or a.name, a.name) for a in n.names)
+    found = set()
+    for tree in trees:
+        for n in ast.walk(tree):
+            if not isinstance(n, ast.Call):
+                continue
+            name, f = _called(n), n.func
+            if name == "load" and any(k.arg == "allow_pickle" and not (
+                    isinstance(k.value, ast.Constant) and k.value.value is False)
+                    for k in n.keywords):
+                found.add("a pickle loaded (load with allow_pickle)")
+                continue
+            if not (modules or functions):
+                continue
+            if isinstance(f, ast.Name) and f.id in functions:
+                name = functions[f.id]      # imported from the module, under any name
+            runner = name in _RUNNER_METHODS or name in _RUNNER_FUNCTIONS and (
+                isinstance(f, ast.Name) and f.id in functions
+                or isinstance(f, ast.Attribute) and (
+                    isinstance(f.value, ast.Name) and f.value.id in modules
+                    or isinstance(f.value, ast.Call)))     # pdb.Pdb().run(text)
+            code = n.args[:1] + [k.value for k in n.keywords if k.arg in _CODE_KEYWORDS]
+            if runner and any(not isinstance(a, _NOT_TEXT) for a in code):
+                found.add(f"{name} of code that is not written out")
+    return found
+
+
 def _within(source, budget):
     """``source`` cut to at most ``budget`` bytes, at a line's end."""
     data = source.encode("utf-8")
@@ -319,7 +384,8 @@ def _code(cells, check, scaffold, notes, flags, modules=None):
         trees[i] = tree
     trees = [t for t in trees if t is not None]
     lexical = [t for t in lexical if t is not None]
-    flags.extend(sorted(set().union(*(_built_from_data(t) for t in trees))))
+    flags.extend(sorted(set().union(*(_built_from_data(t) for t in trees),
+                                    _runs_source_text(trees))))
     cut_modules = [modules[i] for i in sorted(cut, key=lambda i: -sizes[i])
                    if i in modules and sizes[i]]
     if cut_modules:
@@ -377,15 +443,20 @@ def boilerplate(scaffold, check):
     return np.array(sorted(_fingerprint(scaffold.code, check).hashes), dtype=np.int64)
 
 
-def material_of(student, cells, scaffold, check, boiler, *, omitted=0):
+def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitted=()):
     """The :class:`Material` of ``student``'s submission, whose cells are ``cells``
     (each with ``cell_type`` and ``source``, in notebook order; a record's
     :class:`~coursegrader.record.AnswerCode`); ``boiler``: :func:`boilerplate`;
     ``omitted``: bytes of the cells the record did not keep (a module's are
-    read from the module's own answer)."""
+    read from the module's own answer); ``unsubmitted``: the code its parts ran
+    that it did not hand in as source, as the record keeps it
+    (:class:`~coursegrader.record.UnsubmittedCode`), which flags it."""
     notes = [f"{_kb(omitted)} of its cells beyond what the record keeps not compared"
              ] if omitted else []
     flags = []
+    if unsubmitted:
+        flags.append("ran code it did not hand in as source: "
+                     + "; ".join(f"{u.part}: {u.how}" for u in unsubmitted)[:500])
     modules = [c for c in cells if c.cell_type == MODULE]
     module_omitted = sum(c.omitted for c in modules)
     if module_omitted:

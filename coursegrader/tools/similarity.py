@@ -17,7 +17,9 @@ flagged,code,written``; each share is the larger of the two shares of one
 submission's material found in the other, and similarity the larger of
 code and written) and ``report/ps1-similarity.html``, the flagged pairs side
 by side with the shared passages marked, the submissions flagged on their
-own because they hold code no comparison reads (code built from data:
+own because they hold code no comparison reads (code their parts ran that
+they did not hand in as source, whatever library ran it, as the record keeps
+it; code built from data:
 marshal, a code or function object built by hand, ``exec`` of decoded bytes;
 code handed in compiled; a module in an encoding only Python should read,
 such as UTF-7; modules the bounds left out),
@@ -70,7 +72,8 @@ def recorded_materials(coursedir, ps, scaffold, check):
         try:
             materials.append(material_of(
                 student, result.answers, scaffold, check, boiler,
-                omitted=sum(a.omitted for a in result.answers if a.cell_type != MODULE)))
+                omitted=sum(a.omitted for a in result.answers if a.cell_type != MODULE),
+                unsubmitted=result.unsubmitted_code))
         except Exception as exc:   # what one student wrote must not stop the others
             skipped.append(f"{student}: its cells could not be compared "
                            f"({type(exc).__name__}: {exc})")

@@ -597,7 +597,8 @@ def test_sandbox_holds_only_the_allowlisted_packages_and_a_fixed_environment(mon
     assert all(b.parent in runners and b.suffix == ".py" for b in from_repo), from_repo
     assert {b.name for b in from_repo} == {
         "__init__.py", "protocol.py", "part_runner.py", "kernel_runner.py", "audit_hook.py",
-        "landlock.py", "private.py", "from_coursecheck.py", "serial.py", "policy.py"}
+        "code_origin.py", "landlock.py", "private.py", "from_coursecheck.py", "serial.py",
+        "policy.py"}
     assert "fake-key-for-the-test" not in " ".join(argv)
     assert {"--unshare-all", "--unshare-user", "--die-with-parent", "--clearenv"} <= set(argv)
     env = dict(sandbox.KERNEL.env)

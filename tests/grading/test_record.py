@@ -17,7 +17,7 @@ import pytest
 import coursegrader
 from coursegrader import record
 from coursegrader.record import (AnswerCode, CaseResult, KernelRunResult, Limit, PartResult,
-                                 Stop, SubmissionResult)
+                                 Stop, SubmissionResult, UnsubmittedCode)
 from coursegrader.runners.protocol import StopReason
 
 GRADER = pathlib.Path(coursegrader.__file__).parent
@@ -47,7 +47,9 @@ def _result(**change):
                   started="2026-11-24T10:20:00+00:00", seconds=14.0, variant=None,
                   answers=(AnswerCode("quadratic_map_answer",
                                       "def quadratic_feature_map(X):\n    return X  # <b>\n"),
-                           AnswerCode("kernel_verdicts_answer", "")))
+                           AnswerCode("kernel_verdicts_answer", "")),
+                  unsubmitted_code=(UnsubmittedCode(
+                      "quadratic_map", "source text compiled (code.py: runsource)"),))
     fields.update(change)
     return SubmissionResult(**fields)
 
@@ -74,6 +76,14 @@ def test_a_record_from_before_the_answers_were_kept_reads_as_none_kept():
     del data["answers"]
     assert SubmissionResult.from_json(data).answers is None
     assert SubmissionResult.loads(_result(answers=None).dumps()).answers is None
+
+
+def test_code_run_without_being_handed_in_is_kept_and_read_back():
+    data = _result().to_json()
+    assert data["unsubmitted_code"] == [
+        {"part": "quadratic_map", "how": "source text compiled (code.py: runsource)"}]
+    del data["unsubmitted_code"]      # a record written before the runner watched
+    assert SubmissionResult.from_json(data).unsubmitted_code == ()
 
 
 def test_answers_recorded_before_their_type_was_kept_read_as_whole_code():
@@ -108,6 +118,9 @@ def test_it_is_written_once_beside_the_notebook_and_handed_on(tmp_path):
     (lambda d: d.update(answers=["def f(): pass"]), "answer"),
     (lambda d: d["answers"][0].update(cell_type="raw"), "answer.cell_type"),
     (lambda d: d["answers"][0].update(omitted=-1), "answer.omitted"),
+    (lambda d: d.update(unsubmitted_code="code.py"), "unsubmitted_code"),
+    (lambda d: d.update(unsubmitted_code=[["p", "how"]]), "unsubmitted_code"),
+    (lambda d: d["unsubmitted_code"][0].update(how=None), "how"),
 ])
 def test_anything_else_is_refused_by_naming_the_field(change, field):
     data = _result().to_json()

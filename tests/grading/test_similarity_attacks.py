@@ -238,8 +238,12 @@ def test_code_run_from_marshalled_bytes_earns_its_marks_and_is_flagged_on_its_ow
     section = page.split("Flagged on their own")[1].split("</ul>")[0]
     alone = re.findall(r"<li>([^:<]+): ([^<]*)</li>", section)
     assert [student for student, _ in alone] == [COMPILED, BUILT]   # no honest one
-    assert alone[0][1] == "code handed in compiled: lib.zip"
+    assert alone[0][1].endswith("code handed in compiled: lib.zip")
     assert "marshal" in alone[1][1] and "exec of code that is not written out" in alone[1][1]
+    # and the parts' runner saw both run code not handed in as source
+    assert alone[0][1].startswith("ran code it did not hand in as source: ")
+    assert "compiled code loaded" in alone[0][1]
+    assert alone[1][1].startswith("ran code it did not hand in as source: ")
     assert scores[COMPILED] == scores["fay"]
     for student in (BUILT, COMPILED):
         assert f"flagged on its own: {student}: code no comparison reads" in \

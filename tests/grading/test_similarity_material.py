@@ -173,6 +173,30 @@ ENCODED = "ZGVmIGRvdWJsZSh4cyk6IHJldHVybiB4cw=="
      "double = F(K(*T), (lambda: 0).__globals__)\n", "a function's insides (__code__)"),
     ("F = type(lambda: 0)\n", "the type of a function, to build functions by hand"),
     ("import builtins\nbuiltins.exec(data)\n", "exec of code that is not written out"),
+    # the standard library's other runners of source text
+    (f"import code as _c\n_c.InteractiveInterpreter(locals()).runsource("
+     f"bytes.fromhex('{ENCODED.encode().hex()}').decode(), '<cell>', 'exec')\n",
+     "runsource of code that is not written out"),
+    ("import code\ncode.InteractiveConsole(locals()).push(data.decode())\n",
+     "push of code that is not written out"),
+    ("import codeop\nc = codeop.compile_command(s.decode(), 'x', 'exec')\n",
+     "compile_command of code that is not written out"),
+    ("import timeit\ntimeit.Timer(stmt=s.decode(), globals=locals()).timeit(1)\n",
+     "Timer of code that is not written out"),
+    ("from timeit import timeit as t\nt(''.join(parts), number=1)\n",
+     "timeit of code that is not written out"),
+    ("import cProfile\ncProfile.runctx(s.decode(), globals(), locals())\n",
+     "runctx of code that is not written out"),
+    ("import profile\nprofile.Profile().runctx(s.decode(), globals(), locals())\n",
+     "runctx of code that is not written out"),
+    ("import trace\ntrace.Trace().runctx(s.decode(), globals(), locals())\n",
+     "runctx of code that is not written out"),
+    ("import pdb\npdb.run(s.decode(), globals())\n", "run of code that is not written out"),
+    ("import bdb\nbdb.Bdb().run(s.decode(), globals())\n", "run of code that is not written out"),
+    ("import doctest\ndoctest.run_docstring_examples('>>> ' + s, locals())\n",
+     "run_docstring_examples of code that is not written out"),
+    ("import numpy as np\nw = np.load('w.bin', allow_pickle=True)\n",
+     "a pickle loaded (load with allow_pickle)"),
 ])
 def test_code_built_from_data_flags_the_submission(hidden, flag):
     m, _ = material("m", [cell("code", ANSWER), cell("code", hidden)])
@@ -192,6 +216,16 @@ def test_honest_answers_are_not_flagged_on_their_own():
     # a method named compile is not the builtin: an honest spectrum kernel's pattern
     m, _ = material("m", [cell("code", ANSWER + "\nimport re\n"
                                         "p = re.compile('(?=' + re.escape(w) + ')')\n")])
+    assert m.flags == []
+    # timing or profiling written out, or of a function, runs nothing hidden
+    m, _ = material("m", [cell("code", ANSWER + "\nimport timeit\nimport cProfile\n"
+                                        "import numpy as np\n"
+                                        "t = timeit.timeit('double([1, 2])', globals=globals())\n"
+                                        "u = timeit.repeat(lambda: double([1]), number=3)\n"
+                                        "v = timeit.Timer(double).timeit(10)\n"
+                                        "cProfile.run('double([3])')\n"
+                                        "r = np.repeat(np.arange(3) * 2, 2)\n"
+                                        "w = np.load('w.npy', allow_pickle=False)\n")])
     assert m.flags == []
 
 
