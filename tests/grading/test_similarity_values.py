@@ -1,0 +1,218 @@
+"""The similarity check's numbers: what a submission holds as literals, and the values
+of a classmate's variant among them (``coursegrader.similarity.values``).
+
+The class measurements draw the variants of many students as the grader does
+(``submission_variant``), give each the source notebook's solution, which reads
+``V`` (for ps4 and ps5 half of them with their own width typed in, as a student
+who copies it from the printed variant would), and check that no honest
+submission is flagged, while a notebook handed over with a classmate's width,
+witness vectors or samples typed in is, with that classmate only.
+"""
+
+import functools
+
+import numpy as np
+import pytest
+
+from conftest import COURSE
+from coursegrader.judging.problem_sets import hidden_module
+from coursegrader.judging.variants import submission_variant
+from coursegrader.record import AnswerCode
+from coursegrader.similarity.material import Scaffold
+from coursegrader.similarity.values import (evidence, literals, shared_evidence, trivial,
+                                            variant_values)
+from coursegrader.tools.author import build_notebook
+
+SECRET = "similarity-values-secret"
+
+
+def _code(source, cell="part_answer"):
+    return AnswerCode(cell, source)
+
+
+def _text(source, cell="part_written"):
+    return AnswerCode(cell, source, "markdown")
+
+
+def _found(*cells, limit=1000):
+    return {(lit.values, lit.shape) for lit in literals(cells, limit=limit)[0]}
+
+
+# ---------------------------------------------------------------- what is read
+
+
+def test_numbers_and_arrays_of_code_are_read_with_their_signs_and_shapes():
+    got = _found(_code("sigma = 1.37\nW = np.array([[0.7071, -0.7071, 0.125]])\n"
+                       "t = -1.2e-1\nk = f(x, 0.5, 3)\n"))
+    assert ((1.37,), ()) in got
+    assert ((-0.12,), ()) in got
+    assert ((0.7071, -0.7071, 0.125), (3,)) in got      # a row is a vector
+    assert ((-0.7071,), ()) in got and ((0.7071,), ()) in got
+    assert ((0.12,), ()) not in got                      # read with its sign only
+    assert not any(v == (0.5,) or v == (3.0,) for v, _ in got)   # trivially common
+
+
+def test_numbers_of_written_answers_are_read_at_a_sentences_end_and_in_brackets():
+    got = _found(_text("My width is 1.37 and a = (0.41, \u22120.82, 0.41). It ends 3.33.\n"
+                       "Python 3.11.2, version v2.71, cell 1,000."))
+    assert ((1.37,), ()) in got and ((3.33,), ()) in got
+    assert ((-0.82,), ()) in got
+    assert ((0.41, -0.82, 0.41), (3,)) in got
+    assert ((3.11,), ()) not in got and ((2.71,), ()) not in got
+
+
+def test_trivially_common_numbers_are_never_read():
+    assert all(map(trivial, (0, 3, -2.0, 0.25, 1.5, 0.5, 0.2, 1e-6, 3e5)))
+    assert not any(map(trivial, (1.37, 0.7071, 1.2, 0.55)))
+    assert _found(_code("x = [1, 0.5, 2.0]\ny = 1e-10\n"), _text("a tolerance of 0.001")) == set()
+
+
+def test_odd_cells_are_read_within_bounds_and_never_raise():
+    cells = [_code("def f(:\n  1.37"), _code("%timeit g(2.35)\nx = 1.37\n"),
+             _code("x = 1e999\ny = " + "9" * 400 + "\n"), _text("1e999 and 1.37e-99999 and 1.37"),
+             _code("x = [" + ", ".join(["1.37"] * 5000) + "]\n"),
+             AnswerCode("helper.pyc", "", "compiled")]
+    got, cut = literals(cells, limit=100)
+    assert cut and len(got) == 100
+    assert all(np.isfinite(lit.values).all() for lit in got)
+    assert ((1.37,), ()) in _found(*cells[1:2])          # an IPython cell is read as the judge reads it
+    assert not any(len(lit.values) > 1000 for lit in got)
+
+
+# ---------------------------------------------------------------- matching
+
+
+def _values(student, params, implied=None):
+    return variant_values(student, params, implied)
+
+
+def test_a_width_matches_within_half_a_unit_of_its_last_digit_and_never_ones_own():
+    values = {"bob": _values("bob", {"sigma": 1.37}), "carol": _values("carol", {"sigma": 1.36}),
+              "dave": _values("dave", {"sigma": 0.83})}
+    held = {"carol": literals([_code("s = 1.370")], limit=10)[0],
+            "dave": literals([_code("s = 1.36")], limit=10)[0],
+            "bob": literals([_code("s = 1.37")], limit=10)[0]}
+    found = evidence(held, values)
+    assert [(e.holder, e.owner, e.name) for e in found] == [
+        ("carol", "bob", "sigma"), ("dave", "carol", "sigma")]
+    assert found[0].describe() == "carol holds bob's sigma (1.37, in part_answer)"
+
+
+def test_a_number_of_two_digits_matches_only_the_value_it_is():
+    values = {"bob": _values("bob", {"sigma": 1.23}), "carol": _values("carol", {"sigma": 0.71}),
+              "dave": _values("dave", {"sigma": 1.2})}
+    held = {"carol": literals([_code("s = 1.2")], limit=10)[0]}
+    assert [(e.holder, e.owner) for e in evidence(held, values)] == [("carol", "dave")]
+
+
+def test_values_the_release_prints_or_many_variants_share_are_not_evidence():
+    values = {s: _values(s, {"sigma": 1.37 if s < "s3" else 0.91, "c": 0.37})
+              for s in ("s0", "s1", "s2", "s3", "s4")}
+    held = {"s3": literals([_code("a = 1.37\nb = 0.37")], limit=10)[0]}
+    assert evidence(held, values) == []                   # three of five hold 1.37, all 0.37
+    values["s0"] = _values("s0", {"sigma": 1.51, "c": 0.63})
+    held["s3"] = literals([_code("a = 1.51\nb = 0.63")], limit=10)[0]
+    assert {e.name for e in evidence(held, values)} == {"sigma", "c"}
+    released = tuple(literals([_text("for example sigma = 1.51")], limit=10)[0])
+    assert {e.name for e in evidence(held, values, released=released)} == {"c"}
+
+
+def test_a_witness_of_either_sign_matches_rounded_or_in_full_as_a_row_or_a_column():
+    a = np.array([0.28646635657566955, -0.7421629764293789, -0.6059134781202232])
+    values = {"bob": _values("bob", {}, lambda v: {"witness": ("\u00b1", a.tolist())}),
+              "carol": _values("carol", {}, lambda v: {"witness": ("\u00b1", [0.6, 0.0, 0.8])})}
+    for typed in (repr(a.tolist()), repr((-a).round(4).tolist()),
+                  f"np.array([[{a[0]:.2f}], [{a[1]:.2f}], [{a[2]:.2f}]])"):
+        held = {"carol": literals([_code(f"w = {typed}")], limit=10)[0]}
+        assert [(e.holder, e.owner) for e in evidence(held, values)] == [("carol", "bob")], typed
+    held = {"carol": literals([_code(f"w = {(a + [0.02, 0, 0]).round(2).tolist()!r}")],
+                              limit=10)[0]}
+    assert evidence(held, values) == []                   # one entry two units off
+
+
+def test_two_holders_of_a_third_students_value_are_a_pair():
+    values = {s: _values(s, {"sigma": x}) for s, x in
+              (("bob", 1.37), ("carol", 0.91), ("dave", 1.83), ("erin", 0.67))}
+    held = {s: literals([_code("s = 1.37")], limit=10)[0] for s in ("carol", "dave")}
+    pairs = shared_evidence(evidence(held, values))
+    assert set(pairs) == {frozenset(("carol", "bob")), frozenset(("dave", "bob")),
+                          frozenset(("carol", "dave"))}
+    assert pairs[frozenset(("carol", "dave"))] == [
+        "carol and dave both hold bob's sigma (1.37; 1.37)"]
+
+
+# ---------------------------------------------------------------- a class
+
+
+@functools.cache
+def _source(ps):
+    return build_notebook(COURSE / "source" / ps / f"{ps}.md")
+
+
+def _honest(ps):
+    """The source notebook's solution cells, as a student's record keeps them."""
+    return [AnswerCode(c.metadata["nbgrader"].get("grade_id"), c.source, c.cell_type)
+            for c in _source(ps).cells if c.metadata.get("nbgrader", {}).get("solution")]
+
+
+def _with(cells, replace):
+    return [AnswerCode(c.cell, replace(c.source), c.cell_type) for c in cells]
+
+
+def _class(ps, n):
+    implied = getattr(hidden_module(COURSE, ps), "implied_values", None)
+    drawn = {f"s{i:03d}": submission_variant(SECRET, ps, f"s{i:03d}") for i in range(n)}
+    values = {s: variant_values(s, v.params, implied) for s, v in drawn.items()}
+    scaffold = Scaffold.of([c for c in _source(ps).cells
+                            if not c.metadata.get("nbgrader", {}).get("solution")])
+    return drawn, values, scaffold.numbers
+
+
+@pytest.mark.parametrize("ps", ["ps4", "ps5"])
+def test_no_honest_width_is_flagged_and_a_classmates_width_typed_in_is(ps):
+    drawn, values, released = _class(ps, 150)
+    sigma = {s: v.params["sigma"] for s, v in drawn.items()}
+    students = sorted(drawn)
+    held = {}
+    for i, s in enumerate(students):
+        cells = _honest(ps)
+        if i % 2:    # their own width typed in where the solution reads it
+            cells = _with(cells, lambda src, x=sigma[s]: src.replace('V["sigma"]', repr(x)))
+        held[s] = literals(cells, limit=5000)[0]
+    assert evidence(held, values, released=released) == []
+    # carol: the notebook of bob, handed over with his width typed in
+    bob = students[1]
+    carol = next(s for s in students if sigma[s] != sigma[bob])
+    held[carol] = literals(_with(_honest(ps), lambda src: src.replace('V["sigma"]',
+                                                                       repr(sigma[bob]))),
+                           limit=5000)[0]
+    found = evidence(held, values, released=released)
+    assert {(e.holder, e.name) for e in found} == {(carol, "sigma")}
+    assert {e.owner for e in found} == {s for s in students if sigma[s] == sigma[bob]}
+    assert bob in {e.owner for e in found}
+
+
+def test_no_honest_ps3_is_flagged_and_a_classmates_witnesses_or_samples_typed_in_are():
+    drawn, values, released = _class("ps3", 100)
+    students = sorted(drawn)
+    held = {s: literals(_honest("ps3"), limit=5000)[0] for s in students}
+    # a student who works their own witnesses out by hand and types them in
+    own = students[0]
+    implied = hidden_module(COURSE, "ps3").implied_values(drawn[own].params)
+    table = {k.split(" of ", 1)[1]: np.round(v[1], 4).tolist() for k, v in implied.items()}
+    held[own] = literals([_code(f"W = {table!r}\ndef witness(name, X):\n"
+                                "    return np.array(W[name])\n")], limit=5000)[0]
+    assert evidence(held, values, released=released) == []
+    bob, carol, dave = students[1], students[2], students[3]
+    bobs = hidden_module(COURSE, "ps3").implied_values(drawn[bob].params)
+    table = {k.split(" of ", 1)[1]: np.round(-np.asarray(v[1]), 3).tolist()
+             for k, v in bobs.items()}
+    held[carol] = literals([_code(f"W = {table!r}\ndef witness(name, X):\n"
+                                  "    return np.array(W[name])\n")], limit=5000)[0]
+    held[dave] = literals([_code(f"S = {drawn[bob].params['samples']!r}\n")], limit=5000)[0]
+    found = evidence(held, values, released=released)
+    assert {(e.holder, e.owner) for e in found} == {(carol, bob), (dave, bob)}
+    assert {e.name for e in found if e.holder == carol} == {
+        f"witness on the sample of {name}" for name in drawn[bob].params["samples"]}
+    assert {e.name for e in found if e.holder == dave} == {
+        f"samples[{name!r}]" for name in drawn[bob].params["samples"]}
