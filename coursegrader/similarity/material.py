@@ -80,9 +80,15 @@ class SimilarityCheck(Configurable):
     ).tag(config=True)
     common_share = Float(
         0.05, min=0.0, max=1.0,
-        help="A value of a variant that more than this share of the class's variants "
-             "hold (and at least common_min) is common, and never evidence of a copy."
+        help="A value that more than this share of the class's variants (and at least "
+             "common_min of them), or of common_draws variants, hold is common, and never "
+             "evidence of a copy."
     ).tag(config=True)
+    common_draws = Integer(
+        200, min=10,
+        help="How many variants of the problem set (drawn for made-up students) tell "
+             "which values are common: one that more than common_share of them hold "
+             "is never evidence.").tag(config=True)
     common_min = Integer(
         3, min=2,
         help="A value held by fewer variants of the class than this is never common."

@@ -17,9 +17,9 @@ significant digits (``1.2``) matches only the value it is exactly.
 :func:`variant_values` lists what a variant draws (its plain parameters, each
 number and each list of numbers) and what it implies (the hidden module's
 ``implied_values``: ps3's witness vectors, either sign).  Trivially common
-numbers (integers, quarters, a single significant digit: 0.5, 1e-6) are never
-evidence, nor a value the release holds, nor one that many variants of the
-class share (:func:`evidence`).
+numbers (integers, halves, 1, 2 or 5 times a power of ten: 0.1, 1e-6) are
+never evidence, nor a value the release holds, nor one that many variants
+share (:func:`common_values`, :func:`evidence`).
 
 A submission that holds a classmate's value that is not one of its own is
 evidence for a person, never a score change.
@@ -32,11 +32,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from coursecheck.problems import COURSE_ID
+from coursecheck.variants import draw_variant
+
 from ..judging.cells import python_source
 from ..judging.modules import MODULE
 
 __all__ = ["Literal", "VariantValue", "Evidence", "literals", "variant_values",
-           "trivial", "evidence", "shared_evidence"]
+           "trivial", "common_values", "evidence", "shared_evidence"]
 
 #: A number as a reader prints it: digits, an optional fraction, an optional exponent.
 _PRINTED = re.compile(r"^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
@@ -53,7 +56,8 @@ _TEXT_RUN = re.compile(r"[\[(]\s*" + _NUMBER + r"(?:\s*[,;]?\s*" + _NUMBER + r")
 class Literal:
     """Numbers as a submission prints them: ``values`` (flattened), their ``shape``,
     how far from a value they may be and still be it (``tolerance``, per entry),
-    the ``text`` as written (cut to 80 characters) and the ``cell`` it is in."""
+    their ``text`` (rebuilt from the numbers as printed, cut to 80 characters) and
+    the ``cell`` they are in."""
 
     values: tuple
     shape: tuple
@@ -104,13 +108,13 @@ def _digits(printed):
 
 
 def trivial(x):
-    """Whether ``x`` is a number anyone might write: an integer, a multiple of a
-    quarter, or a single significant digit (0.5, 0.02, 3e-6)."""
+    """Whether ``x`` is a number anyone might write: an integer, a half, or 1, 2 or 5
+    times a power of ten (0.1, 0.02, 5e-6)."""
     x = abs(float(x))
-    if x == 0 or not x < _LARGEST or float(4 * x).is_integer():
+    if x == 0 or not x < _LARGEST or float(2 * x).is_integer():
         return True
     mantissa = x / 10.0 ** math.floor(math.log10(x))
-    return abs(mantissa - round(mantissa)) < 1e-9
+    return any(abs(mantissa - m) < 1e-9 for m in (1, 2, 5, 10))
 
 
 def _number(node):
@@ -303,21 +307,36 @@ def _key(value):
     return value.shape, tuple(round(v, 9) for v in value.values)
 
 
-def evidence(held, values, *, released=(), common_share=0.05, common_min=3):
+def common_values(assignment, draws, share):
+    """The values (as keys) that more than ``share`` of ``draws`` variants of
+    ``assignment``, drawn for made-up students, hold: what a variant draws from
+    a few choices (ps3's ``c``), whoever the class is."""
+    count = {}
+    for i in range(draws):
+        params = draw_variant(assignment, f"common-{i}", "", course=COURSE_ID).params
+        for key in {_key(v) for v in variant_values(None, params)}:
+            count[key] = count.get(key, 0) + 1
+    return frozenset(k for k, n in count.items() if n > share * draws)
+
+
+def evidence(held, values, *, released=(), common=frozenset(), common_share=0.05,
+             common_min=3):
     """Every :class:`Evidence` of a classmate's variant value among a submission's literals.
 
     ``held``: {student: their :class:`Literal` s}; ``values``: {student: their
     variant's :class:`VariantValue` s}; ``released``: the release's own literals
-    (a value it prints is no one's).  A value held by the variants of at least
-    ``common_min`` students and more than ``common_share`` of the class is common,
-    and never evidence.
+    (a value it prints is no one's); ``common``: values many variants hold
+    (:func:`common_values` of a sample of the problem set's variants).  A value
+    held by the variants of at least ``common_min`` students and more than
+    ``common_share`` of the class is common too.  No common value is evidence.
     """
     holders = {}
     for student, vs in values.items():
         for key in {_key(v) for v in vs}:
             holders.setdefault(key, set()).add(student)
     limit = max(common_min, common_share * len(values))
-    rare = [v for vs in values.values() for v in vs if len(holders[_key(v)]) < limit
+    rare = [v for vs in values.values() for v in vs
+            if len(holders[_key(v)]) < limit and _key(v) not in common
             and not any(_matches(r, v) for r in released)]
     index = _Index(rare)
     out = {}

@@ -51,7 +51,7 @@ from ..preprocessors.judge_submission import JudgeSubmission
 from ..secret import course_secret
 from ..settings import CourseSettings
 from ..similarity.page import write_report
-from ..similarity.values import evidence, shared_evidence, variant_values
+from ..similarity.values import common_values, evidence, shared_evidence, variant_values
 from .command_input import InputError, load_config
 
 __all__ = ["SimilarityCheck", "recorded_materials", "variant_evidence", "compare_all",
@@ -127,6 +127,7 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
                            f"({type(exc).__name__}: {exc})")
     held = {m.student: m.numbers for m in varied if m.student in values}
     found = evidence(held, values, released=scaffold.numbers,
+                     common=common_values(ps, check.common_draws, check.common_share),
                      common_share=check.common_share, common_min=check.common_min)
     return found, skipped
 

@@ -19,8 +19,8 @@ from coursegrader.judging.problem_sets import hidden_module
 from coursegrader.judging.variants import submission_variant
 from coursegrader.record import AnswerCode
 from coursegrader.similarity.material import Scaffold
-from coursegrader.similarity.values import (evidence, literals, shared_evidence, trivial,
-                                            variant_values)
+from coursegrader.similarity.values import (common_values, evidence, literals,
+                                            shared_evidence, trivial, variant_values)
 from coursegrader.tools.author import build_notebook
 
 SECRET = "similarity-values-secret"
@@ -62,8 +62,8 @@ def test_numbers_of_written_answers_are_read_at_a_sentences_end_and_in_brackets(
 
 
 def test_trivially_common_numbers_are_never_read():
-    assert all(map(trivial, (0, 3, -2.0, 0.25, 1.5, 0.5, 0.2, 1e-6, 3e5)))
-    assert not any(map(trivial, (1.37, 0.7071, 1.2, 0.55)))
+    assert all(map(trivial, (0, 3, -2.0, 1.5, 0.5, 0.2, 0.05, 1e-6, 3e5, 0.1)))
+    assert not any(map(trivial, (1.37, 0.7071, 1.2, 0.55, 0.75, 0.9, 0.25, 3e-5)))
     assert _found(_code("x = [1, 0.5, 2.0]\ny = 1e-10\n"), _text("a tolerance of 0.001")) == set()
 
 
@@ -130,6 +130,19 @@ def test_a_witness_of_either_sign_matches_rounded_or_in_full_as_a_row_or_a_colum
     assert evidence(held, values) == []                   # one entry two units off
 
 
+def test_what_a_variant_draws_from_a_few_choices_is_common_whoever_the_class_is():
+    common = common_values("ps3", 200, 0.05)
+    assert ((), (0.25,)) in common                          # c, from three choices
+    assert not any(shape == (3, 2) for shape, _ in common)  # samples are each one's own
+    assert not any(shape == () and 0.5 <= v[0] <= 2.0 and not trivial(v[0])
+                   for shape, v in common_values("ps4", 200, 0.05))   # 151 widths
+    values = {"bob": _values("bob", {"sigma": 1.37, "c": 0.25}),
+              "carol": _values("carol", {"sigma": 0.91, "c": 4.0})}
+    held = {"carol": literals([_code("c = 0.25\ns = 1.37")], limit=10)[0]}
+    assert [e.name for e in evidence(held, values)] == ["c", "sigma"]
+    assert [e.name for e in evidence(held, values, common=common)] == ["sigma"]
+
+
 def test_two_holders_of_a_third_students_value_are_a_pair():
     values = {s: _values(s, {"sigma": x}) for s, x in
               (("bob", 1.37), ("carol", 0.91), ("dave", 1.83), ("erin", 0.67))}
@@ -165,12 +178,12 @@ def _class(ps, n):
     values = {s: variant_values(s, v.params, implied) for s, v in drawn.items()}
     scaffold = Scaffold.of([c for c in _source(ps).cells
                             if not c.metadata.get("nbgrader", {}).get("solution")])
-    return drawn, values, scaffold.numbers
+    return drawn, values, scaffold.numbers, common_values(ps, 200, 0.05)
 
 
 @pytest.mark.parametrize("ps", ["ps4", "ps5"])
 def test_no_honest_width_is_flagged_and_a_classmates_width_typed_in_is(ps):
-    drawn, values, released = _class(ps, 150)
+    drawn, values, released, common = _class(ps, 150)
     sigma = {s: v.params["sigma"] for s, v in drawn.items()}
     students = sorted(drawn)
     held = {}
@@ -179,21 +192,21 @@ def test_no_honest_width_is_flagged_and_a_classmates_width_typed_in_is(ps):
         if i % 2:    # their own width typed in where the solution reads it
             cells = _with(cells, lambda src, x=sigma[s]: src.replace('V["sigma"]', repr(x)))
         held[s] = literals(cells, limit=5000)[0]
-    assert evidence(held, values, released=released) == []
+    assert evidence(held, values, released=released, common=common) == []
     # carol: the notebook of bob, handed over with his width typed in
     bob = students[1]
     carol = next(s for s in students if sigma[s] != sigma[bob])
     held[carol] = literals(_with(_honest(ps), lambda src: src.replace('V["sigma"]',
                                                                        repr(sigma[bob]))),
                            limit=5000)[0]
-    found = evidence(held, values, released=released)
+    found = evidence(held, values, released=released, common=common)
     assert {(e.holder, e.name) for e in found} == {(carol, "sigma")}
     assert {e.owner for e in found} == {s for s in students if sigma[s] == sigma[bob]}
     assert bob in {e.owner for e in found}
 
 
 def test_no_honest_ps3_is_flagged_and_a_classmates_witnesses_or_samples_typed_in_are():
-    drawn, values, released = _class("ps3", 100)
+    drawn, values, released, common = _class("ps3", 100)
     students = sorted(drawn)
     held = {s: literals(_honest("ps3"), limit=5000)[0] for s in students}
     # a student who works their own witnesses out by hand and types them in
@@ -202,7 +215,7 @@ def test_no_honest_ps3_is_flagged_and_a_classmates_witnesses_or_samples_typed_in
     table = {k.split(" of ", 1)[1]: np.round(v[1], 4).tolist() for k, v in implied.items()}
     held[own] = literals([_code(f"W = {table!r}\ndef witness(name, X):\n"
                                 "    return np.array(W[name])\n")], limit=5000)[0]
-    assert evidence(held, values, released=released) == []
+    assert evidence(held, values, released=released, common=common) == []
     bob, carol, dave = students[1], students[2], students[3]
     bobs = hidden_module(COURSE, "ps3").implied_values(drawn[bob].params)
     table = {k.split(" of ", 1)[1]: np.round(-np.asarray(v[1]), 3).tolist()
@@ -210,9 +223,55 @@ def test_no_honest_ps3_is_flagged_and_a_classmates_witnesses_or_samples_typed_in
     held[carol] = literals([_code(f"W = {table!r}\ndef witness(name, X):\n"
                                   "    return np.array(W[name])\n")], limit=5000)[0]
     held[dave] = literals([_code(f"S = {drawn[bob].params['samples']!r}\n")], limit=5000)[0]
-    found = evidence(held, values, released=released)
+    found = evidence(held, values, released=released, common=common)
     assert {(e.holder, e.owner) for e in found} == {(carol, bob), (dave, bob)}
     assert {e.name for e in found if e.holder == carol} == {
         f"witness on the sample of {name}" for name in drawn[bob].params["samples"]}
     assert {e.name for e in found if e.holder == dave} == {
         f"samples[{name!r}]" for name in drawn[bob].params["samples"]}
+
+
+# ---------------------------------------------------------------- the command's draw
+
+
+def _course(tmp_path, secret):
+    from traitlets.config import Config
+    (tmp_path / "hidden").mkdir()
+    (tmp_path / "hidden" / "ps4.py").write_text((COURSE / "hidden" / "ps4.py").read_text())
+    config = Config({"CourseDirectory": {"root": str(tmp_path)}})
+    if secret:
+        config.CourseSettings.secret = secret
+    return config
+
+
+def test_the_command_draws_each_variant_from_the_secret_and_trusts_no_other_label(tmp_path):
+    from nbgrader.coursedir import CourseDirectory
+
+    from coursegrader.similarity.material import Material, SimilarityCheck
+    from coursegrader.tools.similarity import variant_evidence
+
+    config = _course(tmp_path, SECRET)
+    drawn = {s: submission_variant(SECRET, "ps4", s) for s in ("alice", "bob", "carol")}
+    typed = f"s = {drawn['alice'].params['sigma']!r}"
+    assert drawn["bob"].params["sigma"] != drawn["alice"].params["sigma"]
+    materials = [Material("alice", "", [], numbers=[], variant=drawn["alice"].label),
+                 Material("bob", "", [], numbers=literals([_code(typed)], limit=10)[0],
+                          variant=drawn["bob"].label),
+                 # judged on another variant than the secret draws: not compared
+                 Material("carol", "", [], numbers=literals([_code(typed)], limit=10)[0],
+                          variant=drawn["bob"].label)]
+    coursedir = CourseDirectory(config=config)
+    scaffold = Scaffold(frozenset(), frozenset(), "", ())
+    check = SimilarityCheck(config=config)
+    found, skipped = variant_evidence(coursedir, "ps4", materials, scaffold, check, config)
+    assert [(e.holder, e.owner, e.name) for e in found] == [("bob", "alice", "sigma")]
+    assert skipped == [f"carol: its variant not compared (judged on {drawn['bob'].label}, "
+                       f"the course secret draws {drawn['carol'].label})"]
+    assert not (tmp_path / ".grader_secret").exists()
+    # without the course secret, no variant is drawn (and no secret is made)
+    (tmp_path / "other").mkdir()
+    config = _course(tmp_path / "other", None)
+    found, skipped = variant_evidence(CourseDirectory(config=config), "ps4", materials,
+                                      scaffold, SimilarityCheck(config=config), config)
+    assert found == [] and len(skipped) == 1 and "no course secret" in skipped[0]
+    assert not (tmp_path / "other" / ".grader_secret").exists()
