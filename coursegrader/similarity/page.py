@@ -80,11 +80,14 @@ def write_report(ps, materials, comparisons, folder, check, skipped):
                   written=c.written, variant_values=c.variant_values)
              for c in flagged[:check.page_pairs]]
     by_value = [c for c in comparisons if c.variant_values]
+    more_by_value = max(0, len(by_value) - check.page_pairs)
+    by_value = by_value[:check.page_pairs]
     cut = [(m.student, m.notes) for m in materials if m.notes]
     alone = [(m.student, m.flags) for m in materials if m.flags]
     page = folder / f"{ps}-similarity.html"
     page.write_text(env.get_template("report.html.j2").render(
         ps=ps, shown=shown, n_flagged=len(flagged), n_pairs=len(comparisons),
-        check=check, skipped=skipped, cut=cut, alone=alone, by_value=by_value),
+        check=check, skipped=skipped, cut=cut, alone=alone, by_value=by_value,
+        more_by_value=more_by_value),
         encoding="utf-8")
     return table, page

@@ -352,9 +352,10 @@ def evidence(held, values, *, released=(), common=frozenset(), common_share=0.05
     return sorted(out.values(), key=lambda e: (e.holder, e.owner, e.name))
 
 
-def shared_evidence(found):
+def shared_evidence(found, *, most=10):
     """{frozenset of two students: descriptions}: each pair one of whom holds the
-    other's value, and each pair who both hold a third's."""
+    other's value, and each pair who both hold a third's; at most ``most``
+    descriptions a pair, then how many more."""
     pairs = {}
     by_value = {}
     for e in found:
@@ -367,4 +368,5 @@ def shared_evidence(found):
                     pairs.setdefault(frozenset((a.holder, b.holder)), []).append(
                         f"{a.holder} and {b.holder} both hold {owner}'s {name} "
                         f"({a.text}; {b.text})")
-    return pairs
+    return {pair: lines[:most] + ([f"{len(lines) - most} more"] if len(lines) > most else [])
+            for pair, lines in pairs.items()}

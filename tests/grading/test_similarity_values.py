@@ -75,7 +75,7 @@ def test_odd_cells_are_read_within_bounds_and_never_raise():
     got, cut = literals(cells, limit=100)
     assert cut and len(got) == 100
     assert all(np.isfinite(lit.values).all() for lit in got)
-    assert ((1.37,), ()) in _found(*cells[1:2])          # an IPython cell is read as the judge reads it
+    assert ((1.37,), ()) in _found(*cells[1:2])   # IPython syntax read as the judge reads it
     assert not any(len(lit.values) > 1000 for lit in got)
 
 
@@ -275,3 +275,31 @@ def test_the_command_draws_each_variant_from_the_secret_and_trusts_no_other_labe
                                       scaffold, SimilarityCheck(config=config), config)
     assert found == [] and len(skipped) == 1 and "no course secret" in skipped[0]
     assert not (tmp_path / "other" / ".grader_secret").exists()
+
+
+def test_a_submission_holding_every_width_keeps_the_page_and_each_row_small(tmp_path):
+    from coursegrader.similarity.material import SimilarityCheck, boilerplate, material_of
+    from coursegrader.similarity.page import write_report
+    from coursegrader.tools.similarity import compare_all
+
+    widths = [round(0.5 + 0.01 * i, 2) for i in range(1, 150) if not trivial(0.5 + 0.01 * i)]
+    students = [f"s{i:03d}" for i in range(len(widths))]
+    values = {s: _values(s, {"sigma": w, "t": [w + 0.003, w + 0.004]})
+              for s, w in zip(students, widths)}
+    every = "\n".join(f"a{i} = {w!r}\nb{i} = [{w + 0.003!r}, {w + 0.004!r}]"
+                      for i, w in enumerate(widths))
+    held = {s: literals([_code(every)], limit=5000)[0] for s in students[:3]}
+    pairs = shared_evidence(evidence(held, values), most=1)
+    assert len(pairs) == 3 * (len(students) - 3) + 3        # each padder with everyone
+    assert all(len(lines) <= 2 for lines in pairs.values())
+    assert pairs[frozenset(("s000", "s001"))][-1].endswith(" more")
+    check = SimilarityCheck(page_pairs=10)
+    scaffold = Scaffold(frozenset(), frozenset(), "", ())
+    boiler = boilerplate(scaffold, check)
+    materials = [material_of(s, [], scaffold, check, boiler) for s in students]
+    table, page = write_report("ps4", materials, compare_all(materials, check, pairs),
+                               tmp_path, check, [])
+    text = page.read_text()
+    assert f"{len(pairs) - 10} more such pairs are not shown here" in text
+    assert len(text) < 40_000
+    assert table.read_text().count("holds") + table.read_text().count("both hold") >= len(pairs)
