@@ -6,7 +6,8 @@ classmate's *values*: a notebook handed over after the classmate's width was
 typed in, or witness vectors worked out on the classmate's samples.
 
 :func:`literals` reads the numbers an answer cell holds as it is printed: every
-number of a code cell (``1.37``, ``-0.7071``) and every list or tuple of numbers
+number of a code cell (``1.37``, ``-0.7071``, ``"1.37"`` for ``float``, and
+arithmetic on numbers such as ``137 / 100``) and every list or tuple of numbers
 (``[0.41, -0.82, 0.41]``, nested ones too), and every number of a written answer
 and every bracketed run of them (``(0.41, -0.82, 0.41)``).  Each literal matches
 a value within half a unit of its last printed digit (``1.37`` matches
@@ -126,7 +127,41 @@ def _number(node):
     if isinstance(node, ast.Constant) and type(node.value) in (int, float) \
             and abs(node.value) < _LARGEST:
         return sign * node.value, node
+    if isinstance(node, ast.Constant) and type(node.value) is str \
+            and len(node.value) < 40 and _PRINTED.match(node.value.strip()) \
+            and any(ch.isdigit() for ch in node.value):
+        value = float(node.value)      # a number written as a string, for float()
+        if abs(value) < _LARGEST:
+            return sign * value, node
     return None
+
+
+def _printed(node):
+    """A number's constant as it is printed: a float's repr is what was typed, less
+    any trailing zeros (a looser tolerance); a string, itself."""
+    return node.value.strip() if type(node.value) is str else repr(node.value)
+
+
+_FOLDED = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+           ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
+
+
+def _fold(node, depth=8):
+    """The value of arithmetic on numbers written out (``1.3 + 0.07``, ``137 / 100``),
+    at most ``depth`` operations deep, or None."""
+    found = _number(node)
+    if found is not None:
+        return float(found[0])
+    if depth == 0 or not isinstance(node, ast.BinOp) or type(node.op) not in _FOLDED:
+        return None
+    a, b = _fold(node.left, depth - 1), _fold(node.right, depth - 1)
+    if a is None or b is None:
+        return None
+    try:
+        value = _FOLDED[type(node.op)](a, b)
+    except (ZeroDivisionError, OverflowError):
+        return None
+    return value if abs(value) < _LARGEST else None
 
 
 def _array(node):
@@ -175,7 +210,8 @@ def _squeezed(shape):
 
 def _code_literals(source, cell):
     tree = _parse(source)
-    if tree is None:
+    if tree is None:      # read as text: code that does not parse hides no number
+        yield from _text_literals(source, cell)
         return
     signed = {id(n.operand) for n in ast.walk(tree)
               if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd))}
@@ -187,14 +223,18 @@ def _code_literals(source, cell):
         elif isinstance(node, (ast.Constant, ast.UnaryOp)):
             one = _number(node)
             found = None if one is None else ([one[0]], (), [one[1]])
+        elif isinstance(node, ast.BinOp):
+            value = _fold(node)
+            if value is not None:
+                yield _literal([value], (), [repr(value)], cell)
+            continue
         else:
             continue
         if found is None:
             continue
         values, shape, nodes = found
         if len(values) <= _MAX_ENTRIES:
-            # repr prints a float as typed, less any trailing zeros (a looser tolerance)
-            yield _literal(values, shape, [repr(n.value) for n in nodes], cell)
+            yield _literal(values, shape, [_printed(n) for n in nodes], cell)
 
 
 def _text_literals(source, cell):

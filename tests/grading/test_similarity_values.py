@@ -52,6 +52,21 @@ def test_numbers_and_arrays_of_code_are_read_with_their_signs_and_shapes():
     assert not any(v == (0.5,) or v == (3.0,) for v, _ in got)   # trivially common
 
 
+def test_a_number_written_as_a_string_or_as_arithmetic_is_read_as_its_value():
+    got = _found(_code('a = float("1.37")\nb = 137 / 100\nc = 1.3 + 0.07\n'
+                       'd = np.array(["0.41", "-0.82", "0.41"], dtype=float)\n'
+                       'e = "sigma"\nf = 1 / 0\ng = 2 ** 0.5\nh = ' + " + ".join(["0.01"] * 300)))
+    values = sorted(v[0] for v, shape in got if shape == ())
+    for source in ('float("1.37")', "137 / 100", "1.3 + 0.07"):
+        assert [lit.values for lit in literals([_code(source)], limit=10)[0]
+                if abs(lit.values[0] - 1.37) < 1e-12], source
+    assert ((0.41, -0.82, 0.41), (3,)) in got
+    assert not any(abs(v - 2 ** 0.5) < 1e-9 for v in values)     # a power is not folded
+    # a cell too deep to parse (a long chain of additions) is read as text
+    deep = _code("s = 1.37\nh = " + " + ".join(["0.01"] * 20000))
+    assert ((1.37,), ()) in _found(deep)
+
+
 def test_numbers_of_written_answers_are_read_at_a_sentences_end_and_in_brackets():
     got = _found(_text("My width is 1.37 and a = (0.41, \u22120.82, 0.41). It ends 3.33.\n"
                        "Python 3.11.2, version v2.71, cell 1,000."))
