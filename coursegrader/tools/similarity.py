@@ -43,13 +43,13 @@ from nbgrader.coursedir import CourseDirectory
 
 from .. import record
 from ..judging.modules import MODULE, student_modules
-from ..similarity.compare import compare
-from ..similarity.material import SimilarityCheck, Scaffold, boilerplate, material_of
 from ..judging.problem_sets import hidden_module
 from ..judging.variants import submission_variant
 from ..preprocessors.judge_submission import JudgeSubmission
 from ..secret import course_secret
 from ..settings import CourseSettings
+from ..similarity.compare import compare
+from ..similarity.material import SimilarityCheck, Scaffold, boilerplate, material_of
 from ..similarity.page import write_report
 from ..similarity.values import common_values, evidence, shared_evidence, variant_values
 from .command_input import InputError, load_config
