@@ -170,8 +170,10 @@ def main(argv=None) -> int:
             print(f"{ps}: {len(materials)} submissions, {len(pairs)} pairs, {n} flagged "
                   f"(code {check.threshold:.0%}, written {check.written_threshold:.0%}, "
                   f"or a value of a classmate's variant): {table}, {page}")
-            for e in found:
+            for e in found[:20]:
                 print(f"  variant value: {e.describe()}")
+            if len(found) > 20:
+                print(f"  and {len(found) - 20} more values of a classmate's variant: {table}")
             for m in materials:
                 if m.flags:
                     print(f"  flagged on its own: {m.student}: code no comparison reads "
