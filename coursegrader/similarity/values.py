@@ -16,7 +16,9 @@ millionth however many digits it prints; a single number of fewer than three
 significant digits (``1.2``) matches only the value it is exactly.
 
 :func:`variant_values` lists what a variant draws (its plain parameters, each
-number and each list of numbers) and what it implies (the hidden module's
+number and each list of numbers) and what it implies (:func:`implied_by`: the
+reference answer to each public case of a part that varies, ps4's inner
+products and norms, ps5's decision values; and the hidden module's
 ``implied_values``: ps3's witness vectors, either sign).  Trivially common
 numbers (integers, halves, 1, 2 or 5 times a power of ten: 0.1, 1e-6) are
 never evidence, nor a value the release holds, nor one that many variants
@@ -34,13 +36,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from coursecheck.problems import COURSE_ID
-from coursecheck.variants import draw_variant
+from coursecheck.variants import bind, draw_variant, plain
 
 from ..judging.cells import python_source
 from ..judging.modules import MODULE
 
 __all__ = ["Literal", "VariantValue", "Evidence", "literals", "variant_values",
-           "trivial", "common_values", "evidence", "shared_evidence"]
+           "implied_by", "trivial", "common_values", "evidence", "shared_evidence"]
 
 #: A number as a reader prints it: digits, an optional fraction, an optional exponent.
 _PRINTED = re.compile(r"^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
@@ -347,14 +349,31 @@ def _key(value):
     return value.shape, tuple(round(v, 9) for v in value.values)
 
 
-def common_values(assignment, draws, share):
+def implied_by(parts, extra=None):
+    """What a variant implies, as ``variant_values`` takes it: the reference answer
+    to each public case of each part of ``parts`` ({id: Part}) that varies and has
+    a reference, and ``extra(params)`` (a hidden half's ``implied_values``)."""
+    def implied(params):
+        found = dict(extra(params)) if extra is not None else {}
+        for pid, part in parts.items():
+            if part.varies and part.reference is not None:
+                bound = bind(part, params)
+                for i, case in enumerate(bound.public(), 1):
+                    found[f"answer to {pid}'s public case {i}"] = plain(
+                        np.asarray(bound.reference(*case.args), dtype=float))
+        return found
+    return implied
+
+
+def common_values(assignment, draws, share, implied=None):
     """The values (as keys) that more than ``share`` of ``draws`` variants of
-    ``assignment``, drawn for made-up students, hold: what a variant draws from
-    a few choices (ps3's ``c``), whoever the class is."""
+    ``assignment``, drawn for made-up students, hold or imply (``implied``, as
+    :func:`variant_values` takes it): what a variant draws from a few choices
+    (ps3's ``c``), or an answer the same for many widths, whoever the class is."""
     count = {}
     for i in range(draws):
         params = draw_variant(assignment, f"common-{i}", "", course=COURSE_ID).params
-        for key in {_key(v) for v in variant_values(None, params)}:
+        for key in {_key(v) for v in variant_values(None, params, implied)}:
             count[key] = count.get(key, 0) + 1
     return frozenset(k for k, n in count.items() if n > share * draws)
 

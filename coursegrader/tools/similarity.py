@@ -43,7 +43,7 @@ from nbgrader.coursedir import CourseDirectory
 
 from .. import record
 from ..judging.modules import MODULE, student_modules
-from ..judging.problem_sets import hidden_module
+from ..judging.problem_sets import graded_parts, hidden_module
 from ..judging.variants import submission_variant
 from ..preprocessors.judge_submission import JudgeSubmission
 from ..secret import course_secret
@@ -51,7 +51,8 @@ from ..settings import CourseSettings
 from ..similarity.compare import compare
 from ..similarity.material import SimilarityCheck, Scaffold, boilerplate, material_of
 from ..similarity.page import write_report
-from ..similarity.values import common_values, evidence, shared_evidence, variant_values
+from ..similarity.values import (common_values, evidence, implied_by, shared_evidence,
+                                 variant_values)
 from .command_input import InputError, load_config
 
 __all__ = ["SimilarityCheck", "recorded_materials", "variant_evidence", "compare_all",
@@ -111,7 +112,8 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
         return [], [f"variants not compared: no course secret ({secret_file}) to draw "
                     "them from"]
     secret = course_secret(settings, secret_file)
-    implied = getattr(hidden_module(coursedir.root, ps), "implied_values", None)
+    implied = implied_by(graded_parts(coursedir.root, ps),
+                         getattr(hidden_module(coursedir.root, ps), "implied_values", None))
     values, skipped = {}, []
     for m in varied:
         try:
@@ -127,7 +129,8 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
                            f"({type(exc).__name__}: {exc})")
     held = {m.student: m.numbers for m in varied if m.student in values}
     found = evidence(held, values, released=scaffold.numbers,
-                     common=common_values(ps, check.common_draws, check.common_share),
+                     common=common_values(ps, check.common_draws, check.common_share,
+                                          implied),
                      common_share=check.common_share, common_min=check.common_min)
     return found, skipped
 

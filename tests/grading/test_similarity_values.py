@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from conftest import COURSE
-from coursegrader.judging.problem_sets import hidden_module
+from coursegrader.judging.problem_sets import graded_parts, hidden_module
 from coursegrader.judging.variants import submission_variant
 from coursegrader.record import AnswerCode
 from coursegrader.similarity.material import Scaffold
-from coursegrader.similarity.values import (common_values, evidence, literals,
+from coursegrader.similarity.values import (common_values, evidence, implied_by, literals,
                                             shared_evidence, trivial, variant_values)
 from coursegrader.tools.author import build_notebook
 
@@ -187,13 +187,25 @@ def _with(cells, replace):
     return [AnswerCode(c.cell, replace(c.source), c.cell_type) for c in cells]
 
 
+def _implied(ps):
+    return implied_by(graded_parts(COURSE, ps),
+                      getattr(hidden_module(COURSE, ps), "implied_values", None))
+
+
 def _class(ps, n):
-    implied = getattr(hidden_module(COURSE, ps), "implied_values", None)
+    implied = _implied(ps)
     drawn = {f"s{i:03d}": submission_variant(SECRET, ps, f"s{i:03d}") for i in range(n)}
     values = {s: variant_values(s, v.params, implied) for s, v in drawn.items()}
     scaffold = Scaffold.of([c for c in _source(ps).cells
                             if not c.metadata.get("nbgrader", {}).get("solution")])
-    return drawn, values, scaffold.numbers, common_values(ps, 200, 0.05)
+    return drawn, values, scaffold.numbers, common_values(ps, 200, 0.05, implied)
+
+
+def _printed(value):
+    """``value`` as a student writes it down: to four decimals, a vector in brackets."""
+    if isinstance(value, list):
+        return "(" + ", ".join(f"{v:.4f}" for v in value) + ")"
+    return f"{value:.4f}"
 
 
 @pytest.mark.parametrize("ps", ["ps4", "ps5"])
@@ -218,6 +230,17 @@ def test_no_honest_width_is_flagged_and_a_classmates_width_typed_in_is(ps):
     assert {(e.holder, e.name) for e in found} == {(carol, "sigma")}
     assert {e.owner for e in found} == {s for s in students if sigma[s] == sigma[bob]}
     assert bob in {e.owner for e in found}
+    # dave: bob's answer to the first public case of a varying part, worked out on his
+    # width and written into a written answer
+    dave = next(s for s in students if sigma[s] not in (sigma[bob], sigma[carol]))
+    implied = _implied(ps)(drawn[bob].params)
+    name = next(k for k in implied if k.endswith("public case 1"))
+    held[dave] = literals(_honest(ps) + [_text(f"I find {_printed(implied[name])}.")],
+                          limit=5000)[0]
+    found = evidence(held, values, released=released, common=common)
+    assert {(e.holder, e.name) for e in found if e.holder == dave} == {(dave, name)}
+    assert {e.owner for e in found if e.holder == dave} == {
+        s for s in students if sigma[s] == sigma[bob]}
 
 
 def test_no_honest_ps3_is_flagged_and_a_classmates_witnesses_or_samples_typed_in_are():
@@ -226,7 +249,7 @@ def test_no_honest_ps3_is_flagged_and_a_classmates_witnesses_or_samples_typed_in
     held = {s: literals(_honest("ps3"), limit=5000)[0] for s in students}
     # a student who works their own witnesses out by hand and types them in
     own = students[0]
-    implied = hidden_module(COURSE, "ps3").implied_values(drawn[own].params)
+    implied = hidden_module(COURSE, "ps3").implied_values(drawn[own].params)   # witnesses
     table = {k.split(" of ", 1)[1]: np.round(v[1], 4).tolist() for k, v in implied.items()}
     held[own] = literals([_code(f"W = {table!r}\ndef witness(name, X):\n"
                                 "    return np.array(W[name])\n")], limit=5000)[0]
