@@ -3,19 +3,21 @@
 The public half of each part (its function, points, public cases and how an
 answer is judged) is :mod:`coursecheck.problems.ps3` (``problems/ps3.py``);
 this module gives the grader the rest: ``HIDDEN``, each part's generator of
-hidden cases (drawn from the grader's random stream), and ``REFERENCES``, the
+hidden cases (drawn from the grader's random stream), ``REFERENCES``, the
 reference of each part whose public half ships only the expected values of its
-public cases.  The grader reads it from the course folder
+public cases, and ``implied_values``, the answers a variant implies, which the
+similarity check looks for in classmates' notebooks.  The grader reads it from the course folder
 (:mod:`coursegrader.judging.problem_sets`); it imports nothing of the grader.
 """
 
 import numpy as np
 
 import kernlab
-from coursecheck.problems.ps3 import RULES, base_grams, draw_sample, points, random_sets
+from coursecheck.problems.ps3 import (RULES, base_grams, candidates, draw_sample, points,
+                                      random_sets)
 from coursecheck.parts import Case
 
-__all__ = ["HIDDEN", "REFERENCES", "subset_features_reference"]
+__all__ = ["HIDDEN", "REFERENCES", "implied_values", "subset_features_reference"]
 
 
 def _combine_hidden(rng):
@@ -142,3 +144,13 @@ REFERENCES = {
     "anova_kernel": _anova_reference,
     "subset_features": subset_features_reference,
 }
+
+
+def implied_values(v):
+    """The witness of each sample of variant ``v`` (part 6's answer, of either sign):
+    the unit eigenvector of the Gram matrix's smallest eigenvalue."""
+    found = {}
+    for name, X in v["samples"].items():
+        _, vectors = np.linalg.eigh(candidates(v)[name](np.asarray(X, dtype=float)))
+        found[f"witness on the sample of {name}"] = ("\u00b1", vectors[:, 0].tolist())
+    return found

@@ -2,7 +2,9 @@
 
 :mod:`.code` writes code in a normal form that renaming, reformatting, no-ops,
 dead code and the spelling of loops do not change; :mod:`.text` reads written
-answers as runs of words; :mod:`.material` takes of a submission what is
-compared, within bounds (:class:`~.material.SimilarityCheck`); :func:`.compare.compare`
-compares two submissions; :func:`.page.write_report` writes the report.
+answers as runs of words; :mod:`.values` reads the numbers a submission
+holds and finds a classmate's variant's values among them; :mod:`.material`
+takes of a submission what is compared, within bounds
+(:class:`~.material.SimilarityCheck`); :func:`.compare.compare` compares two
+submissions; :func:`.page.write_report` writes the report.
 """

@@ -16,8 +16,11 @@ class Comparison:
 
     ``code`` and ``written``: the larger of the two shares of one submission's
     material found in the other's (0 when too short to tell); ``flagged``: either
-    reaches its threshold. ``slices_a``/``slices_b`` (copydetect's, into the
+    reaches its threshold, or the pair shares a value of a variant. ``slices_a``/``slices_b`` (copydetect's, into the
     normal form) and ``shared_runs`` locate what is shared, for the page.
+    ``variant_values``: why the pair holds the same value of a variant (one of
+    them a classmate's, or both a third's; :func:`~.values.shared_evidence`),
+    which flags it too.
     """
 
     a: Material
@@ -28,14 +31,17 @@ class Comparison:
     slices_a: np.ndarray = None
     slices_b: np.ndarray = None
     shared_runs: frozenset = frozenset()
+    variant_values: tuple = ()
 
     @property
     def similarity(self):
         return max(self.code, self.written)
 
 
-def compare(a: Material, b: Material, check: SimilarityCheck) -> Comparison:
-    """Compare submissions ``a`` and ``b`` (their code, and their written answers)."""
+def compare(a: Material, b: Material, check: SimilarityCheck, *,
+            variant_values=()) -> Comparison:
+    """Compare submissions ``a`` and ``b`` (their code, and their written answers);
+    ``variant_values``: the values of a variant they share (see :class:`Comparison`)."""
     code, sl_a, sl_b = 0.0, None, None
     if min(a.code_chars, b.code_chars) >= check.min_code_chars:
         overlap, (sim_a, sim_b), (sl_a, sl_b) = compare_files(a.prints, b.prints)
@@ -45,5 +51,7 @@ def compare(a: Material, b: Material, check: SimilarityCheck) -> Comparison:
     written = 0.0
     if min(len(a.runs), len(b.runs)) >= check.min_written_runs:
         written = round(max(len(shared) / len(a.runs), len(shared) / len(b.runs)), 4)
-    flagged = code >= check.threshold or written >= check.written_threshold
-    return Comparison(a, b, code, written, flagged, sl_a, sl_b, shared)
+    flagged = (code >= check.threshold or written >= check.written_threshold
+               or bool(variant_values))
+    return Comparison(a, b, code, written, flagged, sl_a, sl_b, shared,
+                      tuple(variant_values))

@@ -25,6 +25,7 @@ from ..judging.cells import python_source, shares
 from ..judging.modules import COMPILED, MODULE, UNREAD
 from .code import lexical_form, normal_code
 from .text import shingles, words
+from .values import literals
 
 __all__ = ["SimilarityCheck", "Scaffold", "Material", "boilerplate", "material_of"]
 
@@ -72,6 +73,26 @@ class SimilarityCheck(Configurable):
         100_000, min=1000,
         help="Of each submission, at most this many bytes of written answers are "
              "compared.").tag(config=True)
+    max_values = Integer(
+        5000, min=10,
+        help="Of each submission, at most this many numbers and arrays of numbers "
+             "(beyond trivially common ones) are compared with the class's variants."
+    ).tag(config=True)
+    common_share = Float(
+        0.05, min=0.0, max=1.0,
+        help="A value that more than this share of the class's variants (and at least "
+             "common_min of them), or of common_draws variants, hold is common, and never "
+             "evidence of a copy."
+    ).tag(config=True)
+    common_draws = Integer(
+        200, min=10,
+        help="How many variants of the problem set (drawn for made-up students) tell "
+             "which values are common: one that more than common_share of them hold "
+             "is never evidence.").tag(config=True)
+    common_min = Integer(
+        3, min=2,
+        help="A value held by fewer variants of the class than this is never common."
+    ).tag(config=True)
     page_chars = Integer(
         20_000, min=1000,
         help="The report page shows at most this many characters of each side of a "
@@ -93,6 +114,7 @@ class Scaffold:
     keep: frozenset
     code: str
     text: tuple
+    numbers: tuple = ()
 
     @classmethod
     def of(cls, released_cells, released_modules=()):
@@ -107,7 +129,18 @@ class Scaffold:
                                      if c.cell_type == "markdown")))
         released = {(c.cell_type, c.source.strip()) for c in released_cells}
         released |= {(MODULE, source.strip()) for source in released_modules}
-        return cls(frozenset(released), keep, code, text)
+        cells = list(released_cells) + [_Cell(MODULE, s) for s in released_modules]
+        numbers, _ = literals(cells, limit=100_000)
+        return cls(frozenset(released), keep, code, text, tuple(numbers))
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """A released module, read as a cell."""
+
+    cell_type: str
+    source: str
+    cell: str = "the release"
 
 
 def _top_names(tree):
@@ -149,6 +182,8 @@ class Material:
     prints: object = None      # copydetect's fingerprint of ``code``
     runs: dict = None          # {hash: first word} of the written answers' runs
     flags: list = field(default_factory=list)
+    numbers: list = field(default_factory=list)   # its values.Literal s
+    variant: str = None        # the label of the variant its record was judged on
 
     @property
     def code_chars(self):
@@ -443,14 +478,17 @@ def boilerplate(scaffold, check):
     return np.array(sorted(_fingerprint(scaffold.code, check).hashes), dtype=np.int64)
 
 
-def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitted=()):
+def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitted=(),
+                variant=None):
     """The :class:`Material` of ``student``'s submission, whose cells are ``cells``
     (each with ``cell_type`` and ``source``, in notebook order; a record's
     :class:`~coursegrader.record.AnswerCode`); ``boiler``: :func:`boilerplate`;
     ``omitted``: bytes of the cells the record did not keep (a module's are
     read from the module's own answer); ``unsubmitted``: the code its parts ran
     that it did not hand in as source, as the record keeps it
-    (:class:`~coursegrader.record.UnsubmittedCode`), which flags it."""
+    (:class:`~coursegrader.record.UnsubmittedCode`), which flags it;
+    ``variant``: the label of the variant its record was judged on (its numbers
+    are then read, for :func:`~.values.evidence`)."""
     notes = [f"{_kb(omitted)} of its cells beyond what the record keeps not compared"
              ] if omitted else []
     flags = []
@@ -483,5 +521,11 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
     ws = _text(text, check, notes)
     prompt = shingles(list(scaffold.text), check.shingle_words)
     runs = {h: i for h, i in shingles(ws, check.shingle_words).items() if h not in prompt}
+    numbers = []
+    if variant is not None:
+        numbers, cut = literals(own, limit=check.max_values)
+        if cut:
+            notes.append(f"numbers beyond the first {check.max_values} not compared with "
+                         "the class's variants")
     return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs,
-                    flags)
+                    flags, numbers, variant)

@@ -58,27 +58,36 @@ def _side(comparison, which, check):
 
 def write_report(ps, materials, comparisons, folder, check, skipped):
     """Write ``folder/<ps>-similarity.csv`` (every pair of ``comparisons``) and
-    ``.html`` (the flagged ones, the submissions of ``materials`` flagged on their
-    own, and what the bounds cut of each);
+    ``.html`` (the flagged ones, the pairs sharing a value of a variant, the
+    submissions of ``materials`` flagged on their own, and what the bounds cut
+    of each);
     ``skipped``: submissions that could not be read, one line each."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     table = folder / f"{ps}-similarity.csv"
     with open(table, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["student_a", "student_b", "similarity", "flagged", "code", "written"])
+        w.writerow(["student_a", "student_b", "similarity", "flagged", "code", "written",
+                    "variant_values"])
         for c in comparisons:
             w.writerow([c.a.student, c.b.student, f"{c.similarity:.4f}",
-                        str(c.flagged).lower(), f"{c.code:.4f}", f"{c.written:.4f}"])
+                        str(c.flagged).lower(), f"{c.code:.4f}", f"{c.written:.4f}",
+                        "; ".join(c.variant_values)])
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
                              autoescape=True, undefined=jinja2.StrictUndefined)
     flagged = [c for c in comparisons if c.flagged]
     shown = [dict(a=_side(c, "a", check), b=_side(c, "b", check), code=c.code,
-                  written=c.written) for c in flagged[:check.page_pairs]]
+                  written=c.written, variant_values=c.variant_values)
+             for c in flagged[:check.page_pairs]]
+    by_value = [c for c in comparisons if c.variant_values]
+    more_by_value = max(0, len(by_value) - check.page_pairs)
+    by_value = by_value[:check.page_pairs]
     cut = [(m.student, m.notes) for m in materials if m.notes]
     alone = [(m.student, m.flags) for m in materials if m.flags]
     page = folder / f"{ps}-similarity.html"
     page.write_text(env.get_template("report.html.j2").render(
         ps=ps, shown=shown, n_flagged=len(flagged), n_pairs=len(comparisons),
-        check=check, skipped=skipped, cut=cut, alone=alone), encoding="utf-8")
+        check=check, skipped=skipped, cut=cut, alone=alone, by_value=by_value,
+        more_by_value=more_by_value),
+        encoding="utf-8")
     return table, page

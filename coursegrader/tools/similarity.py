@@ -12,10 +12,18 @@ runs of words (:mod:`coursegrader.similarity.text`); what the release holds
 never counts, and each submission is read within bounds
 (:class:`~coursegrader.similarity.material.SimilarityCheck`).
 
+For a problem set with variants, the numbers each submission's cells hold as
+written (:mod:`coursegrader.similarity.values`) are compared with the values of
+each classmate's variant, drawn again from the course secret and the student
+id as the judge drew them: a submission holding a classmate's value that is
+not one of its own flags the pair, as do two submissions holding the same
+value of a third's variant.
+
 It writes ``report/ps1-similarity.csv`` (``student_a,student_b,similarity,
-flagged,code,written``; each share is the larger of the two shares of one
-submission's material found in the other, and similarity the larger of
-code and written) and ``report/ps1-similarity.html``, the flagged pairs side
+flagged,code,written,variant_values``; each share is the larger of the two
+shares of one submission's material found in the other, similarity the
+larger of code and written, and variant_values who holds whose value, as
+what and where) and ``report/ps1-similarity.html``, the flagged pairs side
 by side with the shared passages marked, the submissions flagged on their
 own because they hold code no comparison reads (code their parts ran that
 they did not hand in as source, whatever library ran it, as the record keeps
@@ -37,12 +45,20 @@ from nbgrader.coursedir import CourseDirectory
 
 from .. import record
 from ..judging.modules import MODULE, student_modules
+from ..judging.problem_sets import graded_parts, hidden_module
+from ..judging.variants import submission_variant
+from ..preprocessors.judge_submission import JudgeSubmission
+from ..secret import course_secret
+from ..settings import CourseSettings
 from ..similarity.compare import compare
 from ..similarity.material import SimilarityCheck, Scaffold, boilerplate, material_of
 from ..similarity.page import write_report
+from ..similarity.values import (common_values, evidence, implied_by, shared_evidence,
+                                 variant_values)
 from .command_input import InputError, load_config
 
-__all__ = ["SimilarityCheck", "recorded_materials", "compare_all", "main"]
+__all__ = ["SimilarityCheck", "recorded_materials", "variant_evidence", "compare_all",
+           "main"]
 
 
 def recorded_materials(coursedir, ps, scaffold, check):
@@ -73,16 +89,61 @@ def recorded_materials(coursedir, ps, scaffold, check):
             materials.append(material_of(
                 student, result.answers, scaffold, check, boiler,
                 omitted=sum(a.omitted for a in result.answers if a.cell_type != MODULE),
-                unsubmitted=result.unsubmitted_code))
+                unsubmitted=result.unsubmitted_code, variant=result.variant))
         except Exception as exc:   # what one student wrote must not stop the others
             skipped.append(f"{student}: its cells could not be compared "
                            f"({type(exc).__name__}: {exc})")
     return materials, skipped
 
 
-def compare_all(materials, check):
-    """Every pair of ``materials``, the most similar first."""
-    pairs = [compare(a, b, check) for a, b in itertools.combinations(materials, 2)]
+def variant_evidence(coursedir, ps, materials, scaffold, check, config):
+    """The :class:`~coursegrader.similarity.values.Evidence` of classmates' variant
+    values among ``materials``' numbers, and the submissions whose variant could
+    not be compared, each with why.
+
+    Each student's variant is drawn again from the course secret and the student
+    id, as the judge drew it; a record judged on another variant (the secret
+    changed since) is not compared.  Without the course secret nothing is.
+    """
+    varied = [m for m in materials if m.variant is not None]
+    if not varied:
+        return [], []
+    settings = CourseSettings(config=config)
+    secret_file = Path(JudgeSubmission(config=config).secret_file)
+    if not settings.secret and not secret_file.is_file():
+        return [], [f"variants not compared: no course secret ({secret_file}) to draw "
+                    "them from"]
+    secret = course_secret(settings, secret_file)
+    implied = implied_by(graded_parts(coursedir.root, ps),
+                         getattr(hidden_module(coursedir.root, ps), "implied_values", None))
+    values, skipped = {}, []
+    for m in varied:
+        try:
+            drawn = submission_variant(secret, ps, m.student)
+            if drawn is None or drawn.label != m.variant:
+                skipped.append(f"{m.student}: its variant not compared (judged on "
+                               f"{m.variant}, the course secret draws "
+                               f"{drawn.label if drawn else 'none'})")
+                continue
+            values[m.student] = variant_values(m.student, drawn.params, implied)
+        except Exception as exc:   # one student's variant must not stop the others
+            skipped.append(f"{m.student}: its variant could not be drawn "
+                           f"({type(exc).__name__}: {exc})")
+    held = {m.student: m.numbers for m in varied if m.student in values}
+    found = evidence(held, values, released=scaffold.numbers,
+                     common=common_values(ps, check.common_draws, check.common_share,
+                                          implied),
+                     common_share=check.common_share, common_min=check.common_min)
+    return found, skipped
+
+
+def compare_all(materials, check, variant_values=None):
+    """Every pair of ``materials``, the most similar first; ``variant_values``:
+    {frozenset of two students: why they share a variant's value}."""
+    shared = variant_values or {}
+    pairs = [compare(a, b, check,
+                     variant_values=shared.get(frozenset((a.student, b.student)), ()))
+             for a, b in itertools.combinations(materials, 2)]
     pairs.sort(key=lambda p: (-p.similarity, p.a.student, p.b.student))
     return pairs
 
@@ -105,12 +166,19 @@ def main(argv=None) -> int:
             modules = [m.source for m in student_modules(release.parent, record.ANSWER_BYTES)]
             scaffold = Scaffold.of(nbformat.read(release, as_version=4).cells, modules)
             materials, skipped = recorded_materials(coursedir, ps, scaffold, check)
-            pairs = compare_all(materials, check)
+            found, not_drawn = variant_evidence(coursedir, ps, materials, scaffold, check,
+                                                config)
+            skipped += not_drawn
+            pairs = compare_all(materials, check, shared_evidence(found))
             table, page = write_report(ps, materials, pairs, root / "report", check, skipped)
             n = sum(p.flagged for p in pairs)
             print(f"{ps}: {len(materials)} submissions, {len(pairs)} pairs, {n} flagged "
-                  f"(code {check.threshold:.0%}, written {check.written_threshold:.0%}): "
-                  f"{table}, {page}")
+                  f"(code {check.threshold:.0%}, written {check.written_threshold:.0%}, "
+                  f"or a value of a classmate's variant): {table}, {page}")
+            for e in found[:20]:
+                print(f"  variant value: {e.describe()}")
+            if len(found) > 20:
+                print(f"  and {len(found) - 20} more values of a classmate's variant: {table}")
             for m in materials:
                 if m.flags:
                     print(f"  flagged on its own: {m.student}: code no comparison reads "

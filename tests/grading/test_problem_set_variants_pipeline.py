@@ -9,15 +9,20 @@ a copy passed on from a classmate holds them); dave hands in, for ps3, the
 answer that was right for every variant of its old question. Own work scores
 full marks; carol's copy and dave's answer lose every part that varies and
 keep the others, and carol's feedback names the variant she was graded on.
+``make similarity`` then flags carol with bob for holding the witnesses of his
+samples, and no one else for a value of a variant.
 """
 
+import csv
 import html
+import subprocess
+import sys
 
 import nbformat
 import numpy as np
 import pytest
 
-from conftest import copy_course
+from conftest import COURSE, copy_course
 from coursegrader.judging.problem_sets import graded_parts
 from coursegrader.judging.variants import submission_variant
 from coursegrader.tools.course import fill_answers
@@ -122,3 +127,13 @@ def test_own_solved_copies_score_full_marks_and_a_copy_across_variants_loses_wha
     assert f"Graded on the variant of {carol} ({expected.label})." in page
     assert f"Variant for {carol} ({expected.label}), as the grader drew it." in page
     assert f"({variant['bob'].label})" not in page
+
+    (course.root / "Makefile").write_text((COURSE / "Makefile").read_text())
+    done = subprocess.run(["make", "similarity", f"PS={ps}", f"PYTHON={sys.executable}"],
+                          cwd=course.root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with open(course.root / "report" / f"{ps}-similarity.csv", newline="") as f:
+        by_value = {frozenset((r["student_a"], r["student_b"])): r["variant_values"]
+                    for r in csv.DictReader(f) if r["variant_values"]}
+    assert set(by_value) == {frozenset((carol, "bob"))}
+    assert f"{carol} holds bob's witness on the sample of " in by_value[frozenset((carol, "bob"))]

@@ -234,7 +234,8 @@ def report(tmp_path_factory):
 def test_every_pair_is_listed_once(report):
     pairs, _, rows = report
     assert len(rows) == len(pairs) == 10
-    assert list(rows[0]) == ["student_a", "student_b", "similarity", "flagged", "code", "written"]
+    assert list(rows[0]) == ["student_a", "student_b", "similarity", "flagged", "code", "written",
+                             "variant_values"]
 
 
 def test_a_submission_without_a_record_is_listed_as_not_compared(report):

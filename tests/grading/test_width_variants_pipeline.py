@@ -10,15 +10,20 @@ bob's notebook; dave hands in the solution for sigma = 1, the width one might
 circulate to the whole class. Own work scores full marks; the copy and the
 circulated answer lose every case that depends on sigma (everything but
 ps4's part 2's zero function), keep the parts that do not vary, and the
-feedback names the variant they were graded on.
+feedback names the variant they were graded on. ``make similarity`` then flags
+carol with bob for holding his width, and no one else for a width: alice's and
+bob's are their own, dave's (1) a number anyone might write.
 """
 
+import csv
 import html
+import subprocess
+import sys
 
 import nbformat
 import pytest
 
-from conftest import copy_course
+from conftest import COURSE, copy_course
 from coursegrader.judging.problem_sets import graded_parts
 from coursegrader.judging.variants import submission_variant
 from coursegrader.tools.course import fill_answers
@@ -84,3 +89,15 @@ def test_own_widths_score_full_marks_and_a_copy_or_a_circulated_width_loses(
         assert f"Graded on the variant of {student} ({expected.label})." in page
         assert f"Variant for {student} ({expected.label}), as the grader drew it." in page
         assert f"({variant['bob'].label})" not in page
+
+    (course.root / "Makefile").write_text((COURSE / "Makefile").read_text())
+    done = subprocess.run(["make", "similarity", f"PS={ps}", f"PYTHON={sys.executable}"],
+                          cwd=course.root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with open(course.root / "report" / f"{ps}-similarity.csv", newline="") as f:
+        by_value = {frozenset((r["student_a"], r["student_b"])): r["variant_values"]
+                    for r in csv.DictReader(f) if r["variant_values"]}
+    assert set(by_value) == {frozenset((carol, "bob"))}
+    said = f"{carol} holds bob's sigma ({sigma['bob']!r}, in "
+    assert by_value[frozenset((carol, "bob"))].startswith(said)
+    assert said in html.unescape((course.root / "report" / f"{ps}-similarity.html").read_text())
