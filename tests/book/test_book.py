@@ -3,8 +3,9 @@
 One module-scoped fixture builds the book from scratch (into a temporary
 directory, or into ``$BOOK_BUILD_DIR`` when that is set, which is emptied
 first) with warnings as errors and every notebook executed.  The first test
-checks the build itself; the second opens each page in headless Chromium over
-a local HTTP server and checks what a reader would see.
+checks the build itself.  Another fixture opens each page once in headless
+Chromium, over a local HTTP server, on a laptop's screen and on a phone's, and
+measures what a reader would see; the browser tests assert on its measurements.
 """
 
 from __future__ import annotations
@@ -286,116 +287,6 @@ def _status(url):
         return exc.code
 
 
-@pytest.mark.timeout(1000)
-def test_pages_render_in_chromium(site):
-    """Every page loads offline with rendered maths, figures and working links."""
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    base, html = site
-    shots = html / "_screenshots"
-    shots.mkdir(exist_ok=True)
-    pages = ["index"] + toc_files()
-    links_seen = set()
-    failures = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        for docname in pages:
-            url = urllib.parse.urljoin(base, f"{docname}.html")
-            page = context.new_page()
-            errors, failed, foreign = [], [], []
-
-            def route(r, foreign=foreign):
-                if urllib.parse.urlparse(r.request.url).hostname == "127.0.0.1":
-                    r.continue_()
-                else:
-                    foreign.append(r.request.url)
-                    r.abort()
-
-            page.route("**/*", route)
-            page.on("console", lambda m, e=errors: m.type == "error" and e.append(m.text))
-            page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
-            page.on("requestfailed", lambda r, f=failed: f.append(r.url))
-            page.on("response", lambda r, f=failed: r.status >= 400 and f.append(
-                f"{r.status} {r.url}"))
-            page.goto(url, wait_until="networkidle")
-            if page.evaluate("() => !!(window.MathJax && window.MathJax.startup)"):
-                page.wait_for_function(
-                    "() => window.MathJax.startup.promise !== undefined", timeout=20000)
-                page.evaluate("() => window.MathJax.startup.promise")
-            report = page.evaluate(
-                """(rawTexPattern) => ({
-                  maths: [...document.querySelectorAll('div.math, span.math')]
-                    .filter(el => !el.querySelector('mjx-container'))
-                    .map(el => el.textContent.slice(0, 80)),
-                  mathErrors: [...document.querySelectorAll('mjx-merror')]
-                    .map(el => el.getAttribute('data-mjx-error') || el.textContent),
-                  displayCount: document.querySelectorAll('div.math').length,
-                  // TeX that never reached MathJax: delimiters or commands left
-                  // in the visible text outside maths and code.
-                  rawTex: (() => {
-                    const skip = 'mjx-container, .math, pre, code, script, style, '
-                      + '.highlight, .cell_output';
-                    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-                    const found = [];
-                    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-                      const text = n.textContent;
-                      if (new RegExp(rawTexPattern).test(text)
-                          && !n.parentElement.closest(skip)) {
-                        found.push(text.trim().slice(0, 80));
-                      }
-                    }
-                    return found;
-                  })(),
-                  images: [...document.images]
-                    .filter(img => !(img.complete && img.naturalWidth > 0))
-                    .map(img => img.src),
-                  nav: [...document.querySelectorAll(
-                      '.bd-sidebar-primary a[href], .bd-sidebar-secondary a[href], '
-                      + '.prev-next-area a[href], a.download[href], .bd-header a[href]')]
-                    .map(a => a.href),
-                  title: document.title,
-                })""",
-                RAW_TEX,
-            )
-            name = docname.replace("/", "__")
-            page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
-            page.close()
-
-            where = f"{docname}: "
-            failures += [where + "console error: " + e for e in errors]
-            failures += [where + "failed request: " + f for f in failed]
-            failures += [where + "request to another host: " + f for f in foreign]
-            failures += [where + "maths not rendered: " + m for m in report["maths"]]
-            failures += [where + "MathJax error: " + m for m in report["mathErrors"]]
-            failures += [where + "raw TeX in the text: " + t for t in report["rawTex"]]
-            failures += [where + "image not loaded: " + s for s in report["images"]]
-            if docname != "index" and is_notebook(docname) and report["displayCount"] == 0:
-                failures.append(where + "no display equation found (page or selector broken)")
-            for href in report["nav"]:
-                parsed = urllib.parse.urlparse(href)
-                if parsed.scheme in ("http", "https") and parsed.hostname == "127.0.0.1":
-                    links_seen.add(parsed._replace(fragment="").geturl())
-                elif parsed.scheme in ("http", "https"):
-                    failures.append(where + "navigation link leaves the site: " + href)
-        browser.close()
-
-    for link in sorted(links_seen):
-        if link.endswith("/" + PDF_NAME) and not tex_available():
-            continue  # no TeX Live here: the PDF is not built (its own test says so)
-        status = _status(link)
-        if status != 200:
-            failures.append(f"navigation link {link} returned HTTP {status}")
-    assert not failures, "\n".join(failures[:60])
-    # Each chapter page must have been visited and screenshotted.
-    assert all((shots / f"{d.replace('/', '__')}.png").stat().st_size > 0 for d in pages)
-    # The links found include every page of the table of contents.
-    reached = {urllib.parse.urlparse(u).path for u in links_seen}
-    missing = [d for d in toc_files() if f"/{d}.html" not in reached]
-    assert not missing, f"pages not reachable from the navigation: {missing}"
-
-
 # ---------------------------------------------------------------------------
 # Layout: code, figures, tables and maths on a laptop and on a phone
 # ---------------------------------------------------------------------------
@@ -427,7 +318,6 @@ LAYOUT_REPORT = """() => {
       })
       .map(m => (m.closest('div.math') || {}).id || m.textContent.slice(0, 60)),
     pageWidth: document.documentElement.scrollWidth,
-    viewport: window.innerWidth,
   };
 }"""
 
@@ -436,14 +326,231 @@ def _chromium(p):
     return p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-def _open(context, url):
+# ---------------------------------------------------------------------------
+# Every page of the site, loaded once on each screen and measured
+# ---------------------------------------------------------------------------
+
+# Each browser test below asserts on what one fixture, site_pages, measured:
+# every page opened once at 1366 px and once at 390 px (as a phone lays it
+# out), its maths typeset, every report read, then the few changes some tests
+# need (showing a button, scrolling tables, planting margin notes) made after
+# the reports they could disturb.  Tests that click, tap or sabotage a page
+# open their own.
+
+SCREENS = {"laptop": {"viewport": LAPTOP},
+           "phone": {"viewport": PHONE, "is_mobile": True}}
+
+# What a reader would see wrong on a page: maths not typeset, TeX left in the
+# text, images not loaded; and the links of its navigation.
+RENDER_REPORT = """(rawTexPattern) => ({
+  maths: [...document.querySelectorAll('div.math, span.math')]
+    .filter(el => !el.querySelector('mjx-container'))
+    .map(el => el.textContent.slice(0, 80)),
+  mathErrors: [...document.querySelectorAll('mjx-merror')]
+    .map(el => el.getAttribute('data-mjx-error') || el.textContent),
+  displayCount: document.querySelectorAll('div.math').length,
+  // TeX that never reached MathJax: delimiters or commands left
+  // in the visible text outside maths and code.
+  rawTex: (() => {
+    const skip = 'mjx-container, .math, pre, code, script, style, '
+      + '.highlight, .cell_output';
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const found = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const text = n.textContent;
+      if (new RegExp(rawTexPattern).test(text)
+          && !n.parentElement.closest(skip)) {
+        found.push(text.trim().slice(0, 80));
+      }
+    }
+    return found;
+  })(),
+  images: [...document.images]
+    .filter(img => !(img.complete && img.naturalWidth > 0))
+    .map(img => img.src),
+  nav: [...document.querySelectorAll(
+      '.bd-sidebar-primary a[href], .bd-sidebar-secondary a[href], '
+      + '.prev-next-area a[href], a.download[href], .bd-header a[href]')]
+    .map(a => a.href),
+  title: document.title,
+})"""
+
+# Where each figure image stands on the screen, and whether a box between it
+# and its figure, narrower than the image, cuts it (and scrolls).
+FIGURE_REPORT = """() => [...document.querySelectorAll('article img')].map(img => {
+  const box = img.getBoundingClientRect();
+  const figure = (img.closest('figure') || {}).id;
+  let cut = false;
+  for (let el = img.parentElement; el && el.tagName !== 'ARTICLE';
+       el = el.parentElement) {
+    cut = cut || el.scrollWidth > el.clientWidth + 1;
+    if (el.tagName === 'FIGURE') break;
+  }
+  return {figure: figure || img.src.slice(-40),
+          natural: img.naturalWidth, shown: box.width,
+          left: box.left, right: box.right, cut};
+})"""
+
+COUNT_REPORT = """() => {
+  const count = selector => document.querySelectorAll(selector).length;
+  return {
+    equationNumbers: count('article div.math span.eqno'),
+    phoneFigures: count('article figure picture img'),
+    displays: count('mjx-container[display="true"]'),
+    equations: count('mjx-container'),
+    spokenEquations: count('mjx-container mjx-assistive-mml math'),
+  };
+}"""
+
+
+def site_page_names():
+    """The pages the browser tests open: home, every chapter, index and search."""
+    return ["index", *toc_files(), "genindex", "search"]
+
+
+def _open(context, url, problems=None):
+    """Open url, refusing every other host, and wait until its maths is typeset.
+
+    Console errors, failed requests and requests to other hosts are appended
+    to ``problems``, when given, as they happen."""
     page = context.new_page()
+    problems = [] if problems is None else problems
+
+    def route(r):
+        if urllib.parse.urlparse(r.request.url).hostname == "127.0.0.1":
+            r.continue_()
+        else:
+            problems.append("request to another host: " + r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: m.type == "error" and problems.append(
+        "console error: " + m.text))
+    page.on("pageerror", lambda exc: problems.append("console error: " + str(exc)))
+    page.on("requestfailed", lambda r: problems.append("failed request: " + r.url))
+    page.on("response", lambda r: r.status >= 400 and problems.append(
+        f"failed request: {r.status} {r.url}"))
     page.goto(url, wait_until="networkidle")
     if page.evaluate("() => !!(window.MathJax && window.MathJax.startup)"):
         page.wait_for_function("() => window.MathJax.startup.promise !== undefined",
                                timeout=20000)
         page.evaluate("() => window.MathJax.startup.promise")
     return page
+
+
+def _measure(page, problems, screen, docname, shots):
+    """Every measurement the browser tests make of one loaded page, as plain data."""
+    found = {
+        "render": page.evaluate(RENDER_REPORT, RAW_TEX),
+        "layout": page.evaluate(LAYOUT_REPORT),
+        "equations": page.evaluate(PHONE_REPORT),
+        "figures": page.evaluate(FIGURE_REPORT),
+        "tables": page.evaluate(TABLE_REPORT),
+        "page_width": page.evaluate("() => document.documentElement.scrollWidth"),
+        "counts": page.evaluate(COUNT_REPORT),
+        "boxes": page.evaluate(BOX_REPORT),
+    }
+    found["problems"] = list(problems)
+    # From here on each step changes the page, after every report it could change.
+    # The theme's "Back to top" button shows once the reader scrolls down and
+    # back up: show it, so that axe checks it too.
+    page.evaluate("() => { const b = document.getElementById('pst-back-to-top');"
+                  " if (b) b.style.display = 'block'; }")
+    found["axe"] = axe_violations(page)
+    if screen == "laptop":
+        page.screenshot(path=str(shots / f"{docname.replace('/', '__')}.png"), full_page=True)
+    if screen == "phone":
+        page.evaluate(SCROLL_TABLES_RIGHT)
+        found["tables_scrolled"] = page.evaluate(TABLE_REPORT)
+        if docname == "book/assignments":
+            found["downloads"] = _download_links_on_screen(page)
+        if docname.startswith("book/chapters/"):
+            found["planted"] = page.evaluate(PLANT_MARGIN_NOTES)
+            page.wait_for_timeout(100)
+            found["boxes_beside_notes"] = page.evaluate(BOX_REPORT)
+    return found
+
+
+def _download_links_on_screen(page):
+    """With its tables scrolled back to the start, each notebook link of the
+    page scrolled into view: is it visible, and where is its box?"""
+    links = page.locator("article table a[href$='.ipynb']")
+    page.evaluate("() => document.querySelectorAll('article table')"
+                  ".forEach(t => { t.scrollLeft = 0; })")
+    shown = []
+    for k in range(links.count()):
+        link = links.nth(k)
+        link.scroll_into_view_if_needed()
+        shown.append({"visible": link.is_visible(), "box": link.bounding_box()})
+    return shown
+
+
+@pytest.fixture(scope="module")
+def site_pages(site):
+    """Every page measured on each screen: {screen: {docname: measurements}}.
+
+    The laptop's full-page screenshots go to the site's _screenshots/."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    base, html = site
+    shots = html / "_screenshots"
+    shots.mkdir(exist_ok=True)
+    measured = {}
+    with sync_playwright() as p:
+        browser = _chromium(p)
+        for screen, options in SCREENS.items():
+            context = browser.new_context(**options)
+            measured[screen] = {}
+            for docname in site_page_names():
+                problems = []
+                page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"), problems)
+                measured[screen][docname] = _measure(page, problems, screen, docname, shots)
+                page.close()
+            context.close()
+        browser.close()
+    return measured
+
+
+@pytest.mark.timeout(1800)
+def test_pages_render_in_chromium(site, site_pages):
+    """Every page loads offline with rendered maths, figures and working links."""
+    _, html = site
+    shots = html / "_screenshots"
+    pages = ["index"] + toc_files()
+    links_seen = set()
+    failures = []
+    for docname in pages:
+        found = site_pages["laptop"][docname]
+        report = found["render"]
+        where = f"{docname}: "
+        failures += [where + p for p in found["problems"]]
+        failures += [where + "maths not rendered: " + m for m in report["maths"]]
+        failures += [where + "MathJax error: " + m for m in report["mathErrors"]]
+        failures += [where + "raw TeX in the text: " + t for t in report["rawTex"]]
+        failures += [where + "image not loaded: " + s for s in report["images"]]
+        if docname != "index" and is_notebook(docname) and report["displayCount"] == 0:
+            failures.append(where + "no display equation found (page or selector broken)")
+        for href in report["nav"]:
+            parsed = urllib.parse.urlparse(href)
+            if parsed.scheme in ("http", "https") and parsed.hostname == "127.0.0.1":
+                links_seen.add(parsed._replace(fragment="").geturl())
+            elif parsed.scheme in ("http", "https"):
+                failures.append(where + "navigation link leaves the site: " + href)
+
+    for link in sorted(links_seen):
+        if link.endswith("/" + PDF_NAME) and not tex_available():
+            continue  # no TeX Live here: the PDF is not built (its own test says so)
+        status = _status(link)
+        if status != 200:
+            failures.append(f"navigation link {link} returned HTTP {status}")
+    assert not failures, "\n".join(failures[:60])
+    # Each chapter page must have been visited and screenshotted.
+    assert all((shots / f"{d.replace('/', '__')}.png").stat().st_size > 0 for d in pages)
+    # The links found include every page of the table of contents.
+    reached = {urllib.parse.urlparse(u).path for u in links_seen}
+    missing = [d for d in toc_files() if f"/{d}.html" not in reached]
+    assert not missing, f"pages not reachable from the navigation: {missing}"
 
 
 def test_code_cells_fit_the_column():
@@ -481,8 +588,8 @@ def test_outputs_print_numbers_and_figures_have_readable_text(built_book):
     assert not small, f"figures whose smallest text is under {MIN_FIGURE_TEXT_PX} px: {small}"
 
 
-@pytest.mark.timeout(1000)
-def test_layout_on_a_laptop_and_a_phone(site):
+@pytest.mark.timeout(1800)
+def test_layout_on_a_laptop_and_a_phone(site_pages):
     """Figures, code, maths and tables fit a 1366 px laptop and a 390 px phone.
 
     On both screens every figure image is shown at no less than three quarters
@@ -490,37 +597,29 @@ def test_layout_on_a_laptop_and_a_phone(site):
     scrolls sideways.  On the phone nothing widens the page: wide figures,
     tables and equations scroll inside their own boxes.
     """
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    base, _ = site
     failures = []
     figures_seen = 0
-    with sync_playwright() as p:
-        browser = _chromium(p)
-        for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
-            context = browser.new_context(viewport=viewport)
-            for docname in toc_files():
-                page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
-                report = page.evaluate(LAYOUT_REPORT)
-                page.close()
-                where = f"{name} {docname}: "
-                for img in report["images"]:
-                    figures_seen += 1
-                    scale = img["shown"] / img["natural"] if img["natural"] else 0
-                    if scale < MIN_FIGURE_SCALE:
-                        failures.append(where + f"figure {img['figure']} shown at "
-                                        f"{scale:.0%} of its {img['natural']} px")
-                    alt = img["alt"].strip()
-                    if len(alt) < 20 or re.search(r"\.(png|jpe?g|svg)$", alt):
-                        failures.append(where + f"figure {img['figure']} has no alt text")
-                if report["pageWidth"] > report["viewport"]:
-                    failures.append(where + f"page is {report['pageWidth']} px wide "
-                                    f"in a {report['viewport']} px window")
-                if name == "laptop":
-                    failures += [where + "code scrolls sideways: " + c for c in report["code"]]
-            context.close()
-        browser.close()
+    for name in ("laptop", "phone"):
+        for docname in toc_files():
+            report = site_pages[name][docname]["layout"]
+            where = f"{name} {docname}: "
+            for img in report["images"]:
+                figures_seen += 1
+                scale = img["shown"] / img["natural"] if img["natural"] else 0
+                if scale < MIN_FIGURE_SCALE:
+                    failures.append(where + f"figure {img['figure']} shown at "
+                                    f"{scale:.0%} of its {img['natural']} px")
+                alt = img["alt"].strip()
+                if len(alt) < 20 or re.search(r"\.(png|jpe?g|svg)$", alt):
+                    failures.append(where + f"figure {img['figure']} has no alt text")
+            # (the screen's width, not the window's: a phone widens its
+            # window to a page wider than the screen)
+            screen = SCREENS[name]["viewport"]["width"]
+            if report["pageWidth"] > screen:
+                failures.append(where + f"page is {report['pageWidth']} px wide "
+                                f"in a {screen} px window")
+            if name == "laptop":
+                failures += [where + "code scrolls sideways: " + c for c in report["code"]]
     assert figures_seen > 0, "no figure found on any page"
     assert not failures, "\n".join(failures[:80])
 
@@ -554,65 +653,39 @@ PHONE_REPORT = """() => {
 }"""
 
 
-@pytest.mark.timeout(600)
-def test_figures_and_equations_fit_a_phone(site):
+@pytest.mark.timeout(1800)
+def test_figures_and_equations_fit_a_phone(site_pages):
     """At 390 px no figure image is wider than the screen: each is shown
     whole, inside the screen, at no less than MIN_FIGURE_SCALE of its drawn
     size (figures wider than a phone come as a <picture> with a drawing for
     it); no equation number covers its equation or stands beside one cut
     off at the screen edge, and at most MAX_SCROLLING_EQUATIONS display
     equations per page scroll sideways."""
-    if not Path(CHROMIUM).exists():
-        _require(False, f"Chromium at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    base, _ = site
     failures, stacked, numbered, figures = [], 0, 0, 0
-    with sync_playwright() as p:
-        browser = _chromium(p)
-        context = browser.new_context(viewport=PHONE, is_mobile=True)
-        for docname in toc_files():
-            page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
-            report = page.evaluate(PHONE_REPORT)
-            numbered += page.locator("article div.math span.eqno").count()
-            stacked += page.locator("article figure picture img").count()
-            images = page.evaluate("""() => [...document.querySelectorAll(
-                'article img')].map(img => {
-                  const box = img.getBoundingClientRect();
-                  const figure = (img.closest('figure') || {}).id;
-                  // A box between the image and its figure that is narrower
-                  // than the image cuts it (and scrolls).
-                  let cut = false;
-                  for (let el = img.parentElement; el && el.tagName !== 'ARTICLE';
-                       el = el.parentElement) {
-                    cut = cut || el.scrollWidth > el.clientWidth + 1;
-                    if (el.tagName === 'FIGURE') break;
-                  }
-                  return {figure: figure || img.src.slice(-40),
-                          natural: img.naturalWidth, shown: box.width,
-                          left: box.left, right: box.right, cut};
-                })""")
-            page.close()
-            figures += len(images)
-            for img in images:
-                where = f"{docname}: figure {img['figure']}"
-                if img["natural"] == 0:
-                    failures.append(f"{where} shows no image")
-                    continue
-                if img["right"] > PHONE["width"] + 0.5 or img["left"] < -0.5:
-                    failures.append(f"{where} reaches past the screen "
-                                    f"({img['left']:.0f} to {img['right']:.0f} px)")
-                if img["cut"]:
-                    failures.append(f"{where} is wider than its box, which scrolls")
-                if img["shown"] < MIN_FIGURE_SCALE * img["natural"]:
-                    failures.append(f"{where} is shown at {img['shown']:.0f} px of "
-                                    f"its {img['natural']} px")
-            failures += [f"{docname}: the number of equation {m} covers it or stands "
-                         "beside its cut" for m in report["numbers"]]
-            if len(report["scrolling"]) > MAX_SCROLLING_EQUATIONS:
-                failures.append(f"{docname}: {len(report['scrolling'])} display equations "
-                                "scroll sideways: " + "; ".join(report["scrolling"]))
-        browser.close()
+    for docname in toc_files():
+        found = site_pages["phone"][docname]
+        report, images = found["equations"], found["figures"]
+        numbered += found["counts"]["equationNumbers"]
+        stacked += found["counts"]["phoneFigures"]
+        figures += len(images)
+        for img in images:
+            where = f"{docname}: figure {img['figure']}"
+            if img["natural"] == 0:
+                failures.append(f"{where} shows no image")
+                continue
+            if img["right"] > PHONE["width"] + 0.5 or img["left"] < -0.5:
+                failures.append(f"{where} reaches past the screen "
+                                f"({img['left']:.0f} to {img['right']:.0f} px)")
+            if img["cut"]:
+                failures.append(f"{where} is wider than its box, which scrolls")
+            if img["shown"] < MIN_FIGURE_SCALE * img["natural"]:
+                failures.append(f"{where} is shown at {img['shown']:.0f} px of "
+                                f"its {img['natural']} px")
+        failures += [f"{docname}: the number of equation {m} covers it or stands "
+                     "beside its cut" for m in report["numbers"]]
+        if len(report["scrolling"]) > MAX_SCROLLING_EQUATIONS:
+            failures.append(f"{docname}: {len(report['scrolling'])} display equations "
+                            "scroll sideways: " + "; ".join(report["scrolling"]))
     assert figures > 0, "no figure found on any page"
     assert stacked >= 3, "the figures are not drawn for a phone"
     assert numbered > 0, "no numbered equation found"
@@ -652,87 +725,58 @@ SCROLL_TABLES_RIGHT = """() => document.querySelectorAll('article table').forEac
   t => { t.scrollLeft = t.scrollWidth; t.dispatchEvent(new Event('scroll')); })"""
 
 
-@pytest.mark.timeout(300)
-def test_wide_tables_scroll_inside_their_box_on_a_phone(site):
+@pytest.mark.timeout(1800)
+def test_wide_tables_scroll_inside_their_box_on_a_phone(site_pages):
     """At 390 px a table wider than the column scrolls sideways in its own
     box, which stays inside the screen, instead of widening the page; a line
     above it says that it scrolls, and a shadow marks the side where more
     columns wait (at the right, then, once scrolled to the end, at the left
     only).  On the Assignments page every download link is on the screen
     without scrolling the table."""
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    base, _ = site
-    failures, wide, downloads = [], 0, 0
-    with sync_playwright() as p:
-        browser = _chromium(p)
-        context = browser.new_context(viewport=PHONE, is_mobile=True)
-        for docname in toc_files():
-            page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
-            tables = page.evaluate(TABLE_REPORT)
-            page_width = page.evaluate("() => document.documentElement.scrollWidth")
-            page.evaluate(SCROLL_TABLES_RIGHT)
-            scrolled = page.evaluate(TABLE_REPORT)
-            if docname == "book/assignments":
-                links = page.locator("article table a[href$='.ipynb']")
-                downloads = links.count()
-                page.evaluate("() => document.querySelectorAll('article table')"
-                              ".forEach(t => { t.scrollLeft = 0; })")
-                for k in range(downloads):
-                    link = links.nth(k)
-                    link.scroll_into_view_if_needed()
-                    box = link.bounding_box()
-                    if not link.is_visible() or box["x"] < 0 or \
-                            box["x"] + box["width"] > PHONE["width"]:
-                        failures.append(f"{docname}: download link {k + 1} is off the "
-                                        f"screen ({box})")
-            page.close()
-            for table, end in zip(tables, scrolled):
-                where = f"{docname}: table {table['text']!r}"
-                if table["right"] > PHONE["width"] + 1:
-                    failures.append(f"{where} reaches {table['right']:.0f} px")
-                if table["wide"]:
-                    wide += 1
-                    if not table["scrolls"]:
-                        failures.append(f"{where} is wider than its box and does not scroll")
-                    if not table["hint"]:
-                        failures.append(f"{where} scrolls and no line says so")
-                    if not table["right_shadow"] or table["left_shadow"]:
-                        failures.append(f"{where}: no shadow at the right edge only")
-                    if end["right_shadow"] or not end["left_shadow"]:
-                        failures.append(f"{where}: scrolled to its end, no shadow at "
-                                        "the left edge only")
-                elif table["hint"] or table["right_shadow"]:
-                    failures.append(f"{where} fits and yet says it scrolls")
-            if page_width > PHONE["width"]:
-                failures.append(f"{docname}: page is {page_width} px wide")
-        browser.close()
+    failures, wide = [], 0
+    for docname in toc_files():
+        found = site_pages["phone"][docname]
+        for table, end in zip(found["tables"], found["tables_scrolled"]):
+            where = f"{docname}: table {table['text']!r}"
+            if table["right"] > PHONE["width"] + 1:
+                failures.append(f"{where} reaches {table['right']:.0f} px")
+            if table["wide"]:
+                wide += 1
+                if not table["scrolls"]:
+                    failures.append(f"{where} is wider than its box and does not scroll")
+                if not table["hint"]:
+                    failures.append(f"{where} scrolls and no line says so")
+                if not table["right_shadow"] or table["left_shadow"]:
+                    failures.append(f"{where}: no shadow at the right edge only")
+                if end["right_shadow"] or not end["left_shadow"]:
+                    failures.append(f"{where}: scrolled to its end, no shadow at "
+                                    "the left edge only")
+            elif table["hint"] or table["right_shadow"]:
+                failures.append(f"{where} fits and yet says it scrolls")
+        if found["page_width"] > PHONE["width"]:
+            failures.append(f"{docname}: page is {found['page_width']} px wide")
+    downloads = site_pages["phone"]["book/assignments"]["downloads"]
+    for k, link in enumerate(downloads):
+        box = link["box"]
+        if not link["visible"] or box["x"] < 0 or box["x"] + box["width"] > PHONE["width"]:
+            failures.append(f"book/assignments: download link {k + 1} is off the "
+                            f"screen ({box})")
     # The book has tables wider than a phone (the notation table, the list
     # of assignments), so the scrolling is exercised.
     assert wide > 0, "no table is wider than the phone's column"
-    assert downloads == 5, f"{downloads} notebook links on the Assignments page"
+    assert len(downloads) == 5, f"{len(downloads)} notebook links on the Assignments page"
     assert not failures, "\n".join(failures)
 
 
-@pytest.mark.timeout(600)
-def test_no_display_equation_overflows_on_a_laptop(site):
+@pytest.mark.timeout(1800)
+def test_no_display_equation_overflows_on_a_laptop(site_pages):
     """At 1366 px every display equation fits its box (on a phone a wide one
     may scroll inside its box; the layout test checks the page stays put)."""
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    base, _ = site
     wide, displays = [], 0
-    with sync_playwright() as p:
-        browser = _chromium(p)
-        context = browser.new_context(viewport=LAPTOP)
-        for docname in toc_files():
-            page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
-            displays += page.locator('mjx-container[display="true"]').count()
-            wide += [f"{docname}: {m}" for m in page.evaluate(LAYOUT_REPORT)["maths"]]
-            page.close()
-        browser.close()
+    for docname in toc_files():
+        found = site_pages["laptop"][docname]
+        displays += found["counts"]["displays"]
+        wide += [f"{docname}: {m}" for m in found["layout"]["maths"]]
     assert displays > 0, "no display equation found"
     assert not wide, "display equations wider than the column at 1366 px:\n" + "\n".join(wide)
 
@@ -822,8 +866,8 @@ PLANT_MARGIN_NOTES = """() => {
 }"""
 
 
-@pytest.mark.timeout(900)
-def test_boxes_and_formulas_are_whole_on_a_phone_and_a_laptop(site):
+@pytest.mark.timeout(1800)
+def test_boxes_and_formulas_are_whole_on_a_phone_and_a_laptop(site, site_pages):
     """At 390 px and at 1366 px every result, proof, exercise and admonition
     box takes the full width of its column, and every formula, displayed or
     inline, is typeset and shown whole or scrolls in a box that shows it does
@@ -833,33 +877,29 @@ def test_boxes_and_formulas_are_whole_on_a_phone_and_a_laptop(site):
     beside the notes when the book's rule that clears them is switched off,
     and formulas cut off when the wide inline ones are not made boxes of
     their own or when the scrolling boxes lose the shadow that shows it."""
-    require_chromium()
+    failures, boxes_planted, formulas = [], 0, 0
+    for name in ("laptop", "phone"):
+        for docname in toc_files():
+            found = site_pages[name][docname]
+            reports = [("", found["boxes"])]
+            if name == "phone" and docname.startswith("book/chapters/"):
+                boxes_planted += found["planted"]
+                reports.append((" beside a margin note", found["boxes_beside_notes"]))
+            formulas += found["boxes"]["formulas"]
+            for beside, report in reports:
+                where = f"{name} {docname}{beside}: "
+                failures += [where + "box narrower than its column: " + b
+                             for b in report["narrow"]]
+                failures += [where + "formula cut off: " + c for c in report["cut"]]
+                failures += [where + "formula not typeset: " + e for e in report["errors"]]
+    # The check can fail: without the rule that clears margin notes, the
+    # boxes beside the planted notes are squeezed.  (Each sabotage breaks the
+    # page, so it gets a page of its own.)
     from playwright.sync_api import sync_playwright
 
     base, _ = site
-    failures, boxes_planted, formulas = [], 0, 0
     with sync_playwright() as p:
         browser = _chromium(p)
-        for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
-            context = browser.new_context(viewport=viewport, is_mobile=name == "phone")
-            for docname in toc_files():
-                page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"))
-                reports = [("", page.evaluate(BOX_REPORT))]
-                if name == "phone" and docname.startswith("book/chapters/"):
-                    boxes_planted += page.evaluate(PLANT_MARGIN_NOTES)
-                    page.wait_for_timeout(100)
-                    reports.append((" beside a margin note", page.evaluate(BOX_REPORT)))
-                page.close()
-                formulas += reports[0][1]["formulas"]
-                for beside, report in reports:
-                    where = f"{name} {docname}{beside}: "
-                    failures += [where + "box narrower than its column: " + b
-                                 for b in report["narrow"]]
-                    failures += [where + "formula cut off: " + c for c in report["cut"]]
-                    failures += [where + "formula not typeset: " + e for e in report["errors"]]
-            context.close()
-        # The check can fail: without the rule that clears margin notes, the
-        # boxes beside the planted notes are squeezed.
         context = browser.new_context(viewport=PHONE, is_mobile=True)
         page = _open(context, urllib.parse.urljoin(base, "book/chapters/rkhs.html"))
         page.add_style_tag(content="article :is(div.proof, div.admonition, div.exercise, "
@@ -924,38 +964,24 @@ def test_menu_and_contents_buttons_work_on_a_phone(site):
 
 
 
-@pytest.mark.timeout(1200)
-def test_every_page_meets_wcag_21_aa_on_a_laptop_and_a_phone(site):
+@pytest.mark.timeout(1800)
+def test_every_page_meets_wcag_21_aa_on_a_laptop_and_a_phone(site_pages):
     """axe-core finds no serious or critical WCAG 2.1 AA violation on any page
     at 1366 px and at 390 px, and every equation carries MathML for screen
     readers (MathJax's assistive MathML, read instead of the drawn glyphs)."""
-    if not Path(CHROMIUM).exists():
-        _require(False, f"Chromium at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    base, html = site
-    pages = [f"{docname}.html" for docname in toc_files()] + ["genindex.html", "search.html"]
+    pages = toc_files() + ["genindex", "search"]
     failures, equations = [], 0
-    with sync_playwright() as p:
-        browser = _chromium(p)
-        for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
-            context = browser.new_context(viewport=viewport)
-            for path in pages:
-                page = _open(context, urllib.parse.urljoin(base, path))
-                # the theme's "Back to top" button shows once the reader scrolls
-                # down and back up: show it, so that it is checked too
-                page.evaluate("() => { const b = document.getElementById('pst-back-to-top');"
-                              " if (b) b.style.display = 'block'; }")
-                failures += [f"{name} {path}: {v}" for v in axe_violations(page)]
-                drawn = page.locator("mjx-container").count()
-                spoken = page.locator("mjx-container mjx-assistive-mml math").count()
-                if drawn != spoken:
-                    failures.append(f"{name} {path}: {drawn - spoken} of {drawn} equations "
-                                    "have no assistive MathML")
-                equations += drawn
-                page.close()
-            context.close()
-        browser.close()
+    for name in ("laptop", "phone"):
+        for docname in pages:
+            found = site_pages[name][docname]
+            path = f"{docname}.html"
+            failures += [f"{name} {path}: {v}" for v in found["axe"]]
+            drawn = found["counts"]["equations"]
+            spoken = found["counts"]["spokenEquations"]
+            if drawn != spoken:
+                failures.append(f"{name} {path}: {drawn - spoken} of {drawn} equations "
+                                "have no assistive MathML")
+            equations += drawn
     assert equations > 0, "no equation found on any page"
     assert not failures, "\n".join(failures)
 
