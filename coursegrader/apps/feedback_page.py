@@ -8,7 +8,8 @@ templates (``nbgrader_config.py``, which Formgrader reads too):
 * ``mathjax.html.j2`` (in both) shadows nbconvert's macro and inlines MathJax 3
   with SVG output (which needs no web fonts) from the copy that
   ``sphinx-mathjax-offline`` installs for the website, with the configuration
-  of :data:`MATHJAX_CONFIG` (:func:`offline_mathjax`);
+  of :data:`MATHJAX_CONFIG` and the guard of :data:`MATHJAX_GUARD`, so that a
+  student's TeX makes no link, style, class or id (:func:`offline_mathjax`);
 * ``feedback/base.html.j2`` leaves the ``In [ ]`` / ``Out [ ]`` prompts empty
   (the judged test cells have no execution count, so they would read ``In [ ]``);
 * :data:`TEMPLATE_FILE` (in both) is the page itself: it extends nbgrader's
@@ -17,6 +18,9 @@ templates (``nbgrader_config.py``, which Formgrader reads too):
   graded part by its title (:mod:`coursegrader.preprocessors.title_graded_parts`).
 
 The feedback page is then a single file of about 2 MB that needs no network.
+Its Content-Security-Policy allows only its own inline scripts, by their hashes
+(:mod:`coursegrader.csp`), as the Formgrader server's policy does for the
+grading page (``deploy/formgrader_csp.py``).
 """
 
 from __future__ import annotations
