@@ -245,12 +245,13 @@ def test_a_formula_with_a_link_shows_its_text_and_runs_nothing_in_the_feedback(t
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("layer", ["the macros", "the guard"])
+@pytest.mark.parametrize("layer", ["the macros", "the guard", "the render action"])
 def test_each_layer_alone_makes_the_link_inert_and_honest_maths_is_unchanged(
         layer, tmp_path, monkeypatch):
-    """With only the configuration's macros, or only the guard script, the
-    student's \\mmlToken sets no link, style, class or id; honest formulas
-    typeset exactly as MathJax typesets them unguarded."""
+    """With only the configuration's macros, only the guard script, or only its
+    render action, the student's \\mmlToken makes no link (and with the first
+    two, no style, class or id); honest formulas typeset exactly as MathJax
+    typesets them unguarded."""
     from attacks import MATHS_LINK
     from coursegrader.apps import feedback_page
 
@@ -264,14 +265,23 @@ def test_each_layer_alone_makes_the_link_inert_and_honest_maths_is_unchanged(
         monkeypatch.setattr(feedback_page, "MATHJAX_GUARD", empty)
     else:
         monkeypatch.delitem(feedback_page.MATHJAX_CONFIG["tex"], "macros")
+    if layer == "the render action":
+        unfiltered = tmp_path / "unfiltered.js"
+        guard = feedback_page.MATHJAX_GUARD.read_text()
+        unfiltered.write_text(guard.replace("jax.postFilters.add(stripAttributes);", ""))
+        assert unfiltered.read_text() != guard
+        monkeypatch.setattr(feedback_page, "MATHJAX_GUARD", unfiltered)
+    # (the page's policy would stop the click's script in any case: the
+    # layers are judged by what they leave in the page)
     one_layer, ran = _in_chromium(_mathjax_page(tmp_path / "one.html", formulas),
                                   click="mjx-container")
     assert ran["pwned"] == "undefined" and ran["title"] == "maths", ran
     attack = one_layer[0]
     assert attack["text"].endswith("K") and attack["links"] == 0, attack
     assert attack["addresses"] == [], attack
-    assert not [s for s in attack["set"] if "href" in s or "style" in s or "class=" in s
-                or "id=" in s], attack
+    if layer != "the render action":
+        assert not [s for s in attack["set"] if "href" in s or "style" in s
+                    or "class=" in s or "id=" in s], attack
 
     monkeypatch.setattr(feedback_page, "MATHJAX_GUARD", empty)
     monkeypatch.setitem(feedback_page.MATHJAX_CONFIG["tex"], "macros", {})
