@@ -50,7 +50,9 @@ def policy_transform(prefix):
             self.applies = request.path.startswith(prefix)
 
         def transform_first_chunk(self, status_code, headers, chunk, finishing):
-            if self.applies:
+            # a 304 (Not Modified) has no body to hash, and its headers would
+            # replace those the browser keeps with the page: the page's stand
+            if self.applies and status_code != 304:
                 # only a page has scripts of its own to allow
                 is_page = headers.get("Content-Type", "").startswith("text/html")
                 headers["Content-Security-Policy"] = policy_for(chunk if is_page else b"")

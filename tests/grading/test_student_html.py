@@ -350,11 +350,14 @@ def test_no_attack_runs_in_formgrader_or_the_feedback_page(graded, formgrader):
             # a first request with the token sets the login cookie
             page.goto(f"{url}/formgrader?token={token}")
             grading = _visit(page, f"{url}/formgrader/submissions/{submission}/")
+            # again, from the browser's cache (the server answers 304 Not Modified)
+            again = _visit(page, f"{url}/formgrader/submissions/{submission}/")
             feedback = _visit(page, (graded.root / "feedback" / "mallory" / "ps1"
                                      / "ps1.html").as_uri())
         finally:
             browser.close()
-    for name, seen in (("Formgrader", grading), ("feedback", feedback)):
+    for name, seen in (("Formgrader", grading), ("Formgrader again", again),
+                       ("feedback", feedback)):
         assert seen["pwned"] is None, name
         assert seen["parentPwned"] == 0 and seen["jsLinks"] == [], name
         assert seen["maths"] > 0, name           # the page's own maths still typesets
@@ -367,7 +370,7 @@ def test_no_attack_runs_in_formgrader_or_the_feedback_page(graded, formgrader):
     scripts = next(d for d in policy.split(";") if d.strip().startswith("script-src "))
     assert "'sha256-" in scripts and "'unsafe-inline'" not in scripts, policy
     # nbgrader's formgrade.js waited for the offline MathJax and went on
-    assert grading["formgraderReady"] is True
+    assert grading["formgraderReady"] is True and again["formgraderReady"] is True
     assert dialogs == []
     assert [(m, u) for m, u in requests if m != "GET"] == []
     assert not [u for m, u in requests if "pwned" in u or "/api/grade/" in u]

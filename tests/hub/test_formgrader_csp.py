@@ -15,12 +15,12 @@ import formgrader_csp  # noqa: E402
 from coursegrader.csp import inline_script_hashes  # noqa: E402
 
 
-def _sent(path, content_type, body):
+def _sent(path, content_type, body, status=200):
     transform = formgrader_csp.policy_transform("/user/t/formgrader")(
         HTTPServerRequest(start_line=RequestStartLine("GET", path, "HTTP/1.1"),
                           headers=HTTPHeaders({"Host": "127.0.0.1"})))
     headers = HTTPHeaders({"Content-Type": content_type})
-    transform.transform_first_chunk(200, headers, body, True)
+    transform.transform_first_chunk(status, headers, body, True)
     return headers.get("Content-Security-Policy")
 
 
@@ -41,3 +41,8 @@ def test_other_answers_allow_no_inline_script_and_other_paths_get_no_policy():
                    b'{"a": "<script>x()</script>"}')
     assert _script_src(policy) == "script-src 'self'"
     assert _sent("/user/t/lab", "text/html", b"<script>x()</script>") is None
+
+
+def test_a_page_from_the_browsers_cache_keeps_the_policy_it_came_with():
+    # a 304 has no body: a policy from it would allow none of the cached page's scripts
+    assert _sent("/user/t/formgrader/manage_assignments", "text/html", b"", status=304) is None
