@@ -158,6 +158,7 @@ c.HTMLExporter.extra_template_basedirs = feedback_page.template_basedirs()
 c.HTMLExporter.template_file = feedback_page.TEMPLATE_FILE
 c.HTMLExporter.filters = {
     "offline_mathjax": "coursegrader.apps.feedback_page.offline_mathjax",
+    "script_sources": "coursegrader.csp.script_sources",
     "clean_student_html": "coursegrader.student_html.clean_html",
     "tex_to_mathml": "coursegrader.mathml.html_with_mathml",
 }

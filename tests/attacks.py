@@ -28,6 +28,15 @@ ATTACKS = {
 HOSTILE = "My answer.\n\n" + "\n\n".join(f"Attack {i}: {attack}"
                                           for i, attack in enumerate(ATTACKS.values()))
 
+#: A formula in a written answer that MathJax, not the feedback's MathML, typesets
+#: (latex2mathml cannot convert ``\color``): MathJax's own ``\mmlToken`` gives
+#: the K a link to a script, a style, a class and an id, and a size and colour
+#: that make the link an invisible area over the page.  The TeX is kept as
+#: written (it is text); each page that typesets it must make it inert.
+MATHS_LINK = ('$\\color{black}{\\mmlToken{mi}[href="javascript:window.pwned=\'mml\';'
+              'document.title=\'pwned\';void 0",mathsize="80em",mathcolor="white",'
+              'style="position:fixed;top:0;left:0",class="x",id="y"]{K}}$')
+
 #: Outputs of a code cell of mallory's (display is IPython's; nothing else in it).
 HOSTILE_CODE = """\
 try:

@@ -8,7 +8,8 @@ templates (``nbgrader_config.py``, which Formgrader reads too):
 * ``mathjax.html.j2`` (in both) shadows nbconvert's macro and inlines MathJax 3
   with SVG output (which needs no web fonts) from the copy that
   ``sphinx-mathjax-offline`` installs for the website, with the configuration
-  of :data:`MATHJAX_CONFIG` (:func:`offline_mathjax`);
+  of :data:`MATHJAX_CONFIG` and the guard of :data:`MATHJAX_GUARD`, so that a
+  student's TeX makes no link, style, class or id (:func:`offline_mathjax`);
 * ``feedback/base.html.j2`` leaves the ``In [ ]`` / ``Out [ ]`` prompts empty
   (the judged test cells have no execution count, so they would read ``In [ ]``);
 * :data:`TEMPLATE_FILE` (in both) is the page itself: it extends nbgrader's
@@ -17,6 +18,9 @@ templates (``nbgrader_config.py``, which Formgrader reads too):
   graded part by its title (:mod:`coursegrader.preprocessors.title_graded_parts`).
 
 The feedback page is then a single file of about 2 MB that needs no network.
+Its Content-Security-Policy allows only its own inline scripts, by their hashes
+(:mod:`coursegrader.csp`), as the Formgrader server's policy does for the
+grading page (``deploy/formgrader_csp.py``).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from pathlib import Path
 import nbgrader
 
 __all__ = ["TEMPLATES", "TEMPLATE_FILE", "MATHJAX_CONFIG", "template_basedirs",
-           "offline_mathjax"]
+           "MATHJAX_GUARD", "offline_mathjax"]
 
 #: Folder of the course's nbconvert templates.
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
@@ -37,12 +41,24 @@ TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 #: The page template, in ``templates/feedback`` and ``templates/formgrade``.
 TEMPLATE_FILE = "course.html.j2"
 
-#: MathJax 3's configuration: the pages show students' Markdown, so no \href
-#: or \class (the ``html`` extension), no \require and no extension loaded on
-#: demand (``autoload``): the maths can neither link to a script nor fetch anything.
+#: MathJax 3's configuration.  The pages show students' TeX, so no extension is
+#: loaded on demand (``autoload``) and there is no \require: the maths fetches
+#: nothing.  No macro sets an attribute: \mmlToken (in MathJax's base package,
+#: which takes ``href``, ``style``, ``class``...) keeps only its text, and
+#: \href, \class, \cssId and \style (the ``html`` extension, removed) only
+#: their content.  :data:`MATHJAX_GUARD` then strips those attributes from
+#: whatever formula sets them, and every link from the typeset output.
 MATHJAX_CONFIG = {
     "tex": {
         "packages": {"[-]": ["html", "require", "autoload"]},
+        "macros": {
+            "mmlToken": ["\\mathsafeTokenText", 1],     # drops the element's kind
+            "mathsafeTokenText": ["{#2}", 2, ""],          # and its [attributes]
+            "href": ["{#2}", 2],
+            "class": ["{#2}", 2],
+            "cssId": ["{#2}", 2],
+            "style": ["{#2}", 2],
+        },
         "inlineMath": [["$", "$"], ["\\(", "\\)"]],
         "displayMath": [["$$", "$$"], ["\\[", "\\]"]],
         "processEscapes": True,
@@ -50,6 +66,11 @@ MATHJAX_CONFIG = {
     },
     "svg": {"fontCache": "global"},
 }
+
+#: The script run after the configuration is set: a filter that removes
+#: ``href``, ``style``, ``class`` and ``id`` from every formula's MathML, and a
+#: render action that removes every link from the typeset output.
+MATHJAX_GUARD = Path(__file__).with_name("mathjax_guard.js")
 
 #: The distribution that ships MathJax 3 for the website, and its folder there.
 MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
@@ -72,12 +93,14 @@ def _mathjax_file(name: str) -> Path:
 
 
 def offline_mathjax(name: str) -> str:
-    """Two ``<script>`` elements: :data:`MATHJAX_CONFIG`, then MathJax's ``name``
-    (e.g. ``tex-svg.js``) inlined.
+    """Two ``<script>`` elements: :data:`MATHJAX_CONFIG` and :data:`MATHJAX_GUARD`,
+    then MathJax's ``name`` (e.g. ``tex-svg.js``) inlined.
 
     A Jinja filter of the course's templates (``HTMLExporter.filters``).
     """
     text = _mathjax_file(name).read_text(encoding="utf-8")
     text = text.replace("</script", "<\\/script")
     config = json.dumps(MATHJAX_CONFIG).replace("</", "<\\/")
-    return f"<script>window.MathJax = {config};</script>\n<script>{text}</script>"
+    guard = MATHJAX_GUARD.read_text(encoding="utf-8").replace("</", "<\\/")
+    return (f"<script>window.MathJax = {config};\n{guard}</script>\n"
+            f"<script>{text}</script>")

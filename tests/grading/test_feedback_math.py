@@ -94,6 +94,7 @@ def _feedback_page(nb, resources):
         "node_modules", "bootstrap", "dist", "css")]
     c.HTMLExporter.filters = {
         "offline_mathjax": "coursegrader.apps.feedback_page.offline_mathjax",
+        "script_sources": "coursegrader.csp.script_sources",
         "clean_student_html": "coursegrader.student_html.clean_html",
         "tex_to_mathml": "coursegrader.mathml.html_with_mathml"}
     return HTMLExporter(config=c).from_notebook_node(nb, resources=resources)[0]
@@ -130,3 +131,163 @@ def test_the_contents_name_each_comment_after_its_part_and_every_formula_is_math
     assert not re.search(r"\$|\\\\(succeq|top|sum|ge)\b", text), re.findall(r".{30}\$.{30}", text)
     # title, contents, answer and comment (MathJax's inlined source says "<math" too)
     assert len(re.findall(r'<math (?:display|xmlns)="', page)) == 4
+
+
+# -- in a browser: the TeX latex2mathml leaves to MathJax ----------------------------
+
+#: Honest formulas MathJax typesets (latex2mathml leaves some of them to it).
+HONEST_FOR_MATHJAX = [
+    r"\sum_{i,j} c_i c_j\, k(x_i, x_j) \ge 0",
+    r"\langle f, k(\cdot, x) \rangle_{\mathcal{H}} = f(x)",
+    r"\begin{aligned} K &= \Phi \Phi^\top \\ \hat\alpha &= (K + \lambda I)^{-1} y \end{aligned}",
+    r"\boxed{\mathbf{K} \succeq 0} \quad \operatorname{tr}(K) \overset{!}{=} \textstyle\sum_i k(x_i, x_i)",
+    r"{\Large\kappa}\;\color{red}{x}",
+]
+
+#: What a page says of its typeset maths: links, addresses, and the attributes a
+#: student may not set, in the output and in its hidden MathML.
+_TYPESET = r"""() => [...document.querySelectorAll('mjx-container')].map(c => {
+    const mml = c.querySelector('mjx-assistive-mml');
+    return {
+        svg: c.querySelector('svg').outerHTML,
+        text: mml ? mml.textContent : '',
+        links: c.querySelectorAll('a').length,
+        addresses: [...c.querySelectorAll('*')].flatMap(e => [...e.attributes])
+            .filter(a => a.localName === 'href' && !(a.ownerElement.localName === 'use'
+                                                      && a.value.startsWith('#')))
+            .map(a => a.value),
+        set: mml ? [...mml.querySelectorAll('[href],[style],[class],[id],[mathsize]')]
+            .map(e => e.outerHTML) : ['no MathML'],
+    };
+})"""
+
+
+def _in_chromium(path, *, click=None):
+    """Open ``path``, wait for MathJax, report its maths (:data:`_TYPESET`); then
+    click the element ``click`` selects and the middle of the window, and say
+    whether a script of the page's content ran."""
+    from playwright.sync_api import sync_playwright
+
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.goto(path.as_uri())
+            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("MathJax.startup.promise")
+            title = page.title()
+            maths = page.evaluate(_TYPESET)
+            if click:
+                page.locator(click).first.click(force=True)
+            page.mouse.click(600, 450)
+            # a link that got past MathJax: the page's policy runs no javascript: address
+            page.evaluate("""() => { const a = document.createElement('a');
+                a.href = "javascript:window.pwned='slipped';void 0"; a.id = 'slipped';
+                a.textContent = 'slipped'; document.body.prepend(a); }""")
+            page.locator("#slipped").click()
+            page.wait_for_timeout(300)
+            ran = {"title": page.title(), "was": title,
+                   "pwned": page.evaluate("String(window.pwned)")}
+        finally:
+            browser.close()
+    return maths, ran
+
+
+def _mathjax_page(path, formulas):
+    """A page of ``formulas`` with the feedback's MathJax and its policy."""
+    from coursegrader.apps.feedback_page import offline_mathjax
+    from coursegrader.csp import script_sources
+
+    scripts = offline_mathjax("tex-svg.js")
+    body = "".join(f"<p>Formula {i}: ${f}$</p>" for i, f in enumerate(formulas))
+    path.write_text(
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>maths</title>'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        f"script-src {script_sources(scripts)}; style-src 'unsafe-inline'\">"
+        f"{scripts}</head><body>{body}</body></html>")
+    return path
+
+
+@pytest.mark.slow
+def test_a_formula_with_a_link_shows_its_text_and_runs_nothing_in_the_feedback(tmp_path):
+    """The attack as a student writes it, through the course's feedback template:
+    the K is typeset, with no link, no style, class or id of the student's; a
+    click on it or anywhere runs nothing; the page's own scripts run by their
+    hashes only."""
+    import nbformat
+
+    from attacks import MATHS_LINK
+    from coursegrader.csp import inline_script_hashes
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(
+        f"My argument: {MATHS_LINK} is the kernel, and ${HONEST_FOR_MATHJAX[0]}$.",
+        metadata={"nbgrader": {"grade": True, "solution": True, "grade_id": "proof",
+                               "points": 2, "score": 1, "comment": None, "locked": False,
+                               "schema_version": 3, "task": False}})]
+    raw = _feedback_page(nb, {"nbgrader": {"notebook": "ps1", "score": 1, "max_score": 2,
+                                           "late_penalty": 0}})
+    policy = _Tags(raw).found
+    policy = [a["content"] for t, a in policy if t == "meta" and "http-equiv" in a]
+    assert len(policy) == 1 and "'unsafe-inline'" not in policy[0].split("style-src")[0]
+    hashes = inline_script_hashes(raw)
+    assert len(hashes) == 2 and f"script-src {' '.join(hashes)};" in policy[0], policy
+    page = tmp_path / "ps1.html"
+    page.write_text(raw)
+    maths, ran = _in_chromium(page, click="mjx-container")
+    student = [m for m in maths if m["text"].endswith("K")]
+    assert len(student) == 1, [m["text"] for m in maths]    # the K is typeset, by MathJax
+    for m in maths:
+        assert m["links"] == 0 and m["addresses"] == [] and m["set"] == [], m
+    assert ran == {"title": ran["was"], "was": "ps1", "pwned": "undefined"}, ran
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layer", ["the macros", "the guard", "the render action"])
+def test_each_layer_alone_makes_the_link_inert_and_honest_maths_is_unchanged(
+        layer, tmp_path, monkeypatch):
+    """With only the configuration's macros, only the guard script, or only its
+    render action, the student's \\mmlToken makes no link (and with the first
+    two, no style, class or id); honest formulas typeset exactly as MathJax
+    typesets them unguarded."""
+    from attacks import MATHS_LINK
+    from coursegrader.apps import feedback_page
+
+    formulas = [MATHS_LINK.strip("$"), *HONEST_FOR_MATHJAX]
+    guarded = _in_chromium(_mathjax_page(tmp_path / "all.html", formulas))[0]
+
+    empty = tmp_path / "empty.js"
+    empty.write_text("")
+    macros = feedback_page.MATHJAX_CONFIG["tex"]["macros"]
+    if layer == "the macros":
+        monkeypatch.setattr(feedback_page, "MATHJAX_GUARD", empty)
+    else:
+        monkeypatch.delitem(feedback_page.MATHJAX_CONFIG["tex"], "macros")
+    if layer == "the render action":
+        unfiltered = tmp_path / "unfiltered.js"
+        guard = feedback_page.MATHJAX_GUARD.read_text()
+        unfiltered.write_text(guard.replace("jax.postFilters.add(stripAttributes);", ""))
+        assert unfiltered.read_text() != guard
+        monkeypatch.setattr(feedback_page, "MATHJAX_GUARD", unfiltered)
+    # (the page's policy would stop the click's script in any case: the
+    # layers are judged by what they leave in the page)
+    one_layer, ran = _in_chromium(_mathjax_page(tmp_path / "one.html", formulas),
+                                  click="mjx-container")
+    assert ran["pwned"] == "undefined" and ran["title"] == "maths", ran
+    attack = one_layer[0]
+    assert attack["text"].endswith("K") and attack["links"] == 0, attack
+    assert attack["addresses"] == [], attack
+    if layer != "the render action":
+        assert not [s for s in attack["set"] if "href" in s or "style" in s
+                    or "class=" in s or "id=" in s], attack
+
+    monkeypatch.setattr(feedback_page, "MATHJAX_GUARD", empty)
+    monkeypatch.setitem(feedback_page.MATHJAX_CONFIG["tex"], "macros", {})
+    plain = _in_chromium(_mathjax_page(tmp_path / "plain.html", formulas))[0]
+    # unguarded, the attack is a link (what the layers are for)
+    assert plain[0]["links"] == 1 and plain[0]["addresses"][0].startswith("javascript:")
+    assert [m["svg"] for m in guarded[1:]] == [m["svg"] for m in plain[1:]]
+    assert [m["svg"] for m in one_layer[1:]] == [m["svg"] for m in plain[1:]]
+    assert macros    # the course's configuration is back as it was

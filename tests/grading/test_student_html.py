@@ -25,12 +25,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from attacks import ATTACKS, HOSTILE, HOSTILE_CODE
+from attacks import ATTACKS, HOSTILE, HOSTILE_CODE, MATHS_LINK
+from coursegrader.csp import script_sources
 from coursegrader.tools.course import Course, fill_answers
 from coursegrader.student_html import (allowed_url, clean_markdown, is_plain_markdown,
                                        student_markdown_html)
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 CHROMIUM = "/usr/bin/chromium"
 
 pytestmark = [pytest.mark.slow,
@@ -49,10 +51,14 @@ k(x, t) &= x^\top D t \\
 - questions to [me](mailto:alice@example.org); back to [the top](#top)
 """
 
-#: The feedback page's Content-Security-Policy (coursegrader/templates/feedback).
+#: The feedback page's Content-Security-Policy (coursegrader/templates/feedback):
+#: of inline scripts, only the page's own, by their hashes.
 FEEDBACK_CSP = {"http-equiv": "Content-Security-Policy",
-                "content": "default-src 'none'; script-src 'unsafe-inline'; "
+                "content": "default-src 'none'; script-src {scripts}; "
                            "style-src 'unsafe-inline'; img-src data:; font-src data:"}
+
+#: Mallory's written answer: every attack, and a formula MathJax typesets.
+MALLORY = f"{HOSTILE}\n\nMy formula: {MATHS_LINK}"
 
 #: Marks every payload leaves; none may reach a browser in a live form.
 NEEDLES = ("pwned", "javascript:", "data:", "onerror", "onload", "<script", "<iframe",
@@ -105,7 +111,7 @@ def graded(slow, tmp_path_factory):
     course.nbgrader("db assignment add", "ps1")
     course.nbgrader("generate_assignment", "ps1")
     course.nbgrader("release_assignment", "ps1")
-    for student, answer in (("alice", HONEST), ("mallory", HOSTILE)):
+    for student, answer in (("alice", HONEST), ("mallory", MALLORY)):
         course.student(student, "fetch_assignment", "ps1")
         path = course.student_notebook_path(student, "ps1")
         nb = fill_answers(nbformat.read(path, as_version=4), course.source("ps1"))
@@ -148,7 +154,10 @@ def test_every_attack_scores_exactly_what_the_code_earns(graded):
 
 def test_the_autograded_notebook_holds_no_attack(graded):
     mallory = graded.notebook("autograded", "mallory", "ps1", "ps1.ipynb")
-    shown = _shown(mallory).lower()
+    # TeX is text, kept as written; the pages that typeset it make it inert
+    # (test_no_attack_runs_in_formgrader_or_the_feedback_page)
+    assert MATHS_LINK in _shown(mallory)
+    shown = _shown(mallory).replace(MATHS_LINK, "").lower()
     assert not [n for n in NEEDLES if n in shown]
     assert "my answer." in shown and "bold output" in shown    # the harmless text stays
     alice = graded.notebook("autograded", "alice", "ps1", "ps1.ipynb")
@@ -174,6 +183,9 @@ def _feedback(course, student):
 def test_the_feedback_page_holds_no_attack_and_names_the_parts(graded):
     honest, hostile = (_Elements(_feedback(graded, s)).found
                        for s in ("alice", "mallory"))
+    policy = dict(FEEDBACK_CSP, content=FEEDBACK_CSP["content"].format(
+        scripts=script_sources(_feedback(graded, "mallory"))))
+    assert "'sha256-" in policy["content"]
     kinds = {(tag, name) for tag, attrs in honest for name in attrs}
     extra = {(tag, name) for tag, attrs in hostile for name in attrs} - kinds
     assert extra == set()     # no kind of element or attribute the honest page lacks
@@ -187,10 +199,10 @@ def test_the_feedback_page_holds_no_attack_and_names_the_parts(graded):
         # nothing of the student's is fetched when the page opens: a remote image is a link
         assert not (tag == "img" and "tracker.example" in (attrs.get("src") or "")), attrs
         assert tag not in ("iframe", "svg", "object", "embed", "form", "base"), tag
-        assert not (tag == "meta" and "http-equiv" in attrs) or attrs == FEEDBACK_CSP, attrs
+        assert not (tag == "meta" and "http-equiv" in attrs) or attrs == policy, attrs
     # the page's own policy, which no student's content can loosen: nothing is loaded
     policies = [attrs for tag, attrs in hostile if tag == "meta" and "http-equiv" in attrs]
-    assert policies == [FEEDBACK_CSP]
+    assert policies == [policy]
     assert 'href="https://tracker.example/pixel.png"' in _feedback(graded, "mallory")
     raw = _feedback(graded, "alice")
     # the TeX is written out as MathML (coursegrader/mathml.py)
@@ -226,7 +238,8 @@ def formgrader(graded):
 
     Mallory's autograded notebook gets her hostile Markdown back, as a notebook
     autograded before autograde cleaned it would hold: Formgrader's own page
-    must clean it.
+    must clean it.  The server runs the deployment's policy for Formgrader's
+    pages (deploy/formgrader_csp.py), as the instructor's server does.
     """
     autograded = graded.root / "autograded" / "mallory" / "ps1" / "ps1.ipynb"
     original = autograded.read_text()
@@ -234,12 +247,13 @@ def formgrader(graded):
     for cell in nb.cells:
         if cell.cell_type == "markdown" and (
                 not cell.metadata.get("nbgrader", {}).get("locked")):
-            cell.source = HOSTILE
+            cell.source = MALLORY
     nbformat.write(nb, autograded)
     port, token = _free_port(), secrets.token_hex(16)
     env = dict(os.environ,
                JUPYTER_CONFIG_DIR=str(graded.root.parent / "jupyter_config"),
-               JUPYTER_RUNTIME_DIR=str(graded.root.parent / "jupyter_runtime"))
+               JUPYTER_RUNTIME_DIR=str(graded.root.parent / "jupyter_runtime"),
+               PYTHONPATH=os.pathsep.join([str(DEPLOY), os.environ.get("PYTHONPATH", "")]))
     log = open(graded.root.parent / "jupyter_server.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1",
@@ -247,7 +261,7 @@ def formgrader(graded):
          f"--ServerApp.root_dir={graded.root}",
          "--allow-root",
          "--ServerApp.jpserver_extensions="
-         "{'nbgrader.server_extensions.formgrader': True}"],
+         "{'nbgrader.server_extensions.formgrader': True, 'formgrader_csp': True}"],
         cwd=graded.root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -282,12 +296,27 @@ def _grades(course):
 
 
 def _visit(page, url):
-    """Open ``url``, wait for its maths (MathJax's, or the feedback's MathML), and
-    say what the page's scripts did."""
+    """Open ``url``, wait for its maths (MathJax's, and the feedback's MathML),
+    click each formula MathJax typeset with a K at its end (mallory's), and say
+    what the page's scripts did."""
     page.goto(url)
     page.wait_for_selector("mjx-container, math", state="attached", timeout=60_000)
+    page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
+                           timeout=60_000)
+    page.evaluate("MathJax.startup.promise")
     page.wait_for_timeout(500)    # an onerror or onload would have fired by now
-    return page.evaluate("""() => ({
+    title = page.title()
+    links = page.evaluate("""() => {
+        const ks = [...document.querySelectorAll('mjx-container')].filter(c =>
+            /K$/.test((c.querySelector('mjx-assistive-mml') || c).textContent.trim()));
+        ks.forEach(c => c.setAttribute('data-ends-in-k', ''));
+        return document.querySelectorAll('mjx-container a').length; }""")
+    clicked = page.locator("[data-ends-in-k]").count()
+    for formula in page.locator("[data-ends-in-k]").all():
+        formula.click(force=True)
+    page.wait_for_timeout(300)
+    return page.evaluate("""(seen) => ({
+        ...seen, title: document.title,
         pwned: window.pwned === undefined ? null : String(window.pwned),
         parentPwned: [...document.querySelectorAll('iframe')].length,
         maths: document.querySelectorAll('mjx-container').length
@@ -297,7 +326,7 @@ def _visit(page, url):
         jsLinks: [...document.querySelectorAll('[href],[src]')]
             .map(e => e.getAttribute('href') || e.getAttribute('src'))
             .filter(v => /^\\s*(javascript|data):/i.test(v)),
-    })""")
+    })""", {"titleBefore": title, "mathLinks": links, "clickedK": clicked})
 
 
 def test_no_attack_runs_in_formgrader_or_the_feedback_page(graded, formgrader):
@@ -308,7 +337,7 @@ def test_no_attack_runs_in_formgrader_or_the_feedback_page(graded, formgrader):
     with graded.gradebook() as gb:
         submission = gb.find_submission_notebook("ps1", "ps1", "mallory").id
     before = _grades(graded)
-    requests, dialogs = [], []
+    requests, dialogs, policies = [], [], {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM,
                                     args=["--no-sandbox", "--disable-gpu"])
@@ -316,20 +345,32 @@ def test_no_attack_runs_in_formgrader_or_the_feedback_page(graded, formgrader):
             page = browser.new_page()
             page.on("request", lambda r: requests.append((r.method, r.url)))
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.on("response", lambda r: policies.setdefault(
+                r.url.split("?")[0], r.headers.get("content-security-policy")))
             # a first request with the token sets the login cookie
             page.goto(f"{url}/formgrader?token={token}")
             grading = _visit(page, f"{url}/formgrader/submissions/{submission}/")
+            # again, from the browser's cache (the server answers 304 Not Modified)
+            again = _visit(page, f"{url}/formgrader/submissions/{submission}/")
             feedback = _visit(page, (graded.root / "feedback" / "mallory" / "ps1"
                                      / "ps1.html").as_uri())
         finally:
             browser.close()
-    for name, seen in (("Formgrader", grading), ("feedback", feedback)):
+    for name, seen in (("Formgrader", grading), ("Formgrader again", again),
+                       ("feedback", feedback)):
         assert seen["pwned"] is None, name
         assert seen["parentPwned"] == 0 and seen["jsLinks"] == [], name
         assert seen["maths"] > 0, name           # the page's own maths still typesets
         assert "My answer." in seen["shown"], name   # and the page is not blanked
+        # mallory's formula is typeset, with no link, and a click on it runs nothing
+        assert seen["clickedK"] >= 1 and seen["mathLinks"] == 0, (name, seen["mathLinks"])
+        assert seen["title"] == seen["titleBefore"], name
+    # Formgrader's page runs its own inline scripts, by their hashes, and no other
+    policy = policies[f"{url}/formgrader/submissions/{submission}/"]
+    scripts = next(d for d in policy.split(";") if d.strip().startswith("script-src "))
+    assert "'sha256-" in scripts and "'unsafe-inline'" not in scripts, policy
     # nbgrader's formgrade.js waited for the offline MathJax and went on
-    assert grading["formgraderReady"] is True
+    assert grading["formgraderReady"] is True and again["formgraderReady"] is True
     assert dialogs == []
     assert [(m, u) for m, u in requests if m != "GET"] == []
     assert not [u for m, u in requests if "pwned" in u or "/api/grade/" in u]
