@@ -6,11 +6,13 @@ plain Python (IPython's magics and ``!`` commands made calls, which the
 part's process stands in for).
 """
 
+import ast
+
 from nbgrader import utils
 
 from ..record import AnswerCode
 
-__all__ = ["is_test_cell", "grade_id", "python_source", "shares",
+__all__ = ["is_test_cell", "grade_id", "python_source", "parse_cell", "shares",
            "student_cells"]
 
 
@@ -32,6 +34,17 @@ def python_source(source):
         return TransformerManager().transform_cell(source)
     except Exception:
         return source
+
+
+def parse_cell(source):
+    """The syntax tree of a code cell, its IPython syntax (magics, ``!``) read as
+    the judge reads it; None when it does not parse."""
+    for read in (lambda s: s, python_source):
+        try:
+            return ast.parse(read(source))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return None
 
 
 def _is_course_cell(cell):

@@ -21,7 +21,7 @@ from copydetect import CodeFingerprint
 from traitlets import Float, Integer
 from traitlets.config import Configurable
 
-from ..judging.cells import python_source, shares
+from ..judging.cells import parse_cell, shares
 from ..judging.modules import COMPILED, MODULE, UNREAD
 from .code import lexical_form, normal_code
 from .text import shingles, words
@@ -120,9 +120,9 @@ class Scaffold:
     def of(cls, released_cells, released_modules=()):
         """The scaffold of a problem set from its released notebook's cells and the
         sources of the Python modules released beside it."""
-        trees = [t for t in (_parse(c.source) for c in released_cells
+        trees = [t for t in (parse_cell(c.source) for c in released_cells
                              if c.cell_type == "code") if t is not None]
-        trees += [t for t in map(_parse, released_modules) if t is not None]
+        trees += [t for t in map(parse_cell, released_modules) if t is not None]
         keep = frozenset(n for t in trees for n in _top_names(t))
         code = normal_code(trees, keep)
         text = tuple(words("\n".join(c.source for c in released_cells
@@ -154,17 +154,6 @@ def _top_names(tree):
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for a in stmt.names:
                 yield a.asname or a.name.split(".")[0]
-
-
-def _parse(source):
-    """The tree of a code cell, IPython's syntax (magics, ``!``) read as the judge
-    reads it; None when it does not parse."""
-    for read in (lambda s: s, python_source):
-        try:
-            return ast.parse(read(source))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-    return None
 
 
 @dataclass(eq=False)
@@ -371,11 +360,11 @@ def _within(source, budget):
 def _parse_cut(part):
     """The tree of a cell cut short: without its last top-level statement if that
     was cut in the middle."""
-    tree = _parse(part)
+    tree = parse_cell(part)
     if tree is None:
         starts = [m.start() for m in re.finditer(r"\n(?=\S)", part)]
         if starts:
-            tree = _parse(part[:starts[-1] + 1])
+            tree = parse_cell(part[:starts[-1] + 1])
     return tree
 
 
@@ -401,7 +390,7 @@ def _code(cells, check, scaffold, notes, flags, modules=None):
             continue
         part = _within(source, room)
         used += len(part.encode("utf-8"))
-        tree = _parse(part) if room == size else _parse_cut(part)
+        tree = parse_cell(part) if room == size else _parse_cut(part)
         if tree is None:
             lexical[i] = lexical_form(part, scaffold.keep)
             continue

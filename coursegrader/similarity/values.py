@@ -38,7 +38,7 @@ import numpy as np
 from coursecheck.problems import COURSE_ID
 from coursecheck.variants import bind, draw_variant, plain
 
-from ..judging.cells import python_source
+from ..judging.cells import parse_cell
 from ..judging.modules import MODULE
 
 __all__ = ["Literal", "VariantValue", "Evidence", "literals", "variant_values",
@@ -181,17 +181,6 @@ def _array(node):
             [n for r in rows for n in r[2]])
 
 
-def _parse(source):
-    """The tree of a code cell, IPython's syntax read as the judge reads it; None
-    when it does not parse."""
-    for read in (lambda s: s, python_source):
-        try:
-            return ast.parse(read(source))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-    return None
-
-
 def _literal(values, shape, printed, cell):
     """A :class:`Literal`; its text is rebuilt from the numbers as printed (digits,
     a point, an exponent, a sign), never the student's own characters around them."""
@@ -211,7 +200,7 @@ def _squeezed(shape):
 
 
 def _code_literals(source, cell):
-    tree = _parse(source)
+    tree = parse_cell(source)
     if tree is None:      # read as text: code that does not parse hides no number
         yield from _text_literals(source, cell)
         return
