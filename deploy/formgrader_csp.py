@@ -51,8 +51,12 @@ def policy_transform(prefix):
 
         def transform_first_chunk(self, status_code, headers, chunk, finishing):
             # a 304 (Not Modified) has no body to hash, and its headers would
-            # replace those the browser keeps with the page: the page's stand
-            if self.applies and status_code != 304:
+            # replace those the browser keeps with the page: the page's policy
+            # (its scripts' hashes, frames from this server) stands, and the
+            # server's default one is not sent in its place
+            if self.applies and status_code == 304:
+                headers.pop("Content-Security-Policy", None)
+            elif self.applies:
                 # only a page has scripts of its own to allow
                 is_page = headers.get("Content-Type", "").startswith("text/html")
                 headers["Content-Security-Policy"] = policy_for(chunk if is_page else b"")

@@ -13,6 +13,8 @@ folder, in this server's JupyterLab.
 
 from tornado.web import OutputTransform
 
+from coursegrader.csp import inline_script_hashes
+
 #: Run after nbgrader's utils.js has defined linkTo(type, path), before the
 #: page's views call it; base_url is set by the page itself.
 SCRIPT = b"""<script>
@@ -42,6 +44,14 @@ def links_transform(prefix):
                 chunk = chunk.replace(b"</head>", SCRIPT + b"</head>", 1)
                 if "Content-Length" in headers:
                     headers["Content-Length"] = str(len(chunk))
+                # a policy of hashes set before this script was added
+                # (formgrader_csp.py) lets it run too
+                directives = headers.get("Content-Security-Policy", "").split(";")
+                for i, directive in enumerate(directives):
+                    if directive.strip().startswith("script-src "):
+                        allowed = " ".join(inline_script_hashes(SCRIPT.decode()))
+                        directives[i] = f" script-src {allowed} " + directive.strip()[11:]
+                        headers["Content-Security-Policy"] = ";".join(directives).strip()
             return status_code, headers, chunk
 
     return FormgraderLinks

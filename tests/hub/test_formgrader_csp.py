@@ -15,11 +15,17 @@ import formgrader_csp  # noqa: E402
 from coursegrader.csp import inline_script_hashes  # noqa: E402
 
 
-def _sent(path, content_type, body, status=200):
-    transform = formgrader_csp.policy_transform("/user/t/formgrader")(
-        HTTPServerRequest(start_line=RequestStartLine("GET", path, "HTTP/1.1"),
-                          headers=HTTPHeaders({"Host": "127.0.0.1"})))
+def _request(path):
+    return HTTPServerRequest(start_line=RequestStartLine("GET", path, "HTTP/1.1"),
+                             headers=HTTPHeaders({"Host": "127.0.0.1"}))
+
+
+def _sent(path, content_type, body, status=200, default=None):
+    """The policy sent with a response; ``default``: the server's own header."""
+    transform = formgrader_csp.policy_transform("/user/t/formgrader")(_request(path))
     headers = HTTPHeaders({"Content-Type": content_type})
+    if default:
+        headers["Content-Security-Policy"] = default
     transform.transform_first_chunk(status, headers, body, True)
     return headers.get("Content-Security-Policy")
 
@@ -46,3 +52,22 @@ def test_other_answers_allow_no_inline_script_and_other_paths_get_no_policy():
 def test_a_page_from_the_browsers_cache_keeps_the_policy_it_came_with():
     # a 304 has no body: a policy from it would allow none of the cached page's scripts
     assert _sent("/user/t/formgrader/manage_assignments", "text/html", b"", status=304) is None
+    # nor does the server's default one ("frame-ancestors 'none'" would block
+    # Formgrader's frame in JupyterLab once the browser reloads the page)
+    assert _sent("/user/t/formgrader/manage_assignments", "text/html", b"", status=304,
+                 default="frame-ancestors 'none'") is None
+
+
+def test_the_folder_links_script_runs_under_the_pages_policy():
+    import formgrader_links
+
+    page = b"<html><head><script>var base_url = '/user/t';</script></head><body></body></html>"
+    headers = HTTPHeaders({"Content-Type": "text/html"})
+    request = _request("/user/t/formgrader/manage_assignments")
+    status, headers, chunk = formgrader_csp.policy_transform("/user/t/formgrader")(
+        request).transform_first_chunk(200, headers, page, True)
+    status, headers, chunk = formgrader_links.links_transform("/user/t/formgrader")(
+        request).transform_first_chunk(status, headers, chunk, True)
+    allowed = set(_script_src(headers["Content-Security-Policy"]).split()[1:])
+    assert set(inline_script_hashes(chunk.decode())) <= allowed
+    assert len(inline_script_hashes(chunk.decode())) == 2 and "'unsafe-inline'" not in allowed
