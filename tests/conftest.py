@@ -21,6 +21,7 @@ test or its module, or by a fixture of theirs that requests the fixture
 """
 
 import contextlib
+import csv
 import glob
 import os
 import pwd
@@ -51,6 +52,19 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 def in_ci():
     """True in continuous integration, where a missing tool fails instead of skipping."""
     return os.environ.get("CI", "").lower() == "true"
+
+
+def variant_value_pairs(course, ps):
+    """Run ``make similarity PS=ps`` in ``course`` (a dry-run course, given the
+    course's Makefile) and return {frozenset((a, b)): what they share} for the
+    pairs whose cells hold values of each other's variants."""
+    (course.root / "Makefile").write_text((COURSE / "Makefile").read_text())
+    done = subprocess.run(["make", "similarity", f"PS={ps}", f"PYTHON={sys.executable}"],
+                          cwd=course.root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with open(course.root / "report" / f"{ps}-similarity.csv", newline="") as f:
+        return {frozenset((r["student_a"], r["student_b"])): r["variant_values"]
+                for r in csv.DictReader(f) if r["variant_values"]}
 
 
 def free_port():

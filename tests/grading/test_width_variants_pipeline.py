@@ -15,15 +15,12 @@ carol with bob for holding his width, and no one else for a width: alice's and
 bob's are their own, dave's (1) a number anyone might write.
 """
 
-import csv
 import html
-import subprocess
-import sys
 
 import nbformat
 import pytest
 
-from conftest import COURSE, copy_course
+from conftest import copy_course, variant_value_pairs
 from coursegrader.judging.problem_sets import graded_parts
 from coursegrader.judging.variants import submission_variant
 from coursegrader.tools.course import fill_answers
@@ -90,13 +87,7 @@ def test_own_widths_score_full_marks_and_a_copy_or_a_circulated_width_loses(
         assert f"Variant for {student} ({expected.label}), as the grader drew it." in page
         assert f"({variant['bob'].label})" not in page
 
-    (course.root / "Makefile").write_text((COURSE / "Makefile").read_text())
-    done = subprocess.run(["make", "similarity", f"PS={ps}", f"PYTHON={sys.executable}"],
-                          cwd=course.root, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    with open(course.root / "report" / f"{ps}-similarity.csv", newline="") as f:
-        by_value = {frozenset((r["student_a"], r["student_b"])): r["variant_values"]
-                    for r in csv.DictReader(f) if r["variant_values"]}
+    by_value = variant_value_pairs(course, ps)
     assert set(by_value) == {frozenset((carol, "bob"))}
     said = f"{carol} holds bob's sigma ({sigma['bob']!r}, in "
     assert by_value[frozenset((carol, "bob"))].startswith(said)
