@@ -345,7 +345,29 @@ def _runs_source_text(trees):
             code = n.args[:1] + [k.value for k in n.keywords if k.arg in _CODE_KEYWORDS]
             if runner and any(not isinstance(a, _NOT_TEXT) for a in code):
                 found.add(f"{name} of code that is not written out")
+            elif runner and any(_more_than_a_call(a) for a in code):
+                # a string is never compared: what runs from one must be no more
+                # than the call it times ("f(X)")
+                found.add(f"{name} of a string that does more than call a function")
     return found
+
+
+def _more_than_a_call(node):
+    """Whether ``node`` is a string of code other than one call of a named function
+    whose arguments hold no call (``"f(X)"``, ``"np.dot(A, B)"``, ``"f([1, 2])"``)."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return False
+    tree = parse_cell(node.value)
+    if tree is None or len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return True
+    call = tree.body[0].value
+    plain = (ast.Name, ast.Attribute, ast.Constant, ast.Load, ast.List, ast.Tuple,
+             ast.Dict, ast.Set, ast.Subscript, ast.Slice, ast.UnaryOp, ast.USub, ast.UAdd)
+    return not (isinstance(call, ast.Call)
+                and all(isinstance(x, plain) for a in call.args + [k.value for k in call.keywords]
+                        for x in ast.walk(a))
+                and all(isinstance(x, (ast.Name, ast.Attribute, ast.Load))
+                        for x in ast.walk(call.func)))
 
 
 def _within(source, budget):

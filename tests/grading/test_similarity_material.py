@@ -185,6 +185,13 @@ ENCODED = "ZGVmIGRvdWJsZSh4cyk6IHJldHVybiB4cw=="
      "Timer of code that is not written out"),
     ("from timeit import timeit as t\nt(''.join(parts), number=1)\n",
      "timeit of code that is not written out"),
+    # a copy written out as one line of statements in a string, run by timeit:
+    # a string is never compared, so it may do no more than call a function
+    ("import timeit\ng = dict(globals(), _a=X, _r=[])\ntimeit.Timer(\"X = np.asarray(_a); "
+     "_r.append(np.column_stack([X[:, 0] ** 2, X[:, 1] ** 2]))\", globals=g).timeit(1)\n",
+     "Timer of a string that does more than call a function"),
+    ("import timeit\ntimeit.timeit('[double(v) for v in range(3)]', number=1)\n",
+     "timeit of a string that does more than call a function"),
     ("import cProfile\ncProfile.runctx(s.decode(), globals(), locals())\n",
      "runctx of code that is not written out"),
     ("import profile\nprofile.Profile().runctx(s.decode(), globals(), locals())\n",
