@@ -13,6 +13,8 @@ said, per submission, in :attr:`Material.notes`.
 """
 
 import ast
+import builtins
+import importlib
 import re
 from dataclasses import dataclass, field
 
@@ -93,6 +95,13 @@ class SimilarityCheck(Configurable):
         3, min=2,
         help="A value held by fewer variants of the class than this is never common."
     ).tag(config=True)
+    names_as_data = Integer(
+        6, min=2,
+        help="A submission whose strings name this many functions or more of Python's "
+             "builtins or of the standard modules and NumPy (\"np.asarray\", "
+             "\"operator.mul\", \"len\") holds a program as data, run by an "
+             "interpreter of its own, which no comparison reads: it is flagged on its "
+             "own.").tag(config=True)
     page_chars = Integer(
         20_000, min=1000,
         help="The report page shows at most this many characters of each side of a "
@@ -283,6 +292,148 @@ def _built_from_data(tree):
     return found
 
 
+#: The modules whose functions a program held as data would name: a string naming
+#: one of their attributes (``"np.column_stack"``, ``"operator.mul"``) is a name
+#: held as data. Only these are imported, whatever a submission imports.
+_NAMED_MODULES = frozenset({"numpy", "math", "cmath", "operator", "itertools",
+                            "functools", "builtins", "statistics", "scipy",
+                            "scipy.linalg", "numpy.linalg"})
+#: The names a submission may use for them without importing them (the setup cell's).
+_USUAL_NAMES = {"np": "numpy", "numpy": "numpy", "math": "math", "operator": "operator",
+                "itertools": "itertools", "functools": "functools", "la": "numpy.linalg",
+                "scipy": "scipy", "builtins": "builtins"}
+#: Builtins whose names are everyday words of data (a key "id", a label "max").
+_WORDS = frozenset({"id", "min", "max", "sum", "all", "any", "abs", "input", "format",
+                    "hash", "open", "round", "filter", "print", "help", "next", "iter",
+                    "map", "zip", "range", "vars", "dir", "exit", "quit", "copyright",
+                    "credits", "license", "bin", "hex", "oct", "pow", "len"})
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _docstrings(tree):
+    """The string constants of ``tree`` that are docstrings (prose, never data)."""
+    return {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef,
+                              ast.ClassDef))
+            and n.body and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)}
+
+
+def _named_attribute(modules, dotted):
+    """Whether ``dotted`` (``"np.column_stack"``) names an attribute of one of
+    ``modules`` ({name in the code: module})."""
+    head, _, rest = dotted.partition(".")
+    value = modules.get(head)
+    if value is None or not rest:
+        return False
+    for part in rest.split("."):
+        value = getattr(value, part, None)
+        if value is None:
+            return False
+    return True
+
+
+def _names_as_data(trees):
+    """The functions of Python's builtins, NumPy and the standard modules that
+    ``trees`` name in strings (``"np.asarray"``, ``"operator.mul"``, ``"repr"``,
+    and a table ``{"asarray": np.asarray}``): the names a program held as data
+    (lists of strings, say) calls its functions by, for an interpreter written
+    in the submission to run. Honest code names a function in a string seldom
+    (a dtype, a label); everyday words are not counted."""
+    imported = dict(_USUAL_NAMES)
+    for tree in trees:
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Import):
+                for a in n.names:
+                    imported[a.asname or a.name.split(".")[0]] = \
+                        a.name if a.asname else a.name.split(".")[0]
+    modules = {}
+    for name, module in imported.items():
+        if module in _NAMED_MODULES:
+            try:
+                modules[name] = importlib.import_module(module)
+            except ImportError:
+                continue
+    found = set()
+    for tree in trees:
+        docstrings = _docstrings(tree)
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Dict):      # a table of functions keyed by their names
+                for k, v in zip(n.keys, n.values):
+                    if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
+                        continue
+                    if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) \
+                            and v.value.id in modules and v.attr == k.value:
+                        found.add(f"{v.value.id}.{v.attr}")
+                    elif isinstance(v, ast.Name) and v.id == k.value \
+                            and callable(getattr(builtins, v.id, None)):
+                        found.add(v.id)
+            if not (isinstance(n, ast.Constant) and isinstance(n.value, str)) \
+                    or id(n) in docstrings:
+                continue
+            text = n.value.strip()
+            if not _DOTTED_NAME.fullmatch(text):
+                continue
+            if "." in text:
+                if _named_attribute(modules, text):
+                    found.add(text)
+            elif text not in _WORDS and not text.startswith("_") \
+                    and callable(getattr(builtins, text, None)) \
+                    and not isinstance(getattr(builtins, text), type):
+                found.add(text)
+    return found
+
+
+#: Literals and strings nested this deep hold a program, not data: honest
+#: answers' deepest are 4 (a list of pairs of arrays).
+_PROGRAM_DEPTH = 8
+_CONTAINERS = (ast.List, ast.Tuple, ast.Dict, ast.Set)
+
+
+def _depth(node):
+    """How deep containers nest in the literal ``node`` (``[1, [2]]``: 2)."""
+    if not isinstance(node, _CONTAINERS):
+        return 0
+    depth, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        depth = max(depth, d)
+        for k in (n.values if isinstance(n, ast.Dict) else n.elts):
+            if isinstance(k, _CONTAINERS):
+                stack.append((k, d + 1))
+    return depth
+
+
+def _bracket_depth(text):
+    """How deep brackets nest in ``text`` (``"(f (g x))"``: 2)."""
+    depth = deepest = 0
+    for c in text:
+        if c in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in ")]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def _program_as_data(trees):
+    """A program held as data in ``trees``: a literal of lists (or tuples,
+    dicts) nested :data:`_PROGRAM_DEPTH` deep with strings in it, or a string of
+    brackets nested as deep (an expression tree to be parsed at run time), for an
+    interpreter of the submission's to run. None when there is none."""
+    for tree in trees:
+        for n in ast.walk(tree):
+            if isinstance(n, _CONTAINERS) and _depth(n) >= _PROGRAM_DEPTH and any(
+                    isinstance(x, ast.Constant) and isinstance(x.value, str)
+                    for x in ast.walk(n)):
+                return f"a literal nested {_depth(n)} deep holding strings (line {n.lineno})"
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) \
+                    and _bracket_depth(n.value) >= _PROGRAM_DEPTH:
+                return (f"a string of brackets nested {_bracket_depth(n.value)} deep "
+                        f"(line {n.lineno})")
+    return None
+
+
 #: The standard library's runners of source text (``code.InteractiveInterpreter
 #: (...).runsource(text)``, ``timeit.Timer(stmt)``, ``cProfile.runctx(text, ...)``,
 #: ``doctest.run_docstring_examples(text, ...)``...) and the calls that take the
@@ -432,6 +583,14 @@ def _code(cells, check, scaffold, notes, flags, modules=None):
     lexical = [t for t in lexical if t is not None]
     flags.extend(sorted(set().union(*(_built_from_data(t) for t in trees),
                                     _runs_source_text(trees))))
+    named = sorted(_names_as_data(trees))
+    if len(named) >= check.names_as_data:
+        flags.append(f"names {len(named)} functions in strings, a program held as data "
+                     "that no comparison reads: " + ", ".join(named[:8])
+                     + (", ..." if len(named) > 8 else ""))
+    program = _program_as_data(trees)
+    if program:
+        flags.append(f"a program held as data, which no comparison reads: {program}")
     cut_modules = [modules[i] for i in sorted(cut, key=lambda i: -sizes[i])
                    if i in modules and sizes[i]]
     if cut_modules:

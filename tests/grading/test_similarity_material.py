@@ -236,6 +236,99 @@ def test_honest_answers_are_not_flagged_on_their_own():
     assert m.flags == []
 
 
+#: An interpreter of nested lists, written in the submission: nothing is compiled,
+#: so no runner sees code it did not hand in, and the program it runs is data.
+EVALUATOR = """\
+import builtins, operator
+
+def ev(e, env):
+    if isinstance(e, str):
+        head, *rest = e.split('.')
+        v = env[head] if head in env else globals()[head] if head in globals() \
+            else getattr(builtins, head)
+        for r in rest:
+            v = getattr(v, r)
+        return v
+    if not isinstance(e, list):
+        return e
+    op, *a = e
+    if op == 'fn':
+        return lambda *xs: ev(a[1], {**env, **dict(zip(a[0], xs))})
+    if op == 'let':
+        return ev(a[2], {**env, a[0]: ev(a[1], env)})
+    if op == 'if':
+        return ev(a[1], env) if ev(a[0], env) else ev(a[2], env)
+    return ev(op, env)(*[ev(x, env) for x in a])
+"""
+#: ANSWER's double transcribed into lists of strings, one operation for another.
+AS_LISTS = EVALUATOR + """
+DOUBLE = ['fn', ['xs'], ['let', 'out', ['list', ['map', ['fn', ['x'], ['if', ['operator.is_', 'x', None],
+          ['operator.truediv', 1, 0], ['operator.mul', 2, ['np.asarray', 'x']]]], 'xs']],
+          ['if', ['operator.truth', 'out'], ['np.stack', 'out'], ['np.zeros', ['tuple', ['list', ['range', 1]]]]]]]
+
+def double(xs):
+    return ev(DOUBLE, {})(xs)
+"""
+#: The same, each function reached through a table of its own names, with
+#: nothing nested deep (each step a line of its own).
+AS_TABLE = """\
+import numpy as np, operator
+T = {'asarray': np.asarray, 'stack': np.stack, 'zeros': np.zeros, 'mul': operator.mul,
+     'is_': operator.is_, 'truediv': operator.truediv, 'truth': operator.truth}
+STEPS = [('asarray', 'x'), ('mul', 2), ('stack',), ('zeros',), ('truth',), ('is_',),
+         ('truediv',)]
+def run(step, *args):
+    return T[step[0]](*args)
+"""
+#: The program as one string of brackets, parsed at run time.
+AS_TEXT = EVALUATOR + """
+DOUBLE = "(fn (xs) (let out (list (map (fn (x) (if (is_ x None) (truediv 1 0) (mul 2 (asarray x)))) xs)) (if (truth out) (stack out) (zeros (tuple (list (range 1)))))))"
+"""
+
+
+@pytest.mark.parametrize("program, flags", [
+    (AS_LISTS, ["names 7 functions in strings, a program held as data that no comparison "
+                "reads: np.asarray, np.stack, np.zeros, operator.is_, operator.mul, "
+                "operator.truediv, operator.truth",
+                "a program held as data, which no comparison reads: a literal nested 8 "
+                "deep holding strings (line 21)"]),
+    (AS_TABLE, ["names 7 functions in strings, a program held as data that no comparison "
+                "reads: np.asarray, np.stack, np.zeros, operator.is_, operator.mul, "
+                "operator.truediv, operator.truth"]),
+    (AS_TEXT, ["a program held as data, which no comparison reads: a string of brackets "
+               "nested 8 deep (line 21)"]),
+], ids=["lists", "table", "text"])
+def test_a_program_held_as_data_for_an_interpreter_flags_the_submission(program, flags):
+    """A copy transcribed into data that an evaluator of the student's runs earns
+    its original's marks, compiles nothing and shares no code with it: the
+    submission is flagged on its own, for a person to read."""
+    m, _ = material("m", [cell("code", program)])
+    assert m.flags == flags
+    plain, check = material("plain", [cell("code", ANSWER)])
+    assert compare(m, plain, check).code < check.threshold     # no comparison sees it
+
+
+def test_the_courses_own_code_holds_no_program_as_data():
+    """The book's code cells, the problem sets' solutions and kernlab, as a
+    student might write them, are never flagged as a program held as data."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    files = [*sorted((root / "book" / "chapters").glob("*.md")),
+             *sorted((root / "assignments" / "source").glob("*/*.md")),
+             *sorted((root / "kernlab").glob("*.py"))]
+    assert len(files) > 15
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        sources = (re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, re.S)
+                   if path.suffix == ".md" else [text])
+        cells = [cell("code", "\n".join(line for line in s.splitlines()
+                                        if not line.startswith(("%", "!", ":"))))
+                 for s in sources]
+        m, _ = material(path.name, cells)
+        assert not [f for f in m.flags if "program held as data" in f], path
+
+
 def test_what_is_handed_in_beside_the_notebook_is_read_as_code_data_or_compiled(tmp_path):
     """Every .py, and any other file that reads as Python source, is a module;
     compiled or archived code is named; notebooks, data and prose are not code."""
