@@ -156,6 +156,9 @@ c.HTMLExporter.sanitize_html = True
 # Markdown cells cleaned by coursegrader/student_html.py, as the feedback does.
 c.HTMLExporter.extra_template_basedirs = feedback_page.template_basedirs()
 c.HTMLExporter.template_file = feedback_page.TEMPLATE_FILE
+# Formgrader's grading page names, next to the student, the variant the
+# submission was judged on, as its record says (problem sets with variants).
+c.HTMLExporter.preprocessors = ["coursegrader.preprocessors.ShowGradedVariant"]
 c.HTMLExporter.filters = {
     "offline_mathjax": "coursegrader.apps.feedback_page.offline_mathjax",
     "script_sources": "coursegrader.csp.script_sources",

@@ -70,7 +70,12 @@ class Part:
     part sends the student there, and the class report adds up how the class
     did on each.  ``varies``: the answer depends on the student's variant, and
     ``public``, ``hidden``, ``reference`` and ``verify`` take the variant's
-    parameters first (see :mod:`coursecheck.variants`).
+    parameters first (see :mod:`coursecheck.variants`).  ``verdict``: the answer
+    to each case is a verdict (a yes or no, a kernel's name): the grader keeps
+    the student's verdict on each public case, and the similarity check flags
+    two students of different variants who hand in the same verdicts where
+    their variants' right verdicts differ (a part that varies and gives a
+    verdict needs a ``reference``, which says each variant's right verdicts).
     """
 
     func: str
@@ -85,6 +90,7 @@ class Part:
     description: str = field(default="", compare=False)
     answers: Optional[dict] = field(default=None, compare=False)
     sections: tuple = field(default=(), compare=False)
+    verdict: bool = field(default=False, compare=False)
 
     def __post_init__(self):
         if not isinstance(self.func, str) or not self.func.isidentifier():
@@ -99,6 +105,9 @@ class Part:
         if self.varies and self.answers is not None:
             raise ValueError("a part that varies is judged by Part.reference or Part.verify "
                              "(Part.answers holds one set of public answers for the class)")
+        if self.verdict and self.varies and self.reference is None:
+            raise ValueError("a part that varies and gives a verdict is judged by "
+                             "Part.reference, which says each variant's right verdicts")
         if not self.timeout > 0:
             raise ValueError(f"Part.timeout must be positive, got {self.timeout!r}")
         if not (isinstance(self.sections, tuple)

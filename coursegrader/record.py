@@ -126,7 +126,11 @@ class CaseResult:
     """One case a part ran: its label, whether it is hidden, the outcome.
 
     ``inputs`` describes the arguments of a failing public case (a hidden
-    case's are never kept); ``message`` says on one line why it failed.
+    case's are never kept); ``message`` says on one line why it failed;
+    ``verdict``, for a public case of a part that gives verdicts
+    (``Part.verdict``), the student's answer as a verdict (``"yes"``, ``"no"``
+    or a short name: :func:`coursegrader.judging.verdicts.verdict_of`), which
+    the similarity check compares.
     """
 
     label: str
@@ -134,6 +138,7 @@ class CaseResult:
     passed: bool
     inputs: Optional[str] = None
     message: Optional[str] = None
+    verdict: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -350,7 +355,8 @@ def _case(data):
           "booleans hidden and passed")
     return CaseResult(label=_text(data, "label"), hidden=data["hidden"],
                       passed=data["passed"], inputs=_optional_text(data, "inputs"),
-                      message=_optional_text(data, "message"))
+                      message=_optional_text(data, "message"),
+                      verdict=_optional_text(data, "verdict"))
 
 
 def _part(data):

@@ -143,6 +143,7 @@ def second_database(url, name):
 OWN_STUDENTS = {
     "course_open": {"ada": ("oa", "Ada", "Byron"), "bob": ("ob", "Bob", "Dylan")},
     "user_servers": {"ada": ("ua", "Ada", "Yonath")},
+    "variants": {"ada": ("va", "Ada", "Palmer"), "bob": ("vb", "Bob", "Kahn")},
 }
 
 

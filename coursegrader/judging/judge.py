@@ -28,6 +28,7 @@ from ..runners import protocol
 from ..runners.protocol import StopReason
 from .problem_sets import hidden_rng, part_score
 from .variants import graded_on
+from .verdicts import verdict_of
 
 __all__ = ["PartRun", "PartSession", "run_part", "grade_part", "one_line"]
 
@@ -193,13 +194,15 @@ def one_line(text, limit=ONE_LINE):
     return first + " ..." if len(lines) > 1 else first
 
 
-def _case_result(case, hidden, message):
+def _case_result(case, hidden, message, verdict=None):
     """A case's outcome as the record keeps it: the inputs of a failing public case
-    (a hidden case's are never kept), the message cut to one line."""
+    (a hidden case's are never kept), the message cut to one line, the verdict
+    handed in."""
     return CaseResult(label=case.label, hidden=bool(hidden), passed=message is None,
                       inputs=(None if message is None or hidden
                               else one_line(", ".join(describe(a) for a in case.args))),
-                      message=None if message is None else one_line(message))
+                      message=None if message is None else one_line(message),
+                      verdict=verdict)
 
 
 def grade_part(assignment, part_id, part, cells, *, student, secret, points=None,
@@ -231,10 +234,12 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, points=None
         run = session.run(cells, part.func, args, timeout=timeout or part.timeout)
     if unsubmitted is not None:
         unsubmitted.extend(UnsubmittedCode(part_id, how) for how in run.ran)
-    outcomes = []
+    outcomes, verdicts = [], []
     for (case, is_hidden), (ok, got) in zip(cases, run.values):
         msg = judge_received(part, case, got) if ok else got
         outcomes.append((case, is_hidden, msg))
+        # a public case's verdict, for the similarity check (never a hidden one's)
+        verdicts.append(verdict_of(got) if ok and part.verdict and not is_hidden else None)
     passed = sum(m is None for _, _, m in outcomes)
     score = min(points, round(part_score(part, passed, len(outcomes)) * points
                               / float(part.points), 2))
@@ -246,6 +251,7 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, points=None
     report += f"\nScore: {score:g} of {points:g} points"
     return PartResult(part=part_id, function=part.func, description=part.description,
                       points=points, score=score,
-                      cases=tuple(_case_result(*o) for o in outcomes), stop=run.stop,
+                      cases=tuple(_case_result(*o, verdict=v)
+                                  for o, v in zip(outcomes, verdicts)), stop=run.stop,
                       report=report, seconds=round(time.monotonic() - started, 3),
                       variant=variant.label if variant is not None else None)

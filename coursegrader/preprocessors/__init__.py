@@ -27,6 +27,11 @@
   the book's sections it exercises;
 * :mod:`.late_feedback` -- the due date used and the late penalty.
 
+``HTMLExporter.preprocessors`` (every page nbconvert's HTML exporter makes,
+Formgrader's grading page among them):
+
+* :mod:`.show_graded_variant` -- the variant the submission was judged on.
+
 :mod:`.base` holds the base class of those nbconvert's HTML exporter runs.
 They are wired into nbgrader in the course's ``nbgrader_config.py``.
 """
@@ -44,6 +49,7 @@ _MODULES = {
     "RecordSubmissionTime": "record_submission_time", "RefuseHalfGraded": "refuse_half_graded",
     "RefuseLinks": "refuse_links", "RestoreLockedCells": "restore_locked_cells",
     "SanitizeMetadata": "sanitize_metadata", "SaveRecordedGrades": "save_recorded_grades",
+    "ShowGradedVariant": "show_graded_variant",
     "TitleGradedParts": "title_graded_parts",
 }
 

@@ -3,8 +3,8 @@
 :class:`HTMLExportablePreprocessor` is a preprocessor that ``generate_feedback``
 runs under nbconvert's HTML exporter (and that autograde may run as well): the
 exporter configures ``display_data_priority`` for every preprocessor it runs.
-:func:`graded_record` finds, for the feedback's preprocessors, the record of
-the submission being shown.
+:func:`graded_record` finds, for the feedback's preprocessors and Formgrader's
+grading page, the record of the submission being shown.
 """
 
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -30,9 +30,14 @@ class HTMLExportablePreprocessor(NbGraderPreprocessor):
 
 def graded_record(resources):
     """The record beside the autograded notebook being shown, or None (not graded by
-    the judge)."""
+    the judge).
+
+    The notebook is the one nbgrader names (feedback), else Formgrader's
+    ``notebook_id`` (its grading page).
+    """
     folder = resources.get("metadata", {}).get("path")
-    notebook = resources.get("nbgrader", {}).get("notebook")
+    notebook = (resources.get("nbgrader", {}).get("notebook")
+                or resources.get("notebook_id"))
     if not folder or not notebook or not record.path(folder, notebook).is_file():
         return None
     return record.load(folder, notebook)

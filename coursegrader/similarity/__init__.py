@@ -3,7 +3,9 @@
 :mod:`.code` writes code in a normal form that renaming, reformatting, no-ops,
 dead code and the spelling of loops do not change; :mod:`.text` reads written
 answers as runs of words; :mod:`.values` reads the numbers a submission
-holds and finds a classmate's variant's values among them; :mod:`.material`
+holds and finds a classmate's variant's values among them; :mod:`.verdicts`
+finds students of different variants handing in the same verdicts where their
+variants' right ones differ; :mod:`.material`
 takes of a submission what is compared, within bounds
 (:class:`~.material.SimilarityCheck`); :func:`.compare.compare` compares two
 submissions; :func:`.page.write_report` writes the report.

@@ -91,6 +91,17 @@ class SimilarityCheck(Configurable):
         help="How many variants of the problem set (drawn for made-up students) tell "
              "which values are common: one that more than common_share of them hold "
              "is never evidence.").tag(config=True)
+    verdict_min = Integer(
+        5, min=1,
+        help="Two students of different variants are flagged when they hand in the same "
+             "verdicts (Part.verdict) on at least this many of the cases where their "
+             "variants' right verdicts differ, and at least verdict_share of them."
+    ).tag(config=True)
+    verdict_share = Float(
+        1.0, min=0.0, max=1.0,
+        help="See verdict_min: the share of the cases where two variants' right verdicts "
+             "differ on which the two students must hand in the same verdict."
+    ).tag(config=True)
     common_min = Integer(
         3, min=2,
         help="A value held by fewer variants of the class than this is never common."
@@ -182,6 +193,7 @@ class Material:
     flags: list = field(default_factory=list)
     numbers: list = field(default_factory=list)   # its values.Literal s
     variant: str = None        # the label of the variant its record was judged on
+    verdicts: dict = field(default_factory=dict)   # {part: {case: verdict}} handed in
 
     @property
     def code_chars(self):
@@ -649,7 +661,7 @@ def boilerplate(scaffold, check):
 
 
 def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitted=(),
-                variant=None):
+                variant=None, verdicts=None):
     """The :class:`Material` of ``student``'s submission, whose cells are ``cells``
     (each with ``cell_type`` and ``source``, in notebook order; a record's
     :class:`~coursegrader.record.AnswerCode`); ``boiler``: :func:`boilerplate`;
@@ -658,7 +670,8 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
     that it did not hand in as source, as the record keeps it
     (:class:`~coursegrader.record.UnsubmittedCode`), which flags it;
     ``variant``: the label of the variant its record was judged on (its numbers
-    are then read, for :func:`~.values.evidence`)."""
+    are then read, for :func:`~.values.evidence`); ``verdicts``: the verdicts it
+    handed in ({part: {case: verdict}}, :func:`~.verdicts.handed_in`)."""
     notes = [f"{_kb(omitted)} of its cells beyond what the record keeps not compared"
              ] if omitted else []
     flags = []
@@ -698,4 +711,4 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
             notes.append(f"numbers beyond the first {check.max_values} not compared with "
                          "the class's variants")
     return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs,
-                    flags, numbers, variant)
+                    flags, numbers, variant, dict(verdicts or {}))

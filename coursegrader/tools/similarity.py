@@ -17,7 +17,10 @@ written (:mod:`coursegrader.similarity.values`) are compared with the values of
 each classmate's variant, drawn again from the course secret and the student
 id as the judge drew them: a submission holding a classmate's value that is
 not one of its own flags the pair, as do two submissions holding the same
-value of a third's variant.
+value of a third's variant; and two students of different variants who hand
+in the same verdicts (a part declared ``Part(verdict=True)``, as the record
+keeps them) where their variants' right verdicts differ are flagged
+(:mod:`coursegrader.similarity.verdicts`).
 
 It writes ``report/ps1-similarity.csv`` (``student_a,student_b,similarity,
 flagged,code,written,variant_values``; each share is the larger of the two
@@ -47,6 +50,7 @@ from .. import record
 from ..judging.modules import MODULE, student_modules
 from ..judging.problem_sets import graded_parts, hidden_module
 from ..judging.variants import submission_variant
+from ..judging.verdicts import right_verdicts
 from ..preprocessors.judge_submission import JudgeSubmission
 from ..secret import course_secret
 from ..settings import CourseSettings
@@ -55,6 +59,7 @@ from ..similarity.material import SimilarityCheck, Scaffold, boilerplate, materi
 from ..similarity.page import write_report
 from ..similarity.values import (common_values, evidence, implied_by, shared_evidence,
                                  variant_values)
+from ..similarity.verdicts import handed_in, verdict_evidence
 from .command_input import InputError, load_config
 
 __all__ = ["SimilarityCheck", "recorded_materials", "variant_evidence", "compare_all",
@@ -89,7 +94,8 @@ def recorded_materials(coursedir, ps, scaffold, check):
             materials.append(material_of(
                 student, result.answers, scaffold, check, boiler,
                 omitted=sum(a.omitted for a in result.answers if a.cell_type != MODULE),
-                unsubmitted=result.unsubmitted_code, variant=result.variant))
+                unsubmitted=result.unsubmitted_code, variant=result.variant,
+                verdicts=handed_in(result.parts)))
         except Exception as exc:   # what one student wrote must not stop the others
             skipped.append(f"{student}: its cells could not be compared "
                            f"({type(exc).__name__}: {exc})")
@@ -98,8 +104,11 @@ def recorded_materials(coursedir, ps, scaffold, check):
 
 def variant_evidence(coursedir, ps, materials, scaffold, check, config):
     """The :class:`~coursegrader.similarity.values.Evidence` of classmates' variant
-    values among ``materials``' numbers, and the submissions whose variant could
-    not be compared, each with why.
+    values among ``materials``' numbers, the
+    :class:`~coursegrader.similarity.verdicts.VerdictEvidence` of students of
+    different variants handing in the same verdicts where their variants' right
+    ones differ, and the submissions whose variant could not be compared, each
+    with why.
 
     Each student's variant is drawn again from the course secret and the student
     id, as the judge drew it; a record judged on another variant (the secret
@@ -107,16 +116,17 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
     """
     varied = [m for m in materials if m.variant is not None]
     if not varied:
-        return [], []
+        return [], [], []
     settings = CourseSettings(config=config)
     secret_file = Path(JudgeSubmission(config=config).secret_file)
     if not settings.secret and not secret_file.is_file():
-        return [], [f"variants not compared: no course secret ({secret_file}) to draw "
-                    "them from"]
+        return [], [], [f"variants not compared: no course secret ({secret_file}) to draw "
+                        "them from"]
     secret = course_secret(settings, secret_file)
-    implied = implied_by(graded_parts(coursedir.root, ps),
+    parts = graded_parts(coursedir.root, ps)
+    implied = implied_by(parts,
                          getattr(hidden_module(coursedir.root, ps), "implied_values", None))
-    values, skipped = {}, []
+    values, rights, skipped = {}, {}, []
     for m in varied:
         try:
             drawn = submission_variant(secret, ps, m.student)
@@ -126,6 +136,8 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
                                f"{drawn.label if drawn else 'none'})")
                 continue
             values[m.student] = variant_values(m.student, drawn.params, implied)
+            rights[m.student] = {pid: right_verdicts(part, drawn.params)
+                                 for pid, part in parts.items() if part.verdict}
         except Exception as exc:   # one student's variant must not stop the others
             skipped.append(f"{m.student}: its variant could not be drawn "
                            f"({type(exc).__name__}: {exc})")
@@ -134,7 +146,9 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
                      common=common_values(ps, check.common_draws, check.common_share,
                                           implied),
                      common_share=check.common_share, common_min=check.common_min)
-    return found, skipped
+    verdicts = verdict_evidence({m.student: m.verdicts for m in varied}, rights,
+                                least=check.verdict_min, share=check.verdict_share)
+    return found, verdicts, skipped
 
 
 def compare_all(materials, check, variant_values=None):
@@ -166,10 +180,13 @@ def main(argv=None) -> int:
             modules = [m.source for m in student_modules(release.parent, record.ANSWER_BYTES)]
             scaffold = Scaffold.of(nbformat.read(release, as_version=4).cells, modules)
             materials, skipped = recorded_materials(coursedir, ps, scaffold, check)
-            found, not_drawn = variant_evidence(coursedir, ps, materials, scaffold, check,
-                                                config)
+            found, verdicts, not_drawn = variant_evidence(coursedir, ps, materials, scaffold,
+                                                          check, config)
             skipped += not_drawn
-            pairs = compare_all(materials, check, shared_evidence(found))
+            shared = shared_evidence(found)
+            for v in verdicts:
+                shared.setdefault(frozenset((v.a, v.b)), []).append(v.describe())
+            pairs = compare_all(materials, check, shared)
             table, page = write_report(ps, materials, pairs, root / "report", check, skipped)
             n = sum(p.flagged for p in pairs)
             print(f"{ps}: {len(materials)} submissions, {len(pairs)} pairs, {n} flagged "
@@ -179,6 +196,10 @@ def main(argv=None) -> int:
                 print(f"  variant value: {e.describe()}")
             if len(found) > 20:
                 print(f"  and {len(found) - 20} more values of a classmate's variant: {table}")
+            for v in verdicts[:20]:
+                print(f"  verdicts: {v.describe()}")
+            if len(verdicts) > 20:
+                print(f"  and {len(verdicts) - 20} more pairs of the same verdicts: {table}")
             for m in materials:
                 if m.flags:
                     print(f"  flagged on its own: {m.student}: code no comparison reads "

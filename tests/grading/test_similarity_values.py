@@ -301,17 +301,20 @@ def test_the_command_draws_each_variant_from_the_secret_and_trusts_no_other_labe
     coursedir = CourseDirectory(config=config)
     scaffold = Scaffold(frozenset(), frozenset(), "", ())
     check = SimilarityCheck(config=config)
-    found, skipped = variant_evidence(coursedir, "ps4", materials, scaffold, check, config)
+    found, verdicts, skipped = variant_evidence(coursedir, "ps4", materials, scaffold, check,
+                                                config)
     assert [(e.holder, e.owner, e.name) for e in found] == [("bob", "alice", "sigma")]
+    assert verdicts == []      # ps4 asks for no verdict
     assert skipped == [f"carol: its variant not compared (judged on {drawn['bob'].label}, "
                        f"the course secret draws {drawn['carol'].label})"]
     assert not (tmp_path / ".grader_secret").exists()
     # without the course secret, no variant is drawn (and no secret is made)
     (tmp_path / "other").mkdir()
     config = _course(tmp_path / "other", None)
-    found, skipped = variant_evidence(CourseDirectory(config=config), "ps4", materials,
-                                      scaffold, SimilarityCheck(config=config), config)
-    assert found == [] and len(skipped) == 1 and "no course secret" in skipped[0]
+    found, verdicts, skipped = variant_evidence(CourseDirectory(config=config), "ps4",
+                                                materials, scaffold,
+                                                SimilarityCheck(config=config), config)
+    assert found == verdicts == [] and len(skipped) == 1 and "no course secret" in skipped[0]
     assert not (tmp_path / "other" / ".grader_secret").exists()
 
 

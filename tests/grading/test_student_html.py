@@ -14,12 +14,6 @@ formgrader) nor the feedback page may run any of it.
 import html.parser
 import json
 import os
-import secrets
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import nbformat
@@ -30,9 +24,9 @@ from coursegrader.csp import script_sources
 from coursegrader.tools.course import Course, fill_answers
 from coursegrader.student_html import (allowed_url, clean_markdown, is_plain_markdown,
                                        student_markdown_html)
+from formgraders import formgrader_server
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 CHROMIUM = "/usr/bin/chromium"
 
 pytestmark = [pytest.mark.slow,
@@ -226,12 +220,6 @@ def _need_chromium():
         pytest.skip(f"Chromium not found at {CHROMIUM}; browser test skipped")
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def formgrader(graded):
     """A jupyter server with nbgrader's formgrader, serving the course on loopback.
@@ -249,41 +237,10 @@ def formgrader(graded):
                 not cell.metadata.get("nbgrader", {}).get("locked")):
             cell.source = MALLORY
     nbformat.write(nb, autograded)
-    port, token = _free_port(), secrets.token_hex(16)
-    env = dict(os.environ,
-               JUPYTER_CONFIG_DIR=str(graded.root.parent / "jupyter_config"),
-               JUPYTER_RUNTIME_DIR=str(graded.root.parent / "jupyter_runtime"),
-               PYTHONPATH=os.pathsep.join([str(DEPLOY), os.environ.get("PYTHONPATH", "")]))
-    log = open(graded.root.parent / "jupyter_server.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1",
-         f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
-         f"--ServerApp.root_dir={graded.root}",
-         "--allow-root",
-         "--ServerApp.jpserver_extensions="
-         "{'nbgrader.server_extensions.formgrader': True, 'formgrader_csp': True}"],
-        cwd=graded.root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2)
-                break
-            except OSError:
-                assert proc.poll() is None, \
-                    (graded.root.parent / "jupyter_server.log").read_text()
-                time.sleep(0.1)
-        else:
-            pytest.fail("jupyter server did not start")
-        yield url, token
+        with formgrader_server(graded.root) as (url, token):
+            yield url, token
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
         autograded.write_text(original)
 
 

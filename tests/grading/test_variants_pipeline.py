@@ -54,26 +54,37 @@ def _by_hand(nb, c):
     return nb
 
 
+@pytest.fixture(scope="module")
+def graded_class(slow, tmp_path_factory):
+    """ps90 through the pipeline: alice and bob hand in their own variant worked
+    out by hand, carol bob's notebook; collected, autograded and fed back.
+
+    ``(course, ps, students, pythonpath)``, the problem set installed for the
+    module's tests."""
+    with pytest.MonkeyPatch.context() as mp:
+        ps = install(mp)
+        course, pythonpath = _course(tmp_path_factory.mktemp("graded_class"), ps)
+        c_of = {s: submission_variant(SECRET, ps, s).params["c"] for s in ("alice", "bob")}
+        carol = next(s for s in ("carol", "cleo", "cora", "cy", "cato")
+                     if submission_variant(SECRET, ps, s).params["c"] != c_of["bob"])
+        students = ("alice", "bob", carol)
+        course.release_to(students, ps)
+        for student in students:
+            course.student(student, "fetch_assignment", ps)
+            path = course.student_notebook_path(student, ps)
+            worked_on = c_of["bob"] if student == carol else c_of[student]
+            nbformat.write(_by_hand(nbformat.read(path, as_version=4), worked_on), path)
+            course.student(student, "submit", ps)
+        course.nbgrader("collect", ps)
+        course.nbgrader("autograde", ps)
+        course.nbgrader("generate_feedback", ps)
+        yield course, ps, students, pythonpath
+
+
 def test_own_variants_score_full_marks_and_a_copy_across_variants_loses_what_varies(
-        slow, monkeypatch, tmp_path):
-    ps = install(monkeypatch)
-    course, _ = _course(tmp_path, ps)
-
-    c_of = {s: submission_variant(SECRET, ps, s).params["c"] for s in ("alice", "bob")}
-    carol = next(s for s in ("carol", "cleo", "cora", "cy", "cato")
-                 if submission_variant(SECRET, ps, s).params["c"] != c_of["bob"])
-    students = ("alice", "bob", carol)
-    course.release_to(students, ps)
-    for student in students:
-        course.student(student, "fetch_assignment", ps)
-        path = course.student_notebook_path(student, ps)
-        worked_on = c_of["bob"] if student == carol else c_of[student]
-        nbformat.write(_by_hand(nbformat.read(path, as_version=4), worked_on), path)
-        course.student(student, "submit", ps)
-    course.nbgrader("collect", ps)
-    course.nbgrader("autograde", ps)
-    course.nbgrader("generate_feedback", ps)
-
+        graded_class):
+    course, ps, students, _ = graded_class
+    carol = students[2]
     cells = course.cell_scores(ps)
     assert {s: (cells[(s, "scaled")], cells[(s, "doubled")]) for s in students} == {
         "alice": (2.0, 1.0), "bob": (2.0, 1.0), carol: (0.0, 1.0)}
@@ -87,6 +98,66 @@ def test_own_variants_score_full_marks_and_a_copy_across_variants_loses_what_var
     from coursegrader import record
     saved = record.load(course.root / "autograded" / carol / ps, ps)
     assert saved.variant == expected.label
+
+
+def test_formgrader_names_the_variant_next_to_the_student_from_the_record(
+        graded_class, chromium):
+    """An instructor opens each submission from Formgrader's list, as they would:
+    the grading page's heading names, next to the student, the variant the
+    record says they were judged on; carol's notebook, made to print bob's
+    variant, changes nothing."""
+    from playwright.sync_api import sync_playwright
+
+    from conftest import CHROMIUM_ARGS
+    from formgraders import formgrader_server
+
+    course, ps, students, pythonpath = graded_class
+    carol = students[2]
+    labels = {s: submission_variant(SECRET, ps, s).label for s in students}
+    assert len(set(labels.values())) == 3
+    # what the notebook says is the student's to write: carol's claims bob's variant
+    autograded = course.root / "autograded" / carol / ps / f"{ps}.ipynb"
+    original = autograded.read_text()
+    autograded.write_text(original.replace(labels[carol], labels["bob"]))
+    seen, violations = {}, []
+    try:
+        with formgrader_server(course.root, pythonpath=pythonpath) as (url, token), \
+                sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page()
+                # nbgrader's inline handlers are refused, as the policy means;
+                # every script of the page's own runs
+                page.on("console", lambda m: violations.append(m.text)
+                        if "Refused to execute" in m.text else None)
+                page.goto(f"{url}/formgrader?token={token}")
+                for student in students:
+                    page.get_by_role("link", name="Manual Grading").first.click()
+                    page.get_by_role("link", name=ps, exact=True).first.click()
+                    page.get_by_role("link", name=ps, exact=True).first.click()
+                    # the list hides names: the row's eye shows them, as a grader does
+                    page.locator("#toggle_names").wait_for()
+                    row = page.locator("tr", has=page.locator(
+                        "a.name-shown", has_text=f"{student.title()}"))
+                    row.locator("span.glyphicon.name-hidden").click()
+                    row.locator("a.name-shown").click()
+                    page.wait_for_url("**/formgrader/submissions/**")
+                    crumb = page.locator("li.live-notebook")
+                    crumb.locator("span.glyphicon.name-hidden").click()   # show the name
+                    seen[student] = crumb.inner_text()
+                    # the heading's label is its own element, readable beside the name
+                    assert crumb.locator(".graded-variant").inner_text().strip() == \
+                        f"variant {labels[student]}"
+            finally:
+                browser.close()
+    finally:
+        autograded.write_text(original)
+    for student in students:
+        assert f"Example, {student.title()}" in seen[student], seen
+        assert labels[student] in seen[student], (student, seen[student])
+        others = [labels[s] for s in students if s != student]
+        assert not [label for label in others if label in seen[student]], seen
+    assert violations == []
 
 
 def test_student_copy_shows_the_students_variant_and_solved_runs_the_reference_on_it(
