@@ -5,7 +5,11 @@ the grader's own tests, the pages that show a student's work and the hub's
 browser tests then play the same attack.
 """
 
+import csv
+import io
 import json
+import re
+import unicodedata
 
 #: Each attack of the hostile written answer; every one tries to set window.pwned.
 ATTACKS = {
@@ -114,3 +118,49 @@ import os, signal
 def {func}(*args):
     os.kill(os.getpid(), signal.SIGKILL)
 """
+
+
+#: Ids and names a student writes so that a spreadsheet opening an export runs
+#: them, with the cell every export must write for each: a leading apostrophe
+#: is a quote to a reader that takes ``'`` as its quote (``x;'=1+1'`` read with
+#: ``;`` and ``'`` is the cell ``=1+1``), so where a reader may start a field
+#: inside a cell, the mark is an underscore.
+SPREADSHEET_FORMULAS = {
+    "'=HYPERLINK(\"http://x\",\"y\")": "'=HYPERLINK(\"http://x\",\"y\")",  # whole: text
+    ";=1+1": ";_=1+1",
+    "';=1+1": "';_=1+1",
+    "x;'=1+1'": "x;_'=1+1'",
+    "Eve;''=SUM(1+1)": "Eve;_''=SUM(1+1)",
+    "Mo\t'@cmd|' /C calc'!A0": "Mo\t_'@cmd|' /C calc'!A0",
+    "n,'+2+3": "n,_'+2+3",
+    "Ann;-3;=1": "Ann;_-3;_=1",
+    "=1+1": "'=1+1",
+}
+
+#: How a spreadsheet may read a CSV or a text list: each separator a locale or
+#: a text import uses, with ``"`` or ``'`` as its quote (spaces before it
+#: skipped or not), or with no quote at all.
+SPREADSHEET_READERS = (
+    [dict(delimiter=d, quotechar=q, skipinitialspace=s)
+     for d in ",;\t| " for q in "\"'" for s in (False, True)]
+    + [dict(delimiter=d, quoting=csv.QUOTE_NONE) for d in ",;\t| "])
+
+
+def opens_as_formula(cell):
+    """Whether a spreadsheet runs ``cell`` (as a reader made it) as a formula:
+    past every space, control and format character, its first character (or
+    that character's compatibility form) starts a formula, and it is not a
+    plain number."""
+    if re.fullmatch(r"-?\d+(\.\d+)?", cell):
+        return False
+    rest = cell.lstrip("".join(ch for ch in set(cell)
+                               if unicodedata.category(ch)[0] in "ZC" and ch not in "\t\r"))
+    return bool(rest) and unicodedata.normalize("NFKC", rest[0])[0] in "=+-@\t\r"
+
+
+def spreadsheet_formulas(text):
+    """Every (reader, cell) of ``text``, a CSV or a list, that a spreadsheet
+    reading it as one of :data:`SPREADSHEET_READERS` would run as a formula."""
+    return [(reader, cell) for reader in SPREADSHEET_READERS
+            for row in csv.reader(io.StringIO(text, newline=""), **reader)
+            for cell in row if opens_as_formula(cell)]

@@ -282,7 +282,7 @@ def test_every_package_is_listed_for_installation():
 LAYERS = [
     ("runners",),                                      # run inside the sandbox
     ("settings", "secret", "markers", "startup", "late_policy", "dating", "student_html",
-     "mathml", "selfcheck", "book_sections"),
+     "mathml", "selfcheck", "book_sections", "spreadsheet"),
     ("sandbox", "record", "gradebook", "student_outputs"),
     ("judging",),
     ("similarity",),                                   # what the similarity check compares

@@ -12,11 +12,12 @@ import io
 import logging
 import sqlite3
 from dataclasses import dataclass
+from typing import Optional
 
 from nbgrader.converters import Autograde
 from nbgrader.utils import temp_attrs
 
-from ..preprocessors.bound_submission import BoundSubmission
+from ..preprocessors.bound_submission import BoundSubmission, NotebookTooLarge
 
 __all__ = ["Failure", "autograde"]
 
@@ -24,11 +25,16 @@ __all__ = ["Failure", "autograde"]
 @dataclass(frozen=True)
 class Failure:
     """Why a submission could not be graded: the exception's ``kind`` (its class's name)
-    and ``message``; ``locked``: the gradebook was locked by another writer."""
+    and ``message``; ``locked``: the gradebook was locked by another writer;
+    ``bound``: for a notebook refused by a bound of
+    :class:`~coursegrader.preprocessors.bound_submission.BoundSubmission`, its
+    setting, limit and what was found (``{"setting": "max_cells", "limit": 1000,
+    "found": 50014}``), else None."""
 
     kind: str
     message: str
     locked: bool = False
+    bound: Optional[dict] = None
 
     def __str__(self):
         return f"{self.kind}: {self.message}" if self.message else self.kind
@@ -42,7 +48,9 @@ def _locked(exc):
 
 
 def _failure(exc):
-    return Failure(type(exc).__name__, str(exc)[:2000], _locked(exc))
+    bound = (dict(setting=exc.setting, limit=exc.limit, found=exc.found)
+             if isinstance(exc, NotebookTooLarge) else None)
+    return Failure(type(exc).__name__, str(exc)[:2000], _locked(exc), bound)
 
 
 class _Autograde(Autograde):

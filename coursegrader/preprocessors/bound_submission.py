@@ -6,7 +6,29 @@ import os
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Int
 
-__all__ = ["BoundSubmission"]
+__all__ = ["BoundSubmission", "NotebookTooLarge", "refusal"]
+
+
+def refusal(setting, limit, found):
+    """Why a notebook over the bound ``setting`` was not graded, and what to do: the
+    one text the grader's log and the student's feedback page both give."""
+    what = {"max_bytes": f"the file has {found:,} bytes",
+            "max_cells": f"it has {found:,} cells",
+            "max_outputs": f"its cells have {found:,} outputs"}[setting]
+    return (f"{what}, more than the {limit:,} a notebook of this course may have "
+            f"(c.BoundSubmission.{setting}). Hand in the problem set's notebook with your "
+            "answers in its cells, without added cells or large outputs, and ask the "
+            "instructor to grade it again.")
+
+
+class NotebookTooLarge(ValueError):
+    """A notebook refused by a bound: ``setting`` (``max_bytes``, ``max_cells``,
+    ``max_outputs``), the ``limit`` and what was ``found``, as numbers, so that
+    what comes after (the feedback page saying why) reads them, not the message."""
+
+    def __init__(self, message, setting, limit, found):
+        super().__init__(message)
+        self.setting, self.limit, self.found = setting, limit, found
 
 
 class BoundSubmission(NbGraderPreprocessor):
@@ -43,12 +65,9 @@ class BoundSubmission(NbGraderPreprocessor):
         help="Most outputs, all cells together, a submitted notebook may have to be graded "
              "(default 2,000; a cell of the course's notebooks has a few).").tag(config=True)
 
-    def _refuse(self, name, what, limit, setting):
-        raise ValueError(
-            f"{name} was not graded: {what}, more than the {limit:,} a notebook of this "
-            f"course may have (c.BoundSubmission.{setting}). Hand in the problem set's "
-            "notebook with your answers in its cells, without added cells or large "
-            "outputs, and ask the instructor to grade it again.")
+    def _refuse(self, name, setting, limit, found):
+        raise NotebookTooLarge(f"{name} was not graded: {refusal(setting, limit, found)}",
+                        setting, limit, found)
 
     def check_file(self, path):
         """Refuse the notebook at ``path`` by its size, then its number of cells,
@@ -56,7 +75,7 @@ class BoundSubmission(NbGraderPreprocessor):
         name = os.path.basename(path)
         size = os.stat(path).st_size
         if size > self.max_bytes:
-            self._refuse(name, f"the file has {size:,} bytes", self.max_bytes, "max_bytes")
+            self._refuse(name, "max_bytes", self.max_bytes, size)
         try:
             with open(path, "rb") as f:
                 cells = json.loads(f.read(self.max_bytes + 1)).get("cells")
@@ -69,12 +88,11 @@ class BoundSubmission(NbGraderPreprocessor):
         """Refuse a notebook named ``name`` whose list of cells is ``cells``, by their
         number and by the number of their outputs."""
         if len(cells) > self.max_cells:
-            self._refuse(name, f"it has {len(cells):,} cells", self.max_cells, "max_cells")
+            self._refuse(name, "max_cells", self.max_cells, len(cells))
         outputs = sum(len(c["outputs"]) for c in cells
                       if isinstance(c, dict) and isinstance(c.get("outputs"), list))
         if outputs > self.max_outputs:
-            self._refuse(name, f"its cells have {outputs:,} outputs", self.max_outputs,
-                         "max_outputs")
+            self._refuse(name, "max_outputs", self.max_outputs, outputs)
 
     def preprocess(self, nb, resources):
         meta = resources.get("metadata", {})

@@ -19,6 +19,10 @@ A compile counts (it is code not handed in) unless
   byte for byte (a string written out in one, ``exec("...")``, is not: the
   similarity check reads no string; nor is a cell's text compiled under an
   installed module's name, which would pass its code off as that module's);
+* its text is a string written out in the submission (a constant of a cell or
+  a module) that adds no code of its own (:func:`adds_no_code`: ``pass``, or
+  one expression such as ``f(X)``, ``1 + 1``): ``exec("f(X)")``,
+  ``code.InteractiveInterpreter().runsource("f(X)")``;
 * it names a regular file outside the submission's folders, under a folder
   of the import path as it was when the hook was installed (the installed
   packages and the standard library) or not writable by the process, and
@@ -30,12 +34,16 @@ A compile counts (it is code not handed in) unless
   generates ``from numpy import *`` for its array API, say): the module's
   code is the one the standard import system loaded from that installed file;
 * it is :class:`timeit.Timer` compiling its template around statements that
-  are functions, or strings written out in the submission that define
-  nothing (``timeit.timeit("f(X)")``: no ``def``, ``class``, ``lambda`` or
-  ``import``);
+  are functions, or strings written out in the submission that add no code
+  of their own (``timeit.timeit("f(X)")``; not ``"y = f(X)"``, two statements,
+  or a call in the arguments, ``"exec(bytes.fromhex('...'))"``);
 * it is :class:`typing.ForwardRef` compiling a type written as text (an
   annotation in quotes, numpy's among them) that is only names, dots,
   subscripts and ``|``: no call, so no code of its own.
+
+:func:`adds_no_code` is the one rule for a string of code: the similarity
+check (:mod:`coursegrader.similarity.material`) flags a runner of source text
+called on a string written out that it refuses, as this watch reports it.
 
 Compiled code counts unless it is the standard import system, unchanged,
 reading a ``.pyc`` file installed outside the submission's folders (the file
@@ -55,7 +63,7 @@ import sys
 import timeit
 import typing
 
-__all__ = ["watch"]
+__all__ = ["adds_no_code", "watch"]
 
 _IMPORT_SYSTEM = "<frozen importlib._bootstrap_external>"
 
@@ -76,13 +84,53 @@ def _text_bytes(source):
 _TYPE_TEXT = re.compile(r"[\w.\[\], |'\"]*")
 
 
-_DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.Import,
-            ast.ImportFrom, ast.Global, ast.Nonlocal)
+#: What a string of code that adds no code of its own is made of, besides its
+#: one call: names, attributes, constants, containers, subscripts, operators.
+_PLAIN = (ast.Name, ast.Attribute, ast.Constant, ast.Load, ast.List, ast.Tuple, ast.Dict,
+          ast.Set, ast.Subscript, ast.Slice, ast.Starred, ast.UnaryOp, ast.BinOp,
+          ast.unaryop, ast.operator)
 
 
-def _statements_to_time(sources):
-    """The strings written out in ``sources`` (texts, as bytes) that are statements
-    defining nothing (``"f(X)"``, ``"y = f(X)"``), as UTF-8 bytes."""
+def adds_no_code(text):
+    """Whether the string of code ``text`` adds no code of its own when a runner of
+    source text (``timeit``, ``exec``, ``code``, ``doctest``...) runs it: ``pass``,
+    or one expression of names, attributes, constants, containers, subscripts and
+    operators that is itself at most one call of a named function
+    (``"f(X)"``, ``"np.dot(A, B)"``, ``"f(X, lam=2 * c)"``, ``"1 + 1"``). What
+    such a string runs is code compared elsewhere (the submission's function,
+    a library's). Anything more is code no comparison reads, since strings are
+    never compared: an assignment, a second statement, a call in the arguments
+    (``"exec(bytes.fromhex('...'))"``), a comprehension, a lambda.
+
+    >>> adds_no_code("f(X)"), adds_no_code("pass"), adds_no_code("y = f(X)")
+    (True, True, False)
+    >>> adds_no_code("f(X); g(X)"), adds_no_code("exec(bytes.fromhex('00'))")
+    (False, False)
+    """
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, TypeError):
+        return False
+    if len(tree.body) != 1:
+        return False
+    statement = tree.body[0]
+    if isinstance(statement, ast.Pass):
+        return True
+    if not isinstance(statement, ast.Expr):
+        return False
+    parts = [statement.value]
+    if isinstance(statement.value, ast.Call):
+        call = statement.value
+        if not all(isinstance(x, (ast.Name, ast.Attribute, ast.Load))
+                   for x in ast.walk(call.func)):
+            return False
+        parts = call.args + [k.value for k in call.keywords]
+    return all(isinstance(x, _PLAIN) for part in parts for x in ast.walk(part))
+
+
+def _written_out(sources):
+    """The strings written out in ``sources`` (texts, as bytes) that add no code of
+    their own (:func:`adds_no_code`), as UTF-8 bytes without the spaces around."""
     found = set()
     for text in sources:
         try:
@@ -90,14 +138,9 @@ def _statements_to_time(sources):
         except (SyntaxError, ValueError):
             continue
         for n in ast.walk(tree):
-            if not (isinstance(n, ast.Constant) and isinstance(n.value, str)):
-                continue
-            try:
-                inner = ast.parse(n.value)
-            except (SyntaxError, ValueError):
-                continue
-            if not any(isinstance(m, _DEFINES) for m in ast.walk(inner)):
-                found.add(n.value.encode("utf-8", "surrogatepass"))
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) \
+                    and adds_no_code(n.value):
+                found.add(n.value.strip().encode("utf-8", "surrogatepass"))
     return frozenset(found)
 
 
@@ -125,7 +168,7 @@ def watch(sources, own_dirs, report):
     it runs.
     """
     known = frozenset(b for b in map(_text_bytes, sources) if b is not None)
-    timed = _statements_to_time(known)
+    written = _written_out(known)
     timer_code = timeit.Timer.__init__.__code__
     own_dirs = tuple(os.path.realpath(d) for d in own_dirs)
     installed = tuple(p for p in (os.path.realpath(d) for d in sys.path if d)
@@ -202,7 +245,7 @@ def watch(sources, own_dirs, report):
             return True     # it checks every name is an identifier before generating
         if code is timer_code:
             return all(callable(v) or type(v) is str and (
-                v == "pass" or _text_bytes(v) in timed)         # "pass": its default
+                v == "pass" or _text_bytes(v).strip() in written)   # "pass": its default
                        for v in (frame.f_locals.get("stmt"), frame.f_locals.get("setup")))
         if code is forward_ref_code:
             return text is not None and _TYPE_TEXT.fullmatch(
@@ -265,7 +308,8 @@ def watch(sources, own_dirs, report):
             frame = getframe(1)
             source, filename = args[0], args[1]
             text = _text_bytes(source)
-            if text is not None and text in known and own_name(filename):
+            if text is not None and (text in known and own_name(filename)
+                                     or text.strip() in written):
                 return
             if generated(frame, text) or text is not None and file_text(filename, text) \
                     or importing_installed(frame):

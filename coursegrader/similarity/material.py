@@ -25,6 +25,7 @@ from traitlets.config import Configurable
 
 from ..judging.cells import parse_cell, shares
 from ..judging.modules import COMPILED, MODULE, UNREAD
+from ..runners.code_origin import adds_no_code
 from .code import lexical_form, normal_code
 from .text import shingles, words
 from .values import literals
@@ -237,9 +238,16 @@ def _runtime_code(tree):
 
 
 def _literal(node):
-    """Whether ``node`` is code written out: a string constant (or an f-string)."""
-    return (isinstance(node, ast.Constant) and isinstance(node.value, str)) \
-        or isinstance(node, ast.JoinedStr)
+    """Whether ``node`` is code written out: a string constant (an f-string is
+    text built as it runs)."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _runs_code_of_its_own(node):
+    """Whether ``node`` is a string written out that runs code of its own, by the
+    rule the parts' runner applies as the code runs
+    (:func:`~coursegrader.runners.code_origin.adds_no_code`)."""
+    return _literal(node) and not adds_no_code(node.value)
 
 
 def _called(node):
@@ -299,6 +307,9 @@ def _built_from_data(tree):
             elif name in ("exec", "eval", "compile") and _builtin(n.func) and n.args \
                     and not _literal(n.args[0]):
                 found.add(f"{name} of code that is not written out")
+            elif name in ("exec", "eval", "compile") and _builtin(n.func) and n.args \
+                    and _runs_code_of_its_own(n.args[0]):
+                found.add(f"{name} of a string that runs code of its own")
             elif name in _LOADERS:
                 found.add(f"a module loaded by hand ({name})")
     return found
@@ -462,18 +473,21 @@ _RUNNER_METHODS = frozenset({"runsource", "runcode", "push", "compile_command", 
 _RUNNER_FUNCTIONS = frozenset({"run", "timeit", "repeat"})
 #: The keywords through which these calls take the code to run.
 _CODE_KEYWORDS = frozenset({"stmt", "setup", "source", "cmd", "statement", "src"})
-#: An argument that may be a function (``timeit.timeit(f)``, ``runcall(f)``), or a
-#: container, rather than text: left to the runner's own watch.
+#: An argument that may be a function (``timeit.timeit(f)``, ``runcall(f)``), a
+#: container or a name of text, rather than text built in the call: left to the
+#: runner's own watch, which sees its value (a string written out is judged
+#: here by the watch's rule).
 _NOT_TEXT = (ast.Name, ast.Attribute, ast.Lambda, ast.List, ast.Tuple, ast.Dict,
-             ast.Set, ast.Constant, ast.JoinedStr)
+             ast.Set, ast.Constant)
 
 
 def _runs_source_text(trees):
     """The standard library's runners of source text that ``trees`` (all of a
     submission's code) call on text that is not written out (a call, an
-    operation, a subscript: a literal, an f-string or a name is not flagged,
-    so ``import timeit`` and ``timeit.timeit("x ** 2")`` or
-    ``timeit.timeit(f)`` are honest), in a submission that imports one of
+    operation, a subscript, an f-string: a literal or a name is not flagged,
+    so ``import timeit`` and ``timeit.timeit("f(X)")`` or
+    ``timeit.timeit(f)`` are honest) or on a string written out that runs code
+    of its own (the parts' runner's rule), in a submission that imports one of
     :data:`_SOURCE_RUNNERS`; and ``load`` with pickles allowed
     (``np.load(..., allow_pickle=True)``: a pickle can run anything)."""
     modules, functions = set(), {}     # names bound to the modules; to their functions
@@ -508,29 +522,11 @@ def _runs_source_text(trees):
             code = n.args[:1] + [k.value for k in n.keywords if k.arg in _CODE_KEYWORDS]
             if runner and any(not isinstance(a, _NOT_TEXT) for a in code):
                 found.add(f"{name} of code that is not written out")
-            elif runner and any(_more_than_a_call(a) for a in code):
-                # a string is never compared: what runs from one must be no more
-                # than the call it times ("f(X)")
-                found.add(f"{name} of a string that does more than call a function")
+            elif runner and any(_runs_code_of_its_own(a) for a in code):
+                # a string is never compared: what runs from one must add no code
+                # of its own ("f(X)")
+                found.add(f"{name} of a string that runs code of its own")
     return found
-
-
-def _more_than_a_call(node):
-    """Whether ``node`` is a string of code other than one call of a named function
-    whose arguments hold no call (``"f(X)"``, ``"np.dot(A, B)"``, ``"f([1, 2])"``)."""
-    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
-        return False
-    tree = parse_cell(node.value)
-    if tree is None or len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
-        return True
-    call = tree.body[0].value
-    plain = (ast.Name, ast.Attribute, ast.Constant, ast.Load, ast.List, ast.Tuple,
-             ast.Dict, ast.Set, ast.Subscript, ast.Slice, ast.UnaryOp, ast.USub, ast.UAdd)
-    return not (isinstance(call, ast.Call)
-                and all(isinstance(x, plain) for a in call.args + [k.value for k in call.keywords]
-                        for x in ast.walk(a))
-                and all(isinstance(x, (ast.Name, ast.Attribute, ast.Load))
-                        for x in ast.walk(call.func)))
 
 
 def _within(source, budget):

@@ -5,14 +5,16 @@ browser only through Jinja's autoescaping, and the page allows no script
 (its Content-Security-Policy); each side of a pair is shown up to
 ``SimilarityCheck.page_chars`` characters and at most
 ``SimilarityCheck.page_pairs`` pairs are shown, so the page stays small
-whatever was handed in.
+whatever was handed in. The CSV is written as every export is
+(:func:`coursegrader.spreadsheet.writer`): a student id a spreadsheet would
+run as a formula opens as text.
 """
 
-import csv
 from pathlib import Path
 
 import jinja2
 
+from .. import spreadsheet
 from .text import marked_words
 
 __all__ = ["write_report"]
@@ -66,7 +68,7 @@ def write_report(ps, materials, comparisons, folder, check, skipped):
     folder.mkdir(parents=True, exist_ok=True)
     table = folder / f"{ps}-similarity.csv"
     with open(table, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
+        w = spreadsheet.writer(f)
         w.writerow(["student_a", "student_b", "similarity", "flagged", "code", "written",
                     "variant_values"])
         for c in comparisons:

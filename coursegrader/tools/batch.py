@@ -37,7 +37,9 @@ JudgeSubmission, ...), one submission per task::
   seconds, the worker, and either the submission's record (each notebook's
   :class:`~coursegrader.record.SubmissionResult`, as the judge wrote it
   beside the autograded notebook) or why it could not be graded (the
-  exception, as data).  A later run skips every submission whose last line
+  exception, as data; for a notebook over a bound of ``BoundSubmission``,
+  ``bound``: its setting, limit and what was found, which ``make feedback``
+  reads to tell the student, :mod:`coursegrader.tools.refused_feedback`).  A later run skips every submission whose last line
   says ``graded`` for the same digest (and whose autograded notebook is
   there), so a run stopped halfway grades only what is left, a resubmission
   is graded again, and a run over a finished class changes nothing.
@@ -297,6 +299,8 @@ def grade_submission(course_root, assignment, student, db_url=None, digest=""):
             entry.update(status="failed", error=f"reading the record back: {exc!r}")
     else:
         entry.update(status="failed", error=str(failure), log_tail=log.splitlines()[-20:])
+        if failure.bound:
+            entry["bound"] = failure.bound
     entry["seconds"] = round(time.time() - started, 3)
     return entry
 

@@ -21,7 +21,7 @@ the next export without grading anything again.
 Students in the roster but not in the gradebook, and the other way round, are
 listed on the terminal and in the file's companion ``*-unmatched.txt``.
 
-Every cell goes through :func:`coursegrader.tools.spreadsheet.neutralise`, so
+Every cell goes through :func:`coursegrader.spreadsheet.neutralise`, so
 no text a student or the LMS wrote opens as a formula. The export is refused,
 listing them, while a submission has parts still to be graded by hand
 (nbgrader's ``needs_manual_grade``); with ``--force`` (``make export FORCE=1``)
@@ -49,7 +49,7 @@ from ..settings import private_files
 from . import lms_roster
 from .command_input import InputError, load_config
 from .lms_roster import CANVAS_KEYS, CANVAS_REQUIRED
-from .spreadsheet import neutralise, writer
+from ..spreadsheet import neutralise, writer
 
 __all__ = ["NBGRADER_COLUMNS", "write_csv", "fill_canvas", "write_moodle",
            "report_unmatched", "report_undated", "main"]
@@ -155,9 +155,8 @@ def fill_canvas(lines: list[GradeLine], roster: Path, out: Path,
         label = row[student_col].strip()
         sid = next((row[k].strip() for k in keys if row[k].strip() in grades), None)
         if sid is None:
-            ids = ", ".join(f"{names[k]} {neutralise(row[k].strip())}" for k in keys
-                            if row[k].strip())
-            unknown.append(f"line {n}: {neutralise(label)} ({ids or 'no SIS id'})")
+            ids = ", ".join(f"{names[k]} {row[k].strip()}" for k in keys if row[k].strip())
+            unknown.append(f"line {n}: {label} ({ids or 'no SIS id'})")
             continue
         seen.add(sid)
         for ps, i in columns.items():
@@ -199,8 +198,7 @@ def write_moodle(lines: list[GradeLine], out: Path, assignments: list[str],
                 if sid:
                     break
             if sid is None:
-                unknown.append(f"line {n}: " + "/".join(neutralise(row[k].strip())
-                                                        for k in keys)
+                unknown.append(f"line {n}: " + "/".join(row[k].strip() for k in keys)
                                + (" (an email several students share: not matched)"
                                   if shared else ""))
             elif sid not in wanted:
@@ -237,10 +235,10 @@ def report_unmatched(out: Path, unknown: list[str], absent: list[str],
     text = []
     if unknown:
         text.append(f"In {source} but not in the gradebook (left as they were):")
-        text.extend(f"  {neutralise(u)}" for u in unknown)
+        text.extend("  " + neutralise(u, quoted=False) for u in unknown)
     if absent:
         text.append(f"In the gradebook but not in {source} (no grade written):")
-        text.extend(f"  {neutralise(a)}" for a in absent)
+        text.extend("  " + neutralise(a, quoted=False) for a in absent)
     listing = out.with_name(out.stem + "-unmatched.txt")
     if text:
         listing.write_text("\n".join(text) + "\n", encoding="utf-8")
@@ -271,8 +269,8 @@ def report_undated(lines: list[GradeLine]) -> None:
 def _list_provisional(out: Path, lines: list[GradeLine]) -> None:
     """Name the provisional grades of an LMS file that has no column for them."""
     listing = out.with_name(out.stem + "-provisional.txt")
-    marked = [f"  {neutralise(g.student_id)}, {g.assignment}: {_provisional(g)}"
-              for g in lines if g.provisional]
+    marked = ["  " + neutralise(f"{g.student_id}, {g.assignment}: {_provisional(g)}",
+                                quoted=False) for g in lines if g.provisional]
     if marked:
         text = ["Provisional grades (parts still to grade by hand):"] + marked
         listing.write_text("\n".join(text) + "\n", encoding="utf-8")

@@ -20,7 +20,7 @@ from ..gradebook import open_gradebook
 from ..judging.variants import variant_code
 from ..secret import SECRET_FILE, course_secret
 from ..settings import CourseSettings, course_config, find_course, private_files
-from .spreadsheet import writer
+from ..spreadsheet import writer
 
 __all__ = ["codes", "write_codes", "OUTPUT"]
 

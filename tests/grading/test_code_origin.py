@@ -152,3 +152,46 @@ def test_a_report_named_in_escaped_characters_is_still_read(session):
     run = session.run([renamed, hidden], "double", [([1, 2],)], timeout=30)
     assert run.values == [(True, [2, 4])], run
     assert run.ran and "\U0001F600" in run.ran[0], run.ran
+
+
+#: Strings of code written out in a cell and handed to a runner of source text:
+#: whether each runs code of its own (``adds_no_code``'s rule, which the watch
+#: and the similarity check both apply).
+STRINGS = {
+    "double([1, 2])": False,                               # timing the answer: honest
+    "double(X)": False,
+    "1 + 1": False,
+    "pass": False,
+    f"exec(bytes.fromhex('{HEX}'))": True,                 # a copy hidden in a string
+    "global double\nY = double([3])": True,                # two statements
+    "Y = double([3])": True,
+    "[double([v]) for v in X]": True,
+}
+#: A runner of each kind, given the string written out.
+RUNNERS = {
+    "timeit.Timer": "import timeit\ntimeit.Timer({s!r}, globals=globals()).timeit(1)\n",
+    "timeit.timeit": "import timeit\ntimeit.timeit({s!r}, globals=globals(), number=1)\n",
+    "exec": "exec({s!r})\n",
+    "code": "import code\ncode.InteractiveInterpreter(globals()).runsource({s!r}, 'x', 'exec')\n",
+}
+
+
+@pytest.mark.parametrize("runner", sorted(RUNNERS))
+def test_the_watch_and_the_similarity_check_judge_a_string_by_one_rule(session, runner):
+    """Each string run by each runner: the part's watch reports it exactly when the
+    similarity check's static scan flags it, and honest timing
+    (``timeit.timeit("double(X)", globals=...)``) is neither reported nor flagged."""
+    from coursegrader.record import AnswerCode
+    from coursegrader.similarity.material import (Scaffold, SimilarityCheck, boilerplate,
+                                                  material_of)
+
+    check = SimilarityCheck()
+    scaffold = Scaffold.of([])
+    boiler = boilerplate(scaffold, check)
+    for string, hidden in STRINGS.items():
+        cell = DOUBLE + "X = [1, 2]\n" + RUNNERS[runner].format(s=string)
+        run = session.run([cell], "double", [([1, 2],)], timeout=30)
+        assert run.values == [(True, [2, 4])], (string, run)
+        m = material_of("m", [AnswerCode(None, cell)], scaffold, check, boiler)
+        flagged = [f for f in m.flags if "of its own" in f or "not written out" in f]
+        assert bool(run.ran) == bool(flagged) == hidden, (string, run.ran, m.flags)

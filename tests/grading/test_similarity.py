@@ -4,8 +4,9 @@ Submissions are the released ps1 with its answer cells filled in: alice hands
 in the reference solution, mallory a copy of it disguised as students do
 (every local name renamed, comments and docstrings gone, layout changed),
 bob and carol answers written independently from the problem text, and dave
-the blank release. The class is autograded first, since the comparison reads
-the answer code each submission's record holds; erin hands in after that.
+the blank release (under an id a spreadsheet would run). The class is
+autograded first, since the comparison reads the answer code each
+submission's record holds; erin hands in after that.
 """
 
 import csv
@@ -20,6 +21,8 @@ from coursegrader.tools.course import Course, answer_cell_ids, fill_answers
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 MALLORY = "mallory<img src=x onerror=alert(1)>"
+#: dave's id: a formula to a spreadsheet that reads the CSV with `;` and `'`
+DAVE = "dave;'=1+1'"
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
@@ -210,7 +213,7 @@ def report(tmp_path_factory):
     released, source = c.released("ps1"), c.source("ps1")
     assert set(answer_cell_ids(released)) == set(DISGUISED)
     c.hand_in("alice", "ps1", fill_answers(released, source))
-    c.hand_in("dave", "ps1", released)
+    c.hand_in(DAVE, "ps1", released)
     # a student name is data on the page, never markup
     for student, answers in ((MALLORY, DISGUISED), ("bob", BOB), ("carol", CAROL)):
         # mallory copies alice's written answers too; bob and carol leave them blank
@@ -228,42 +231,54 @@ def report(tmp_path_factory):
     with open(c.root / "report" / "ps1-similarity.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     pairs = {frozenset((r["student_a"], r["student_b"])): r for r in rows}
-    return pairs, (c.root / "report" / "ps1-similarity.html").read_text(), rows
+    csv_text = (c.root / "report" / "ps1-similarity.csv").read_text()
+    return pairs, (c.root / "report" / "ps1-similarity.html").read_text(), rows, csv_text
 
 
 def test_every_pair_is_listed_once(report):
-    pairs, _, rows = report
+    pairs, _, rows, _ = report
     assert len(rows) == len(pairs) == 10
     assert list(rows[0]) == ["student_a", "student_b", "similarity", "flagged", "code", "written",
                              "variant_values"]
 
 
 def test_a_submission_without_a_record_is_listed_as_not_compared(report):
-    pairs, page, _ = report
+    pairs, page, _, _ = report
     assert not any("erin" in pair for pair in pairs)
     assert "Not compared: erin: not autograded" in page
 
 
 def test_disguised_copy_is_flagged(report):
-    pairs, _, _ = report
+    pairs, _, _, _ = report
     row = pairs[frozenset(("alice", MALLORY))]
     assert row["flagged"] == "true" and float(row["similarity"]) > 0.8
 
 
 def test_independent_and_blank_work_is_not_flagged(report):
-    pairs, _, _ = report
+    pairs, _, _, _ = report
     for pair, row in pairs.items():
         if pair != frozenset(("alice", MALLORY)):
             assert row["flagged"] == "false", (sorted(pair), row["similarity"])
-        if "dave" in pair:                   # the blank release: scaffold only
+        if "dave;_'=1+1'" in pair:           # the blank release: scaffold only
             assert float(row["similarity"]) == 0, sorted(pair)
 
 
 def test_page_shows_flagged_pair_side_by_side_escaped(report):
-    _, page, _ = report
+    _, page, _, _ = report
     assert "evidence for a person to weigh, not a verdict" in page
     assert "<h2>alice and mallory&lt;img src=x onerror=alert(1)&gt;:" in page
     text = re.sub(r"<[^>]+>", "", page)
     assert "<mark>" in page and "v={&#39;S&#39;:True," in text   # mallory's code, marked
     assert "v&lt;0" in page and "<img" not in page           # in its normal form
     assert page.count("<h2>") == 1                           # only the flagged pair
+
+
+def test_the_csv_opens_no_formula_in_a_spreadsheet(report):
+    """Read with every separator and quote a spreadsheet offers, no cell of the
+    similarity CSV opens as a formula; dave's id is written as the exports
+    write it."""
+    from attacks import spreadsheet_formulas
+
+    pairs, _, _, csv_text = report
+    assert spreadsheet_formulas(csv_text) == []
+    assert any("dave;_'=1+1'" in pair for pair in pairs)

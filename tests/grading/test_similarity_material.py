@@ -189,9 +189,19 @@ ENCODED = "ZGVmIGRvdWJsZSh4cyk6IHJldHVybiB4cw=="
     # a string is never compared, so it may do no more than call a function
     ("import timeit\ng = dict(globals(), _a=X, _r=[])\ntimeit.Timer(\"X = np.asarray(_a); "
      "_r.append(np.column_stack([X[:, 0] ** 2, X[:, 1] ** 2]))\", globals=g).timeit(1)\n",
-     "Timer of a string that does more than call a function"),
+     "Timer of a string that runs code of its own"),
     ("import timeit\ntimeit.timeit('[double(v) for v in range(3)]', number=1)\n",
-     "timeit of a string that does more than call a function"),
+     "timeit of a string that runs code of its own"),
+    # a call in the arguments, as the parts' runner judges it too
+    ("import timeit\ntimeit.Timer(\"exec(bytes.fromhex('6465662066287829'))\", "
+     "globals=globals()).timeit(1)\n", "Timer of a string that runs code of its own"),
+    ("import timeit\ntimeit.timeit('Y = double(X)', globals=globals(), number=1)\n",
+     "timeit of a string that runs code of its own"),
+    ("import timeit\ntimeit.Timer(f'{s}', globals=globals()).timeit(1)\n",
+     "Timer of code that is not written out"),
+    # written out, but as a string, which no comparison reads
+    ("exec('def double(xs):\\n    return [2 * x for x in xs]')\n",
+     "exec of a string that runs code of its own"),
     ("import cProfile\ncProfile.runctx(s.decode(), globals(), locals())\n",
      "runctx of code that is not written out"),
     ("import profile\nprofile.Profile().runctx(s.decode(), globals(), locals())\n",
@@ -218,8 +228,10 @@ def test_honest_answers_are_not_flagged_on_their_own():
     for student, answers in HONEST.items():
         m, _ = material(student, [cell("code", v) for v in answers.values()])
         assert m.flags == [], student
-    m, _ = material("m", [cell("code", ANSWER + "\nexec('x = 1')\nv = eval(f'{2} + 2')\n")])
-    assert m.flags == []      # code written out is compared like any other
+    # a string that adds no code of its own runs nothing hidden (the parts'
+    # runner lets it run unreported, by the same rule)
+    m, _ = material("m", [cell("code", ANSWER + "\nexec('double(X)')\nv = eval('2 + 2')\n")])
+    assert m.flags == []
     # a method named compile is not the builtin: an honest spectrum kernel's pattern
     m, _ = material("m", [cell("code", ANSWER + "\nimport re\n"
                                         "p = re.compile('(?=' + re.escape(w) + ')')\n")])
@@ -228,6 +240,8 @@ def test_honest_answers_are_not_flagged_on_their_own():
     m, _ = material("m", [cell("code", ANSWER + "\nimport timeit\nimport cProfile\n"
                                         "import numpy as np\n"
                                         "t = timeit.timeit('double([1, 2])', globals=globals())\n"
+                                        "t = timeit.timeit('double(X)', globals=globals())\n"
+                                        "t = timeit.timeit('1 + 1', number=2)\n"
                                         "u = timeit.repeat(lambda: double([1]), number=3)\n"
                                         "v = timeit.Timer(double).timeit(10)\n"
                                         "cProfile.run('double([3])')\n"

@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from coursegrader.tools.spreadsheet import FORMULA_STARTS, neutralise
+from attacks import SPREADSHEET_FORMULAS, spreadsheet_formulas
+from coursegrader.spreadsheet import FORMULA_STARTS, neutralise, writer
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
@@ -56,10 +57,9 @@ EXOTIC_STUDENTS = [
 
 def shown(text):
     """``text`` (a formula behind what a spreadsheet skips) as the exports write it:
-    an apostrophe first, and another after a space right before the formula,
-    where an import that splits at spaces would start a cell."""
-    signs = "".join(t for t in TRIGGERS if t not in "\t\r")   # a tab, a CR split too
-    return "'" + re.sub(f" (?=[{re.escape(signs)}])", " '", text)
+    an apostrophe first, and an underscore after a space right before the
+    formula, where an import that splits at spaces would start a cell."""
+    return "'" + re.sub(f" (?=[{re.escape(''.join(TRIGGERS))}])", " _", text)
 
 
 def opens_as_formula(cell):
@@ -155,11 +155,11 @@ def test_neutralise_follows_owasp_and_leaves_numbers():
                  "\u00a0=1+1", "\ufeff=1+1", "\uff1d1+1", "\uff0bcmd"):
         assert neutralise(text) == "'" + text
     # a space is where a reader may split too: the piece after it is marked
-    assert neutralise(" =1+1") == "' '=1+1" and neutralise("Eve =1") == "Eve '=1"
+    assert neutralise(" =1+1") == "' _=1+1" and neutralise("Eve =1") == "Eve _=1"
     # a tab or a line break is also where a reader may split: the piece after it
     # is marked too
-    assert neutralise("\t=1") == "'\t'=1" and neutralise("\r=1") == "'\r'=1"
-    assert neutralise("\n=1+1") == "'\n'=1+1"
+    assert neutralise("\t=1") == "'\t_=1" and neutralise("\r=1") == "'\r_=1"
+    assert neutralise("\n=1+1") == "'\n_=1+1"
     assert neutralise("-3") == "-3" and neutralise("-2.5") == "-2.5"
     assert neutralise(-3.0) == -3.0 and neutralise(0) == 0
     assert neutralise("Ada") == "Ada" and neutralise("") == ""
@@ -237,7 +237,7 @@ def test_moodle_file_and_roster_listing_hold_no_formula(course):
     assert_no_formula(read(course / "grades-moodle.csv"), "grades-moodle.csv")
     listing = course / "grades-moodle-unmatched.txt"
     assert "line 3" in listing.read_text() and "line 3" in done.stderr
-    assert "'=cmd|' /C calc'!A0" in listing.read_text()
+    assert "_=cmd|' /C calc'!A0" in listing.read_text()
     assert_listing_safe(listing)
 
 
@@ -343,24 +343,24 @@ def test_no_export_holds_a_formula_behind_a_separator(split_course):
     assert_no_piece_is_a_formula(grades)
     by_id = {r["student_id"]: r for r in csv.DictReader(open(grades, newline=""))}
     assert by_id["alice"]["score"] == "8" and by_id["mallory"]["score"] == "7"
-    assert by_id["e;'=1+1"]["score"] == "5"
-    assert by_id["mallory"]["first_name"] == "M;'=1+1;'@SUM(1+1)*cmd|' /C calc'!A0"
-    assert by_id["mallory"]["last_name"] == "X\t'=2+3"
-    assert by_id["e;'=1+1"]["email"] == "e;'\u200b@x"
-    assert by_id["oscar"]["first_name"] == "Oscar '=1+1 M"
+    assert by_id["e;_=1+1"]["score"] == "5"
+    assert by_id["mallory"]["first_name"] == "M;_=1+1;_@SUM(1+1)*cmd|' /C calc'!A0"
+    assert by_id["mallory"]["last_name"] == "X\t_=2+3"
+    assert by_id["e;_=1+1"]["email"] == "e;_\u200b@x"
+    assert by_id["oscar"]["first_name"] == "Oscar _=1+1 M"
     assert by_id["oscar"]["score"] == "6"
-    assert by_id["quinn"]["first_name"] == 'Eve \'"=HYPERLINK(CHAR(104)) x'
-    assert by_id["quinn"]["last_name"] == 'Q;\'"=1+1;x' and by_id["quinn"]["score"] == "4"
+    assert by_id["quinn"]["first_name"] == 'Eve _"=HYPERLINK(CHAR(104)) x'
+    assert by_id["quinn"]["last_name"] == 'Q;_"=1+1;x' and by_id["quinn"]["score"] == "4"
     mallory, = [line for line in grades.read_text().splitlines() if '"mallory"' in line]
-    assert '"M;\'=1+1;' in mallory and ",7,10," in mallory      # text quoted, numbers not
+    assert '"M;_=1+1;' in mallory and ",7,10," in mallory      # text quoted, numbers not
 
     make(split_course, "LMS=moodle")
     moodle = split_course / "grades-moodle.csv"
     assert_no_piece_is_a_formula(moodle)
     rows = {r[0]: r for r in read(moodle)[1:]}
-    assert rows["mallory"] == ["mallory", "m;'=HYPERLINK(A1)@example.org",
-                               "M;'=1+1;'@SUM(1+1)*cmd|' /C calc'!A0", "X\t'=2+3", "7"]
-    assert rows["alice"][4] == "8" and rows["e;'=1+1"][4] == "5"
+    assert rows["mallory"] == ["mallory", "m;_=HYPERLINK(A1)@example.org",
+                               "M;_=1+1;_@SUM(1+1)*cmd|' /C calc'!A0", "X\t_=2+3", "7"]
+    assert rows["alice"][4] == "8" and rows["e;_=1+1"][4] == "5"
     (split_course / "moodle.csv").write_text(
         "First name,Last name,ID number,Email address\n"
         "Alice,Example,alice,alice@uni.example\n"
@@ -375,6 +375,100 @@ def test_no_export_holds_a_formula_behind_a_separator(split_course):
     assert_no_piece_is_a_formula(canvas)
     rows = {r[1]: r for r in read(canvas)[2:]}
     assert rows["1021"][5] == "8" and rows["9"][5] == "7" and rows["10"][5] == "5"
-    assert rows["9"][:5] == ["Mallory;'=1+1", "9", "m1;'@x", "mallory", "S1;'=2+2"]
-    assert rows["9"][7] == "-3" and rows["11"][4] == "S1|'-cmd" and rows["11"][5] == ""
+    assert rows["9"][:5] == ["Mallory;_=1+1", "9", "m1;_@x", "mallory", "S1;_=2+2"]
+    assert rows["9"][7] == "-3" and rows["11"][4] == "S1|_-cmd" and rows["11"][5] == ""
     assert ",-3\n" in canvas.read_text() or ",-3\r\n" in canvas.read_text()
+
+
+def test_no_reader_starts_a_cell_with_a_formula_whatever_its_quote_or_separator():
+    """Each attack, written by the exports' writer in every column and as a line
+    of a list, read with `,` `;` tab `|` or space and `"`, `'` or no quote: no
+    cell opens as a formula (the apostrophe after `;` was the field `=1+1` to a
+    reader quoting with `'`), and each cell is the one it must be."""
+    import io
+    f = io.StringIO()
+    w = writer(f)
+    for text in SPREADSHEET_FORMULAS:
+        w.writerow([text, 7, text, "-3", text])
+    w.writerow(["-3", "x", 1])                # a field that runs on: never a bare -3
+    assert spreadsheet_formulas(f.getvalue()) == []
+    rows = list(csv.reader(io.StringIO(f.getvalue(), newline="")))
+    assert [r[0] for r in rows[:-1]] == [r[2] for r in rows[:-1]] \
+        == list(SPREADSHEET_FORMULAS.values())
+    assert rows[-1] == ["'-3", "x", "1"] and rows[0][1] == "7" and rows[0][3] == "-3"
+    assert ',7,"' in f.getvalue() and ',-3,"' in f.getvalue()     # numbers stay numbers
+    listing = "\n".join(neutralise(f"  line 3: {text} ({text})", quoted=False)
+                         for text in list(SPREADSHEET_FORMULAS) + ["-3", "=1"])
+    assert spreadsheet_formulas(listing) == []
+
+
+#: Students whose ids, names and emails are the attacks of SPREADSHEET_FORMULAS:
+#: (first, last, email, ps1 points).
+QUOTE_STUDENTS = {
+    "alice": ("Alice", "Example", "alice@uni.example", 8),            # the classmate
+    "'=HYPERLINK(\"http://x\",\"y\")": ("x;'=1+1'", "';=1+1", "Eve;''=SUM(1+1)", 7),
+    "Ann;-3;=1": (";=1+1", "n,'+2+3", "Mo\t'@cmd|' /C calc'!A0", 6),
+    "-3": ("=1+1", "x;'=1+1'", "m,'+1@x", 5),
+}
+
+
+@pytest.fixture
+def quote_course(slow, tmp_path):
+    return make_course(tmp_path / "course", QUOTE_STUDENTS)
+
+
+def test_no_export_opens_a_formula_to_a_reader_quoting_with_apostrophes(quote_course):
+    """`make export`, `LMS=moodle` (with a roster) and `LMS=canvas`, and their
+    unmatched lists, read with every separator and quote a spreadsheet offers:
+    no cell a student or the LMS wrote opens as a formula, each is written as it
+    must be, and each score is the student's own."""
+    def safe(path):
+        found = spreadsheet_formulas(path.read_text(encoding="utf-8"))
+        assert not found, (path.name, found[:5])
+
+    make(quote_course)
+    grades = quote_course / "grades.csv"
+    safe(grades)
+    by_id = {r["student_id"]: r for r in csv.DictReader(open(grades, newline=""))}
+    assert {sid: r["score"] for sid, r in by_id.items()} == {
+        "alice": "8", "'=HYPERLINK(\"http://x\",\"y\")": "7", "Ann;_-3;_=1": "6", "-3": "5"}
+    hyperlink = by_id["'=HYPERLINK(\"http://x\",\"y\")"]
+    assert [hyperlink["first_name"], hyperlink["last_name"], hyperlink["email"]] == \
+        ["x;_'=1+1'", "';_=1+1", "Eve;_''=SUM(1+1)"]
+    assert [by_id["Ann;_-3;_=1"][k] for k in ("first_name", "last_name", "email")] == \
+        [";_=1+1", "n,_'+2+3", "Mo\t_'@cmd|' /C calc'!A0"]
+
+    (quote_course / "moodle.csv").write_text(
+        "First name,Last name,ID number,Email address\n"
+        "Alice,Example,alice,alice@uni.example\n"
+        "A,B,Ann;-3;=1,x\n"
+        "\"x;'=1+1'\",Y,\"';=1+1\",\"Zed;''=SUM(1+1)\"\n")          # not in the gradebook
+    make(quote_course, "LMS=moodle", "ROSTER=moodle.csv")
+    moodle = quote_course / "grades-moodle.csv"
+    safe(moodle)
+    assert {r[0]: r[4] for r in read(moodle)[1:]} == {"alice": "8", "Ann;_-3;_=1": "6"}
+    listing = quote_course / "grades-moodle-unmatched.txt"
+    safe(listing)
+    # a field starting at "';" reads `;_=1+1/...` to a reader quoting with `'`
+    assert "  line 4: ';_=1+1/Zed;_''=SUM(1+1)\n" in listing.read_text()
+    assert "  _'=HYPERLINK(\"http://x\",\"y\")\n  _-3\n" in listing.read_text()
+
+    (quote_course / "canvas.csv").write_text(
+        CANVAS_HEADER + POINTS_ROW
+        + '"Example, Alice",1021,S0001,alice,Kernel Methods 2026,,0,0\n'
+        + "\"x;'=1+1'\",1022,\"';=1+1\",\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\","
+          "\"S;''=1\",,0,-3\n"
+        + "=1+1,1023,x,-3,\"n,'+2+3\",,0,0\n"
+        + "\"Trudy;'=1+1'\",1024,\"t;'=2\",trudy,S1,,0,0\n")       # not in the gradebook
+    make(quote_course, "LMS=canvas", "ROSTER=canvas.csv")
+    canvas = quote_course / "grades-canvas.csv"
+    safe(canvas)
+    rows = {r[1]: r for r in read(canvas)[2:]}
+    assert rows["1021"][5] == "8" and rows["1022"][5] == "7" and rows["1023"][5] == "5"
+    assert rows["1022"][:5] == ["x;_'=1+1'", "1022", "';_=1+1",
+                                "'=HYPERLINK(\"http://x\",\"y\")", "S;_''=1"]
+    assert rows["1022"][7] == "-3" and rows["1023"][0] == "'=1+1"
+    assert rows["1023"][3:5] == ["-3", "n,_'+2+3"] and rows["1024"][5] == ""
+    listing = quote_course / "grades-canvas-unmatched.txt"
+    safe(listing)
+    assert "line 6: Trudy;_'=1+1' (SIS Login ID trudy, SIS User ID t;_'=2)" in listing.read_text()

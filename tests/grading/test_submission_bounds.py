@@ -125,8 +125,8 @@ def test_many_empty_cells_fail_alone_and_the_classmate_keeps_her_grade(tmp_path)
 
     assert run.returncode != 0
     assert "graded 1 submission(s), 1 failed" in run.stderr
-    assert f"ps1/eve: ValueError: ps1.ipynb was not graded: it has {CELLS + len(solved.cells):,} " \
-           "cells, more than the 1,000" in run.stderr
+    assert "ps1/eve: NotebookTooLarge: ps1.ipynb was not graded: it has " \
+           f"{CELLS + len(solved.cells):,} cells, more than the 1,000" in run.stderr
     # eve's own answers would earn 10: refused, she gets 0, and ada keeps her 10
     assert c.code_scores(PS) == {"ada": (10.0, 10.0), "eve": (0.0, 10.0)}
     entry = batch.latest(batch.read_log(c.root, PS))["eve"]
@@ -137,3 +137,64 @@ def test_many_empty_cells_fail_alone_and_the_classmate_keeps_her_grade(tmp_path)
                       "--RefuseHalfGraded.allow_ungraded=True", check=False) == 0
     assert (c.root / "feedback" / "ada" / PS / f"{PS}.html").is_file()
     assert not (c.root / "feedback" / "eve").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
+def test_a_refused_submission_gets_a_feedback_page_naming_the_bound(tmp_path):
+    """Through the folder exchange: eve hands in her solved notebook padded to 1,250
+    cells with `nbgrader submit`. `make autograde` refuses it; `make feedback`
+    writes and returns her a short page naming the bound (none of her cells
+    rendered), ada gets her usual page, and both commands keep naming eve."""
+    c = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
+                       assignments=[PS], secret="bounds-secret", part_timeout=20)
+    (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
+    (c.root / "students.csv").write_text("id,first_name,last_name,email\n"
+                                         "ada,Ada,Example,ada@uni.example\n"
+                                         "eve,Eve,Example,eve@uni.example\n")
+    make(c, "db", f"PS={PS}")
+    c.nbgrader("generate_assignment", PS)
+    make(c, "release", f"PS={PS}")
+    for student in ("ada", "eve"):
+        c.student(student, "fetch_assignment", PS)
+        path = c.student_notebook_path(student, PS)
+        nb = fill_answers(nbformat.read(path, as_version=4), c.source(PS))
+        if student == "eve":
+            padding = [nbformat.v4.new_markdown_cell("<script>EVE-WROTE-THIS</script>")
+                       for _ in range(1250 - len(nb.cells))]
+            nb.cells = nb.cells + padding
+        nbformat.write(nb, path)
+        c.student(student, "submit", PS)
+    make(c, "collect", f"PS={PS}")
+
+    graded = make(c, "autograde", f"PS={PS}", "JOBS=1", check=False)
+    assert graded.returncode != 0
+    assert "ps1/eve: NotebookTooLarge: ps1.ipynb was not graded: it has 1,250 cells" in graded.stderr
+    entry = batch.latest(batch.read_log(c.root, PS))["eve"]
+    assert entry["bound"] == {"setting": "max_cells", "limit": 1000, "found": 1250}
+
+    # the written parts are not graded by hand here: feedback goes as provisional
+    feedback = make(c, "feedback", f"PS={PS}", "FORCE=1", check=False)
+    assert feedback.returncode != 0
+    assert "ps1/eve: not graded, over c.BoundSubmission.max_cells (1,250 against at " \
+           "most 1,000)" in feedback.stderr
+    assert "feedback: not everyone's was written or returned for: ps1" in feedback.stderr
+    page = (c.root / "feedback" / "eve" / PS / f"{PS}.html").read_text()
+    assert "Your submission of ps1 was not graded, so it has no score: it has 1,250 " \
+           "cells, more than the 1,000 a notebook of this course may have " \
+           "(c.BoundSubmission.max_cells)." in page
+    assert "EVE-WROTE-THIS" not in page and "<script" not in page
+    assert "Provisional" in (c.root / "feedback" / "ada" / PS / f"{PS}.html").read_text()
+    # returned through the exchange: eve fetches her page, as ada fetches hers
+    for student in ("ada", "eve"):
+        c.student(student, "fetch_feedback", PS)
+    eve_page, = (c.home("eve") / PS / "feedback").glob(f"*/{PS}.html")
+    assert "c.BoundSubmission.max_cells" in eve_page.read_text()
+    ada_page, = (c.home("ada") / PS / "feedback").glob(f"*/{PS}.html")
+    assert "BoundSubmission" not in ada_page.read_text()
+    assert c.code_scores(PS)["ada"] == (10.0, 10.0)
+
+    # the instructor's list of failures still names eve
+    again = make(c, "autograde", f"PS={PS}", "JOBS=1", check=False)
+    assert again.returncode != 0 and "ps1/eve: NotebookTooLarge" in again.stderr

@@ -130,16 +130,19 @@ def test_the_variant_cell_the_grader_runs_needs_no_course_package(course):
 def test_variant_codes_are_each_students_own_and_open_safely_in_a_spreadsheet(tmp_path):
     import csv
 
+    from attacks import spreadsheet_formulas
     from conftest import copy_course
     from coursegrader.tools.variant_codes import main
     from coursegrader.judging.variants import variant_code
 
     c = copy_course(tmp_path, ["ps1"], secret="codes-secret")
     assert main(["--course", str(c.root), "--student", "bob", "--student", "=cmd|x",
-                 "--student", "alice"]) == 0
+                 "--student", "alice", "--student", "x;'=1+1'"]) == 0
+    # read with `;` and `'` as its quote, `x;'=1+1'` was the cell `=1+1`
+    assert spreadsheet_formulas((c.root / "variant_codes.csv").read_text()) == []
     rows = list(csv.DictReader((c.root / "variant_codes.csv").open()))
-    assert [r["student_id"] for r in rows] == ["'=cmd|x", "alice", "bob"]
-    for r in rows[1:]:
+    assert [r["student_id"] for r in rows] == ["'=cmd|x", "alice", "bob", "x;_'=1+1'"]
+    for r in rows[1:3]:
         assert r["code"] == variant_code("codes-secret", "kernel-methods", r["student_id"])
         assert r["notebook_cell"] == ("from coursecheck.variants import set_student; "
                                       f"set_student({r['student_id']!r}, {r['code']!r})")
