@@ -2,7 +2,8 @@
 
 ``install("ps90")`` registers it as ``coursecheck.problems.ps90`` for the
 test's process: one part that varies (``scaled``: c times x, c the
-variant's), one that does not (``doubled``).
+variant's), one that does not (``doubled``).  ``install_plain("ps91")``
+registers a problem set without variants (``doubled`` alone).
 """
 
 import sys
@@ -25,6 +26,13 @@ def _check(params):
     return None if params["c"] in C_VALUES else f"c = {params['c']} is outside {C_VALUES}"
 
 
+def _doubled():
+    return Part(func="doubled", points=1, description="2 x",
+                public=lambda: [Case(args=(np.arange(3.0),), label="0, 1, 2")],
+                hidden=lambda rng: [Case(args=(rng.normal(size=2),), label="random x")],
+                reference=lambda x: 2 * x)
+
+
 def module(name):
     mod = types.ModuleType(f"coursecheck.problems.{name}")
     mod.VARIANT = Variation(draw=_draw, check=_check)
@@ -34,11 +42,7 @@ def module(name):
             public=lambda v: [Case(args=(np.array(v["x"]),), label="your x")],
             hidden=lambda v, rng: [Case(args=(rng.normal(size=4),), label="random x")],
             reference=lambda v, x: v["c"] * x),
-        "doubled": Part(
-            func="doubled", points=1, description="2 x",
-            public=lambda: [Case(args=(np.arange(3.0),), label="0, 1, 2")],
-            hidden=lambda rng: [Case(args=(rng.normal(size=2),), label="random x")],
-            reference=lambda x: 2 * x),
+        "doubled": _doubled(),
     }
     return mod
 
@@ -46,4 +50,12 @@ def module(name):
 def install(monkeypatch, name="ps90"):
     """Register the problem set for this test (undone after it)."""
     monkeypatch.setitem(sys.modules, f"coursecheck.problems.{name}", module(name))
+    return name
+
+
+def install_plain(monkeypatch, name="ps91"):
+    """Register a problem set without variants for this test (undone after it)."""
+    mod = types.ModuleType(f"coursecheck.problems.{name}")
+    mod.PARTS = {"doubled": _doubled()}
+    monkeypatch.setitem(sys.modules, f"coursecheck.problems.{name}", mod)
     return name
