@@ -51,6 +51,8 @@ def regression_data(rng, n, d, scale=1.0):
 SIGMA_LOW, SIGMA_HIGH = 0.5, 2.0
 #: every width a variant can have
 WIDTHS = tuple(round(0.5 + 0.01 * i, 2) for i in range(151))
+
+
 def _draw(rng):
     """One variant: the width sigma of the bumps (parts 5, 7) and the kernel (part 8)."""
     return {"sigma": round(log_uniform(rng, SIGMA_LOW, SIGMA_HIGH), 2)}
