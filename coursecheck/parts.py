@@ -17,6 +17,7 @@ student's notebook (:func:`coursecheck.check`) and in the grader; only the
 grader's verdict counts.
 """
 
+import functools
 import importlib
 import importlib.resources
 import json
@@ -28,7 +29,8 @@ import numpy as np
 
 __all__ = [
     "Case", "Part", "allclose", "same_set", "custom", "equal",
-    "get_part", "get_parts", "problem_module", "judge_case", "public_answers", "describe",
+    "get_part", "get_parts", "problem_module", "judge_case", "public_answers", "variant_answers",
+    "variant_key", "describe",
     "float_array", "log_uniform",
 ]
 
@@ -70,7 +72,10 @@ class Part:
     part sends the student there, and the class report adds up how the class
     did on each.  ``varies``: the answer depends on the student's variant, and
     ``public``, ``hidden``, ``reference`` and ``verify`` take the variant's
-    parameters first (see :mod:`coursecheck.variants`).  ``verdict``: the answer
+    parameters first (see :mod:`coursecheck.variants`); such a part may be
+    judged by ``answers`` only when the variants are finitely many, each with
+    its own table: ``answers(params)`` gives that variant's (see
+    :func:`variant_answers`).  ``verdict``: the answer
     to each case is a verdict (a yes or no, a kernel's name): the grader keeps
     the student's verdict on each public case, and the similarity check flags
     two students of different variants who hand in the same verdicts where
@@ -102,9 +107,12 @@ class Part:
             raise ValueError("give exactly one of Part.reference, Part.answers and Part.verify")
         if self.verify is not None and self.compare is not None:
             raise ValueError("Part.compare is only used with Part.reference")
-        if self.varies and self.answers is not None:
-            raise ValueError("a part that varies is judged by Part.reference or Part.verify "
-                             "(Part.answers holds one set of public answers for the class)")
+        if self.varies and self.answers is not None and not callable(self.answers):
+            raise ValueError("a part that varies is judged by Part.reference, Part.verify or "
+                             "a table per variant (variant_answers); a dict of Part.answers "
+                             "holds one set of public answers for the class")
+        if not self.varies and callable(self.answers):
+            raise ValueError("Part.answers is a table per variant only for a part that varies")
         if self.verdict and self.varies and self.reference is None:
             raise ValueError("a part that varies and gives a verdict is judged by "
                              "Part.reference, which says each variant's right verdicts")
@@ -320,6 +328,39 @@ def public_answers(assignment, part_id):
         return {}
     return {label: decode(value)
             for label, value in table.get(assignment, {}).get(part_id, {}).items()}
+
+
+def variant_key(params):
+    """The key of a variant's parameters in a table per variant: their JSON, keys sorted."""
+    return json.dumps(params, sort_keys=True, allow_nan=False)
+
+
+def variant_answers(assignment, part_id):
+    """``answers(params)``: the expected values of a varying part's public cases on the
+    variant ``params``, by label, for a problem set whose variants are finitely many.
+
+    ``answers.json`` holds, for such a part, one table per variant (keyed by
+    :func:`variant_key`), written as :func:`public_answers`' from the grader's
+    reference.  A variant without a table gives an empty dict (the check then
+    says so).
+    """
+    from .serial import decode
+
+    @functools.cache
+    def tables():
+        try:
+            table = json.loads(importlib.resources.files(PROBLEMS).joinpath(ANSWERS_FILE)
+                               .read_text())
+        except FileNotFoundError:
+            return {}
+        return table.get(assignment, {}).get(part_id, {})
+
+    def answers(params):
+        found = tables().get(variant_key(params), {})
+        return {label: decode(value) for label, value in found.items()}
+
+    answers.__name__ = f"variant_answers({assignment!r}, {part_id!r})"
+    return answers
 
 
 def describe(value):

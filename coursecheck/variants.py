@@ -60,11 +60,15 @@ class Variation:
 
     ``check(params)`` returns ``None`` when the intended reasoning and the
     reference hold for those parameters, else a message; the course's tests
-    run it on every variant they enumerate or sample.
+    run it on every variant they enumerate or sample.  ``space()``, for a
+    draw with finitely many outcomes, lists every variant's parameters: a
+    part judged by a table per variant (``coursecheck.parts.variant_answers``)
+    gets one table for each.
     """
 
     draw: Callable[[np.random.Generator], dict]
     check: Optional[Callable[[dict], Optional[str]]] = None
+    space: Optional[Callable[[], list]] = None
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,8 @@ def bind(part, params):
     changes = {name: functools.partial(getattr(part, name), params)
                for name in ("public", "hidden", "reference", "verify")
                if getattr(part, name) is not None}
+    if part.answers is not None:
+        changes["answers"] = part.answers(params)
     return dataclasses.replace(part, varies=False, **changes)
 
 

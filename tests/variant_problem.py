@@ -6,7 +6,8 @@ variant's), one that does not (``doubled``).  With ``verdicts=True`` it also
 asks for verdicts that vary (``kernel_verdicts``: ``is_kernel(name)``, whether
 each of twelve candidates ``K1`` ... ``K12``, exp(a x z) with its own
 a of the variant's, is a kernel: exactly when a >= 0), as ps1's part 3
-is planned to.
+is planned to.  ``install_plain("ps91")``
+registers a problem set without variants (``doubled`` alone).
 """
 
 import sys
@@ -27,6 +28,13 @@ def _draw(rng):
 
 def _check(params):
     return None if params["c"] in C_VALUES else f"c = {params['c']} is outside {C_VALUES}"
+
+
+def _doubled():
+    return Part(func="doubled", points=1, description="2 x",
+                public=lambda: [Case(args=(np.arange(3.0),), label="0, 1, 2")],
+                hidden=lambda rng: [Case(args=(rng.normal(size=2),), label="random x")],
+                reference=lambda x: 2 * x)
 
 
 #: The candidates of ``kernel_verdicts``, by the neutral names the cases carry.
@@ -68,11 +76,7 @@ def module(name, verdicts=False):
             public=lambda v: [Case(args=(np.array(v["x"]),), label="your x")],
             hidden=lambda v, rng: [Case(args=(rng.normal(size=4),), label="random x")],
             reference=lambda v, x: v["c"] * x),
-        "doubled": Part(
-            func="doubled", points=1, description="2 x",
-            public=lambda: [Case(args=(np.arange(3.0),), label="0, 1, 2")],
-            hidden=lambda rng: [Case(args=(rng.normal(size=2),), label="random x")],
-            reference=lambda x: 2 * x),
+        "doubled": _doubled(),
     }
     if verdicts:
         mod.PARTS["kernel_verdicts"] = verdict_part()
@@ -82,4 +86,12 @@ def module(name, verdicts=False):
 def install(monkeypatch, name="ps90", verdicts=False):
     """Register the problem set for this test (undone after it)."""
     monkeypatch.setitem(sys.modules, f"coursecheck.problems.{name}", module(name, verdicts))
+    return name
+
+
+def install_plain(monkeypatch, name="ps91"):
+    """Register a problem set without variants for this test (undone after it)."""
+    mod = types.ModuleType(f"coursecheck.problems.{name}")
+    mod.PARTS = {"doubled": _doubled()}
+    monkeypatch.setitem(sys.modules, f"coursecheck.problems.{name}", mod)
     return name

@@ -5,14 +5,21 @@ expected values); the grader adds hidden ones. Expected values come from
 ``kernlab``, except for the bump Gram matrix and the basis ridge, whose
 closed form is the answer itself: their public expected values are data
 (``answers.json``).
+
+Parts 5, 7 and 8 are on each student's own width sigma of the Gaussian bumps
+and of the Gaussian kernel (``VARIANT``).  The width is one of 151 numbers, so
+the public expected values of the bump Gram matrix and the basis ridge come as
+one table per width (``variant_answers``): the values each student's own check
+prints, for every width, and never the rule that computes them.
 """
 
 import numpy as np
 
 import kernlab
-from coursecheck.parts import Case, Part, public_answers, allclose, float_array
+from coursecheck.parts import Case, Part, allclose, float_array, log_uniform, variant_answers
+from coursecheck.variants import Variation, outside
 
-__all__ = ["PARTS"]
+__all__ = ["PARTS", "VARIANT", "WIDTHS"]
 
 
 # ---------------------------------------------------------------- helpers
@@ -28,6 +35,43 @@ def regression_data(rng, n, d, scale=1.0):
     w = rng.normal(size=d)
     y = X @ w + 0.3 * rng.normal(size=n)
     return X, y
+
+
+# ----------------------------------------------------- the variant
+#
+# Each student's variant gives the Gaussian bumps of parts 5 and 7 and the
+# Gaussian kernel of part 8 one width sigma, so that a matrix, weights or
+# predictions worked out for a classmate's width, or a function written for
+# it, are judged against the student's own.  Every case of those parts depends
+# on sigma.  Parts 1, 2 and 4 are functions of their inputs (X, y, lam): see
+# the course's README on why they do not vary.
+
+#: the widths a variant is drawn from: log-uniform on [SIGMA_LOW, SIGMA_HIGH],
+#: to two decimals
+SIGMA_LOW, SIGMA_HIGH = 0.5, 2.0
+#: every width a variant can have
+WIDTHS = tuple(round(0.5 + 0.01 * i, 2) for i in range(151))
+
+
+def _draw(rng):
+    """One variant: the width sigma of the bumps (parts 5, 7) and the kernel (part 8)."""
+    return {"sigma": round(log_uniform(rng, SIGMA_LOW, SIGMA_HIGH), 2)}
+
+
+def _space():
+    return [{"sigma": s} for s in WIDTHS]
+
+
+def _holds(v):
+    """None when sigma is one of the widths.
+
+    That the basis ridge's systems stay well conditioned on every width (so
+    that any backward-stable solve meets the part's tolerance) is checked by
+    the course's tests, with the grader's reference: the system is the
+    solution of part 7.
+    """
+    return outside("sigma", v["sigma"], SIGMA_LOW, SIGMA_HIGH) or (
+        None if v["sigma"] in WIDTHS else f"sigma = {v['sigma']!r} must have two decimals")
 
 
 # ----------------------------------------------------- 1. primal ridge
@@ -109,18 +153,18 @@ def _ridge_intercept_public():
 # ------------------------------- 4. Gram matrix of normalised Gaussian bumps
 
 
-def _bump_gram_public():
+def _bump_gram_public(v):
     return [
-        Case(args=(np.array([[0.0], [1.0], [3.0]]), 1.0), label="centres 0, 1, 3 on the line, sigma=1"),
-        Case(args=(np.array([[0.0, 0.0], [1.0, 1.0]]), 0.5), label="centres (0,0), (1,1) in R^2, sigma=0.5"),
-        Case(args=(np.linspace(-2.0, 2.0, 9).reshape(-1, 1), 0.3), label="9 centres on [-2, 2], sigma=0.3"),
+        Case(args=(np.array([[0.0], [1.0], [3.0]]),), label="centres 0, 1, 3 on the line"),
+        Case(args=(np.array([[0.0, 0.0], [1.0, 1.0]]),), label="centres (0,0), (1,1) in R^2"),
+        Case(args=(np.linspace(-2.0, 2.0, 9).reshape(-1, 1),), label="9 centres on [-2, 2]"),
     ]
 
 
 # ------------------------------------------ 5. ridge in the bump basis
 
 
-def _basis_ridge_public():
+def _basis_ridge_public(v):
     rng = np.random.default_rng(205)
     t = np.sort(rng.uniform(-3, 3, size=25)).reshape(-1, 1)
     y = np.sin(t[:, 0]) + 0.1 * rng.normal(size=25)
@@ -129,21 +173,21 @@ def _basis_ridge_public():
     y2 = T2[:, 0] * T2[:, 1] + 0.05 * rng.normal(size=30)
     c2 = np.array([[x, z] for x in (-1.0, 0.0, 1.0) for z in (-1.0, 0.0, 1.0)])
     return [
-        Case(args=(t, y, centres, 1.0, 0.1), label="sin on [-3, 3], 7 centres, sigma=1, lam=0.1"),
-        Case(args=(t, y, centres, 1.0, 10.0), label="same data, lam=10"),
-        Case(args=(T2, y2, c2, 0.7, 0.05), label="xy on the square, 3x3 grid of centres, sigma=0.7, lam=0.05"),
+        Case(args=(t, y, centres, 0.1), label="sin on [-3, 3], 7 centres, lam=0.1"),
+        Case(args=(t, y, centres, 10.0), label="same data, lam=10"),
+        Case(args=(T2, y2, c2, 0.05), label="xy on the square, 3x3 grid of centres, lam=0.05"),
     ]
 
 
 # -------------------------------------------- 6. Gaussian kernel ridge
 
 
-def _kernel_ridge_reference(X, y, X_new, sigma, lam):
-    model = kernlab.KernelRidge(kernel=kernlab.Gaussian(sigma=sigma), lam=lam).fit(X, y)
+def _kernel_ridge_reference(v, X, y, X_new, lam):
+    model = kernlab.KernelRidge(kernel=kernlab.Gaussian(sigma=v["sigma"]), lam=lam).fit(X, y)
     return model.predict(X_new)
 
 
-def _kernel_ridge_public():
+def _kernel_ridge_public(v):
     rng = np.random.default_rng(206)
     x = np.sort(rng.uniform(0, 6, size=20)).reshape(-1, 1)
     y = np.sin(x[:, 0]) + 0.1 * rng.normal(size=20)
@@ -151,12 +195,15 @@ def _kernel_ridge_public():
     X2 = rng.normal(size=(15, 3))
     y2 = np.exp(-np.sum(X2**2, axis=1))
     return [
-        Case(args=(x, y, grid, 1.0, 0.1), label="sin on [0, 6], 20 points, sigma=1, lam=0.1, 13 new points"),
-        Case(args=(x, y, x, 0.5, 1e-3), label="same data predicted at the training points, sigma=0.5, lam=0.001"),
-        Case(args=(X2, y2, X2[:4] + 0.1, 2.0, 0.5), label="15 points in R^3, sigma=2, lam=0.5, 4 new points"),
-        Case(args=(np.array([[0.0]]), np.array([3.0]), np.array([[0.0], [1.0]]), 1.0, 1.0),
-             label="one point (0, 3), sigma=1, lam=1: predictions 1.5 and 1.5*exp(-1/2)"),
+        Case(args=(x, y, grid, 0.1), label="sin on [0, 6], 20 points, lam=0.1, 13 new points"),
+        Case(args=(x, y, x, 1e-3), label="same data predicted at the training points, lam=0.001"),
+        Case(args=(X2, y2, X2[:4] + 0.1, 0.5), label="15 points in R^3, lam=0.5, 4 new points"),
+        Case(args=(np.array([[0.0]]), np.array([3.0]), np.array([[0.0], [1.0]]), 1.0),
+             label="one point (0, 3), lam=1: predictions 1.5 and 1.5 k(0, 1)"),
     ]
+
+
+VARIANT = Variation(draw=_draw, check=_holds, space=_space)
 
 
 # ------------------------------------------------------------- parts
@@ -181,21 +228,21 @@ PARTS = {
         public=_ridge_intercept_public, reference=_ridge_intercept_reference, compare=_ridge_intercept_compare,
     ),
     "bump_gram": Part(
-        func="bump_gram", points=2,
+        func="bump_gram", points=2, varies=True,
         sections=("bk-gaussian-bumps",),
-        description="the L2 inner products of the bumps",
-        public=_bump_gram_public, answers=public_answers("ps2", "bump_gram"), compare=allclose(rtol=1e-8, atol=1e-12),
+        description="the L2 inner products of the bumps of your variant's width",
+        public=_bump_gram_public, answers=variant_answers("ps2", "bump_gram"), compare=allclose(rtol=1e-8, atol=1e-12),
     ),
     "basis_ridge": Part(
-        func="basis_ridge", points=3,
+        func="basis_ridge", points=3, varies=True,
         sections=("bk-finite-basis", "bk-ridge-shifts"),
-        description="w solves (Phi^T Phi + lam G) w = Phi^T y",
-        public=_basis_ridge_public, answers=public_answers("ps2", "basis_ridge"), compare=allclose(rtol=1e-5, atol=1e-7),
+        description="w solves (Phi^T Phi + lam G) w = Phi^T y, bumps of your variant's width",
+        public=_basis_ridge_public, answers=variant_answers("ps2", "basis_ridge"), compare=allclose(rtol=1e-5, atol=1e-7),
     ),
     "kernel_ridge_predict": Part(
-        func="kernel_ridge_predict", points=3,
+        func="kernel_ridge_predict", points=3, varies=True,
         sections=("kt-kernelised-ridge", "kt-rbf"),
-        description="predictions of Gaussian kernel ridge regression",
+        description="kernel ridge predictions, Gaussian kernel of your variant's width",
         public=_kernel_ridge_public, reference=_kernel_ridge_reference, compare=allclose(rtol=1e-6, atol=1e-8),
     ),
 }

@@ -1,7 +1,8 @@
-"""The variants of ps4 and ps5 through nbgrader's pipeline: generate,
+"""The variants of ps2, ps4 and ps5 through nbgrader's pipeline: generate,
 release, fetch, submit, collect, autograde (in the sandbox) and feedback, on a
 copy of the course.
 
+ps2's parts 5, 7 and 8 (the bump Gram matrix, the basis ridge, kernel ridge),
 ps4's parts 1, 2 and 4 and ps5's part 4 are on each student's own Gaussian
 width sigma. alice and bob hand in the reference solution worked out on their own variant: their
 width written as a number where the solution reads ``V["sigma"]``, as a
@@ -26,7 +27,8 @@ from coursegrader.judging.variants import submission_variant
 from coursegrader.tools.course import fill_answers
 
 SECRET = "width-variants-secret"
-VARYING = {"ps4": {"rkhs_inner", "rkhs_norm", "project_onto_span"}, "ps5": {"svm_decision"}}
+VARYING = {"ps2": {"bump_gram", "basis_ridge", "kernel_ridge_predict"},
+           "ps4": {"rkhs_inner", "rkhs_norm", "project_onto_span"}, "ps5": {"svm_decision"}}
 #: what a copy on another width keeps of ps4's part 2: the zero function, 1 of its 8 cases
 KEPT = {("ps4", "rkhs_norm"): 2 * 1 / 8}
 
@@ -35,12 +37,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(900),
 
 
 def _worked_on(nb, sigma, varying):
-    """``nb`` with the answers of the varying parts written for the width ``sigma``."""
+    """``nb`` with the answers of the varying parts written for the width ``sigma``
+    (only those read ``V``; an answer cell may hold more than one function, and be
+    named otherwise than its graded part, as ps2's kernel ridge is)."""
+    written = set()
     for cell in nb.cells:
         gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
-        if gid.endswith("_answer") and gid[:-len("_answer")] in varying:
-            assert 'V["sigma"]' in cell.source, gid
+        if gid.endswith("_answer") and 'V["sigma"]' in cell.source:
+            written |= {pid for pid in varying if f"def {pid}(" in cell.source}
             cell.source = cell.source.replace('V["sigma"]', repr(sigma))
+    assert written == varying, written
     return nb
 
 

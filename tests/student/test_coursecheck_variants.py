@@ -12,7 +12,7 @@ from coursecheck.parts import get_parts
 from coursecheck.variants import (CODE_PATTERN, bind, current_student, draw_variant,
                                   identity_file, student_variant, variant_seed)
 from coursegrader.judging.variants import submission_variant, variant_code
-from variant_problem import C_VALUES, install
+from variant_problem import C_VALUES, install, install_plain
 
 CODE = "0123-4567-89ab-cdef"
 
@@ -36,7 +36,8 @@ def test_a_variant_is_a_function_of_course_problem_set_student_and_code(monkeypa
               draw_variant(ps, "alice", CODE, course="another-course")]
     assert all(o.label != a.label for o in others)
     assert variant_seed("k", "ps1", "a", "b") != variant_seed("k", "ps1", "ab", "")
-    assert draw_variant("ps2", "alice", CODE) is None    # a problem set without variants
+    plain = install_plain(monkeypatch)
+    assert draw_variant(plain, "alice", CODE) is None    # a problem set without variants
 
 
 def test_the_variant_space_holds_only_variants_whose_reasoning_holds(monkeypatch):
@@ -143,8 +144,16 @@ def test_a_part_that_varies_cannot_ship_one_set_of_answers():
     from coursecheck.parts import Part
     with pytest.raises(ValueError, match="varies"):
         Part(func="f", points=1, public=list, answers={}, varies=True)
+    # a table per variant (a function of the variant) is for a part that varies only
+    with pytest.raises(ValueError, match="varies"):
+        Part(func="f", points=1, public=list, answers=lambda v: {})
+    tables = {0.5: {"your x": 1.0}, 2.0: {"your x": 4.0}}
+    part = Part(func="f", points=1, public=lambda v: [], answers=lambda v: tables[v["c"]],
+                varies=True)
+    assert bind(part, {"c": 2.0}).answers == {"your x": 4.0}
+    assert not bind(part, {"c": 2.0}).varies
 
 
-def test_a_problem_set_without_variants_says_so(home):
+def test_a_problem_set_without_variants_says_so(home, monkeypatch):
     with pytest.raises(ValueError, match="has no variants"):
-        variant("ps2")
+        variant(install_plain(monkeypatch))
