@@ -537,7 +537,8 @@ def site_pages(site):
         for docname in site_page_names():
             tasks.put((screen, docname))
     errors = []
-    threads = [threading.Thread(target=_measure_pages,
+    # daemons: a test stopped by its timeout does not keep pytest from ending
+    threads = [threading.Thread(target=_measure_pages, daemon=True,
                                 args=(base, shots, tasks, measured, errors))
                for _ in range(PAGE_BROWSERS)]
     for thread in threads:
