@@ -14,6 +14,7 @@ import functools
 import http.server
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
@@ -485,30 +486,68 @@ def _download_links_on_screen(page):
     return shown
 
 
+#: Browsers that measure pages at once in site_pages (axe-core keeps one busy).
+PAGE_BROWSERS = 2
+
+
+def _measure_pages(base, shots, tasks, measured, errors):
+    """Take (screen, docname) pairs off ``tasks`` until none is left, measuring
+    each page in this thread's own browser into ``measured[screen][docname]``."""
+    from playwright.sync_api import sync_playwright
+
+    try:
+        with sync_playwright() as p:
+            browser = _chromium(p)
+            contexts = {}
+            while True:
+                try:
+                    screen, docname = tasks.get_nowait()
+                except queue.Empty:
+                    break
+                if screen not in contexts:
+                    contexts[screen] = browser.new_context(**SCREENS[screen])
+                problems = []
+                page = _open(contexts[screen], urllib.parse.urljoin(base, f"{docname}.html"),
+                             problems)
+                measured[screen][docname] = _measure(page, problems, screen, docname, shots)
+                page.close()
+            for context in contexts.values():
+                context.close()
+            browser.close()
+    except BaseException as exc:  # re-raised by site_pages, in the test's thread
+        errors.append(exc)
+
+
 @pytest.fixture(scope="module")
 def site_pages(site):
     """Every page measured on each screen: {screen: {docname: measurements}}.
 
+    :data:`PAGE_BROWSERS` browsers, each in a thread of its own (Playwright's
+    objects belong to the thread that made them), share the pages between
+    them, so that the machine's cores run axe-core on two pages at once; every
+    page is still opened in a fresh tab of a context with its screen's size.
     The laptop's full-page screenshots go to the site's _screenshots/."""
     require_chromium()
-    from playwright.sync_api import sync_playwright
-
     base, html = site
     shots = html / "_screenshots"
     shots.mkdir(exist_ok=True)
-    measured = {}
-    with sync_playwright() as p:
-        browser = _chromium(p)
-        for screen, options in SCREENS.items():
-            context = browser.new_context(**options)
-            measured[screen] = {}
-            for docname in site_page_names():
-                problems = []
-                page = _open(context, urllib.parse.urljoin(base, f"{docname}.html"), problems)
-                measured[screen][docname] = _measure(page, problems, screen, docname, shots)
-                page.close()
-            context.close()
-        browser.close()
+    measured = {screen: {} for screen in SCREENS}
+    tasks = queue.Queue()
+    for screen in SCREENS:
+        for docname in site_page_names():
+            tasks.put((screen, docname))
+    errors = []
+    # daemons: a test stopped by its timeout does not keep pytest from ending
+    threads = [threading.Thread(target=_measure_pages, daemon=True,
+                                args=(base, shots, tasks, measured, errors))
+               for _ in range(PAGE_BROWSERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    assert all(set(measured[s]) == set(site_page_names()) for s in SCREENS), measured.keys()
     return measured
 
 
