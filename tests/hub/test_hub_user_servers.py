@@ -32,7 +32,7 @@ import requests
 from attacks import PORT_SQUATTER, SQUAT_LINE
 from conftest import CHROMIUM, CHROMIUM_ARGS
 from hubs import hubpy, students_of
-from test_hub import log_in, open_terminal, python_as, run_as
+from test_hub import log_in, open_terminal, python_as, render_every_cell, run_as
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -185,6 +185,7 @@ def test_a_student_who_kills_her_server_cannot_answer_on_its_port(hub):
         try:
             instructor = log_in(browser, hub, "teacher")
             student = log_in(browser, hub, "ada")
+            render_every_cell(student, hub, "ada")   # the terminal's text in the page
             # a page of hers, served by her running server, is not the instructor's
             # to open: her server answers her alone
             written = python_as(hub, name, "import pathlib; (pathlib.Path.home() / 'page.html')"
