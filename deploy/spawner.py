@@ -75,8 +75,8 @@ class CourseSpawner(LocalProcessSpawner):
             if not self._taken(port) and not _named_service(port) and _bindable(ip, port):
                 self._given[port] = weakref.ref(self)
                 return port
-        raise RuntimeError(f"no free port in CourseSpawner.port_range {self.port_range} "
-                           f"for {self.user.name}'s server")
+        raise RuntimeError(f"no free port in CourseSpawner.port_range {self.port_range}: "
+                           "every one is named by a service, in use or another server's")
 
     async def start(self):
         # chosen and started without yielding to the event loop (LocalProcessSpawner's
