@@ -67,7 +67,8 @@ class CourseSpawner(LocalProcessSpawner):
         """A free port of :attr:`port_range`; RuntimeError when there is none."""
         low, high = self.port_range
         if not 0 < low < high <= 1024:
-            raise ValueError(f"CourseSpawner.port_range must lie within [1, 1024), not {self.port_range}")
+            raise ValueError("CourseSpawner.port_range must lie within [1, 1024), "
+                             f"not {self.port_range}")
         ip = self.ip or "127.0.0.1"
         ports = list(range(low, high))
         random.shuffle(ports)

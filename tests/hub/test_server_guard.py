@@ -87,7 +87,8 @@ def test_the_server_binds_its_low_port_then_holds_and_passes_on_no_capability():
         server_guard.keep_bind_capability()
 
     port, other = free_low_ports(2)
-    done = subprocess.run([PYTHON, "-c", SERVER, (DEPLOY / "server_guard.py").read_text(), str(port), str(other)],
+    guard = (DEPLOY / "server_guard.py").read_text()
+    done = subprocess.run([PYTHON, "-c", SERVER, guard, str(port), str(other)],
                           preexec_fn=as_the_spawner_starts_it, capture_output=True, text=True,
                           cwd="/", timeout=60)
     assert done.returncode == 0, done.stderr
