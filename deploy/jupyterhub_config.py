@@ -64,10 +64,10 @@ c.Authenticator.allowed_users = INSTRUCTORS | STUDENTS
 c.Authenticator.admin_users = set()
 
 # -- each user's server: their Unix account, their role's environment ---------
-# Every server listens on a port below 1024 and holds no capability once it
-# does (spawner.py, server_guard.py): a user who kills her own server cannot
-# answer on its port while the proxy still sends her link there. The hub
-# notices a dead server at its next poll, and removes its route.
+# Every server serves on a port below 1024 that the hub binds for it and hands
+# it as a socket (spawner.py, server_guard.py): a user who kills her own server
+# cannot answer on its port while the proxy still sends her link there. The
+# hub notices a dead server at its next poll, and removes its route.
 c.JupyterHub.spawner_class = spawner.CourseSpawner
 c.Spawner.poll_interval = 5
 c.Spawner.default_url = "/lab"

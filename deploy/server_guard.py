@@ -13,111 +13,59 @@ kernel, a terminal) is dumpable again, so the user's own debugging is not
 touched.
 
 The same user can still kill the server, and would then answer on its port
-herself. So the hub gives each server a port below 1024 (``spawner.py``), which
-only a process holding ``CAP_NET_BIND_SERVICE`` may bind, and starts the server
-with that one capability (:func:`keep_bind_capability`, between the spawner's
-change of user and the server's start); once the server has bound its port,
-this extension drops every capability (:func:`drop_capabilities`), so that no
-kernel or terminal it starts has any, and no process of the user's can take
-the port when the server is gone.
+herself, were it a port she could bind. So the hub binds a port below 1024
+for the server and hands it the listening socket (``spawner.py``): this
+extension serves on that socket instead of binding one, and keeps it from
+every process the server starts. No process of the user's holds a capability,
+so none can bind the port once the server is gone. (Were this extension not to
+take the socket, the server would try to bind the port itself, be refused,
+and stop.)
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import glob
 import os
+import socket
 
 PR_SET_DUMPABLE = 4
-PR_SET_KEEPCAPS = 8
-PR_CAP_AMBIENT = 47
-PR_CAP_AMBIENT_RAISE = 2
-PR_CAP_AMBIENT_CLEAR_ALL = 4
-CAP_NET_BIND_SERVICE = 10
-_LINUX_CAPABILITY_VERSION_3 = 0x20080522
-#: The capability sets of /proc/<pid>/status that must all be empty after the drop.
-HELD = ("CapInh", "CapPrm", "CapEff", "CapAmb")
-
-_libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-
-
-class _CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
-
-
-def _check(result, call):
-    if result != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{call} failed: {os.strerror(errno)}")
-
-
-def _prctl(option, arg2=0, arg3=0, call="prctl"):
-    _check(_libc.prctl(option, arg2, arg3, 0, 0), call)
-
-
-def _capset(mask):
-    """Set this thread's effective, permitted and inheritable capabilities to
-    ``mask`` (a bit mask of capability numbers below 32), each alike."""
-    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
-    data = (_CapData * 2)(_CapData(mask, mask, mask), _CapData(0, 0, 0))
-    _check(_libc.capset(ctypes.byref(header), data), "capset")
+#: The variable in which the hub names the socket's descriptor (spawner.py).
+SOCKET_VARIABLE = "KERNEL_COURSE_SERVER_SOCKET"
 
 
 def make_undumpable() -> None:
     """Make this process not dumpable; OSError if the kernel refuses."""
-    _prctl(PR_SET_DUMPABLE, 0, call="prctl(PR_SET_DUMPABLE, 0)")
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, "prctl(PR_SET_DUMPABLE, 0) failed")
 
 
-def keep_capabilities_through_setuid() -> None:
-    """Before a root process changes to a user: keep its permitted capabilities."""
-    _prctl(PR_SET_KEEPCAPS, 1, call="prctl(PR_SET_KEEPCAPS, 1)")
+def the_hubs_socket() -> socket.socket | None:
+    """The listening socket the hub handed this server (None: not started by the
+    course's hub), closed to every program the server executes, its variable
+    removed from the environment they inherit."""
+    fd = os.environ.pop(SOCKET_VARIABLE, None)
+    if fd is None:
+        return None
+    listener = socket.socket(fileno=int(fd))
+    listener.set_inheritable(False)
+    listener.setblocking(False)
+    return listener
 
 
-def keep_bind_capability() -> None:
-    """After that change of user: hold ``CAP_NET_BIND_SERVICE`` alone, and pass it
-    to the next program this process executes (as an ambient capability)."""
-    _capset(1 << CAP_NET_BIND_SERVICE)
-    _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_BIND_SERVICE,
-           call="prctl(PR_CAP_AMBIENT_RAISE, CAP_NET_BIND_SERVICE)")
+def serve_on(serverapp, listener: socket.socket) -> None:
+    """Have ``serverapp`` serve on ``listener`` instead of binding its port.
 
-
-def drop_capabilities() -> None:
-    """Drop every capability of this thread, ambient ones included, so that no
-    program it starts has any."""
-    _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, call="prctl(PR_CAP_AMBIENT_CLEAR_ALL)")
-    _capset(0)
-
-
-def capabilities_held() -> dict[str, str]:
-    """The threads of this process that hold a capability: {thread id: its sets}."""
-    held = {}
-    for status in glob.glob("/proc/self/task/*/status"):
-        sets = dict(line.split(":\t", 1) for line in open(status).read().splitlines()
-                    if line.startswith(HELD))
-        if any(int(value, 16) for value in sets.values()):
-            held[status.split("/")[4]] = ", ".join(f"{k} {v}" for k, v in sets.items())
-    return held
-
-
-def _drop_once_bound(serverapp):
-    if os.geteuid() == 0:
-        # not a user's server (the hub never starts one as root): root keeps its own
-        serverapp.log.info("server_guard: running as root, capabilities left as they are")
-        return
-    drop_capabilities()
-    held = capabilities_held()
-    if held:
-        # a thread started before the drop keeps what it had, and so would what it starts
-        serverapp.log.critical("server_guard: threads of this server still hold capabilities "
-                               "(%s); stopping", held)
-        os._exit(1)
-    serverapp.log.info("server_guard: this server holds no capability now that it listens")
+    jupyter_server checks its port and schedules the bind when it creates its
+    HTTP server, after the extensions load: both steps are replaced here."""
+    ip, port = listener.getsockname()[:2]
+    if (ip, port) != (serverapp.ip, serverapp.port):
+        raise RuntimeError(f"server_guard: the hub's socket is {ip}:{port}, the server's "
+                           f"address {serverapp.ip}:{serverapp.port}")
+    serverapp._find_http_port = lambda: None
+    serverapp._bind_http_server = lambda: serverapp.http_server.add_socket(listener)
 
 
 def _jupyter_server_extension_points():
@@ -128,11 +76,8 @@ def _load_jupyter_server_extension(serverapp):
     make_undumpable()
     serverapp.log.info("server_guard: this server cannot be traced by its user's "
                        "other processes")
-    # Extensions load before the server binds its port: the server schedules the
-    # bind on its event loop after this, so a callback that schedules the drop
-    # runs the drop after the bind, and before the loop has accepted a
-    # connection. (Were the drop ever first, the bind of a port below 1024
-    # would fail and the server would stop: never a server left with the
-    # capability.)
-    loop = serverapp.io_loop
-    loop.add_callback(loop.add_callback, _drop_once_bound, serverapp)
+    listener = the_hubs_socket()
+    if listener is not None:
+        serve_on(serverapp, listener)
+        serverapp.log.info("server_guard: serving on the socket the hub bound, "
+                           "%s:%s", serverapp.ip, serverapp.port)

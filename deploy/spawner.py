@@ -6,9 +6,10 @@ gone. A student who kills her own server (``kill -9 $PPID`` in a JupyterLab
 terminal) could otherwise bind the freed port herself and, for those seconds,
 answer her link with a page of hers on the hub's origin: whoever opened it,
 logged in, would run her script with their login. So each server gets a port
-below 1024 (only a process with ``CAP_NET_BIND_SERVICE`` may bind one) and
-starts, as its user, with that capability alone; the server drops it once it
-listens (``server_guard.py``), so none of its kernels or terminals has it.
+below 1024, which only a process with ``CAP_NET_BIND_SERVICE`` may bind: the
+hub (root) binds it and hands the listening socket to the server, which serves
+on it (``server_guard.py``) and holds no capability at all. Once the server is
+gone, no process of its user's can bind that port.
 """
 
 from __future__ import annotations
@@ -16,24 +17,11 @@ from __future__ import annotations
 import errno
 import random
 import socket
-import weakref
 
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Integer, Tuple
 
-import server_guard
-
-
-def _bindable(ip, port):
-    """Whether ``ip:port`` is free now (this process being root)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind((ip, port))
-        except OSError as e:
-            if e.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL):
-                return False
-            raise
-    return True
+from server_guard import SOCKET_VARIABLE
 
 
 def _named_service(port):
@@ -45,8 +33,23 @@ def _named_service(port):
     return True
 
 
+def _listen(ip, port):
+    """A socket listening on ``ip:port``, or None if the port is taken."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((ip, port))
+        listener.listen(128)
+    except OSError as e:
+        listener.close()
+        if e.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL):
+            return None
+        raise
+    return listener
+
+
 class CourseSpawner(LocalProcessSpawner):
-    """LocalProcessSpawner whose servers listen on ports below 1024."""
+    """LocalProcessSpawner whose servers serve on a socket below 1024 that the hub binds."""
 
     port_range = Tuple(
         Integer(), Integer(), default_value=(100, 1024),
@@ -54,45 +57,31 @@ class CourseSpawner(LocalProcessSpawner):
              "process with CAP_NET_BIND_SERVICE may bind them. A port /etc/services names, "
              "or that something listens on, is never chosen.").tag(config=True)
 
-    #: The ports given to servers of this hub, and to which spawner: a port is
-    #: taken while its spawner's server runs (or starts), even before it binds.
-    _given: dict[int, weakref.ref] = {}
-
-    def _taken(self, port):
-        owner = self._given.get(port)
-        spawner = owner() if owner else None
-        return spawner is not None and spawner is not self and spawner.pid and spawner.port == port
-
-    def choose_port(self):
-        """A free port of :attr:`port_range`; RuntimeError when there is none."""
+    def listen(self):
+        """A socket listening on a free port of :attr:`port_range`; RuntimeError when
+        there is none."""
         low, high = self.port_range
         if not 0 < low < high <= 1024:
             raise ValueError("CourseSpawner.port_range must lie within [1, 1024), "
                              f"not {self.port_range}")
-        ip = self.ip or "127.0.0.1"
-        ports = list(range(low, high))
+        ports = [port for port in range(low, high) if not _named_service(port)]
         random.shuffle(ports)
         for port in ports:
-            if not self._taken(port) and not _named_service(port) and _bindable(ip, port):
-                self._given[port] = weakref.ref(self)
-                return port
+            listener = _listen(self.ip or "127.0.0.1", port)
+            if listener is not None:
+                return listener
         raise RuntimeError(f"no free port in CourseSpawner.port_range {self.port_range}: "
-                           "every one is named by a service, in use or another server's")
+                           "every one is named by a service or in use")
 
     async def start(self):
-        # chosen and started without yielding to the event loop (LocalProcessSpawner's
-        # start runs Popen before its first await), so two servers starting at
-        # once never get one port
-        self.port = self.choose_port()
-        return await super().start()
-
-    def make_preexec_fn(self, name):
-        """JupyterHub's change to the user, keeping CAP_NET_BIND_SERVICE alone for the server."""
-        as_user = super().make_preexec_fn(name)
-
-        def preexec():
-            server_guard.keep_capabilities_through_setuid()
-            as_user()
-            server_guard.keep_bind_capability()
-
-        return preexec
+        # The socket is bound from here until the server exits: no other server
+        # gets its port meanwhile, and the server needs no capability to serve.
+        listener = self.listen()
+        self.port = listener.getsockname()[1]
+        fd = listener.fileno()
+        self.environment = {**self.environment, SOCKET_VARIABLE: str(fd)}
+        self.popen_kwargs = {**self.popen_kwargs, "pass_fds": (fd,)}
+        try:
+            return await super().start()
+        finally:
+            listener.close()   # the hub's copy; the server holds its own

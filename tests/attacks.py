@@ -179,11 +179,11 @@ log("done")
 '''
 
 #: The line the student types into a JupyterLab terminal of her server: write the
-#: squatter (base64 of :data:`PORT_SQUATTER`: ``{squatter}``), read the server's
+#: squatter (:data:`PORT_SQUATTER` compressed with gzip, in base64: ``{squatter}``), read the server's
 #: port from the terminal's environment, note the terminal's capabilities, start
 #: the squatter in a session of its own and kill the server (the terminal's
 #: parent).
-SQUAT_LINE = ("echo {squatter} | base64 -d > ~/squat.py; "
+SQUAT_LINE = ("echo {squatter} | base64 -d | gunzip > ~/squat.py; "
               "P=$(echo $JUPYTERHUB_SERVICE_URL | cut -d: -f3 | cut -d/ -f1); "
               "echo $P > ~/squat.port; grep ^Cap /proc/self/status > ~/squat.caps; "
               "setsid nohup python3 ~/squat.py $P $USER >/dev/null 2>&1 </dev/null & "

@@ -21,6 +21,7 @@ no token is made for her.
 from __future__ import annotations
 
 import base64
+import gzip
 import pwd
 import subprocess
 import time
@@ -159,9 +160,10 @@ def alive(pid):
 
 
 def wait_until(condition, what, seconds=120):
+    """Wait for ``condition``; fail saying ``what`` (a string, or a function giving one)."""
     deadline = time.monotonic() + seconds
     while not condition():
-        assert time.monotonic() < deadline, what
+        assert time.monotonic() < deadline, what() if callable(what) else what
         time.sleep(0.2)
 
 
@@ -179,7 +181,7 @@ def test_a_student_who_kills_her_server_cannot_answer_on_its_port(hub):
     teacher_auth = {"Authorization": "token " + hubpy("token", hub["state"], teacher).stdout.strip()}
     user_api = f"{hub['url']}/hub/api/users/{name}"
     ada_auth = {"Authorization": "token " + hubpy("token", hub["state"], name).stdout.strip()}
-    line = SQUAT_LINE.format(squatter=base64.b64encode(PORT_SQUATTER.encode()).decode())
+    line = SQUAT_LINE.format(squatter=base64.b64encode(gzip.compress(PORT_SQUATTER.encode())).decode())
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -197,9 +199,10 @@ def test_a_student_who_kills_her_server_cannot_answer_on_its_port(hub):
             port = server_port(pid)
             terminal = open_terminal(student)
             terminal.click()
-            student.keyboard.insert_text(line)
-            student.keyboard.press("Enter")
-            wait_until(lambda: "started" in text_of(home / "squat.log"), "the listener did not start")
+            student.keyboard.type(line + "\n")   # typed: xterm reads keys, not pasted text, here
+            screen = terminal.locator(".xterm-accessibility-tree")
+            wait_until(lambda: "started" in text_of(home / "squat.log"),
+                       lambda: f"the listener did not start; her terminal shows:\n{screen.inner_text()}")
             wait_until(lambda: not alive(pid), "her server was not killed")
             killed = time.monotonic()
             # the instructor opens her link at once, while the proxy still routes it

@@ -1,114 +1,128 @@
-"""A user's server holds the capability to bind a port below 1024 until it has
-bound its own, then none (deploy/server_guard.py, as deploy/spawner.py starts
-it): what it starts afterwards, a kernel or a terminal, holds none, and cannot
-bind such a port.  No hub runs here: a process changes to the user ``nobody``
-as the spawner's does, and runs the server's steps; on a real hub, played as a
-student would: tests/hub/test_hub_user_servers.py."""
+"""A user's server serves on the socket the hub bound for it, on a port below 1024
+(deploy/spawner.py, deploy/server_guard.py), and keeps that socket from what it
+starts; once the server is gone, no process of its user's can bind the port.
+No hub runs here: the test binds the socket as the hub does and starts a
+Jupyter server with the extension; on a real hub, played as a student would:
+tests/hub/test_hub_user_servers.py."""
 
 import errno
-import json
 import os
 import pwd
+import secrets
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+import requests
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 sys.path.insert(0, str(DEPLOY))
 
 import server_guard  # noqa: E402
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="changing to another user needs root")
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="binding a port below 1024 needs root")
 
-#: Python of the system: a user such as ``nobody`` may run it (not a virtual
-#: environment under root's home); server_guard.py comes as its text, for the
-#: same reason.
-PYTHON = "/usr/bin/python3"
+#: Python of the system, which a user such as ``nobody`` may run (a virtual
+#: environment under root's home is not theirs to run).
+SYSTEM_PYTHON = "/usr/bin/python3"
 SERVER = """
-import errno, json, socket, subprocess, sys, types
-server_guard = types.ModuleType("server_guard")
-exec(sys.argv[1], server_guard.__dict__)
-port, other = int(sys.argv[2]), int(sys.argv[3])
-
-def child_capabilities():
-    status = subprocess.run(["cat", "/proc/self/status"], capture_output=True, text=True).stdout
-    return {k: int(v, 16) for k, v in (line.split(":\\t") for line in status.splitlines())
-            if k in server_guard.HELD}
-
-def bind(port):
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError as e:
-            return errno.errorcode[e.errno]
-        return "bound"
-
-listener = socket.socket()
-listener.bind(("127.0.0.1", port))
-listener.listen()
-started = child_capabilities()
-server_guard.drop_capabilities()
-print(json.dumps({"started": started, "after": child_capabilities(),
-                  "held": server_guard.capabilities_held(), "other": bind(other)}))
+import sys
+sys.path.insert(0, sys.argv[1])
+from jupyter_server.serverapp import ServerApp
+ServerApp.launch_instance(argv=[
+    "--ServerApp.jpserver_extensions={'server_guard': True}", "--ip=127.0.0.1",
+    f"--port={sys.argv[2]}", "--port-retries=0", "--no-browser", "--allow-root",
+    f"--IdentityProvider.token={sys.argv[3]}", f"--ServerApp.root_dir={sys.argv[4]}"])
 """
 
 
-def free_low_ports(count):
-    """``count`` ports below 1024 that nothing uses now and /etc/services does not name."""
-    found = []
+def low_port_listener():
+    """A socket listening on a free port below 1024 that /etc/services does not name."""
     for port in range(990, 100, -1):
         try:
             socket.getservbyport(port, "tcp")
             continue
         except OSError:
             pass
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        found.append(port)
-        if len(found) == count:
-            return found
+        listener = socket.socket()
+        try:
+            listener.bind(("127.0.0.1", port))
+        except OSError:
+            listener.close()
+            continue
+        listener.listen(128)
+        return listener
     pytest.skip("no free port below 1024")
 
 
-def test_the_server_binds_its_low_port_then_holds_and_passes_on_no_capability():
+def bind_as_nobody(port):
+    """What a user's own process gets when it binds ``port``."""
     nobody = pwd.getpwnam("nobody")
+    done = subprocess.run(
+        [SYSTEM_PYTHON, "-c", "import socket, sys; socket.socket().bind(('127.0.0.1', int(sys.argv[1])))",
+         str(port)], preexec_fn=lambda: (os.setgroups([]), os.setgid(nobody.pw_gid),
+                                         os.setuid(nobody.pw_uid)),
+        capture_output=True, text=True, cwd="/", timeout=60)
+    return "bound" if done.returncode == 0 else done.stderr.strip().splitlines()[-1]
 
-    def as_the_spawner_starts_it():
-        server_guard.keep_capabilities_through_setuid()
-        os.setgroups([])
-        os.setgid(nobody.pw_gid)
-        os.setuid(nobody.pw_uid)
-        server_guard.keep_bind_capability()
 
-    port, other = free_low_ports(2)
-    guard = (DEPLOY / "server_guard.py").read_text()
-    done = subprocess.run([PYTHON, "-c", SERVER, guard, str(port), str(other)],
-                          preexec_fn=as_the_spawner_starts_it, capture_output=True, text=True,
-                          cwd="/", timeout=60)
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout)
-    bind = 1 << server_guard.CAP_NET_BIND_SERVICE
-    # before the drop, a program the server started would have held the capability
-    assert seen["started"] == {"CapInh": bind, "CapPrm": bind, "CapEff": bind, "CapAmb": bind}
-    # after it, nothing, in no thread of the server, and no low port can be bound
-    assert seen["after"] == {"CapInh": 0, "CapPrm": 0, "CapEff": 0, "CapAmb": 0}
-    assert seen["held"] == {}
-    assert seen["other"] == errno.errorcode[errno.EACCES]
+def holds(pid, inode):
+    """Whether process ``pid`` has the socket ``inode`` among its descriptors."""
+    fds = Path(f"/proc/{pid}/fd")
+    return any(os.readlink(fd) == f"socket:[{inode}]" for fd in fds.iterdir())
+
+
+@pytest.mark.slow
+def test_the_server_serves_on_the_hubs_socket_and_keeps_it_from_what_it_starts(tmp_path):
+    listener = low_port_listener()
+    port, inode = listener.getsockname()[1], os.fstat(listener.fileno()).st_ino
+    token = secrets.token_hex(8)
+    env = {**os.environ, server_guard.SOCKET_VARIABLE: str(listener.fileno()),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    server = subprocess.Popen([sys.executable, "-c", SERVER, str(DEPLOY), str(port), token,
+                               str(tmp_path)], env=env, pass_fds=(listener.fileno(),),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              start_new_session=True)
+    listener.close()   # the hub's copy
+    api, auth = f"http://127.0.0.1:{port}/api", {"Authorization": f"token {token}"}
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, server.stderr.read().decode()[-3000:]
+            try:
+                if requests.get(api + "/status", headers=auth, timeout=10).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "the server did not answer"
+            time.sleep(0.3)
+        # it serves on the very socket it was handed, which nothing else holds
+        assert holds(server.pid, inode)
+        terminal = requests.post(api + "/terminals", headers=auth, timeout=60)
+        kernel = requests.post(api + "/kernels", headers=auth, json={"name": "python3"}, timeout=60)
+        assert terminal.ok and kernel.ok, (terminal.text, kernel.text)
+        time.sleep(3)
+        children = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True,
+                                  text=True).stdout.split()
+        assert len(children) >= 2, children
+        for child in children:
+            assert not holds(child, inode), child
+            assert server_guard.SOCKET_VARIABLE.encode() not in Path(f"/proc/{child}/environ").read_bytes()
+    finally:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+    # the server is gone: its port is free, and a user's process cannot bind it
+    assert bind_as_nobody(port).endswith("Permission denied"), port
 
 
 def test_without_the_capability_the_user_cannot_bind_a_low_port():
     """What a student's own process meets: the port of her server, once free."""
-    nobody = pwd.getpwnam("nobody")
-    port, = free_low_ports(1)
-    done = subprocess.run(
-        [PYTHON, "-c", "import socket, sys; socket.socket().bind(('127.0.0.1', int(sys.argv[1])))",
-         str(port)], preexec_fn=lambda: (os.setgroups([]), os.setgid(nobody.pw_gid),
-                                         os.setuid(nobody.pw_uid)),
-        capture_output=True, text=True, cwd="/", timeout=60)
-    assert done.returncode != 0 and "Permission denied" in done.stderr, done.stderr
+    listener = low_port_listener()
+    port = listener.getsockname()[1]
+    listener.close()
+    outcome = bind_as_nobody(port)
+    assert outcome == f"PermissionError: [Errno {errno.EACCES}] Permission denied", outcome

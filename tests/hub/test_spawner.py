@@ -1,6 +1,6 @@
-"""The hub's spawner (deploy/spawner.py) gives each server a port below 1024 that is
-free, named by no service and given to no other running server; when none is
-left it says so.  Run with the hub's own Python (JupyterHub is installed there
+"""The hub's spawner (deploy/spawner.py) binds for each server a port below 1024
+that is free and named by no service, and holds it for that server alone; when
+none is left it says so.  Run with the hub's own Python (JupyterHub is installed there
 only), as root, as the hub runs; no hub starts here."""
 
 import json
@@ -21,26 +21,30 @@ import spawner
 
 low, high = 600, 640
 named = [p for p in range(low, high) if spawner._named_service(p)]
+
+def bindable(port):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
 held = socket.socket()               # a port something else listens on
-for port in range(low, high):
-    if port not in named and spawner._bindable("127.0.0.1", port):
-        held.bind(("127.0.0.1", port))
-        held.listen()
-        break
-free = [p for p in range(low, high) if p not in named and spawner._bindable("127.0.0.1", p)]
+held.bind(("127.0.0.1", next(p for p in range(low, high) if p not in named and bindable(p))))
+held.listen()
+free = [p for p in range(low, high) if p not in named and bindable(p)]
 given, kept, error = [], [], None
 for n in range(high - low + 1):
-    server = spawner.CourseSpawner(port_range=(low, high))
     try:
-        server.port = server.choose_port()
+        listener = spawner.CourseSpawner(port_range=(low, high)).listen()
     except RuntimeError as e:
         error = str(e)
         break
-    server.pid = 1000 + n            # started: its port is taken until it stops
-    given.append(server.port)
-    kept.append(server)              # a running server's spawner stays alive
+    kept.append(listener)            # a running server holds its socket
+    given.append(listener.getsockname()[1])
 try:
-    spawner.CourseSpawner(port_range=(1000, 1030)).choose_port()
+    spawner.CourseSpawner(port_range=(1000, 1030)).listen()
 except ValueError as e:
     wrong = str(e)
 print(json.dumps({"named": named, "held": held.getsockname()[1], "free": free,
