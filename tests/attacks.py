@@ -133,7 +133,8 @@ def log(line):
 PAGE = """<!doctype html><title>notes</title><body>loading notes...<script>
 (async () => {
   const home = await (await fetch('/hub/home')).text();
-  const xsrf = (home.match(/name="_xsrf" value="([^"]+)"/) || [])[1]
+  const xsrf = (home.match(/name="_xsrf" value="([^"]+)"/)
+                || home.match(/xsrf_token\\s*[:=]\\s*"([^"]+)"/) || [])[1]
             || (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || '';
   const who = await (await fetch('/hub/api/user', {headers: {'X-XSRFToken': xsrf}})).json();
   const r = await fetch('/hub/api/users/' + who.name + '/tokens', {method: 'POST',
