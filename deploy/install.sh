@@ -129,7 +129,8 @@ with open(os.path.join(etc, "labconfig", "page_config.json"), "w") as f:
 # (formgrader_csp.py).
 # Formgrader's boxes leave out nbgrader's debug lines (formgrader_log.py).
 # Both roles: "Open in the course hub" from the book (course_open.py); a
-# server its user's other processes cannot trace or write into (server_guard.py).
+# server its user's other processes cannot trace or write into, serving on
+# the socket below 1024 the hub bound for it (server_guard.py).
 # Students: a refused submission explained in a sentence (submit_check.py).
 # Formgrader's folder links on a page of its own (formgrader_links.py).
 server = {"ServerApp": {"jpserver_extensions": {"formgrader_csp": teacher,

@@ -7,8 +7,9 @@ folder or the ngshare service), the database URL and the book's folder.
 
 - Users log in with their Unix password (PAM), or from the LMS with LTI 1.3
   (settings "auth": "lti", see lti_login.py); each server runs as that Unix
-  user (LocalProcessSpawner, the hub runs as root), from the environment of the
-  user's role: $PREFIX/student or $PREFIX/instructor. Those environments hold
+  user (spawner.py: LocalProcessSpawner, the hub running as root, with each
+  server on a port below 1024 that no process of its user can take), from the
+  environment of the user's role: $PREFIX/student or $PREFIX/instructor. Those environments hold
   nbgrader's extensions for the role (see install.sh) and an nbgrader_config.py
   reading the variables set here.
 - ngshare runs as a hub service (from $PREFIX/ngshare); the book is a
@@ -23,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import roles  # noqa: E402  (deploy/roles.py, next to this file)
 import lti_login  # noqa: E402
+import spawner  # noqa: E402
 
 settings = json.load(open(os.environ["KERNEL_COURSE_SETTINGS"]))
 PREFIX = settings["prefix"]
@@ -62,7 +64,12 @@ c.Authenticator.allowed_users = INSTRUCTORS | STUDENTS
 c.Authenticator.admin_users = set()
 
 # -- each user's server: their Unix account, their role's environment ---------
-c.JupyterHub.spawner_class = "localprocess"
+# Every server serves on a port below 1024 that the hub binds for it and hands
+# it as a socket (spawner.py, server_guard.py): a user who kills her own server
+# cannot answer on its port while the proxy still sends her link there. The
+# hub notices a dead server at its next poll, and removes its route.
+c.JupyterHub.spawner_class = spawner.CourseSpawner
+c.Spawner.poll_interval = 5
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
 c.Spawner.start_timeout = 180

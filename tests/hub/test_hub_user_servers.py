@@ -10,18 +10,30 @@ scripts among JupyterLab's extensions in ``~/.local/share/jupyter``, a
 ``usercustomize.py`` in her user site-packages and a ``jupyterhub.py`` in her
 home, and restarts her server. None of it runs in the server, and a process
 of hers cannot attach to the server to change it.
+
+Nor can she put a server of her own in its place: in a JupyterLab terminal she
+starts a listener for her server's port and kills the server (the terminal's
+parent). The port is below 1024 and nothing of hers may bind it, so the
+instructor who opens her link meanwhile gets the hub's page, never hers, and
+no token is made for her.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
+import pwd
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 import requests
 
+from attacks import PORT_SQUATTER, SQUAT_LINE
+from conftest import CHROMIUM, CHROMIUM_ARGS
 from hubs import hubpy, students_of
-from test_hub import python_as, run_as
+from test_hub import log_in, open_terminal, python_as, render_every_cell, run_as
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -129,3 +141,97 @@ def test_a_students_processes_cannot_attach_to_her_server(hub):
     # EPERM, or ESRCH where hidepid hides the server from her
     assert result == "-1" and int(errno) in (1, 3), attach.stdout
     assert writable == "False"
+
+
+def server_port(pid):
+    """The port the hub gave the server of process ``pid`` (read as root)."""
+    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    url = next(v for v in environ if v.startswith(b"JUPYTERHUB_SERVICE_URL="))
+    return int(url.decode().rsplit(":", 1)[1].split("/")[0])
+
+
+def alive(pid):
+    """Whether process ``pid`` runs (a killed server stays a zombie until the hub,
+    its parent, polls it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_until(condition, what, seconds=120):
+    """Wait for ``condition``; fail saying ``what`` (a string, or a function giving one)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what() if callable(what) else what
+        time.sleep(0.2)
+
+
+def text_of(path):
+    return path.read_text() if path.exists() else ""
+
+
+def test_a_student_who_kills_her_server_cannot_answer_on_its_port(hub):
+    from playwright.sync_api import sync_playwright
+
+    name, teacher = hub["names"]["ada"], hub["names"]["teacher"]
+    home = Path(pwd.getpwnam(name).pw_dir)
+    for left in ("squat.log", "loot.txt", "squat.port", "squat.caps", "page.html"):
+        (home / left).unlink(missing_ok=True)
+    teacher_auth = {"Authorization": "token " + hubpy("token", hub["state"], teacher).stdout.strip()}
+    user_api = f"{hub['url']}/hub/api/users/{name}"
+    ada_auth = {"Authorization": "token " + hubpy("token", hub["state"], name).stdout.strip()}
+    line = SQUAT_LINE.format(squatter=base64.b64encode(gzip.compress(PORT_SQUATTER.encode())).decode())
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            instructor = log_in(browser, hub, "teacher")
+            student = log_in(browser, hub, "ada")
+            render_every_cell(student, hub, "ada")   # the terminal's text in the page
+            # a page of hers, served by her running server, is not the instructor's
+            # to open: her server answers her alone
+            written = python_as(hub, name, "import pathlib; (pathlib.Path.home() / 'page.html')"
+                                           ".write_text('<script>document.title = \"hers\"</script>')")
+            assert written.returncode == 0, written.stderr
+            instructor.goto(f"{hub['url']}/user/{name}/files/page.html")
+            assert instructor.title() != "hers"
+            pid = server_pid(name)
+            port = server_port(pid)
+            terminal = open_terminal(student)
+            terminal.click()
+            student.keyboard.type(line + "\n")   # typed: xterm reads keys, not pasted text, here
+            screen = terminal.locator(".xterm-accessibility-tree")
+            wait_until(lambda: "started" in text_of(home / "squat.log"),
+                       lambda: f"the listener did not start; her terminal shows:\n{screen.inner_text()}")
+            wait_until(lambda: not alive(pid), "her server was not killed")
+            killed = time.monotonic()
+            # the instructor opens her link at once, while the proxy still routes it
+            instructor.goto(f"{hub['url']}/user/{name}/notes")
+            instructor.wait_for_timeout(5000)
+            seen = instructor.locator("body").inner_text()
+            # the hub notices the server is gone at its next poll
+            wait_until(lambda: not requests.get(user_api, headers=ada_auth, timeout=60).json()["server"],
+                       "the hub did not notice her server had died", seconds=60)
+            noticed = time.monotonic() - killed
+        finally:
+            browser.close()
+            for squatter in subprocess.run(["pgrep", "-u", name, "-f", "squat.py"], capture_output=True,
+                                           text=True).stdout.split():
+                subprocess.run(["kill", squatter])
+    log = text_of(home / "squat.log")
+    assert "loading notes" not in seen and "squatted" not in seen, seen
+    assert not (home / "loot.txt").exists(), text_of(home / "loot.txt")
+    tokens = requests.get(f"{hub['url']}/hub/api/users/{teacher}/tokens", headers=teacher_auth,
+                          timeout=60).json()["api_tokens"]
+    assert [t for t in tokens if t.get("note") == "squatted"] == []
+    # her listener was refused the port the whole time: below 1024, and her
+    # terminal (a child of the server) holds no capability at all
+    assert "refused EACCES" in log and "bound" not in log, log
+    assert port < 1024 and int(text_of(home / "squat.port")) == port
+    caps = dict(line.split(":") for line in text_of(home / "squat.caps").splitlines())
+    assert {k: int(v, 16) for k, v in caps.items() if k != "CapBnd"} == {
+        "CapInh": 0, "CapPrm": 0, "CapEff": 0, "CapAmb": 0}, caps
+    assert noticed < 25, noticed
+    # her server starts again, on a port below 1024
+    restart(hub, "ada")
+    assert server_port(server_pid(name)) < 1024
