@@ -70,7 +70,10 @@ class Part:
     part sends the student there, and the class report adds up how the class
     did on each.  ``varies``: the answer depends on the student's variant, and
     ``public``, ``hidden``, ``reference`` and ``verify`` take the variant's
-    parameters first (see :mod:`coursecheck.variants`).
+    parameters first (see :mod:`coursecheck.variants`).  ``withheld``: the
+    reference is the whole answer (a verdict), so it is the grader's alone
+    (``REFERENCES`` of the course's ``hidden/psN.py``, compared by
+    ``compare``); here ``verify`` checks only the form of an answer.
     """
 
     func: str
@@ -85,6 +88,7 @@ class Part:
     description: str = field(default="", compare=False)
     answers: Optional[dict] = field(default=None, compare=False)
     sections: tuple = field(default=(), compare=False)
+    withheld: bool = False
 
     def __post_init__(self):
         if not isinstance(self.func, str) or not self.func.isidentifier():
@@ -94,8 +98,11 @@ class Part:
         given = [self.reference is not None, self.answers is not None, self.verify is not None]
         if sum(given) != 1:
             raise ValueError("give exactly one of Part.reference, Part.answers and Part.verify")
-        if self.verify is not None and self.compare is not None:
+        if self.verify is not None and self.compare is not None and not self.withheld:
             raise ValueError("Part.compare is only used with Part.reference")
+        if self.withheld and self.verify is None:
+            raise ValueError("a part whose reference is withheld checks the form of its "
+                             "answers with Part.verify")
         if self.varies and self.answers is not None:
             raise ValueError("a part that varies is judged by Part.reference or Part.verify "
                              "(Part.answers holds one set of public answers for the class)")
