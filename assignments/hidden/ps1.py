@@ -30,7 +30,8 @@ def verdict(spec):
     if kind in ("exp(a x_i z_i)", "a x.z"):  # a >= 0: a kernel, or exp of one; a < 0: k(x, -x)
         return spec["a"] > 0
     if kind in ("x.z + s (x.z)^2", "(x.z + s)^p", "x.z + s", "|x| |z| + s"):
-        return spec["s"] > 0                 # sums and products of kernels; s < 0: k(0, 0) or a 2 x 2
+        # sums and products of kernels; s < 0: k(0, 0), k(x, x) or a 2 x 2 Gram matrix
+        return spec["s"] > 0
     if kind == "exp(-g |x - z|^2)":          # g < 0: [[1, e^(|g| r^2)], ...] has det < 0
         return spec["g"] > 0
     if kind == "cos(x_i + s z_i)":           # cos(x - z) = cos x cos z + sin x sin z; cos(2 x) < 0

@@ -228,7 +228,7 @@ def is_kernel(name):
         raise ValueError("unknown name " + repr(name))
     p = by_name[name]
     answers = dict(
-        psd_matrix=lambda: min(np.linalg.eigvals(np.array(p.get("B", [[0, 0], [0, 0]]))).real) > -1e-9,
+        psd_matrix=lambda: min(np.linalg.eigvals(np.array(p["B"])).real) > -1e-9,
         positive_a=lambda: p.get("a", 0) > 0,
         positive_s=lambda: p.get("s", 0) > 0,
         positive_g=lambda: p.get("g", 0) > 0,
