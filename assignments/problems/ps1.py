@@ -47,7 +47,9 @@ ALWAYS_NOT = ("a |x - z|", "s - |x - z|^2", "w.x + w.z", "max(v.x, v.z)")
 SIZES = (0.5, 1.0, 2.0)
 #: the unit directions w, v
 DIRECTIONS = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
-#: part 1's c: two decimals, log-uniform on [C_LOW, C_HIGH], at least C_GAP away from 1
+#: part 1's c: two decimals, log-uniform on [C_LOW, C_HIGH], at least C_GAP away from 1,
+#: and never a multiple of 0.05 (a round number a student writes for other reasons,
+#: which the similarity check would take for a classmate's c)
 C_LOW, C_HIGH, C_GAP = 0.25, 4.0, 0.05
 
 
@@ -212,8 +214,13 @@ def _spec(rng, kind):
 def _draw_c(rng):
     while True:
         c = round(float(np.exp(rng.uniform(np.log(C_LOW), np.log(C_HIGH)))), 2)
-        if abs(c - 1.0) >= C_GAP and C_LOW <= c <= C_HIGH:
+        if abs(c - 1.0) >= C_GAP and C_LOW <= c <= C_HIGH and not _round(c):
             return c
+
+
+def _round(c):
+    """Whether ``c`` is a multiple of 0.05."""
+    return round(c * 100) % 5 == 0
 
 
 def _draw(rng):
@@ -232,8 +239,10 @@ def _draw(rng):
 def _holds(v):
     """None when c and every candidate's parameters are in the range part 3's arguments hold on."""
     c = v["c"]
-    if not (isinstance(c, float) and C_LOW <= c <= C_HIGH and abs(c - 1.0) >= C_GAP):
-        return f"c = {c!r} must be in [{C_LOW}, {C_HIGH}], at least {C_GAP} away from 1"
+    if not (isinstance(c, float) and C_LOW <= c <= C_HIGH and abs(c - 1.0) >= C_GAP
+            and round(c, 2) == c and not _round(c)):
+        return (f"c = {c!r} must be in [{C_LOW}, {C_HIGH}], at least {C_GAP} away from 1, "
+                "with two decimals and not a multiple of 0.05")
     specs = v["candidates"]
     if [s["name"] for s in specs] != [f"K{n}" for n in range(1, len(KINDS) + 1)]:
         return "the candidates must be named K1 ... K16 in order"

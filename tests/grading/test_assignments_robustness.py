@@ -1195,7 +1195,8 @@ def test_graded_function_sees_no_case_but_its_own_and_earlier_ones(graded):
     course = graded[0]
     nb = _notebook(course, "reads_other_cases")
     report = "".join(o.get("text", "") for o in _cell(nb, "quadratic_map").outputs)
-    labels = [c.label for c in ps1.PARTS["quadratic_map"].public()]
+    # part 1's public cases are the same points on every variant
+    labels = [c.label for c in bind(ps1.PARTS["quadratic_map"], EXAMPLE).public()]
     for index, label in enumerate(labels):
         seen = re.search(re.escape(f"case '{label}': raised RuntimeError: cases in my process: ")
                          + r"\[([0-9, ]*)\]", report)

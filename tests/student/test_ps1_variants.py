@@ -101,6 +101,7 @@ def test_every_variant_holds_and_the_solution_passes_every_case():
         v = variant.params
         assert check(v) is None, variant.label
         assert 0.25 <= v["c"] <= 4.0 and abs(v["c"] - 1.0) >= 0.05
+        assert round(v["c"] * 100) % 5 != 0          # never a round number
         seen_c.add(v["c"])
         orders.add(tuple(s["kind"] for s in v["candidates"]))
         scope = _scope(v)
@@ -130,7 +131,7 @@ def test_every_variant_holds_and_the_solution_passes_every_case():
             assert failed == [], (variant.label, part_id)
     # the sample reaches widely: many constants, every kind with either verdict where its
     # parameters decide, many orders
-    assert len(seen_c) > 150
+    assert len(seen_c) > 120
     assert kinds_by_verdict[True] & kinds_by_verdict[False] == set(ps1.KINDS) - set(
         ps1.ALWAYS_NOT) - {"(x.z)^p"}
     assert set(ps1.ALWAYS_NOT) <= kinds_by_verdict[False] - kinds_by_verdict[True]
