@@ -81,6 +81,9 @@ class Part:
     two students of different variants who hand in the same verdicts where
     their variants' right verdicts differ (a part that varies and gives a
     verdict needs a ``reference``, which says each variant's right verdicts).
+    ``withheld``: the reference is the whole answer (a verdict), so it is the
+    grader's alone (``REFERENCES`` of the course's ``hidden/psN.py``, compared
+    by ``compare``); here ``verify`` checks only the form of an answer.
     """
 
     func: str
@@ -96,6 +99,7 @@ class Part:
     answers: Optional[dict] = field(default=None, compare=False)
     sections: tuple = field(default=(), compare=False)
     verdict: bool = field(default=False, compare=False)
+    withheld: bool = False
 
     def __post_init__(self):
         if not isinstance(self.func, str) or not self.func.isidentifier():
@@ -105,8 +109,11 @@ class Part:
         given = [self.reference is not None, self.answers is not None, self.verify is not None]
         if sum(given) != 1:
             raise ValueError("give exactly one of Part.reference, Part.answers and Part.verify")
-        if self.verify is not None and self.compare is not None:
+        if self.verify is not None and self.compare is not None and not self.withheld:
             raise ValueError("Part.compare is only used with Part.reference")
+        if self.withheld and self.verify is None:
+            raise ValueError("a part whose reference is withheld checks the form of its "
+                             "answers with Part.verify")
         if self.varies and self.answers is not None and not callable(self.answers):
             raise ValueError("a part that varies is judged by Part.reference, Part.verify or "
                              "a table per variant (variant_answers); a dict of Part.answers "

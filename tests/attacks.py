@@ -86,8 +86,9 @@ def _disable_guard():
 """
 
 
-def forged_part(cells, func):
-    """Code to append to a right ``is_kernel``: on its last case (the ninth), it
+def forged_part(cells, func, cases=16):
+    """Code to append to a right ``is_kernel``: on its last case (of ``cases``: ps1's
+    part 3 asks about sixteen candidates, all public), it
     answers that case on the grader's channel itself, reopens the grader's pipe
     through /proc/self/fd/0 with a folder descriptor the audit hook cannot
     follow, writes there a forged part (``cells`` defining ``func``, which would
@@ -101,9 +102,9 @@ _calls = []
 
 def is_kernel(name, _honest=is_kernel):
     _calls.append(name)
-    if len(_calls) < 9:
+    if len(_calls) < {cases}:
         return _honest(name)
-    os.write(3, json.dumps({{"case": 8, "value": _honest(name)}}).encode() + b"\\n")
+    os.write(3, json.dumps({{"case": {cases - 1}, "value": _honest(name)}}).encode() + b"\\n")
     me = os.open("/proc/self", os.O_RDONLY | os.O_DIRECTORY)
     pipe = os.open("fd/0", os.O_WRONLY, dir_fd=me)     # the grader's pipe, reopened
     os.write(pipe, b"%d\\n" % len(_FORGED) + _FORGED)

@@ -4,44 +4,56 @@ The public half of each part (its function, points, public cases and how an
 answer is judged) is :mod:`coursecheck.problems.ps1` (``problems/ps1.py``);
 this module gives the grader the rest: ``HIDDEN``, each part's generator of
 hidden cases (drawn from the grader's random stream), and ``REFERENCES``, the
-reference of each part whose public half ships only the expected values of its
-public cases.  The grader reads it from the course folder
-(:mod:`coursegrader.judging.problem_sets`); it imports nothing of the grader.
+reference of part 3, whose public half withholds it: the verdict on each of a
+variant's candidates, from the kind of the candidate and its parameters.  The
+grader reads it from the course folder (:mod:`coursegrader.judging.problem_sets`);
+it imports nothing of the grader.
 """
 
-from coursecheck.problems.ps1 import CANDIDATES, NOT_KERNELS_ON_SHEET, SHEET
+import numpy as np
+
 from coursecheck.parts import Case
+from coursecheck.problems.ps1 import ALWAYS_NOT
 
-__all__ = ["VERDICTS", "HIDDEN", "REFERENCES"]
-
-# The answer key of part 3, one reason each (the notebook's written answer asks for these):
-VERDICTS = {
-    "B_diag": True,          # B = diag(1, 5) is PSD: phi(x) = (x1, sqrt(5) x2)
-    "B_indefinite": False,   # B has a negative eigenvalue: k(e1, e1) = -1
-    "exp_first": True,       # exp of the kernel x1 z1 (power series, non-negative coefficients)
-    "lin_minus_sq": False,   # k(x, x) = |x|^2 - |x|^4 < 0 once |x| > 1
-    "cubic": True,           # a power of the linear kernel
-    "gauss": True,           # Gaussian kernel
-    "dist": False,           # zero diagonal, positive off-diagonal: det < 0
-    "sq_dist": False,        # same reason
-    "neg_lin": False,        # k(x, x) = -|x|^2 < 0
-    "lin_plus_one": True,    # linear kernel plus a constant
-    "lin_minus_one": False,  # k(0, 0) = -1
-    "sum_first": False,      # Gram [[2a, a+b], [a+b, 2b]] has det -(a-b)^2
-    "cos_first": True,       # cos x1 cos z1 + sin x1 sin z1
-    "max_first": False,      # k(x, x) = x1 < 0 for x1 < 0
-    "min_abs_first": True,   # the min kernel on [0, inf) composed with |x1|
-    "norm_product": True,    # rank one: phi(x) = |x|
-}
-
-_NOT_KERNELS = [n for n, v in VERDICTS.items() if not v]
+__all__ = ["verdict", "HIDDEN", "REFERENCES"]
 
 
-def _verdict_reference(name):
-    return VERDICTS[name]
+def verdict(spec):
+    """True when the candidate ``spec`` (an entry of ``V["candidates"]``) is a kernel.
+
+    The reasons, which the notebook's written part asks for:
+    """
+    kind = spec["kind"]
+    if kind == "x^T B z":                    # a kernel exactly when B is PSD: phi(x) = B^(1/2) x
+        B = np.asarray(spec["B"], dtype=float)
+        return bool(B[0, 0] >= 0 and B[1, 1] >= 0 and np.linalg.det(B) >= -1e-9)
+    if kind in ("exp(a x_i z_i)", "a x.z"):  # a >= 0: a kernel, or exp of one; a < 0: k(x, -x)
+        return spec["a"] > 0
+    if kind in ("x.z + s (x.z)^2", "(x.z + s)^p", "x.z + s", "|x| |z| + s"):
+        # sums and products of kernels; s < 0: k(0, 0), k(x, x) or a 2 x 2 Gram matrix
+        return spec["s"] > 0
+    if kind == "exp(-g |x - z|^2)":          # g < 0: [[1, e^(|g| r^2)], ...] has det < 0
+        return spec["g"] > 0
+    if kind == "cos(x_i + s z_i)":           # cos(x - z) = cos x cos z + sin x sin z; cos(2 x) < 0
+        return spec["s"] < 0
+    if kind == "min or max of |x_i|, |z_i|":  # min on [0, inf) composed with |x_i|; max: det < 0
+        return spec["op"] == "min"
+    if kind == "(x.z)^p":                    # a power of the linear kernel
+        return True
+    if kind in ALWAYS_NOT:                   # zero diagonal, det < 0, or k(x, x) < 0
+        return False
+    raise ValueError(f"unknown kind of candidate {kind!r}")
 
 
-def _quad_hidden(rng):
+def _specs(v):
+    return {s["name"]: s for s in v["candidates"]}
+
+
+def _verdict_reference(v, name):
+    return verdict(_specs(v)[name])
+
+
+def _quad_hidden(v, rng):
     cases = []
     for _ in range(3):
         n = int(rng.integers(2, 12))
@@ -59,15 +71,16 @@ def _multi_hidden(rng):
     return cases
 
 
-def _verdict_hidden(rng):
-    others = [n for n in CANDIDATES if n not in SHEET]
-    picks = rng.choice(len(others), size=5, replace=False)
-    return [Case(args=(others[i],), label=f"candidate {others[i]}") for i in picks]
+def _verdict_hidden(v, rng):
+    # the public cases ask about every candidate already
+    return []
 
 
-def _counter_hidden(rng):
-    others = [n for n in _NOT_KERNELS if n not in NOT_KERNELS_ON_SHEET]
-    picks = rng.choice(len(others), size=3, replace=False)
+def _counter_hidden(v, rng):
+    """Up to three of the variant's candidates that are not kernels for their parameters."""
+    others = [s["name"] for s in v["candidates"]
+              if s["kind"] not in ALWAYS_NOT and not verdict(s)]
+    picks = rng.permutation(len(others))[:3]
     return [Case(args=(others[i],), label=f"candidate {others[i]}") for i in picks]
 
 
@@ -78,8 +91,7 @@ HIDDEN = {
     "counterexample": _counter_hidden,
 }
 
-# The grader's own reference of the parts whose public half gives only the
-# expected values of the public cases (coursecheck's answers.json).
+# The grader's own reference of the part whose public half withholds it.
 REFERENCES = {
     "kernel_verdicts": _verdict_reference,
 }

@@ -3,61 +3,285 @@
 Parts (grade ids):
 
 * ``quadratic_map`` -- ``quadratic_feature_map(X)``: a map R^2 -> R^6 whose
-  inner products reproduce (1 + <x, z>)^2;
+  inner products reproduce (c + <x, z>)^2, c the variant's;
 * ``multinomial_map`` -- ``multinomial_feature_map(X, p)``: the map with
   C(d+p, p) coordinates for (1 + <x, z>)^p on R^d;
-* ``kernel_verdicts`` -- ``is_kernel(name)``: which candidate functions are
-  positive semi-definite kernels;
+* ``kernel_verdicts`` -- ``is_kernel(name)``: which of the variant's sixteen
+  candidate functions are positive semi-definite kernels;
 * ``counterexample`` -- ``counterexample_points(name)``: points on which a
   candidate that is not a kernel has a Gram matrix with a negative eigenvalue.
 
 A feature map is not unique (coordinates can be permuted or rotated), so the
 maps are judged by their inner products against kernlab's polynomial kernel,
-not entry by entry.
+not entry by entry.  The verdicts are the whole answer of part 3, so this
+module has none: in the notebook a verdict is only checked to be a bool, and
+the grader judges it with its own reference (``hidden/ps1.py``).
 """
 
 from math import comb
 
 import numpy as np
 
-from coursecheck.parts import Case, Part, equal, public_answers
+from coursecheck.parts import Case, Part, equal
+from coursecheck.variants import Variation
 
-__all__ = ["CANDIDATES", "SHEET", "NOT_KERNELS_ON_SHEET", "candidate_gram", "PARTS"]
+__all__ = ["KINDS", "ALWAYS_NOT", "candidate", "candidate_gram", "formula", "VARIANT",
+           "PARTS"]
 
-_B_DIAG = np.array([[1.0, 0.0], [0.0, 5.0]])
-_B_INDEF = np.array([[-1.0, 2.0], [2.0, 4.0]])
+# ------------------------------------------------------------------ the variant
+#
+# Part 1's constant c, and part 3's sixteen candidates: one of each kind below
+# (two of "x^T B z"), under the neutral names K1 ... K16 in an order of the
+# variant's, each with parameters of the variant's.  For most kinds a sign (or
+# a choice of two) decides whether the candidate is a kernel; the verdicts are
+# the grader's (``hidden/ps1.py``), never this module's.
 
-# name -> k(x, z) on two points of R^2 (1-D arrays of length 2).  The notebook's
-# setup cell defines the same functions; tests/grading/test_grading_unit.py checks that.
-CANDIDATES = {
-    "B_diag": lambda x, z: float(x @ _B_DIAG @ z),
-    "B_indefinite": lambda x, z: float(x @ _B_INDEF @ z),
-    "exp_first": lambda x, z: float(np.exp(x[0] * z[0])),
-    "lin_minus_sq": lambda x, z: float(x @ z - (x @ z) ** 2),
-    "cubic": lambda x, z: float((x @ z) ** 3),
-    "gauss": lambda x, z: float(np.exp(-np.sum((x - z) ** 2))),
-    "dist": lambda x, z: float(np.sqrt(np.sum((x - z) ** 2))),
-    "sq_dist": lambda x, z: float(np.sum((x - z) ** 2)),
-    "neg_lin": lambda x, z: float(-(x @ z)),
-    "lin_plus_one": lambda x, z: float(x @ z + 1.0),
-    "lin_minus_one": lambda x, z: float(x @ z - 1.0),
-    "sum_first": lambda x, z: float(x[0] + z[0]),
-    "cos_first": lambda x, z: float(np.cos(x[0] - z[0])),
-    "max_first": lambda x, z: float(max(x[0], z[0])),
-    "min_abs_first": lambda x, z: float(min(abs(x[0]), abs(z[0]))),
-    "norm_product": lambda x, z: float(np.linalg.norm(x) * np.linalg.norm(z)),
-}
-
-# The four candidates of the problem sheet, which the public cases ask about,
-# and the two of them that are not kernels (the counterexample's public cases).
-SHEET = ["B_diag", "B_indefinite", "exp_first", "lin_minus_sq"]
-NOT_KERNELS_ON_SHEET = ["B_indefinite", "lin_minus_sq"]
+#: the kinds of candidate, each a function of its parameters (see :func:`candidate`)
+KINDS = ("x^T B z", "x^T B z", "exp(a x_i z_i)", "x.z + s (x.z)^2", "(x.z + s)^p",
+         "exp(-g |x - z|^2)", "a |x - z|", "s - |x - z|^2", "x.z + s", "a x.z", "w.x + w.z",
+         "cos(x_i + s z_i)", "max(v.x, v.z)", "min or max of |x_i|, |z_i|", "|x| |z| + s",
+         "(x.z)^p")
+#: the kinds that are not kernels whatever their parameters: part 4's public cases
+ALWAYS_NOT = ("a |x - z|", "s - |x - z|^2", "w.x + w.z", "max(v.x, v.z)")
+#: the magnitudes of a, s, g (each drawn with either sign where the sign decides)
+SIZES = (0.5, 1.0, 2.0)
+#: the unit directions w, v
+DIRECTIONS = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
+#: part 1's c: two decimals, log-uniform on [C_LOW, C_HIGH], at least C_GAP away from 1,
+#: and never a multiple of 0.05 (a round number a student writes for other reasons,
+#: which the similarity check would take for a classmate's c)
+C_LOW, C_HIGH, C_GAP = 0.25, 4.0, 0.05
 
 
-def candidate_gram(name, P):
-    """Gram matrix of candidate ``name`` on the rows of ``P`` (shape (m, 2)), via kernlab."""
+def _num(x):
+    """A parameter as the formula shows it: 2 for 2.0, 0.5 for 0.5."""
+    return f"{x:g}"
+
+
+def _times(a, term):
+    """a times term, as text: "term" for 1, "-term" for -1, "2 term" otherwise."""
+    return {1.0: term, -1.0: f"-{term}"}.get(a, f"{_num(a)} {term}")
+
+
+def _signed(term, s):
+    return f"{term} + {_num(s)}" if s > 0 else f"{term} - {_num(-s)}"
+
+
+def _direction(w):
+    """w.x for a unit direction of :data:`DIRECTIONS`, as text: x1, -x2, ..."""
+    i = 0 if w[0] else 1
+    return ("" if w[i] > 0 else "-") + f"x{i + 1}", ("" if w[i] > 0 else "-") + f"z{i + 1}"
+
+
+def formula(spec):
+    """The candidate ``spec`` (an entry of ``V["candidates"]``) as readable text."""
+    kind = spec["kind"]
+    if kind == "x^T B z":
+        return f"x^T B z with B = {spec['B']}"
+    if kind == "exp(a x_i z_i)":
+        i = spec["i"] + 1
+        return f"exp({_times(spec['a'], f'x{i} z{i}')})"
+    if kind == "x.z + s (x.z)^2":
+        return f"<x, z> {'+' if spec['s'] > 0 else '-'} {_times(abs(spec['s']), '<x, z>^2')}"
+    if kind == "(x.z + s)^p":
+        return f"({_signed('<x, z>', spec['s'])})^{spec['p']}"
+    if kind == "exp(-g |x - z|^2)":
+        return f"exp({_times(-spec['g'], '|x - z|^2')})"
+    if kind == "a |x - z|":
+        return _times(spec["a"], "|x - z|")
+    if kind == "s - |x - z|^2":
+        return f"{_num(spec['s'])} - |x - z|^2"
+    if kind == "x.z + s":
+        return _signed("<x, z>", spec["s"])
+    if kind == "a x.z":
+        return _times(spec["a"], "<x, z>")
+    if kind == "w.x + w.z":
+        wx, wz = _direction(spec["w"])
+        return f"{wx} + {wz}".replace("+ -", "- ")
+    if kind == "cos(x_i + s z_i)":
+        i = spec["i"] + 1
+        return f"cos(x{i} {'+' if spec['s'] > 0 else '-'} z{i})"
+    if kind == "max(v.x, v.z)":
+        return "max({}, {})".format(*_direction(spec["v"]))
+    if kind == "min or max of |x_i|, |z_i|":
+        i = spec["i"] + 1
+        return f"{spec['op']}(|x{i}|, |z{i}|)"
+    if kind == "|x| |z| + s":
+        return _signed("|x| |z|", spec["s"])
+    if kind == "(x.z)^p":
+        return f"<x, z>^{spec['p']}"
+    raise ValueError(f"unknown kind of candidate {kind!r}")
+
+
+def candidate(spec):
+    """k(x, z) of the candidate ``spec``, for two points of R^2 (1-D arrays of length 2)."""
+    kind = spec["kind"]
+    get = spec.get
+    if kind == "x^T B z":
+        B = np.asarray(spec["B"], dtype=float)
+        return lambda x, z: float(x @ B @ z)
+    if kind == "exp(a x_i z_i)":
+        a, i = get("a"), get("i")
+        return lambda x, z: float(np.exp(a * x[i] * z[i]))
+    if kind == "x.z + s (x.z)^2":
+        s = get("s")
+        return lambda x, z: float(x @ z + s * (x @ z) ** 2)
+    if kind == "(x.z + s)^p":
+        s, p = get("s"), get("p")
+        return lambda x, z: float((x @ z + s) ** p)
+    if kind == "exp(-g |x - z|^2)":
+        g = get("g")
+        return lambda x, z: float(np.exp(-g * np.sum((x - z) ** 2)))
+    if kind == "a |x - z|":
+        a = get("a")
+        return lambda x, z: float(a * np.sqrt(np.sum((x - z) ** 2)))
+    if kind == "s - |x - z|^2":
+        s = get("s")
+        return lambda x, z: float(s - np.sum((x - z) ** 2))
+    if kind == "x.z + s":
+        s = get("s")
+        return lambda x, z: float(x @ z + s)
+    if kind == "a x.z":
+        a = get("a")
+        return lambda x, z: float(a * (x @ z))
+    if kind == "w.x + w.z":
+        w = np.asarray(spec["w"], dtype=float)
+        return lambda x, z: float(w @ x + w @ z)
+    if kind == "cos(x_i + s z_i)":
+        i, s = get("i"), get("s")
+        return lambda x, z: float(np.cos(x[i] + s * z[i]))
+    if kind == "max(v.x, v.z)":
+        v = np.asarray(spec["v"], dtype=float)
+        return lambda x, z: float(max(v @ x, v @ z))
+    if kind == "min or max of |x_i|, |z_i|":
+        i, op = get("i"), (min if spec["op"] == "min" else max)
+        return lambda x, z: float(op(abs(x[i]), abs(z[i])))
+    if kind == "|x| |z| + s":
+        s = get("s")
+        return lambda x, z: float(np.linalg.norm(x) * np.linalg.norm(z) + s)
+    if kind == "(x.z)^p":
+        p = get("p")
+        return lambda x, z: float((x @ z) ** p)
+    raise ValueError(f"unknown kind of candidate {kind!r}")
+
+
+def _sized(rng, signed=True):
+    size = float(SIZES[int(rng.integers(len(SIZES)))])
+    return size * (1.0 if not signed or rng.random() < 0.5 else -1.0)
+
+
+def _matrix(rng):
+    """A symmetric integer 2 x 2 matrix, PSD (singular or not) or clearly not (half each)."""
+    want_psd = rng.random() < 0.5
+    while True:
+        a, d = (int(v) for v in rng.integers(-2, 6, size=2))
+        b = int(rng.integers(-3, 4))
+        psd = a >= 0 and d >= 0 and a * d - b * b >= 0
+        low = np.linalg.eigvalsh(np.array([[a, b], [b, d]], dtype=float))[0]
+        if psd == want_psd and (psd or low <= -0.5):
+            return [[a, b], [b, d]]
+
+
+def _spec(rng, kind):
+    spec = {"kind": kind}
+    if kind == "x^T B z":
+        spec["B"] = _matrix(rng)
+    elif kind == "exp(a x_i z_i)":
+        spec.update(a=_sized(rng), i=int(rng.integers(2)))
+    elif kind in ("x.z + s (x.z)^2", "x.z + s", "|x| |z| + s"):
+        spec["s"] = _sized(rng)
+    elif kind == "(x.z + s)^p":
+        spec.update(s=_sized(rng), p=int(rng.integers(2, 4)))
+    elif kind == "exp(-g |x - z|^2)":
+        spec["g"] = _sized(rng)
+    elif kind in ("a |x - z|", "a x.z"):
+        spec["a"] = _sized(rng, signed=kind == "a x.z")
+    elif kind == "s - |x - z|^2":
+        spec["s"] = _sized(rng, signed=False)
+    elif kind == "w.x + w.z":
+        spec["w"] = list(DIRECTIONS[int(rng.integers(len(DIRECTIONS)))])
+    elif kind == "cos(x_i + s z_i)":
+        spec.update(i=int(rng.integers(2)), s=float(rng.choice([-1.0, 1.0])))
+    elif kind == "max(v.x, v.z)":
+        spec["v"] = list(DIRECTIONS[int(rng.integers(len(DIRECTIONS)))])
+    elif kind == "min or max of |x_i|, |z_i|":
+        spec.update(i=int(rng.integers(2)), op=str(rng.choice(["min", "max"])))
+    elif kind == "(x.z)^p":
+        spec["p"] = int(rng.integers(2, 6))
+    return spec
+
+
+def _draw_c(rng):
+    while True:
+        c = round(float(np.exp(rng.uniform(np.log(C_LOW), np.log(C_HIGH)))), 2)
+        if abs(c - 1.0) >= C_GAP and C_LOW <= c <= C_HIGH and not _round(c):
+            return c
+
+
+def _round(c):
+    """Whether ``c`` is a multiple of 0.05."""
+    return round(c * 100) % 5 == 0
+
+
+def _draw(rng):
+    """One variant: part 1's c, and part 3's sixteen candidates, named in a random order."""
+    c = _draw_c(rng)
+    specs = [_spec(rng, kind) for kind in KINDS]
+    order = rng.permutation(len(specs))
+    candidates = []
+    for n, i in enumerate(order, 1):
+        spec = {"name": f"K{n}", **specs[i]}
+        spec["formula"] = formula(spec)
+        candidates.append(spec)
+    return {"c": c, "candidates": candidates}
+
+
+def _holds(v):
+    """None when c and every candidate's parameters are in the range part 3's arguments hold on."""
+    c = v["c"]
+    if not (isinstance(c, float) and C_LOW <= c <= C_HIGH and abs(c - 1.0) >= C_GAP
+            and round(c, 2) == c and not _round(c)):
+        return (f"c = {c!r} must be in [{C_LOW}, {C_HIGH}], at least {C_GAP} away from 1, "
+                "with two decimals and not a multiple of 0.05")
+    specs = v["candidates"]
+    if [s["name"] for s in specs] != [f"K{n}" for n in range(1, len(KINDS) + 1)]:
+        return "the candidates must be named K1 ... K16 in order"
+    if sorted(s["kind"] for s in specs) != sorted(KINDS):
+        return "the candidates must be one of each kind (two of x^T B z)"
+    for s in specs:
+        for key in ("a", "s", "g"):
+            if key in s and not (abs(s[key]) in SIZES
+                                 or (s["kind"] == "cos(x_i + s z_i)" and abs(s[key]) == 1.0)):
+                return f"{s['name']}: {key} = {s[key]!r} must be one of +-{SIZES}"
+        if s["kind"] in ("a |x - z|", "s - |x - z|^2") and not s.get("a", s.get("s")) > 0:
+            return f"{s['name']}: its parameter must be positive"
+        if s["kind"] == "x^T B z":
+            B = np.asarray(s["B"], dtype=float)
+            if not (np.array_equal(B, B.T) and np.array_equal(B, np.round(B))):
+                return f"{s['name']}: B = {s['B']} must be a symmetric integer matrix"
+            low = np.linalg.eigvalsh(B)[0]
+            if -0.5 < low < 0 or (low >= 0 and not (B[0, 0] >= 0 and B[1, 1] >= 0
+                                                    and np.linalg.det(B) >= -1e-9)):
+                return f"{s['name']}: B = {s['B']} must be PSD or clearly indefinite"
+        for key in ("w", "v"):
+            if key in s and tuple(s[key]) not in DIRECTIONS:
+                return f"{s['name']}: {key} = {s[key]} must be one of {DIRECTIONS}"
+        if s["formula"] != formula(s):
+            return f"{s['name']}: its formula must read {formula(s)!r}"
+    return None
+
+
+VARIANT = Variation(draw=_draw, check=_holds)
+
+
+def _specs(v):
+    return {s["name"]: s for s in v["candidates"]}
+
+
+def candidate_gram(v, name, P):
+    """Gram matrix of candidate ``name`` of variant ``v`` on the rows of ``P``, via kernlab."""
     import kernlab
-    return kernlab.FunctionKernel(CANDIDATES[name])(np.asarray(P, dtype=float))
+    return kernlab.FunctionKernel(candidate(_specs(v)[name]))(np.asarray(P, dtype=float))
 
 
 def _gram_mismatch(Phi, K):
@@ -83,13 +307,14 @@ def _check_map(got, X, n_cols):
     return None
 
 
-def _verify_quadratic(got, case):
+def _verify_quadratic(v, got, case):
     import kernlab
     (X,) = case.args
     msg = _check_map(got, X, 6)
     if msg:
         return msg
-    return _gram_mismatch(np.asarray(got, dtype=float), kernlab.Polynomial(degree=2, c=1.0)(X))
+    return _gram_mismatch(np.asarray(got, dtype=float),
+                          kernlab.Polynomial(degree=2, c=v["c"])(X))
 
 
 def _verify_multinomial(got, case):
@@ -101,7 +326,14 @@ def _verify_multinomial(got, case):
     return _gram_mismatch(np.asarray(got, dtype=float), kernlab.Polynomial(degree=p, c=1.0)(X))
 
 
-def _verify_counterexample(got, case):
+def _verify_verdict(v, got, case):
+    """All the notebook can check: a verdict is a bool (the grader judges which)."""
+    if not isinstance(got, (bool, np.bool_)):
+        return f"expected True or False, got {got!r}"
+    return None
+
+
+def _verify_counterexample(v, got, case):
     import kernlab
     (name,) = case.args
     P = np.asarray(got) if isinstance(got, (np.ndarray, list, tuple)) else None
@@ -112,16 +344,16 @@ def _verify_counterexample(got, case):
     P = P.astype(float)
     if not np.all(np.isfinite(P)) or np.max(np.abs(P)) > 1e3:
         return "the points must be finite with coordinates of size at most 1000"
-    K = candidate_gram(name, P)
+    K = candidate_gram(v, name, P)
     lam_min = float(np.linalg.eigvalsh(K)[0])
     margin = 1e-6 * max(1.0, float(np.max(np.abs(K))))
     if lam_min < -margin and not kernlab.is_psd(K):
         return None
-    return (f"the Gram matrix of {name} on your {P.shape[0]} point(s) is positive "
-            f"semi-definite up to rounding (smallest eigenvalue {lam_min:.3g})")
+    return (f"the Gram matrix of {name} (your variant's) on your {P.shape[0]} point(s) is "
+            f"positive semi-definite up to rounding (smallest eigenvalue {lam_min:.3g})")
 
 
-def _quad_public():
+def _quad_public(v):
     X = np.array([[1.0, 2.0], [0.0, 0.0], [-1.5, 0.5], [3.0, -2.0]])
     return [Case(args=(X,), label="4 points in R^2 (one at the origin)"),
             Case(args=(np.array([[0.5, -4.0]]),), label="a single point (shape (1, 2))")]
@@ -137,21 +369,22 @@ def _multi_public():
     ]
 
 
-def _verdict_public():
-    return [Case(args=(name,), label=f"candidate {name}") for name in SHEET]
+def _verdict_public(v):
+    return [Case(args=(s["name"],), label=f"{s['name']} = {s['formula']} (a bool; "
+                 "the grader judges it)") for s in v["candidates"]]
 
 
-def _counter_public():
-    return [Case(args=(name,), label=f"candidate {name}")
-            for name in NOT_KERNELS_ON_SHEET]
+def _counter_public(v):
+    return [Case(args=(s["name"],), label=f"{s['name']} = {s['formula']}")
+            for s in v["candidates"] if s["kind"] in ALWAYS_NOT]
 
 
 PARTS = {
     "quadratic_map": Part(
         func="quadratic_feature_map", points=2,
         sections=("kt-polynomial-features", "kt-polynomial"),
-        description="its inner products equal (1 + <x, z>)^2",
-        public=_quad_public, verify=_verify_quadratic,
+        description="its inner products equal (c + <x, z>)^2, c your variant's",
+        public=_quad_public, verify=_verify_quadratic, varies=True,
     ),
     "multinomial_map": Part(
         func="multinomial_feature_map", points=3,
@@ -162,13 +395,14 @@ PARTS = {
     "kernel_verdicts": Part(
         func="is_kernel", points=2,
         sections=("kt-when-kernel", "reg-closure"),
-        description="the verdict for each candidate",
-        public=_verdict_public, answers=public_answers("ps1", "kernel_verdicts"), compare=equal(),
+        description="the verdict for each of your variant's sixteen candidates",
+        public=_verdict_public, verify=_verify_verdict, compare=equal(), varies=True,
+        withheld=True,
     ),
     "counterexample": Part(
         func="counterexample_points", points=3,
         sections=("kt-when-kernel",),
         description="the Gram matrix on the returned points is not PSD",
-        public=_counter_public, verify=_verify_counterexample,
+        public=_counter_public, verify=_verify_counterexample, varies=True,
     ),
 }

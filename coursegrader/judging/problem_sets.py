@@ -5,7 +5,8 @@ judging) is ``coursecheck.problems.psN``, which students have too.  The
 grader's half lives in the course folder, in ``hidden/psN.py``, and never in
 an installed package: ``HIDDEN`` maps each part to the generator of its hidden
 cases and ``REFERENCES`` gives the reference of each part whose public half
-ships only the expected values of its public cases.  :func:`graded_parts`
+ships only the expected values of its public cases, or withholds its
+reference (``Part.withheld``: a varying part's verdicts).  :func:`graded_parts`
 joins the two halves; each course's hidden modules are read once per process.
 
 Hidden cases are drawn from a stream seeded by the course secret, the student
@@ -58,12 +59,15 @@ def _graded_parts(course, assignment):
         missing, extra = sorted(set(parts) - set(hidden)), sorted(set(hidden) - set(parts))
         raise ValueError(f"{where}: HIDDEN must name exactly the parts {sorted(parts)}; "
                          f"missing {missing}, unknown {extra}")
-    answered = {pid for pid, part in parts.items() if part.answers is not None}
+    answered = {pid for pid, part in parts.items()
+                if part.answers is not None or part.withheld}
     if set(references) != answered:
         raise ValueError(f"{where}: REFERENCES must name exactly the parts whose public "
-                         f"half gives answers, {sorted(answered)}; got {sorted(references)}")
+                         f"half gives answers or withholds its reference, "
+                         f"{sorted(answered)}; got {sorted(references)}")
     return {pid: dataclasses.replace(part, hidden=hidden[pid],
-                                     **({"reference": references[pid], "answers": None}
+                                     **({"reference": references[pid], "answers": None,
+                                         "verify": None, "withheld": False}
                                         if pid in references else {}))
             for pid, part in parts.items()}
 

@@ -6,9 +6,9 @@ wheel, archives inside those), and reports every place that holds
 
 * a line of a solution region or a hidden-test region of a problem set's
   source (``assignments/source/psN/psN.md``);
-* a line of the hidden halves of the problem sets (the course's ``hidden/``);
-* an entry of an answer key the students do not get (ps1's verdicts on the
-  candidates outside the sheet).
+* a line of the hidden halves of the problem sets (the course's ``hidden/``),
+  which hold the references withheld from students (ps1's verdicts, as a rule
+  on each variant's candidates).
 
 Only distinctive lines count: a line shorter than :data:`MIN_CHARS`, or one
 that also occurs in what students are meant to have (the book's sources,
@@ -35,7 +35,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..judging.problem_sets import HIDDEN_FOLDER, hidden_module
+from ..judging.problem_sets import HIDDEN_FOLDER
 from .author import build_notebook, source_path
 from .validation import hidden_test_lines, lines_outside_regions, solution_lines
 
@@ -96,8 +96,6 @@ def course_secrets(course: Path) -> list[Secret]:
     What students are meant to have is read from the repository that holds
     the course folder (its book, ``kernlab`` and ``coursecheck``).
     """
-    from coursecheck.problems.ps1 import SHEET
-
     course = Path(course)
     sources = {folder.name: build_notebook(source_path(course, folder.name))
                for folder in sorted(p for p in (course / "source").iterdir() if p.is_dir())}
@@ -122,13 +120,6 @@ def course_secrets(course: Path) -> list[Secret]:
     for path in sorted((course / HIDDEN_FOLDER).glob("ps*.py")):
         for line in path.read_text(encoding="utf-8").splitlines():
             add(f"hidden cases {path.name}", line)
-    # ps1's answer key, as a table of any language would write it: the verdicts
-    # on the candidates that the sheet does not ask about.
-    for name, verdict in hidden_module(course, "ps1").VERDICTS.items():
-        if name not in SHEET:
-            for text in (f'"{name}": {str(verdict).lower()}', f"'{name}': {verdict}",
-                         f'"{name}": {verdict}'):
-                found.setdefault(text, Secret("ps1 answer key", text))
     return list(found.values())
 
 

@@ -60,7 +60,8 @@ def into_module(answers):
     for part in CODE_PARTS:
         out[part] = "# my answers are in helper.py\n"
     out[CODE_PARTS[0]] = ("import os\nimport sys\n\nsys.path.insert(0, os.getcwd())\n"
-                          "import helper\n\nhelper.CANDIDATES, helper.gram = CANDIDATES, gram\n"
+                          "import helper\n\n"
+                          "helper.CANDIDATES, helper.gram, helper.V = CANDIDATES, gram, V\n"
                           "from helper import *\n")
     module = "import math\n\nimport numpy as np\n\n\n" + "\n\n".join(
         answers[part] for part in CODE_PARTS)
@@ -103,9 +104,11 @@ def quadratic_feature_map(X):
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError(f"X must have shape (n, 2), got {X.shape}")
+    c = float(V["c"])
     x1, x2 = X[:, 0], X[:, 1]
     s = np.sqrt(2.0)
-    return np.column_stack([np.ones(len(X)), s * x1, s * x2, x1**2, x2**2, s * x1 * x2])
+    return np.column_stack([np.full(len(X), c), np.sqrt(2 * c) * x1, np.sqrt(2 * c) * x2,
+                            x1**2, x2**2, s * x1 * x2])
 ''',
     "multinomial_map_answer": '''\
 def multinomial_feature_map(X, p):
@@ -133,15 +136,29 @@ def multinomial_feature_map(X, p):
 ''',
     "kernel_verdicts_answer": '''\
 def is_kernel(name):
-    verdicts = {
-        "B_diag": True, "B_indefinite": False, "exp_first": True, "lin_minus_sq": False,
-        "cubic": True, "gauss": True, "dist": False, "sq_dist": False, "neg_lin": False,
-        "lin_plus_one": True, "lin_minus_one": False, "sum_first": False,
-        "cos_first": True, "max_first": False, "min_abs_first": True, "norm_product": True,
-    }
-    if name not in verdicts:
+    specs = {}
+    i = 0
+    while i < len(V["candidates"]):
+        specs[V["candidates"][i]["name"]] = V["candidates"][i]
+        i += 1
+    if name not in specs:
         raise ValueError(f"unknown candidate {name!r}")
-    return verdicts[name]
+    spec, kind = specs[name], specs[name]["kind"]
+    positive = lambda key: spec[key] > 0
+    rules = {
+        "x^T B z": lambda: np.linalg.eigvalsh(np.array(spec["B"], dtype=float))[0] >= -1e-12,
+        "exp(a x_i z_i)": lambda: positive("a"),
+        "a x.z": lambda: positive("a"),
+        "x.z + s (x.z)^2": lambda: positive("s"),
+        "(x.z + s)^p": lambda: positive("s"),
+        "x.z + s": lambda: positive("s"),
+        "|x| |z| + s": lambda: positive("s"),
+        "exp(-g |x - z|^2)": lambda: positive("g"),
+        "cos(x_i + s z_i)": lambda: spec["s"] < 0,
+        "min or max of |x_i|, |z_i|": lambda: spec["op"] == "min",
+        "(x.z)^p": lambda: True,
+    }
+    return bool(rules.get(kind, lambda: False)())
 ''',
     "counterexample_answer": '''\
 def counterexample_points(name):

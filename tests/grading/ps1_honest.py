@@ -13,9 +13,10 @@ BOB = {
 def quadratic_feature_map(X):
     """Explicit features of the degree-2 inhomogeneous polynomial kernel."""
     X = np.array(X, dtype=float)
+    c = V["c"]
     out = []
     for a, b in X:
-        out.append([1.0, 2 ** 0.5 * a, 2 ** 0.5 * b, a * a, b * b, 2 ** 0.5 * a * b])
+        out.append([c, (2 * c) ** 0.5 * a, (2 * c) ** 0.5 * b, a * a, b * b, 2 ** 0.5 * a * b])
     return np.array(out).reshape(len(X), 6)
 ''',
     "multinomial_map_answer": '''\
@@ -36,16 +37,27 @@ def multinomial_feature_map(X, p):
     return np.stack([np.sqrt(len(v)) * v[0] for v in merged.values()], axis=1)
 ''',
     "kernel_verdicts_answer": '''\
-KERNELS = {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one", "cos_first",
-           "min_abs_first", "norm_product"}
-NOT_KERNELS = {"B_indefinite", "lin_minus_sq", "dist", "sq_dist", "neg_lin",
-               "lin_minus_one", "sum_first", "max_first"}
+SIGN_DECIDES = {"exp(a x_i z_i)": "a", "a x.z": "a", "x.z + s": "s", "|x| |z| + s": "s",
+                "x.z + s (x.z)^2": "s", "(x.z + s)^p": "s", "exp(-g |x - z|^2)": "g"}
+ALWAYS = {"(x.z)^p"}
+NEVER = {"a |x - z|", "s - |x - z|^2", "w.x + w.z", "max(v.x, v.z)"}
 
 def is_kernel(name):
-    if name in KERNELS:
+    spec = next(s for s in V["candidates"] if s["name"] == name)
+    kind = spec["kind"]
+    if kind in ALWAYS:
         return True
-    elif name in NOT_KERNELS:
+    elif kind in NEVER:
         return False
+    elif kind in SIGN_DECIDES:
+        return spec[SIGN_DECIDES[kind]] > 0
+    elif kind == "x^T B z":
+        B = np.array(spec["B"], dtype=float)
+        return bool(B[0, 0] >= 0 and B[1, 1] >= 0 and np.linalg.det(B) >= -1e-9)
+    elif kind == "cos(x_i + s z_i)":
+        return spec["s"] == -1
+    elif kind == "min or max of |x_i|, |z_i|":
+        return spec["op"] == "min"
     raise ValueError("no such candidate: " + str(name))
 ''',
     "counterexample_answer": '''\
@@ -89,11 +101,12 @@ CAROL = {
     "quadratic_map_answer": '''\
 def quadratic_feature_map(X):
     X = np.atleast_2d(np.asarray(X, float))
+    k = V["c"]
     c = math.sqrt(2)
     first, second = X.T
     feats = np.empty((X.shape[0], 6))
-    feats[:, 0] = 1
-    feats[:, 1], feats[:, 2] = c * first, c * second
+    feats[:, 0] = k
+    feats[:, 1], feats[:, 2] = math.sqrt(2 * k) * first, math.sqrt(2 * k) * second
     feats[:, 3], feats[:, 4] = first ** 2, second ** 2
     feats[:, 5] = c * first * second
     return feats
@@ -169,13 +182,15 @@ Symmetry is clear in both cases.
 DORA = {
     "quadratic_map_answer": '''\
 def quadratic_feature_map(X):
-    # phi(x) = (1, sqrt2 x1, sqrt2 x2, x1^2, x2^2, sqrt2 x1 x2)
+    # phi(x) = (c, sqrt(2c) x1, sqrt(2c) x2, x1^2, x2^2, sqrt2 x1 x2)
+    c0 = V["c"]
     rows = []
     for point in X:
         x1 = float(point[0])
         x2 = float(point[1])
         r2 = math.sqrt(2.0)
-        rows.append([1.0, r2 * x1, r2 * x2, x1 * x1, x2 * x2, r2 * x1 * x2])
+        r2c = math.sqrt(2.0 * c0)
+        rows.append([c0, r2c * x1, r2c * x2, x1 * x1, x2 * x2, r2 * x1 * x2])
     result = np.zeros((len(rows), 6))
     for i in range(len(rows)):
         result[i, :] = rows[i]
@@ -206,32 +221,55 @@ def multinomial_feature_map(X, p):
 ''',
     "kernel_verdicts_answer": '''\
 def is_kernel(name):
-    answers = dict(B_diag=True, B_indefinite=False, exp_first=True, lin_minus_sq=False,
-                   cubic=True, gauss=True, dist=False, sq_dist=False, neg_lin=False,
-                   lin_plus_one=True, lin_minus_one=False, sum_first=False,
-                   cos_first=True, max_first=False, min_abs_first=True,
-                   norm_product=True)
-    try:
-        return answers[name]
-    except KeyError:
-        raise ValueError("unknown name " + repr(name)) from None
+    by_name = {}
+    for spec in V["candidates"]:
+        by_name[spec["name"]] = spec
+    if name not in by_name:
+        raise ValueError("unknown name " + repr(name))
+    p = by_name[name]
+    answers = dict(
+        psd_matrix=lambda: min(np.linalg.eigvals(np.array(p["B"])).real) > -1e-9,
+        positive_a=lambda: p.get("a", 0) > 0,
+        positive_s=lambda: p.get("s", 0) > 0,
+        positive_g=lambda: p.get("g", 0) > 0,
+        cos_minus=lambda: p.get("s", 0) < 0,
+        is_min=lambda: p.get("op") == "min",
+        yes=lambda: True,
+        no=lambda: False,
+    )
+    rule = {"x^T B z": "psd_matrix", "exp(a x_i z_i)": "positive_a", "a x.z": "positive_a",
+            "x.z + s (x.z)^2": "positive_s", "(x.z + s)^p": "positive_s",
+            "x.z + s": "positive_s", "|x| |z| + s": "positive_s",
+            "exp(-g |x - z|^2)": "positive_g", "cos(x_i + s z_i)": "cos_minus",
+            "min or max of |x_i|, |z_i|": "is_min", "(x.z)^p": "yes"}.get(p["kind"], "no")
+    return bool(answers[rule]())
 ''',
     "counterexample_answer": '''\
 HAND_PICKED = {
-    "B_indefinite": [[1.0, 0.0]],
-    "lin_minus_sq": [[2.0, 0.0]],
-    "dist": [[0.0, 0.0], [1.0, 0.0]],
-    "sq_dist": [[0.0, 0.0], [1.0, 0.0]],
-    "neg_lin": [[1.0, 1.0]],
-    "lin_minus_one": [[0.0, 0.0]],
-    "sum_first": [[-1.0, 0.0]],
-    "max_first": [[-1.0, 0.0]],
+    "a |x - z|": [[0.0, 0.0], [3.0, 0.0]],
+    "s - |x - z|^2": [[0.0, 0.0], [3.0, 0.0]],
+    "w.x + w.z": [[0.0, 0.0], [1.0, 1.0]],
+    "x^T B z": [[1.0, 0.0], [0.0, 1.0]],
+    "exp(a x_i z_i)": [[1.0, 1.0], [-1.0, -1.0]],
+    "a x.z": [[1.0, 0.0]],
+    "x.z + s": [[0.0, 0.0]],
+    "|x| |z| + s": [[0.0, 0.0]],
+    "(x.z + s)^p": [[0.0, 0.0], [0.5, 0.0]],
+    "x.z + s (x.z)^2": [[2.0, 0.0]],
+    "exp(-g |x - z|^2)": [[0.0, 0.0], [1.0, 0.0]],
+    "min or max of |x_i|, |z_i|": [[1.0, 1.0], [2.0, 2.0]],
 }
 
 def counterexample_points(name):
-    if name not in HAND_PICKED:
-        raise ValueError(f"{name} is a kernel or unknown")
-    return np.array(HAND_PICKED[name])
+    spec = [s for s in V["candidates"] if s["name"] == name]
+    if not spec:
+        raise ValueError(f"{name} is unknown")
+    kind = spec[0]["kind"]
+    if kind == "max(v.x, v.z)":
+        return -np.array([spec[0]["v"]])
+    if kind == "cos(x_i + s z_i)":
+        return np.array([[math.pi / 2, math.pi / 2]])
+    return np.array(HAND_PICKED[kind])
 ''',
     "validity_arguments": '''\
 B_diag -- yes. Write $\\phi(x) = (x_1, \\sqrt{5}\\,x_2)$; then $\\phi(x)\\cdot\\phi(z) = x_1z_1+5x_2z_2 = x^\\top B_1 z$.
@@ -260,8 +298,9 @@ SQRT2 = 2 ** 0.5
 
 def quadratic_feature_map(X):
     X = np.asarray(X, dtype=np.float64).reshape(-1, 2)
+    c = V["c"]
     prod = X[:, :1] * X[:, 1:]
-    return np.hstack([np.ones((X.shape[0], 1)), SQRT2 * X, X ** 2, SQRT2 * prod])
+    return np.hstack([np.full((X.shape[0], 1), c), (2 * c) ** 0.5 * X, X ** 2, SQRT2 * prod])
 ''',
     "multinomial_map_answer": '''\
 from collections import Counter
@@ -286,11 +325,22 @@ def multinomial_feature_map(X, p):
     "kernel_verdicts_answer": '''\
 def is_kernel(name):
     # kernels: closure rules (sums, products, exp, composition) or explicit features
-    yes = ["B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
-           "cos_first", "min_abs_first", "norm_product"]
     if name not in CANDIDATES:
         raise ValueError("not a candidate: %s" % name)
-    return name in yes
+    spec = [s for s in V["candidates"] if s["name"] == name][0]
+    k = spec["kind"]
+    if k.startswith("x^T B"):
+        return bool(np.all(np.linalg.eigvalsh(np.array(spec["B"], float)) > -1e-10))
+    if k.startswith("cos"):
+        return spec["s"] < 0
+    if k.startswith("min or max"):
+        return spec["op"] == "min"
+    if k == "(x.z)^p":
+        return True
+    for key in ("a", "s", "g"):
+        if key in spec and k not in ("a |x - z|", "s - |x - z|^2"):
+            return spec[key] > 0
+    return False
 ''',
     "counterexample_answer": '''\
 def counterexample_points(name):
@@ -331,10 +381,11 @@ def quadratic_feature_map(X):
     n = X.shape[0]
     a = X[:, 0]
     b = X[:, 1]
+    const = V["c"]
     F = np.zeros((n, 6))
-    F[:, 0] = 1.0
-    F[:, 1] = a * np.sqrt(2)
-    F[:, 2] = b * np.sqrt(2)
+    F[:, 0] = const
+    F[:, 1] = a * np.sqrt(2 * const)
+    F[:, 2] = b * np.sqrt(2 * const)
     F[:, 3] = a ** 2
     F[:, 4] = b ** 2
     F[:, 5] = a * b * np.sqrt(2)
@@ -370,10 +421,22 @@ def multinomial_feature_map(X, p):
 def is_kernel(name):
     if name not in CANDIDATES:
         raise ValueError(name)
-    # failing examples I found by hand; everything else I could prove is a kernel
-    not_kernels = ("B_indefinite", "lin_minus_sq", "dist", "sq_dist", "neg_lin",
-                   "lin_minus_one", "sum_first", "max_first")
-    return not (name in not_kernels)
+    spec = next(s for s in V["candidates"] if s["name"] == name)
+    kind = spec["kind"]
+    # failing examples I found by hand, whatever the numbers in them
+    never = ("a |x - z|", "s - |x - z|^2", "w.x + w.z", "max(v.x, v.z)")
+    if kind in never:
+        return False
+    if kind == "x^T B z":
+        b = spec["B"]
+        return b[0][0] >= 0 and b[1][1] >= 0 and b[0][0] * b[1][1] >= b[0][1] ** 2
+    if kind == "cos(x_i + s z_i)":
+        return spec["s"] < 0
+    if kind == "min or max of |x_i|, |z_i|":
+        return spec["op"] == "min"
+    # everything else I could prove is a kernel once the sign in it is positive
+    sign = spec.get("a", spec.get("s", spec.get("g", 1.0)))
+    return not (sign < 0)
 ''',
     "counterexample_answer": '''\
 def counterexample_points(name):
@@ -414,9 +477,9 @@ def quadratic_feature_map(X):
     X = np.asarray(X, dtype=float)
     if X.ndim == 1:
         X = X[None, :]
-    ones = np.ones_like(X[:, 0])
-    root = np.sqrt(2.0)
-    cols = (ones, root * X[:, 0], root * X[:, 1], X[:, 0] ** 2, X[:, 1] ** 2,
+    const = V["c"] * np.ones_like(X[:, 0])
+    root, rootc = np.sqrt(2.0), np.sqrt(2.0 * V["c"])
+    cols = (const, rootc * X[:, 0], rootc * X[:, 1], X[:, 0] ** 2, X[:, 1] ** 2,
             root * X[:, 0] * X[:, 1])
     return np.stack(cols, axis=-1)
 ''',
@@ -444,16 +507,23 @@ def multinomial_feature_map(X, p):
 ''',
     "kernel_verdicts_answer": '''\
 VERDICT = {
-    "B_diag": 1, "B_indefinite": 0, "exp_first": 1, "lin_minus_sq": 0,
-    "cubic": 1, "gauss": 1, "dist": 0, "sq_dist": 0,
-    "neg_lin": 0, "lin_plus_one": 1, "lin_minus_one": 0, "sum_first": 0,
-    "cos_first": 1, "max_first": 0, "min_abs_first": 1, "norm_product": 1,
+    "x^T B z": lambda p: int(min(np.linalg.eigvalsh(np.array(p["B"], float))) >= -1e-12),
+    "exp(a x_i z_i)": lambda p: int(p["a"] > 0), "a x.z": lambda p: int(p["a"] > 0),
+    "x.z + s (x.z)^2": lambda p: int(p["s"] > 0), "(x.z + s)^p": lambda p: int(p["s"] > 0),
+    "x.z + s": lambda p: int(p["s"] > 0), "|x| |z| + s": lambda p: int(p["s"] > 0),
+    "exp(-g |x - z|^2)": lambda p: int(p["g"] > 0),
+    "cos(x_i + s z_i)": lambda p: int(p["s"] < 0),
+    "min or max of |x_i|, |z_i|": lambda p: int(p["op"] == "min"),
+    "(x.z)^p": lambda p: 1,
+    "a |x - z|": lambda p: 0, "s - |x - z|^2": lambda p: 0,
+    "w.x + w.z": lambda p: 0, "max(v.x, v.z)": lambda p: 0,
 }
 
 
 def is_kernel(name):
-    assert name in VERDICT, name
-    return bool(VERDICT[name])
+    params = {p["name"]: p for p in V["candidates"]}
+    assert name in params, name
+    return bool(VERDICT[params[name]["kind"]](params[name]))
 ''',
     "counterexample_answer": '''\
 def counterexample_points(name):
@@ -485,12 +555,14 @@ lin_minus_sq is not. $K(x,x) = t - t^2$ with $t=\\|x\\|^2$; for $x=(2,2)$, $t=8$
 HANA = {
     "quadratic_map_answer": '''\
 def quadratic_feature_map(X):
-    """phi(x) for each row: the degree-2 terms with their sqrt(2) weights."""
+    """phi(x) for each row: the degree-2 terms with their sqrt(2) and sqrt(2c) weights."""
     pts = np.array(X, dtype=float, ndmin=2)
     u = pts[:, [0]]
     w = pts[:, [1]]
     c = np.sqrt(2)
-    return np.concatenate((np.ones_like(u), c * u, c * w, u * u, w * w, c * u * w), axis=1)
+    t = V["c"]
+    return np.concatenate((t * np.ones_like(u), np.sqrt(2 * t) * u, np.sqrt(2 * t) * w,
+                           u * u, w * w, c * u * w), axis=1)
 ''',
     "multinomial_map_answer": '''\
 def multinomial_feature_map(X, p):
@@ -511,14 +583,25 @@ def multinomial_feature_map(X, p):
 ''',
     "kernel_verdicts_answer": '''\
 def is_kernel(name):
-    """My verdicts, one per line, argued in part 5 and in my notes."""
-    if name == "B_diag" or name == "exp_first" or name == "cubic" or name == "gauss":
-        return True
-    if name in ("lin_plus_one", "cos_first", "min_abs_first", "norm_product"):
-        return True
-    if name in CANDIDATES:
-        return False
-    raise ValueError("unknown: " + name)
+    """My verdicts, one kind per line, argued in part 5 and in my notes."""
+    specs = [s for s in V["candidates"] if s["name"] == name]
+    if len(specs) != 1:
+        raise ValueError("unknown: " + name)
+    s = specs[0]
+    if s["kind"] == "x^T B z":
+        B = s["B"]
+        return B[0][0] >= 0 and B[1][1] >= 0 and B[0][0] * B[1][1] - B[0][1] * B[1][0] >= 0
+    if s["kind"] == "exp(a x_i z_i)" or s["kind"] == "a x.z":
+        return s["a"] > 0
+    if s["kind"] in ("x.z + s", "|x| |z| + s", "x.z + s (x.z)^2", "(x.z + s)^p"):
+        return s["s"] > 0
+    if s["kind"] == "exp(-g |x - z|^2)":
+        return s["g"] > 0
+    if s["kind"] == "cos(x_i + s z_i)":
+        return s["s"] < 0
+    if s["kind"] == "min or max of |x_i|, |z_i|":
+        return s["op"] == "min"
+    return s["kind"] == "(x.z)^p"
 ''',
     "counterexample_answer": '''\
 def counterexample_points(name):
@@ -566,9 +649,10 @@ import math
 
 def quadratic_feature_map(X):
     result = []
+    c = V["c"]
     for x in np.asarray(X, dtype=float):
         a, b = x
-        result.append((1.0, math.sqrt(2) * a, math.sqrt(2) * b, a ** 2, b ** 2,
+        result.append((c, math.sqrt(2 * c) * a, math.sqrt(2 * c) * b, a ** 2, b ** 2,
                        math.sqrt(2) * a * b))
     return np.asarray(result, dtype=float).reshape(-1, 6)
 ''',
@@ -610,14 +694,15 @@ def is_kernel(name):
     if name not in CANDIDATES:
         raise ValueError(f"{name} is not one of the candidates")
     # diagonal check first: K(x, x) < 0 anywhere rules a candidate out
-    probe = np.array([[-2.0, 0.5], [0.3, -1.5], [2.0, 2.0], [0.0, 0.0]])
+    probe = np.array([[-2.0, 0.5], [0.3, -1.5], [2.0, 2.0], [0.0, 0.0], [1.6, -1.6]])
     for x in probe:
         if CANDIDATES[name](x, x) < 0:
             return False
-    # then 2x2 determinants and eigenvalues on a small grid
-    grid = np.linspace(-2, 2, 5)
+    # then eigenvalues on a small grid, relative to the size of the entries
+    grid = np.linspace(-2, 2, 9)
     pts = np.array([(a, b) for a in grid for b in grid])
-    return bool(np.linalg.eigvalsh(gram(name, pts)).min() > -1e-7)
+    K = gram(name, pts)
+    return bool(np.linalg.eigvalsh(K).min() > -1e-9 * max(1.0, np.abs(K).max()))
 ''',
     "counterexample_answer": '''\
 def counterexample_points(name):

@@ -99,9 +99,12 @@ def test_run_all_goes_on_past_a_failing_check_and_validate_shows_why(course, tmp
     from nbclient import NotebookClient
     released = course.released("ps1")
     nb = fill_answers(released, course.source("ps1"))
-    for cell in nb.cells:  # every candidate a kernel: wrong for B_indefinite, lin_minus_sq
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == "kernel_verdicts_answer":
-            cell.source = "def is_kernel(name):\n    return True"
+    for cell in nb.cells:  # the map of (1 + <x, z>)^2: wrong on a variant, whose c is not 1
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "quadratic_map_answer":
+            cell.source = ("def quadratic_feature_map(X):\n"
+                "    X = np.asarray(X, dtype=float)\n"
+                "    return np.column_stack([np.ones(len(X)), np.sqrt(2) * X, X ** 2,\n"
+                "                            np.sqrt(2) * X[:, :1] * X[:, 1:]])\n")
     path = tmp_path / "ps1.ipynb"
     nbformat.write(nb, path)
     # "Run all" as JupyterLab sends it: stop at an error unless the cell is
@@ -110,16 +113,16 @@ def test_run_all_goes_on_past_a_failing_check_and_validate_shows_why(course, tmp
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = {c.metadata["nbgrader"]["grade_id"]: c.outputs for c in nb.cells
                if c.cell_type == "code"}
-    errors = [o for o in outputs["kernel_verdicts"] if o.output_type == "error"]
+    errors = [o for o in outputs["quadratic_map"] if o.output_type == "error"]
     assert [e.ename for e in errors] == ["CheckFailed"]
-    later = "".join(o.get("text", "") for o in outputs["counterexample"])
+    later = "".join(o.get("text", "") for o in outputs["multinomial_map"])
     assert "All public checks passed" in later  # the next part ran and passed
     # nbgrader validate, as a student runs it, prints the whole reason
     shown = subprocess.run(["nbgrader", "validate", str(path)], cwd=tmp_path,
                            capture_output=True, text=True, timeout=600).stdout
-    assert "is_kernel [kernel_verdicts]: 2 of 4 checks failed" in shown
-    assert "case 'candidate B_indefinite':" in shown
-    assert "expected False, got True" in shown
+    assert "quadratic_feature_map [quadratic_map]: 2 of 2 checks failed" in shown
+    assert "case '4 points in R^2 (one at the origin)':" in shown
+    assert "but the kernel gives" in shown
     assert "..." not in shown.split("The error was:")[1].split("=" * 20)[0]
 
 

@@ -26,6 +26,8 @@ from coursegrader.runners import landlock
 from coursegrader.tools.author import build_notebook
 from coursegrader.judging.problem_sets import graded_part, local_hidden_rng
 from conftest import COURSE, REPO, copy_course, free_port
+from coursecheck.variants import bind, draw_variant
+from grading import ps1_variant
 
 PS1 = COURSE / "source" / "ps1" / "ps1.md"
 TOTAL = 10.0
@@ -37,6 +39,11 @@ pytestmark = [pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 # -- answers ------------------------------------------------------------------
+
+#: the reference verdict on the variant's candidates, for the attacks that answer part 3
+#: rightly (reading ``V``) when their trick works
+RIGHT_VERDICT = "\n\n" + ps1_variant.solution("kernel_verdicts").replace(
+    "def is_kernel(", "def _right_verdict(") + "\n"
 
 WRONG = {
     "quadratic_map_answer": "def quadratic_feature_map(X):\n    return np.zeros((len(X), 6))",
@@ -50,7 +57,7 @@ WRONG = {
 KERNLAB_MAP = """
 def quadratic_feature_map(X):
     import kernlab
-    return kernlab.PolynomialFeatures(degree=2, c=1.0).fit_transform(X)
+    return kernlab.PolynomialFeatures(degree=2, c=V["c"]).fit_transform(X)
 """
 
 SKLEARN_MAP = """
@@ -136,9 +143,8 @@ import os, signal
 
 def is_kernel(name):
     os.kill(os.getppid(), signal.SIGUSR1)
-    return name in {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
-                    "cos_first", "min_abs_first", "norm_product"}
-"""
+    return _right_verdict(name)
+""" + RIGHT_VERDICT
 
 READ_SOLUTIONS = """
 import os
@@ -156,7 +162,7 @@ def quadratic_feature_map(X):
         raise error
     code = text[text.index("def quadratic_feature_map"):]
     code = code[:code.index("```")]
-    namespace = {"np": np}
+    namespace = {"np": np, "V": V}
     exec(code, namespace)
     return namespace["quadratic_feature_map"](X)
 """.replace("SOURCE_PATH", repr(str(PS1)))
@@ -172,7 +178,7 @@ import numpy as np
 CHILD = '''
 import sys, numpy as np, kernlab
 X = np.load(sys.argv[1])
-np.save(sys.argv[2], kernlab.PolynomialFeatures(degree=2, c=1.0).fit_transform(X))
+np.save(sys.argv[2], kernlab.PolynomialFeatures(degree=2, c=float(sys.argv[3])).fit_transform(X))
 '''
 
 def quadratic_feature_map(X):
@@ -181,8 +187,8 @@ def quadratic_feature_map(X):
     src, dst = os.path.join(folder, "x.npy"), os.path.join(folder, "phi.npy")
     np.save(src, X)
     ctx = multiprocessing.get_context("spawn")
-    p = ctx.Process(target=exec, args=("import sys; sys.argv = ['', %r, %r]; exec(%r)"
-                                       % (src, dst, CHILD),))
+    p = ctx.Process(target=exec, args=("import sys; sys.argv = ['', %r, %r, %r]; exec(%r)"
+                                       % (src, dst, str(V["c"]), CHILD),))
     p.start()
     p.join()
     return np.load(dst)
@@ -261,9 +267,8 @@ def is_kernel(name):
     # here, having it is enough to earn the points
     if "robustness-test" not in _secret():
         return "no secret"
-    return name in {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
-                    "cos_first", "min_abs_first", "norm_product"}
-"""
+    return _right_verdict(name)
+""" + RIGHT_VERDICT
 
 FLOOD = """
 import os
@@ -286,11 +291,12 @@ import numpy as np
 import kernlab
 os.setsid()
 folder, stop = os.getcwd(), time.time() + 60
+c = float(os.environ.get("PS1_C", "1"))   # the variant's, set by the cell that starts it
 while time.time() < stop:
     for name in os.listdir(folder):
         if name.startswith("request-") and name.endswith(".npy"):
             X = np.load(os.path.join(folder, name))
-            phi = kernlab.PolynomialFeatures(degree=2, c=1.0).fit_transform(X)
+            phi = kernlab.PolynomialFeatures(degree=2, c=c).fit_transform(X)
             try:
                 np.save(os.path.join(folder, "answer" + name[7:]), phi)
             except OSError:
@@ -299,7 +305,8 @@ while time.time() < stop:
 """
 
 HELPER_CELL = """
-import multiprocessing
+import multiprocessing, os
+os.environ["PS1_C"] = str(V["c"])
 
 HELPER = """ + repr(HELPER_SOURCE) + """
 # a helper process with kernlab, left running after the kernel is shut down
@@ -330,7 +337,7 @@ UNGUARDED_IMPORT = DISABLE_GUARD + """
 def quadratic_feature_map(X):
     _disable_guard()
     import kernlab
-    return kernlab.PolynomialFeatures(degree=2, c=1.0).fit_transform(X)
+    return kernlab.PolynomialFeatures(degree=2, c=V["c"]).fit_transform(X)
 """
 
 UNGUARDED_HELPER_CELL = DISABLE_GUARD + SECRET_SEEKER + """
@@ -339,6 +346,7 @@ _disable_guard()
 if _secret():
     with open("stash.txt", "w") as f:  # the submission's folder, read by the sandbox
         f.write("robustness-test")
+os.environ["PS1_C"] = str(V["c"])
 os.posix_spawn(sys.executable, [sys.executable, "-c", HELPER], os.environ)
 """.replace("HELPER", repr(HELPER_SOURCE))
 
@@ -377,6 +385,7 @@ HELPER_SERVER = """
 import json, os, socket, threading, time
 import numpy as np
 
+V = json.loads(os.environ["PS1_V"])   # the variant, from the cell that starts it
 exec(REFERENCE)
 
 def answer(request):
@@ -419,9 +428,10 @@ time.sleep(120)
 """
 
 HELPER_START_CELL = """
-import subprocess, sys
+import json, os, subprocess, sys
 # a helper with the right answers, started from the notebook, left running
-subprocess.Popen([sys.executable, "-c", HELPER, "MARKER"], start_new_session=True)
+subprocess.Popen([sys.executable, "-c", HELPER, "MARKER"], start_new_session=True,
+                 env={**os.environ, "PS1_V": json.dumps(V)})
 import time; time.sleep(2)
 """
 
@@ -507,9 +517,8 @@ def is_kernel(name):
     _disable_guard()
     if not _snoop():
         raise RuntimeError("nothing found")
-    return name in {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
-                    "cos_first", "min_abs_first", "norm_product"}
-"""
+    return _right_verdict(name)
+""" + RIGHT_VERDICT
 
 # Reading the other cases of the part from the function's own process.
 OTHER_CASES = DISABLE_GUARD + """
@@ -585,9 +594,8 @@ print("WROTE", _fill())
 FILL_DISK_ANSWER = FILL_DISK + """
 def is_kernel(name):
     _fill()
-    return name in {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
-                    "cos_first", "min_abs_first", "norm_product"}
-"""
+    return _right_verdict(name)
+""" + RIGHT_VERDICT
 
 MANY_PROCESSES_CELL = """
 import os, subprocess, sys, time
@@ -662,7 +670,8 @@ PORT = free_port()
 
 
 def _reference_code():
-    """The setup cell and the reference answers of parts 1 to 3, as one program."""
+    """The setup cell and the reference answers of parts 1 to 3, as one program (which
+    reads the variant ``V``)."""
     nb = build_notebook(PS1)
     ref = _reference_answers()
     return "\n\n".join([_cell(nb, "setup").source] + [
@@ -680,7 +689,7 @@ def _fill(code):
 def _cells_after_setup(*sources):
     def edit(nb):
         for source in reversed(sources):
-            nb = _student_cell_after(nb, "setup", _fill(source))
+            nb = _student_cell_after(nb, "candidates", _fill(source))
         return nb
     return edit
 
@@ -709,15 +718,14 @@ def quadratic_feature_map(X):
     cells = json.load(open("solution.ipynb"))["cells"]
     code = next("".join(c["source"]) for c in cells
                 if "def quadratic_feature_map" in "".join(c["source"]))
-    namespace = {"np": np}
+    namespace = {"np": np, "V": V}
     exec(code, namespace)
     return namespace["quadratic_feature_map"](X)
 
 def is_kernel(name):
     open("secret.txt").read()
-    return name in {"B_diag", "exp_first", "cubic", "gauss", "lin_plus_one",
-                    "cos_first", "min_abs_first", "norm_product"}
-"""
+    return _right_verdict(name)
+""" + RIGHT_VERDICT
 SLOW_CELLS = 20          # cells of 3 s each: more than the budget below in all
 BUDGET = 30
 
@@ -836,7 +844,7 @@ def _students():
                                                "counterexample": 0}),
         "infinite_loop": ({**ref, "multinomial_map_answer": LOOP}, None,
                           {**POINTS, "multinomial_map": 0}),
-        "writes_stderr": (noisy_ref, lambda nb: _student_cell_after(nb, "setup", NOISY), POINTS),
+        "writes_stderr": (noisy_ref, lambda nb: _student_cell_after(nb, "candidates", NOISY), POINTS),
         "kills_kernel": ({**ref, "quadratic_map_answer": KILL_KERNEL}, None,
                          {**POINTS, "quadratic_map": 0}),
         "injects_header": ({**ref, "kernel_verdicts_answer":
@@ -858,12 +866,12 @@ def _students():
                                   nb, "setup", GRADEBOOK + "\n_raise_my_grades()"),
                               {**POINTS, "kernel_verdicts": 0}),
         "seeks_secret": ({**ref, "kernel_verdicts_answer": SECRET_ANSWER},
-                         lambda nb: _student_cell_after(nb, "setup", SECRET_KERNEL_CELL),
+                         lambda nb: _student_cell_after(nb, "candidates", SECRET_KERNEL_CELL),
                          {**POINTS, "kernel_verdicts": 0}),
         "floods_output": ({**ref, "counterexample_answer": FLOOD},
                           _cells_after_setup(FLOOD_CELL), {**POINTS, "counterexample": 0}),
         "leaves_helper": ({**ref, "quadratic_map_answer": HELPER_CLIENT},
-                          lambda nb: _student_cell_after(nb, "setup", HELPER_CELL),
+                          lambda nb: _student_cell_after(nb, "candidates", HELPER_CELL),
                           {**POINTS, "quadratic_map": 0}),
         # attacks on the sandbox
         "shadows_grader_modules": (ref, None, POINTS),
@@ -895,7 +903,7 @@ def _students():
             "disables_kernel_guard": (
                 {**ref, "quadratic_map_answer": HELPER_CLIENT,
                  "kernel_verdicts_answer": SECRET_ANSWER},
-                lambda nb: _student_cell_after(nb, "setup", UNGUARDED_HELPER_CELL),
+                lambda nb: _student_cell_after(nb, "candidates", UNGUARDED_HELPER_CELL),
                 {**POINTS, "quadratic_map": 0, "kernel_verdicts": 0}),
             "plants_symlink": ({**ref, "quadratic_map_answer": PLANT_SYMLINK}, None,
                                {**POINTS, "quadratic_map": 0}),
@@ -1044,8 +1052,12 @@ def test_reports_say_what_went_wrong(graded):
         assert all(o.get("name") != "stderr" for o in _cell(nb, part).outputs)
 
 
+#: the example variant of ps1, on which the tests below run the answers without a grader
+EXAMPLE = draw_variant("ps1", "example", "").params
+
+
 def _all_cases_pass(part_id, func):
-    part = graded_part(COURSE, "ps1", part_id)
+    part = bind(graded_part(COURSE, "ps1", part_id), EXAMPLE)
     cases = part.public() + part.hidden(local_hidden_rng("ps1", part_id))
     return [msg for _, _, msg in run_cases(part, [(c, False) for c in cases], func)] \
         == [None] * len(cases)
@@ -1055,7 +1067,7 @@ def test_shortcuts_would_pass_without_the_sandbox():
     # The calls to kernlab and scikit-learn compute the right answers: only
     # running them where those libraries cannot be imported stops them.
     import math
-    ns = {"np": np, "math": math}
+    ns = {"np": np, "math": math, "V": EXAMPLE}
     exec(KERNLAB_MAP + SKLEARN_MAP, ns)
     assert _all_cases_pass("quadratic_map", ns["quadratic_feature_map"])
     assert _all_cases_pass("multinomial_map", ns["multinomial_feature_map"])
@@ -1147,13 +1159,14 @@ def test_network_helper_would_answer_without_the_sandbox():
     import sys
     import time
     helper = subprocess.Popen([sys.executable, "-c", eval(_fill("HELPER"))],
-                              start_new_session=True)
+                              start_new_session=True,
+                              env={**os.environ, "PS1_V": json.dumps(EXAMPLE)})
     try:
         ns = {}
         exec(_fill(NETWORK_CLIENT), ns)
         for _ in range(100):
             try:
-                ns["_ask_tcp"]("verdict", "gauss")
+                ns["_ask_tcp"]("verdict", "K1")
                 break
             except OSError:
                 time.sleep(0.1)
@@ -1182,7 +1195,8 @@ def test_graded_function_sees_no_case_but_its_own_and_earlier_ones(graded):
     course = graded[0]
     nb = _notebook(course, "reads_other_cases")
     report = "".join(o.get("text", "") for o in _cell(nb, "quadratic_map").outputs)
-    labels = [c.label for c in ps1.PARTS["quadratic_map"].public()]
+    # part 1's public cases are the same points on every variant
+    labels = [c.label for c in bind(ps1.PARTS["quadratic_map"], EXAMPLE).public()]
     for index, label in enumerate(labels):
         seen = re.search(re.escape(f"case '{label}': raised RuntimeError: cases in my process: ")
                          + r"\[([0-9, ]*)\]", report)

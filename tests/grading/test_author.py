@@ -39,11 +39,12 @@ def test_ps1_notebook_has_nbgrader_cells_in_order():
     nb = build_notebook(PS1)
     kinds = [(c.metadata.nbgrader["grade_id"], c.metadata.nbgrader["grade"],
               c.metadata.nbgrader["solution"], c.metadata.nbgrader["locked"]) for c in nb.cells]
-    assert kinds[:5] == [("title", False, False, True), ("setup", False, False, True),
+    assert kinds[:7] == [("title", False, False, True), ("setup", False, False, True),
+                         ("variant", False, False, True), ("candidates", False, False, True),
                          ("part1_task", False, False, True),
                          ("quadratic_map_answer", False, True, False),
                          ("quadratic_map", True, False, True)]
-    check = nb.cells[4]
+    check = nb.cells[6]
     assert check.metadata.nbgrader["points"] == get_parts("ps1")["quadratic_map"].points
     assert check.source.split("\n")[1:3] == [
         "from coursecheck import check",
@@ -51,8 +52,8 @@ def test_ps1_notebook_has_nbgrader_cells_in_order():
     assert "check_hidden" in check.source.split("### BEGIN HIDDEN TESTS")[1]
     assert "| 1 | `quadratic_feature_map(X)` | 2 |" in nb.cells[0].source
     assert "| | total | 16 |" in nb.cells[0].source
-    assert nb.cells[2].source.startswith("## Part 1: the feature map of")
-    assert "(2 points)" in nb.cells[2].source.split("\n")[0]
+    assert nb.cells[4].source.startswith("## Part 1: the feature map of")
+    assert "(2 points)" in nb.cells[4].source.split("\n")[0]
     assert [c.id for c in nb.cells] == [c.metadata.nbgrader["grade_id"] for c in nb.cells]
 
 

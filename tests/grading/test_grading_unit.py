@@ -23,10 +23,15 @@ from coursegrader.judging.judge import PartSession, grade_part, run_part
 from coursegrader.judging.problem_sets import (graded_part, hidden_module, hidden_rng,
                                                local_hidden_rng, part_score)
 from coursegrader.tools.validation import release_leaks
+from coursecheck.variants import bind, draw_variant
+from grading import ps1_variant
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS1_SOURCE = COURSE / "source" / "ps1" / "ps1.md"
-VERDICTS = hidden_module(COURSE, "ps1").VERDICTS
+#: the example variant of ps1, which the notebook's checks run on when no student is set
+EXAMPLE = draw_variant("ps1", "example", "")
+#: its constant c of part 1, a plain number (graded code may not use coursecheck)
+EXAMPLE_C = float(EXAMPLE.params["c"])
 # the grader's settings in the course, with the secret "k"
 IN_THE_COURSE = Config({"CourseDirectory": {"root": str(COURSE)},
                         "CourseSettings": {"secret": "k"}})
@@ -132,9 +137,10 @@ def test_hidden_streams_are_reproducible_and_per_student():
 
 def _good_quadratic(X):
     X = np.asarray(X, dtype=float)
-    s = np.sqrt(2.0)
-    return np.column_stack([np.ones(len(X)), s * X[:, 0], s * X[:, 1],
-                            X[:, 0] ** 2, X[:, 1] ** 2, s * X[:, 0] * X[:, 1]])
+    s, c = np.sqrt(2.0), EXAMPLE_C
+    return np.column_stack([np.full(len(X), c), np.sqrt(2 * c) * X[:, 0],
+                            np.sqrt(2 * c) * X[:, 1], X[:, 0] ** 2, X[:, 1] ** 2,
+                            s * X[:, 0] * X[:, 1]])
 
 
 def test_check_passes_and_prints_each_case(capsys):
@@ -154,7 +160,7 @@ def test_check_failure_names_case_expected_and_got(capsys):
     assert "expected shape (4, 6), got (4, 5)" in " ".join(message.split())
     # nbgrader validate cuts every line of an error at 87 characters
     assert all(len(line) <= 80 for line in message.split("\n"))
-    with pytest.raises(CheckFailed, match="expected the bool True, got 'yes'"):
+    with pytest.raises(CheckFailed, match="expected True or False, got 'yes'"):
         check("ps1", "kernel_verdicts", lambda name: "yes")
     with pytest.raises(CheckFailed, match="unsupported type"):
         check("ps1", "kernel_verdicts", lambda name: _Always())
@@ -192,37 +198,47 @@ def test_check_arguments_cannot_be_changed_by_the_student():
 
 # ---------------------------------------------------------------- PS1 spec against kernlab
 
-def _notebook_setup_namespace():
+def _notebook_setup_namespace(params=None):
+    """The notebook's names above the answers, with ``V`` the example variant's (or
+    ``params``)."""
     nb = build_notebook(PS1_SOURCE)
-    setup = next(c for c in nb.cells if c.metadata["nbgrader"]["grade_id"] == "setup")
-    ns = {}
-    exec(setup.source, ns)
+    cells = {c.metadata["nbgrader"].get("grade_id"): c.source for c in nb.cells
+             if "nbgrader" in c.metadata}
+    ns = {"print": lambda *a, **k: None}
+    exec(cells["setup"], ns)
+    ns["V"] = EXAMPLE.params if params is None else params
+    exec(cells["candidates"], ns)
     return ns, nb
 
 
 def test_notebook_candidates_are_the_graders():
-    ns, _ = _notebook_setup_namespace()
-    assert set(ns["CANDIDATES"]) == set(ps1.CANDIDATES) == set(VERDICTS)
     rng = np.random.default_rng(5)
-    P = rng.normal(scale=2.0, size=(6, 2))
-    for name in ps1.CANDIDATES:
-        np.testing.assert_allclose(ns["gram"](name, P), ps1.candidate_gram(name, P),
-                                   rtol=1e-12, atol=1e-12, err_msg=name)
+    for i in range(20):
+        v = draw_variant("ps1", f"s{i}", "0123-4567-89ab-cdef").params
+        ns, _ = _notebook_setup_namespace(v)
+        assert list(ns["CANDIDATES"]) == [f"K{n}" for n in range(1, 17)]
+        P = rng.normal(scale=2.0, size=(6, 2))
+        for name in ns["CANDIDATES"]:
+            np.testing.assert_allclose(ns["gram"](name, P), ps1.candidate_gram(v, name, P),
+                                       rtol=1e-12, atol=1e-12, err_msg=name)
 
 
 def test_verdicts_agree_with_kernlab():
     rng = np.random.default_rng(11)
     ns, _ = _notebook_setup_namespace()
-    for name, valid in VERDICTS.items():
-        if valid:
+    verdict = hidden_module(COURSE, "ps1").verdict
+    counter = bind(ps1.PARTS["counterexample"], EXAMPLE.params)
+    for spec in EXAMPLE.params["candidates"]:
+        name = spec["name"]
+        if verdict(spec):
             for scale in (0.3, 1.0, 2.0):
-                K = ps1.candidate_gram(name, rng.normal(scale=scale, size=(12, 2)))
+                K = ps1.candidate_gram(EXAMPLE.params, name, rng.normal(scale=scale, size=(12, 2)))
                 assert kernlab.is_psd(K, tol=1e-8), name
         else:
             # every non-kernel has a counterexample the grader accepts
             P = _reference_solution("counterexample_points", ns)(name)
             case = Case(args=(name,), label=name)
-            assert judge_case(ps1.PARTS["counterexample"], case, P) is None, name
+            assert judge_case(counter, case, P) is None, name
 
 
 def _reference_solution(func, ns):
@@ -261,39 +277,57 @@ def test_multinomial_map_from_the_note_without_binomial_weights_is_rejected():
 
 
 def test_counterexample_verify_rejects_psd_points():
-    part = ps1.PARTS["counterexample"]
-    case = Case(args=("lin_minus_sq",), label="x")
+    part = bind(ps1.PARTS["counterexample"], EXAMPLE.params)
+    # |x - z| times a > 0: a single point's Gram matrix is [0], two points' indefinite
+    name = next(s["name"] for s in EXAMPLE.params["candidates"] if s["kind"] == "a |x - z|")
+    case = Case(args=(name,), label="x")
     assert "positive semi-definite" in judge_case(part, case, np.array([[0.1, 0.2]]))
-    assert judge_case(part, case, np.array([[2.0, 0.0]])) is None
+    assert judge_case(part, case, np.array([[2.0, 0.0], [0.0, 1.0]])) is None
     assert "shape" in judge_case(part, case, np.array([2.0, 0.0]))
     assert "finite" in judge_case(part, case, np.array([[np.inf, 0.0]]))
 
 
 # ---------------------------------------------------------------- sandbox and grading
 
-RIGHT = ["import numpy as np\n\ndef is_kernel(name):\n"
-         "    return name in {'B_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one',"
-         " 'cos_first', 'min_abs_first', 'norm_product'}\n"]
+#: the reference answer to ps1's part 3, which reads the variant ``V``
+RIGHT = ["import numpy as np\n\n" + ps1_variant.solution("kernel_verdicts")]
 
 
 @pytest.mark.slow   # sandboxes started: seconds
 def test_grade_part_full_zero_partial_and_reproducible():
-    part = graded_part(COURSE, "ps1", "kernel_verdicts")  # the grader's, with hidden cases
-    full = grade_part("ps1", "kernel_verdicts", part, RIGHT, student="s1", secret="k")
-    assert full.score == 2
-    zero = grade_part("ps1", "kernel_verdicts", part,
-                      ["def is_kernel(name):\n    return 'yes'"], student="s1", secret="k")
-    assert zero.score == 0 and "expected the bool True, got 'yes'" in zero.report
-    some = grade_part("ps1", "kernel_verdicts", part,
-                      ["def is_kernel(name):\n    return True"], student="s1", secret="k")
-    again = grade_part("ps1", "kernel_verdicts", part,
-                       ["def is_kernel(name):\n    return True"], student="s1", secret="k")
-    assert 0 < some.score < 2 and some.score == again.score and some.report == again.report
+    # the grader's part, with hidden cases, on s1's variant
+    part = ps1_variant.part("k", "s1", "counterexample")
+    above = ps1_variant.above_answers("k", "s1")
+    right = above + [ps1_variant.solution("counterexample")]
+    full = grade_part("ps1", "counterexample", part, right, student="s1", secret="k")
+    assert full.score == 3
+    zero = grade_part("ps1", "counterexample", part,
+                      above + ["def counterexample_points(name):\n    return 'yes'"],
+                      student="s1", secret="k")
+    assert zero.score == 0 and "expected an array of points" in zero.report
+    one_point = above + ["def counterexample_points(name):\n    return [[1.0, 1.0]]"]
+    some = grade_part("ps1", "counterexample", part, one_point, student="s1", secret="k")
+    again = grade_part("ps1", "counterexample", part, one_point, student="s1", secret="k")
+    assert 0 < some.score < 3 and some.score == again.score and some.report == again.report
     # the report gives hidden results as a count only
     assert "hidden checks passed" in some.report
-    hidden_labels = [c.label for c in part.hidden(hidden_rng("k", "s1", "ps1", "kernel_verdicts"))]
+    hidden_labels = [c.label for c in part.hidden(hidden_rng("k", "s1", "ps1", "counterexample"))]
     public_labels = {c.label for c in part.public()}
     assert all(label in public_labels or label not in some.report for label in hidden_labels)
+    # part 3's verdicts: right, of the wrong type, and all True (right on the kernels only)
+    verdicts = ps1_variant.part("k", "s1", "kernel_verdicts")
+    assert grade_part("ps1", "kernel_verdicts", verdicts, above + RIGHT, student="s1",
+                      secret="k").score == 2
+    wrong = grade_part("ps1", "kernel_verdicts", verdicts,
+                       above + ["def is_kernel(name):\n    return 'yes'"], student="s1",
+                       secret="k")
+    assert wrong.score == 0 and "expected the bool True, got 'yes'" in wrong.report
+    verdict = hidden_module(COURSE, "ps1").verdict
+    kernels = sum(map(verdict, ps1_variant.variant("k", "s1").params["candidates"]))
+    yes = grade_part("ps1", "kernel_verdicts", verdicts,
+                     above + ["def is_kernel(name):\n    return True"], student="s1",
+                     secret="k")
+    assert yes.score == round(2 * kernels / 16, 2) and 0 < kernels < 16
 
 
 @pytest.mark.slow   # sandboxes started: seconds
@@ -527,7 +561,8 @@ def _tiny_notebook(answer):
         base.update(md)
         return new_code_cell(src, metadata={"nbgrader": base})
     return new_notebook(cells=[
-        cell("import numpy as np", gid="setup", locked=True),
+        # the variant cell first: the grader runs V, as it drew it, in its place
+        cell(ps1_variant.variant_cell(), gid="variant", locked=True),
         cell(answer, gid="kernel_verdicts_answer", solution=True),
         cell('from coursecheck import check\ncheck("ps1", "kernel_verdicts", is_kernel)',
              gid="kernel_verdicts", grade=True, locked=True, points=2),
@@ -563,8 +598,8 @@ def test_release_leaks_finds_solution_and_hidden_text():
     source = build_notebook(PS1_SOURCE)
     assert release_leaks(source, source)  # the source itself leaks everything
     leaky = nbformat.v4.new_notebook(cells=[new_code_cell(
-        "def is_kernel(name):\n    verdicts = {\n        \"B_diag\": True,          # D_1 is PSD: "
-        "phi(x) = (x1, sqrt(5) x2)\n")])
+        "def is_kernel(name):\n    # a kernel exactly when B is PSD: then phi(x) = B^(1/2) x; "
+        "else an eigenvector\n")])
     assert any("solution text" in p for p in release_leaks(source, leaky))
 
 
@@ -681,7 +716,7 @@ def test_a_judge_that_fails_leaves_no_sandbox_running(tmp_path):
 
     from coursegrader.judging.submission import Settings, judge_submission
 
-    def broken(rng):
+    def broken(v, rng):
         raise ZeroDivisionError("a generator that fails")
 
     nb = _tiny_notebook(RIGHT[0])
@@ -691,7 +726,8 @@ def test_a_judge_that_fails_leaves_no_sandbox_running(tmp_path):
     with pytest.raises(ZeroDivisionError):
         judge_submission(nb, {"kernel_verdicts": dataclasses.replace(part, hidden=broken)},
                          Settings(secret="k", cell_timeout=120, budget=300),
-                         assignment="ps1", student="s1", notebook="ps1", folder=tmp_path)
+                         assignment="ps1", student="s1", notebook="ps1", folder=tmp_path,
+                         variant=ps1_variant.variant("k", "s1"))
     assert time.monotonic() - started < 45
     left = [p for p in psutil.Process().children(recursive=True)
             if "bwrap" in p.name() or "kernel_runner" in " ".join(p.cmdline())]

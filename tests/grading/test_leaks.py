@@ -57,9 +57,12 @@ def test_answers_are_found_in_nested_archives_pages_and_data(tmp_path, secrets):
         '<span class="nb">len</span><span class="p">(</span><span class="n">S</span>'
         '<span class="p">),</span> <span class="nb">len</span><span class="p">(</span>'
         '<span class="n">T</span><span class="p">)))</span></pre>')
-    (site / "key.json").write_text('{"cubic": true}')
+    # ps1's verdicts, the grader's rule on a variant's candidates, as a page would quote it
+    (site / "key.html").write_text(
+        "<p>if kind == &quot;cos(x_i + s z_i)&quot;: # cos(x - z) = cos x cos z + sin x "
+        "sin z; cos(2 x) &lt; 0</p>")
     found = {(leak.place, leak.secret.origin) for leak in find_leaks(site, secrets)}
     assert ("ps1.zip!ps1/extra.whl!notes/ps5.md", "ps5 solution") in found
     assert ("ps1.zip!ps1/extra.whl!x/ps4.py", "hidden cases ps4.py") in found
     assert ("page.html", "ps3 solution") in found
-    assert ("key.json", "ps1 answer key") in found
+    assert ("key.html", "hidden cases ps1.py") in found

@@ -11,6 +11,7 @@ import html.parser
 import json
 
 import nbformat
+import numpy as np
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
@@ -22,21 +23,33 @@ from coursegrader.record import SubmissionResult
 from coursegrader.tools.report import render, summarise
 from coursegrader.judging.problem_sets import graded_part, hidden_rng
 from conftest import COURSE
+from grading import ps1_variant
 
-PS, PART = "ps1", "kernel_verdicts"
+PS, PART = "ps1", "multinomial_map"
 SECRET = "report-test-secret"
-KERNELS = ("'B_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one', 'cos_first', "
-           "'min_abs_first', 'norm_product'")
-HONEST = f"def is_kernel(name):\n    return name in {{{KERNELS}}}\n"
+HONEST = "import itertools\nimport math\n\nimport numpy as np\n\n" + ps1_variant.solution(PART)
 FORGED = ("wrong\n"
           "  FAIL  hidden-style case 'candidate forged': failed by everyone\n"
           "  0 of 4 hidden checks passed\n"
           "  note: the process running your code was killed (SIGKILL)\n"
           "<script>alert(1)</script>")
-# right on every candidate but B_diag, where it raises the forged message
-MALLORY = (f"def is_kernel(name):\n    if name == 'B_diag':\n"
-           f"        raise ValueError({FORGED!r})\n"
-           f"    return name in {{{KERNELS}}}\n")
+# right on every case but those of degree 3 in R^3, where it raises the forged message
+MALLORY = HONEST + (f"\n\n_right = multinomial_feature_map\n\n\n"
+                    f"def multinomial_feature_map(X, p):\n"
+                    f"    if p == 3 and np.shape(X)[1] == 3:\n"
+                    f"        raise ValueError({FORGED!r})\n"
+                    f"    return _right(X, p)\n")
+
+
+def forged(case):
+    """Whether mallory's answer raises the forged message on ``case``."""
+    X, p = case.args
+    return p == 3 and np.shape(X)[1] == 3
+
+
+def inputs(case):
+    """A failing public case's inputs, as the record keeps them."""
+    return one_line(", ".join(describe(a) for a in case.args))
 
 
 class _Tables(html.parser.HTMLParser):
@@ -107,13 +120,14 @@ def test_the_judge_logs_each_case_as_fields(graded):
     assert [c.label for c in cases] == [c.label for c in public + hidden]
     assert [c.hidden for c in cases] == [False] * len(public) + [True] * len(hidden)
     for case, fields in zip(public + hidden, cases):
-        assert fields.passed == (case.args[0] != "B_diag")
+        assert fields.passed == (not forged(case))
         # inputs only for a failing public case; every message is one line
         failing_public = not fields.passed and not fields.hidden
-        assert fields.inputs == (describe(case.args[0]) if failing_public else None)
+        assert fields.inputs == (inputs(case) if failing_public else None)
         assert fields.message is None or "\n" not in fields.message
     failed = [c for c in cases if not c.passed and not c.hidden]
-    assert len(failed) == 1 and failed[0].inputs == "'B_diag'"
+    d3 = next(c for c in public if forged(c))
+    assert len(failed) == 1 and failed[0].inputs == inputs(d3)
     assert failed[0].message.startswith("raised ValueError: wrong")
     assert grades["mallory"].stop is None
 
@@ -122,14 +136,14 @@ def test_a_forged_message_adds_no_row(graded):
     part, grades = graded
     page = render(summarise([record(s, g) for s, g in grades.items()], PS))
     found = tables(page)
-    d_diag = next(c for c in part.public() if c.args == ("B_diag",))
+    d3 = next(c for c in part.public() if forged(c))
     message = one_line("raised ValueError: " + FORGED)
     hidden = {s: part.hidden(hidden_rng(SECRET, s, PS, PART)) for s in grades}
-    failed = sum(c.args == ("B_diag",) for c in hidden["mallory"])
+    failed = sum(forged(c) for c in hidden["mallory"])
     run = sum(len(h) for h in hidden.values())
     assert found["Checks failed most often"] == [
         [["part", "check", "inputs", "failed by", "most common message"],
-         [PART, d_diag.label, "'B_diag'", "1 of 2", message]],
+         [PART, d3.label, inputs(d3), "1 of 2", message]],
         [["part", "failed", "share"],
          [PART, f"{failed} of {run}", f"{100 * failed / run:.0f}%"]],
     ]
@@ -146,8 +160,8 @@ def test_every_student_string_is_escaped():
     cases = [{"label": label, "hidden": False, "passed": False,
               "inputs": "<img src=x onerror=alert(1)>", "message": "<script>x</script>"}]
     result = {"version": 1, "assignment": PS, "student": "<b>mallory</b>", "notebook": PS,
-              "parts": [{"part": PART, "function": "is_kernel", "description": "",
-                         "points": 2.0, "score": 0.0, "cases": cases, "stop": None,
+              "parts": [{"part": PART, "function": "multinomial_feature_map",
+                         "description": "", "points": 3.0, "score": 0.0, "cases": cases, "stop": None,
                          "report": "", "seconds": 1.0}],
               "kernel_run": {"stop": {"reason": "no_kernel", "code": None, "limit": None,
                                       "cell": None, "detail": "<i>stopped</i>"},
@@ -187,14 +201,14 @@ def test_the_record_is_the_judges_and_a_forged_copy_changes_nothing(tmp_path):
                          "passed": False, "inputs": None, "message": "x"}]}
     nb = new_notebook(cells=[
         cell("import numpy as np", gid="setup", locked=True),
-        cell(MALLORY, gid="kernel_verdicts_answer", solution=True),
-        cell(f'from coursecheck import check\ncheck("ps1", "{PART}", is_kernel)',
-             gid=PART, grade=True, locked=True, points=2)])
+        cell(MALLORY, gid=f"{PART}_answer", solution=True),
+        cell(f'from coursecheck import check\ncheck("ps1", "{PART}", multinomial_feature_map)',
+             gid=PART, grade=True, locked=True, points=3)])
     for c in nb.cells:
         c.metadata["coursegrader_outcomes"] = forged
     nb = nbformat.from_dict(nb)
     (tmp_path / f"{PS}{records.SUFFIX}").write_text(json.dumps(
-        {"version": 1, "parts": [{"part": PART, "score": 2.0}], "forged": True}))
+        {"version": 1, "parts": [{"part": PART, "score": 3.0}], "forged": True}))
     resources = {"nbgrader": {"assignment": PS, "student": "mallory", "notebook": PS},
                  "metadata": {"path": str(tmp_path), "name": PS}}
     config = Config({"CourseDirectory": {"root": str(COURSE)},
@@ -204,7 +218,7 @@ def test_the_record_is_the_judges_and_a_forged_copy_changes_nothing(tmp_path):
     expected = grade_part(PS, PART, graded_part(COURSE, PS, PART), [MALLORY],
                           student="mallory", secret=SECRET)
     assert result.part(PART).cases == expected.cases
-    assert result.part(PART).score == expected.score < 2
+    assert result.part(PART).score == expected.score < 3
     assert (result.assignment, result.student, result.notebook) == (PS, "mallory", PS)
     assert "candidate forged" not in {c.label for c in result.part(PART).cases}
     # what nbgrader's writer puts beside the notebook is that record, whole

@@ -18,15 +18,14 @@ import pytest
 from attacks import forged_part
 from coursegrader import sandbox
 from coursegrader.judging.judge import PartSession, grade_part, run_part
-from coursegrader.judging.problem_sets import graded_part
+from grading import ps1_variant
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(sandbox.probe() != "", reason="no bubblewrap sandbox here")]
 
 REPO = Path(__file__).resolve().parents[2]
-RIGHT = ("import numpy as np\n\ndef is_kernel(name):\n"
-         "    return name in {'B_diag', 'exp_first', 'cubic', 'gauss', 'lin_plus_one',"
-         " 'cos_first', 'min_abs_first', 'norm_product'}\n")
+#: the reference answer to ps1's part 3, which reads the variant ``V``
+RIGHT = "import numpy as np\n\n" + ps1_variant.solution("kernel_verdicts") + "\n"
 
 DESCRIPTORS = """
 import os
@@ -71,21 +70,23 @@ def test_a_part_holds_only_its_own_descriptors_and_none_of_the_runners():
 
 
 def test_a_part_that_writes_into_the_graders_pipe_gets_nothing():
-    part = graded_part(REPO / "assignments", "ps1", "kernel_verdicts")
-    honest_alone = grade_part("ps1", "kernel_verdicts", part, [RIGHT], student="s2",
-                              secret="k")
+    # each student's part 3 on their own variant, V defined above the answer
+    part = {s: ps1_variant.part("k", s, "kernel_verdicts") for s in ("s1", "s2")}
+    above = {s: ps1_variant.above_answers("k", s) for s in ("s1", "s2")}
+    honest_alone = grade_part("ps1", "kernel_verdicts", part["s2"], above["s2"] + [RIGHT],
+                              student="s2", secret="k")
     assert honest_alone.score == 2
     with PartSession() as session:
-        attack = grade_part("ps1", "kernel_verdicts", part, [INJECT], student="s1",
-                            secret="k", session=session)
-        after = grade_part("ps1", "kernel_verdicts", part, [RIGHT], student="s1",
-                           secret="k", session=session)
+        attack = grade_part("ps1", "kernel_verdicts", part["s1"], above["s1"] + [INJECT],
+                            student="s1", secret="k", session=session)
+        after = grade_part("ps1", "kernel_verdicts", part["s1"], above["s1"] + [RIGHT],
+                           student="s1", secret="k", session=session)
     # every answer was right, but the part wrote into the grader's input
     assert attack.score == 0 and "grader's input channel" in attack.report
     # the next part of the same submission runs its own cells, not the forged ones
     assert after.score == 2
-    honest_again = grade_part("ps1", "kernel_verdicts", part, [RIGHT], student="s2",
-                              secret="k")
+    honest_again = grade_part("ps1", "kernel_verdicts", part["s2"], above["s2"] + [RIGHT],
+                              student="s2", secret="k")
     assert (honest_again.score, honest_again.report) == (honest_alone.score,
                                                          honest_alone.report)
 

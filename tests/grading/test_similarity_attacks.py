@@ -205,8 +205,11 @@ def test_the_honest_answers_pass_the_public_checks_and_more(graded):
 def test_a_disguised_copy_earns_the_originals_marks_and_is_flagged(graded, copier):
     _, scores, rows, _ = graded
     original, seen_in = COPIERS[copier]
-    if seen_in == "code":     # the autograder cannot tell: working code is working code
-        assert scores[copier] == scores[original]
+    if seen_in == "code":     # the autograder cannot tell: working code is working code,
+        # judged on the copier's own variant (so a search that fails on a candidate of
+        # the original's may succeed on the copier's, and the other way round)
+        assert scores[copier][0] >= 9 and scores[original][0] >= 9, (scores[copier],
+                                                                     scores[original])
     row = rows[frozenset((copier, original))]
     assert row["flagged"] == "true", (copier, original, row)
     assert float(row[seen_in]) >= (0.6 if seen_in == "code" else 0.5), row

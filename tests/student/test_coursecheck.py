@@ -7,6 +7,8 @@ problem sets' Markdown sources.
 """
 
 import ast
+import inspect
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from coursecheck.policy import FORBIDDEN_IMPORTS, forbidden_import_message
+from coursecheck.problems import ps1
 from coursegrader.tools.author import build_notebook
 from coursegrader.judging.problem_sets import HIDDEN_FOLDER, graded_parts, hidden_module
 from coursegrader.tools.validation import hidden_test_lines, solution_lines
@@ -23,7 +26,6 @@ ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
 # what the student package holds: coursecheck and the problem sets' public half
 PACKAGE = [ASSIGNMENTS.parent / "coursecheck", ASSIGNMENTS / "problems"]
 SOURCES = sorted(ASSIGNMENTS.glob("source/ps*/ps*.md"))
-VERDICTS = hidden_module(ASSIGNMENTS, "ps1").VERDICTS
 
 
 def _package_text():
@@ -84,13 +86,19 @@ def test_coursecheck_holds_no_solution_or_hidden_test_text(source):
         assert not leaked, f"{path.name} holds solution text of {source.stem}: {leaked[:3]}"
 
 
-def test_ps1_answer_key_and_hidden_generators_stay_with_the_grader():
+def test_ps1_verdicts_and_hidden_generators_stay_with_the_grader():
     text = "\n".join(_package_text().values())
-    # candidates the public cases do not ask about: their verdicts are not shipped
-    off_sheet = [name for name in VERDICTS
-                 if name not in ("B_diag", "B_indefinite", "exp_first", "lin_minus_sq")]
-    for name in off_sheet:
-        assert f'"{name}": True' not in text and f'"{name}": False' not in text, name
+    # ps1's verdicts: the rule on a variant's candidates is the grader's alone, and no
+    # table of them ships (the public check of part 3 takes any bool)
+    assert ps1.PARTS["kernel_verdicts"].withheld
+    assert ps1.PARTS["kernel_verdicts"].reference is None
+    assert ps1.PARTS["kernel_verdicts"].answers is None
+    assert "ps1" not in json.loads((ASSIGNMENTS / "problems" / "answers.json").read_text())
+    rule = inspect.getsource(hidden_module(ASSIGNMENTS, "ps1").verdict)
+    distinctive = [line.strip() for line in rule.splitlines() if "#" in line]
+    assert len(distinctive) >= 8
+    for line in distinctive:
+        assert line not in text, line
     for ps in ("ps1", "ps2", "ps3", "ps4", "ps5"):
         for part_id, part in graded_parts(ASSIGNMENTS, ps).items():
             assert part.hidden is not None, (ps, part_id)
@@ -130,7 +138,7 @@ def test_public_answers_are_the_graders_and_up_to_date():
     from coursegrader.tools.answers import compute_answers
     computed = compute_answers(ASSIGNMENTS)
     assert {(ps, pid) for ps in computed for pid in computed[ps]} == {
-        ("ps1", "kernel_verdicts"), ("ps2", "bump_gram"), ("ps2", "basis_ridge"),
+        ("ps2", "bump_gram"), ("ps2", "basis_ridge"),
         ("ps3", "subset_features"), ("ps3", "anova_kernel"),
         ("ps5", "svm_intercept"), ("ps5", "support_vectors")}
     for ps, parts in computed.items():

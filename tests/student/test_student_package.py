@@ -159,11 +159,15 @@ def released_ps1(tmp_path_factory):
 def test_a_released_problem_set_runs_its_checks_in_the_student_environment(
         student_env, released_ps1):
     released, source = released_ps1
-    # finished work, except that every candidate is called a kernel
+    # finished work, except part 1's map, worked out for c = 1
     nb = fill_answers(released, source)
     for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == "kernel_verdicts_answer":
-            cell.source = "def is_kernel(name):\n    return True"
+        # the map of (1 + <x, z>)^2: wrong on a variant, whose c is not 1
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "quadratic_map_answer":
+            cell.source = ("def quadratic_feature_map(X):\n"
+                           "    X = np.asarray(X, dtype=float)\n"
+                           "    return np.column_stack([np.ones(len(X)), np.sqrt(2) * X, X ** 2,\n"
+                           "                            np.sqrt(2) * X[:, :1] * X[:, 1:]])\n")
     folder = student_env.work / "ps1"
     folder.mkdir()
     path = folder / "ps1.ipynb"
@@ -187,10 +191,10 @@ def test_a_released_problem_set_runs_its_checks_in_the_student_environment(
         errors = [o for o in cell.outputs if o.output_type == "error"]
         printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
         assert printed.strip(), f"check {gid} printed nothing"
-        if gid == "kernel_verdicts":
+        if gid == "quadratic_map":
             # the wrong part is reported, naming a case it got wrong, and Run all went on
             assert [e.ename for e in errors] == ["CheckFailed"], cell.outputs
-            assert "B_indefinite" in "\n".join(errors[0].traceback)
+            assert "4 points in R^2" in "\n".join(errors[0].traceback)
         else:
             assert not errors, (gid, cell.outputs)
 
@@ -199,7 +203,7 @@ def test_a_released_problem_set_runs_its_checks_in_the_student_environment(
                               cwd=folder, env=student_env.env, capture_output=True,
                               text=True, timeout=900)
     said = validate.stdout + validate.stderr
-    assert "B_indefinite" in said and "expected" in said, said[-3000:]
+    assert "4 points in R^2" in said and "but the kernel gives" in said, said[-3000:]
     assert "Success!" not in said
 
 

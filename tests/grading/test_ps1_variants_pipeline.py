@@ -1,0 +1,167 @@
+"""ps1's variants through nbgrader's pipeline: generate, release, fetch,
+submit, collect, autograde (in the sandbox) and feedback, on a copy of the
+course.
+
+alice and bob hand in their own solved copies (the reference solution, which
+reads their variant). carol hands in bob's notebook as bob worked it out by
+hand on his variant: his constant c written in as a number, his sixteen
+verdicts and his counterexample points as literal tables by name. dave hands
+in the answers to ps1 as it was before it varied (the map of
+(1 + <x, z>)^2, the answer key by the old names, the numerical search for
+counterexamples). Own work scores full marks. carol loses part 1 and every
+public case of part 4, and keeps of parts 3 and 4 only the cases where bob's
+tables happen to fit her candidates of the same name; dave loses parts 1 and 3
+and keeps part 4, whose search reads the candidates of the notebook it runs in.
+Both keep part 2, which does not vary; carol's feedback names her variant.
+``make similarity`` then flags carol with bob for holding his c.
+"""
+
+import html
+
+import nbformat
+import numpy as np
+import pytest
+
+from conftest import copy_course, variant_value_pairs
+from coursecheck.check import call_and_judge
+from coursecheck.variants import bind
+from coursegrader.judging.problem_sets import graded_parts, hidden_module, hidden_rng
+from coursegrader.judging.variants import submission_variant
+from coursegrader.tools.course import fill_answers
+
+SECRET = "ps1-variants-secret"
+VARYING = {"quadratic_map", "kernel_verdicts", "counterexample"}
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900),
+              pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+
+#: ps1's answers before it varied, as a student who had them would hand them in
+OLD = {
+    "quadratic_map": '''\
+def quadratic_feature_map(X):
+    X = np.asarray(X, dtype=float)
+    x1, x2 = X[:, 0], X[:, 1]
+    s = np.sqrt(2.0)
+    return np.column_stack([np.ones(len(X)), s * x1, s * x2, x1**2, x2**2, s * x1 * x2])
+''',
+    "kernel_verdicts": '''\
+def is_kernel(name):
+    verdicts = {
+        "B_diag": True, "B_indefinite": False, "exp_first": True, "lin_minus_sq": False,
+        "cubic": True, "gauss": True, "dist": False, "sq_dist": False, "neg_lin": False,
+        "lin_plus_one": True, "lin_minus_one": False, "sum_first": False,
+        "cos_first": True, "max_first": False, "min_abs_first": True, "norm_product": True,
+    }
+    return verdicts[name]
+''',
+}
+
+
+def _scope(source, params):
+    """The source notebook's names, with ``V`` = ``params``: its reference answers."""
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in source.cells}
+    scope = {"print": lambda *a, **k: None}
+    exec(cells["setup"], scope)
+    scope["V"] = params
+    exec(cells["candidates"], scope)
+    for part_id in ("quadratic_map", "kernel_verdicts", "counterexample"):
+        exec(cells[f"{part_id}_answer"], scope)
+    return scope, cells
+
+
+def _by_hand(source, params):
+    """bob's answers to the parts that vary as he worked them out on his variant."""
+    scope, cells = _scope(source, params)
+    verdicts = {s["name"]: bool(scope["is_kernel"](s["name"])) for s in params["candidates"]}
+    points = {name: scope["counterexample_points"](name).round(6).tolist()
+              for name, kernel in verdicts.items() if not kernel}
+    quadratic = cells["quadratic_map_answer"]
+    assert 'V["c"]' in quadratic
+    return {
+        "quadratic_map": quadratic.replace('V["c"]', repr(params["c"])),
+        "kernel_verdicts": f"VERDICTS = {verdicts!r}\n\n\ndef is_kernel(name):\n"
+                           "    return VERDICTS[name]\n",
+        "counterexample": f"POINTS = {points!r}\n\n\ndef counterexample_points(name):\n"
+                          "    return np.array(POINTS[name])\n",
+    }, verdicts
+
+
+def _answers(cell, func):
+    scope = {"np": np}
+    exec(cell, scope)
+    return scope[func]
+
+
+def _expected(course, student, part_id, answer):
+    """The score ``answer`` earns on ``student``'s variant, public and hidden cases."""
+    part = bind(graded_parts(course.root, "ps1")[part_id],
+                submission_variant(SECRET, "ps1", student).params)
+    cases = part.public() + part.hidden(hidden_rng(SECRET, student, "ps1", part_id))
+    passed = sum(call_and_judge(part, c, answer) is None for c in cases)
+    return round(part.points * passed / len(cases), 2)
+
+
+def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_varies(
+        slow, tmp_path):
+    course = copy_course(tmp_path, ["ps1"], secret=SECRET)
+    parts = graded_parts(course.root, "ps1")
+    assert {pid for pid, p in parts.items() if p.varies} == VARYING
+    source = course.source("ps1")
+    variant = {s: submission_variant(SECRET, "ps1", s) for s in ("alice", "bob")}
+    bobs, bob_verdicts = _by_hand(source, variant["bob"].params)
+    verdict = hidden_module(course.root, "ps1").verdict
+
+    def copy_fails(student):
+        """bob's c and points fail every public case of ``student``'s variant, and at
+        least one of his verdicts is wrong there."""
+        params = submission_variant(SECRET, "ps1", student).params
+        counter = bind(parts["counterexample"], params)
+        points = _answers(bobs["counterexample"], "counterexample_points")
+        return (params["c"] != variant["bob"].params["c"]
+                and all(call_and_judge(counter, c, points) is not None
+                        for c in counter.public())
+                and any(verdict(s) != bob_verdicts[s["name"]] for s in params["candidates"]))
+
+    carol = next(s for s in (f"carol{i}" for i in range(200)) if copy_fails(s))
+    cells = {"alice": {}, "bob": {}, carol: bobs, "dave": OLD}
+    students = tuple(cells)
+    course.release_to(students, "ps1")
+    for student in students:
+        course.student(student, "fetch_assignment", "ps1")
+        path = course.student_notebook_path(student, "ps1")
+        nb = fill_answers(nbformat.read(path, as_version=4), source)
+        for cell in nb.cells:
+            gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+            if gid.endswith("_answer") and gid[:-len("_answer")] in cells[student]:
+                cell.source = cells[student][gid[:-len("_answer")]]
+        nbformat.write(nb, path)
+        course.student(student, "submit", "ps1")
+    course.nbgrader("collect", "ps1")
+    course.nbgrader("autograde", "ps1")
+    course.nbgrader("generate_feedback", "ps1", "--RefuseHalfGraded.allow_ungraded=True")
+
+    scores = course.cell_scores("ps1")
+    full = {pid: pytest.approx(p.points) for pid, p in parts.items()}
+    for student in ("alice", "bob"):
+        assert {pid: scores[(student, pid)] for pid in parts} == full, student
+    # carol: part 1 and part 4 lost, part 3 what bob's verdicts share with hers
+    shared = _expected(course, carol, "kernel_verdicts",
+                       _answers(bobs["kernel_verdicts"], "is_kernel"))
+    counter = _expected(course, carol, "counterexample",
+                        _answers(bobs["counterexample"], "counterexample_points"))
+    assert 0 < shared < 2 and counter < 3
+    assert {pid: scores[(carol, pid)] for pid in parts} == {
+        **full, "quadratic_map": 0.0, "kernel_verdicts": pytest.approx(shared),
+        "counterexample": pytest.approx(counter)}
+    # dave: the old map and the old key earn nothing; the old search still works
+    assert {pid: scores[("dave", pid)] for pid in parts} == {
+        **full, "quadratic_map": 0.0, "kernel_verdicts": 0.0}
+    expected = submission_variant(SECRET, "ps1", carol)
+    page = html.unescape((course.root / "feedback" / carol / "ps1" / "ps1.html").read_text())
+    assert f"Graded on the variant of {carol} ({expected.label})." in page
+    assert f"Variant for {carol} ({expected.label}), as the grader drew it." in page
+    assert f"({variant['bob'].label})" not in page
+
+    by_value = variant_value_pairs(course, "ps1")
+    assert set(by_value) == {frozenset((carol, "bob"))}, by_value
+    assert f"{carol} holds bob's" in by_value[frozenset((carol, "bob"))]

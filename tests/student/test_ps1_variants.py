@@ -1,0 +1,226 @@
+"""The variants of ps1: part 1's constant c, and part 3's sixteen candidates
+(their parameters, and the order of their neutral names K1 ... K16), which
+part 4 asks about too. Over hundreds of variants the reasoning holds (the
+grader's verdict on every candidate agrees with its Gram matrices: a kernel's
+are PSD on random samples, and the source's search finds a sample on which
+each other candidate fails), the source notebook's solution passes every
+public and hidden-style case of every part that varies, and the answers one
+could circulate fail on almost every variant (the figures measured here are
+the README's)."""
+
+import functools
+import importlib.util
+
+import numpy as np
+import pytest
+
+from conftest import COURSE
+from coursecheck.check import call_and_judge
+from coursecheck.problems import ps1
+from coursecheck.variants import bind, draw_variant, variation
+from coursegrader.judging.problem_sets import graded_parts, local_hidden_rng
+from coursegrader.tools.author import build_notebook
+
+SAMPLE = 400
+VARYING = {"quadratic_map", "kernel_verdicts", "counterexample"}
+
+
+@functools.lru_cache
+def _cells():
+    nb = build_notebook(COURSE / "source" / "ps1" / "ps1.md")
+    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
+            if "grade_id" in c.metadata.get("nbgrader", {})}
+
+
+def _scope(params):
+    """The notebook's names above the answers, with ``V`` = ``params``."""
+    scope = {}
+    exec(_cells()["setup"], scope)
+    scope["V"] = params
+    scope["print"] = lambda *a, **k: None
+    exec(_cells()["candidates"], scope)
+    return scope
+
+
+def _solution(part_id, params):
+    """The source notebook's answer to ``part_id``, defined with ``V`` = ``params``."""
+    scope = _scope(params)
+    exec(_cells()[f"{part_id}_answer"], scope)
+    return scope[graded_parts(COURSE, "ps1")[part_id].func]
+
+
+@functools.lru_cache
+def _variants(count=SAMPLE):
+    return tuple(draw_variant("ps1", f"student{i}", "0123-4567-89ab-cdef")
+                 for i in range(count))
+
+
+def _verdict(spec):
+    path = COURSE / "hidden" / "ps1.py"
+    module = importlib.util.module_from_spec(importlib.util.spec_from_file_location("h", path))
+    module.__spec__.loader.exec_module(module)
+    return module.verdict(spec)
+
+
+def _cases(part_id, params):
+    part = bind(graded_parts(COURSE, "ps1")[part_id], params)
+    return part, part.public() + part.hidden(local_hidden_rng("ps1", part_id))
+
+
+def _share(part_id, params, answer):
+    """The fraction of the public and hidden-style cases of ``part_id`` that ``answer``
+    passes on the variant ``params``."""
+    part, cases = _cases(part_id, params)
+    return sum(call_and_judge(part, c, answer) is None for c in cases) / len(cases)
+
+
+def test_the_parts_that_vary_and_what_the_notebook_can_check():
+    parts = graded_parts(COURSE, "ps1")
+    assert {pid for pid, p in parts.items() if p.varies} == VARYING
+    # the notebook's check of a verdict cannot tell right from wrong: any bool passes
+    public = ps1.PARTS["kernel_verdicts"]
+    assert public.withheld and public.reference is None and public.answers is None
+    v = _variants()[0].params
+    own = bind(public, v)
+    for answer in (lambda name: True, lambda name: False):
+        assert all(call_and_judge(own, c, answer) is None for c in own.public())
+    assert call_and_judge(own, own.public()[0], lambda name: "yes") is not None
+    # the grader's can: it judges by the withheld reference
+    graded = bind(parts["kernel_verdicts"], v)
+    verdicts = [_verdict(s) for s in v["candidates"]]
+    assert [call_and_judge(graded, c, lambda name: True) is None
+            for c in graded.public()] == verdicts
+
+
+@pytest.mark.slow
+def test_every_variant_holds_and_the_solution_passes_every_case():
+    check = variation("ps1").check
+    seen_c, kinds_by_verdict, orders = set(), {True: set(), False: set()}, set()
+    rng = np.random.default_rng(5)
+    for variant in _variants():
+        v = variant.params
+        assert check(v) is None, variant.label
+        assert 0.25 <= v["c"] <= 4.0 and abs(v["c"] - 1.0) >= 0.05
+        assert round(v["c"] * 100) % 5 != 0          # never a round number
+        seen_c.add(v["c"])
+        orders.add(tuple(s["kind"] for s in v["candidates"]))
+        scope = _scope(v)
+        search = _solution("counterexample", v)
+        for spec in v["candidates"]:
+            kernel = _verdict(spec)
+            kinds_by_verdict[kernel].add(spec["kind"])
+            # the premise of the verdict, recomputed: a kernel's Gram matrices are PSD on
+            # random samples of several scales; another candidate fails on a sample the
+            # source's search finds
+            if kernel:
+                for scale in (0.3, 1.0, 3.0):
+                    K = scope["gram"](spec["name"], rng.normal(scale=scale, size=(7, 2)))
+                    assert np.linalg.eigvalsh(K)[0] >= -1e-7 * max(1.0, np.abs(K).max()), spec
+            else:
+                K = scope["gram"](spec["name"], search(spec["name"]))
+                assert np.linalg.eigvalsh(K)[0] < -1e-3 * max(1.0, np.abs(K).max()), spec
+            # the notebook's candidate is the package's
+            P = rng.normal(size=(4, 2))
+            np.testing.assert_allclose(scope["gram"](spec["name"], P),
+                                       ps1.candidate_gram(v, spec["name"], P), atol=1e-9)
+        for part_id in sorted(VARYING):
+            part, cases = _cases(part_id, v)
+            solution = _solution(part_id, v)
+            failed = [(c.label, m) for c in cases
+                      if (m := call_and_judge(part, c, solution)) is not None]
+            assert failed == [], (variant.label, part_id)
+    # the sample reaches widely: many constants, every kind with either verdict where its
+    # parameters decide, many orders
+    assert len(seen_c) > 120
+    assert kinds_by_verdict[True] & kinds_by_verdict[False] == set(ps1.KINDS) - set(
+        ps1.ALWAYS_NOT) - {"(x.z)^p"}
+    assert set(ps1.ALWAYS_NOT) <= kinds_by_verdict[False] - kinds_by_verdict[True]
+    assert len(orders) == SAMPLE
+
+
+#: the answer key of part 3 before it varied, by the old names
+OLD_KEY = {"B_diag": True, "B_indefinite": False, "exp_first": True, "lin_minus_sq": False,
+           "cubic": True, "gauss": True, "dist": False, "sq_dist": False, "neg_lin": False,
+           "lin_plus_one": True, "lin_minus_one": False, "sum_first": False,
+           "cos_first": True, "max_first": False, "min_abs_first": True, "norm_product": True}
+
+
+def _table(table):
+    return lambda name, *rest: table[name]
+
+
+def _universal_verdicts():
+    """Answers to part 3 one could circulate: constants, the old key, and the verdicts
+    of one variant (by name, or as a rule on the kind that ignores the parameters)."""
+    example = draw_variant("ps1", "example", "").params
+    by_name = {s["name"]: _verdict(s) for s in example["candidates"]}
+    by_kind = {s["kind"]: _verdict(s) for s in example["candidates"]}
+    kinds = {}
+    return {
+        "all True": lambda name: True,
+        "all False": lambda name: False,
+        "the old answer key": _table(OLD_KEY),
+        "the example variant's verdicts, by name": _table(by_name),
+        "the example variant's verdicts, by kind": lambda name: by_kind[kinds[name]],
+    }, kinds
+
+
+def test_no_circulated_verdicts_fit_the_variants():
+    answers, kinds = _universal_verdicts()
+    variants = _variants()[1:]
+    full = {name: 0 for name in answers}
+    mean = {name: 0.0 for name in answers}
+    for variant in variants:
+        kinds.clear()
+        kinds.update({s["name"]: s["kind"] for s in variant.params["candidates"]})
+        for name, answer in answers.items():
+            share = _share("kernel_verdicts", variant.params, answer)
+            full[name] += share == 1.0
+            mean[name] += share / len(variants)
+    # none earns the part on any of 399 variants; on average each earns about what
+    # tossing a coin for each verdict does (the old key nothing at all)
+    print({name: round(m, 3) for name, m in mean.items()})
+    assert full == {name: 0 for name in answers}, full
+    assert mean["the old answer key"] == 0.0
+    for name in answers:
+        assert mean[name] < 0.7, (name, mean[name])
+
+
+def test_a_copy_of_a_classmates_answers_fails_where_the_variants_differ():
+    variants = _variants()
+    mine = variants[0].params
+    verdicts = {s["name"]: _verdict(s) for s in mine["candidates"]}
+    # part 1: the map worked out for c (as numbers in the solution), and the old one (c = 1)
+    for c in (mine["c"], 1.0):
+        fixed = _solution("quadratic_map", {**mine, "c": c})
+        own = _share("quadratic_map", mine, fixed)
+        theirs = [_share("quadratic_map", v.params, fixed) for v in variants[1:]]
+        assert own == (1.0 if c == mine["c"] else 0.0)
+        assert sum(s > 0 for s in theirs) == sum(v.params["c"] == c for v in variants[1:])
+    # part 3: my verdicts, by name, on 399 classmates' variants: never all right
+    shares = [_share("kernel_verdicts", v.params, _table(verdicts)) for v in variants[1:]]
+    print("verdicts copied:", np.mean(shares), max(shares))
+    assert max(shares) < 1.0 and np.mean(shares) < 0.65
+    # part 4: my points, by name, worked out on my candidates
+    search = _solution("counterexample", mine)
+    points = {s["name"]: search(s["name"]).tolist() for s in mine["candidates"]
+              if not verdicts[s["name"]]}
+    literal = lambda name: np.array(points[name]) if name in points else None
+    assert _share("counterexample", mine, literal) == 1.0
+    shares = [_share("counterexample", v.params, literal) for v in variants[1:]]
+    print("points copied:", np.mean(shares), sum(s == 1.0 for s in shares))
+    assert sum(s == 1.0 for s in shares) < 0.1 * len(shares), sum(s == 1.0 for s in shares)
+
+
+#: twelve points on which every candidate of the draw that is not a kernel fails
+UNIVERSAL_POINTS = [[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1], [2, 2], [-2, -2], [1.6, 0],
+                    [0, 1.6], [3, 1], [-1, 3], [0.5, 0.5]]
+
+
+def test_part_4_still_has_a_universal_answer():
+    """What the variants of part 4 do not stop: a question that asks for a sample on
+    which a function fails has answers that fit every variant (a principal sub-matrix
+    of a PSD matrix is PSD, so one sample that holds a failing one for each kind fails
+    them all); ps3's part 6 asks for a witness instead."""
+    answer = lambda name: np.array(UNIVERSAL_POINTS, dtype=float)
+    assert all(_share("counterexample", v.params, answer) == 1.0 for v in _variants()[:100])
