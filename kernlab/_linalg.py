@@ -15,7 +15,7 @@ from threadpoolctl import ThreadpoolController, threadpool_limits
 from ._validation import check_array, check_scalar
 
 __all__ = ["PSDVerdict", "is_psd", "blas_guard", "one_blas_thread", "add_to_diagonal",
-           "cholesky_solve", "check_shifted_cholesky", "saddle_solve"]
+           "cholesky_solve", "check_shifted_cholesky", "saddle_solve", "SubsetSaddle"]
 
 # Matrix order from which Cholesky runs single-threaded: OpenBLAS's multithreaded
 # Cholesky crashes (segfault) once the matrix reaches 2^31 bytes (n >= 16384).
@@ -224,6 +224,154 @@ def saddle_solve(Q, y, c, d):
     sol = linalg.lstsq(A, rhs, cond=np.finfo(float).eps * (nf + 1), lapack_driver="gelsy",
                        check_finite=False)[0]
     return sol, bool(residual(sol) < bound), cond
+
+
+class SubsetSaddle:
+    """Saddle systems ``Q_FF a + 1 b = c``, ``1^T a = d`` on a sequence of subsets F of one Q.
+
+    An active-set method (the polish of the SVM dual) solves such a system
+    for each guess of its free set, and late guesses differ from the last in
+    a few points.  One Cholesky factor ``Q_SS = L L^T``, S the union of the
+    sets since it was formed (points in the order they joined), serves them
+    all: a point that joins extends L by a row block (a triangular solve
+    with its columns of ``Q_SS``), and each point of S outside F is held at
+    zero by a Lagrange multiplier, which costs a triangular solve instead of
+    a new factor.  When that would cost more than factoring ``Q_FF`` afresh
+    (counted in flops), or the update fails, S becomes F and Q_FF is
+    factored; a system that Cholesky cannot solve to 1e-8 of its scale is
+    handed to :func:`saddle_solve` (LU, least squares) and nothing is kept.
+
+    ``block(rows, cols)`` returns ``Q[rows][:, cols]``; ``n`` is Q's order.
+    The object holds the factor of one sequence only: make one per sequence.
+
+    Examples
+    --------
+    >>> Q = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]])
+    >>> systems = SubsetSaddle(lambda r, c: Q[np.ix_(r, c)], 3, update_from=1)
+    >>> a, b, ok, _ = systems.solve(np.array([0, 1, 2]), np.ones(3), 0.0)
+    >>> a2, b2, ok2, _ = systems.solve(np.array([0, 2]), np.ones(2), 0.0)  # from the factor
+    >>> ref, _, _ = saddle_solve(Q[np.ix_([0, 2], [0, 2])], np.ones(2), np.ones(2), 0.0)
+    >>> ok2, bool(np.allclose(np.append(a2, b2), ref))
+    (True, True)
+    """
+
+    def __init__(self, block, n, *, update_from=256):
+        self.block, self.update_from = block, update_from
+        self.where = np.full(n, -1, dtype=np.intp)  # point -> its row in L
+        self.S = np.zeros(0, dtype=np.intp)
+        self.L = None
+        self.updates = 0  # systems solved from an updated factor (for tests)
+
+    def solve(self, F, c, d, plus=None):
+        """Solve on the sorted points F; returns ``(a, b, ok, cond)`` as saddle_solve does.
+
+        With ``plus`` (a vector on F) the right-hand side is ``c + Q_FF plus``,
+        computed from the factor when Q_FF is not formed.
+        """
+        if self.L is not None and F.size >= self.update_from:
+            joining = F[self.where[F] < 0]
+            size = self.S.size + joining.size
+            held = size - F.size  # points of S outside F
+            if size**2 * (2 * joining.size + held + 3) < F.size**3 / 3 and \
+                    self._extend(joining):
+                solved = self._restricted(F, c, d, plus)
+                if solved is not None:
+                    self.updates += 1
+                    return solved
+        self._forget()
+        Q = self.block(F, F)
+        if plus is not None:
+            c = c + Q @ plus
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            try:
+                L = linalg.cholesky(Q, lower=True, check_finite=False)
+            except linalg.LinAlgError:
+                L = None
+        if L is not None and np.all(np.isfinite(L)):
+            self.S, self.L = F.copy(), L
+            self.where[F] = np.arange(F.size)
+            solved = self._restricted(F, c, d, None, Q=Q)
+            if solved is not None:
+                return solved
+            self._forget()
+        sol, ok, cond = saddle_solve(Q, np.ones(F.size), c, d)
+        return sol[:-1], float(sol[-1]), ok, cond
+
+    def _forget(self):
+        self.where[self.S] = -1
+        self.S, self.L = np.zeros(0, dtype=np.intp), None
+
+    def _extend(self, joining):
+        """Add the points ``joining`` to S, extending L; False (S forgotten) if it fails."""
+        if joining.size == 0:
+            return True
+        S, L = self.S, self.L
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            try:
+                below = linalg.solve_triangular(L, self.block(S, joining), lower=True,
+                                                check_finite=False)  # L21^T
+                corner = linalg.cholesky(self.block(joining, joining) - below.T @ below,
+                                         lower=True, check_finite=False)
+            except linalg.LinAlgError:
+                self._forget()
+                return False
+        if not (np.all(np.isfinite(below)) and np.all(np.isfinite(corner))):
+            self._forget()
+            return False
+        s, k = S.size, joining.size
+        grown = np.zeros((s + k, s + k), order="F")
+        grown[:s, :s] = L
+        grown[s:, :s] = below.T
+        grown[s:, s:] = corner
+        self.L, self.S = grown, np.concatenate([S, joining])
+        self.where[joining] = s + np.arange(k)
+        return True
+
+    def _restricted(self, F, c, d, plus, Q=None):
+        """The system on F from the factor of Q_SS: ``(a, b, True, cond)``, or None.
+
+        With N = [1_F, E_D] (D: the points of S outside F), solves
+        ``Q_SS x + N lam = c_S``, ``N^T x = (d, 0)``; then ``x_F = a`` and
+        ``b = lam_0``.  The residual is checked with Q_FF itself when it is
+        given, else with the factor (Cholesky is backward stable: ``L L^T``
+        is Q_SS to rounding).
+        """
+        L, s = self.L, self.S.size
+        rows = self.where[F]
+        held = np.setdiff1d(np.arange(s), rows, assume_unique=True)
+        rhs = np.zeros((s, 2 + held.size), order="F")
+        if plus is not None:  # c + Q_FF plus, with Q_SS = L L^T
+            spread = np.zeros(s)
+            spread[rows] = plus
+            c = c + (L @ (L.T @ spread))[rows]
+        rhs[rows, 0] = c
+        rhs[rows, 1] = 1.0
+        rhs[held, 2 + np.arange(held.size)] = 1.0
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            try:
+                U = linalg.solve_triangular(L, rhs, lower=True, check_finite=False)
+                W = U[:, 1:]
+                target = np.zeros(1 + held.size)
+                target[0] = d
+                lam = linalg.solve(W.T @ W, W.T @ U[:, 0] - target, assume_a="pos",
+                                   check_finite=False)
+                x = linalg.solve_triangular(L, U[:, 0] - W @ lam, lower=True, trans="T",
+                                            check_finite=False)
+            except (linalg.LinAlgError, ValueError):
+                return None
+            if not (np.all(np.isfinite(x)) and np.all(np.isfinite(lam))):
+                return None
+            a, b = x[rows], float(lam[0])
+            if Q is not None:
+                residual = np.abs(Q @ a + b - c).max()
+            else:
+                residual = np.abs(L @ (L.T @ x) + rhs[:, 1:] @ lam - rhs[:, 0])[rows].max()
+            residual = max(residual, abs(a.sum() - d))
+        if not residual < 1e-8 * max(1.0, np.abs(c).max(), abs(d)):
+            return None
+        diag = np.abs(np.diag(L))
+        cond = float((diag.max() / max(diag.min(), np.finfo(float).tiny)) ** 2)
+        return a, b, True, cond
 
 
 @dataclass

@@ -76,7 +76,7 @@ from dataclasses import dataclass
 import cvxpy as cp
 import numpy as np
 
-from ._linalg import one_blas_thread, saddle_solve
+from ._linalg import SubsetSaddle, one_blas_thread
 from ._working_set import Step, WorkingSetDual
 from .gram import LAPACK_PIVOTED_MAX, check_psd, explicit_factor, pivoted_cholesky_columns
 from .kernels import Kernel
@@ -885,12 +885,13 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
             return failed
         cur, g_cur, drift_cur = alpha, g, drift
         fewest, rising, rounds, moves = np.inf, 0, 0, []
+        system = SubsetSaddle(qp.gram.block, qp.n)  # its factor kept from round to round
         while rounds < _POLISH_ROUNDS:
             rounds += 1
             free = ~(at_zero | at_C)
             fixed = np.where(at_C, C, 0.0) if finite else np.zeros(len(y))
             if free.any():
-                solved = _solve_free_set(qp, free, fixed, cur, g_cur)
+                solved = _solve_free_set(qp, free, fixed, cur, g_cur, system)
                 if solved is None:
                     break
                 new, b, residual_ok, cond = solved
@@ -954,7 +955,7 @@ def _diverging(changes, fewest, rising):
     return changes > 2 * fewest or (changes > fewest and rising + 1 == 2)
 
 
-def _solve_free_set(qp, free, fixed, cur, g):
+def _solve_free_set(qp, free, fixed, cur, g, system=None):
     """KKT linear system for a guess of the active sets; ``(alpha, b, ok, cond)`` or None.
 
     On the free points F the conditions read ``g_j + b = r_j`` with
@@ -963,28 +964,30 @@ def _solve_free_set(qp, free, fixed, cur, g):
     the bound multipliers' share of the free rows, ``K_F: (y fixed)``
     (``fixed`` holds their values, 0 or C).  It is read off ``g = K (y cur)``
     for the current multipliers, less the columns where ``cur`` is not
-    ``fixed``.
+    ``fixed``.  ``system`` (a :class:`kernlab._linalg.SubsetSaddle` on the
+    scaled K, one per polish) keeps its Cholesky factor from round to round,
+    so that a round that changes few sets forms neither K_FF nor a new factor.
     """
     y, r = qp.y, qp.r
     F = np.flatnonzero(free)
-    nf = F.size
-    if nf == 0:
+    if F.size == 0:
         return None
-    K_FF = qp.gram.block(F, F)
-    share = g[F] - K_FF @ (y[F] * (cur[F] - fixed[F]))
+    c = r[F] - g[F]  # + K_FF (y_F * (cur_F - fixed_F)), added by the solve
     extra = np.flatnonzero((cur != fixed) & ~free)  # multipliers just sent to a bound
     if extra.size:
-        share -= qp.gram.block(F, extra) @ (y[extra] * (cur[extra] - fixed[extra]))
+        c += qp.gram.block(F, extra) @ (y[extra] * (cur[extra] - fixed[extra]))
+    if system is None:
+        system = SubsetSaddle(qp.gram.block, qp.n)
     # One BLAS thread: on two busy cores a threaded factor of up to POLISH_MAX
     # runs several times slower than a single thread (full-rank data at
     # n = 2000, 1700 free: the whole fit took 10-18 times LIBSVM's time
     # instead of 4-5), and on idle ones gains a few tens of milliseconds.
     with one_blas_thread():
-        sol, residual_ok, cond = saddle_solve(K_FF, np.ones(nf), r[F] - share,
-                                              -float(y @ fixed))
+        z, b, residual_ok, cond = system.solve(F, c, -float(y @ fixed),
+                                               plus=y[F] * (cur[F] - fixed[F]))
     new = fixed.copy()
-    new[F] = y[F] * sol[:nf]
-    return new, float(sol[nf]), residual_ok, cond
+    new[F] = y[F] * z
+    return new, b, residual_ok, cond
 
 
 def _midpoint(lo, hi):
