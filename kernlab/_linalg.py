@@ -233,13 +233,19 @@ class SubsetSaddle:
     for each guess of its free set, and late guesses differ from the last in
     a few points.  One Cholesky factor ``Q_SS = L L^T``, S the union of the
     sets since it was formed (points in the order they joined), serves them
-    all: a point that joins extends L by a row block (a triangular solve
-    with its columns of ``Q_SS``), and each point of S outside F is held at
-    zero by a Lagrange multiplier, which costs a triangular solve instead of
-    a new factor.  When that would cost more than factoring ``Q_FF`` afresh
-    (counted in flops), or the update fails, S becomes F and Q_FF is
-    factored; a system that Cholesky cannot solve to 1e-8 of its scale is
-    handed to :func:`saddle_solve` (LU, least squares) and nothing is kept.
+    all: a point that joins extends L by a row (a triangular solve with its
+    column of ``Q_SS``), and each point of S outside F (held) is kept at
+    zero by a Lagrange multiplier, which needs ``L^-1 e_h``: computed once
+    per held point and carried along when L grows.  When the new solves
+    would cost more than factoring ``Q_FF`` afresh (counted in flops), or an
+    update fails, S becomes F and Q_FF is factored; a system that Cholesky
+    cannot solve to 1e-8 of its scale is handed to :func:`saddle_solve`
+    (LU, least squares) and nothing is kept.
+
+    A fresh solve's residual is checked with Q_FF; an updated one's cannot
+    be without forming Q_FF (L L^T is Q_SS to rounding, so checking with it
+    tells nothing): ``last_update`` says which it was, so that the caller
+    can check the answer with Q itself (the polish does, with its exact g).
 
     ``block(rows, cols)`` returns ``Q[rows][:, cols]``; ``n`` is Q's order.
     The object holds the factor of one sequence only: make one per sequence.
@@ -249,18 +255,21 @@ class SubsetSaddle:
     >>> Q = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]])
     >>> systems = SubsetSaddle(lambda r, c: Q[np.ix_(r, c)], 3, update_from=1)
     >>> a, b, ok, _ = systems.solve(np.array([0, 1, 2]), np.ones(3), 0.0)
-    >>> a2, b2, ok2, _ = systems.solve(np.array([0, 2]), np.ones(2), 0.0)  # from the factor
+    >>> a2, b2, ok2, _ = systems.solve(np.array([0, 2]), np.ones(2), 0.0)
     >>> ref, _, _ = saddle_solve(Q[np.ix_([0, 2], [0, 2])], np.ones(2), np.ones(2), 0.0)
     >>> ok2, bool(np.allclose(np.append(a2, b2), ref))
     (True, True)
+    >>> systems.last_update  # a system this small costs less to factor afresh
+    False
     """
 
     def __init__(self, block, n, *, update_from=256):
         self.block, self.update_from = block, update_from
         self.where = np.full(n, -1, dtype=np.intp)  # point -> its row in L
-        self.S = np.zeros(0, dtype=np.intp)
-        self.L = None
-        self.updates = 0  # systems solved from an updated factor (for tests)
+        self.kept = np.full(n, -1, dtype=np.intp)   # point -> its column of H
+        self.forget()
+        self.updates = 0  # systems solved from an updated factor
+        self.last_update = False
 
     def solve(self, F, c, d, plus=None):
         """Solve on the sorted points F; returns ``(a, b, ok, cond)`` as saddle_solve does.
@@ -268,17 +277,21 @@ class SubsetSaddle:
         With ``plus`` (a vector on F) the right-hand side is ``c + Q_FF plus``,
         computed from the factor when Q_FF is not formed.
         """
+        self.last_update = False
         if self.L is not None and F.size >= self.update_from:
             joining = F[self.where[F] < 0]
             size = self.S.size + joining.size
-            held = size - F.size  # points of S outside F
-            if size**2 * (2 * joining.size + held + 3) < F.size**3 / 3 and \
+            held = self.S[~np.isin(self.S, F)]  # points of S outside F
+            new_held = int((self.kept[held] < 0).sum())  # their L^-1 e_h still to solve
+            work = 2 * joining.size + new_held + held.size**2 / size + 6  # in size^2 flops
+            if size**2 * work < F.size**3 / 3 and \
                     self._extend(joining):
                 solved = self._restricted(F, c, d, plus)
                 if solved is not None:
                     self.updates += 1
+                    self.last_update = True
                     return solved
-        self._forget()
+        self.forget()
         Q = self.block(F, F)
         if plus is not None:
             c = c + Q @ plus
@@ -290,16 +303,25 @@ class SubsetSaddle:
         if L is not None and np.all(np.isfinite(L)):
             self.S, self.L = F.copy(), L
             self.where[F] = np.arange(F.size)
+            self.u1 = linalg.solve_triangular(L, np.ones(F.size), lower=True,
+                                              check_finite=False)
+            self.U_H = np.zeros((F.size, 0), order="F")
             solved = self._restricted(F, c, d, None, Q=Q)
             if solved is not None:
                 return solved
-            self._forget()
+            self.forget()
         sol, ok, cond = saddle_solve(Q, np.ones(F.size), c, d)
         return sol[:-1], float(sol[-1]), ok, cond
 
-    def _forget(self):
-        self.where[self.S] = -1
+    def forget(self):
+        """Drop the factor: the next system is factored afresh."""
+        if getattr(self, "S", None) is not None:
+            self.where[self.S] = -1
+            self.kept[self.H] = -1
         self.S, self.L = np.zeros(0, dtype=np.intp), None
+        self.u1 = np.zeros(0)                     # L^-1 1_S
+        self.H = np.zeros(0, dtype=np.intp)       # points whose L^-1 e_h is kept
+        self.U_H = np.zeros((0, 0), order="F")    # their columns L^-1 e_h
 
     def _extend(self, joining):
         """Add the points ``joining`` to S, extending L; False (S forgotten) if it fails."""
@@ -313,49 +335,64 @@ class SubsetSaddle:
                 corner = linalg.cholesky(self.block(joining, joining) - below.T @ below,
                                          lower=True, check_finite=False)
             except linalg.LinAlgError:
-                self._forget()
+                self.forget()
                 return False
         if not (np.all(np.isfinite(below)) and np.all(np.isfinite(corner))):
-            self._forget()
+            self.forget()
             return False
         s, k = S.size, joining.size
         grown = np.zeros((s + k, s + k), order="F")
         grown[:s, :s] = L
         grown[s:, :s] = below.T
         grown[s:, s:] = corner
+        # [L 0; B C] [u; v] = [e; f] gives v = C^-1 (f - B u): the kept solves grow too
+        tail = np.column_stack([np.ones(k), np.zeros((k, self.H.size))]) - \
+            below.T @ np.column_stack([self.u1, self.U_H])
+        tail = linalg.solve_triangular(corner, tail, lower=True, check_finite=False)
+        self.u1 = np.concatenate([self.u1, tail[:, 0]])
+        self.U_H = np.asfortranarray(np.vstack([self.U_H, tail[:, 1:]]))
         self.L, self.S = grown, np.concatenate([S, joining])
         self.where[joining] = s + np.arange(k)
         return True
 
     def _restricted(self, F, c, d, plus, Q=None):
-        """The system on F from the factor of Q_SS: ``(a, b, True, cond)``, or None.
+        """The system on F from the factor of Q_SS: ``(a, b, ok, cond)``, or None.
 
         With N = [1_F, E_D] (D: the points of S outside F), solves
         ``Q_SS x + N lam = c_S``, ``N^T x = (d, 0)``; then ``x_F = a`` and
-        ``b = lam_0``.  The residual is checked with Q_FF itself when it is
-        given, else with the factor (Cholesky is backward stable: ``L L^T``
-        is Q_SS to rounding).
+        ``b = lam_0``.  ``L^-1 N`` is ``L^-1 1_S`` less the kept ``L^-1 e_h``
+        of D, and those (computed for new members of D) are kept.  The
+        residual is checked with Q_FF when it is given.
         """
-        L, s = self.L, self.S.size
+        L, S = self.L, self.S
         rows = self.where[F]
-        held = np.setdiff1d(np.arange(s), rows, assume_unique=True)
-        rhs = np.zeros((s, 2 + held.size), order="F")
-        if plus is not None:  # c + Q_FF plus, with Q_SS = L L^T
-            spread = np.zeros(s)
-            spread[rows] = plus
-            c = c + (L @ (L.T @ spread))[rows]
-        rhs[rows, 0] = c
-        rhs[rows, 1] = 1.0
-        rhs[held, 2 + np.arange(held.size)] = 1.0
+        inside = np.zeros(S.size, dtype=bool)
+        inside[rows] = True
+        D = S[~inside]
+        fresh = D[self.kept[D] < 0]
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             try:
-                U = linalg.solve_triangular(L, rhs, lower=True, check_finite=False)
-                W = U[:, 1:]
-                target = np.zeros(1 + held.size)
+                if fresh.size:
+                    unit = np.zeros((S.size, fresh.size), order="F")
+                    unit[self.where[fresh], np.arange(fresh.size)] = 1.0
+                    cols = linalg.solve_triangular(L, unit, lower=True, check_finite=False)
+                    self.kept[fresh] = self.H.size + np.arange(fresh.size)
+                    self.H = np.concatenate([self.H, fresh])
+                    self.U_H = np.asfortranarray(np.column_stack([self.U_H, cols]))
+                W_D = self.U_H[:, self.kept[D]]
+                W = np.column_stack([self.u1 - W_D.sum(axis=1), W_D])
+                c_S = np.zeros(S.size)
+                c_S[rows] = c
+                if plus is not None:  # c + Q_FF plus, with Q_SS = L L^T
+                    spread = np.zeros(S.size)
+                    spread[rows] = plus
+                    c_S[rows] += (L @ (L.T @ spread))[rows]
+                u = linalg.solve_triangular(L, c_S, lower=True, check_finite=False)
+                target = np.zeros(W.shape[1])
                 target[0] = d
-                lam = linalg.solve(W.T @ W, W.T @ U[:, 0] - target, assume_a="pos",
+                lam = linalg.solve(W.T @ W, W.T @ u - target, assume_a="pos",
                                    check_finite=False)
-                x = linalg.solve_triangular(L, U[:, 0] - W @ lam, lower=True, trans="T",
+                x = linalg.solve_triangular(L, u - W @ lam, lower=True, trans="T",
                                             check_finite=False)
             except (linalg.LinAlgError, ValueError):
                 return None
@@ -363,12 +400,9 @@ class SubsetSaddle:
                 return None
             a, b = x[rows], float(lam[0])
             if Q is not None:
-                residual = np.abs(Q @ a + b - c).max()
-            else:
-                residual = np.abs(L @ (L.T @ x) + rhs[:, 1:] @ lam - rhs[:, 0])[rows].max()
-            residual = max(residual, abs(a.sum() - d))
-        if not residual < 1e-8 * max(1.0, np.abs(c).max(), abs(d)):
-            return None
+                residual = max(np.abs(Q @ a + b - c).max(), abs(a.sum() - d))
+                if not residual < 1e-8 * max(1.0, np.abs(c).max(), abs(d)):
+                    return None
         diag = np.abs(np.diag(L))
         cond = float((diag.max() / max(diag.min(), np.finfo(float).tiny)) ** 2)
         return a, b, True, cond

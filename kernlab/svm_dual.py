@@ -931,6 +931,15 @@ def _polish(qp, alpha, thresholds, g=None, drift=0.0):
             failed = _Polished(None, rounds=rounds, free=int(free.sum()),
                                at_C=int(at_C.sum()), moves=moves)
             if changes == 0:
+                if residual_ok and system.last_update:
+                    # solved from an updated factor: its equations are checked
+                    # with g, whose columns of K are exact
+                    scale = max(1.0, float(np.abs(r[free]).max()),
+                                float(np.abs(g_cur[free]).max()))
+                    if np.abs(r[free] - g_cur[free] - b).max() > 1e-8 * scale:
+                        system.last_update = False
+                        system.forget()  # the same sets again, with a new factor
+                        continue
                 if residual_ok:
                     return _Polished(new, b, g_cur, drift_cur, cond, rounds,
                                      int(free.sum()), int(at_C.sum()), moves)
