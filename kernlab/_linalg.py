@@ -271,11 +271,13 @@ class SubsetSaddle:
         self.updates = 0  # systems solved from an updated factor
         self.last_update = False
 
-    def solve(self, F, c, d, plus=None):
+    def solve(self, F, c, d, plus=None, fallback=True):
         """Solve on the sorted points F; returns ``(a, b, ok, cond)`` as saddle_solve does.
 
         With ``plus`` (a vector on F) the right-hand side is ``c + Q_FF plus``,
-        computed from the factor when Q_FF is not formed.
+        computed from the factor when Q_FF is not formed.  Without
+        ``fallback``, a system Cholesky cannot solve returns None instead of
+        going to :func:`saddle_solve`'s LU and least squares.
         """
         self.last_update = False
         if self.L is not None and F.size >= self.update_from:
@@ -310,6 +312,8 @@ class SubsetSaddle:
             if solved is not None:
                 return solved
             self.forget()
+        if not fallback:
+            return None
         sol, ok, cond = saddle_solve(Q, np.ones(F.size), c, d)
         return sol[:-1], float(sol[-1]), ok, cond
 

@@ -1488,3 +1488,22 @@ def test_the_polish_of_full_rank_data_updates_its_factor_and_matches_libsvm(monk
     assert all(size >= 256 for size, updated in kinds if updated)
     ref = SkSVC(C=C, kernel="rbf", gamma=1 / (2 * kernel.sigma**2), tol=1e-8).fit(X, y)
     _assert_agrees_with_libsvm(ours, ref, kernel(X), C, atol=1e-5)
+
+
+def test_a_polish_of_thousands_of_changes_that_does_not_settle_stops_early():
+    """Two moons at n = 3000 (noise 0.3): polishes tried after the first steps
+    release 2200-2700 multipliers.  A round that changes more sets than the
+    fewest before it, and more than 256, or whose 1000-plus free multipliers'
+    system is singular, ends the polish (such polishes had gone on for five
+    rounds of thousands of changes, with LU solves in 2800 unknowns: the fit
+    took 50 times LIBSVM's time).  The answer is still LIBSVM's."""
+    from kernlab.svm_dual import Polish
+
+    X, y = make_moons(3000, noise=0.3, random_state=0)
+    kernel, C = Gaussian(sigma=0.5), 1.0
+    ours = SVC(kernel, C=C).fit(X, y)
+    polishes = [e for e in ours.solver_trace_ if isinstance(e, Polish)]
+    assert any(max(p.moves) > 1000 for p in polishes)
+    assert all(p.rounds <= 2 for p in polishes if max(p.moves) > 1000)
+    ref = SkSVC(C=C, kernel="rbf", gamma=2.0, tol=1e-8).fit(X, y)
+    _assert_agrees_with_libsvm(ours, ref, kernel(X), C, atol=1e-4)
