@@ -45,8 +45,137 @@ SVR on diabetes at C = 100)                                    <= 10x
 
 Measurements
 ------------
-2026-11-26, on the 2 cores shared with other developers' work, with this
-version (the second-order gains computed one row per i in place, for the
+This version: the polish keeps its Cholesky factor from round to round
+(``kernlab._linalg.SubsetSaddle``: a point that becomes free extends it, a
+point that leaves is held at zero by a multiplier whose triangular solve is
+kept), a polish round that changes more sets than the fewest before it and
+more than 256 ends the polish, and so does a singular system of more than
+1000 free multipliers (no LU solve of it).  Measured on 2026-11-26 from 15:48
+UTC at a load average of 8 to 12 on the two cores (other developers' test
+runs): the version before and this one, one after the other, each the table
+below without ``--large``.  At that load a fit's wall time is four to five
+times its CPU time and the ratios swing by 1.5x between runs, so the same
+fits were also timed in CPU seconds (``time.process_time``, medians of three
+fresh processes, the two versions alternating, LIBSVM at ``tol=1e-5`` in
+the same process), which the load moves far less.
+
+CPU seconds, kernlab's second fit (subproblems compiled) and its ratio to
+LIBSVM's, before -> after, the same answers (the same support vectors and
+working-set steps, dual coefficients within 4e-11, 1e-9 of C for two moons
+at C = 1000)::
+
+    full rank, n = 2000, seed 0              0.553 s (4.4x) -> 0.371 s (3.4x)
+    full rank, n = 2000, seed 1              0.538 s (3.8x) -> 0.374 s (3.1x)
+    full rank, n = 2000, seed 2              0.474 s (3.9x) -> 0.415 s (3.7x)
+    moons, noise 0.3, n = 5000, seed 0       0.519 s (5.1x) -> 0.412 s (3.6x)
+    moons, noise 0.3, n = 5000, seed 1       0.688 s (6.9x) -> 0.614 s (5.0x)
+    moons, noise 0.3, n = 5000, seed 2       0.736 s (7.1x) -> 0.398 s (3.8x)
+    SVR diabetes, C = 100, sigma sqrt(5)     0.119 s (12.6x) -> 0.113 s (11.1x)
+  not in the table below (seeds and shapes it does not use):
+    full rank, n = 2000, seed 3              0.592 s (3.8x) -> 0.444 s (3.2x)
+    full rank, n = 2000, seed 4              0.555 s (4.2x) -> 0.359 s (2.9x)
+    full rank, n = 2000, seed 5              0.589 s (4.5x) -> 0.464 s (3.6x)
+    15 features (8 informative), n = 4000, seed 0   2.202 s (5.5x) -> 1.759 s (4.0x)
+    15 features, n = 4000, seed 1            1.854 s (4.5x) -> 1.688 s (3.9x)
+    15 features, n = 4000, seed 2            1.888 s (4.8x) -> 1.367 s (3.3x)
+    moons, noise 0.3, n = 3000, seed 3       2.153 s (57.8x) -> 0.508 s (12.3x)
+    moons, noise 0.3, n = 3000, seed 4       1.953 s (50.2x) -> 0.610 s (15.5x)
+
+The first fit of a process (which compiles the subproblems) gained less:
+0.57 -> 0.46 s, 0.53 -> 0.53 s, 0.56 -> 0.50 s on full rank at n = 2000.
+Where the time went, full rank n = 2000 seed 0 (one fit, CPU): the polish
+was 0.39 s of 0.45 s; its rounds solved systems in 1907, 1713, 1703 and
+1699 free multipliers, each a new factor (with gathering K_FF from K, 20-50
+ms) before, and now a new factor for the first (0.10 s) and updates for
+the others (0.054, 0.038, 0.024 s).  Two moons at n = 3000 and noise 0.3
+(every seed tried, 0 to 7: 29x to 62x before) spent 85% of its fit in
+polishes of 2000-2800 free multipliers whose systems are singular to
+working precision: five rounds of Cholesky, then LU, each; they now end
+after the second round, or at the failed factor.  That row is still far
+from the 4x of moons at n = 5000 (there the first polishes free more than
+``POLISH_MAX`` multipliers and stop at once): the two failed factors of
+order 2800 are most of what is left.
+
+Wall clock, the table below without ``--large``, before and after in one
+session (load average 8 to 12; the rows the change cannot touch -- small
+free sets, no polish -- moved by as much as the others, which is the
+noise)::
+
+    before (2026-11-26 15:48 UTC, load average 9.4, 11.1, 10.2, 2 cores; medians of 3 fresh processes):
+
+    case                                                           variant        1st fit   ratio   kernlab    LIBSVM   ratio  target  LIBSVM 1e-3   |da|/C     |df|  method (steps)
+    full rank, n = 2000                                            seed 0          1.409s    3.4x    1.411s    0.413s    3.4x      5x       0.245s  4.3e-08  3.4e-08  working-set (3)
+    full rank, n = 2000                                            seed 1          2.081s    2.3x    2.081s    0.895s    2.3x      5x       0.547s  3.5e-08  2.7e-08  working-set (3)
+    full rank, n = 2000                                            seed 2          2.576s    6.6x    2.576s    0.389s    6.6x      5x!      0.462s  4.1e-08  3.1e-08  working-set (3)
+    moons, noise 0.2, n = 5000                                     seed 0          0.700s    3.5x    0.638s    0.198s    3.2x      4x       0.145s  9.8e-05  2.5e-06  working-set (13)
+    moons, noise 0.2, n = 5000                                     seed 1          0.659s    4.3x    0.453s    0.153s    3.0x      4x       0.150s  2.1e-05  1.3e-06  working-set (14)
+    moons, noise 0.2, n = 5000                                     seed 2          0.916s    2.5x    0.904s    0.361s    2.5x      4x       0.127s  3.4e-05  1.4e-06  working-set (13)
+    moons, noise 0.3, n = 5000                                     seed 0          5.670s    6.4x    5.670s    0.887s    6.4x      4x!      0.734s  4.1e-04  2.4e-06  working-set (37)
+    moons, noise 0.3, n = 5000                                     seed 1          5.606s    4.6x    5.606s    1.227s    4.6x      4x!      0.877s  1.9e-04  2.5e-06  working-set (44)
+    moons, noise 0.3, n = 5000                                     seed 2          4.209s    5.0x    4.209s    0.846s    5.0x      4x!      0.897s  1.7e-03  3.2e-06  working-set (37)
+    breast cancer, C = 1e6, sigma                                  sigma 3.87      0.281s    5.4x    0.206s    0.052s    3.9x      5x       0.036s  3.1e-10  1.2e-05  working-set (2)
+    breast cancer, C = 1e6, sigma                                  sigma 3         0.371s    6.0x    0.218s    0.062s    3.5x      5x       0.084s  2.5e-11  3.0e-06  working-set (3)
+    breast cancer, C = 1e6, sigma                                  sigma 1         0.541s    4.3x    0.440s    0.125s    3.5x      5x       0.083s  4.7e-14  2.1e-08  working-set (2)
+    breast cancer, C = 1e6, sigma                                  sigma 0.3       0.370s    2.5x    0.285s    0.148s    1.9x      5x       0.143s  5.9e-15  5.9e-09  working-set (2)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 0         11.313s    2.2x   11.313s    5.238s    2.2x     10x       3.803s  8.3e-02  3.2e-02  working-set (79)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 1         10.441s    1.8x   10.441s    5.754s    1.8x     10x       2.868s  3.1e-01  6.8e-02  working-set (98)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 2          7.068s    1.4x    7.068s    4.880s    1.4x     10x       2.504s  4.7e-01  4.0e-02  working-set (118)
+    refused: diabetes classes, C = 100, sigma                      sigma 2.24      0.271s    2.3x    0.152s    0.120s    1.3x     10x       0.108s  1.8e-05  3.6e-05  working-set (2)
+    refused: diabetes classes, C = 100, sigma                      sigma 1         0.168s    4.2x    0.106s    0.040s    2.6x     10x       0.027s  9.3e-08  6.9e-07  working-set (2)
+    refused: diabetes classes, C = 1000, sigma                     sigma 2.24      0.241s    1.3x    0.114s    0.187s    0.6x     10x       0.170s  2.1e-05  2.2e-04  working-set (2)
+    refused: diabetes classes, C = 1000, sigma                     sigma 1         0.181s    5.1x    0.096s    0.035s    2.7x     10x       0.013s  9.3e-09  6.9e-07  working-set (2)
+    refused: make_classification(5000), C = 100                    seed 0          6.011s    5.5x    6.011s    1.095s    5.5x     10x       1.539s  1.3e-06  6.5e-06  working-set (29)
+    refused: make_classification(5000), C = 100                    seed 1         14.224s    2.7x   14.224s    5.207s    2.7x     10x       3.079s  8.5e-06  2.7e-05  working-set (82)
+    refused: make_classification(5000), C = 100                    seed 2         12.791s    2.9x   12.791s    4.447s    2.9x     10x       1.837s  7.8e-06  2.3e-05  working-set (30)
+    refused: SVR diabetes, C = 100, sigma                          sigma 2.24      0.915s   12.8x    0.795s    0.071s   11.1x     10x!      0.049s  4.2e-06  4.0e-05  working-set (13)
+    refused: SVR diabetes, C = 100, sigma                          sigma 1         0.453s    9.5x    0.410s    0.047s    8.6x     10x       0.053s  1.9e-07  5.6e-06  working-set (2)
+    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 2.24      0.771s    1.2x    0.589s    0.623s    0.9x     10x       0.327s  3.7e-05  2.3e-05  working-set (2)
+    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 1         0.266s    3.2x    0.198s    0.084s    2.4x     10x       0.053s  8.3e-08  3.1e-07  working-set (2)
+
+    after (2026-11-26 16:14 UTC, load average 8.5, 8.6, 10.1, 2 cores; medians of 3 fresh processes):
+
+    case                                                           variant        1st fit   ratio   kernlab    LIBSVM   ratio  target  LIBSVM 1e-3   |da|/C     |df|  method (steps)
+    full rank, n = 2000                                            seed 0          3.549s    3.0x    3.549s    1.164s    3.0x      5x       1.505s  4.3e-08  3.4e-08  working-set (3)
+    full rank, n = 2000                                            seed 1          3.800s    3.8x    3.800s    0.996s    3.8x      5x       0.926s  3.5e-08  2.7e-08  working-set (3)
+    full rank, n = 2000                                            seed 2          4.373s    3.6x    4.373s    1.212s    3.6x      5x       0.943s  4.1e-08  3.1e-08  working-set (3)
+    moons, noise 0.2, n = 5000                                     seed 0          1.005s    3.2x    1.175s    0.314s    3.7x      4x       0.344s  9.8e-05  2.5e-06  working-set (13)
+    moons, noise 0.2, n = 5000                                     seed 1          0.646s    2.1x    1.029s    0.306s    3.4x      4x       0.275s  2.1e-05  1.3e-06  working-set (14)
+    moons, noise 0.2, n = 5000                                     seed 2          1.230s    5.2x    0.478s    0.236s    2.0x      4x       0.219s  3.4e-05  1.4e-06  working-set (13)
+    moons, noise 0.3, n = 5000                                     seed 0          3.117s    3.7x    3.117s    0.852s    3.7x      4x       0.987s  4.1e-04  2.4e-06  working-set (37)
+    moons, noise 0.3, n = 5000                                     seed 1          3.087s    4.9x    3.087s    0.629s    4.9x      4x!      0.613s  1.9e-04  2.5e-06  working-set (44)
+    moons, noise 0.3, n = 5000                                     seed 2          2.546s    2.8x    2.546s    0.912s    2.8x      4x       1.289s  1.7e-03  3.2e-06  working-set (37)
+    breast cancer, C = 1e6, sigma                                  sigma 3.87      0.190s    7.7x    0.113s    0.025s    4.6x      5x       0.028s  3.1e-10  1.2e-05  working-set (2)
+    breast cancer, C = 1e6, sigma                                  sigma 3         0.205s   10.2x    0.119s    0.020s    5.9x      5x!      0.016s  2.5e-11  3.0e-06  working-set (3)
+    breast cancer, C = 1e6, sigma                                  sigma 1         0.250s    3.8x    0.182s    0.065s    2.8x      5x       0.052s  4.7e-14  2.1e-08  working-set (2)
+    breast cancer, C = 1e6, sigma                                  sigma 0.3       0.209s    2.9x    0.158s    0.072s    2.2x      5x       0.022s  5.9e-15  5.9e-09  working-set (2)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 0          6.133s    1.4x    6.133s    4.334s    1.4x     10x       1.596s  8.3e-02  3.2e-02  working-set (79)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 1          4.007s    1.2x    4.007s    3.396s    1.2x     10x       0.846s  3.1e-01  6.8e-02  working-set (98)
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 2          5.380s    1.1x    5.380s    5.067s    1.1x     10x       2.713s  4.7e-01  4.0e-02  working-set (118)
+    refused: diabetes classes, C = 100, sigma                      sigma 2.24      0.187s    2.0x    0.151s    0.094s    1.6x     10x       0.059s  1.8e-05  3.6e-05  working-set (2)
+    refused: diabetes classes, C = 100, sigma                      sigma 1         0.322s    7.9x    0.216s    0.041s    5.3x     10x       0.010s  9.3e-08  6.9e-07  working-set (2)
+    refused: diabetes classes, C = 1000, sigma                     sigma 2.24      0.216s    1.5x    0.115s    0.141s    0.8x     10x       0.227s  2.1e-05  2.2e-04  working-set (2)
+    refused: diabetes classes, C = 1000, sigma                     sigma 1         0.354s    5.7x    0.234s    0.063s    3.7x     10x       0.035s  9.3e-09  6.9e-07  working-set (2)
+    refused: make_classification(5000), C = 100                    seed 0          9.905s    4.9x    9.905s    2.018s    4.9x     10x       1.563s  1.3e-06  6.5e-06  working-set (29)
+    refused: make_classification(5000), C = 100                    seed 1          9.612s    1.0x    9.612s    9.173s    1.0x     10x       5.636s  8.5e-06  2.7e-05  working-set (82)
+    refused: make_classification(5000), C = 100                    seed 2          9.224s    2.8x    9.224s    3.281s    2.8x     10x       2.560s  7.8e-06  2.3e-05  working-set (30)
+    refused: SVR diabetes, C = 100, sigma                          sigma 2.24      0.399s   11.9x    0.339s    0.033s   10.1x     10x!      0.024s  4.2e-06  4.0e-05  working-set (13)
+    refused: SVR diabetes, C = 100, sigma                          sigma 1         0.229s   17.4x    0.215s    0.013s   16.3x     10x!      0.262s  1.9e-07  5.6e-06  working-set (2)
+    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 2.24      0.123s    1.2x    0.107s    0.099s    1.1x     10x       0.079s  3.7e-05  2.3e-05  working-set (7)
+    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 1         0.042s    3.0x    0.028s    0.014s    2.0x     10x       0.010s  8.3e-08  3.1e-07  working-set (2)
+
+One path changed: SVR on standardised diabetes targets at sigma sqrt(5)
+took 7 steps instead of 2 (a polish whose rounds rose past 256 changes now
+ends, where it used to settle after the rise), with the same differences
+from LIBSVM.  SVR on diabetes at sigma 1 (16.3x after, 8.6x before) took
+the same two steps and one polish both times; LIBSVM took 13 ms in the one
+run and 47 ms in the other: the load, not the change.
+
+Not measured again: n = 10000 and 20000 (a run of the three n = 10000
+rows takes half an hour at this load).  About 6800 of their multipliers
+are free, above ``POLISH_MAX``: the working-set steps do the work there,
+so this change should not move them, but that is not verified.
+
+The version before, 2026-11-26, on the 2 cores shared with other developers' work (the second-order gains computed one row per i in place, for the
 points of low some i can pair with; the working set's block of K kept from
 step to step): the cases without ``--large`` at 12:15 UTC (load average 7.5
 at the start, 10 in the middle, 3.5 at the end), the rows at n = 10000 with

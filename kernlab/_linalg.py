@@ -15,7 +15,7 @@ from threadpoolctl import ThreadpoolController, threadpool_limits
 from ._validation import check_array, check_scalar
 
 __all__ = ["PSDVerdict", "is_psd", "blas_guard", "one_blas_thread", "add_to_diagonal",
-           "cholesky_solve", "check_shifted_cholesky", "saddle_solve"]
+           "cholesky_solve", "check_shifted_cholesky", "saddle_solve", "SubsetSaddle"]
 
 # Matrix order from which Cholesky runs single-threaded: OpenBLAS's multithreaded
 # Cholesky crashes (segfault) once the matrix reaches 2^31 bytes (n >= 16384).
@@ -224,6 +224,192 @@ def saddle_solve(Q, y, c, d):
     sol = linalg.lstsq(A, rhs, cond=np.finfo(float).eps * (nf + 1), lapack_driver="gelsy",
                        check_finite=False)[0]
     return sol, bool(residual(sol) < bound), cond
+
+
+class SubsetSaddle:
+    """Saddle systems ``Q_FF a + 1 b = c``, ``1^T a = d`` on a sequence of subsets F of one Q.
+
+    An active-set method (the polish of the SVM dual) solves such a system
+    for each guess of its free set, and late guesses differ from the last in
+    a few points.  One Cholesky factor ``Q_SS = L L^T``, S the union of the
+    sets since it was formed (points in the order they joined), serves them
+    all: a point that joins extends L by a row (a triangular solve with its
+    column of ``Q_SS``), and each point of S outside F (held) is kept at
+    zero by a Lagrange multiplier, which needs ``L^-1 e_h``: computed once
+    per held point and carried along when L grows.  When the new solves
+    would cost more than factoring ``Q_FF`` afresh (counted in flops), or an
+    update fails, S becomes F and Q_FF is factored; a system that Cholesky
+    cannot solve to 1e-8 of its scale is handed to :func:`saddle_solve`
+    (LU, least squares) and nothing is kept.
+
+    A fresh solve's residual is checked with Q_FF; an updated one's cannot
+    be without forming Q_FF (L L^T is Q_SS to rounding, so checking with it
+    tells nothing): ``last_update`` says which it was, so that the caller
+    can check the answer with Q itself (the polish does, with its exact g).
+
+    ``block(rows, cols)`` returns ``Q[rows][:, cols]``; ``n`` is Q's order.
+    The object holds the factor of one sequence only: make one per sequence.
+
+    Examples
+    --------
+    >>> Q = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]])
+    >>> systems = SubsetSaddle(lambda r, c: Q[np.ix_(r, c)], 3, update_from=1)
+    >>> a, b, ok, _ = systems.solve(np.array([0, 1, 2]), np.ones(3), 0.0)
+    >>> a2, b2, ok2, _ = systems.solve(np.array([0, 2]), np.ones(2), 0.0)
+    >>> ref, _, _ = saddle_solve(Q[np.ix_([0, 2], [0, 2])], np.ones(2), np.ones(2), 0.0)
+    >>> ok2, bool(np.allclose(np.append(a2, b2), ref))
+    (True, True)
+    >>> systems.last_update  # a system this small costs less to factor afresh
+    False
+    """
+
+    def __init__(self, block, n, *, update_from=256):
+        self.block, self.update_from = block, update_from
+        self.where = np.full(n, -1, dtype=np.intp)  # point -> its row in L
+        self.kept = np.full(n, -1, dtype=np.intp)   # point -> its column of H
+        self.forget()
+        self.updates = 0  # systems solved from an updated factor
+        self.last_update = False
+
+    def solve(self, F, c, d, plus=None, fallback=True):
+        """Solve on the sorted points F; returns ``(a, b, ok, cond)`` as saddle_solve does.
+
+        With ``plus`` (a vector on F) the right-hand side is ``c + Q_FF plus``,
+        computed from the factor when Q_FF is not formed.  Without
+        ``fallback``, a system Cholesky cannot solve returns None instead of
+        going to :func:`saddle_solve`'s LU and least squares.
+        """
+        self.last_update = False
+        if self.L is not None and F.size >= self.update_from:
+            joining = F[self.where[F] < 0]
+            size = self.S.size + joining.size
+            held = self.S[~np.isin(self.S, F)]  # points of S outside F
+            new_held = int((self.kept[held] < 0).sum())  # their L^-1 e_h still to solve
+            work = 2 * joining.size + new_held + held.size**2 / size + 6  # in size^2 flops
+            if size**2 * work < F.size**3 / 3 and \
+                    self._extend(joining):
+                solved = self._restricted(F, c, d, plus)
+                if solved is not None:
+                    self.updates += 1
+                    self.last_update = True
+                    return solved
+        self.forget()
+        Q = self.block(F, F)
+        if plus is not None:
+            c = c + Q @ plus
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            try:
+                L = linalg.cholesky(Q, lower=True, check_finite=False)
+            except linalg.LinAlgError:
+                L = None
+        if L is not None and np.all(np.isfinite(L)):
+            self.S, self.L = F.copy(), L
+            self.where[F] = np.arange(F.size)
+            self.u1 = linalg.solve_triangular(L, np.ones(F.size), lower=True,
+                                              check_finite=False)
+            self.U_H = np.zeros((F.size, 0), order="F")
+            solved = self._restricted(F, c, d, None, Q=Q)
+            if solved is not None:
+                return solved
+            self.forget()
+        if not fallback:
+            return None
+        sol, ok, cond = saddle_solve(Q, np.ones(F.size), c, d)
+        return sol[:-1], float(sol[-1]), ok, cond
+
+    def forget(self):
+        """Drop the factor: the next system is factored afresh."""
+        if getattr(self, "S", None) is not None:
+            self.where[self.S] = -1
+            self.kept[self.H] = -1
+        self.S, self.L = np.zeros(0, dtype=np.intp), None
+        self.u1 = np.zeros(0)                     # L^-1 1_S
+        self.H = np.zeros(0, dtype=np.intp)       # points whose L^-1 e_h is kept
+        self.U_H = np.zeros((0, 0), order="F")    # their columns L^-1 e_h
+
+    def _extend(self, joining):
+        """Add the points ``joining`` to S, extending L; False (S forgotten) if it fails."""
+        if joining.size == 0:
+            return True
+        S, L = self.S, self.L
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            try:
+                below = linalg.solve_triangular(L, self.block(S, joining), lower=True,
+                                                check_finite=False)  # L21^T
+                corner = linalg.cholesky(self.block(joining, joining) - below.T @ below,
+                                         lower=True, check_finite=False)
+            except linalg.LinAlgError:
+                self.forget()
+                return False
+        if not (np.all(np.isfinite(below)) and np.all(np.isfinite(corner))):
+            self.forget()
+            return False
+        s, k = S.size, joining.size
+        grown = np.zeros((s + k, s + k), order="F")
+        grown[:s, :s] = L
+        grown[s:, :s] = below.T
+        grown[s:, s:] = corner
+        # [L 0; B C] [u; v] = [e; f] gives v = C^-1 (f - B u): the kept solves grow too
+        tail = np.column_stack([np.ones(k), np.zeros((k, self.H.size))]) - \
+            below.T @ np.column_stack([self.u1, self.U_H])
+        tail = linalg.solve_triangular(corner, tail, lower=True, check_finite=False)
+        self.u1 = np.concatenate([self.u1, tail[:, 0]])
+        self.U_H = np.asfortranarray(np.vstack([self.U_H, tail[:, 1:]]))
+        self.L, self.S = grown, np.concatenate([S, joining])
+        self.where[joining] = s + np.arange(k)
+        return True
+
+    def _restricted(self, F, c, d, plus, Q=None):
+        """The system on F from the factor of Q_SS: ``(a, b, ok, cond)``, or None.
+
+        With N = [1_F, E_D] (D: the points of S outside F), solves
+        ``Q_SS x + N lam = c_S``, ``N^T x = (d, 0)``; then ``x_F = a`` and
+        ``b = lam_0``.  ``L^-1 N`` is ``L^-1 1_S`` less the kept ``L^-1 e_h``
+        of D, and those (computed for new members of D) are kept.  The
+        residual is checked with Q_FF when it is given.
+        """
+        L, S = self.L, self.S
+        rows = self.where[F]
+        inside = np.zeros(S.size, dtype=bool)
+        inside[rows] = True
+        D = S[~inside]
+        fresh = D[self.kept[D] < 0]
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            try:
+                if fresh.size:
+                    unit = np.zeros((S.size, fresh.size), order="F")
+                    unit[self.where[fresh], np.arange(fresh.size)] = 1.0
+                    cols = linalg.solve_triangular(L, unit, lower=True, check_finite=False)
+                    self.kept[fresh] = self.H.size + np.arange(fresh.size)
+                    self.H = np.concatenate([self.H, fresh])
+                    self.U_H = np.asfortranarray(np.column_stack([self.U_H, cols]))
+                W_D = self.U_H[:, self.kept[D]]
+                W = np.column_stack([self.u1 - W_D.sum(axis=1), W_D])
+                c_S = np.zeros(S.size)
+                c_S[rows] = c
+                if plus is not None:  # c + Q_FF plus, with Q_SS = L L^T
+                    spread = np.zeros(S.size)
+                    spread[rows] = plus
+                    c_S[rows] += (L @ (L.T @ spread))[rows]
+                u = linalg.solve_triangular(L, c_S, lower=True, check_finite=False)
+                target = np.zeros(W.shape[1])
+                target[0] = d
+                lam = linalg.solve(W.T @ W, W.T @ u - target, assume_a="pos",
+                                   check_finite=False)
+                x = linalg.solve_triangular(L, u - W @ lam, lower=True, trans="T",
+                                            check_finite=False)
+            except (linalg.LinAlgError, ValueError):
+                return None
+            if not (np.all(np.isfinite(x)) and np.all(np.isfinite(lam))):
+                return None
+            a, b = x[rows], float(lam[0])
+            if Q is not None:
+                residual = max(np.abs(Q @ a + b - c).max(), abs(a.sum() - d))
+                if not residual < 1e-8 * max(1.0, np.abs(c).max(), abs(d)):
+                    return None
+        diag = np.abs(np.diag(L))
+        cond = float((diag.max() / max(diag.min(), np.finfo(float).tiny)) ** 2)
+        return a, b, True, cond
 
 
 @dataclass
