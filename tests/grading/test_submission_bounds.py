@@ -99,10 +99,8 @@ def make(course, *args, check=True):
     return done
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(1200)
-@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
-def test_many_empty_cells_fail_alone_and_the_classmate_keeps_her_grade(tmp_path):
+def _class_of_ada_and_eve(tmp_path):
+    """A copy of the course with ada and eve registered and the problem set generated."""
     c = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
                        assignments=[PS], secret="bounds-secret", part_timeout=20)
     (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
@@ -111,6 +109,14 @@ def test_many_empty_cells_fail_alone_and_the_classmate_keeps_her_grade(tmp_path)
                                          "eve,Eve,Example,eve@uni.example\n")
     make(c, "db", f"PS={PS}")
     c.nbgrader("generate_assignment", PS)
+    return c
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
+def test_many_empty_cells_fail_alone_and_the_classmate_keeps_her_grade(tmp_path):
+    c = _class_of_ada_and_eve(tmp_path)
     solved = fill_answers(c.released(PS), c.source(PS))
     padded = nbformat.from_dict(solved)
     padded.cells = solved.cells + empty_cells(CELLS).cells   # her answers, then padding
@@ -147,14 +153,7 @@ def test_a_refused_submission_gets_a_feedback_page_naming_the_bound(tmp_path):
     cells with `nbgrader submit`. `make autograde` refuses it; `make feedback`
     writes and returns her a short page naming the bound (none of her cells
     rendered), ada gets her usual page, and both commands keep naming eve."""
-    c = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
-                       assignments=[PS], secret="bounds-secret", part_timeout=20)
-    (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
-    (c.root / "students.csv").write_text("id,first_name,last_name,email\n"
-                                         "ada,Ada,Example,ada@uni.example\n"
-                                         "eve,Eve,Example,eve@uni.example\n")
-    make(c, "db", f"PS={PS}")
-    c.nbgrader("generate_assignment", PS)
+    c = _class_of_ada_and_eve(tmp_path)
     make(c, "release", f"PS={PS}")
     for student in ("ada", "eve"):
         c.student(student, "fetch_assignment", PS)
