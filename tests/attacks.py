@@ -53,16 +53,18 @@ OVERLAYS = {
                 r"\smash{\raise{2em}{\rlap{\textsf{All checks passed}}}}\text{(see above)}$$"),
 }
 
-#: In a page (``page.evaluate(OVERLAID, [targets, cells])``): each element the
-#: CSS selector ``targets`` picks (a score heading, an output holding FAIL
-#: lines) that is not what the browser finds at its own position (each line
-#: of it that says FAIL, or its middle), and each part of a formula inside a
+#: In a page (``page.evaluate(OVERLAID, [targets, cells])``): how many places
+#: it checked and each element the CSS selector ``targets`` picks (a score
+#: heading, an output holding FAIL lines) that is not what the browser finds at
+#: its own position (each line of it that says FAIL, or its middle), and each
+#: part of a formula inside a
 #: cell ``cells`` picks that is drawn outside that cell.  A part is drawn
 #: where its box meets the boxes of every ancestor that clips (overflow other
 #: than visible, or paint containment); the page is also hit-tested on a grid,
 #: screen by screen, for any point outside the cells where a formula is found.
 OVERLAID = r"""([targets, cells]) => {
     const covered = [], outside = [], hits = [];
+    let checked = 0;
     const owner = e => e && e.closest('mjx-container, math');
     for (const target of document.querySelectorAll(targets)) {
         const walker = document.createTreeWalker(target, NodeFilter.SHOW_TEXT);
@@ -77,6 +79,7 @@ OVERLAID = r"""([targets, cells]) => {
         }
         if (!spots.length) spots.push(target);
         for (const spot of spots) {
+            checked += 1;
             (spot.startContainer ? spot.startContainer.parentElement : spot)
                 .scrollIntoView({block: 'center'});
             const r = spot.getBoundingClientRect();
@@ -128,7 +131,7 @@ OVERLAID = r"""([targets, cells]) => {
         }
     }
     window.scrollTo(0, 0);
-    return {covered, outside: outside.slice(0, 20), outsideCount: outside.length,
+    return {checked, covered, outside: outside.slice(0, 20), outsideCount: outside.length,
             hits: hits.slice(0, 20), hitCount: hits.length};
 }"""
 
