@@ -42,7 +42,8 @@ MATHS_LINK = ('$\\color{black}{\\mmlToken{mi}[href="javascript:window.pwned=\'mm
 #: blacks out a score heading 5,000 px above it and writes "Score: 16.0 / 16.0"
 #: beside it; the second covers everything below it for 600 em, the third, a
 #: display, everything above it (a score, the autograder's FAIL lines).  Each
-#: uses only MathJax's base TeX (\smash, \raise, \lower, \rlap, \kern, \rule).
+#: uses only MathJax's base TeX (\smash, \raise, \lower, \rlap, \kern, \rule);
+#: the last is MathML on the feedback page.
 OVERLAYS = {
     "raise": (r"$\smash{\raise{5020px}{\rlap{\kern{-43px}\rule{186px}{30px}}}}"
               r"\smash{\raise{5028px}{\rlap{\kern{154px}\large\textsf{ps1 (Score: 16.0 / 16.0)}}}}"
@@ -51,6 +52,11 @@ OVERLAYS = {
               r"\text{(see below)}$"),
     "display": (r"$$\smash{\raise{1em}{\rlap{\kern{-400em}\rule{800em}{600em}}}}"
                 r"\smash{\raise{2em}{\rlap{\textsf{All checks passed}}}}\text{(see above)}$$"),
+    # latex2mathml writes this one out as MathML, drawn with scripts off too:
+    # 40 fake scores stacked in a box of no height, 60 em to the left
+    "mathml": (r"$\hspace{-60em}\smash{\begin{matrix}"
+               + r"\\".join([r"\text{ps1 (Score: 16.0 / 16.0)}"] * 40)
+               + r"\end{matrix}}\text{(details in class)}$"),
 }
 
 #: In a page (``page.evaluate(OVERLAID, [targets, cells])``): how many places

@@ -385,14 +385,16 @@ def _open(browser, path, width, *, scripts=True):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("removed", [None, "the clip", "the bounds", "both"])
-@pytest.mark.parametrize("attack", ["raise", "lower", "display"])
+@pytest.mark.parametrize("attack", ["raise", "lower", "display", "mathml"])
 def test_a_students_formula_draws_only_inside_its_own_box(attack, removed, tmp_path,
                                                           monkeypatch):
-    """The formulas that painted over the feedback's score: with the page's
-    style sheet and the guard's bounds, and with either one alone, the score
-    heading and every FAIL line are what the browser finds at their place, and
-    nothing of the formula is drawn outside its cell; with neither, the attack
-    wins (what the two layers are for)."""
+    """The formulas that painted over the feedback's score, as the feedback
+    shows them (MathML where latex2mathml converts them, read with scripts
+    off, else MathJax): with the page's style sheet and the guard's bounds,
+    and with either one alone, the score heading and every FAIL line are what
+    the browser finds at their place, and nothing of the formula is drawn
+    outside its cell; with neither, the attack wins (what the two layers are
+    for).  The MathML has only the style sheet."""
     from playwright.sync_api import sync_playwright
 
     from attacks import OVERLAID, OVERLAYS
@@ -401,20 +403,23 @@ def test_a_students_formula_draws_only_inside_its_own_box(attack, removed, tmp_p
     for layer in ("the clip", "the bounds"):
         if removed in (layer, "both"):
             _without(monkeypatch, tmp_path, layer)
+    mathml = attack == "mathml"
     page_file = _page_of(tmp_path / "overlay.html",
-                         _OVERLAY_BODY.format(answer=OVERLAYS[attack]))
+                         _OVERLAY_BODY.format(answer=OVERLAYS[attack]), mathml=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
         try:
-            page = _open(browser, page_file, 1280)
+            page = _open(browser, page_file, 1280, scripts=not mathml)
             seen = page.evaluate(OVERLAID, ["h4.score, div.output pre", "div.cell"])
-            typeset = page.evaluate("document.querySelectorAll('.cell mjx-container').length")
+            typeset = page.evaluate("""[...document.querySelectorAll(
+                '.cell mjx-container, .cell math')]
+                .filter(m => !m.parentElement.closest('mjx-container')).length""")
         finally:
             browser.close()
-    assert typeset == 1
-    if removed == "both":
+    assert typeset == 1 and seen["checked"] == 4, (typeset, seen)
+    if removed == "both" or (mathml and removed == "the clip"):
         assert seen["outsideCount"] > 0 and seen["hitCount"] > 0, seen
-        if attack != "raise":    # the first is aimed at the page it won on
+        if attack in ("lower", "display"):    # the others aim near, or at another page
             assert seen["covered"], seen
     else:
         assert seen["covered"] == [] and seen["outsideCount"] == 0, seen

@@ -65,6 +65,11 @@ MALLORY = f"{HOSTILE}\n\nMy formula: {MATHS_LINK}"
 #: Eve's written answer: formulas drawn far outside their own box.
 EVE = "My answer: every one of the four is a kernel.\n\n" + "\n\n".join(OVERLAYS.values())
 
+#: How many formulas a page's Markdown cells show: MathJax's, and MathML of its own.
+TYPESET = """[...document.querySelectorAll('div.text_cell_render mjx-container,'
+    + ' div.text_cell_render math')].filter(m => !m.parentElement.closest('mjx-container'))
+    .length"""
+
 #: Marks every payload leaves; none may reach a browser in a live form.
 NEEDLES = ("pwned", "javascript:", "data:", "onerror", "onload", "<script", "<iframe",
            "<svg", "<style", "<meta", "http-equiv")
@@ -414,20 +419,19 @@ def test_no_formula_paints_over_the_score_or_the_autograders_output(graded, form
             page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
             page.evaluate("MathJax.startup.promise")
             seen["Formgrader"] = page.evaluate(OVERLAID, ["div.output_area pre", answers])
-            seen["Formgrader", "typeset"] = page.evaluate(
-                "document.querySelectorAll('div.text_cell_render mjx-container').length")
+            seen["Formgrader", "typeset"] = page.evaluate(TYPESET)
             page.goto((graded.root / "feedback" / "eve" / "ps1" / "ps1.html").as_uri())
             page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
             page.evaluate("MathJax.startup.promise")
             seen["feedback"] = page.evaluate(
                 OVERLAID, ["div.panel-heading h4, div.output_area pre", answers])
-            seen["feedback", "typeset"] = page.evaluate(
-                "document.querySelectorAll('div.text_cell_render mjx-container').length")
+            seen["feedback", "typeset"] = page.evaluate(TYPESET)
         finally:
             browser.close()
     for name in ("Formgrader", "feedback"):
-        # her three formulas typeset (not MathML: latex2mathml has no \raise),
-        # and the FAIL lines (and the score heading) checked
+        # her formulas typeset (by MathJax: latex2mathml has no \raise; the
+        # feedback writes the last out as MathML), and the FAIL lines (and the
+        # score heading) checked
         assert seen[name, "typeset"] >= len(OVERLAYS), (name, seen[name, "typeset"])
         assert seen[name]["checked"] >= 4, (name, seen[name])
         assert seen[name]["covered"] == [], (name, seen[name])
