@@ -68,8 +68,10 @@ OVERLAYS = {
 #: where its box meets the boxes of every ancestor that clips (overflow other
 #: than visible, or paint containment); the page is also hit-tested on a grid,
 #: screen by screen, for any point outside the cells where a formula is found.
+#: Within 5 px of a cell counts as inside (a formula's clip leaves 4 px).
 OVERLAID = r"""([targets, cells]) => {
     const covered = [], outside = [], hits = [];
+    const near = 5;    // px: a formula's clip lets an honest glyph's edge reach 4 px out
     let checked = 0;
     const owner = e => e && e.closest('mjx-container, math');
     for (const target of document.querySelectorAll(targets)) {
@@ -118,7 +120,8 @@ OVERLAID = r"""([targets, cells]) => {
                                      Math.min(rt, q.right), Math.min(b, q.bottom)];
                 }
                 if (rt <= l || b <= t) continue;                       // clipped away
-                if (l < c.left - 1 || t < c.top - 1 || rt > c.right + 1 || b > c.bottom + 1)
+                if (l < c.left - near || t < c.top - near || rt > c.right + near
+                    || b > c.bottom + near)
                     outside.push({part: part.localName, box: [l, t, rt, b].map(Math.round),
                                   cell: [c.left, c.top, c.right, c.bottom].map(Math.round)});
             }
@@ -129,7 +132,8 @@ OVERLAID = r"""([targets, cells]) => {
         window.scrollTo(0, top);
         const rects = boxes.map(b => b.getBoundingClientRect());
         for (let y = 1; y < height; y += step) for (let x = 1; x < width; x += step) {
-            if (rects.some(r => x >= r.left && x <= r.right && y >= r.top && y <= r.bottom))
+            if (rects.some(r => x >= r.left - near && x <= r.right + near
+                                && y >= r.top - near && y <= r.bottom + near))
                 continue;
             const found = owner(document.elementFromPoint(x, y));
             if (found && boxes.some(b => b.contains(found)))
