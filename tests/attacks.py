@@ -41,6 +41,114 @@ MATHS_LINK = ('$\\color{black}{\\mmlToken{mi}[href="javascript:window.pwned=\'mm
               'document.title=\'pwned\';void 0",mathsize="80em",mathcolor="white",'
               'style="position:fixed;top:0;left:0",class="x",id="y"]{K}}$')
 
+#: Formulas in a written answer that paint over the page outside their own box
+#: (MathJax draws a formula's SVG with overflow visible): the first, as it won,
+#: blacks out a score heading 5,000 px above it and writes "Score: 16.0 / 16.0"
+#: beside it; the second covers everything below it for 600 em, the third, a
+#: display, everything above it (a score, the autograder's FAIL lines).  Each
+#: uses only MathJax's base TeX (\smash, \raise, \lower, \rlap, \kern, \rule);
+#: the last is MathML on the feedback page.
+OVERLAYS = {
+    "raise": (r"$\smash{\raise{5020px}{\rlap{\kern{-43px}\rule{186px}{30px}}}}"
+              r"\smash{\raise{5028px}{\rlap{\kern{154px}\large\textsf{ps1 (Score: 16.0 / 16.0)}}}}"
+              r"\text{(details in class)}$"),
+    "lower": (r"$\smash{\lower{600em}{\rlap{\kern{-400em}\rule{800em}{600em}}}}"
+              r"\text{(see below)}$"),
+    "display": (r"$$\smash{\raise{1em}{\rlap{\kern{-400em}\rule{800em}{600em}}}}"
+                r"\smash{\raise{2em}{\rlap{\textsf{All checks passed}}}}\text{(see above)}$$"),
+    # latex2mathml writes this one out as MathML, drawn with scripts off too:
+    # 40 fake scores stacked in a box of no height, 60 em to the left
+    "mathml": (r"$\hspace{-60em}\smash{\begin{matrix}"
+               + r"\\".join([r"\text{ps1 (Score: 16.0 / 16.0)}"] * 40)
+               + r"\end{matrix}}\text{(details in class)}$"),
+}
+
+#: In a page (``page.evaluate(OVERLAID, [targets, cells])``): how many places
+#: it checked and each element the CSS selector ``targets`` picks (a score
+#: heading, an output holding FAIL lines) that is not what the browser finds at
+#: its own position (each line of it that says FAIL, or its middle), and each
+#: part of a formula inside a
+#: cell ``cells`` picks that is drawn outside that cell.  A part is drawn
+#: where its box meets the boxes of every ancestor that clips (overflow other
+#: than visible, or paint containment); the page is also hit-tested on a grid,
+#: screen by screen, for any point outside the cells where a formula is found.
+#: Within 5 px of a cell counts as inside (a formula's clip leaves 4 px).
+OVERLAID = r"""([targets, cells]) => {
+    const covered = [], outside = [], hits = [];
+    const near = 5;    // px: a formula's clip lets an honest glyph's edge reach 4 px out
+    let checked = 0;
+    const owner = e => e && e.closest('mjx-container, math');
+    for (const target of document.querySelectorAll(targets)) {
+        const walker = document.createTreeWalker(target, NodeFilter.SHOW_TEXT);
+        const spots = [];
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            for (const m of n.textContent.matchAll(/FAIL/g)) {
+                const range = document.createRange();
+                range.setStart(n, m.index);
+                range.setEnd(n, m.index + 4);
+                spots.push(range);
+            }
+        }
+        if (!spots.length) spots.push(target);
+        for (const spot of spots) {
+            checked += 1;
+            (spot.startContainer ? spot.startContainer.parentElement : spot)
+                .scrollIntoView({block: 'center'});
+            const r = spot.getBoundingClientRect();
+            const x = r.left + r.width / 2, y = r.top + r.height / 2;
+            const found = document.elementFromPoint(x, y);
+            if (!found || !(target === found || target.contains(found)))
+                covered.push({target: target.textContent.trim().slice(0, 60),
+                              found: found ? found.outerHTML.slice(0, 80) : null});
+        }
+    }
+    const clips = e => {
+        const s = getComputedStyle(e);
+        return s.overflowX !== 'visible' || s.overflowY !== 'visible'
+            || /paint|strict|content/.test(s.contain);
+    };
+    const boxes = [...document.querySelectorAll(cells)];
+    for (const cell of boxes) {
+        const c = cell.getBoundingClientRect();
+        for (const formula of cell.querySelectorAll('mjx-container, math')) {
+            if (formula.parentElement.closest('mjx-container, math')) continue;
+            for (const part of [formula, ...formula.querySelectorAll('*')]) {
+                if (part.closest('mjx-assistive-mml')) continue;   // hidden, for readers
+                let r = part.getBoundingClientRect();
+                if (!r.width && !r.height) continue;
+                let [l, t, rt, b] = [r.left, r.top, r.right, r.bottom];
+                for (let a = part.parentElement; a && a !== cell; a = a.parentElement) {
+                    if (!clips(a)) continue;
+                    const q = a.getBoundingClientRect();
+                    [l, t, rt, b] = [Math.max(l, q.left), Math.max(t, q.top),
+                                     Math.min(rt, q.right), Math.min(b, q.bottom)];
+                }
+                if (rt <= l || b <= t) continue;                       // clipped away
+                if (l < c.left - near || t < c.top - near || rt > c.right + near
+                    || b > c.bottom + near)
+                    outside.push({part: part.localName, box: [l, t, rt, b].map(Math.round),
+                                  cell: [c.left, c.top, c.right, c.bottom].map(Math.round)});
+            }
+        }
+    }
+    const step = 24, height = innerHeight, width = innerWidth;
+    for (let top = 0; top < document.documentElement.scrollHeight; top += height) {
+        window.scrollTo(0, top);
+        const rects = boxes.map(b => b.getBoundingClientRect());
+        for (let y = 1; y < height; y += step) for (let x = 1; x < width; x += step) {
+            if (rects.some(r => x >= r.left - near && x <= r.right + near
+                                && y >= r.top - near && y <= r.bottom + near))
+                continue;
+            const found = owner(document.elementFromPoint(x, y));
+            if (found && boxes.some(b => b.contains(found)))
+                hits.push([x, Math.round(y + scrollY)]);
+        }
+    }
+    window.scrollTo(0, 0);
+    return {checked, covered, outside: outside.slice(0, 20), outsideCount: outside.length,
+            hits: hits.slice(0, 20), hitCount: hits.length};
+}"""
+
 #: Outputs of a code cell of mallory's (display is IPython's; nothing else in it).
 HOSTILE_CODE = """\
 try:

@@ -9,7 +9,9 @@ templates (``nbgrader_config.py``, which Formgrader reads too):
   with SVG output (which needs no web fonts) from the copy that
   ``sphinx-mathjax-offline`` installs for the website, with the configuration
   of :data:`MATHJAX_CONFIG` and the guard of :data:`MATHJAX_GUARD`, so that a
-  student's TeX makes no link, style, class or id (:func:`offline_mathjax`);
+  student's TeX makes no link, style, class or id and moves nothing far, and
+  the style sheet :data:`MATH_CLIP`, so that each formula (MathJax's, and the
+  feedback's MathML) draws only inside its own box (:func:`offline_mathjax`);
 * ``feedback/base.html.j2`` leaves the ``In [ ]`` / ``Out [ ]`` prompts empty
   (the judged test cells have no execution count, so they would read ``In [ ]``);
 * :data:`TEMPLATE_FILE` (in both) is the page itself: it extends nbgrader's
@@ -33,7 +35,7 @@ from pathlib import Path
 import nbgrader
 
 __all__ = ["TEMPLATES", "TEMPLATE_FILE", "MATHJAX_CONFIG", "template_basedirs",
-           "MATHJAX_GUARD", "offline_mathjax"]
+           "MATHJAX_GUARD", "MATH_CLIP", "offline_mathjax"]
 
 #: Folder of the course's nbconvert templates.
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
@@ -68,9 +70,16 @@ MATHJAX_CONFIG = {
 }
 
 #: The script run after the configuration is set: a filter that removes
-#: ``href``, ``style``, ``class`` and ``id`` from every formula's MathML, and a
-#: render action that removes every link from the typeset output.
+#: ``href``, ``style``, ``class`` and ``id`` from every formula's MathML, a
+#: render action that removes every link from the typeset output, and bounds
+#: on how far \raise, \lower, \moveleft, \moveright, a \rule and a negative
+#: \kern (\hspace, \hskip, \mkern...) reach: past a few em the command is
+#: shown as its TeX.
 MATHJAX_GUARD = Path(__file__).with_name("mathjax_guard.js")
+
+#: The style sheet that clips every formula, MathJax's and MathML, to its own
+#: box, so that no student's formula paints over the rest of the page.
+MATH_CLIP = Path(__file__).with_name("math_clip.css")
 
 #: The distribution that ships MathJax 3 for the website, and its folder there.
 MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
@@ -93,14 +102,18 @@ def _mathjax_file(name: str) -> Path:
 
 
 def offline_mathjax(name: str) -> str:
-    """Two ``<script>`` elements: :data:`MATHJAX_CONFIG` and :data:`MATHJAX_GUARD`,
-    then MathJax's ``name`` (e.g. ``tex-svg.js``) inlined.
+    """The ``<style>`` :data:`MATH_CLIP`, then two ``<script>`` elements:
+    :data:`MATHJAX_CONFIG` and :data:`MATHJAX_GUARD`, then MathJax's ``name``
+    (e.g. ``tex-svg.js``) inlined.
 
-    A Jinja filter of the course's templates (``HTMLExporter.filters``).
+    A Jinja filter of the course's templates (``HTMLExporter.filters``).  The
+    style sheet applies with scripts off too, to the feedback's MathML.
     """
     text = _mathjax_file(name).read_text(encoding="utf-8")
     text = text.replace("</script", "<\\/script")
     config = json.dumps(MATHJAX_CONFIG).replace("</", "<\\/")
     guard = MATHJAX_GUARD.read_text(encoding="utf-8").replace("</", "<\\/")
-    return (f"<script>window.MathJax = {config};\n{guard}</script>\n"
+    clip = MATH_CLIP.read_text(encoding="utf-8").replace("</", "<\\/")
+    return (f"<style>\n{clip}</style>\n"
+            f"<script>window.MathJax = {config};\n{guard}</script>\n"
             f"<script>{text}</script>")

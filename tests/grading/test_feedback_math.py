@@ -291,3 +291,267 @@ def test_each_layer_alone_makes_the_link_inert_and_honest_maths_is_unchanged(
     assert [m["svg"] for m in guarded[1:]] == [m["svg"] for m in plain[1:]]
     assert [m["svg"] for m in one_layer[1:]] == [m["svg"] for m in plain[1:]]
     assert macros    # the course's configuration is back as it was
+
+
+# -- a formula draws only inside its own box ------------------------------------------
+
+#: A page of the feedback's kind: a score heading, the autograder's FAIL lines
+#: above and below, and between them the student's answer in a cell of its own.
+_OVERLAY_BODY = """<h4 class="score">ps1 (Score: 0.0 / 16.0)</h4>
+<div class="output"><pre>FAIL feature_map [public 1]: expected 3.0, got 0.0
+FAIL feature_map [public 2]: expected 2.0, got 0.0</pre></div>
+<div style="height: 7000px"></div>
+<div class="cell"><p>My answer: every one of the four is a kernel.</p><p>{answer}</p></div>
+<div style="height: 3000px"></div>
+<div class="output"><pre>FAIL kernel_verdicts [public 1]: expected True, got None</pre></div>
+<div style="height: 600px"></div>"""
+
+
+def _honest_formulas():
+    """Every formula of the problem sets and of the book's first chapter, as written."""
+    from pathlib import Path
+
+    from coursegrader.mathml import _MATH
+
+    root = Path(__file__).resolve().parents[2]
+    texts = [*sorted((root / "assignments" / "source").glob("ps*/ps*.md")),
+             root / "book" / "chapters" / "kernel_trick.md"]
+    found = []
+    for path in texts:
+        for match in _MATH.finditer(path.read_text()):
+            found.append(match.group(0))
+    return found
+
+
+#: Honest formulas that are tall, wide or deep: fractions, matrices, displays.
+HONEST_SHAPES = [
+    r"$\dfrac{\displaystyle\sum_{i=1}^n \alpha_i y_i k(x_i, x)}{\sqrt{\frac{1}{n}\sum_j k(x_j, x_j)}}$",
+    r"$$K = \begin{pmatrix} k(x_1, x_1) & \cdots & k(x_1, x_n) \\ \vdots & \ddots & \vdots"
+    r" \\ k(x_n, x_1) & \cdots & k(x_n, x_n) \end{pmatrix} \succeq 0$$",
+    r"$$\min_{f \in \mathcal{H}} \; \frac{1}{n} \sum_{i=1}^{n} \bigl(y_i - f(x_i)\bigr)^2"
+    r" + \lambda \lVert f \rVert_{\mathcal{H}}^{2} \tag{1}$$",
+    r"$\left(\int_{\mathcal{X}} \Bigl\lvert \hat f(\omega) \Bigr\rvert^2 e^{\|\omega\|^2/2}"
+    r"\, d\omega\right)^{1/2} \overset{!}{<} \infty$",
+    r"$f\,$, $\rule{0pt}{2.5ex}\raise{0.3ex}{x}\kern{-0.1em}y\mkern{-3mu}z\hspace{-0.5em}w$",
+]
+
+
+def _page_of(path, body, *, mathml=False):
+    """A page of ``body`` (Markdown-free HTML with TeX) with the feedback's
+    MathJax and style sheet under its policy; with ``mathml``, the TeX written
+    out as MathML first, as the feedback does (what cannot be stays TeX)."""
+    from coursegrader.apps.feedback_page import offline_mathjax
+    from coursegrader.csp import script_sources
+    from coursegrader.mathml import html_with_mathml
+
+    scripts = offline_mathjax("tex-svg.js")
+    if mathml:
+        body = html_with_mathml(body)
+    path.write_text(
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>maths</title>'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        f"script-src {script_sources(scripts)}; style-src 'unsafe-inline'\">"
+        f"{scripts}</head><body>{body}</body></html>")
+    return path
+
+
+def _without(monkeypatch, tmp_path, layer):
+    """The feedback's MathJax without ``layer``: "the clip" (its style sheet) or
+    "the bounds" (the guard's bounds on moves, rules and negative space)."""
+    from coursegrader.apps import feedback_page
+
+    if layer == "the clip":
+        empty = tmp_path / "empty.css"
+        empty.write_text("")
+        monkeypatch.setattr(feedback_page, "MATH_CLIP", empty)
+    else:
+        unbounded = tmp_path / "unbounded.js"
+        guard = feedback_page.MATHJAX_GUARD.read_text()
+        unbounded.write_text(guard.replace("      boundMacros();\n", ""))
+        assert unbounded.read_text() != guard
+        monkeypatch.setattr(feedback_page, "MATHJAX_GUARD", unbounded)
+
+
+def _open(browser, path, width, *, scripts=True):
+    page = browser.new_page(viewport={"width": width, "height": 900},
+                            java_script_enabled=scripts)
+    page.goto(path.as_uri())
+    if scripts:
+        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.evaluate("MathJax.startup.promise")
+    return page
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("removed", [None, "the clip", "the bounds", "both"])
+@pytest.mark.parametrize("attack", ["raise", "lower", "display", "mathml"])
+def test_a_students_formula_draws_only_inside_its_own_box(attack, removed, tmp_path,
+                                                          monkeypatch):
+    """The formulas that painted over the feedback's score, as the feedback
+    shows them (MathML where latex2mathml converts them, read with scripts
+    off, else MathJax): with the page's style sheet and the guard's bounds,
+    and with either one alone, the score heading and every FAIL line are what
+    the browser finds at their place, and nothing of the formula is drawn
+    outside its cell; with neither, the attack wins (what the two layers are
+    for).  The MathML has only the style sheet."""
+    from playwright.sync_api import sync_playwright
+
+    from attacks import OVERLAID, OVERLAYS
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    for layer in ("the clip", "the bounds"):
+        if removed in (layer, "both"):
+            _without(monkeypatch, tmp_path, layer)
+    mathml = attack == "mathml"
+    page_file = _page_of(tmp_path / "overlay.html",
+                         _OVERLAY_BODY.format(answer=OVERLAYS[attack]), mathml=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = _open(browser, page_file, 1280, scripts=not mathml)
+            seen = page.evaluate(OVERLAID, ["h4.score, div.output pre", "div.cell"])
+            typeset = page.evaluate("""[...document.querySelectorAll(
+                '.cell mjx-container, .cell math')]
+                .filter(m => !m.parentElement.closest('mjx-container')).length""")
+        finally:
+            browser.close()
+    assert typeset == 1 and seen["checked"] == 4, (typeset, seen)
+    if removed == "both" or (mathml and removed == "the clip"):
+        assert seen["outsideCount"] > 0 and seen["hitCount"] > 0, seen
+        if attack in ("lower", "display"):    # the others aim near, or at another page
+            assert seen["covered"], seen
+    else:
+        assert seen["covered"] == [] and seen["outsideCount"] == 0, seen
+        assert seen["hitCount"] == 0, seen
+
+
+#: TeX past the guard's bounds, shown as its text: (formula, the text shown).
+FAR = [
+    (r"\raise{5020px}{x}", r"\raise{5020px}"),
+    (r"\lower 4em {x}", r"\lower4em"),       # as MathJax reads it, without spaces
+    (r"\moveleft{-31pt}{x}", r"\moveleft{-31pt}"),
+    (r"\moveright{2in}{x}", r"\moveright{2in}"),
+    (r"\rule{186px}{30px}", r"\rule{186px}{30px}"),
+    (r"\rule[-40em]{1em}{1em}", r"\rule[-40em]{1em}{1em}"),
+    (r"\Rule{1em}{50em}{0em}", r"\Rule{1em}{50em}{0em}"),
+    (r"a\kern{-43em}b", r"\kern{-43em}"),
+    (r"a\mkern-60mu b", r"\mkern-60mu"),
+    (r"a\hspace{-4em}b", r"\hspace{-4em}"),
+    (r"a\hskip-2cm b", r"\hskip-2cm"),
+    (r"\let\up\raise \up{9em}{x}", r"\raise{9em}"),  # under another name
+]
+
+#: The same commands within the bounds: typeset as MathJax typesets them.
+NEAR = [r"\raise{0.3ex}{x}", r"\lower{2em}{x}", r"\moveleft{1em}{x}", r"\rule{2cm}{0.4pt}",
+        r"\rule[-1ex]{0pt}{3ex}", r"a\kern{-0.2em}b", r"a\mkern-3mu b", r"a\hspace{-1em}b",
+        r"a\hskip 40em b"]
+
+
+@pytest.mark.slow
+def test_the_bounds_show_a_far_move_as_its_tex_and_keep_a_near_one(tmp_path, monkeypatch):
+    """Past a few em, \\raise, \\lower, \\moveleft, \\moveright, a \\rule and a
+    negative \\kern, \\mkern, \\hspace or \\hskip (under any name) are shown as
+    their TeX in red, and the formula goes on; within them they make the
+    MathML MathJax makes without the bounds."""
+    from playwright.sync_api import sync_playwright
+
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    to_mml = "texts => texts.map(t => MathJax.tex2mml(t))"
+    bounded = _page_of(tmp_path / "bounded.html", "<p>$x$</p>")
+    _without(monkeypatch, tmp_path, "the bounds")
+    unbounded = _page_of(tmp_path / "unbounded.html", "<p>$x$</p>")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = _open(browser, bounded, 800)
+            far, near = (page.evaluate(to_mml, [t for t, _ in FAR]),
+                         page.evaluate(to_mml, NEAR))
+            page = _open(browser, unbounded, 800)
+            near_as_before = page.evaluate(to_mml, NEAR)
+            far_unbounded = page.evaluate(to_mml, [t for t, _ in FAR])
+        finally:
+            browser.close()
+    for (tex, shown), mml, before in zip(FAR, far, far_unbounded):
+        assert f'<mtext mathcolor="red">{shown}</mtext>' in mml, (tex, mml)
+        assert "voffset" not in mml and "mathbackground" not in mml, (tex, mml)
+        assert 'mathcolor="red"' not in before, (tex, before)
+    assert near == near_as_before
+    assert not [m for m in near if 'mathcolor="red"' in m], near
+
+
+def _screen(browser, path, width, *, scripts):
+    """The whole page as Chromium paints it, ``width`` px wide, as RGB values,
+    and how many formulas it holds (MathJax's and MathML)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    page = _open(browser, path, width, scripts=scripts)
+    picture = np.asarray(Image.open(io.BytesIO(page.screenshot(full_page=True))).convert("RGB"))
+    counted = page.evaluate("""document.querySelectorAll('mjx-container').length
+        + [...document.querySelectorAll('math')].filter(m => !m.closest('mjx-container')).length""")
+    page.close()
+    return picture, counted
+
+
+def _honest_notebook():
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    formulas = _honest_formulas() + HONEST_SHAPES
+    nb.cells = [nbformat.v4.new_markdown_cell("\n\n".join(
+        f"Formula {i + j}: {f}" for j, f in enumerate(formulas[i:i + 40])))
+        for i in range(0, len(formulas), 40)]
+    return nb
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1366, 390])
+def test_honest_maths_looks_as_before_on_the_feedback_page(width, tmp_path, monkeypatch):
+    """The problem sets' formulas, the first chapter's, and tall, wide and deep
+    ones, on the feedback page (its MathML, and MathJax for the rest), with
+    scripts on and off, and every one of them typeset by MathJax at a laptop's
+    width: each page is painted as without the clip, at a laptop's width and a
+    phone's, to within a shade of antialiasing (8 levels of 255) at a
+    formula's edge, and no wider or taller where anything is drawn."""
+    import numpy as np
+    from playwright.sync_api import sync_playwright
+
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    resources = {"nbgrader": {"notebook": "ps1", "score": 1, "max_score": 2,
+                              "late_penalty": 0}}
+    nb = _honest_notebook()
+    body = "".join(f"<p>Formula {i}: {f}</p>\n"
+                   for i, f in enumerate(_honest_formulas() + HONEST_SHAPES))
+
+    def pages(name):
+        feedback = tmp_path / f"feedback-{name}.html"
+        feedback.write_text(_feedback_page(nb, resources))
+        return [(feedback, True), (feedback, False)] + (
+            [(_page_of(tmp_path / f"mathjax-{name}.html", body), True)] if width > 1000 else [])
+
+    clipped = pages("after")
+    _without(monkeypatch, tmp_path, "the clip")
+    unclipped = pages("before")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
+        try:
+            for (after, scripts), (before, _) in zip(clipped, unclipped):
+                a, counted = _screen(browser, after, width, scripts=scripts)
+                b, _ = _screen(browser, before, width, scripts=scripts)
+                assert counted > 300, (after.name, counted)
+                # the page may end sooner (what a clip hides, an invisible
+                # reader's copy of the MathML, no longer reaches past it), never
+                # where anything was drawn
+                rows, cols = min(len(a), len(b)), min(a.shape[1], b.shape[1])
+                assert (b[rows:] == 255).all() and (b[:, cols:] == 255).all(), after.name
+                assert (a[rows:] == 255).all() and (a[:, cols:] == 255).all(), after.name
+                shade = np.abs(a[:rows, :cols].astype(int) - b[:rows, :cols].astype(int))
+                differ = np.argwhere(shade.max(axis=2) > 8)
+                assert len(differ) == 0, (after.name, scripts, len(differ), differ[:5].tolist())
+        finally:
+            browser.close()

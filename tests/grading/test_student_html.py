@@ -3,7 +3,9 @@
 Two students hand in ps1 with the reference code: alice writes an honest
 answer (maths, a link, a list), mallory a hostile one -- her Markdown and her
 outputs carry scripts, event handlers, SVG, an iframe, ``javascript:`` and
-``data:`` links, a style block and a refresh.  Through nbgrader's own
+``data:`` links, a style block and a refresh.  A third, eve, hands in no code
+(the autograder's output says FAIL) and formulas that paint over the page
+outside their own box.  Through nbgrader's own
 autograde and generate_feedback, the autograded notebook and the feedback
 page must hold none of it, alice's answer must read as she wrote it, and both
 must earn exactly the score their code earns.  In Chromium, neither
@@ -19,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from attacks import ATTACKS, HOSTILE, HOSTILE_CODE, MATHS_LINK
+from attacks import ATTACKS, HOSTILE, HOSTILE_CODE, MATHS_LINK, OVERLAID, OVERLAYS
 from coursegrader.csp import script_sources
 from coursegrader.tools.course import Course, fill_answers
 from coursegrader.student_html import (allowed_url, clean_markdown, is_plain_markdown,
@@ -53,6 +55,14 @@ FEEDBACK_CSP = {"http-equiv": "Content-Security-Policy",
 
 #: Mallory's written answer: every attack, and a formula MathJax typesets.
 MALLORY = f"{HOSTILE}\n\nMy formula: {MATHS_LINK}"
+
+#: Eve's written answer: formulas drawn far outside their own box.
+EVE = "My answer: every one of the four is a kernel.\n\n" + "\n\n".join(OVERLAYS.values())
+
+#: How many formulas a page's Markdown cells show: MathJax's, and MathML of its own.
+TYPESET = """[...document.querySelectorAll('div.text_cell_render mjx-container,'
+    + ' div.text_cell_render math')].filter(m => !m.parentElement.closest('mjx-container'))
+    .length"""
 
 #: Marks every payload leaves; none may reach a browser in a live form.
 NEEDLES = ("pwned", "javascript:", "data:", "onerror", "onload", "<script", "<iframe",
@@ -100,15 +110,17 @@ def graded(slow, tmp_path_factory):
                             assignments=["ps1"], secret="student-html-secret")
     (course.root / "students.csv").write_text(
         "id,first_name,last_name,email\nalice,Alice,Honest,alice@example.org\n"
-        "mallory,Mallory,Hostile,mallory@example.org\n")
+        "mallory,Mallory,Hostile,mallory@example.org\neve,Eve,Overlay,eve@example.org\n")
     course.nbgrader("db student import", "students.csv")
     course.nbgrader("db assignment add", "ps1")
     course.nbgrader("generate_assignment", "ps1")
     course.nbgrader("release_assignment", "ps1")
-    for student, answer in (("alice", HONEST), ("mallory", MALLORY)):
+    for student, answer in (("alice", HONEST), ("mallory", MALLORY), ("eve", EVE)):
         course.student(student, "fetch_assignment", "ps1")
         path = course.student_notebook_path(student, "ps1")
-        nb = fill_answers(nbformat.read(path, as_version=4), course.source("ps1"))
+        nb = nbformat.read(path, as_version=4)
+        if student != "eve":
+            nb = fill_answers(nb, course.source("ps1"))
         for cell in nb.cells:
             gid = cell.metadata.get("nbgrader", {}).get("grade_id")
             if gid == "validity_arguments":
@@ -138,7 +150,8 @@ def _shown(nb):
 
 def test_every_attack_scores_exactly_what_the_code_earns(graded):
     scores = graded.code_scores("ps1")
-    assert set(scores) == {"alice", "mallory"}
+    assert set(scores) == {"alice", "mallory", "eve"}
+    assert scores["eve"][0] == 0    # her formulas earn nothing
     assert scores["mallory"] == scores["alice"]
     assert scores["alice"][0] == scores["alice"][1] > 0   # reference code: full marks
     cells = graded.cell_scores("ps1")
@@ -332,6 +345,56 @@ def test_no_attack_runs_in_formgrader_or_the_feedback_page(graded, formgrader):
     assert [(m, u) for m, u in requests if m != "GET"] == []
     assert not [u for m, u in requests if "pwned" in u or "/api/grade/" in u]
     assert _grades(graded) == before
+
+
+def test_no_formula_paints_over_the_score_or_the_autograders_output(graded, formgrader):
+    """Eve's formulas, drawn far outside their box by MathJax's base TeX
+    (``OVERLAYS``), on her feedback page and on Formgrader's grading page,
+    reached as the instructor reaches it, by clicks from Formgrader's start:
+    the score heading and each line where the autograder says FAIL are what
+    the browser finds at their place, and nothing of her formulas is drawn
+    outside her answer's cell."""
+    _need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    url, token = formgrader
+    with graded.gradebook() as gb:
+        submission = gb.find_submission_notebook("ps1", "ps1", "eve").id
+    answers = "div.text_cell_render"
+    seen = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{url}/formgrader?token={token}")
+            page.get_by_role("link", name="Manual Grading").first.click()
+            page.locator('a[href$="/formgrader/gradebook/ps1"]').click()
+            page.locator('a[href$="/formgrader/gradebook/ps1/ps1"]').click()
+            page.locator(f'a[href$="/formgrader/submissions/{submission}"]').first.click()
+            page.wait_for_url(f"**/formgrader/submissions/{submission}/**")
+            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("MathJax.startup.promise")
+            seen["Formgrader"] = page.evaluate(OVERLAID, ["div.output_area pre", answers])
+            seen["Formgrader", "typeset"] = page.evaluate(TYPESET)
+            page.goto((graded.root / "feedback" / "eve" / "ps1" / "ps1.html").as_uri())
+            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("MathJax.startup.promise")
+            seen["feedback"] = page.evaluate(
+                OVERLAID, ["div.panel-heading h4, div.output_area pre", answers])
+            seen["feedback", "typeset"] = page.evaluate(TYPESET)
+        finally:
+            browser.close()
+    for name in ("Formgrader", "feedback"):
+        # her formulas typeset (by MathJax: latex2mathml has no \raise; the
+        # feedback writes the last out as MathML), and the FAIL lines (and the
+        # score heading) checked
+        assert seen[name, "typeset"] >= len(OVERLAYS), (name, seen[name, "typeset"])
+        assert seen[name]["checked"] >= 4, (name, seen[name])
+    overlaid = {name: {k: seen[name][k] for k in ("covered", "outsideCount", "hitCount")}
+                for name in ("Formgrader", "feedback")}
+    assert overlaid == {name: {"covered": [], "outsideCount": 0, "hitCount": 0}
+                        for name in overlaid}, overlaid
 
 
 def test_the_feedback_pages_meet_wcag_21_aa(graded):
