@@ -164,16 +164,18 @@ def test_report_page(graded):
     cells = [[html.unescape(c)
               for c in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)]
              for row in rows]
-    # bob failed every public case of every part: the table of failed checks shows
-    # the 20 most failed, each with its inputs (those of a part that varies on
-    # bob's own variant), and no check that is not one of his
-    variant = submission_variant("batch-test-secret", PS, "bob")
+    # bob failed every public case of every part, carol those of parts 3 and 4:
+    # the table of failed checks shows the 20 most failed, each with its inputs
+    # (those of a part that varies on the student's own variant), and no check
+    # that is not one of theirs
     failed = set()
-    for part_id, part in graded_parts(COURSE, PS).items():
-        if part.varies:
-            part = bind(part, variant.params)
-        failed |= {(part_id, case.label, ", ".join(describe(a) for a in case.args))
-                   for case in part.public()}
+    for student in ("bob", "carol"):
+        variant = submission_variant("batch-test-secret", PS, student)
+        for part_id, part in graded_parts(COURSE, PS).items():
+            if part.varies:
+                part = bind(part, variant.params)
+            failed |= {(part_id, case.label, ", ".join(describe(a) for a in case.args))
+                       for case in part.public()}
     shown = [tuple(r[:3]) for r in cells if len(r) == 5 and re.fullmatch(r"\d+ of \d+", r[3])]
     assert len(failed) > 20 and len(shown) == 20
     assert set(shown) <= failed, set(shown) - failed
