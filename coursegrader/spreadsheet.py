@@ -71,7 +71,7 @@ CELL_MARK = "'"
 FIELD_MARK = "_"
 #: The characters a reader may take as its quote.
 _QUOTES = "\"'"
-_PLAIN_NUMBER = re.compile(r"-?\d+(\.\d+)?")
+_PLAIN_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")     # ASCII digits: "-３" is not one
 _SEPARATOR = re.compile(f"[{re.escape(SEPARATORS)}]")
 #: ASCII punctuation that starts no formula in any spreadsheet. A quote
 #: character (``"`` or ``'``) counts only where no reader opens a quoted

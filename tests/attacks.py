@@ -244,6 +244,8 @@ SPREADSHEET_FORMULAS = {
     "n,'+2+3": "n,_'+2+3",
     "Ann;-3;=1": "Ann;_-3;_=1",
     "=1+1": "'=1+1",
+    "-\uff13": "'-\uff13",          # a full-width digit: not a plain number
+    "Ann;-\u0663": "Ann;_-\u0663",  # an Arabic-Indic digit after a separator
 }
 
 #: How a spreadsheet may read a CSV or a text list: each separator a locale or
@@ -260,7 +262,7 @@ def opens_as_formula(cell):
     past every space, control and format character, its first character (or
     that character's compatibility form) starts a formula, and it is not a
     plain number."""
-    if re.fullmatch(r"-?\d+(\.\d+)?", cell):
+    if re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", cell):
         return False
     rest = cell.lstrip("".join(ch for ch in set(cell)
                                if unicodedata.category(ch)[0] in "ZC" and ch not in "\t\r"))
