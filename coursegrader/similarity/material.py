@@ -356,12 +356,18 @@ def _named_attribute(modules, dotted):
     return True
 
 
+def _function(value):
+    """Whether ``value`` is a function (not a type, which ``isinstance`` takes)."""
+    return callable(value) and not isinstance(value, type)
+
+
 def _names_as_data(trees):
     """The functions of Python's builtins, NumPy and the standard modules that
     ``trees`` name in strings (``"np.asarray"``, ``"operator.mul"``, ``"repr"``,
-    and a table ``{"asarray": np.asarray}``): the names a program held as data
-    (lists of strings, say) calls its functions by, for an interpreter written
-    in the submission to run. Honest code names a function in a string seldom
+    and a table ``{"asarray": np.asarray}``) or hold, uncalled, in a literal
+    (``[np.column_stack, ...]``, ``[G, "X", 1]`` with ``G = operator.getitem``):
+    the functions a program held as data calls, for an interpreter written in
+    the submission to run. Honest code names a function in a string seldom
     (a dtype, a label); everyday words are not counted."""
     imported = dict(_USUAL_NAMES)
     for tree in trees:
@@ -378,9 +384,26 @@ def _names_as_data(trees):
             except ImportError:
                 continue
     found = set()
+    aliases = {}     # a name bound to a module's function: G = operator.getitem
+    for tree in trees:
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 \
+                    and isinstance(n.targets[0], ast.Name) \
+                    and isinstance(n.value, ast.Attribute) \
+                    and isinstance(n.value.value, ast.Name) and n.value.value.id in modules \
+                    and _function(getattr(modules[n.value.value.id], n.value.attr, None)):
+                aliases[n.targets[0].id] = f"{n.value.value.id}.{n.value.attr}"
     for tree in trees:
         docstrings = _docstrings(tree)
         for n in ast.walk(tree):
+            if isinstance(n, _CONTAINERS):   # functions held, not called: [np.stack, ...]
+                for item in (n.values if isinstance(n, ast.Dict) else n.elts):
+                    if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) \
+                            and item.value.id in modules \
+                            and _function(getattr(modules[item.value.id], item.attr, None)):
+                        found.add(f"{item.value.id}.{item.attr}")
+                    elif isinstance(item, ast.Name) and item.id in aliases:
+                        found.add(aliases[item.id])
             if isinstance(n, ast.Dict):      # a table of functions keyed by their names
                 for k, v in zip(n.keys, n.values):
                     if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
@@ -593,8 +616,9 @@ def _code(cells, check, scaffold, notes, flags, modules=None):
                                     _runs_source_text(trees))))
     named = sorted(_names_as_data(trees))
     if len(named) >= check.names_as_data:
-        flags.append(f"names {len(named)} functions in strings, a program held as data "
-                     "that no comparison reads: " + ", ".join(named[:8])
+        flags.append(f"holds {len(named)} functions as data (named in strings or uncalled "
+                     "in literals), a program held as data that no comparison reads: "
+                     + ", ".join(named[:8])
                      + (", ..." if len(named) > 8 else ""))
     program = _program_as_data(trees)
     if program:

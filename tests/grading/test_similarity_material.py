@@ -294,6 +294,16 @@ STEPS = [('asarray', 'x'), ('mul', 2), ('stack',), ('zeros',), ('truth',), ('is_
 def run(step, *args):
     return T[step[0]](*args)
 """
+#: The same with each step's function held, not named, and nothing nested deep:
+#: the steps bound to names of their own, a function reached through a name.
+AS_REFERENCES = """\
+import numpy as np, operator as op_
+G = op_.getitem
+TWICE = [op_.mul, 2, [np.asarray, 'x']]
+EACH = [list, [map, ['fn', ['x'], TWICE], 'xs']]
+STACK = ['if', [op_.truth, 'out'], [np.stack, 'out'], [np.zeros, [G, [1], 0]]]
+FAIL = [op_.truediv, 1, [op_.is_, 'x', None]]
+"""
 #: The program as one string of brackets, parsed at run time.
 AS_TEXT = EVALUATOR + """
 DOUBLE = "(fn (xs) (let out (list (map (fn (x) (if (is_ x None) (truediv 1 0) (mul 2 (asarray x)))) xs)) (if (truth out) (stack out) (zeros (tuple (list (range 1)))))))"
@@ -301,17 +311,21 @@ DOUBLE = "(fn (xs) (let out (list (map (fn (x) (if (is_ x None) (truediv 1 0) (m
 
 
 @pytest.mark.parametrize("program, flags", [
-    (AS_LISTS, ["names 7 functions in strings, a program held as data that no comparison "
-                "reads: np.asarray, np.stack, np.zeros, operator.is_, operator.mul, "
+    (AS_LISTS, ["holds 7 functions as data (named in strings or uncalled in literals), a "
+                "program held as data that no comparison reads: np.asarray, np.stack, np.zeros, operator.is_, operator.mul, "
                 "operator.truediv, operator.truth",
                 "a program held as data, which no comparison reads: a literal nested 8 "
                 "deep holding strings (line 21)"]),
-    (AS_TABLE, ["names 7 functions in strings, a program held as data that no comparison "
-                "reads: np.asarray, np.stack, np.zeros, operator.is_, operator.mul, "
+    (AS_TABLE, ["holds 7 functions as data (named in strings or uncalled in literals), a "
+                "program held as data that no comparison reads: np.asarray, np.stack, np.zeros, operator.is_, operator.mul, "
                 "operator.truediv, operator.truth"]),
     (AS_TEXT, ["a program held as data, which no comparison reads: a string of brackets "
                "nested 8 deep (line 21)"]),
-], ids=["lists", "table", "text"])
+    (AS_REFERENCES, ["holds 8 functions as data (named in strings or uncalled in "
+                     "literals), a program held as data that no comparison reads: "
+                     "np.asarray, np.stack, np.zeros, op_.getitem, op_.is_, op_.mul, "
+                     "op_.truediv, op_.truth"]),
+], ids=["lists", "table", "text", "references"])
 def test_a_program_held_as_data_for_an_interpreter_flags_the_submission(program, flags):
     """A copy transcribed into data that an evaluator of the student's runs earns
     its original's marks, compiles nothing and shares no code with it: the
