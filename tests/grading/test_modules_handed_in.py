@@ -1,8 +1,8 @@
 """Modules handed in beside the notebook, through `make autograde` and `make similarity`.
 
 A class of ps1 graded with the instructor's commands: bob hands in the
-reference solution; alice, honestly, moves her first function into
-``helper.py`` and imports it (``from helper import ...``, which runs in her
+reference solution; alice, honestly, moves her second function (the first
+that does not read her variant's ``V``) into ``helper.py`` and imports it (``from helper import ...``, which runs in her
 JupyterLab, where the notebook's folder is on ``sys.path``); mallory hands in
 bob's code as ``helper.py`` written in UTF-7 (a PEP 263 coding cookie: to any
 reader but Python's import the whole module is one comment line); carol hands
@@ -65,8 +65,8 @@ def graded(tmp_path_factory):
     blank_written = {part: scaffold[part] for part in WRITTEN_PARTS}
     c.hand_in("bob", "ps1", _notebook(released, reference))
 
-    first = CODE_PARTS[0]
-    moved = {**reference, first: "from helper import quadratic_feature_map\n"}
+    first = CODE_PARTS[1]
+    moved = {**reference, first: "from helper import multinomial_feature_map\n"}
     folder = c.hand_in("alice", "ps1", _notebook(released, moved))
     (folder / "helper.py").write_text(
         "import itertools\nimport math\n\nimport numpy as np\n\n\n" + reference[first])
@@ -100,7 +100,7 @@ def graded(tmp_path_factory):
 def test_an_honest_helper_module_imported_as_in_jupyterlab_scores_full_marks(graded):
     scores, _, alone, _ = graded
     assert scores["bob"] == (10.0, 10.0)
-    assert scores["alice"] == scores["bob"]      # not 8: "No module named 'helper'"
+    assert scores["alice"] == scores["bob"]      # not 7: "No module named 'helper'"
     assert "alice" not in alone                  # an honest helper flags nothing
 
 
