@@ -328,8 +328,8 @@ HONEST_SHAPES = [
     r"$\dfrac{\displaystyle\sum_{i=1}^n \alpha_i y_i k(x_i, x)}{\sqrt{\frac{1}{n}\sum_j k(x_j, x_j)}}$",
     r"$$K = \begin{pmatrix} k(x_1, x_1) & \cdots & k(x_1, x_n) \\ \vdots & \ddots & \vdots"
     r" \\ k(x_n, x_1) & \cdots & k(x_n, x_n) \end{pmatrix} \succeq 0$$",
-    r"$$\min_{f \in \mathcal{H}} \; \frac{1}{n} \sum_{i=1}^{n} \bigl(y_i - f(x_i)\bigr)^2"
-    r" + \lambda \lVert f \rVert_{\mathcal{H}}^{2} \tag{1}$$",
+    r"$$\min_{g \in \mathcal{H}_k} \; \sum_{j=1}^{m}"
+    r" \frac{\bigl(t_j - g(z_j)\bigr)^2}{m} + \mu \lVert g \rVert_{\mathcal{H}_k}^{2} \tag{1}$$",
     r"$\left(\int_{\mathcal{X}} \Bigl\lvert \hat f(\omega) \Bigr\rvert^2 e^{\|\omega\|^2/2}"
     r"\, d\omega\right)^{1/2} \overset{!}{<} \infty$",
     r"$f\,$, $\rule{0pt}{2.5ex}\raise{0.3ex}{x}\kern{-0.1em}y\mkern{-3mu}z\hspace{-0.5em}w$",
