@@ -19,9 +19,9 @@ here the public cases' expected values come as data (``answers.json``).
 
 Part 4, the decision function, is on each student's own Gaussian kernel: its
 width sigma is the student's variant (``VARIANT``).  The parts judged by
-``answers.json`` cannot vary: that file holds one table of public answers for
-the class, and judging them on a variant would ship their reference, the
-solution, in the student package.
+``answers.json`` do not vary: they take no width, and their one finite
+parameter, C, is an argument of their own, so varying it would stop nothing
+a student cannot do alone.
 """
 
 import numpy as np
