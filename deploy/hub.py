@@ -19,7 +19,8 @@ default nbgrader's /srv/nbgrader/exchange). ``init`` creates the Unix accounts
 ``start`` runs JupyterHub with deploy/jupyterhub_config.py and, once, sets up
 the course in the instructor's home (~/kernel-methods: the problem sets'
 sources, the configuration, the Makefile, students.csv, a grading secret),
-registers the students with their names, and generates and releases the first
+registers the students with their names, writes their variant codes (which the
+spawner hands to each student's server), and generates and releases the first
 problem set through the chosen exchange, with the course's own `make` steps.
 """
 
@@ -312,10 +313,13 @@ def set_up_course(settings):
             ngshare_request(settings, token, "POST", f"student/{course_id}/{student}",
                             first_name=first, last_name=last, email="")
     # the course's own steps (its Makefile, with the instructor's environment on PATH):
-    # problem sets and students (with their names) into the gradebook, psN.ipynb from
-    # psN.md and the student version, then the release
+    # problem sets and students (with their names) into the gradebook, each student's
+    # variant code (which the spawner hands to their server, so that their notebooks
+    # show their own variants from the first fetch), psN.ipynb from psN.md and the
+    # student version, then the release
     ps = "PS=" + " ".join(RELEASED)
-    steps = [["make", "db", ps], ["make", "generate", ps], ["make", "release", ps]]
+    steps = [["make", "db", ps], ["make", "variant_codes"], ["make", "generate", ps],
+             ["make", "release", ps]]
     for step in steps:
         done = run_as(settings, instructor, step, cwd=root, extra_env=extra)
         if done.returncode:
