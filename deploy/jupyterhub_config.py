@@ -12,6 +12,9 @@ folder or the ngshare service), the database URL and the book's folder.
   environment of the user's role: $PREFIX/student or $PREFIX/instructor. Those environments hold
   nbgrader's extensions for the role (see install.sh) and an nbgrader_config.py
   reading the variables set here.
+- Each server, with all it starts, runs in a memory cgroup and a pids cgroup of
+  its own (spawner.py, server_limits.py): c.Spawner.mem_limit and
+  c.CourseSpawner.process_limit below, more for the instructor, who grades.
 - ngshare runs as a hub service (from $PREFIX/ngshare); the book is a
   static site served by another service at /services/book/.
 """

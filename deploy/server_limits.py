@@ -61,14 +61,15 @@ def _delegates(folder, ctrl):
         return False
 
 
-def bases():
-    """{controller: (folder under which a server's group is made, cgroup version)}."""
+def bases(proc="/proc/self"):
+    """{controller: (folder under which a server's group is made, cgroup version)},
+    read from the ``cgroup`` and ``mounts`` files of ``proc`` (this process's)."""
     try:
-        with open("/proc/self/cgroup") as f:
+        with open(os.path.join(proc, "cgroup")) as f:
             own = {ctrl: path for _, ctrls, path in
                    (line.rstrip("\n").split(":", 2) for line in f)
                    for ctrl in ctrls.split(",")}
-        with open("/proc/self/mounts") as f:
+        with open(os.path.join(proc, "mounts")) as f:
             mounts = [line.split() for line in f]
     except (OSError, ValueError):
         return {}
@@ -94,14 +95,15 @@ def group_name(user):
     return PREFIX + user
 
 
-def make(user, memory_bytes, processes):
+def make(user, memory_bytes, processes, found=None):
     """Fresh groups for ``user``'s server, limits set: ({controller: folder},
     {controller: why it is not capped}).
 
     A group left by an earlier server of the user is emptied (its processes
-    killed) and made again. ``memory_bytes`` or ``processes`` None: not capped."""
+    killed) and made again. ``memory_bytes`` or ``processes`` None: not capped.
+    ``found``: the result of :func:`bases` (by default, this process's)."""
     wanted = {"memory": memory_bytes, "pids": processes}
-    found = bases()
+    found = bases() if found is None else found
     groups, missing = {}, {}
     for ctrl in CONTROLLERS:
         if wanted[ctrl] is None:

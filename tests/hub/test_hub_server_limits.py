@@ -21,6 +21,7 @@ import json
 import secrets
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 import requests
@@ -41,15 +42,17 @@ for line in open("/proc/self/cgroup"):
     _, ctrls, path = line.rstrip("\\n").split(":", 2)
     for ctrl in ctrls.split(",") if ctrls else ["v2"]:
         own[ctrl] = path
-mounts = {}
+mounts, unified = {}, None
 for line in open("/proc/self/mounts"):
     _, where, fstype, options, *_ = line.split()
     if fstype == "cgroup":
         for ctrl in ("memory", "pids"):
             if ctrl in options.split(","):
                 mounts[ctrl] = where + own[ctrl]
-    elif fstype == "cgroup2" and "memory" not in mounts:
-        mounts.setdefault("v2", where + own["v2"])
+    elif fstype == "cgroup2":
+        unified = where + own["v2"]
+if not mounts and unified:   # cgroup v2 alone: one group for both
+    mounts["v2"] = unified
 print(json.dumps(mounts))
 """
 
@@ -188,6 +191,14 @@ class Kernel:
                              timeout=120)
         assert done.status_code == 200, (done.status_code, done.text)
 
+    def stop_server(self):
+        api = f"{self.hub_url}/hub/api/users/{self.name}"
+        requests.delete(api + "/server", headers=self.auth, timeout=60)
+        deadline = time.monotonic() + 180
+        while requests.get(api, headers=self.auth, timeout=60).json().get("server"):
+            assert time.monotonic() < deadline, f"{self.name}'s server did not stop"
+            time.sleep(0.5)
+
     def server_up(self):
         return requests.get(f"{self.server}/api/status", headers=self.auth,
                             timeout=60).status_code == 200
@@ -226,3 +237,11 @@ def test_a_students_memory_and_processes_are_capped_and_her_classmate_works(hub)
     time.sleep(20)   # they end
     ada.restart()
     assert ada.value("print(2 + 2)") == "4"
+
+    # the hub's log says what caps her server
+    log = (hub["state"] / "hub.log").read_text()
+    assert f"Server of {ada.name} capped: memory {MEMORY} bytes" in log
+    assert f"; {PROCESSES} processes (cgroup " in log
+    # once her server stops, her groups are gone, and nothing of hers runs on
+    ada.stop_server()
+    assert not any(Path(folder).exists() for folder in groups.values()), groups

@@ -138,3 +138,58 @@ def test_what_is_not_capped_is_said():
 def test_a_name_that_is_no_unix_user_makes_no_group(name):
     with pytest.raises(ValueError, match="not a Unix user name"):
         server_limits.make(name, 1 << 30, 10)
+
+
+def fake_machine(tmp_path, cgroup, mounts, folders):
+    """A /proc/self of ``cgroup`` and ``mounts`` lines, and cgroup ``folders``
+    ({path under tmp_path: subtree_control or None}); the folder of proc."""
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    (proc / "cgroup").write_text(cgroup.replace("@", str(tmp_path)))
+    (proc / "mounts").write_text(mounts.replace("@", str(tmp_path)))
+    for folder, control in folders.items():
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        if control is not None:
+            (tmp_path / folder / "cgroup.subtree_control").write_text(control)
+    return proc
+
+
+def test_on_cgroup_v2_the_groups_go_where_the_controllers_are_delegated(tmp_path):
+    # a systemd machine: the hub's own cgroup holds the hub, so enables nothing
+    # for children; the root enables memory and pids
+    proc = fake_machine(tmp_path, "0::/system.slice/hub.service\n",
+                        "cgroup2 @/cg cgroup2 rw,nsdelegate 0 0\n",
+                        {"cg": "cpu io memory pids\n", "cg/system.slice/hub.service": ""})
+    found = server_limits.bases(str(proc))
+    assert found == {"memory": (f"{tmp_path}/cg", 2), "pids": (f"{tmp_path}/cg", 2)}
+    made, missing = server_limits.make("ada", 2 * 1024**3, 512, found=found)
+    group = tmp_path / "cg" / "kernel-course-ada"
+    assert made == {"memory": str(group), "pids": str(group)} and missing == {}
+    assert (group / "memory.max").read_text() == str(2 * 1024**3)
+    assert (group / "pids.max").read_text() == "512"
+    assert not (group / "memory.limit_in_bytes").exists()
+    # a hub whose own cgroup enables them gets them there
+    (tmp_path / "cg/system.slice/hub.service/cgroup.subtree_control").write_text("memory pids")
+    assert server_limits.bases(str(proc))["memory"] == (f"{tmp_path}/cg/system.slice/hub.service", 2)
+
+
+def test_where_no_hierarchy_offers_a_controller_it_is_said(tmp_path):
+    # a container: its cgroup v2 holds its processes and enables nothing
+    proc = fake_machine(tmp_path, "0::/\n", "cgroup2 @/cg cgroup2 ro 0 0\n", {"cg": ""})
+    found = server_limits.bases(str(proc))
+    assert found == {}
+    made, missing = server_limits.make("ada", 2 * 1024**3, 512, found=found)
+    assert made == {} and "no memory cgroup can be made here" in missing["memory"]
+
+
+def test_on_cgroup_v1_each_controller_has_its_hierarchy(tmp_path):
+    proc = fake_machine(tmp_path, "9:pids:/\n4:memory:/hub\n0::/\n",
+                        "cgroup @/memory cgroup rw,memory 0 0\n"
+                        "cgroup @/pids cgroup rw,pids 0 0\n"
+                        "cgroup2 @/unified cgroup2 rw 0 0\n",
+                        {"memory/hub": None, "pids": None, "unified": ""})
+    found = server_limits.bases(str(proc))
+    assert found == {"memory": (f"{tmp_path}/memory/hub", 1), "pids": (f"{tmp_path}/pids", 1)}
+    made, _ = server_limits.make("ada", 1024**3, 64, found=found)
+    assert (Path(made["memory"]) / "memory.limit_in_bytes").read_text() == str(1024**3)
+    assert (Path(made["pids"]) / "pids.max").read_text() == "64"
