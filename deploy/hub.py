@@ -46,6 +46,7 @@ sys.path.insert(0, str(HERE))
 import accounts  # noqa: E402
 import lti_login  # noqa: E402
 import roles  # noqa: E402
+import server_limits  # noqa: E402
 
 RELEASED = ["ps1"]
 
@@ -211,6 +212,9 @@ def stop(state, timeout=60):
         for name in settings["instructors"] + settings["students"]:
             if accounts.exists(name):
                 subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+    # each server's cgroups (spawner.py), which a killed hub leaves behind
+    for name in settings["instructors"] + settings["students"]:
+        server_limits.remove_all(name)
     pid_file.unlink(missing_ok=True)
 
 
