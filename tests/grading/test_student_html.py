@@ -470,3 +470,63 @@ def test_the_feedback_reads_its_maths_with_scripts_off(graded, tmp_path):
         viewer.unlink()
     assert seen["maths"] > 10 and seen["drawn"] == seen["maths"], seen
     assert seen["mathjax"] == 0 and seen["tex"] == [], seen
+
+
+def _answer_cell_set_to(course, student, answer):
+    """Set ``student``'s written answer in their autograded notebook (which
+    Formgrader shows) to ``answer``; returns the notebook's text as it was."""
+    autograded = course.root / "autograded" / student / "ps1" / "ps1.ipynb"
+    original = autograded.read_text()
+    nb = nbformat.reads(original, as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "validity_arguments":
+            cell.source = answer
+    nbformat.write(nb, autograded)
+    return original
+
+
+def test_a_long_word_stays_inside_its_cell_on_formgraders_grading_page(graded, formgrader):
+    """alice's written answer, one 400-letter word (in a paragraph, a list item
+    and inline code), on Formgrader's grading page in a window 1366 px wide
+    and one 390 px wide: the word breaks inside its cell, and the page is no
+    wider than with her honest answer."""
+    _need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    from attacks import LONG_ANSWER, LONG_WORD, OVERFLOWED
+
+    url, token = formgrader
+    with graded.gradebook() as gb:
+        submission = gb.find_submission_notebook("ps1", "ps1", "alice").id
+    autograded = graded.root / "autograded" / "alice" / "ps1" / "ps1.ipynb"
+    seen = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        try:
+            for width in (1366, 390):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                page.goto(f"{url}/formgrader?token={token}")
+                for answer in ("honest", "long"):
+                    original = (_answer_cell_set_to(graded, "alice", LONG_ANSWER)
+                                if answer == "long" else None)
+                    try:
+                        page.goto(f"{url}/formgrader/submissions/{submission}/")
+                        page.wait_for_function(
+                            "window.MathJax && MathJax.startup && MathJax.startup.promise")
+                        page.evaluate("MathJax.startup.promise")
+                        seen[width, answer] = page.evaluate(
+                            OVERFLOWED, ["div.text_cell_render", LONG_WORD])
+                    finally:
+                        if original is not None:
+                            autograded.write_text(original)
+                page.close()
+        finally:
+            browser.close()
+    for width in (1366, 390):
+        long, honest = seen[width, "long"], seen[width, "honest"]
+        assert long["past"] == [0, 0, 0], (width, long)
+        assert long["wider"] <= honest["wider"], (width, long, honest)
+        assert honest["past"] == [], honest
+    assert seen[1366, "long"]["wider"] == 0
+
