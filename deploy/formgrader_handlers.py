@@ -11,11 +11,12 @@ pages with an inline ``onclick=``, which the policy for those pages never runs
 * "Add new assignment..." on Manage Assignments, ``createAssignmentModal()``;
 * "Add new student..." on Manage Students, ``createStudentModal()``.
 
-Here those pages get a few lines of script, after nbgrader's own, that bind
-the same functions as ordinary handlers and remove the inline attribute (so
-that, on a server without the policy, a click does not run the function
-twice: twice "Show All Names" shows none).  The eye beside a student's name on
-the grading page is bound by the course's template of that page
+Here the server takes each of these attributes out of the page it sends
+(Chromium reports an inline handler that the policy refuses as soon as the
+page is read), leaving ``data-bound`` with the function's name, and adds a
+few lines of script, after nbgrader's own, that bind the same function as an
+ordinary handler.  The eye beside a student's name on the grading page is
+bound by the course's template of that page
 (``coursegrader/templates/formgrade/course.html.j2``).
 """
 
@@ -23,19 +24,28 @@ from tornado.web import OutputTransform
 
 from coursegrader.csp import add_inline_script
 
+#: nbgrader's inline handlers, as its templates write them, and what replaces each.
+INLINE = {
+    b' onclick="toggleAllNames()"': b' data-bound="toggleAllNames"',
+    b' onClick="createAssignmentModal();"': b' data-bound="createAssignmentModal"',
+    b' onClick="createStudentModal();"': b' data-bound="createStudentModal"',
+}
+
 #: Run once the page is loaded, when nbgrader's scripts have defined the functions.
 SCRIPT = b"""<script>
 /* formgrader_handlers: nbgrader's inline onclick handlers, bound by a script of the page's own */
 window.jQuery && jQuery(function ($) {
-  function bind(selector, call) {
-    $(selector).removeAttr("onclick").on("click", function (event) {
-      event.preventDefault();
-      call();
-    });
-  }
-  bind('button#toggle_names[onclick="toggleAllNames()"]', function () { toggleAllNames(); });
-  bind('a[onclick="createAssignmentModal();"]', function () { createAssignmentModal(); });
-  bind('a[onclick="createStudentModal();"]', function () { createStudentModal(); });
+  var calls = {
+    toggleAllNames: function () { toggleAllNames(); },
+    createAssignmentModal: function () { createAssignmentModal(); },
+    createStudentModal: function () { createStudentModal(); }
+  };
+  $("button[data-bound], a[data-bound]").each(function () {
+    var call = calls[this.getAttribute("data-bound")];
+    if (call) {
+      $(this).on("click", function (event) { event.preventDefault(); call(); });
+    }
+  });
 });
 </script>
 """
@@ -52,9 +62,13 @@ def handlers_transform(prefix):
         def transform_first_chunk(self, status_code, headers, chunk, finishing):
             html = headers.get("Content-Type", "").startswith("text/html")
             if self.applies and html and status_code == 200:
+                for handler, bound in INLINE.items():
+                    chunk = chunk.replace(handler, bound)
                 # a policy of hashes set before this script was added
                 # (formgrader_csp.py) lets it run too
                 chunk = add_inline_script(chunk, headers, SCRIPT)
+                if "Content-Length" in headers:
+                    headers["Content-Length"] = str(len(chunk))
             return status_code, headers, chunk
 
     return FormgraderHandlers

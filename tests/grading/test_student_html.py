@@ -537,8 +537,9 @@ def test_show_all_names_and_the_add_links_work_under_the_policy(graded, formgrad
     submissions shows every student's name and then hides them again; "Add new
     assignment..." and "Add new student..." open their dialogs.  nbgrader
     wires each with an inline onclick=, which the policy never runs
-    (deploy/formgrader_handlers.py binds them); no page of Formgrader the
-    instructor reaches keeps an inline handler, and none is refused."""
+    (deploy/formgrader_handlers.py binds them); no page of Formgrader's lists
+    the instructor reaches keeps an inline handler, and the browser reports
+    none refused."""
     _need_chromium()
     from playwright.sync_api import sync_playwright
 

@@ -94,6 +94,11 @@ def test_the_handlers_script_runs_under_the_pages_policy_with_the_links_script()
     assert len(inline_script_hashes(chunk.decode())) == 3 and "'unsafe-inline'" not in allowed
     assert "script-src-attr 'none'" in headers["Content-Security-Policy"]
     assert headers["Content-Length"] == str(len(chunk))
+    # the inline handler is gone from the page sent (Chromium reports a refused
+    # one as soon as it reads the page), its function named for the script
+    body = chunk.split(b"</head>")[1]
+    assert b"onclick" not in body
+    assert b'<button id="toggle_names" data-bound="toggleAllNames">' in body
     # an answer that is not a page, and a page outside Formgrader, are left alone
     for path, kind in (("/user/t/formgrader/api/submissions", "application/json"),
                        ("/user/t/lab", "text/html")):
