@@ -17,7 +17,8 @@ page is read), leaving ``data-bound`` with the function's name, and adds a
 few lines of script, after nbgrader's own, that bind the same function as an
 ordinary handler.  The eye beside a student's name on the grading page is
 bound by the course's template of that page
-(``coursegrader/templates/formgrade/course.html.j2``).
+(``coursegrader/templates/formgrade/course.html.j2``): here its two inline
+handlers are only taken out.
 """
 
 from tornado.web import OutputTransform
@@ -29,6 +30,9 @@ INLINE = {
     b' onclick="toggleAllNames()"': b' data-bound="toggleAllNames"',
     b' onClick="createAssignmentModal();"': b' data-bound="createAssignmentModal"',
     b' onClick="createStudentModal();"': b' data-bound="createStudentModal"',
+    # the grading page's eye, which the course's template binds itself
+    b' onclick="toggle_name(true);"': b"",
+    b' onclick="toggle_name(false);"': b"",
 }
 
 #: Run once the page is loaded, when nbgrader's scripts have defined the functions.
