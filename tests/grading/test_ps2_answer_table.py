@@ -167,5 +167,5 @@ def test_the_table_earns_nothing_and_is_flagged_and_the_honest_classmate_keeps_f
     with open(course.root / "report" / f"{ps}-similarity.csv", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["variant_values"]]
     assert [{r["student_a"], r["student_b"]} for r in rows] == [{"ada", "zed"}]
-    assert "zed holds ada's answer to bump_gram's public case" in rows[0]["variant_values"]
+    assert "zed holds ada's answer to basis_ridge's public case" in rows[0]["variant_values"]
     assert "ada holds" not in rows[0]["variant_values"]
