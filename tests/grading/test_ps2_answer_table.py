@@ -11,6 +11,7 @@ for holding the public answers of other widths. ada, an honest classmate on the
 reference solution, keeps full marks and is not flagged.
 """
 
+import html
 import json
 
 import nbformat
@@ -150,6 +151,11 @@ def test_the_table_earns_nothing_and_is_flagged_and_the_honest_classmate_keeps_f
             assert all(c.passed for c in p.cases if not c.hidden), p.part
             assert not any(c.passed for c in p.cases if c.hidden), p.part
             assert "the public checks carry no points" in p.report
+
+    # his feedback says where the points come from
+    course.nbgrader("generate_feedback", ps, "--RefuseHalfGraded.allow_ungraded=True")
+    page = html.unescape((course.root / "feedback" / "zed" / ps / f"{ps}.html").read_text())
+    assert " ".join(page.split()).count("the public checks carry no points") >= 2
 
     (course.root / "Makefile").write_text((COURSE / "Makefile").read_text())
     done = subprocess.run(["make", "similarity", f"PS={ps}", f"PYTHON={sys.executable}"],
