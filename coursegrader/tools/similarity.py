@@ -46,11 +46,12 @@ from pathlib import Path
 import nbformat
 from nbgrader.coursedir import CourseDirectory
 
+from coursecheck.parts import variant_key
+
 from .. import record
 from ..judging.modules import MODULE, student_modules
 from ..judging.problem_sets import graded_parts, hidden_module
 from ..judging.variants import submission_variant
-from coursecheck.parts import variant_key
 from ..judging.verdicts import right_verdicts
 from ..preprocessors.judge_submission import JudgeSubmission
 from ..secret import course_secret
