@@ -22,9 +22,9 @@ __all__ = ["PSDVerdict", "is_psd", "blas_guard", "one_blas_thread", "add_to_diag
 SINGLE_THREAD_FROM = 16000
 _FULL_EIGH_MAX = 300  # up to this size one full eigendecomposition is cheap enough
 _LSTSQ_MAX = 500  # saddle_solve's last resort, least squares, up to this order
-# SubsetSaddle factors a large Q_FF in two blocks, this many points first: a
+# SubsetSaddle factors this many points of a large Q_FF before all of it: a
 # singular Q_FF (two moons at n = 3000: 2700 free points of numerical rank
-# about 200) then fails on the first block, before the rest of Q_FF is formed
+# about 200) then fails there, before the rest of Q_FF is formed
 _LEADING_BLOCK = 256
 
 
@@ -323,42 +323,31 @@ class SubsetSaddle:
     def _factor(self, F):
         """``(Q_FF, L)`` with ``Q_FF = L L^T``; L is None (Q_FF perhaps too) if Cholesky fails.
 
-        A large F is factored in two blocks, its first ``_LEADING_BLOCK``
-        points first, and Q_FF formed block by block: when Q_FF is singular
-        to working precision, Cholesky fails at about its numerical rank, so
-        usually in the first block, before the other blocks are formed.  (One
-        LAPACK call on all of Q_FF works on the whole matrix from its first
-        columns on: failing at the 190th of 2700 points cost two thirds of
-        a full factor, 0.14-0.25 s.)
+        The first ``_LEADING_BLOCK`` points of a large F are factored first:
+        when Q_FF is singular to working precision, Cholesky fails at about
+        its numerical rank, so usually already there, and the rest of Q_FF is
+        never formed.  (LAPACK's factor of all of Q_FF updates the whole
+        matrix from its first columns on: failing at the 190th of 2700 points
+        cost two thirds of a full factor, 0.14-0.25 s.)  When that block
+        passes, all of Q_FF is factored in one LAPACK call, as fast as any
+        blocking of ours (a factor in two blocks took twice its time).
         """
         k = _LEADING_BLOCK
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            if F.size <= 2 * k:
-                Q = self.block(F, F)
+            if F.size > 2 * k:
                 try:
-                    L = linalg.cholesky(Q, lower=True, check_finite=False)
+                    lead = linalg.cholesky(self.block(F[:k], F[:k]), lower=True,
+                                           check_finite=False)
                 except linalg.LinAlgError:
-                    return Q, None
-                return Q, (L if np.all(np.isfinite(L)) else None)
-            lead, rest = F[:k], F[k:]
-            Q11 = self.block(lead, lead)
-            try:
-                L11 = linalg.cholesky(Q11, lower=True, check_finite=False)
-                if not np.all(np.isfinite(L11)):
                     return None, None
-                Q12 = self.block(lead, rest)
-                B = linalg.solve_triangular(L11, Q12, lower=True, check_finite=False)
-                Q22 = self.block(rest, rest)
-                L22 = linalg.cholesky(Q22 - B.T @ B, lower=True, check_finite=False)
+                if not np.all(np.isfinite(lead)):
+                    return None, None
+            Q = self.block(F, F)
+            try:
+                L = linalg.cholesky(Q, lower=True, check_finite=False)
             except linalg.LinAlgError:
-                return None, None
-            Q = np.empty((F.size, F.size))
-            Q[:k, :k], Q[:k, k:], Q[k:, :k], Q[k:, k:] = Q11, Q12, Q12.T, Q22
-            if not (np.all(np.isfinite(B)) and np.all(np.isfinite(L22))):
                 return Q, None
-            L = np.zeros((F.size, F.size))
-            L[:k, :k], L[k:, :k], L[k:, k:] = L11, B.T, L22
-            return Q, L
+            return Q, (L if np.all(np.isfinite(L)) else None)
 
     def forget(self):
         """Drop the factor: the next system is factored afresh."""

@@ -1468,7 +1468,7 @@ def test_a_singular_large_subset_fails_before_the_rest_of_its_matrix_is_formed()
     """A system in 900 points of 2-D data (a Gaussian K of numerical rank far
     below 900) is refused by Cholesky within the first block of points: only
     that block of Q_FF is read, not the 810,000 entries of all of it.  A
-    regular system of the same size, factored in two blocks, matches an LU
+    regular system of the same size, whose first block passes, matches an LU
     solve of the whole."""
     from kernlab._linalg import SubsetSaddle, saddle_solve
 
