@@ -90,7 +90,17 @@ the time of LAPACK's one call), so the first block is now only a probe, and
 a regular system is factored by one call as before (the same factor to the
 last bit).  The other rows are of this version.
 
-Two moons at n = 3000 is still short of its 4x: 6x to 8x, now mostly the
+The new row, ``--only "n = 3000"`` at 19:34 UTC (load average 3 to 7,
+lower than during the comparisons above)::
+
+    2026-11-26 19:34 UTC, load average 3.1, 7.1, 10.5, 2 cores; medians of 3 fresh processes
+    case                                                           variant        1st fit   ratio   kernlab    LIBSVM   ratio  target  LIBSVM 1e-3   |da|/C     |df|   CPU 1st    CPU  LIBSVM  method (steps)
+    moons, noise 0.3, n = 3000                                     seed 5          0.272s    2.6x    0.365s    0.104s    3.5x      4x       0.095s  2.0e-03  8.2e-06      5.0x   4.8x  0.054s  working-set (28)
+    moons, noise 0.3, n = 3000                                     seed 6          0.394s    4.3x    0.764s    0.091s    8.4x      4x!      0.081s  1.4e-04  1.6e-06      5.0x   5.0x  0.039s  working-set (24)
+    moons, noise 0.3, n = 3000                                     seed 7          0.660s    8.7x    0.290s    0.076s    3.8x      4x       0.150s  5.2e-04  2.4e-06      5.2x   4.3x  0.039s  working-set (25)
+
+Two moons at n = 3000 is still short of its 4x: 4.3x to 5.0x of LIBSVM's
+CPU time in that run, 6x to 8x in the comparisons above, now mostly the
 steps' time.  n = 5000 seed 1 is at 4.2x and 4.4x, just short, and moved
 by less than the noise between the two comparisons.
 
