@@ -92,3 +92,31 @@ def add_inline_script(page: bytes, headers, script: bytes) -> bytes:
         headers["Content-Security-Policy"] = allow_inline_script(
             headers["Content-Security-Policy"], script.decode("utf-8"))
     return page
+
+
+def page_script_transform(prefix: str, script: bytes, replace=None):
+    """A tornado output transform (a class, as ``web_app.add_transform`` takes)
+    that adds ``script`` to the HTML pages a server sends under ``prefix`` (not
+    its ``/api/`` or ``/static/`` paths) with :func:`add_inline_script`, after
+    replacing in them each key of ``replace`` (bytes to bytes) by its value.
+    A policy of hashes set before this transform runs lets ``script`` run too."""
+    from tornado.web import OutputTransform
+
+    replace = dict(replace or {})
+
+    class PageScript(OutputTransform):
+        def __init__(self, request):
+            self.applies = request.path.startswith(prefix) and "/api/" not in request.path \
+                and "/static/" not in request.path
+
+        def transform_first_chunk(self, status_code, headers, chunk, finishing):
+            html = headers.get("Content-Type", "").startswith("text/html")
+            if self.applies and html and status_code == 200:
+                for old, new in replace.items():
+                    chunk = chunk.replace(old, new)
+                chunk = add_inline_script(chunk, headers, script)
+                if "Content-Length" in headers:
+                    headers["Content-Length"] = str(len(chunk))
+            return status_code, headers, chunk
+
+    return PageScript

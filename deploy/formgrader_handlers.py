@@ -21,9 +21,7 @@ bound by the course's template of that page
 handlers are only taken out.
 """
 
-from tornado.web import OutputTransform
-
-from coursegrader.csp import add_inline_script
+from coursegrader.csp import page_script_transform
 
 #: nbgrader's inline handlers, as its templates write them, and what replaces each.
 INLINE = {
@@ -56,26 +54,9 @@ window.jQuery && jQuery(function ($) {
 
 
 def handlers_transform(prefix):
-    """A tornado output transform adding SCRIPT to the HTML pages under ``prefix``."""
-
-    class FormgraderHandlers(OutputTransform):
-        def __init__(self, request):
-            self.applies = request.path.startswith(prefix) and "/api/" not in request.path \
-                and "/static/" not in request.path
-
-        def transform_first_chunk(self, status_code, headers, chunk, finishing):
-            html = headers.get("Content-Type", "").startswith("text/html")
-            if self.applies and html and status_code == 200:
-                for handler, bound in INLINE.items():
-                    chunk = chunk.replace(handler, bound)
-                # a policy of hashes set before this script was added
-                # (formgrader_csp.py) lets it run too
-                chunk = add_inline_script(chunk, headers, SCRIPT)
-                if "Content-Length" in headers:
-                    headers["Content-Length"] = str(len(chunk))
-            return status_code, headers, chunk
-
-    return FormgraderHandlers
+    """A tornado output transform taking INLINE out of the HTML pages under
+    ``prefix`` and adding SCRIPT to them."""
+    return page_script_transform(prefix, SCRIPT, INLINE)
 
 
 def _jupyter_server_extension_points():

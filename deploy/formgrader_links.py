@@ -11,9 +11,7 @@ nbgrader's own, that point the links at ``<base_url>/lab/tree/<path>``: the
 folder, in this server's JupyterLab.
 """
 
-from tornado.web import OutputTransform
-
-from coursegrader.csp import add_inline_script
+from coursegrader.csp import page_script_transform
 
 #: Run after nbgrader's utils.js has defined linkTo(type, path), before the
 #: page's views call it; base_url is set by the page itself.
@@ -32,21 +30,7 @@ SCRIPT = b"""<script>
 
 def links_transform(prefix):
     """A tornado output transform adding SCRIPT to the HTML pages under ``prefix``."""
-
-    class FormgraderLinks(OutputTransform):
-        def __init__(self, request):
-            self.applies = request.path.startswith(prefix) and "/api/" not in request.path \
-                and "/static/" not in request.path
-
-        def transform_first_chunk(self, status_code, headers, chunk, finishing):
-            html = headers.get("Content-Type", "").startswith("text/html")
-            if self.applies and html and status_code == 200:
-                # a policy of hashes set before this script was added
-                # (formgrader_csp.py) lets it run too
-                chunk = add_inline_script(chunk, headers, SCRIPT)
-            return status_code, headers, chunk
-
-    return FormgraderLinks
+    return page_script_transform(prefix, SCRIPT)
 
 
 def _jupyter_server_extension_points():
