@@ -4,9 +4,10 @@ One copy of the course, with ps1 to ps5, graded with the sandbox: for each of
 ps2 to ps5, alice (her own solved copy) and dave hand in through the folder
 exchange (generate, release, fetch, submit, ``nbgrader collect``), bob (his own
 solved copy) and carol (bob's notebook) through Canvas's zip of submissions
-with Canvas's gradebook CSV as the roster (``make zip_collect``, which grades
-everything collected for the problem set); carol, who calls herself "Bob
-Example" in Canvas as bob does, is the student of her own account. For ps1
+with Canvas's gradebook CSV as the roster (``make zip_collect NOGRADE=1``,
+which takes the files only); one ``make autograde`` then grades every problem
+set. carol, who calls herself "Bob Example" in Canvas as bob does, is the
+student of her own account. For ps1
 (whose folder-exchange route has a test of its own), bob and carol hand in
 through the zip. ``make similarity`` then runs on each problem set.
 
@@ -227,9 +228,13 @@ def graded_class(slow, tmp_path_factory):
         upload.write_bytes(canvas_zip(
             [(f"bobexample_{accounts[who[role]]}_{accounts[who[role]] + 1000}_{ps}.ipynb",
               nbformat.writes(notebooks[role]).encode()) for role in ZIP]))
-        # takes the zip's files and grades everything collected for the problem set
+        # takes the zip's files only: one `make autograde` then grades every problem set
         taken[ps] = _make(course, "zip_collect", f"PS={ps}", f"ZIP={upload}",
-                          f"ROSTER={tmp / 'canvas.csv'}")
+                          f"ROSTER={tmp / 'canvas.csv'}", "NOGRADE=1")
+        assert not (course.root / "autograded").exists() or not list(
+            (course.root / "autograded").glob(f"*/{ps}")), ps
+    _make(course, "autograde", f"PS={' '.join(PROBLEM_SETS)}")
+    for ps in PROBLEM_SETS:
         course.nbgrader("generate_feedback", ps, "--RefuseHalfGraded.allow_ungraded=True")
     pairs = {ps: variant_value_pairs(course, ps) for ps in PROBLEM_SETS}
     return course, ids, {ps: plan[2] for ps, plan in plans.items()}, pairs, taken
