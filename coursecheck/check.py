@@ -30,7 +30,7 @@ import warnings
 
 from .policy import FORBIDDEN_IMPORTS, forbidden_import_message
 from .serial import UnsupportedValue, roundtrip
-from .parts import get_part, judge_case
+from .parts import PUBLIC_UNSCORED, get_part, judge_case
 from .variants import bind, student_variant
 
 __all__ = ["CheckFailed", "check", "check_cases", "run_cases", "format_report",
@@ -141,6 +141,8 @@ def format_report(part_id, part, outcomes, show_hidden=True):
             lines.append(f"  FAIL  {tag}case '{case.label}': {msg}")
     if hidden_total:
         lines.append(f"  {hidden_ok} of {hidden_total} hidden checks passed")
+    if not part.public_points:
+        lines.append(_wrap(f"Note: {PUBLIC_UNSCORED}.", "  "))
     return "\n".join(lines)
 
 
@@ -235,8 +237,13 @@ def check_cases(part_id, part, cases, func, *, hidden=False):
         if len(failed) > 3:
             lines.append(f"  ... and {len(failed) - 3} more failing (see the report above)")
         raise CheckFailed("\n".join(lines))
-    print("All hidden-style checks passed." if hidden else
-          "All public checks passed; the grade also uses hidden cases.")
+    if hidden:
+        print("All hidden-style checks passed.")
+    elif not part.public_points:
+        print("All public checks passed; they carry no points: the grade comes from "
+              "hidden cases.")
+    else:
+        print("All public checks passed; the grade also uses hidden cases.")
 
 
 def check(assignment, part_id, func):

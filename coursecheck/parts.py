@@ -30,7 +30,7 @@ import numpy as np
 __all__ = [
     "Case", "Part", "allclose", "same_set", "custom", "equal",
     "get_part", "get_parts", "problem_module", "judge_case", "public_answers", "variant_answers",
-    "variant_key", "describe",
+    "variant_key", "describe", "scored_cases", "PUBLIC_UNSCORED",
     "float_array", "log_uniform",
 ]
 
@@ -84,6 +84,15 @@ class Part:
     ``withheld``: the reference is the whole answer (a verdict), so it is the
     grader's alone (``REFERENCES`` of the course's ``hidden/psN.py``, compared
     by ``compare``); here ``verify`` checks only the form of an answer.
+    ``public_points``: whether the public cases count towards the points
+    (:func:`scored_cases`).  It is derived, never to be remembered: a part
+    judged by a table per variant (``answers`` callable) has every variant's
+    public expected values in the student package, so a table of them would
+    be right on every variant; its public cases are feedback only and its
+    points come from its hidden cases.  It stays with the part when the
+    grader swaps the table for its reference and when the part is bound to a
+    variant; an author may turn it off for another part, never on for such a
+    one.
     """
 
     func: str
@@ -100,6 +109,7 @@ class Part:
     sections: tuple = field(default=(), compare=False)
     verdict: bool = field(default=False, compare=False)
     withheld: bool = False
+    public_points: Optional[bool] = field(default=None, compare=False)
 
     def __post_init__(self):
         if not isinstance(self.func, str) or not self.func.isidentifier():
@@ -123,6 +133,15 @@ class Part:
         if self.verdict and self.varies and self.reference is None:
             raise ValueError("a part that varies and gives a verdict is judged by "
                              "Part.reference, which says each variant's right verdicts")
+        tabled = self.varies and callable(self.answers)
+        if self.public_points is None:
+            object.__setattr__(self, "public_points", not tabled)
+        elif not isinstance(self.public_points, bool):
+            raise ValueError(f"Part.public_points must be a bool, got {self.public_points!r}")
+        elif self.public_points and tabled:
+            raise ValueError("a part judged by a table per variant (variant_answers) gives "
+                             "its public cases no points: the student package holds every "
+                             "variant's public answers")
         if not self.timeout > 0:
             raise ValueError(f"Part.timeout must be positive, got {self.timeout!r}")
         if not (isinstance(self.sections, tuple)
@@ -298,6 +317,21 @@ def get_part(assignment, part_id):
         raise ValueError(f"problem set {assignment!r} has no part {part_id!r}; "
                          f"its parts are {sorted(parts)}")
     return parts[part_id]
+
+
+def scored_cases(part, outcomes):
+    """The outcomes ``[(case, is_hidden, message)]`` that count towards ``part``'s points.
+
+    Every case counts, except the public cases of a part whose public cases
+    carry no points (``Part.public_points``: a part judged by a table per
+    variant), whose points come from its hidden cases alone.
+    """
+    return [o for o in outcomes if part.public_points or o[1]]
+
+
+#: What the check and the report say of a part whose public cases carry no points.
+PUBLIC_UNSCORED = ("the public checks carry no points (every variant's public answers "
+                   "are in the course package); the grade comes from hidden cases")
 
 
 def judge_case(part, case, got):

@@ -13,7 +13,8 @@ import base64
 import hashlib
 import html.parser
 
-__all__ = ["inline_script_hashes", "script_sources"]
+__all__ = ["inline_script_hashes", "script_sources", "allow_inline_script",
+           "add_inline_script"]
 
 
 class _InlineScripts(html.parser.HTMLParser):
@@ -57,3 +58,37 @@ def script_sources(page: str) -> str:
     """The sources of a ``script-src`` directive that allow ``page``'s inline
     scripts and nothing else inline: their hashes, or ``'none'`` without any."""
     return " ".join(inline_script_hashes(page)) or "'none'"
+
+
+def allow_inline_script(policy: str, script: str) -> str:
+    """``policy`` (a Content-Security-Policy header) with the ``<script>`` element
+    ``script`` allowed by its hash in its ``script-src``; a policy without
+    ``script-src`` (or none, ``""``) is returned as it is."""
+    if not isinstance(policy, str) or not isinstance(script, str):
+        raise TypeError("policy and script must be str")
+    directives = policy.split(";")
+    for i, directive in enumerate(directives):
+        if directive.strip().startswith("script-src "):
+            allowed = " ".join(inline_script_hashes(script))
+            directives[i] = f" script-src {allowed} " + directive.strip()[len("script-src "):]
+            return ";".join(directives).strip()
+    return policy
+
+
+def add_inline_script(page: bytes, headers, script: bytes) -> bytes:
+    """``page`` (an HTML page as a server sends it) with ``script`` (a ``<script>``
+    element) put before its ``</head>``, and ``headers`` (a mutable mapping, as
+    tornado's) made to match: its ``Content-Length``, and its
+    Content-Security-Policy, if any, allowing ``script`` by its hash.  A page
+    without ``</head>`` is returned as it is."""
+    if not isinstance(page, bytes) or not isinstance(script, bytes):
+        raise TypeError("page and script must be bytes")
+    if b"</head>" not in page:
+        return page
+    page = page.replace(b"</head>", script + b"</head>", 1)
+    if "Content-Length" in headers:
+        headers["Content-Length"] = str(len(page))
+    if "Content-Security-Policy" in headers:
+        headers["Content-Security-Policy"] = allow_inline_script(
+            headers["Content-Security-Policy"], script.decode("utf-8"))
+    return page

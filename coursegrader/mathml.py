@@ -8,7 +8,9 @@ passes every Markdown cell, once cleaned, through :func:`html_with_mathml`
 ``\\[...\\]`` and ``\\begin{align}`` (``equation``, ``gather``) outside code
 becomes MathML (``latex2mathml``), which every
 browser draws by itself and screen readers read.  What cannot be converted
-stays TeX, for MathJax when the page's script does run.
+stays TeX, for MathJax when the page's script does run, in a ``<span
+class="tex">`` that the page's style sheet keeps from breaking where a long
+word in the text around it would break (``coursegrader/apps/math_clip.css``).
 
 The TeX is the student's.  latex2mathml copies some of it through as markup
 (``\\text{<b>}``, ``\\href{...}``), so its output is only used when it parses
@@ -84,13 +86,16 @@ def _convert_text(text: str) -> str:
         display = any(match.group(g) is not None for g in ("d1", "d2", "d3"))
         tex = next(g for g in match.group("d1", "d2", "d3", "i1", "i2") if g is not None)
         mathml = tex_to_mathml(tex, display)
-        if mathml is None:
-            continue
         out.append(html.escape(plain[at:match.start()], quote=False))
-        # a display wider than a phone scrolls in its own box, which the
-        # keyboard can reach (the page's style sheet: .math-display)
-        out.append(f'<span class="math-display" tabindex="0">{mathml}</span>' if display
-                   else mathml)
+        if mathml is None:
+            # left for MathJax, and read as it is without it: one run that the
+            # page's style sheet never breaks, as a long word is (.tex)
+            out.append(f'<span class="tex">{html.escape(match.group(0), quote=False)}</span>')
+        else:
+            # a display wider than a phone scrolls in its own box, which the
+            # keyboard can reach (the page's style sheet: .math-display)
+            out.append(f'<span class="math-display" tabindex="0">{mathml}</span>' if display
+                       else mathml)
         at = match.end()
     if not out:
         return text

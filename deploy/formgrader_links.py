@@ -13,7 +13,7 @@ folder, in this server's JupyterLab.
 
 from tornado.web import OutputTransform
 
-from coursegrader.csp import inline_script_hashes
+from coursegrader.csp import add_inline_script
 
 #: Run after nbgrader's utils.js has defined linkTo(type, path), before the
 #: page's views call it; base_url is set by the page itself.
@@ -40,18 +40,10 @@ def links_transform(prefix):
 
         def transform_first_chunk(self, status_code, headers, chunk, finishing):
             html = headers.get("Content-Type", "").startswith("text/html")
-            if self.applies and html and status_code == 200 and b"</head>" in chunk:
-                chunk = chunk.replace(b"</head>", SCRIPT + b"</head>", 1)
-                if "Content-Length" in headers:
-                    headers["Content-Length"] = str(len(chunk))
+            if self.applies and html and status_code == 200:
                 # a policy of hashes set before this script was added
                 # (formgrader_csp.py) lets it run too
-                directives = headers.get("Content-Security-Policy", "").split(";")
-                for i, directive in enumerate(directives):
-                    if directive.strip().startswith("script-src "):
-                        allowed = " ".join(inline_script_hashes(SCRIPT.decode()))
-                        directives[i] = f" script-src {allowed} " + directive.strip()[11:]
-                        headers["Content-Security-Policy"] = ";".join(directives).strip()
+                chunk = add_inline_script(chunk, headers, SCRIPT)
             return status_code, headers, chunk
 
     return FormgraderLinks

@@ -19,7 +19,8 @@ default nbgrader's /srv/nbgrader/exchange). ``init`` creates the Unix accounts
 ``start`` runs JupyterHub with deploy/jupyterhub_config.py and, once, sets up
 the course in the instructor's home (~/kernel-methods: the problem sets'
 sources, the configuration, the Makefile, students.csv, a grading secret),
-registers the students with their names, and generates and releases the first
+registers the students with their names, writes their variant codes (which the
+spawner hands to each student's server), and generates and releases the first
 problem set through the chosen exchange, with the course's own `make` steps.
 """
 
@@ -45,6 +46,7 @@ sys.path.insert(0, str(HERE))
 import accounts  # noqa: E402
 import lti_login  # noqa: E402
 import roles  # noqa: E402
+import server_limits  # noqa: E402
 
 RELEASED = ["ps1"]
 
@@ -210,6 +212,9 @@ def stop(state, timeout=60):
         for name in settings["instructors"] + settings["students"]:
             if accounts.exists(name):
                 subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+    # each server's cgroups (spawner.py), which a killed hub leaves behind
+    for name in settings["instructors"] + settings["students"]:
+        server_limits.remove_all(name)
     pid_file.unlink(missing_ok=True)
 
 
@@ -312,10 +317,13 @@ def set_up_course(settings):
             ngshare_request(settings, token, "POST", f"student/{course_id}/{student}",
                             first_name=first, last_name=last, email="")
     # the course's own steps (its Makefile, with the instructor's environment on PATH):
-    # problem sets and students (with their names) into the gradebook, psN.ipynb from
-    # psN.md and the student version, then the release
+    # problem sets and students (with their names) into the gradebook, each student's
+    # variant code (which the spawner hands to their server, so that their notebooks
+    # show their own variants from the first fetch), psN.ipynb from psN.md and the
+    # student version, then the release
     ps = "PS=" + " ".join(RELEASED)
-    steps = [["make", "db", ps], ["make", "generate", ps], ["make", "release", ps]]
+    steps = [["make", "db", ps], ["make", "variant_codes"], ["make", "generate", ps],
+             ["make", "release", ps]]
     for step in steps:
         done = run_as(settings, instructor, step, cwd=root, extra_env=extra)
         if done.returncode:

@@ -133,9 +133,12 @@ with open(os.path.join(etc, "labconfig", "page_config.json"), "w") as f:
 # the socket below 1024 the hub bound for it (server_guard.py).
 # Students: a refused submission explained in a sentence (submit_check.py).
 # Formgrader's folder links on a page of its own (formgrader_links.py).
+# Formgrader's buttons that nbgrader wires with inline handlers, which the
+# policy refuses, bound by a script of the page's own (formgrader_handlers.py).
 server = {"ServerApp": {"jpserver_extensions": {"formgrader_csp": teacher,
                                                 "formgrader_log": teacher,
                                                 "formgrader_links": teacher,
+                                                "formgrader_handlers": teacher,
                                                 "submit_check": not teacher,
                                                 "course_open": True,
                                                 "server_guard": True}}}
@@ -149,7 +152,7 @@ PY
     # Formgrader's policy, the checked submit; both: opening the book's
     # chapters and problem sets; the server guarding itself
     local module="server_settings.py submit_check.py course_open.py server_guard.py"
-    [ "$role" = instructor ] && module="server_settings.py formgrader_csp.py formgrader_log.py formgrader_links.py course_open.py server_guard.py"
+    [ "$role" = instructor ] && module="server_settings.py formgrader_csp.py formgrader_log.py formgrader_links.py formgrader_handlers.py course_open.py server_guard.py"
     local purelib
     purelib=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
     for m in $module; do cp "$HERE/$m" "$purelib/"; done

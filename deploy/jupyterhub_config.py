@@ -12,6 +12,9 @@ folder or the ngshare service), the database URL and the book's folder.
   environment of the user's role: $PREFIX/student or $PREFIX/instructor. Those environments hold
   nbgrader's extensions for the role (see install.sh) and an nbgrader_config.py
   reading the variables set here.
+- Each server, with all it starts, runs in a memory cgroup and a pids cgroup of
+  its own (spawner.py, server_limits.py): c.Spawner.mem_limit and
+  c.CourseSpawner.process_limit below, more for the instructor, who grades.
 - ngshare runs as a hub service (from $PREFIX/ngshare); the book is a
   static site served by another service at /services/book/.
 """
@@ -86,12 +89,24 @@ c.Spawner.env_keep = ["LANG", "LC_ALL", "TZ"]
 # server process alone; kernels, started afresh, still see what the user
 # installed.
 c.Spawner.disable_user_config = True
-
+# Each server, with every kernel and terminal it starts, runs in a memory cgroup
+# and a pids cgroup of its own (spawner.py, server_limits.py): a student's
+# notebook that fills the memory, or a fork bomb, stops her own kernel, not her
+# classmates' servers nor the hub. The instructor's server grades (make
+# autograde, Formgrader), whose sandbox lets a submission's kernel use up to
+# 8 GB, so it gets more.
+c.Spawner.mem_limit = "2G"
+c.CourseSpawner.process_limit = 512
+INSTRUCTOR_LIMITS = {"mem_limit": "12G", "process_limit": 2048}
 
 
 def choose_environment(spawner):
-    """Start the server from the environment of the user's role."""
+    """Start the server from the environment of the user's role, within its limits."""
     name = spawner.user.name
+    if roles.role_of(settings, name) == "instructor":
+        for limit, value in INSTRUCTOR_LIMITS.items():
+            if getattr(spawner, limit) is not None:   # None: the admin set no limit
+                setattr(spawner, limit, value)
     bin_dir = roles.environment_bin(settings, name)
     spawner.cmd = [os.path.join(bin_dir, "python"), "-I",
                    os.path.join(bin_dir, "jupyterhub-singleuser")]

@@ -10,17 +10,28 @@ below 1024, which only a process with ``CAP_NET_BIND_SERVICE`` may bind: the
 hub (root) binds it and hands the listening socket to the server, which serves
 on it (``server_guard.py``) and holds no capability at all. Once the server is
 gone, no process of its user's can bind that port.
+
+Each server also runs in a memory cgroup and a pids cgroup of its own
+(``server_limits.py``), which the hub makes before the server starts and
+removes, killing whatever is left in them, when it stops: JupyterHub's
+``Spawner.mem_limit`` (which ``LocalProcessSpawner`` ignores) is honoured, 2G
+unless set, and :attr:`CourseSpawner.process_limit` caps the processes and
+threads, 512 unless set. Everything the server starts, kernels and terminals
+and their children, is inside both, so one student cannot take the machine's
+memory or processes from her classmates or the hub.
 """
 
 from __future__ import annotations
 
 import errno
 import random
+import resource
 import socket
 
 from jupyterhub.spawner import LocalProcessSpawner
-from traitlets import Integer, Tuple
+from traitlets import Integer, Tuple, default
 
+import server_limits
 from server_guard import SOCKET_VARIABLE
 
 
@@ -57,6 +68,17 @@ class CourseSpawner(LocalProcessSpawner):
              "process with CAP_NET_BIND_SERVICE may bind them. A port /etc/services names, "
              "or that something listens on, is never chosen.").tag(config=True)
 
+    process_limit = Integer(
+        512, allow_none=True,
+        help="The processes and threads a user's server and everything it starts may "
+             "run at once (a pids cgroup; where none can be made, RLIMIT_NPROC on the "
+             "user). None: no limit. The memory is Spawner.mem_limit (2G unless set), "
+             "in a memory cgroup.").tag(config=True)
+
+    @default("mem_limit")
+    def _default_mem_limit(self):
+        return 2 * 1024**3
+
     def listen(self):
         """A socket listening on a free port of :attr:`port_range`; RuntimeError when
         there is none."""
@@ -73,7 +95,52 @@ class CourseSpawner(LocalProcessSpawner):
         raise RuntimeError(f"no free port in CourseSpawner.port_range {self.port_range}: "
                            "every one is named by a service or in use")
 
+    def make_preexec_fn(self, name):
+        become_user = super().make_preexec_fn(name)
+        groups, nproc = self._groups, None
+        if "pids" not in groups and self.process_limit is not None:
+            nproc = self.process_limit
+
+        def preexec():
+            # as root, before the server becomes its user: into its groups, for
+            # good (their files are root's)
+            server_limits.join(groups)
+            if nproc is not None:
+                resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+            become_user()
+        return preexec
+
+    def make_groups(self):
+        """Fresh cgroups capping this server (server_limits.py); logs what caps it."""
+        self._groups, missing = server_limits.make(self.user.name, self.mem_limit,
+                                                   self.process_limit)
+        line = server_limits.describe(self._groups, missing, self.mem_limit,
+                                      self.process_limit)
+        capped = "memory" in self._groups and ("pids" in self._groups
+                                               or self.process_limit is None)
+        (self.log.info if capped else self.log.warning)(
+            "Server of %s capped: %s", self.user.name, line)
+
+    def remove_groups(self):
+        """Remove this server's cgroups, killing whatever of the user's is left in them."""
+        # found by the user's name, so also those of a server an earlier hub started
+        server_limits.remove_all(self.user.name)
+        self._groups = {}
+
+    async def poll(self):
+        status = await super().poll()
+        if status is not None:
+            self.remove_groups()   # the server died: nothing it started lives on
+        return status
+
+    async def stop(self, now=False):
+        try:
+            await super().stop(now=now)
+        finally:
+            self.remove_groups()
+
     async def start(self):
+        self.make_groups()
         # The socket is bound from here until the server exits: no other server
         # gets its port meanwhile, and the server needs no capability to serve.
         listener = self.listen()
@@ -83,5 +150,8 @@ class CourseSpawner(LocalProcessSpawner):
         self.popen_kwargs = {**self.popen_kwargs, "pass_fds": (fd,)}
         try:
             return await super().start()
+        except BaseException:
+            self.remove_groups()
+            raise
         finally:
             listener.close()   # the hub's copy; the server holds its own

@@ -149,6 +149,38 @@ OVERLAID = r"""([targets, cells]) => {
             hits: hits.slice(0, 20), hitCount: hits.length};
 }"""
 
+#: A written answer whose one word is longer than any line (400 letters, no
+#: space), in a paragraph, a list item and inline code: without a rule that
+#: breaks it, it ran 144 px past its cell at 1280 px and made a phone's page
+#: scroll sideways (Formgrader's grading page and the feedback).
+LONG_WORD = "kernel" * 66 + "ized"
+LONG_ANSWER = f"My answer: {LONG_WORD}.\n\n- {LONG_WORD}\n\n`{LONG_WORD}`"
+
+#: In a page (``page.evaluate(OVERFLOWED, [cells, word])``): for each cell the
+#: CSS selector ``cells`` picks that holds ``word``, how far (px) the word's
+#: farthest line box reaches past the cell's right edge (0 if inside; a list
+#: of one number per occurrence), and how much wider than the window the page
+#: is (0 when it does not scroll sideways).
+OVERFLOWED = r"""([cells, word]) => {
+    const past = [];
+    for (const cell of document.querySelectorAll(cells)) {
+        const edge = cell.getBoundingClientRect().right;
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const at = node.data.indexOf(word);
+            if (at < 0) continue;
+            const range = document.createRange();
+            range.setStart(node, at);
+            range.setEnd(node, at + word.length);
+            const right = Math.max(...[...range.getClientRects()].map(r => r.right));
+            past.push(Math.max(0, Math.round(right - edge)));
+        }
+    }
+    return {past, wider: Math.max(0, document.documentElement.scrollWidth - window.innerWidth),
+            window: window.innerWidth};
+}"""
+
+
 #: Outputs of a code cell of mallory's (display is IPython's; nothing else in it).
 HOSTILE_CODE = """\
 try:

@@ -36,8 +36,9 @@ from pathlib import Path
 
 import pytest
 
-#: The shared hub's fixtures (tests/hubs.py), seen by every module as one.
-pytest_plugins = ["hubs"]
+#: The shared hub (tests/hubs.py) and graded classes (tests/graded_classes.py), seen
+#: by every module as one.
+pytest_plugins = ["hubs", "graded_classes"]
 
 REPO = Path(__file__).resolve().parents[1]
 COURSE = REPO / "assignments"

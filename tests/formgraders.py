@@ -2,7 +2,8 @@
 
 :func:`formgrader_server` starts a ``jupyter server`` with nbgrader's
 formgrader on loopback, serving a graded course, under the deployment's
-policy for Formgrader's pages (``deploy/formgrader_csp.py``), as the
+policy for Formgrader's pages (``deploy/formgrader_csp.py``) and with
+Formgrader's buttons bound under it (``deploy/formgrader_handlers.py``), as the
 instructor's server does.
 """
 
@@ -41,7 +42,8 @@ def formgrader_server(root, *, pythonpath=""):
              f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
              f"--ServerApp.root_dir={root}", "--allow-root",
              "--ServerApp.jpserver_extensions="
-             "{'nbgrader.server_extensions.formgrader': True, 'formgrader_csp': True}"],
+             "{'nbgrader.server_extensions.formgrader': True, 'formgrader_csp': True,"
+             " 'formgrader_handlers': True}"],
             cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:

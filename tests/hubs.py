@@ -144,6 +144,7 @@ OWN_STUDENTS = {
     "course_open": {"ada": ("oa", "Ada", "Byron"), "bob": ("ob", "Bob", "Dylan")},
     "user_servers": {"ada": ("ua", "Ada", "Yonath")},
     "variants": {"ada": ("va", "Ada", "Palmer"), "bob": ("vb", "Bob", "Kahn")},
+    "server_limits": {"ada": ("la", "Ada", "Shamir"), "bob": ("lb", "Bob", "Tarjan")},
 }
 
 

@@ -10,7 +10,9 @@ Parts 5, 7 and 8 are on each student's own width sigma of the Gaussian bumps
 and of the Gaussian kernel (``VARIANT``).  The width is one of 151 numbers, so
 the public expected values of the bump Gram matrix and the basis ridge come as
 one table per width (``variant_answers``): the values each student's own check
-prints, for every width, and never the rule that computes them.
+prints, for every width, and never the rule that computes them.  Since the
+package holds every width's, those public checks carry no points: the two
+parts are scored on their hidden cases (``Part.public_points``).
 """
 
 import numpy as np

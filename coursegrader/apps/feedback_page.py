@@ -11,7 +11,8 @@ templates (``nbgrader_config.py``, which Formgrader reads too):
   of :data:`MATHJAX_CONFIG` and the guard of :data:`MATHJAX_GUARD`, so that a
   student's TeX makes no link, style, class or id and moves nothing far, and
   the style sheet :data:`MATH_CLIP`, so that each formula (MathJax's, and the
-  feedback's MathML) draws only inside its own box (:func:`offline_mathjax`);
+  feedback's MathML) draws only inside its own box and a word longer than its
+  line breaks inside its cell (:func:`offline_mathjax`);
 * ``feedback/base.html.j2`` leaves the ``In [ ]`` / ``Out [ ]`` prompts empty
   (the judged test cells have no execution count, so they would read ``In [ ]``);
 * :data:`TEMPLATE_FILE` (in both) is the page itself: it extends nbgrader's
@@ -78,7 +79,8 @@ MATHJAX_CONFIG = {
 MATHJAX_GUARD = Path(__file__).with_name("mathjax_guard.js")
 
 #: The style sheet that clips every formula, MathJax's and MathML, to its own
-#: box, so that no student's formula paints over the rest of the page.
+#: box, so that no student's formula paints over the rest of the page, and
+#: breaks a word longer than its line inside its cell.
 MATH_CLIP = Path(__file__).with_name("math_clip.css")
 
 #: The distribution that ships MathJax 3 for the website, and its folder there.

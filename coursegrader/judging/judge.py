@@ -20,7 +20,7 @@ from typing import Optional
 
 from coursecheck import serial
 from coursecheck.check import format_report, judge_received
-from coursecheck.parts import describe
+from coursecheck.parts import describe, scored_cases
 
 from .. import sandbox
 from ..record import CaseResult, PartResult, Stop, UnsubmittedCode
@@ -240,8 +240,9 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, points=None
         outcomes.append((case, is_hidden, msg))
         # a public case's verdict, for the similarity check (never a hidden one's)
         verdicts.append(verdict_of(got) if ok and part.verdict and not is_hidden else None)
-    passed = sum(m is None for _, _, m in outcomes)
-    score = min(points, round(part_score(part, passed, len(outcomes)) * points
+    counted = scored_cases(part, outcomes)
+    passed = sum(m is None for _, _, m in counted)
+    score = min(points, round(part_score(part, passed, len(counted)) * points
                               / float(part.points), 2))
     report = format_report(part_id, part, outcomes, show_hidden=False)
     if run.stop is not None:

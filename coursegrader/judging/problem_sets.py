@@ -65,6 +65,11 @@ def _graded_parts(course, assignment):
         raise ValueError(f"{where}: REFERENCES must name exactly the parts whose public "
                          f"half gives answers or withholds its reference, "
                          f"{sorted(answered)}; got {sorted(references)}")
+    unscored = sorted(pid for pid, part in parts.items()
+                      if not part.public_points and hidden[pid] is None)
+    if unscored:
+        raise ValueError(f"{where}: the parts {unscored} score only their hidden cases "
+                         "(their public cases carry no points), so HIDDEN must give them some")
     return {pid: dataclasses.replace(part, hidden=hidden[pid],
                                      **({"reference": references[pid], "answers": None,
                                          "verify": None, "withheld": False}

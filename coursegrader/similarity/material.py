@@ -114,6 +114,12 @@ class SimilarityCheck(Configurable):
              "\"operator.mul\", \"len\") holds a program as data, run by an "
              "interpreter of its own, which no comparison reads: it is flagged on its "
              "own.").tag(config=True)
+    other_variants = Integer(
+        3, min=2,
+        help="For a problem set whose variants are finitely many (Variation.space), a "
+             "submission that holds the public answers of at least this many variants "
+             "other than its own (a table of the student package's answers, right on "
+             "every variant's public checks) is flagged on its own.").tag(config=True)
     page_chars = Integer(
         20_000, min=1000,
         help="The report page shows at most this many characters of each side of a "
@@ -183,7 +189,8 @@ class Material:
     its written answers, what the bounds cut (``notes``), and why it is flagged
     on its own (``flags``: code no comparison reads: code its parts ran that it
     did not hand in as source, built from data, handed in compiled, a module in an encoding only Python should read, or modules the
-    bounds left out)."""
+    bounds left out; ``tables``: it holds the public answers of many variants other
+    than its own)."""
 
     student: str
     code: str
@@ -195,6 +202,7 @@ class Material:
     numbers: list = field(default_factory=list)   # its values.Literal s
     variant: str = None        # the label of the variant its record was judged on
     verdicts: dict = field(default_factory=dict)   # {part: {case: verdict}} handed in
+    tables: list = field(default_factory=list)   # why it holds other variants' answers
 
     @property
     def code_chars(self):

@@ -29,6 +29,9 @@ evidence for a person, never a score change.
 """
 
 import ast
+import base64
+import binascii
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -42,7 +45,8 @@ from ..judging.cells import parse_cell
 from ..judging.modules import MODULE
 
 __all__ = ["Literal", "VariantValue", "Evidence", "literals", "variant_values",
-           "implied_by", "trivial", "common_values", "evidence", "shared_evidence"]
+           "implied_by", "trivial", "common_values", "evidence", "shared_evidence",
+           "space_answers", "other_variants_held"]
 
 #: A number as a reader prints it: digits, an optional fraction, an optional exponent.
 _PRINTED = re.compile(r"^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
@@ -239,6 +243,39 @@ def _text_literals(source, cell):
             yield _literal([float(p) for p in printed], (len(printed),), printed, cell)
 
 
+#: A string that may be base64: what the student package's ``answers.json`` writes arrays as.
+_BASE64 = re.compile(r"^[A-Za-z0-9+/]{16,}={0,2}$")
+
+
+def _decoded(text):
+    """The float64 numbers a base64 string encodes, as ``answers.json`` encodes an
+    array (little-endian, 2 to ``_MAX_ENTRIES`` finite numbers), or None."""
+    if len(text) > 12 * _MAX_ENTRIES or not _BASE64.match(text):
+        return None
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (ValueError, binascii.Error):
+        return None
+    if len(raw) % 8 or not 2 <= len(raw) // 8 <= _MAX_ENTRIES:
+        return None
+    values = np.frombuffer(raw, dtype="<f8")
+    if not (np.isfinite(values).all() and (np.abs(values) < _LARGEST).all()):
+        return None
+    return values.tolist()
+
+
+def _encoded_literals(source, cell):
+    """The arrays a code cell holds as base64 strings, each as a flat :class:`Literal`."""
+    tree = parse_cell(source)
+    if tree is None:
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and type(node.value) is str:
+            values = _decoded(node.value)
+            if values is not None:
+                yield _literal(values, (len(values),), [repr(v) for v in values], cell)
+
+
 def literals(cells, *, limit):
     """The :class:`Literal` s of ``cells`` (each with ``cell``, ``cell_type`` and
     ``source``), at most ``limit``, and whether some were left out."""
@@ -246,7 +283,8 @@ def literals(cells, *, limit):
     for c in cells:
         where = getattr(c, "cell", None) or "a cell the student added"
         if c.cell_type in ("code", MODULE):
-            found = _code_literals(c.source, where)
+            found = itertools.chain(_code_literals(c.source, where),
+                                    _encoded_literals(c.source, where))
         elif c.cell_type == "markdown":
             found = _text_literals(c.source, where)
         else:
@@ -418,3 +456,42 @@ def shared_evidence(found, *, most=10):
                         f"({a.text}; {b.text})")
     return {pair: lines[:most] + ([f"{len(lines) - most} more"] if len(lines) > most else [])
             for pair, lines in pairs.items()}
+
+
+def space_answers(assignment, implied):
+    """{variant key: its public answers as :class:`VariantValue` s}, for every variant of
+    ``assignment``'s ``Variation.space`` (None when its variants are not finitely
+    many): what ``implied`` (:func:`implied_by`) gives, arrays of two numbers or more
+    only (a single number may be anyone's), with each array also under its flat shape
+    (a matrix written as one list, or as ``answers.json``'s base64, is the same)."""
+    from coursecheck.parts import problem_module, variant_key
+    variation = getattr(problem_module(assignment), "VARIANT", None)
+    if variation is None or variation.space is None:
+        return None
+    out = {}
+    for params in variation.space():
+        key = variant_key(params)
+        found = []
+        for name, values, shape in _walk(implied(params), ""):
+            if len(values) < 2 or all(trivial(v) for v in values):
+                continue
+            found.append(VariantValue(key, name, values, _squeezed(shape)))
+            if len(_squeezed(shape)) > 1:
+                found.append(VariantValue(key, name, values, (len(values),)))
+        out[key] = found
+    return out
+
+
+def other_variants_held(lits, own, answers, *, released=()):
+    """The variants (keys of ``answers``, from :func:`space_answers`) other than the
+    one keyed ``own`` whose public answers some of ``lits`` hold, sorted; an answer
+    that is also one of ``own``'s, or that the release holds, counts for none."""
+    mine = answers.get(own, [])
+    index = _Index([v for key, vs in answers.items() if key != own for v in vs
+                    if not any(_matches(r, v) for r in released)])
+    held = set()
+    for lit in lits:
+        near = index.near(lit)
+        if near and not any(_matches(lit, o) for o in mine):
+            held.update(v.student for v in near)
+    return sorted(held)

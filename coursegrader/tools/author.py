@@ -81,9 +81,16 @@ def _signature(source, func):
     return None
 
 
+def _part_points_text(part):
+    """A part's points, saying when they come from its hidden checks alone
+    (``Part.public_points``)."""
+    text = _points_text(part.points)
+    return text if part.public_points else f"{text}, all from hidden checks"
+
+
 def _check_source(ps, part_id, part):
     return "\n".join([
-        f'"""Checks {part.func}: {part.description} ({_points_text(part.points)})."""',
+        f'"""Checks {part.func}: {part.description} ({_part_points_text(part)})."""',
         "from coursecheck import check",
         f'check("{ps}", "{part_id}", {part.func})',
         f"### {HIDDEN_TESTS[0]}",
@@ -173,6 +180,8 @@ def build_notebook(path, ps=None):
             if match.group(1) not in points:
                 raise ValueError(f"{where(i, cell)}: {{{{points:{match.group(1)}}}}} names no "
                                  f"part of {ps}")
+            if match.group(1) in parts:
+                return _part_points_text(parts[match.group(1)])
             return _points_text(points[match.group(1)])
         return _POINTS.sub(one, source)
 

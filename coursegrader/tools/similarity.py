@@ -46,6 +46,8 @@ from pathlib import Path
 import nbformat
 from nbgrader.coursedir import CourseDirectory
 
+from coursecheck.parts import variant_key
+
 from .. import record
 from ..judging.modules import MODULE, student_modules
 from ..judging.problem_sets import graded_parts, hidden_module
@@ -57,13 +59,13 @@ from ..settings import CourseSettings
 from ..similarity.compare import compare
 from ..similarity.material import SimilarityCheck, Scaffold, boilerplate, material_of
 from ..similarity.page import write_report
-from ..similarity.values import (common_values, evidence, implied_by, shared_evidence,
-                                 variant_values)
+from ..similarity.values import (common_values, evidence, implied_by, other_variants_held,
+                                 shared_evidence, space_answers, variant_values)
 from ..similarity.verdicts import handed_in, verdict_evidence
 from .command_input import InputError, load_config
 
-__all__ = ["SimilarityCheck", "recorded_materials", "variant_evidence", "compare_all",
-           "main"]
+__all__ = ["SimilarityCheck", "recorded_materials", "variant_evidence", "flag_tables",
+           "compare_all", "main"]
 
 
 def recorded_materials(coursedir, ps, scaffold, check):
@@ -126,7 +128,7 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
     parts = graded_parts(coursedir.root, ps)
     implied = implied_by(parts,
                          getattr(hidden_module(coursedir.root, ps), "implied_values", None))
-    values, rights, skipped = {}, {}, []
+    values, rights, skipped, own = {}, {}, [], {}
     for m in varied:
         try:
             drawn = submission_variant(secret, ps, m.student)
@@ -136,12 +138,14 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
                                f"{drawn.label if drawn else 'none'})")
                 continue
             values[m.student] = variant_values(m.student, drawn.params, implied)
+            own[m.student] = variant_key(drawn.params)
             rights[m.student] = {pid: right_verdicts(part, drawn.params)
                                  for pid, part in parts.items() if part.verdict}
         except Exception as exc:   # one student's variant must not stop the others
             skipped.append(f"{m.student}: its variant could not be drawn "
                            f"({type(exc).__name__}: {exc})")
     held = {m.student: m.numbers for m in varied if m.student in values}
+    flag_tables(ps, [m for m in varied if m.student in own], own, implied, scaffold, check)
     found = evidence(held, values, released=scaffold.numbers,
                      common=common_values(ps, check.common_draws, check.common_share,
                                           implied),
@@ -149,6 +153,25 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
     verdicts = verdict_evidence({m.student: m.verdicts for m in varied}, rights,
                                 least=check.verdict_min, share=check.verdict_share)
     return found, verdicts, skipped
+
+
+def flag_tables(ps, materials, own, implied, scaffold, check):
+    """Flag on its own each of ``materials`` that holds the public answers of
+    ``check.other_variants`` variants or more other than its own (``own``: {student:
+    their variant's key}), when ``ps``'s variants are finitely many: a table of every
+    variant's public answers, read off the student package, which honest work on
+    one's own variant never holds."""
+    answers = space_answers(ps, implied)
+    if answers is None:
+        return
+    for m in materials:
+        held = other_variants_held(m.numbers, own[m.student], answers,
+                                   released=scaffold.numbers)
+        if len(held) >= check.other_variants:
+            shown = ", ".join(held[:3]) + (", ..." if len(held) > 3 else "")
+            m.tables.append(f"holds the public answers of {len(held)} variants other than "
+                           f"its own ({shown}), as a table of the course package's answers "
+                           "does")
 
 
 def compare_all(materials, check, variant_values=None):
@@ -204,6 +227,8 @@ def main(argv=None) -> int:
                 if m.flags:
                     print(f"  flagged on its own: {m.student}: code no comparison reads "
                           f"({'; '.join(m.flags)})")
+                for line in m.tables:
+                    print(f"  flagged on its own: {m.student}: {line}")
             for line in skipped:
                 print(f"  not compared: {line}", file=sys.stderr)
         return 0

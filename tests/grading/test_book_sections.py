@@ -4,7 +4,8 @@ Every auto-graded part names the sections of the book it exercises
 (``Part.sections``); each must be a section the book labels (``(label)=``
 above a heading), whose anchor the built page carries
 (``tests/book/test_book.py::test_every_section_a_part_names_is_an_anchor_of_its_built_page``).
-Through the real pipeline (``make collect autograde feedback report``), a
+Through the real pipeline (``make collect autograde feedback report``, on the
+shared ps1 class of tests/graded_classes.py), a
 student who fails a part finds its sections under it in the feedback, as
 links to the published book when ``CourseSettings.book_url`` is set and as
 the chapter and title in words when it is not; the report's table of sections
@@ -13,12 +14,10 @@ has the class's numbers.
 
 import html
 import json
-import os
 import re
 import subprocess
 import sys
 
-import nbformat
 import pytest
 from traitlets.config import Config
 
@@ -26,12 +25,11 @@ from coursecheck.parts import Part, get_parts
 from coursegrader import book_sections
 from coursegrader.record import CaseResult, PartResult, SubmissionResult
 from coursegrader.settings import CourseSettings
-from coursegrader.tools.course import fill_answers
 from coursegrader.tools.section_summary import by_section
-from conftest import COURSE, copy_course
+from conftest import COURSE
+from graded_classes import ANSWERED, BOOK_URL
 
 PROBLEM_SETS = sorted(p.stem for p in (COURSE / "problems").glob("ps*.py"))
-BOOK_URL = "https://course.example.org/kernel-methods/"
 
 
 # ---------------------------------------------------------------- the parts name real sections
@@ -155,44 +153,12 @@ def test_each_section_pools_its_parts_per_student():
 
 # ---------------------------------------------------------------- through the real pipeline
 
-#: ps1's auto-graded parts and what each student answers: alice all, bob none,
-#: carol the quadratic map and the verdicts only.
-ANSWERED = {"alice": None, "bob": (),
-            "carol": ("quadratic_map_answer", "kernel_verdicts_answer")}
-
-
+# The shared ps1 class (tests/graded_classes.py): alice answers all of ps1's
+# auto-graded parts, bob none, carol the quadratic map and the verdicts only.
 @pytest.fixture(scope="module")
-def graded_class(slow, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("sections")
-    course = copy_course(tmp, ["ps1"], secret="book-sections-secret")
-    (course.root / "Makefile").write_text((COURSE / "Makefile").read_text())
-    (course.root / "students.csv").write_text(
-        "id,first_name,last_name,email\n"
-        + "".join(f"{s},{s.title()},Example,{s}@example.org\n" for s in ANSWERED))
-
-    def make(*targets, book_url=""):
-        env = {**os.environ, "COURSEGRADER_BOOK_URL": book_url}
-        run = subprocess.run(["make", *targets, "PS=ps1", f"PYTHON={sys.executable}"],
-                             cwd=course.root, capture_output=True, text=True, timeout=600,
-                             env=env)
-        assert run.returncode == 0, f"make {' '.join(targets)}:\n{run.stdout}{run.stderr}"
-
-    make("db", "generate", "release")
-    for student, ids in ANSWERED.items():
-        course.student(student, "fetch_assignment", "ps1")
-        path = course.student_notebook_path(student, "ps1")
-        nb = fill_answers(nbformat.read(path, as_version=4), course.source("ps1"), ids)
-        nbformat.write(nb, path)
-        course.student(student, "submit", "ps1")
-    # the written parts are not graded by hand here: provisional feedback
-    make("collect", "autograde", "feedback", "report", "FORCE=1", book_url=BOOK_URL)
-    linked = {s: (course.root / "feedback" / s / "ps1" / "ps1.html").read_text()
-              for s in ANSWERED}
-    make("feedback", "FORCE=1")
-    plain = {s: (course.root / "feedback" / s / "ps1" / "ps1.html").read_text()
-             for s in ANSWERED}
-    report = (course.root / "report" / "ps1.html").read_text()
-    return course, linked, plain, report
+def graded_class(ps1_class):
+    c = ps1_class
+    return c.course, c.linked, c.plain, c.report
 
 
 def _read_again(page):

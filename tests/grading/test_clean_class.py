@@ -1,24 +1,22 @@
 """A clean class, run the way the instructor runs it: quiet, and feedback that reads offline.
 
-One problem set (ps1) and two students, alice (the reference solution) and
-bob (the blank release), go through nbgrader's exchange; the instructor then
-runs ``make collect autograde feedback`` in the course folder. The output of
-those commands and the grading log must hold nothing alarming, and the
-feedback page must typeset its maths in Chromium with every request to the
-network refused, show no cell prompts, and give counts that add up.
+The class is the shared ps1 class (``ps1_class``, tests/graded_classes.py):
+alice (the reference solution), bob (the blank release, with a written answer
+whose maths tries to make a link that runs a script) and carol (two parts
+answered) go through nbgrader's exchange; the instructor then runs ``make
+collect autograde feedback report`` in the course folder (and ``make feedback``
+again without the book's address). The output of the first and the grading
+log must hold nothing alarming, and the feedback page must typeset its maths
+in Chromium with every request to the network refused, show no cell prompts,
+and give counts that add up.
 """
 
 import html
-import os
 import re
-import subprocess
-import sys
 
-import nbformat
 import pytest
 
-from coursegrader.tools.course import fill_answers
-from conftest import CHROMIUM, COURSE, copy_course, require_chromium
+from conftest import CHROMIUM, require_chromium
 
 
 pytestmark = [pytest.mark.timeout(900),
@@ -34,49 +32,18 @@ ALARMING = [
 ]
 
 
-PROBE = r"Not sure: $\href{javascript:window.PWNED=1}{D} \succeq 0$ and $\frac{1}{2}$."
-
-
 @pytest.fixture(scope="module")
-def class_run(slow, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("class")
-    course = copy_course(tmp, ["ps1"], secret="clean-class-secret")
-    (course.root / "Makefile").write_text((COURSE / "Makefile").read_text())
-    (course.root / "students.csv").write_text(
-        "id,first_name,last_name,email\nalice,Alice,Example,alice@example.org\n"
-        "bob,Bob,Example,bob@example.org\n")
-
-    def make(*targets):
-        run = subprocess.run(["make", *targets, "PS=ps1", f"PYTHON={sys.executable}"],
-                             cwd=course.root, capture_output=True, text=True, timeout=600)
-        assert run.returncode == 0, f"make {' '.join(targets)}:\n{run.stdout}{run.stderr}"
-        return run.stdout + run.stderr
-
-    setup = make("db", "generate", "release")
-    for student in ("alice", "bob"):
-        course.student(student, "fetch_assignment", "ps1")
-        path = course.student_notebook_path(student, "ps1")
-        nb = nbformat.read(path, as_version=4)
-        if student == "alice":
-            nb = fill_answers(nb, course.source("ps1"))
-        else:  # a written answer whose maths tries to make a link that runs a script
-            for cell in nb.cells:
-                if cell.metadata.get("nbgrader", {}).get("grade_id") == "validity_arguments":
-                    cell.source = PROBE
-        nbformat.write(nb, path)
-        course.student(student, "submit", "ps1")
-    # the written parts are not graded by hand here: provisional feedback
-    grading = make("collect", "autograde", "feedback", "FORCE=1")
-    logs = "".join(p.read_text() for p in sorted((course.root / "gradelog").rglob("*"))
-                   if p.is_file())
-    return course, setup, grading, logs
+def class_run(ps1_class):
+    c = ps1_class
+    return c.course, c.setup, c.grading, c.logs
 
 
 def test_a_clean_run_prints_nothing_alarming(class_run):
     course, setup, grading, logs = class_run
-    assert "graded 2 submission(s), 0 failed" in grading  # it did grade
+    assert "graded 3 submission(s), 0 failed" in grading  # it did grade
     for name, text in (("make db generate release", setup),
-                       ("make collect autograde feedback", grading), ("gradelog/", logs)):
+                       ("make collect autograde feedback report", grading),
+                       ("gradelog/", logs)):
         found = [line for line in text.splitlines() if any(a in line for a in ALARMING)]
         assert not found, f"{name} printed:\n" + "\n".join(found[:20])
 

@@ -67,6 +67,20 @@ def _hidden(reference, source, how):
     return nb
 
 
+def _said_of_each(stdout):
+    """{problem set: what ``make similarity`` said of it}: each one's lines start
+    with a line ``psN: K submissions, ...`` and end where the next one's start."""
+    said, ps = {}, None
+    for line in stdout.splitlines(keepends=True):
+        head = re.match(r"(ps\d+): \d+ submissions, ", line)
+        if head:
+            ps = head[1]
+            said[ps] = ""
+        if ps is not None:
+            said[ps] += line
+    return said
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("unsubmitted_code")
@@ -74,7 +88,7 @@ def graded(tmp_path_factory):
                        assignments=list(PROBLEM_SETS))
     (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
     make = ["make", f"PYTHON={sys.executable}"]
-    said, records = {}, {}
+    records = {}
     for ps in PROBLEM_SETS:
         c.nbgrader("db assignment add", ps)
         c.nbgrader("generate_assignment", ps)
@@ -88,11 +102,13 @@ def graded(tmp_path_factory):
     done = subprocess.run(make + [f"PS={' '.join(PROBLEM_SETS)}", "autograde"], cwd=c.root,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    # and one comparison run for them all, which says each one's findings in turn
+    done = subprocess.run(make + [f"PS={' '.join(PROBLEM_SETS)}", "similarity"], cwd=c.root,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    said = _said_of_each(done.stdout)
+    assert list(said) == list(PROBLEM_SETS), done.stdout
     for ps in PROBLEM_SETS:
-        done = subprocess.run(make + [f"PS={ps}", "similarity"], cwd=c.root,
-                              capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        said[ps] = done.stdout
         for folder in (c.root / "autograded").glob(f"*/{ps}"):
             records[(folder.parent.name, ps)] = record.load(folder, ps)
     return c, said, records

@@ -472,3 +472,75 @@ def test_no_export_opens_a_formula_to_a_reader_quoting_with_apostrophes(quote_co
     listing = quote_course / "grades-canvas-unmatched.txt"
     safe(listing)
     assert "line 6: Trudy;_'=1+1' (SIS Login ID trudy, SIS User ID t;_'=2)" in listing.read_text()
+
+
+#: How LibreOffice Calc's text import reads a CSV in practice: a locale's list
+#: separator (``,`` or ``;``) or tabs, with ``"`` or ``'`` as its quote (``|``
+#: and spaces are read by Python's readers in the tests above).
+CALC_IMPORTS = [(sep, quote) for sep in ",;\t" for quote in "\"'"]
+
+
+def calc_formulas(paths, sep, quote, out, profile):
+    """The formulas LibreOffice Calc makes of each of ``paths`` (CSV files),
+    read with ``sep`` and ``quote`` as its import would: {file name: [formula]}.
+    Calc saves each as a flat OpenDocument sheet, where a formula is a cell's
+    ``table:formula``; ``profile`` is the folder of Calc's settings."""
+    options = f"CSV:{ord(sep)},{ord(quote)},76,1"
+    done = subprocess.run(
+        ["soffice", f"-env:UserInstallation=file://{profile}", "--headless",
+         f"--infilter={options}", "--convert-to", "fods", "--outdir", str(out),
+         *map(str, paths)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return {path.name: re.findall(r'table:formula="([^"]*)"',
+                                  (out / (path.stem + ".fods")).read_text(encoding="utf-8"))
+            for path in paths}
+
+
+@pytest.fixture
+def calc():
+    """LibreOffice Calc's ``soffice``: fails the test in CI, skips it elsewhere,
+    when it is missing."""
+    from conftest import in_ci
+    soffice = shutil.which("soffice")
+    if soffice is None:
+        why = "LibreOffice Calc not found (apt-get install libreoffice-calc)"
+        if in_ci():
+            pytest.fail(f"{why}; it is required in CI")
+        pytest.skip(why)
+    return soffice
+
+
+def test_libreoffice_calc_opens_every_export_without_a_formula(calc, slow, tmp_path):
+    """The exports of a class whose ids, names, emails and Canvas roster are every
+    attack of this module, opened in LibreOffice Calc with each separator and
+    quote its import offers: Calc makes no formula of any cell, and alice's and
+    mallory's scores open as numbers. The same rows written by Python's CSV
+    writer as they are (quoted only where CSV needs it, and each text alone
+    on a line) open with formulas in
+    Calc under every setting, so the check sees them."""
+    students = {**STUDENTS, **SPLIT_STUDENTS, **QUOTE_STUDENTS}
+    for n, (sid, first, last, email) in enumerate(EXOTIC_STUDENTS):
+        students[sid] = (first, last, email, 1 + n % 5)
+    course = make_course(tmp_path / "course", students)
+    make(course)
+    make(course, "LMS=moodle")
+    (course / "canvas.csv").write_text(CANVAS_HEADER + POINTS_ROW + SPLIT_ROSTER)
+    make(course, "LMS=canvas", "ROSTER=canvas.csv")
+    exports = [course / name for name in ("grades.csv", "grades-moodle.csv", "grades-canvas.csv")]
+    plain = tmp_path / "plain.csv"
+    with open(plain, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        for path in exports:
+            w.writerows(read(path))
+        w.writerows([sid, *info] for sid, info in students.items())
+        w.writerows([text] for sid, info in students.items() for text in (sid, *info[:3]))
+
+    for n, (sep, quote) in enumerate(CALC_IMPORTS):
+        found = calc_formulas(exports + [plain], sep, quote, tmp_path / f"calc{n}",
+                              tmp_path / "profile")
+        assert found.pop("plain.csv"), (sep, quote)
+        assert found == {path.name: [] for path in exports}, (sep, quote)
+
+    sheet = (tmp_path / "calc0" / "grades.fods").read_text(encoding="utf-8")
+    assert 'office:value-type="float" office:value="8"' in sheet
+    assert 'office:value-type="float" office:value="7"' in sheet

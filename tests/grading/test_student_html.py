@@ -470,3 +470,135 @@ def test_the_feedback_reads_its_maths_with_scripts_off(graded, tmp_path):
         viewer.unlink()
     assert seen["maths"] > 10 and seen["drawn"] == seen["maths"], seen
     assert seen["mathjax"] == 0 and seen["tex"] == [], seen
+
+
+def _answer_cell_set_to(course, student, answer):
+    """Set ``student``'s written answer in their autograded notebook (which
+    Formgrader shows) to ``answer``; returns the notebook's text as it was."""
+    autograded = course.root / "autograded" / student / "ps1" / "ps1.ipynb"
+    original = autograded.read_text()
+    nb = nbformat.reads(original, as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "validity_arguments":
+            cell.source = answer
+    nbformat.write(nb, autograded)
+    return original
+
+
+def test_a_long_word_stays_inside_its_cell_on_formgraders_grading_page(graded, formgrader):
+    """alice's written answer, one 400-letter word (in a paragraph, a list item
+    and inline code), on Formgrader's grading page in a window 1366 px wide
+    and one 390 px wide: the word breaks inside its cell, and the page is no
+    wider than with her honest answer."""
+    _need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    from attacks import LONG_ANSWER, LONG_WORD, OVERFLOWED
+
+    url, token = formgrader
+    with graded.gradebook() as gb:
+        submission = gb.find_submission_notebook("ps1", "ps1", "alice").id
+    autograded = graded.root / "autograded" / "alice" / "ps1" / "ps1.ipynb"
+    seen = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        try:
+            for width in (1366, 390):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                page.goto(f"{url}/formgrader?token={token}")
+                for answer in ("honest", "long"):
+                    original = (_answer_cell_set_to(graded, "alice", LONG_ANSWER)
+                                if answer == "long" else None)
+                    try:
+                        page.goto(f"{url}/formgrader/submissions/{submission}/")
+                        page.wait_for_function(
+                            "window.MathJax && MathJax.startup && MathJax.startup.promise")
+                        page.evaluate("MathJax.startup.promise")
+                        seen[width, answer] = page.evaluate(
+                            OVERFLOWED, ["div.text_cell_render", LONG_WORD])
+                    finally:
+                        if original is not None:
+                            autograded.write_text(original)
+                page.close()
+        finally:
+            browser.close()
+    for width in (1366, 390):
+        long, honest = seen[width, "long"], seen[width, "honest"]
+        assert long["past"] == [0, 0, 0], (width, long)
+        assert long["wider"] <= honest["wider"], (width, long, honest)
+        assert honest["past"] == [], honest
+    assert seen[1366, "long"]["wider"] == 0
+
+
+def test_show_all_names_and_the_add_links_work_under_the_policy(graded, formgrader):
+    """As an instructor clicks them, under the deployment's policy for
+    Formgrader's pages: "Show All Names" on the list of a notebook's
+    submissions shows every student's name and then hides them again; "Add new
+    assignment..." and "Add new student..." open their dialogs.  nbgrader
+    wires each with an inline onclick=, which the policy never runs
+    (deploy/formgrader_handlers.py binds them); no page of Formgrader's lists
+    the instructor reaches keeps an inline handler, and the browser reports
+    none refused."""
+    _need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    url, token = formgrader
+    inline = """() => [...document.querySelectorAll('*')].flatMap(e => [...e.attributes]
+        .filter(a => /^on/i.test(a.name) || /^\\s*javascript:/i.test(a.value))
+        .map(a => e.localName + ' ' + a.name + '=' + a.value))"""
+    names = ["Honest, Alice", "Hostile, Mallory", "Overlay, Eve"]
+    refused, left = [], {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            # Chromium says of a refused handler "Executing inline event
+            # handler violates the following Content Security Policy directive"
+            page.on("console", lambda m: refused.append(m.text)
+                    if "Content Security Policy" in m.text else None)
+            page.goto(f"{url}/formgrader?token={token}")
+            page.get_by_role("link", name="Manual Grading").first.click()
+            page.locator('a[href$="/formgrader/gradebook/ps1"]').click()
+            page.locator('a[href$="/formgrader/gradebook/ps1/ps1"]').click()
+            shown = page.locator("td.name a.name-shown")
+            shown.first.wait_for(state="attached")
+            assert shown.count() == 3
+            hidden_at_first = [shown.nth(i).is_visible() for i in range(3)]
+            page.get_by_role("button", name="Show All Names").click()
+            button = page.locator("button#toggle_names")
+            after_show = sorted(shown.nth(i).inner_text() for i in range(3)
+                                if shown.nth(i).is_visible())
+            label = button.inner_text()
+            page.get_by_role("button", name="Hide All Names").click()
+            after_hide = [shown.nth(i).is_visible() for i in range(3)]
+            left["submissions"] = page.evaluate(inline)
+
+            page.get_by_role("link", name="Manage Assignments").first.click()
+            page.get_by_role("link", name="Add new assignment...").click()
+            page.locator("#add-assignment-modal").wait_for(state="visible")
+            assignment_dialog = page.locator("#add-assignment-modal h4").inner_text()
+            left["assignments"] = page.evaluate(inline)
+            page.locator("#add-assignment-modal .modal-header button.close").click()
+            page.locator("#add-assignment-modal").wait_for(state="detached")
+
+            page.get_by_role("link", name="Manage Students").first.click()
+            page.get_by_role("link", name="Add new student...").click()
+            page.locator("#add-student-modal").wait_for(state="visible")
+            student_dialog = page.locator("#add-student-modal h4").inner_text()
+            left["students"] = page.evaluate(inline)
+            for path in ("gradebook", "gradebook/ps1", "manage_students/alice",
+                         "manage_students/alice/ps1", "manage_submissions/ps1"):
+                page.goto(f"{url}/formgrader/{path}")
+                page.wait_for_load_state("networkidle")
+                left[path] = page.evaluate(inline)
+        finally:
+            browser.close()
+    assert hidden_at_first == [False, False, False]
+    assert after_show == sorted(names) and label == "Hide All Names", (after_show, label)
+    assert after_hide == [False, False, False]
+    assert assignment_dialog == "Add New Assignment"
+    assert student_dialog == "Add New Student"
+    assert left == {k: [] for k in left}, left
+    assert refused == [], refused

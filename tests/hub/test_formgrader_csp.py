@@ -71,3 +71,37 @@ def test_the_folder_links_script_runs_under_the_pages_policy():
     allowed = set(_script_src(headers["Content-Security-Policy"]).split()[1:])
     assert set(inline_script_hashes(chunk.decode())) <= allowed
     assert len(inline_script_hashes(chunk.decode())) == 2 and "'unsafe-inline'" not in allowed
+
+
+def test_the_handlers_script_runs_under_the_pages_policy_with_the_links_script():
+    import formgrader_handlers
+    import formgrader_links
+
+    page = (b"<html><head><script>var base_url = '/user/t';</script></head>"
+            b'<body><button id="toggle_names" onclick="toggleAllNames()">Show All Names'
+            b"</button></body></html>")
+    headers = HTTPHeaders({"Content-Type": "text/html", "Content-Length": str(len(page))})
+    request = _request("/user/t/formgrader/gradebook/ps1/ps1")
+    status, chunk = 200, page
+    for transform in (formgrader_csp.policy_transform, formgrader_links.links_transform,
+                      formgrader_handlers.handlers_transform):
+        status, headers, chunk = transform("/user/t/formgrader")(
+            request).transform_first_chunk(status, headers, chunk, True)
+    allowed = set(_script_src(headers["Content-Security-Policy"]).split()[1:])
+    assert formgrader_handlers.SCRIPT in chunk and chunk.index(b"</head>") > \
+        chunk.index(formgrader_handlers.SCRIPT)
+    assert set(inline_script_hashes(chunk.decode())) <= allowed
+    assert len(inline_script_hashes(chunk.decode())) == 3 and "'unsafe-inline'" not in allowed
+    assert "script-src-attr 'none'" in headers["Content-Security-Policy"]
+    assert headers["Content-Length"] == str(len(chunk))
+    # the inline handler is gone from the page sent (Chromium reports a refused
+    # one as soon as it reads the page), its function named for the script
+    body = chunk.split(b"</head>")[1]
+    assert b"onclick" not in body
+    assert b'<button id="toggle_names" data-bound="toggleAllNames">' in body
+    # an answer that is not a page, and a page outside Formgrader, are left alone
+    for path, kind in (("/user/t/formgrader/api/submissions", "application/json"),
+                       ("/user/t/lab", "text/html")):
+        sent = HTTPHeaders({"Content-Type": kind})
+        assert formgrader_handlers.handlers_transform("/user/t/formgrader")(
+            _request(path)).transform_first_chunk(200, sent, page, True)[2] == page

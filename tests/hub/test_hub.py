@@ -579,6 +579,9 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             terminal = open_terminal(ada)
             status, screen = run_in_terminal(ada, terminal, "command -v nbgrader python")
             assert status == 0 and f"{prefix}/student/bin/nbgrader" in screen, screen
+            # her own variant from the first fetch: the hub's start wrote the codes
+            status, screen = run_in_terminal(ada, terminal, "python -m coursecheck.variants")
+            assert status == 0 and f"Variants shown for {n['ada']}" in screen, screen
             status, screen = run_in_terminal(ada, terminal, "cd ~/ps1 && nbgrader validate ps1.ipynb")
             shot(ada, "ada-terminal")
             assert status == 0 and "passes all the tests" in screen, screen

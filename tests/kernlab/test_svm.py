@@ -1464,6 +1464,38 @@ def test_subset_systems_from_a_kept_factor_equal_fresh_solves():
     assert kinds == ["fresh", "update", "update", "update", "fresh", "update"]
 
 
+def test_a_singular_large_subset_fails_before_the_rest_of_its_matrix_is_formed():
+    """A system in 900 points of 2-D data (a Gaussian K of numerical rank far
+    below 900) is refused by Cholesky within the first block of points: only
+    that block of Q_FF is read, not the 810,000 entries of all of it.  A
+    regular system of the same size, whose first block passes, matches an LU
+    solve of the whole."""
+    from kernlab._linalg import SubsetSaddle, saddle_solve
+
+    rng = np.random.default_rng(1)
+    for dim, regular in ((2, False), (30, True)):
+        X = rng.standard_normal((1000, dim))
+        K = Gaussian(sigma=0.5 if dim == 2 else np.sqrt(30.0))(X)
+        read = []
+
+        def block(r, c):
+            read.append(len(r) * len(c))
+            return K[np.ix_(r, c)]
+
+        F = np.sort(rng.choice(1000, 900, replace=False))
+        c = rng.standard_normal(F.size)
+        solved = SubsetSaddle(block, 1000).solve(F, c, 0.3, fallback=False)
+        if not regular:
+            assert solved is None
+            assert sum(read) <= 256 * 256
+            continue
+        a, b, ok, _ = solved
+        ref, ref_ok, _ = saddle_solve(K[np.ix_(F, F)], np.ones(F.size), c, 0.3)
+        assert ok and ref_ok
+        np.testing.assert_allclose(np.append(a, b), ref, rtol=0,
+                                   atol=1e-9 * np.abs(ref).max())
+
+
 def test_the_polish_of_full_rank_data_updates_its_factor_and_matches_libsvm(monkeypatch):
     """On full-rank 20-feature data (1000 points, about 900 free multipliers) the
     polish's late rounds, which move a few multipliers, solve from the factor of

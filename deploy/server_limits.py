@@ -1,0 +1,186 @@
+"""Each user's server in cgroups of its own: a cap on its memory and its processes.
+
+Every user's server, and everything it starts (kernels, terminals, their
+children), runs as one Unix user on the hub's machine. Without a cap, one
+student's notebook that fills the memory, or a fork bomb in her terminal,
+starves the machine: the kernel's OOM killer then picks any process (a
+classmate's kernel, the hub itself), and no process can be started at all.
+So the hub (root) makes, for each server, a ``memory`` cgroup and a ``pids``
+cgroup under its own, sets their limits and moves the server's process into
+them between fork and exec, before it becomes its user. Every process the
+server starts is born inside them and cannot leave: the groups and their files
+are root's, and moving a process needs write access to the ``cgroup.procs`` of
+the group it moves to. A server that goes over its memory has a process of its
+own killed (the largest: the kernel that allocated), never another user's.
+
+Both cgroup versions are handled: v1 (one hierarchy per controller:
+``memory.limit_in_bytes``, ``memory.memsw.limit_in_bytes`` where swap is
+accounted, ``pids.max``) and v2 (``memory.max``, ``memory.swap.max``,
+``pids.max``), in the hub's own cgroup where it delegates the controller to its
+children, else at the top of the hierarchy. Where a controller can be used in
+neither, :func:`describe` says so for the hub's log; the number of processes
+then falls back to ``RLIMIT_NPROC`` (which counts every process of the user,
+and does not bind root).
+
+The course's grading sandbox caps its runs the same way
+(``coursegrader/sandbox/caps.py``); the hub's environment holds no course
+code, so this module stands alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+
+__all__ = ["CONTROLLERS", "make", "join", "remove", "remove_all", "describe"]
+
+CONTROLLERS = ("memory", "pids")
+#: The prefix of every group this module makes (one per user: a server's).
+PREFIX = "kernel-course-"
+
+
+def _limits(ctrl, version, memory_bytes, processes):
+    """[(file, value, required)] of a group of ``ctrl``: the first files first (in v1
+    memory+swap may not be set below memory)."""
+    if ctrl == "pids":
+        return [("pids.max", str(processes), True)]
+    if version == 1:
+        return [("memory.limit_in_bytes", str(memory_bytes), True),
+                ("memory.memsw.limit_in_bytes", str(memory_bytes), False)]
+    return [("memory.max", str(memory_bytes), True), ("memory.swap.max", "0", False)]
+
+
+def _delegates(folder, ctrl):
+    """Whether the v2 group ``folder`` enables ``ctrl`` for its children."""
+    try:
+        with open(os.path.join(folder, "cgroup.subtree_control")) as f:
+            return ctrl in f.read().split()
+    except OSError:
+        return False
+
+
+def bases(proc="/proc/self"):
+    """{controller: (folder under which a server's group is made, cgroup version)},
+    read from the ``cgroup`` and ``mounts`` files of ``proc`` (this process's)."""
+    try:
+        with open(os.path.join(proc, "cgroup")) as f:
+            own = {ctrl: path for _, ctrls, path in
+                   (line.rstrip("\n").split(":", 2) for line in f)
+                   for ctrl in ctrls.split(",")}
+        with open(os.path.join(proc, "mounts")) as f:
+            mounts = [line.split() for line in f]
+    except (OSError, ValueError):
+        return {}
+    found = {}
+    for _, where, fstype, options, *_ in mounts:
+        for ctrl in CONTROLLERS:
+            if ctrl in found:
+                continue
+            if fstype == "cgroup" and ctrl in options.split(",") and ctrl in own:
+                found[ctrl] = (where + own[ctrl].rstrip("/"), 1)
+            elif fstype == "cgroup2" and "" in own:
+                for folder in (where + own[""].rstrip("/"), where):
+                    if _delegates(folder, ctrl):
+                        found[ctrl] = (folder, 2)
+                        break
+    return found
+
+
+def group_name(user):
+    """The name of ``user``'s groups: the prefix and the user name (a Unix name)."""
+    if not re.fullmatch(r"[a-z_][a-z0-9_.-]{0,63}", user):
+        raise ValueError(f"server_limits: user {user!r} is not a Unix user name")
+    return PREFIX + user
+
+
+def make(user, memory_bytes, processes, found=None):
+    """Fresh groups for ``user``'s server, limits set: ({controller: folder},
+    {controller: why it is not capped}).
+
+    A group left by an earlier server of the user is emptied (its processes
+    killed) and made again. ``memory_bytes`` or ``processes`` None: not capped.
+    ``found``: the result of :func:`bases` (by default, this process's)."""
+    wanted = {"memory": memory_bytes, "pids": processes}
+    found = bases() if found is None else found
+    groups, missing = {}, {}
+    for ctrl in CONTROLLERS:
+        if wanted[ctrl] is None:
+            missing[ctrl] = "no limit set"
+            continue
+        if ctrl not in found:
+            missing[ctrl] = f"no {ctrl} cgroup can be made here (no hierarchy offers it)"
+            continue
+        base, version = found[ctrl]
+        folder = os.path.join(base, group_name(user))
+        try:
+            # v2 has one folder for both controllers: made and emptied once
+            if folder not in groups.values():
+                remove(folder)
+                os.mkdir(folder, 0o755)
+            for name, value, required in _limits(ctrl, version, memory_bytes, processes):
+                path = os.path.join(folder, name)
+                if not required and not os.path.exists(path):
+                    continue   # no swap accounting: the memory limit alone holds
+                with open(path, "w") as f:
+                    f.write(value)
+        except OSError as e:
+            missing[ctrl] = f"{folder}: {e.strerror or e}"
+            if folder not in groups.values():
+                remove(folder)
+            continue
+        groups[ctrl] = folder
+    return groups, missing
+
+
+def join(groups):
+    """Move the calling process into ``groups`` (between fork and exec, as root)."""
+    pid = str(os.getpid())
+    for folder in dict.fromkeys(groups.values()):
+        with open(os.path.join(folder, "cgroup.procs"), "w") as f:
+            f.write(pid)
+
+
+def remove(folder, attempts=200):
+    """Kill every process left in the group ``folder`` and remove it (nothing if absent)."""
+    for _ in range(attempts):
+        try:
+            with open(os.path.join(folder, "cgroup.procs")) as f:
+                pids = [int(p) for p in f.read().split()]
+        except OSError:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.rmdir(folder)
+            return
+        except OSError:
+            time.sleep(0.01)
+
+
+def remove_all(user):
+    """Remove ``user``'s groups wherever this hub makes them, killing what is in them."""
+    for folder in dict.fromkeys(os.path.join(base, group_name(user))
+                                for base, _ in bases().values()):
+        remove(folder)
+
+
+def describe(groups, missing, memory_bytes, processes):
+    """One line for the hub's log: what caps this server, and what does not."""
+    said = []
+    if "memory" in groups:
+        said.append(f"memory {memory_bytes} bytes (cgroup {groups['memory']})")
+    else:
+        said.append(f"memory NOT capped: {missing['memory']}")
+    if "pids" in groups:
+        said.append(f"{processes} processes (cgroup {groups['pids']})")
+    elif processes is not None:
+        said.append(f"{processes} processes of the user by RLIMIT_NPROC only: "
+                    f"{missing['pids']}")
+    else:
+        said.append("processes NOT capped: no limit set")
+    return "; ".join(said)

@@ -1,0 +1,248 @@
+"""One student's server cannot take the machine's memory or processes.
+
+Played on the shared folder hub (tests/hubs.py) as a student would, through her
+notebook's kernel (JupyterLab's own channel to it, the kernel's websocket):
+ada's server runs in a memory cgroup and a pids cgroup of its own
+(deploy/spawner.py, deploy/server_limits.py), 2G and 512 processes by the
+course's default. She cannot write her groups' files nor move out of them. A
+cell that allocates 3 GiB has her kernel killed (her server lives on); a flood
+of processes (a fork bomb's) gets at most the processes her group allows. Meanwhile the hub answers,
+and her classmate bob runs a cell in his own kernel. Then ada restarts her
+kernel and runs a cell.
+
+Without the cgroups, her kernel is in the hub's groups, the 3 GiB are allocated
+and the thousand processes are all born: each assertion below that names
+the limit fails.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import requests
+import websocket
+
+from hubs import hubpy, students_of
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+MEMORY = 2 * 1024**3   # the course's default (deploy/jupyterhub_config.py)
+PROCESSES = 512
+
+#: What her kernel reads of its own cgroups: {controller: the group's folder}.
+OWN_GROUPS = """
+import json
+own = {}
+for line in open("/proc/self/cgroup"):
+    _, ctrls, path = line.rstrip("\\n").split(":", 2)
+    for ctrl in ctrls.split(",") if ctrls else ["v2"]:
+        own[ctrl] = path
+mounts, unified = {}, None
+for line in open("/proc/self/mounts"):
+    _, where, fstype, options, *_ = line.split()
+    if fstype == "cgroup":
+        for ctrl in ("memory", "pids"):
+            if ctrl in options.split(","):
+                mounts[ctrl] = where + own[ctrl]
+    elif fstype == "cgroup2":
+        unified = where + own["v2"]
+if not mounts and unified:   # cgroup v2 alone: one group for both
+    mounts["v2"] = unified
+print(json.dumps(mounts))
+"""
+
+#: Her kernel tries to raise her limits and to leave her groups.
+ESCAPE = """
+import os, json
+tried = {}
+for ctrl, folder in %s.items():
+    parent = os.path.dirname(folder)
+    for path, value in ((os.path.join(folder, "memory.limit_in_bytes"), "-1"),
+                        (os.path.join(folder, "memory.max"), "max"),
+                        (os.path.join(folder, "pids.max"), "max"),
+                        (os.path.join(parent, "cgroup.procs"), str(os.getpid()))):
+        if not os.path.exists(path):
+            continue
+        try:
+            with open(path, "w") as f:
+                f.write(value)
+            tried[path] = "written"
+        except OSError as e:
+            tried[path] = e.errno
+print(json.dumps(tried))
+"""
+
+HOG = """
+chunks = [b"\\1" * (256 << 20) for _ in range(12)]   # 3 GiB, every page touched
+print("allocated", sum(map(len, chunks)) >> 20, "MiB")
+"""
+
+#: A flood of processes: a thousand, each waiting a minute, started as fast as the
+#: kernel lets her (the processes of a fork bomb, without the copies of her
+#: kernel's memory that a bomb of Python forks would also make); kept in
+#: ``flood`` for the next cell.
+BOMB = """
+import subprocess
+flood, refused = [], 0
+for _ in range(1000):
+    try:
+        flood.append(subprocess.Popen(["sleep", "60"], stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    except OSError:
+        refused += 1
+        if refused > 20:
+            break
+print("processes", len(flood), "refused", refused)
+"""
+END_BOMB = """
+for p in flood:
+    p.kill()
+    p.wait()
+print(len(flood))
+"""
+
+
+@pytest.fixture(scope="module")
+def hub(folder_hub):
+    return students_of(folder_hub, "server_limits")
+
+
+class Kernel:
+    """A kernel in a user's server, driven as JupyterLab drives it: started with the
+    server's REST API, its cells sent on its websocket."""
+
+    def __init__(self, hub, who):
+        self.name = hub["names"][who]
+        self.token = hubpy("token", hub["state"], self.name).stdout.strip()
+        self.auth = {"Authorization": f"token {self.token}"}
+        self.hub_url = hub["url"]
+        self.server = f"{hub['url']}/user/{self.name}"
+        self._start_server()
+        started = requests.post(f"{self.server}/api/kernels", json={"name": "python3"},
+                                headers=self.auth, timeout=120)
+        assert started.status_code == 201, (started.status_code, started.text)
+        self.id = started.json()["id"]
+        self.session = uuid.uuid4().hex
+
+    def _start_server(self):
+        api = f"{self.hub_url}/hub/api/users/{self.name}"
+        requests.post(api + "/server", headers=self.auth, timeout=60)
+        deadline = time.monotonic() + 300
+        while True:
+            model = requests.get(api, headers=self.auth, timeout=60).json()
+            if model.get("server") and not model.get("pending"):
+                return
+            assert time.monotonic() < deadline, f"{self.name}'s server did not start: {model}"
+            time.sleep(0.5)
+
+    def run(self, code, timeout=180):
+        """Run a cell: ("ok" or "error" or "died", what it printed, the error's name)."""
+        url = self.server.replace("http://", "ws://") + f"/api/kernels/{self.id}/channels"
+        ws = websocket.create_connection(url, header=[f"Authorization: token {self.token}"],
+                                         timeout=timeout)
+        msg_id = secrets.token_hex(8)
+        ws.send(json.dumps({
+            "header": {"msg_id": msg_id, "username": self.name, "session": self.session,
+                       "msg_type": "execute_request", "version": "5.3", "date": ""},
+            "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+            "content": {"code": code, "silent": False, "store_history": True,
+                        "user_expressions": {}, "allow_stdin": False,
+                        "stop_on_error": True}}))
+        printed, ename, deadline = [], None, time.monotonic() + timeout
+        reply = idle = None   # the shell's reply may come before the outputs on iopub
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    msg = json.loads(ws.recv())
+                except websocket.WebSocketConnectionClosedException:
+                    return "died", "".join(printed), ename
+                kind, content = msg["msg_type"], msg["content"]
+                if kind == "status" and content.get("execution_state") in ("restarting", "dead"):
+                    return "died", "".join(printed), ename
+                if msg["parent_header"].get("msg_id") != msg_id:
+                    continue
+                if kind == "stream":
+                    printed.append(content["text"])
+                elif kind == "error":
+                    ename = content["ename"]
+                elif kind == "execute_reply":
+                    reply = content["status"]
+                elif kind == "status" and content.get("execution_state") == "idle":
+                    idle = True
+                if reply and idle:
+                    return reply, "".join(printed), ename
+        finally:
+            ws.close()
+        raise AssertionError(f"no answer from {self.name}'s kernel in {timeout} s: {printed}")
+
+    def value(self, code):
+        """What the cell ``code`` prints, which must run."""
+        status, printed, ename = self.run(code)
+        assert status == "ok", (status, printed, ename)
+        return printed.strip()
+
+    def restart(self):
+        """Kernel > Restart Kernel."""
+        done = requests.post(f"{self.server}/api/kernels/{self.id}/restart", headers=self.auth,
+                             timeout=120)
+        assert done.status_code == 200, (done.status_code, done.text)
+
+    def stop_server(self):
+        api = f"{self.hub_url}/hub/api/users/{self.name}"
+        requests.delete(api + "/server", headers=self.auth, timeout=60)
+        deadline = time.monotonic() + 180
+        while requests.get(api, headers=self.auth, timeout=60).json().get("server"):
+            assert time.monotonic() < deadline, f"{self.name}'s server did not stop"
+            time.sleep(0.5)
+
+    def server_up(self):
+        return requests.get(f"{self.server}/api/status", headers=self.auth,
+                            timeout=60).status_code == 200
+
+
+def classmate_and_hub_work(hub, bob):
+    assert requests.get(f"{hub['url']}/hub/api", timeout=60).status_code == 200
+    assert bob.value("print(sum(range(10)))") == "45"
+
+
+def test_a_students_memory_and_processes_are_capped_and_her_classmate_works(hub):
+    ada, bob = Kernel(hub, "ada"), Kernel(hub, "bob")
+    groups = json.loads(ada.value(OWN_GROUPS))
+    # her kernel is in groups of her own server's, whose files are not hers
+    assert groups and all(folder.endswith(f"/kernel-course-{ada.name}")
+                          for folder in groups.values()), groups
+    tried = json.loads(ada.value(ESCAPE % (groups,)))
+    assert tried and all(outcome in (1, 13) for outcome in tried.values()), tried   # EPERM, EACCES
+    assert json.loads(ada.value(OWN_GROUPS)) == groups
+
+    before = ada.value("import os; print(os.getpid())")
+    status, printed, ename = ada.run(HOG)
+    assert "allocated" not in printed, (status, printed)
+    assert status == "died" or ename == "MemoryError", (status, printed, ename)
+    assert ada.server_up(), "her server went down with her kernel"
+    classmate_and_hub_work(hub, bob)
+    ada.restart()
+    assert ada.value("import os; print(os.getpid())") != before
+    assert ada.value("print(1 + 1)") == "2"
+
+    counted = ada.value(BOMB).split()
+    born, refused = int(counted[1]), int(counted[3])
+    assert born < PROCESSES and refused > 0, counted
+    classmate_and_hub_work(hub, bob)   # while the bomb's processes live
+    assert ada.server_up()
+    assert ada.value(END_BOMB) == str(born)
+    ada.restart()
+    assert ada.value("print(2 + 2)") == "4"
+
+    # the hub's log says what caps her server
+    log = (hub["state"] / "hub.log").read_text()
+    assert f"Server of {ada.name} capped: memory {MEMORY} bytes" in log
+    assert f"; {PROCESSES} processes (cgroup " in log
+    # once her server stops, her groups are gone, and nothing of hers runs on
+    ada.stop_server()
+    assert not any(Path(folder).exists() for folder in groups.values()), groups

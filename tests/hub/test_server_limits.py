@@ -1,0 +1,195 @@
+"""The cgroups the hub's spawner puts each user's server in (deploy/server_limits.py):
+memory and processes capped for the server and everything it starts, groups its
+user cannot write, and nothing left running once the hub removes them.  As
+root, as the hub runs, with the machine's own cgroups (v1 or v2); no hub starts
+here (tests/hub/test_hub_server_limits.py plays it on one)."""
+
+import importlib.util
+import os
+import pwd
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+_spec = importlib.util.spec_from_file_location("server_limits", DEPLOY / "server_limits.py")
+server_limits = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(server_limits)
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the hub runs as root")
+
+USER = f"khlimits{os.getpid()}"
+NOBODY = pwd.getpwnam("nobody")
+#: A Python that ``nobody`` may run (the tests' own may be in a folder closed to it).
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+@pytest.fixture
+def groups():
+    made, missing = server_limits.make(USER, 128 * 1024**2, 24)
+    if set(made) != {"memory", "pids"}:
+        pytest.skip(f"no memory and pids cgroups here: {missing}")
+    yield made
+    server_limits.remove_all(USER)
+
+
+def run_in(groups, code, user=None):
+    """Run Python ``code`` in ``groups`` (as ``user``, a passwd entry, if given)."""
+    def preexec():
+        server_limits.join(groups)
+        if user is not None:
+            os.setgid(user.pw_gid)
+            os.setgroups([])
+            os.setuid(user.pw_uid)
+    python = sys.executable if user is None else SYSTEM_PYTHON
+    return subprocess.run([python, "-c", code], preexec_fn=preexec,
+                          capture_output=True, text=True, timeout=60, cwd="/")
+
+
+#: Starts a process that outlives the one that started it, and prints its id.
+LEAVE_A_PROCESS = ("import subprocess; print(subprocess.Popen(['sleep', '600'], "
+                   "start_new_session=True, stdout=subprocess.DEVNULL, "
+                   "stderr=subprocess.DEVNULL).pid)")
+
+
+def test_memory_over_the_limit_kills_the_process_that_took_it(groups):
+    small = run_in(groups, "x = b'1' * (32 << 20); print('ok')")
+    assert small.returncode == 0 and small.stdout == "ok\n", small.stderr
+    big = run_in(groups, "x = [b'1' * (64 << 20) for _ in range(8)]; print('allocated')")
+    assert big.returncode == -9 and "allocated" not in big.stdout, (big.returncode, big.stdout)
+
+
+def test_a_fork_bomb_gets_the_processes_of_its_group(groups):
+    bomb = run_in(groups, (
+        "import os, time\n"
+        "born = refused = 0\n"
+        "for _ in range(200):\n"
+        "    try:\n"
+        "        pid = os.fork()\n"
+        "    except OSError:\n"
+        "        refused += 1\n"
+        "        continue\n"
+        "    if pid == 0:\n"
+        "        time.sleep(3)\n"
+        "        os._exit(0)\n"
+        "    born += 1\n"
+        "print(born, refused)\n"), user=NOBODY)
+    born, refused = map(int, bomb.stdout.split())
+    assert born < 24 and refused > 0, bomb.stdout
+
+
+def test_its_user_cannot_raise_the_limits_nor_leave_the_groups(groups):
+    targets = {os.path.join(folder, name) for folder in groups.values()
+               for name in ("memory.limit_in_bytes", "memory.max", "pids.max")}
+    targets = sorted(t for t in targets if os.path.exists(t))
+    targets += [os.path.join(os.path.dirname(folder), "cgroup.procs")
+                for folder in groups.values()]
+    tried = run_in(groups, (
+        "import os, sys\n"
+        "for path in sys.argv[1:]:\n"
+        "    try:\n"
+        "        open(path, 'w').write('max' if 'max' in path else str(os.getpid()))\n"
+        "        print(path, 'written')\n"
+        "    except OSError as e:\n"
+        "        print(path, e.errno)\n").replace("sys.argv[1:]", repr(targets)), user=NOBODY)
+    outcomes = [line.rsplit(" ", 1)[1] for line in tried.stdout.splitlines()]
+    assert len(outcomes) == len(targets) >= 3 and set(outcomes) <= {"1", "13"}, tried.stdout
+    with open(os.path.join(groups["pids"], "pids.max")) as f:
+        assert f.read().strip() == "24"
+
+
+def test_removing_the_groups_kills_what_was_left_in_them(groups):
+    left = run_in(groups, LEAVE_A_PROCESS, user=NOBODY)
+    pid = int(left.stdout)
+    assert Path(f"/proc/{pid}").exists()
+    server_limits.remove_all(USER)
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists()
+    assert not any(os.path.exists(folder) for folder in groups.values())
+
+
+def test_a_fresh_server_gets_a_fresh_group_and_what_was_left_is_killed(groups):
+    left = run_in(groups, LEAVE_A_PROCESS, user=NOBODY)
+    pid = int(left.stdout)
+    again, _ = server_limits.make(USER, 64 * 1024**2, 10)
+    assert again == groups
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists()
+    with open(os.path.join(groups["pids"], "pids.max")) as f:
+        assert f.read().strip() == "10"
+
+
+def test_what_is_not_capped_is_said():
+    said = server_limits.describe({}, {"memory": "no memory cgroup can be made here",
+                                       "pids": "no pids cgroup can be made here"},
+                                  2 * 1024**3, 512)
+    assert "memory NOT capped: no memory cgroup can be made here" in said
+    assert "512 processes of the user by RLIMIT_NPROC only" in said
+
+
+@pytest.mark.parametrize("name", ["../memory", "a/b", "", "Ada", "x" * 80])
+def test_a_name_that_is_no_unix_user_makes_no_group(name):
+    with pytest.raises(ValueError, match="not a Unix user name"):
+        server_limits.make(name, 1 << 30, 10)
+
+
+def fake_machine(tmp_path, cgroup, mounts, folders):
+    """A /proc/self of ``cgroup`` and ``mounts`` lines, and cgroup ``folders``
+    ({path under tmp_path: subtree_control or None}); the folder of proc."""
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    (proc / "cgroup").write_text(cgroup.replace("@", str(tmp_path)))
+    (proc / "mounts").write_text(mounts.replace("@", str(tmp_path)))
+    for folder, control in folders.items():
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        if control is not None:
+            (tmp_path / folder / "cgroup.subtree_control").write_text(control)
+    return proc
+
+
+def test_on_cgroup_v2_the_groups_go_where_the_controllers_are_delegated(tmp_path):
+    # a systemd machine: the hub's own cgroup holds the hub, so enables nothing
+    # for children; the root enables memory and pids
+    proc = fake_machine(tmp_path, "0::/system.slice/hub.service\n",
+                        "cgroup2 @/cg cgroup2 rw,nsdelegate 0 0\n",
+                        {"cg": "cpu io memory pids\n", "cg/system.slice/hub.service": ""})
+    found = server_limits.bases(str(proc))
+    assert found == {"memory": (f"{tmp_path}/cg", 2), "pids": (f"{tmp_path}/cg", 2)}
+    made, missing = server_limits.make("ada", 2 * 1024**3, 512, found=found)
+    group = tmp_path / "cg" / "kernel-course-ada"
+    assert made == {"memory": str(group), "pids": str(group)} and missing == {}
+    assert (group / "memory.max").read_text() == str(2 * 1024**3)
+    assert (group / "pids.max").read_text() == "512"
+    assert not (group / "memory.limit_in_bytes").exists()
+    # a hub whose own cgroup enables them gets them there
+    (tmp_path / "cg/system.slice/hub.service/cgroup.subtree_control").write_text("memory pids")
+    assert server_limits.bases(str(proc))["memory"] == (f"{tmp_path}/cg/system.slice/hub.service", 2)
+
+
+def test_where_no_hierarchy_offers_a_controller_it_is_said(tmp_path):
+    # a container: its cgroup v2 holds its processes and enables nothing
+    proc = fake_machine(tmp_path, "0::/\n", "cgroup2 @/cg cgroup2 ro 0 0\n", {"cg": ""})
+    found = server_limits.bases(str(proc))
+    assert found == {}
+    made, missing = server_limits.make("ada", 2 * 1024**3, 512, found=found)
+    assert made == {} and "no memory cgroup can be made here" in missing["memory"]
+
+
+def test_on_cgroup_v1_each_controller_has_its_hierarchy(tmp_path):
+    proc = fake_machine(tmp_path, "9:pids:/\n4:memory:/hub\n0::/\n",
+                        "cgroup @/memory cgroup rw,memory 0 0\n"
+                        "cgroup @/pids cgroup rw,pids 0 0\n"
+                        "cgroup2 @/unified cgroup2 rw 0 0\n",
+                        {"memory/hub": None, "pids": None, "unified": ""})
+    found = server_limits.bases(str(proc))
+    assert found == {"memory": (f"{tmp_path}/memory/hub", 1), "pids": (f"{tmp_path}/pids", 1)}
+    made, _ = server_limits.make("ada", 1024**3, 64, found=found)
+    assert (Path(made["memory"]) / "memory.limit_in_bytes").read_text() == str(1024**3)
+    assert (Path(made["pids"]) / "pids.max").read_text() == "64"
