@@ -417,3 +417,67 @@ def test_student_instructions_need_only_the_site():
         assert f"_generated/student/{builder.wheel_name()}>`" in (ROOT / "book" / page).read_text()
     # no user-wide JupyterLab setting is changed by the build
     assert "set-default-viewer" not in (ROOT / "scripts" / "build.sh").read_text()
+
+
+@pytest.fixture(scope="module")
+def released_all(tmp_path_factory):
+    """Every problem set as the site offers it (book/_ext/release_assignments.py), with
+    its source: {ps: (released, source)}."""
+    ext = _load(ROOT / "book" / "_ext" / "release_assignments.py", "release_assignments")
+    course = tmp_path_factory.mktemp("release-all") / "course"
+    (course / "source").mkdir(parents=True)
+    shutil.copy(COURSE / "nbgrader_config.py", course / "nbgrader_config.py")
+    names = sorted(p.name for p in (COURSE / "source").iterdir() if p.is_dir())
+    for ps in names:
+        shutil.copytree(COURSE / "source" / ps, course / "source" / ps,
+                        ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+    out = course.parent / "out"
+    assert ext.release_notebooks(course, out) == names
+    return {ps: (nbformat.read(out / f"{ps}.ipynb", as_version=4),
+                 build_notebook(course / "source" / ps / f"{ps}.md")) for ps in names}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)
+def test_offline_the_id_is_set_once_and_every_problem_set_shows_the_students_variant(
+        student_env, released_all, tmp_path):
+    """A student of the LMS route, with the package alone: they set their id and the
+    code their instructor sent once, in a terminal; then each problem set, run as far
+    as the check of its first part that varies, says it is their variant, the one the
+    grader draws for them from the course secret, and that check passes on it."""
+    from coursecheck.problems import COURSE_ID
+    from coursegrader.judging.variants import submission_variant, variant_code
+
+    secret = "offline-route-secret"
+    assert set(released_all) == {"ps1", "ps2", "ps3", "ps4", "ps5"}
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in student_env.env.items()
+           if k not in ("XDG_CONFIG_HOME", "COURSECHECK_STUDENT", "COURSECHECK_VARIANT_CODE")}
+    env.update(HOME=str(home), JUPYTER_RUNTIME_DIR=str(home / "runtime"))
+    code = variant_code(secret, COURSE_ID, "alice")      # alice's row of `make variant_codes`
+    done = subprocess.run([str(student_env.bin / "python"), "-m", "coursecheck.variants",
+                           "alice", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "variants of alice" in done.stdout, done.stdout + done.stderr
+    assert (home / ".config" / "coursecheck" / "student.json").is_file()
+
+    for ps, (released, source) in sorted(released_all.items()):
+        label = submission_variant(secret, ps, "alice").label
+        first = next(pid for pid, p in graded_parts(COURSE, ps).items() if p.varies)
+        nb = fill_answers(released, source)
+        ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+        nb.cells = nb.cells[:ids.index(first) + 1]      # Run All as far as that check
+        folder = student_env.work / f"offline-{ps}"
+        folder.mkdir()
+        path = folder / f"{ps}.ipynb"
+        nbformat.write(nb, path)
+        run = subprocess.run([str(student_env.bin / "python"), "-c", RUN_NOTEBOOK, str(path)],
+                             cwd=folder, env=env, capture_output=True, text=True, timeout=900)
+        assert run.returncode == 0, (ps, run.stderr[-4000:])
+        ran = {c.metadata.get("nbgrader", {}).get("grade_id"): "".join(
+            o.get("text", "") for o in c.get("outputs", []) if o.output_type == "stream")
+            for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"}
+        assert f"Variant for alice ({label}), as set in " in ran["variant"], (ps, ran["variant"])
+        assert "example variant" not in ran["variant"], ps
+        assert f"On the variant of alice ({label})." in ran[first], (ps, ran[first])
+        assert "All public checks passed" in ran[first], (ps, ran[first])
