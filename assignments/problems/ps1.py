@@ -370,8 +370,11 @@ def _multi_public():
 
 
 def _verdict_public(v):
-    return [Case(args=(s["name"],), label=f"{s['name']} = {s['formula']} (a bool; "
-                 "the grader judges it)") for s in v["candidates"]]
+    # the label is the neutral name alone, the same question in every variant, so that
+    # the similarity check can compare two students' verdicts case by case (the
+    # formula is the variant's, printed by the notebook's cell of candidates)
+    return [Case(args=(s["name"],), label=f"{s['name']} (a bool; the grader judges it)")
+            for s in v["candidates"]]
 
 
 def _counter_public(v):
@@ -397,7 +400,7 @@ PARTS = {
         sections=("kt-when-kernel", "reg-closure"),
         description="the verdict for each of your variant's sixteen candidates",
         public=_verdict_public, verify=_verify_verdict, compare=equal(), varies=True,
-        withheld=True,
+        withheld=True, verdict=True,
     ),
     "counterexample": Part(
         func="counterexample_points", points=3,

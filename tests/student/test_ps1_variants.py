@@ -224,3 +224,37 @@ def test_part_4_still_has_a_universal_answer():
     them all); ps3's part 6 asks for a witness instead."""
     answer = lambda name: np.array(UNIVERSAL_POINTS, dtype=float)
     assert all(_share("counterexample", v.params, answer) == 1.0 for v in _variants()[:100])
+
+
+def test_part_3s_verdicts_are_compared_across_variants_by_the_graders_reference():
+    """Part 3 gives verdicts (``Part.verdict``) whose reference is withheld: the
+    student package cannot say a variant's right verdicts, the grader's half can, and
+    with them the similarity check flags a sheet copied across variants and no honest
+    student of 200."""
+    from coursegrader.judging.verdicts import right_verdicts
+    from coursegrader.similarity.material import SimilarityCheck
+    from coursegrader.similarity.verdicts import verdict_evidence
+
+    public, graded = ps1.PARTS["kernel_verdicts"], graded_parts(COURSE, "ps1")["kernel_verdicts"]
+    assert public.verdict and public.withheld and graded.verdict
+    variants = _variants()[:200]
+    with pytest.raises(ValueError, match="graded_parts"):
+        right_verdicts(public, variants[0].params)
+    rights = {v.student: {"kernel_verdicts": right_verdicts(graded, v.params)}
+              for v in variants}
+    for v in variants:
+        r = rights[v.student]["kernel_verdicts"]
+        # one case per neutral name, labelled alike in every variant
+        assert list(r) == [f"K{n} (a bool; the grader judges it)" for n in range(1, 17)]
+        assert list(r.values()) == ["yes" if _verdict(s) else "no"
+                                    for s in v.params["candidates"]]
+    check = SimilarityCheck()
+    handed = {s: {p: dict(r) for p, r in by_part.items()} for s, by_part in rights.items()}
+    assert verdict_evidence(handed, rights, least=check.verdict_min,
+                            share=check.verdict_share) == []
+    bob, carol = variants[0].student, variants[1].student
+    handed[carol] = {"kernel_verdicts": dict(handed[bob]["kernel_verdicts"])}
+    found = verdict_evidence(handed, rights, least=check.verdict_min, share=check.verdict_share)
+    assert found and all(carol in (e.a, e.b) for e in found)
+    (e,) = [e for e in found if {e.a, e.b} == {bob, carol}]
+    assert e.whose == bob and len(e.same) == e.differing >= check.verdict_min
