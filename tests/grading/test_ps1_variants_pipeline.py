@@ -13,7 +13,13 @@ public case of part 4, and keeps of parts 3 and 4 only the cases where bob's
 tables happen to fit her candidates of the same name; dave loses parts 1 and 3
 and keeps part 4, whose search reads the candidates of the notebook it runs in.
 Both keep part 2, which does not vary; carol's feedback names her variant.
-``make similarity`` then flags carol with bob for holding his c.
+eve does her own work but hands in bob's sixteen verdicts as a literal table
+(nothing else of his): she keeps parts 1, 2 and 4 and of part 3 the cases where
+bob's verdicts are hers too. ``make similarity`` then flags carol with bob for
+holding his c and his verdicts, eve with bob for his verdicts (the grader's
+right verdicts of part 3, withheld from the student package, say where their
+variants differ), carol with eve for the one answer sheet they share, and no
+one else.
 """
 
 import html
@@ -27,6 +33,8 @@ from coursecheck.check import call_and_judge
 from coursecheck.variants import bind
 from coursegrader.judging.problem_sets import graded_parts, hidden_module, hidden_rng
 from coursegrader.judging.variants import submission_variant
+from coursegrader.judging.verdicts import right_verdicts
+from coursegrader.similarity.material import SimilarityCheck
 from coursegrader.tools.course import fill_answers
 
 SECRET = "ps1-variants-secret"
@@ -123,7 +131,21 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
                 and any(verdict(s) != bob_verdicts[s["name"]] for s in params["candidates"]))
 
     carol = next(s for s in (f"carol{i}" for i in range(200)) if copy_fails(s))
-    cells = {"alice": {}, "bob": {}, carol: bobs, "dave": OLD}
+
+    def rights(student):
+        return right_verdicts(parts["kernel_verdicts"],
+                              submission_variant(SECRET, "ps1", student).params)
+
+    def differing(a, b):
+        ra, rb = rights(a), rights(b)
+        return sum(ra[k] != rb[k] for k in ra)
+
+    # eve's right verdicts differ from bob's on enough cases for the check to compare
+    least = SimilarityCheck().verdict_min
+    eve = next(s for s in (f"eve{i}" for i in range(200))
+               if differing(s, "bob") >= least and differing(s, carol) >= least)
+    cells = {"alice": {}, "bob": {}, carol: bobs, "dave": OLD,
+             eve: {"kernel_verdicts": bobs["kernel_verdicts"]}}
     students = tuple(cells)
     course.release_to(students, "ps1")
     for student in students:
@@ -156,6 +178,12 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
     # dave: the old map and the old key earn nothing; the old search still works
     assert {pid: scores[("dave", pid)] for pid in parts} == {
         **full, "quadratic_map": 0.0, "kernel_verdicts": 0.0}
+    # eve: her own work, but bob's verdicts: part 3 where they happen to be hers
+    mixed = _expected(course, eve, "kernel_verdicts",
+                      _answers(bobs["kernel_verdicts"], "is_kernel"))
+    assert mixed < 2
+    assert {pid: scores[(eve, pid)] for pid in parts} == {
+        **full, "kernel_verdicts": pytest.approx(mixed)}
     expected = submission_variant(SECRET, "ps1", carol)
     page = html.unescape((course.root / "feedback" / carol / "ps1" / "ps1.html").read_text())
     assert f"Graded on the variant of {carol} ({expected.label})." in page
@@ -163,5 +191,12 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
     assert f"({variant['bob'].label})" not in page
 
     by_value = variant_value_pairs(course, "ps1")
-    assert set(by_value) == {frozenset((carol, "bob"))}, by_value
+    assert set(by_value) == {frozenset((carol, "bob")), frozenset((eve, "bob")),
+                             frozenset((carol, eve))}, by_value
     assert f"{carol} holds bob's" in by_value[frozenset((carol, "bob"))]
+    for copier in (carol, eve):
+        why = by_value[frozenset((copier, "bob"))]
+        assert "hand in the same verdicts of kernel_verdicts" in why, why
+        assert "bob's right ones" in why, why
+    # the two copies of one sheet
+    assert "hand in the same verdicts of kernel_verdicts" in by_value[frozenset((carol, eve))]
