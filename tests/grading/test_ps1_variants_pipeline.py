@@ -5,14 +5,13 @@ course.
 alice and bob hand in their own solved copies (the reference solution, which
 reads their variant). carol hands in bob's notebook as bob worked it out by
 hand on his variant: his constant c written in as a number, his sixteen
-verdicts and his counterexample points as literal tables by name. dave hands
-in the answers to ps1 as it was before it varied (the map of
+verdicts and his witnesses of part 4 (on his samples) as literal tables by
+name. dave hands in the answers to ps1 as it was before it varied (the map of
 (1 + <x, z>)^2, the answer key by the old names, the numerical search for
-counterexamples). Own work scores full marks. carol loses part 1 and every
-public case of part 4, and keeps of parts 3 and 4 only the cases where bob's
-tables happen to fit her candidates of the same name; dave loses parts 1 and 3
-and keeps part 4, whose search reads the candidates of the notebook it runs in.
-Both keep part 2, which does not vary; carol's feedback names her variant.
+counterexample points that part 4 asked for then). Own work scores full marks.
+carol loses parts 1 and 4 and keeps of part 3 only the cases where bob's
+verdicts happen to fit her candidates of the same name; dave loses parts 1, 3
+and 4. Both keep part 2, which does not vary; carol's feedback names her variant.
 eve does her own work but hands in bob's sixteen verdicts as a literal table
 (nothing else of his): she keeps parts 1, 2 and 4 and of part 3 the cases where
 bob's verdicts are hers too. ``make similarity`` then flags carol with bob for
@@ -62,6 +61,18 @@ def is_kernel(name):
     }
     return verdicts[name]
 ''',
+    "counterexample": '''\
+def counterexample_points(name):
+    rng = np.random.default_rng(0)
+    for m in (1, 2, 3, 4):
+        for scale in (0.5, 2.0, 5.0):
+            for _ in range(100):
+                P = rng.uniform(-scale, scale, size=(m, 2))
+                K = gram(name, P)
+                if np.linalg.eigvalsh(K)[0] < -1e-3 * max(1.0, np.abs(K).max()):
+                    return P
+    raise ValueError(f"no counterexample found for {name!r}: is it a kernel?")
+''',
 }
 
 
@@ -81,16 +92,16 @@ def _by_hand(source, params):
     """bob's answers to the parts that vary as he worked them out on his variant."""
     scope, cells = _scope(source, params)
     verdicts = {s["name"]: bool(scope["is_kernel"](s["name"])) for s in params["candidates"]}
-    points = {name: scope["counterexample_points"](name).round(6).tolist()
-              for name, kernel in verdicts.items() if not kernel}
+    witnesses = {name: scope["witness"](name, X).tolist()
+                 for name, X in params["samples"].items()}
     quadratic = cells["quadratic_map_answer"]
     assert 'V["c"]' in quadratic
     return {
         "quadratic_map": quadratic.replace('V["c"]', repr(params["c"])),
         "kernel_verdicts": f"VERDICTS = {verdicts!r}\n\n\ndef is_kernel(name):\n"
                            "    return VERDICTS[name]\n",
-        "counterexample": f"POINTS = {points!r}\n\n\ndef counterexample_points(name):\n"
-                          "    return np.array(POINTS[name])\n",
+        "counterexample": f"WITNESSES = {witnesses!r}\n\n\ndef witness(name, P):\n"
+                          "    return np.array(WITNESSES[name])\n",
     }, verdicts
 
 
@@ -120,13 +131,13 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
     verdict = hidden_module(course.root, "ps1").verdict
 
     def copy_fails(student):
-        """bob's c and points fail every public case of ``student``'s variant, and at
+        """bob's c and witnesses fail every public case of ``student``'s variant, and at
         least one of his verdicts is wrong there."""
         params = submission_variant(SECRET, "ps1", student).params
         counter = bind(parts["counterexample"], params)
-        points = _answers(bobs["counterexample"], "counterexample_points")
+        witness = _answers(bobs["counterexample"], "witness")
         return (params["c"] != variant["bob"].params["c"]
-                and all(call_and_judge(counter, c, points) is not None
+                and all(call_and_judge(counter, c, witness) is not None
                         for c in counter.public())
                 and any(verdict(s) != bob_verdicts[s["name"]] for s in params["candidates"]))
 
@@ -166,18 +177,18 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
     full = {pid: pytest.approx(p.points) for pid, p in parts.items()}
     for student in ("alice", "bob"):
         assert {pid: scores[(student, pid)] for pid in parts} == full, student
-    # carol: part 1 and part 4 lost, part 3 what bob's verdicts share with hers
+    # carol: parts 1 and 4 lost, part 3 what bob's verdicts share with hers
     shared = _expected(course, carol, "kernel_verdicts",
                        _answers(bobs["kernel_verdicts"], "is_kernel"))
-    counter = _expected(course, carol, "counterexample",
-                        _answers(bobs["counterexample"], "counterexample_points"))
-    assert 0 < shared < 2 and counter < 3
+    assert 0 < shared < 2
+    assert _expected(course, carol, "counterexample",
+                     _answers(bobs["counterexample"], "witness")) == 0.0
     assert {pid: scores[(carol, pid)] for pid in parts} == {
         **full, "quadratic_map": 0.0, "kernel_verdicts": pytest.approx(shared),
-        "counterexample": pytest.approx(counter)}
-    # dave: the old map and the old key earn nothing; the old search still works
+        "counterexample": 0.0}
+    # dave: the old map, the old key and the old search for points earn nothing
     assert {pid: scores[("dave", pid)] for pid in parts} == {
-        **full, "quadratic_map": 0.0, "kernel_verdicts": 0.0}
+        **full, "quadratic_map": 0.0, "kernel_verdicts": 0.0, "counterexample": 0.0}
     # eve: her own work, but bob's verdicts: part 3 where they happen to be hers
     mixed = _expected(course, eve, "kernel_verdicts",
                       _answers(bobs["kernel_verdicts"], "is_kernel"))
