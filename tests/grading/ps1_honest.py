@@ -4,7 +4,8 @@ Each student's answers are {grade id: cell source}: the four code parts and
 the two written ones. They are data for the similarity check's
 false-positive measurement: no two of them may be flagged. They were written
 from the problem text alone, each by a different approach (vectorised or
-loop by loop, tables or numerical searches, short or verbose, proofs by
+loop by loop, tables or rules, a library's eigensolver or an iteration
+written out, short or verbose, proofs by
 feature maps or by Gram matrices); all pass the public checks.
 """
 
