@@ -35,7 +35,12 @@ __all__ = ["KINDS", "ALWAYS_NOT", "candidate", "candidate_gram", "formula", "sam
 # (two of "x^T B z"), under the neutral names K1 ... K16 in an order of the
 # variant's, each with parameters of the variant's.  For most kinds a sign (or
 # a choice of two) decides whether the candidate is a kernel; the verdicts are
-# the grader's (``hidden/ps1.py``), never this module's.
+# the grader's (``hidden/ps1.py``), never this module's.  Part 4's samples: three
+# points for each candidate whose kind is never a kernel, on which it clearly
+# fails.  The answer to a sample is the unit vector a that makes
+# sum_ij a_i a_j k(p_i, p_j) smallest, a value of the sample, so no fixed answer
+# fits every variant (as a set of points that defeats every kind did, when the
+# part asked for points).
 
 #: the kinds of candidate, each a function of its parameters (see :func:`candidate`)
 KINDS = ("x^T B z", "x^T B z", "exp(a x_i z_i)", "x.z + s (x.z)^2", "(x.z + s)^p",
