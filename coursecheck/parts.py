@@ -80,7 +80,8 @@ class Part:
     the student's verdict on each public case, and the similarity check flags
     two students of different variants who hand in the same verdicts where
     their variants' right verdicts differ (a part that varies and gives a
-    verdict needs a ``reference``, which says each variant's right verdicts).
+    verdict needs a ``reference``, which says each variant's right verdicts, or
+    withholds it: the grader's reference then says them).
     ``withheld``: the reference is the whole answer (a verdict), so it is the
     grader's alone (``REFERENCES`` of the course's ``hidden/psN.py``, compared
     by ``compare``); here ``verify`` checks only the form of an answer.
@@ -130,9 +131,10 @@ class Part:
                              "holds one set of public answers for the class")
         if not self.varies and callable(self.answers):
             raise ValueError("Part.answers is a table per variant only for a part that varies")
-        if self.verdict and self.varies and self.reference is None:
+        if self.verdict and self.varies and self.reference is None and not self.withheld:
             raise ValueError("a part that varies and gives a verdict is judged by "
-                             "Part.reference, which says each variant's right verdicts")
+                             "Part.reference, which says each variant's right verdicts "
+                             "(or withholds it: Part.withheld, the grader's reference)")
         tabled = self.varies and callable(self.answers)
         if self.public_points is None:
             object.__setattr__(self, "public_points", not tabled)

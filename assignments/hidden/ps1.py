@@ -5,17 +5,19 @@ answer is judged) is :mod:`coursecheck.problems.ps1` (``problems/ps1.py``);
 this module gives the grader the rest: ``HIDDEN``, each part's generator of
 hidden cases (drawn from the grader's random stream), and ``REFERENCES``, the
 reference of part 3, whose public half withholds it: the verdict on each of a
-variant's candidates, from the kind of the candidate and its parameters.  The
-grader reads it from the course folder (:mod:`coursegrader.judging.problem_sets`);
-it imports nothing of the grader.
+variant's candidates, from the kind of the candidate and its parameters; and
+``implied_values``, the witnesses of part 4 a variant implies, which the
+similarity check looks for in classmates' notebooks.  The grader reads it from
+the course folder (:mod:`coursegrader.judging.problem_sets`); it imports
+nothing of the grader.
 """
 
 import numpy as np
 
 from coursecheck.parts import Case
-from coursecheck.problems.ps1 import ALWAYS_NOT
+from coursecheck.problems.ps1 import ALWAYS_NOT, candidate_gram, draw_sample
 
-__all__ = ["verdict", "HIDDEN", "REFERENCES"]
+__all__ = ["verdict", "HIDDEN", "REFERENCES", "implied_values"]
 
 
 def verdict(spec):
@@ -76,22 +78,38 @@ def _verdict_hidden(v, rng):
     return []
 
 
-def _counter_hidden(v, rng):
-    """Up to three of the variant's candidates that are not kernels for their parameters."""
+def _witness_hidden(v, rng):
+    """Samples of up to three of the variant's candidates that are not kernels for their
+    parameters (which no public case names), then fresh samples of the candidates
+    whose kinds never are, three cases in all."""
+    specs = _specs(v)
     others = [s["name"] for s in v["candidates"]
               if s["kind"] not in ALWAYS_NOT and not verdict(s)]
-    picks = rng.permutation(len(others))[:3]
-    return [Case(args=(others[i],), label=f"candidate {others[i]}") for i in picks]
+    never = [s["name"] for s in v["candidates"] if s["kind"] in ALWAYS_NOT]
+    picks = [others[i] for i in rng.permutation(len(others))[:3]]
+    picks += [never[i] for i in rng.permutation(len(never))[:3 - len(picks)]]
+    return [Case(args=(name, draw_sample(rng, specs[name])),
+                 label=f"candidate {name} on another sample") for name in picks]
 
 
 HIDDEN = {
     "quadratic_map": _quad_hidden,
     "multinomial_map": _multi_hidden,
     "kernel_verdicts": _verdict_hidden,
-    "counterexample": _counter_hidden,
+    "counterexample": _witness_hidden,
 }
 
 # The grader's own reference of the part whose public half withholds it.
 REFERENCES = {
     "kernel_verdicts": _verdict_reference,
 }
+
+
+def implied_values(v):
+    """The witness on each public sample of variant ``v`` (part 4's answer, of either
+    sign): the unit eigenvector of the Gram matrix's smallest eigenvalue."""
+    found = {}
+    for name, X in v["samples"].items():
+        _, vectors = np.linalg.eigh(candidate_gram(v, name, X))
+        found[f"witness on the sample of {name}"] = ("\u00b1", vectors[:, 0].tolist())
+    return found

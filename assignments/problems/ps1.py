@@ -8,8 +8,9 @@ Parts (grade ids):
   C(d+p, p) coordinates for (1 + <x, z>)^p on R^d;
 * ``kernel_verdicts`` -- ``is_kernel(name)``: which of the variant's sixteen
   candidate functions are positive semi-definite kernels;
-* ``counterexample`` -- ``counterexample_points(name)``: points on which a
-  candidate that is not a kernel has a Gram matrix with a negative eigenvalue.
+* ``counterexample`` -- ``witness(name, P)``: on a sample ``P`` of points on
+  which a candidate that is not a kernel fails, the unit vector a that makes
+  sum_ij a_i a_j k(p_i, p_j) smallest (the witness that it fails there).
 
 A feature map is not unique (coordinates can be permuted or rotated), so the
 maps are judged by their inner products against kernlab's polynomial kernel,
@@ -22,11 +23,11 @@ from math import comb
 
 import numpy as np
 
-from coursecheck.parts import Case, Part, equal
+from coursecheck.parts import Case, Part, equal, float_array
 from coursecheck.variants import Variation
 
-__all__ = ["KINDS", "ALWAYS_NOT", "candidate", "candidate_gram", "formula", "VARIANT",
-           "PARTS"]
+__all__ = ["KINDS", "ALWAYS_NOT", "candidate", "candidate_gram", "formula", "sample_fault",
+           "draw_sample", "VARIANT", "PARTS"]
 
 # ------------------------------------------------------------------ the variant
 #
@@ -34,7 +35,12 @@ __all__ = ["KINDS", "ALWAYS_NOT", "candidate", "candidate_gram", "formula", "VAR
 # (two of "x^T B z"), under the neutral names K1 ... K16 in an order of the
 # variant's, each with parameters of the variant's.  For most kinds a sign (or
 # a choice of two) decides whether the candidate is a kernel; the verdicts are
-# the grader's (``hidden/ps1.py``), never this module's.
+# the grader's (``hidden/ps1.py``), never this module's.  Part 4's samples: three
+# points for each candidate whose kind is never a kernel, on which it clearly
+# fails.  The answer to a sample is the unit vector a that makes
+# sum_ij a_i a_j k(p_i, p_j) smallest, a value of the sample, so no fixed answer
+# fits every variant (as a set of points that defeats every kind did, when the
+# part asked for points).
 
 #: the kinds of candidate, each a function of its parameters (see :func:`candidate`)
 KINDS = ("x^T B z", "x^T B z", "exp(a x_i z_i)", "x.z + s (x.z)^2", "(x.z + s)^p",
@@ -51,6 +57,15 @@ DIRECTIONS = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))
 #: and never a multiple of 0.05 (a round number a student writes for other reasons,
 #: which the similarity check would take for a classmate's c)
 C_LOW, C_HIGH, C_GAP = 0.25, 4.0, 0.05
+#: part 4's samples: three points, coordinates in [-LIMIT, LIMIT] with two decimals
+SAMPLE_SIZE, LIMIT = 3, 2.0
+#: on every sample the smallest eigenvalue of the Gram matrix is below -MARGIN times
+#: the largest absolute one, and at least MARGIN times it below the next (so that the
+#: witness is one line, +-a, and no rounding decides)
+MARGIN = 0.05
+#: how close to the smallest value an answer's sum must come, relative to the
+#: largest absolute eigenvalue
+TOLERANCE = 1e-5
 
 
 def _num(x):
@@ -223,8 +238,38 @@ def _round(c):
     return round(c * 100) % 5 == 0
 
 
+def _gram(spec, X):
+    k = candidate(spec)
+    X = np.asarray(X, dtype=float)
+    return np.array([[k(p, q) for q in X] for p in X])
+
+
+def sample_fault(spec, X):
+    """None when the Gram matrix of the candidate ``spec`` on the points ``X`` has a
+    clearly negative smallest eigenvalue, alone on its line; else what is wrong."""
+    values = np.linalg.eigvalsh(_gram(spec, X))
+    low, second, scale = values[0], values[1], np.abs(values).max()
+    if not low < -MARGIN * scale:
+        return (f"the Gram matrix of {spec['name']} on {X} is not clearly indefinite "
+                f"(smallest eigenvalue {low:.3g})")
+    if not second - low > MARGIN * scale:
+        return (f"the smallest eigenvalue of {spec['name']} on {X} is not clearly alone "
+                f"({low:.3g}, {second:.3g})")
+    return None
+
+
+def draw_sample(rng, spec):
+    """Three points on which the candidate ``spec`` (not a kernel) clearly fails."""
+    for _ in range(2000):
+        X = rng.uniform(-LIMIT, LIMIT, size=(SAMPLE_SIZE, 2)).round(2)
+        if sample_fault(spec, X) is None:
+            return X.tolist()
+    raise RuntimeError(f"no sample found for {spec}")   # a bug in this module, never a student's
+
+
 def _draw(rng):
-    """One variant: part 1's c, and part 3's sixteen candidates, named in a random order."""
+    """One variant: part 1's c, part 3's sixteen candidates, named in a random order, and
+    part 4's sample of each candidate whose kind is never a kernel."""
     c = _draw_c(rng)
     specs = [_spec(rng, kind) for kind in KINDS]
     order = rng.permutation(len(specs))
@@ -233,7 +278,9 @@ def _draw(rng):
         spec = {"name": f"K{n}", **specs[i]}
         spec["formula"] = formula(spec)
         candidates.append(spec)
-    return {"c": c, "candidates": candidates}
+    # drawn last, so that c and the candidates are what they were before part 4 had samples
+    samples = {s["name"]: draw_sample(rng, s) for s in candidates if s["kind"] in ALWAYS_NOT}
+    return {"c": c, "candidates": candidates, "samples": samples}
 
 
 def _holds(v):
@@ -268,6 +315,17 @@ def _holds(v):
                 return f"{s['name']}: {key} = {s[key]} must be one of {DIRECTIONS}"
         if s["formula"] != formula(s):
             return f"{s['name']}: its formula must read {formula(s)!r}"
+    never = {s["name"]: s for s in specs if s["kind"] in ALWAYS_NOT}
+    if sorted(v["samples"]) != sorted(never):
+        return (f"samples = {sorted(v['samples'])} must give one sample to each candidate "
+                f"of a kind that is never a kernel, {sorted(never)}")
+    for name, X in v["samples"].items():
+        X = np.asarray(X, dtype=float)
+        if X.shape != (SAMPLE_SIZE, 2) or np.abs(X).max() > LIMIT:
+            return f"the sample of {name} must be {SAMPLE_SIZE} points of [-{LIMIT}, {LIMIT}]^2"
+        fault = sample_fault(never[name], X)
+        if fault:
+            return fault
     return None
 
 
@@ -333,24 +391,21 @@ def _verify_verdict(v, got, case):
     return None
 
 
-def _verify_counterexample(v, got, case):
-    import kernlab
-    (name,) = case.args
-    P = np.asarray(got) if isinstance(got, (np.ndarray, list, tuple)) else None
-    if P is None or P.dtype.kind not in "biuf":
-        return f"expected an array of points of shape (m, 2), got {type(got).__name__}"
-    if P.ndim != 2 or P.shape[1] != 2 or not 1 <= P.shape[0] <= 20:
-        return f"expected shape (m, 2) with 1 <= m <= 20, got {P.shape}"
-    P = P.astype(float)
-    if not np.all(np.isfinite(P)) or np.max(np.abs(P)) > 1e3:
-        return "the points must be finite with coordinates of size at most 1000"
-    K = candidate_gram(v, name, P)
-    lam_min = float(np.linalg.eigvalsh(K)[0])
-    margin = 1e-6 * max(1.0, float(np.max(np.abs(K))))
-    if lam_min < -margin and not kernlab.is_psd(K):
-        return None
-    return (f"the Gram matrix of {name} (your variant's) on your {P.shape[0]} point(s) is "
-            f"positive semi-definite up to rounding (smallest eigenvalue {lam_min:.3g})")
+def _verify_witness(v, got, case):
+    """Whether ``got`` is the unit vector a making sum_ij a_i a_j k(p_i, p_j) smallest."""
+    name, X = case.args
+    a, message = float_array(got, f"a vector of {len(X)} coefficients", shape=(len(X),))
+    if message:
+        return message
+    if not abs(np.linalg.norm(a) - 1.0) <= 1e-6:
+        return f"a must be a unit vector, got one of length {np.linalg.norm(a):.6g}"
+    K = candidate_gram(v, name, X)
+    values = np.linalg.eigvalsh(K)
+    value = float(a @ K @ a)
+    if not value <= values[0] + TOLERANCE * np.abs(values).max():
+        return (f"sum_ij a_i a_j k(p_i, p_j) for {name} (your variant's) on these points is "
+                f"{value:.6g}; a unit vector a makes it as small as {values[0]:.6g}")
+    return None
 
 
 def _quad_public(v):
@@ -370,12 +425,16 @@ def _multi_public():
 
 
 def _verdict_public(v):
-    return [Case(args=(s["name"],), label=f"{s['name']} = {s['formula']} (a bool; "
-                 "the grader judges it)") for s in v["candidates"]]
+    # the label is the neutral name alone, the same question in every variant, so that
+    # the similarity check can compare two students' verdicts case by case (the
+    # formula is the variant's, printed by the notebook's cell of candidates)
+    return [Case(args=(s["name"],), label=f"{s['name']} (a bool; the grader judges it)")
+            for s in v["candidates"]]
 
 
-def _counter_public(v):
-    return [Case(args=(s["name"],), label=f"{s['name']} = {s['formula']}")
+def _witness_public(v):
+    return [Case(args=(s["name"], v["samples"][s["name"]]),
+                 label=f"{s['name']} = {s['formula']} on your sample")
             for s in v["candidates"] if s["kind"] in ALWAYS_NOT]
 
 
@@ -397,12 +456,13 @@ PARTS = {
         sections=("kt-when-kernel", "reg-closure"),
         description="the verdict for each of your variant's sixteen candidates",
         public=_verdict_public, verify=_verify_verdict, compare=equal(), varies=True,
-        withheld=True,
+        withheld=True, verdict=True,
     ),
     "counterexample": Part(
-        func="counterexample_points", points=3,
+        func="witness", points=3,
         sections=("kt-when-kernel",),
-        description="the Gram matrix on the returned points is not PSD",
-        public=_counter_public, verify=_verify_counterexample, varies=True,
+        description="on each sample, the unit vector a making sum_ij a_i a_j k(p_i, p_j) "
+                    "smallest",
+        public=_witness_public, verify=_verify_witness, varies=True,
     ),
 }

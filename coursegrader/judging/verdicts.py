@@ -34,8 +34,17 @@ def verdict_of(value):
 def right_verdicts(part, params):
     """{case label: the right verdict} of ``part``'s public cases on the variant with
     parameters ``params`` (its ``reference``'s answers), or {} for a part without
-    verdicts or without a reference."""
-    if not part.verdict or part.reference is None:
+    verdicts or judged without a reference (by ``verify``).
+
+    ``part`` is the grader's (:func:`~coursegrader.judging.problem_sets.graded_parts`):
+    a part whose public half withholds its reference (``Part.withheld``, ps1's
+    verdicts) has it there, from the course's hidden half.
+    """
+    if not part.verdict or (part.reference is None and not part.withheld):
         return {}
+    if part.reference is None:
+        raise ValueError(f"the part of {part.func!r} gives verdicts but has no reference: "
+                         "pass the grader's part (graded_parts), which holds the one its "
+                         "public half withholds")
     bound = bind(part, params)
     return {case.label: verdict_of(bound.reference(*case.args)) for case in bound.public()}

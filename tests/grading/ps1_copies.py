@@ -161,27 +161,19 @@ def is_kernel(name):
     return bool(rules.get(kind, lambda: False)())
 ''',
     "counterexample_answer": '''\
-def counterexample_points(name):
+def witness(name, P):
     if name not in CANDIDATES:
         raise ValueError(f"unknown candidate {name!r}")
-    rng = np.random.default_rng(0)
-    sizes = (1, 2, 3, 4)
-    scales = (0.5, 2.0, 5.0)
-    i = 0
-    while i < len(sizes):
-        m = sizes[i]
-        j = 0
-        while j < len(scales):
-            scale = scales[j]
-            t = 0
-            while t < 100:
-                P = rng.uniform(-scale, scale, size=(m, 2))
-                K = gram(name, P)
-                if np.linalg.eigvalsh(K)[0] < -1e-3 * max(1.0, np.abs(K).max()):
-                    return P
-                t += 1
-            j += 1
+    P = np.asarray(P, dtype=float)
+    if P.ndim != 2 or P.shape[1] != 2:
+        raise ValueError(f"P must have shape (m, 2), got {P.shape}")
+    values, vectors = np.linalg.eigh(gram(name, P))
+    best = 0
+    i = 1
+    while i < len(values):
+        if values[i] < values[best]:
+            best = i
         i += 1
-    raise ValueError(f"no counterexample found for {name!r}: is it a kernel?")
+    return vectors[:, best]
 ''',
 }

@@ -51,7 +51,7 @@ WRONG = {
         "import math\n\ndef multinomial_feature_map(X, p):\n"
         "    return np.zeros((len(X), math.comb(X.shape[1] + p, p)))"),
     "kernel_verdicts_answer": "def is_kernel(name):\n    return 'yes'",
-    "counterexample_answer": "def counterexample_points(name):\n    return None",
+    "counterexample_answer": "def witness(name, P):\n    return None",
 }
 
 KERNLAB_MAP = """
@@ -118,7 +118,7 @@ def multinomial_feature_map(X, p):
 def is_kernel(name):
     return TrueInt(1)
 
-def counterexample_points(name):
+def witness(name, P):
     return [Anything()]
 """
 
@@ -135,8 +135,8 @@ KILL_KERNEL = KILL_SELF.format(func="quadratic_feature_map")
 # Appended to the right answer: on its last case it answers on the grader's
 # channel itself and writes into the grader's pipe a forged part, one that would
 # answer the next part's cases (attacks.forged_part).
-INJECT_HEADER = forged_part(["def counterexample_points(name):\n    return []"],
-                            "counterexample_points")
+INJECT_HEADER = forged_part(["def witness(name, P):\n    return []"],
+                            "witness")
 
 SIGNAL_GRADER = """
 import os, signal
@@ -273,7 +273,7 @@ def is_kernel(name):
 FLOOD = """
 import os
 
-def counterexample_points(name):
+def witness(name, P):
     block = b"x" * 2**20
     while True:
         for fd in range(3, 8):

@@ -165,7 +165,8 @@ def test_check_failure_names_case_expected_and_got(capsys):
     with pytest.raises(CheckFailed, match="unsupported type"):
         check("ps1", "kernel_verdicts", lambda name: _Always())
     with pytest.raises(CheckFailed, match="not implemented yet"):
-        check("ps1", "counterexample", lambda name: (_ for _ in ()).throw(NotImplementedError()))
+        check("ps1", "counterexample",
+              lambda name, P: (_ for _ in ()).throw(NotImplementedError()))
 
 
 def test_check_is_silent_on_stderr_and_ignores_global_random_state(capfd):
@@ -235,10 +236,13 @@ def test_verdicts_agree_with_kernlab():
                 K = ps1.candidate_gram(EXAMPLE.params, name, rng.normal(scale=scale, size=(12, 2)))
                 assert kernlab.is_psd(K, tol=1e-8), name
         else:
-            # every non-kernel has a counterexample the grader accepts
-            P = _reference_solution("counterexample_points", ns)(name)
-            case = Case(args=(name,), label=name)
-            assert judge_case(counter, case, P) is None, name
+            # every non-kernel fails clearly on a sample drawn for it, and the reference
+            # witness there is one the grader accepts
+            P = ps1.draw_sample(rng, spec)
+            assert ps1.sample_fault(spec, P) is None, name
+            case = Case(args=(name, P), label=name)
+            assert judge_case(counter, case, _reference_solution("witness", ns)(name, P)) \
+                is None, name
 
 
 def _reference_solution(func, ns):
@@ -276,15 +280,19 @@ def test_multinomial_map_from_the_note_without_binomial_weights_is_rejected():
         assert judge_case(part, Case(args=(X, p), label="x"), good(X, p)) is None
 
 
-def test_counterexample_verify_rejects_psd_points():
+def test_witness_verify_accepts_the_smallest_eigenvector_of_either_sign_only():
     part = bind(ps1.PARTS["counterexample"], EXAMPLE.params)
-    # |x - z| times a > 0: a single point's Gram matrix is [0], two points' indefinite
+    # a |x - z| with a > 0: a distance matrix, one positive eigenvalue and two negative
     name = next(s["name"] for s in EXAMPLE.params["candidates"] if s["kind"] == "a |x - z|")
-    case = Case(args=(name,), label="x")
-    assert "positive semi-definite" in judge_case(part, case, np.array([[0.1, 0.2]]))
-    assert judge_case(part, case, np.array([[2.0, 0.0], [0.0, 1.0]])) is None
-    assert "shape" in judge_case(part, case, np.array([2.0, 0.0]))
-    assert "finite" in judge_case(part, case, np.array([[np.inf, 0.0]]))
+    P = EXAMPLE.params["samples"][name]
+    case = Case(args=(name, P), label="x")
+    values, vectors = np.linalg.eigh(ps1.candidate_gram(EXAMPLE.params, name, P))
+    assert judge_case(part, case, vectors[:, 0]) is None
+    assert judge_case(part, case, -vectors[:, 0]) is None
+    assert "as small as" in judge_case(part, case, vectors[:, 1])
+    assert "unit vector" in judge_case(part, case, 2 * vectors[:, 0])
+    assert "shape" in judge_case(part, case, vectors[:2, 0])
+    assert "nan or inf" in judge_case(part, case, np.array([np.inf, 0.0, 0.0]))
 
 
 # ---------------------------------------------------------------- sandbox and grading
@@ -302,12 +310,18 @@ def test_grade_part_full_zero_partial_and_reproducible():
     full = grade_part("ps1", "counterexample", part, right, student="s1", secret="k")
     assert full.score == 3
     zero = grade_part("ps1", "counterexample", part,
-                      above + ["def counterexample_points(name):\n    return 'yes'"],
+                      above + ["def witness(name, P):\n    return 'yes'"],
                       student="s1", secret="k")
-    assert zero.score == 0 and "expected an array of points" in zero.report
-    one_point = above + ["def counterexample_points(name):\n    return [[1.0, 1.0]]"]
-    some = grade_part("ps1", "counterexample", part, one_point, student="s1", secret="k")
-    again = grade_part("ps1", "counterexample", part, one_point, student="s1", secret="k")
+    assert zero.score == 0 and "expected a vector of 3 coefficients" in zero.report
+    # the witnesses of s1's own samples, as a table: the public cases only
+    samples = ps1_variant.variant("k", "s1").params["samples"]
+    table = {name: np.linalg.eigh(ps1.candidate_gram(ps1_variant.variant("k", "s1").params,
+                                                     name, X))[1][:, 0].tolist()
+             for name, X in samples.items()}
+    by_hand = above + [f"WITNESSES = {table!r}\n\n\ndef witness(name, P):\n"
+                       "    return np.array(WITNESSES[name])\n"]
+    some = grade_part("ps1", "counterexample", part, by_hand, student="s1", secret="k")
+    again = grade_part("ps1", "counterexample", part, by_hand, student="s1", secret="k")
     assert 0 < some.score < 3 and some.score == again.score and some.report == again.report
     # the report gives hidden results as a count only
     assert "hidden checks passed" in some.report

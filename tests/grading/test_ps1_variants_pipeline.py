@@ -5,15 +5,20 @@ course.
 alice and bob hand in their own solved copies (the reference solution, which
 reads their variant). carol hands in bob's notebook as bob worked it out by
 hand on his variant: his constant c written in as a number, his sixteen
-verdicts and his counterexample points as literal tables by name. dave hands
-in the answers to ps1 as it was before it varied (the map of
+verdicts and his witnesses of part 4 (on his samples) as literal tables by
+name. dave hands in the answers to ps1 as it was before it varied (the map of
 (1 + <x, z>)^2, the answer key by the old names, the numerical search for
-counterexamples). Own work scores full marks. carol loses part 1 and every
-public case of part 4, and keeps of parts 3 and 4 only the cases where bob's
-tables happen to fit her candidates of the same name; dave loses parts 1 and 3
-and keeps part 4, whose search reads the candidates of the notebook it runs in.
-Both keep part 2, which does not vary; carol's feedback names her variant.
-``make similarity`` then flags carol with bob for holding his c.
+counterexample points that part 4 asked for then). Own work scores full marks.
+carol loses parts 1 and 4 and keeps of part 3 only the cases where bob's
+verdicts happen to fit her candidates of the same name; dave loses parts 1, 3
+and 4. Both keep part 2, which does not vary; carol's feedback names her variant.
+eve does her own work but hands in bob's sixteen verdicts as a literal table
+(nothing else of his): she keeps parts 1, 2 and 4 and of part 3 the cases where
+bob's verdicts are hers too. ``make similarity`` then flags carol with bob for
+holding his c and his verdicts, eve with bob for his verdicts (the grader's
+right verdicts of part 3, withheld from the student package, say where their
+variants differ), carol with eve for the one answer sheet they share, and no
+one else.
 """
 
 import html
@@ -27,6 +32,8 @@ from coursecheck.check import call_and_judge
 from coursecheck.variants import bind
 from coursegrader.judging.problem_sets import graded_parts, hidden_module, hidden_rng
 from coursegrader.judging.variants import submission_variant
+from coursegrader.judging.verdicts import right_verdicts
+from coursegrader.similarity.material import SimilarityCheck
 from coursegrader.tools.course import fill_answers
 
 SECRET = "ps1-variants-secret"
@@ -54,6 +61,18 @@ def is_kernel(name):
     }
     return verdicts[name]
 ''',
+    "counterexample": '''\
+def counterexample_points(name):
+    rng = np.random.default_rng(0)
+    for m in (1, 2, 3, 4):
+        for scale in (0.5, 2.0, 5.0):
+            for _ in range(100):
+                P = rng.uniform(-scale, scale, size=(m, 2))
+                K = gram(name, P)
+                if np.linalg.eigvalsh(K)[0] < -1e-3 * max(1.0, np.abs(K).max()):
+                    return P
+    raise ValueError(f"no counterexample found for {name!r}: is it a kernel?")
+''',
 }
 
 
@@ -73,16 +92,16 @@ def _by_hand(source, params):
     """bob's answers to the parts that vary as he worked them out on his variant."""
     scope, cells = _scope(source, params)
     verdicts = {s["name"]: bool(scope["is_kernel"](s["name"])) for s in params["candidates"]}
-    points = {name: scope["counterexample_points"](name).round(6).tolist()
-              for name, kernel in verdicts.items() if not kernel}
+    witnesses = {name: scope["witness"](name, X).tolist()
+                 for name, X in params["samples"].items()}
     quadratic = cells["quadratic_map_answer"]
     assert 'V["c"]' in quadratic
     return {
         "quadratic_map": quadratic.replace('V["c"]', repr(params["c"])),
         "kernel_verdicts": f"VERDICTS = {verdicts!r}\n\n\ndef is_kernel(name):\n"
                            "    return VERDICTS[name]\n",
-        "counterexample": f"POINTS = {points!r}\n\n\ndef counterexample_points(name):\n"
-                          "    return np.array(POINTS[name])\n",
+        "counterexample": f"WITNESSES = {witnesses!r}\n\n\ndef witness(name, P):\n"
+                          "    return np.array(WITNESSES[name])\n",
     }, verdicts
 
 
@@ -112,18 +131,32 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
     verdict = hidden_module(course.root, "ps1").verdict
 
     def copy_fails(student):
-        """bob's c and points fail every public case of ``student``'s variant, and at
+        """bob's c and witnesses fail every public case of ``student``'s variant, and at
         least one of his verdicts is wrong there."""
         params = submission_variant(SECRET, "ps1", student).params
         counter = bind(parts["counterexample"], params)
-        points = _answers(bobs["counterexample"], "counterexample_points")
+        witness = _answers(bobs["counterexample"], "witness")
         return (params["c"] != variant["bob"].params["c"]
-                and all(call_and_judge(counter, c, points) is not None
+                and all(call_and_judge(counter, c, witness) is not None
                         for c in counter.public())
                 and any(verdict(s) != bob_verdicts[s["name"]] for s in params["candidates"]))
 
     carol = next(s for s in (f"carol{i}" for i in range(200)) if copy_fails(s))
-    cells = {"alice": {}, "bob": {}, carol: bobs, "dave": OLD}
+
+    def rights(student):
+        return right_verdicts(parts["kernel_verdicts"],
+                              submission_variant(SECRET, "ps1", student).params)
+
+    def differing(a, b):
+        ra, rb = rights(a), rights(b)
+        return sum(ra[k] != rb[k] for k in ra)
+
+    # eve's right verdicts differ from bob's on enough cases for the check to compare
+    least = SimilarityCheck().verdict_min
+    eve = next(s for s in (f"eve{i}" for i in range(200))
+               if differing(s, "bob") >= least and differing(s, carol) >= least)
+    cells = {"alice": {}, "bob": {}, carol: bobs, "dave": OLD,
+             eve: {"kernel_verdicts": bobs["kernel_verdicts"]}}
     students = tuple(cells)
     course.release_to(students, "ps1")
     for student in students:
@@ -144,18 +177,24 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
     full = {pid: pytest.approx(p.points) for pid, p in parts.items()}
     for student in ("alice", "bob"):
         assert {pid: scores[(student, pid)] for pid in parts} == full, student
-    # carol: part 1 and part 4 lost, part 3 what bob's verdicts share with hers
+    # carol: parts 1 and 4 lost, part 3 what bob's verdicts share with hers
     shared = _expected(course, carol, "kernel_verdicts",
                        _answers(bobs["kernel_verdicts"], "is_kernel"))
-    counter = _expected(course, carol, "counterexample",
-                        _answers(bobs["counterexample"], "counterexample_points"))
-    assert 0 < shared < 2 and counter < 3
+    assert 0 < shared < 2
+    assert _expected(course, carol, "counterexample",
+                     _answers(bobs["counterexample"], "witness")) == 0.0
     assert {pid: scores[(carol, pid)] for pid in parts} == {
         **full, "quadratic_map": 0.0, "kernel_verdicts": pytest.approx(shared),
-        "counterexample": pytest.approx(counter)}
-    # dave: the old map and the old key earn nothing; the old search still works
+        "counterexample": 0.0}
+    # dave: the old map, the old key and the old search for points earn nothing
     assert {pid: scores[("dave", pid)] for pid in parts} == {
-        **full, "quadratic_map": 0.0, "kernel_verdicts": 0.0}
+        **full, "quadratic_map": 0.0, "kernel_verdicts": 0.0, "counterexample": 0.0}
+    # eve: her own work, but bob's verdicts: part 3 where they happen to be hers
+    mixed = _expected(course, eve, "kernel_verdicts",
+                      _answers(bobs["kernel_verdicts"], "is_kernel"))
+    assert mixed < 2
+    assert {pid: scores[(eve, pid)] for pid in parts} == {
+        **full, "kernel_verdicts": pytest.approx(mixed)}
     expected = submission_variant(SECRET, "ps1", carol)
     page = html.unescape((course.root / "feedback" / carol / "ps1" / "ps1.html").read_text())
     assert f"Graded on the variant of {carol} ({expected.label})." in page
@@ -163,5 +202,12 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
     assert f"({variant['bob'].label})" not in page
 
     by_value = variant_value_pairs(course, "ps1")
-    assert set(by_value) == {frozenset((carol, "bob"))}, by_value
+    assert set(by_value) == {frozenset((carol, "bob")), frozenset((eve, "bob")),
+                             frozenset((carol, eve))}, by_value
     assert f"{carol} holds bob's" in by_value[frozenset((carol, "bob"))]
+    for copier in (carol, eve):
+        why = by_value[frozenset((copier, "bob"))]
+        assert "hand in the same verdicts of kernel_verdicts" in why, why
+        assert "bob's right ones" in why, why
+    # the two copies of one sheet
+    assert "hand in the same verdicts of kernel_verdicts" in by_value[frozenset((carol, eve))]

@@ -1,15 +1,16 @@
-"""The variants of ps1: part 1's constant c, and part 3's sixteen candidates
-(their parameters, and the order of their neutral names K1 ... K16), which
-part 4 asks about too. Over hundreds of variants the reasoning holds (the
-grader's verdict on every candidate agrees with its Gram matrices: a kernel's
-are PSD on random samples, and the source's search finds a sample on which
-each other candidate fails), the source notebook's solution passes every
-public and hidden-style case of every part that varies, and the answers one
-could circulate fail on almost every variant (the figures measured here are
-the README's)."""
+"""The variants of ps1: part 1's constant c, part 3's sixteen candidates
+(their parameters, and the order of their neutral names K1 ... K16), and part
+4's samples of the candidates that are never kernels. Over hundreds of
+variants the reasoning holds (the grader's verdict on every candidate agrees
+with its Gram matrices: a kernel's are PSD on random samples, and a search
+finds a sample on which each other candidate fails), the source notebook's
+solution passes every public and hidden-style case of every part that varies,
+and the answers one could circulate fail on almost every variant (the figures
+measured here are the README's)."""
 
 import functools
 import importlib.util
+import itertools
 
 import numpy as np
 import pytest
@@ -53,6 +54,20 @@ def _solution(part_id, params):
 def _variants(count=SAMPLE):
     return tuple(draw_variant("ps1", f"student{i}", "0123-4567-89ab-cdef")
                  for i in range(count))
+
+
+def _failing_sample(scope, name):
+    """A few points on which the notebook's Gram matrix of ``name`` has a clearly
+    negative eigenvalue, found by a random search (None when none is found)."""
+    rng = np.random.default_rng(0)
+    for m in (1, 2, 3, 4):
+        for scale in (0.5, 2.0, 5.0):
+            for _ in range(100):
+                P = rng.uniform(-scale, scale, size=(m, 2))
+                K = scope["gram"](name, P)
+                if np.linalg.eigvalsh(K)[0] < -1e-3 * max(1.0, np.abs(K).max()):
+                    return P
+    return None
 
 
 def _verdict(spec):
@@ -105,20 +120,26 @@ def test_every_variant_holds_and_the_solution_passes_every_case():
         seen_c.add(v["c"])
         orders.add(tuple(s["kind"] for s in v["candidates"]))
         scope = _scope(v)
-        search = _solution("counterexample", v)
         for spec in v["candidates"]:
             kernel = _verdict(spec)
             kinds_by_verdict[kernel].add(spec["kind"])
             # the premise of the verdict, recomputed: a kernel's Gram matrices are PSD on
-            # random samples of several scales; another candidate fails on a sample the
-            # source's search finds
+            # random samples of several scales; another candidate fails on a sample a
+            # search finds
             if kernel:
                 for scale in (0.3, 1.0, 3.0):
                     K = scope["gram"](spec["name"], rng.normal(scale=scale, size=(7, 2)))
                     assert np.linalg.eigvalsh(K)[0] >= -1e-7 * max(1.0, np.abs(K).max()), spec
             else:
-                K = scope["gram"](spec["name"], search(spec["name"]))
-                assert np.linalg.eigvalsh(K)[0] < -1e-3 * max(1.0, np.abs(K).max()), spec
+                assert _failing_sample(scope, spec["name"]) is not None, spec
+            # part 4's samples are of the four candidates that are never kernels, and
+            # fail clearly in the notebook's own Gram matrix too
+            if spec["kind"] in ps1.ALWAYS_NOT:
+                values = np.linalg.eigvalsh(scope["gram"](spec["name"],
+                                                          v["samples"][spec["name"]]))
+                assert values[0] < -0.05 * np.abs(values).max(), spec
+            else:
+                assert spec["name"] not in v["samples"]
             # the notebook's candidate is the package's
             P = rng.normal(size=(4, 2))
             np.testing.assert_allclose(scope["gram"](spec["name"], P),
@@ -201,26 +222,107 @@ def test_a_copy_of_a_classmates_answers_fails_where_the_variants_differ():
     shares = [_share("kernel_verdicts", v.params, _table(verdicts)) for v in variants[1:]]
     print("verdicts copied:", np.mean(shares), max(shares))
     assert max(shares) < 1.0 and np.mean(shares) < 0.65
-    # part 4: my points, by name, worked out on my candidates
-    search = _solution("counterexample", mine)
-    points = {s["name"]: search(s["name"]).tolist() for s in mine["candidates"]
-              if not verdicts[s["name"]]}
-    literal = lambda name: np.array(points[name]) if name in points else None
-    assert _share("counterexample", mine, literal) == 1.0
+    # part 4: my witnesses, by name, worked out on my samples
+    solution = _solution("counterexample", mine)
+    witnesses = {name: solution(name, X).tolist() for name, X in mine["samples"].items()}
+    literal = lambda name, P: np.array(witnesses[name]) if name in witnesses else None
+    public = len(mine["samples"])
+    own = _share("counterexample", mine, literal)
+    assert own == pytest.approx(public / (public + 3))      # the hidden-style cases fail
     shares = [_share("counterexample", v.params, literal) for v in variants[1:]]
-    print("points copied:", np.mean(shares), sum(s == 1.0 for s in shares))
-    assert sum(s == 1.0 for s in shares) < 0.1 * len(shares), sum(s == 1.0 for s in shares)
+    print("witnesses copied:", np.mean(shares), max(shares))
+    assert max(shares) == 0.0
 
 
-#: twelve points on which every candidate of the draw that is not a kernel fails
+#: twelve points on which every candidate of the draw that is not a kernel fails: a
+#: universal answer to part 4 when it asked for points (a principal sub-matrix of a
+#: PSD matrix is PSD, so one sample holding a failing one for each kind fails them all)
 UNIVERSAL_POINTS = [[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1], [2, 2], [-2, -2], [1.6, 0],
                     [0, 1.6], [3, 1], [-1, 3], [0.5, 0.5]]
 
 
-def test_part_4_still_has_a_universal_answer():
-    """What the variants of part 4 do not stop: a question that asks for a sample on
-    which a function fails has answers that fit every variant (a principal sub-matrix
-    of a PSD matrix is PSD, so one sample that holds a failing one for each kind fails
-    them all); ps3's part 6 asks for a witness instead."""
-    answer = lambda name: np.array(UNIVERSAL_POINTS, dtype=float)
-    assert all(_share("counterexample", v.params, answer) == 1.0 for v in _variants()[:100])
+def _fixed_vectors():
+    """Unit vectors one might circulate as witnesses on three points: every direction
+    with entries in {-1, 0, 1}, up to sign (a and -a give the same value)."""
+    out = []
+    for a in itertools.product((-1.0, 0.0, 1.0), repeat=3):
+        a = np.array(a)
+        if a.any() and a[np.flatnonzero(a)[0]] > 0:
+            out.append(a / np.linalg.norm(a))
+    return out
+
+
+@pytest.mark.slow   # 399 variants, seven cases each, 17 answers
+def test_no_circulated_witnesses_fit_the_variants():
+    """Part 4 asks for the witness on a sample of the variant's: no fixed answer fits
+    every variant. The universal points of the old question, points as the old
+    question asked, the thirteen directions with entries in {-1, 0, 1}, and the
+    witnesses of two variants (the example's and a classmate's) as tables by name earn
+    the part on none of 399 variants; the figures are the README's."""
+    variants = _variants()
+    example = draw_variant("ps1", "example", "").params
+    classmate = variants[0].params
+
+    def table(params):
+        solution = _solution("counterexample", params)
+        found = {name: solution(name, X) for name, X in params["samples"].items()}
+        return lambda name, P: found.get(name)
+
+    answers = {
+        "the twelve universal points": lambda name, P: np.array(UNIVERSAL_POINTS, dtype=float),
+        "two points, as the old question asked": lambda name, P: np.array([[0.0, 0.0],
+                                                                           [2.0, 2.0]]),
+        "the example variant's witnesses, by name": table(example),
+        "a classmate's witnesses, by name": table(classmate),
+    }
+    answers.update({f"the fixed vector {np.round(a, 3).tolist()}": (lambda a: lambda n, P: a)(a)
+                    for a in _fixed_vectors()})
+    full = {name: 0 for name in answers}
+    mean = {name: 0.0 for name in answers}
+    for variant in variants[1:]:
+        part, cases = _cases("counterexample", variant.params)
+        for name, answer in answers.items():
+            share = sum(call_and_judge(part, c, answer) is None for c in cases) / len(cases)
+            full[name] += share == 1.0
+            mean[name] += share / (len(variants) - 1)
+    print({name: round(m, 4) for name, m in mean.items()})
+    assert full == {name: 0 for name in answers}, full
+    # points and tables by name pass no case at all; a fixed direction passes a case
+    # only where a sample's witness happens to be it
+    for name in list(answers)[:4]:
+        assert mean[name] == 0.0, (name, mean[name])
+    assert max(mean.values()) < 0.05, mean
+
+
+def test_part_3s_verdicts_are_compared_across_variants_by_the_graders_reference():
+    """Part 3 gives verdicts (``Part.verdict``) whose reference is withheld: the
+    student package cannot say a variant's right verdicts, the grader's half can, and
+    with them the similarity check flags a sheet copied across variants and no honest
+    student of 120."""
+    from coursegrader.judging.verdicts import right_verdicts
+    from coursegrader.similarity.material import SimilarityCheck
+    from coursegrader.similarity.verdicts import verdict_evidence
+
+    public, graded = ps1.PARTS["kernel_verdicts"], graded_parts(COURSE, "ps1")["kernel_verdicts"]
+    assert public.verdict and public.withheld and graded.verdict
+    variants = _variants()[:120]
+    with pytest.raises(ValueError, match="graded_parts"):
+        right_verdicts(public, variants[0].params)
+    rights = {v.student: {"kernel_verdicts": right_verdicts(graded, v.params)}
+              for v in variants}
+    for v in variants:
+        r = rights[v.student]["kernel_verdicts"]
+        # one case per neutral name, labelled alike in every variant
+        assert list(r) == [f"K{n} (a bool; the grader judges it)" for n in range(1, 17)]
+        assert list(r.values()) == ["yes" if _verdict(s) else "no"
+                                    for s in v.params["candidates"]]
+    check = SimilarityCheck()
+    handed = {s: {p: dict(r) for p, r in by_part.items()} for s, by_part in rights.items()}
+    assert verdict_evidence(handed, rights, least=check.verdict_min,
+                            share=check.verdict_share) == []
+    bob, carol = variants[0].student, variants[1].student
+    handed[carol] = {"kernel_verdicts": dict(handed[bob]["kernel_verdicts"])}
+    found = verdict_evidence(handed, rights, least=check.verdict_min, share=check.verdict_share)
+    assert found and all(carol in (e.a, e.b) for e in found)
+    (e,) = [e for e in found if {e.a, e.b} == {bob, carol}]
+    assert e.whose == bob and len(e.same) == e.differing >= check.verdict_min
