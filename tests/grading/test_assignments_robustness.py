@@ -591,9 +591,14 @@ FILL_DISK_CELL = FILL_DISK + """
 print("WROTE", _fill())
 """
 
+# the part's first case fills the disk, and the others find it full: a fill per
+# case would time the part out on a loaded machine, which is not what is tested
 FILL_DISK_ANSWER = FILL_DISK + """
+_filled = []
+
 def is_kernel(name):
-    _fill()
+    if not _filled:
+        _filled.append(_fill())
     return _right_verdict(name)
 """ + RIGHT_VERDICT
 
