@@ -50,7 +50,9 @@ def test_five_problem_sets_each_from_one_markdown_source():
         # the points declared once reach the test cells, the headings and the table
         for pid, cell in tests.items():
             assert cell.metadata["nbgrader"]["points"] == parts[pid].points
-            assert f"({parts[pid].points:g} points)." in cell.source.split("\n")[0]
+            heading = cell.source.split("\n")[0]
+            hidden_only = ", all from hidden checks" if not parts[pid].public_points else ""
+            assert f"({parts[pid].points:g} points{hidden_only})." in heading
             assert cell.metadata["tags"] == ["raises-exception"]
         total = sum(c.metadata["nbgrader"]["points"] for c in nb.cells
                     if c.metadata.get("nbgrader", {}).get("grade"))
