@@ -149,6 +149,16 @@ OVERLAID = r"""([targets, cells]) => {
             hits: hits.slice(0, 20), hitCount: hits.length};
 }"""
 
+#: Written answers that lift a block of fake results over what stands above
+#: them with tags the cleaner keeps: Bootstrap's ``<sup>`` moves up half a line
+#: with no line height, and each ``<h3>`` sets the size again, so each level
+#: lifted the ``<pre>`` about 9 px more (20 and 46 levels: the FAIL lines of
+#: the check right above, on the feedback page and Formgrader's).
+LIFTED_RESULTS = "witness [counterexample]: 7 of 7 checks passed\n  3 of 3 hidden checks passed"
+LIFTS = ["My answer: " + "<sup><h3>" * depth + f"<pre>{LIFTED_RESULTS}</pre>"
+         + "</h3></sup>" * depth for depth in (20, 46)]
+
+
 #: A written answer whose one word is longer than any line (400 letters, no
 #: space), in a paragraph, a list item and inline code: without a rule that
 #: breaks it, it ran 144 px past its cell at 1280 px and made a phone's page

@@ -613,3 +613,56 @@ def test_a_long_word_stays_inside_its_cell_on_a_laptop_and_a_phone(removed, tmp_
             assert min(found["past"]) > 1000 and found["wider"] > 1000, (width, found)
         else:
             assert found == {"past": [0, 0, 0], "wider": 0, "window": width}, (width, found)
+
+
+# -- nested superscripts lift nothing out of their line ----------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("removed", [None, "the clip"])
+def test_nested_superscripts_lift_nothing_over_the_fail_lines(removed, tmp_path, monkeypatch):
+    """Written answers of <sup><h3> nested 20 and 46 deep around a block of fake
+    "checks passed", right after a check that failed, on the feedback page at
+    a laptop's width and a phone's: the browser finds each FAIL line of the
+    check at its place; without the page's style sheet the fake block covers
+    them (what its rule for <sup> and <sub> is for).  Formgrader's grading
+    page has the same style sheet (test_student_html.py)."""
+    import nbformat
+    from playwright.sync_api import sync_playwright
+
+    from attacks import LIFTS, OVERLAID
+    from conftest import CHROMIUM_ARGS, require_chromium
+
+    if removed:
+        _without(monkeypatch, tmp_path, removed)
+    graded = {"grade": True, "score": 0, "comment": None, "schema_version": 3, "task": False}
+    check = nbformat.v4.new_code_cell("check_witness()", metadata={"nbgrader": {
+        **graded, "solution": False, "locked": True, "grade_id": "witness", "points": 3}})
+    check.outputs = [nbformat.v4.new_output("stream", name="stdout", text="".join(
+        f"FAIL witness [public {i}]: expected a witness, got None\n" for i in range(1, 5)))]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [check] + [nbformat.v4.new_markdown_cell(lift, metadata={"nbgrader": {
+        **graded, "solution": True, "locked": False, "grade_id": f"why{n}", "points": 2}})
+        for n, lift in enumerate(LIFTS)]
+    page_file = tmp_path / "ps1.html"
+    page_file.write_text(_feedback_page(nb, {"nbgrader": {
+        "notebook": "ps1", "score": 0, "max_score": 7, "late_penalty": 0}}))
+    seen = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
+        try:
+            for width in (1366, 390):
+                context = browser.new_context(viewport={"width": width, "height": 900},
+                                              is_mobile=width < 500)
+                page = context.new_page()
+                page.goto(page_file.as_uri())
+                seen[width] = page.evaluate(OVERLAID, ["div.output_area pre",
+                                                       "div.text_cell_render"])
+                context.close()
+        finally:
+            browser.close()
+    for width, found in seen.items():
+        assert found["checked"] == 4, (width, found)
+        if removed:
+            assert found["covered"], (width, found)
+        else:
+            assert found["covered"] == [], (width, found)
