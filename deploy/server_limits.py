@@ -34,9 +34,13 @@ import re
 import signal
 import time
 
-__all__ = ["CONTROLLERS", "make", "join", "remove", "remove_all", "describe"]
+__all__ = ["CONTROLLERS", "SHARED_MEMORY", "make", "join", "remove", "remove_all",
+           "remove_shared_memory", "describe"]
 
 CONTROLLERS = ("memory", "pids")
+#: Folders in memory that every user may write (tmpfs): what a user's server
+#: leaves there outlives the server and its group, and is memory no cap holds.
+SHARED_MEMORY = ("/dev/shm",)
 #: The prefix of every group this module makes (one per user: a server's).
 PREFIX = "kernel-course-"
 
@@ -167,6 +171,39 @@ def remove_all(user):
     for folder in dict.fromkeys(os.path.join(base, group_name(user))
                                 for base, _ in bases().values()):
         remove(folder)
+
+
+def remove_shared_memory(user, roots=SHARED_MEMORY):
+    """Remove what ``user`` owns in ``roots`` (files, links, emptied folders).
+
+    A file in a tmpfs is memory: while the server runs it counts against the
+    server's memory group, but it outlives the server, and a fresh group each
+    start let a student who stopped and started her server keep 2 GB more
+    each time, until the machine ran out.  So the hub removes her files there
+    whenever it removes her groups.  It walks by open folders, never through a
+    link (``os.fwalk``), so a folder she swaps for a link meanwhile leads
+    nowhere else."""
+    import pwd
+    import stat
+    try:
+        uid = pwd.getpwnam(user).pw_uid
+    except KeyError:
+        return
+    for root in roots:
+        if not os.path.isdir(root):
+            continue
+        for _, dirs, files, fd in os.fwalk(root, topdown=False, follow_symlinks=False):
+            for name in files + dirs:
+                try:
+                    info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    if info.st_uid != uid:
+                        continue
+                    if stat.S_ISDIR(info.st_mode):
+                        os.rmdir(name, dir_fd=fd)     # emptied above, unless not hers
+                    else:
+                        os.unlink(name, dir_fd=fd)
+                except OSError:
+                    continue
 
 
 def describe(groups, missing, memory_bytes, processes):

@@ -122,9 +122,11 @@ class CourseSpawner(LocalProcessSpawner):
             "Server of %s capped: %s", self.user.name, line)
 
     def remove_groups(self):
-        """Remove this server's cgroups, killing whatever of the user's is left in them."""
+        """Remove this server's cgroups, killing whatever of the user's is left in
+        them, and the user's files in shared memory, which would outlive them."""
         # found by the user's name, so also those of a server an earlier hub started
         server_limits.remove_all(self.user.name)
+        server_limits.remove_shared_memory(self.user.name)
         self._groups = {}
 
     async def poll(self):
@@ -140,6 +142,7 @@ class CourseSpawner(LocalProcessSpawner):
             self.remove_groups()
 
     async def start(self):
+        self.remove_groups()   # what a hub that was killed left behind
         self.make_groups()
         # The socket is bound from here until the server exits: no other server
         # gets its port meanwhile, and the server needs no capability to serve.

@@ -243,6 +243,12 @@ def test_a_students_memory_and_processes_are_capped_and_her_classmate_works(hub)
     log = (hub["state"] / "hub.log").read_text()
     assert f"Server of {ada.name} capped: memory {MEMORY} bytes" in log
     assert f"; {PROCESSES} processes (cgroup " in log
+    # memory she keeps in a tmpfs, which outlives her server and its group
+    kept = Path("/dev/shm") / f"kept-{ada.name}"
+    assert ada.value(f"open({str(kept)!r}, 'wb').write(b'x' * 2**20); print('kept')") == "kept"
+    assert kept.exists()
     # once her server stops, her groups are gone, and nothing of hers runs on
+    # or stays in shared memory
     ada.stop_server()
     assert not any(Path(folder).exists() for folder in groups.values()), groups
+    assert not kept.exists()

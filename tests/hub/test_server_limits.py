@@ -193,3 +193,27 @@ def test_on_cgroup_v1_each_controller_has_its_hierarchy(tmp_path):
     made, _ = server_limits.make("ada", 1024**3, 64, found=found)
     assert (Path(made["memory"]) / "memory.limit_in_bytes").read_text() == str(1024**3)
     assert (Path(made["pids"]) / "pids.max").read_text() == "64"
+
+
+def test_a_users_files_in_shared_memory_go_with_her_server_and_no_one_elses(tmp_path):
+    """What a student leaves in a tmpfs (a file, a folder of them, a link to a
+    file of someone else's) is removed when the hub removes her groups; a
+    classmate's file there, and the file her link points to, stay."""
+    shm = tmp_path / "shm"
+    (shm / "hers" / "deep").mkdir(parents=True)
+    theirs = shm / "theirs.bin"
+    outside = tmp_path / "outside.txt"
+    for path, data in [(shm / "a.bin", "x" * 1000), (shm / "hers" / "deep" / "b.bin", "y"),
+                       (theirs, "z"), (outside, "keep")]:
+        path.write_text(data)
+    (shm / "link").symlink_to(outside)
+    for path in [shm / "a.bin", shm / "hers", shm / "hers" / "deep",
+                 shm / "hers" / "deep" / "b.bin"]:
+        os.chown(path, NOBODY.pw_uid, NOBODY.pw_gid)
+    os.chown(shm / "link", NOBODY.pw_uid, NOBODY.pw_gid, follow_symlinks=False)
+
+    server_limits.remove_shared_memory("nobody", roots=(str(shm),))
+
+    assert sorted(p.name for p in shm.iterdir()) == ["theirs.bin"]
+    assert outside.read_text() == "keep" and theirs.read_text() == "z"
+
