@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from attacks import ATTACKS, HOSTILE, HOSTILE_CODE, MATHS_LINK, OVERLAID, OVERLAYS
+from attacks import ATTACKS, HOSTILE, HOSTILE_CODE, LIFTS, MATHS_LINK, OVERLAID, OVERLAYS
 from coursegrader.csp import script_sources
 from coursegrader.tools.course import Course, fill_answers
 from coursegrader.student_html import (allowed_url, clean_markdown, is_plain_markdown,
@@ -56,8 +56,10 @@ FEEDBACK_CSP = {"http-equiv": "Content-Security-Policy",
 #: Mallory's written answer: every attack, and a formula MathJax typesets.
 MALLORY = f"{HOSTILE}\n\nMy formula: {MATHS_LINK}"
 
-#: Eve's written answer: formulas drawn far outside their own box.
-EVE = "My answer: every one of the four is a kernel.\n\n" + "\n\n".join(OVERLAYS.values())
+#: Eve's written answer: formulas drawn far outside their own box, and blocks of
+#: fake results lifted by nested superscripts (``LIFTS``).
+EVE = ("My answer: every one of the four is a kernel.\n\n"
+       + "\n\n".join([*LIFTS, *OVERLAYS.values()]))
 
 #: How many formulas a page's Markdown cells show: MathJax's, and MathML of its own.
 TYPESET = """[...document.querySelectorAll('div.text_cell_render mjx-container,'
@@ -349,7 +351,8 @@ def test_no_attack_runs_in_formgrader_or_the_feedback_page(graded, formgrader):
 
 def test_no_formula_paints_over_the_score_or_the_autograders_output(graded, formgrader):
     """Eve's formulas, drawn far outside their box by MathJax's base TeX
-    (``OVERLAYS``), on her feedback page and on Formgrader's grading page,
+    (``OVERLAYS``), and her blocks of fake results lifted by nested
+    superscripts (``LIFTS``), on her feedback page and on Formgrader's grading page,
     reached as the instructor reaches it, by clicks from Formgrader's start:
     the score heading and each line where the autograder says FAIL are what
     the browser finds at their place, and nothing of her formulas is drawn
