@@ -85,6 +85,12 @@ class Part:
     ``withheld``: the reference is the whole answer (a verdict), so it is the
     grader's alone (``REFERENCES`` of the course's ``hidden/psN.py``, compared
     by ``compare``); here ``verify`` checks only the form of an answer.
+    ``known_verdicts`` (a part with ``verdict``): a function of the variant's
+    parameters giving the labels of the public cases whose right verdict the
+    variant's own public checks show (ps1: the candidates part 4 samples as
+    never kernels); a student who hands in a classmate's sheet can set those
+    right at no cost, so the similarity check does not count such a
+    difference against the sheet being one.
     ``public_points``: whether the public cases count towards the points
     (:func:`scored_cases`).  It is derived, never to be remembered: a part
     judged by a table per variant (``answers`` callable) has every variant's
@@ -111,6 +117,7 @@ class Part:
     verdict: bool = field(default=False, compare=False)
     withheld: bool = False
     public_points: Optional[bool] = field(default=None, compare=False)
+    known_verdicts: Optional[Callable[[dict], set]] = field(default=None, compare=False)
 
     def __post_init__(self):
         if not isinstance(self.func, str) or not self.func.isidentifier():
@@ -135,6 +142,9 @@ class Part:
             raise ValueError("a part that varies and gives a verdict is judged by "
                              "Part.reference, which says each variant's right verdicts "
                              "(or withholds it: Part.withheld, the grader's reference)")
+        if self.known_verdicts is not None and not (self.verdict and self.varies):
+            raise ValueError("Part.known_verdicts is for a part that varies and gives "
+                             "verdicts (Part.verdict)")
         tabled = self.varies and callable(self.answers)
         if self.public_points is None:
             object.__setattr__(self, "public_points", not tabled)

@@ -13,7 +13,7 @@ import numpy as np
 
 from coursecheck.variants import bind
 
-__all__ = ["VERDICT_CHARS", "verdict_of", "right_verdicts"]
+__all__ = ["VERDICT_CHARS", "verdict_of", "right_verdicts", "known_verdicts"]
 
 #: A name longer than this is no verdict (it is not kept).
 VERDICT_CHARS = 64
@@ -48,3 +48,12 @@ def right_verdicts(part, params):
                          "public half withholds")
     bound = bind(part, params)
     return {case.label: verdict_of(bound.reference(*case.args)) for case in bound.public()}
+
+
+def known_verdicts(part, params):
+    """The labels of ``part``'s public cases whose right verdict the variant with
+    parameters ``params`` shows in its own public checks (``Part.known_verdicts``),
+    or an empty set."""
+    if not part.verdict or part.known_verdicts is None:
+        return frozenset()
+    return frozenset(part.known_verdicts(params))

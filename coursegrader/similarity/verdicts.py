@@ -10,6 +10,10 @@ in the same verdict on (nearly) every one of those cases have handed in one
 answer sheet, evidence for a person: honest work, right or wrong, goes with
 its own variant there.  Cases where the two variants agree, or two variants
 whose right verdicts coincide, are never evidence: honest students agree there.
+A case where one of them hands in the right verdict of their own variant that
+their own public checks show (``known``: ps1's candidates that part 4 samples
+as never kernels) does not count against the sheet being one: a copier sets
+those right at no cost.
 """
 
 import itertools
@@ -51,15 +55,19 @@ def handed_in(parts):
     return out
 
 
-def verdict_evidence(handed, rights, *, least=5, share=1.0):
+def verdict_evidence(handed, rights, *, least=5, share=1.0, known=None):
     """Every :class:`VerdictEvidence` among a class.
 
     ``handed``: {student: {part: {label: verdict}}} (:func:`handed_in`);
     ``rights``: {student: {part: {label: right verdict}}} of each student's own
-    variant.  A pair is evidence on a part when their right verdicts differ on
-    some cases and they hand in the same verdict on at least ``least`` of those
-    cases and at least ``share`` of them.
+    variant; ``known``: {student: {part: labels}} whose right verdict the
+    student's own public checks show.  A pair is evidence on a part when their
+    right verdicts differ on some cases and they hand in the same verdict on at
+    least ``least`` of those cases and at least ``share`` of them, leaving out
+    the cases where they differ because one of them hands in the right verdict
+    they were shown.
     """
+    known = known or {}
     out = []
     students = sorted(s for s in handed if s in rights)
     for a, b in itertools.combinations(students, 2):
@@ -71,7 +79,11 @@ def verdict_evidence(handed, rights, *, least=5, share=1.0):
                          and rb[label] is not None and ra[label] != rb[label]]
             same = tuple(label for label in differing
                          if va.get(label) is not None and va.get(label) == vb.get(label))
-            if not same or len(same) < least or len(same) < share * len(differing):
+            shown = [label for label in differing if label not in same and any(
+                label in known.get(s, {}).get(part, ()) and v.get(label) == r[label]
+                for s, v, r in ((a, va, ra), (b, vb, rb)))]
+            if not same or len(same) < least or len(same) < share * (len(differing)
+                                                                      - len(shown)):
                 continue
             whose = next((s for s, r in ((a, ra), (b, rb))
                           if all(va[label] == r[label] for label in same)), None)

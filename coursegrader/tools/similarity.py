@@ -52,7 +52,7 @@ from .. import record
 from ..judging.modules import MODULE, student_modules
 from ..judging.problem_sets import graded_parts, hidden_module
 from ..judging.variants import submission_variant
-from ..judging.verdicts import right_verdicts
+from ..judging.verdicts import known_verdicts, right_verdicts
 from ..preprocessors.judge_submission import JudgeSubmission
 from ..secret import course_secret
 from ..settings import CourseSettings
@@ -128,7 +128,7 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
     parts = graded_parts(coursedir.root, ps)
     implied = implied_by(parts,
                          getattr(hidden_module(coursedir.root, ps), "implied_values", None))
-    values, rights, skipped, own = {}, {}, [], {}
+    values, rights, skipped, own, known = {}, {}, [], {}, {}
     for m in varied:
         try:
             drawn = submission_variant(secret, ps, m.student)
@@ -141,6 +141,8 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
             own[m.student] = variant_key(drawn.params)
             rights[m.student] = {pid: right_verdicts(part, drawn.params)
                                  for pid, part in parts.items() if part.verdict}
+            known[m.student] = {pid: known_verdicts(part, drawn.params)
+                                for pid, part in parts.items() if part.verdict}
         except Exception as exc:   # one student's variant must not stop the others
             skipped.append(f"{m.student}: its variant could not be drawn "
                            f"({type(exc).__name__}: {exc})")
@@ -151,7 +153,8 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
                                           implied),
                      common_share=check.common_share, common_min=check.common_min)
     verdicts = verdict_evidence({m.student: m.verdicts for m in varied}, rights,
-                                least=check.verdict_min, share=check.verdict_share)
+                                least=check.verdict_min, share=check.verdict_share,
+                                known=known)
     return found, verdicts, skipped
 
 

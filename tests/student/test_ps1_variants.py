@@ -326,3 +326,56 @@ def test_part_3s_verdicts_are_compared_across_variants_by_the_graders_reference(
     assert found and all(carol in (e.a, e.b) for e in found)
     (e,) = [e for e in found if {e.a, e.b} == {bob, carol}]
     assert e.whose == bob and len(e.same) == e.differing >= check.verdict_min
+
+
+def test_a_copied_sheet_with_the_verdicts_part_4_shows_set_right_is_still_flagged():
+    """Part 4 names the four candidates of a student's variant that are never
+    kernels, so a student handing in a classmate's sheet can set those four to
+    "no" at no cost; the differences that makes are not counted against the sheet
+    being one (``Part.known_verdicts``).  bob's sheet handed in by each of 149
+    classmates: flagged as often with those set right as copied exactly (before,
+    none so set was flagged), and an honest class of 150 with a mistake in ten
+    or five of its verdicts is flagged no more often than without the rule."""
+    import random
+
+    from coursegrader.judging.verdicts import known_verdicts, right_verdicts
+    from coursegrader.similarity.material import SimilarityCheck
+    from coursegrader.similarity.verdicts import verdict_evidence
+
+    graded = graded_parts(COURSE, "ps1")["kernel_verdicts"]
+    variants = _variants()[:150]
+    rights = {v.student: {"kernel_verdicts": right_verdicts(graded, v.params)}
+              for v in variants}
+    known = {v.student: {"kernel_verdicts": known_verdicts(graded, v.params)}
+             for v in variants}
+    check = SimilarityCheck()
+
+    def flagged(handed, students, rule=True):
+        return verdict_evidence(handed, {s: rights[s] for s in students},
+                                least=check.verdict_min, share=check.verdict_share,
+                                known={s: known[s] for s in students} if rule else None)
+
+    bob = variants[0].student
+    sheet = rights[bob]["kernel_verdicts"]
+    exact = set_right = set_right_before = 0
+    for v in variants[1:]:
+        mine = known[v.student]["kernel_verdicts"]
+        assert len(mine) == 4 and all(rights[v.student]["kernel_verdicts"][label] == "no"
+                                      for label in mine)
+        pair = (bob, v.student)
+        exact += bool(flagged({s: {"kernel_verdicts": dict(sheet)} for s in pair}, pair))
+        edited = {label: ("no" if label in mine else x) for label, x in sheet.items()}
+        handed = {bob: {"kernel_verdicts": dict(sheet)}, v.student: {"kernel_verdicts": edited}}
+        set_right += bool(flagged(handed, pair))
+        set_right_before += bool(flagged(handed, pair, rule=False))
+    assert exact == set_right >= 140 and set_right_before < 30, (exact, set_right,
+                                                                 set_right_before)
+
+    for error in (0.1, 0.2):
+        rng = random.Random(7)
+        handed = {s: {"kernel_verdicts": {label: ({"yes": "no", "no": "yes"}[x]
+                                                  if rng.random() < error else x)
+                                          for label, x in r["kernel_verdicts"].items()}}
+                  for s, r in rights.items()}
+        students = list(rights)
+        assert len(flagged(handed, students)) == len(flagged(handed, students, rule=False))
