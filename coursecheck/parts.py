@@ -142,9 +142,9 @@ class Part:
             raise ValueError("a part that varies and gives a verdict is judged by "
                              "Part.reference, which says each variant's right verdicts "
                              "(or withholds it: Part.withheld, the grader's reference)")
-        if self.known_verdicts is not None and not (self.verdict and self.varies):
-            raise ValueError("Part.known_verdicts is for a part that varies and gives "
-                             "verdicts (Part.verdict)")
+        if self.known_verdicts is not None and not self.verdict:
+            raise ValueError("Part.known_verdicts is for a part that gives verdicts "
+                             "(Part.verdict)")
         tabled = self.varies and callable(self.answers)
         if self.public_points is None:
             object.__setattr__(self, "public_points", not tabled)
