@@ -12,8 +12,9 @@ its own variant there.  Cases where the two variants agree, or two variants
 whose right verdicts coincide, are never evidence: honest students agree there.
 A case where one of them hands in the right verdict of their own variant that
 their own public checks show (``known``: ps1's candidates that part 4 samples
-as never kernels) does not count against the sheet being one: a copier sets
-those right at no cost.
+as never kernels), while the other's sheet is the other's right one wherever
+their variants differ, does not count against the sheet being one: a copier
+sets those right at no cost.
 """
 
 import itertools
@@ -65,7 +66,7 @@ def verdict_evidence(handed, rights, *, least=5, share=1.0, known=None):
     right verdicts differ on some cases and they hand in the same verdict on at
     least ``least`` of those cases and at least ``share`` of them, leaving out
     the cases where they differ because one of them hands in the right verdict
-    they were shown.
+    they were shown while the other's sheet is right wherever they differ.
     """
     known = known or {}
     out = []
@@ -79,9 +80,12 @@ def verdict_evidence(handed, rights, *, least=5, share=1.0, known=None):
                          and rb[label] is not None and ra[label] != rb[label]]
             same = tuple(label for label in differing
                          if va.get(label) is not None and va.get(label) == vb.get(label))
+            # a copier's own shown verdicts, set right on a sheet that is the
+            # other's right one wherever their variants differ
             shown = [label for label in differing if label not in same and any(
                 label in known.get(s, {}).get(part, ()) and v.get(label) == r[label]
-                for s, v, r in ((a, va, ra), (b, vb, rb)))]
+                and all(w.get(x) == q[x] for x in differing)
+                for s, v, r, w, q in ((a, va, ra, vb, rb), (b, vb, rb, va, ra)))]
             if not same or len(same) < least or len(same) < share * (len(differing)
                                                                       - len(shown)):
                 continue
