@@ -332,10 +332,12 @@ def test_a_copied_sheet_with_the_verdicts_part_4_shows_set_right_is_still_flagge
     """Part 4 names the four candidates of a student's variant that are never
     kernels, so a student handing in a classmate's sheet can set those four to
     "no" at no cost; the differences that makes are not counted against the sheet
-    being one (``Part.known_verdicts``).  bob's sheet handed in by each of 149
-    classmates: flagged as often with those set right as copied exactly (before,
-    none so set was flagged), and an honest class of 150 with a mistake in ten
-    or five of its verdicts is flagged no more often than without the rule."""
+    being one (``Part.known_verdicts``) when the other sheet is its holder's right
+    one.  bob's sheet handed in by each of 149 classmates: flagged for 140 or
+    more copied exactly, and for 115 or more with those set right (fewer than 30
+    without the rule); an honest class of 150 (11,175 pairs) with a mistake in
+    ten or five of its verdicts has at most 5 pairs more flagged than without
+    the rule, and 15 in all."""
     import random
 
     from coursegrader.judging.verdicts import known_verdicts, right_verdicts
@@ -368,8 +370,8 @@ def test_a_copied_sheet_with_the_verdicts_part_4_shows_set_right_is_still_flagge
         handed = {bob: {"kernel_verdicts": dict(sheet)}, v.student: {"kernel_verdicts": edited}}
         set_right += bool(flagged(handed, pair))
         set_right_before += bool(flagged(handed, pair, rule=False))
-    assert exact == set_right >= 140 and set_right_before < 30, (exact, set_right,
-                                                                 set_right_before)
+    assert exact >= 140 and set_right >= 115 and set_right_before < 30, (
+        exact, set_right, set_right_before)
 
     for error in (0.1, 0.2):
         rng = random.Random(7)
@@ -378,4 +380,7 @@ def test_a_copied_sheet_with_the_verdicts_part_4_shows_set_right_is_still_flagge
                                           for label, x in r["kernel_verdicts"].items()}}
                   for s, r in rights.items()}
         students = list(rights)
-        assert len(flagged(handed, students)) == len(flagged(handed, students, rule=False))
+        with_rule, without = len(flagged(handed, students)), len(flagged(handed, students,
+                                                                          rule=False))
+        assert without <= with_rule <= without + 5 and with_rule <= 15, (error, with_rule,
+                                                                          without)
