@@ -31,7 +31,7 @@ __all__ = [
     "Case", "Part", "allclose", "same_set", "custom", "equal",
     "get_part", "get_parts", "problem_module", "judge_case", "public_answers", "variant_answers",
     "variant_key", "describe", "scored_cases", "PUBLIC_UNSCORED",
-    "float_array", "log_uniform",
+    "float_array", "witness_fault", "log_uniform",
 ]
 
 _PS_NAME = re.compile(r"^ps[0-9]+$")
@@ -440,6 +440,24 @@ def float_array(got, what, *, ndim=None, shape=None):
     if not np.all(np.isfinite(arr)):
         return None, f"{what} contains nan or inf"
     return arr, None
+
+
+def witness_fault(got, K, name, *, tolerance):
+    """``None`` when ``got`` is a unit vector a making ``a @ K @ a`` smallest (up to
+    ``tolerance`` times K's largest eigenvalue), else a message saying what is
+    wrong: the witness that ``name``, whose Gram matrix on a sample is ``K``, is
+    not a kernel (ps1's and ps3's parts that ask for one)."""
+    a, message = float_array(got, f"a vector of {len(K)} coefficients", shape=(len(K),))
+    if message:
+        return message
+    if not abs(np.linalg.norm(a) - 1.0) <= 1e-6:
+        return f"a must be a unit vector, got one of length {np.linalg.norm(a):.6g}"
+    values = np.linalg.eigvalsh(K)
+    value = float(a @ K @ a)
+    if not value <= values[0] + tolerance * np.abs(values).max():
+        return (f"sum_ij a_i a_j k(p_i, p_j) for {name} (your variant's) on these points is "
+                f"{value:.6g}; a unit vector a makes it as small as {values[0]:.6g}")
+    return None
 
 
 def log_uniform(rng, lo, hi):

@@ -23,7 +23,7 @@ from math import comb
 
 import numpy as np
 
-from coursecheck.parts import Case, Part, equal, float_array
+from coursecheck.parts import Case, Part, equal, witness_fault
 from coursecheck.variants import Variation
 
 __all__ = ["KINDS", "ALWAYS_NOT", "candidate", "candidate_gram", "formula", "sample_fault",
@@ -394,18 +394,7 @@ def _verify_verdict(v, got, case):
 def _verify_witness(v, got, case):
     """Whether ``got`` is the unit vector a making sum_ij a_i a_j k(p_i, p_j) smallest."""
     name, X = case.args
-    a, message = float_array(got, f"a vector of {len(X)} coefficients", shape=(len(X),))
-    if message:
-        return message
-    if not abs(np.linalg.norm(a) - 1.0) <= 1e-6:
-        return f"a must be a unit vector, got one of length {np.linalg.norm(a):.6g}"
-    K = candidate_gram(v, name, X)
-    values = np.linalg.eigvalsh(K)
-    value = float(a @ K @ a)
-    if not value <= values[0] + TOLERANCE * np.abs(values).max():
-        return (f"sum_ij a_i a_j k(p_i, p_j) for {name} (your variant's) on these points is "
-                f"{value:.6g}; a unit vector a makes it as small as {values[0]:.6g}")
-    return None
+    return witness_fault(got, candidate_gram(v, name, X), name, tolerance=TOLERANCE)
 
 
 def _quad_public(v):

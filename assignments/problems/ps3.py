@@ -13,7 +13,7 @@ of the student's variant (``VARIANT``).
 import numpy as np
 
 import kernlab
-from coursecheck.parts import Case, Part, public_answers, allclose, float_array
+from coursecheck.parts import Case, Part, public_answers, allclose, witness_fault
 from coursecheck.variants import Variation
 
 __all__ = ["PARTS", "VARIANT", "NAMES", "candidates", "draw_sample"]
@@ -258,19 +258,9 @@ VARIANT = Variation(draw=_draw, check=_holds)
 
 
 def _verify_witness(v, got, case):
+    """Whether ``got`` is the unit vector a making sum_ij a_i a_j k(p_i, p_j) smallest."""
     name, X = case.args
-    a, message = float_array(got, f"a vector of {len(X)} coefficients", shape=(len(X),))
-    if message:
-        return message
-    if not abs(np.linalg.norm(a) - 1.0) <= 1e-6:
-        return f"a must be a unit vector, got one of length {np.linalg.norm(a):.6g}"
-    K = candidates(v)[name](np.asarray(X, dtype=float))
-    values = np.linalg.eigvalsh(K)
-    value = float(a @ K @ a)
-    if not value <= values[0] + TOLERANCE * np.abs(values).max():
-        return (f"sum_ij a_i a_j k(x_i, x_j) for {name} (your variant's) on these points is "
-                f"{value:.6g}; a unit vector a makes it as small as {values[0]:.6g}")
-    return None
+    return witness_fault(got, candidates(v)[name](np.asarray(X, dtype=float)), name, tolerance=TOLERANCE)
 
 
 def _witness_public(v):
