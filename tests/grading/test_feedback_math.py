@@ -564,32 +564,13 @@ def test_honest_maths_looks_as_before_on_the_feedback_page(width, tmp_path, monk
             browser.close()
 
 
-# -- a long word stays inside its cell ------------------------------------------------
-
-@pytest.mark.slow
-@pytest.mark.parametrize("removed", [None, "the clip"])
-def test_a_long_word_stays_inside_its_cell_on_a_laptop_and_a_phone(removed, tmp_path,
-                                                                   monkeypatch):
-    """A written answer of one 400-letter word (in a paragraph, a list item and
-    inline code), on the feedback page at a laptop's width and a phone's: the
-    word breaks inside its cell and the page does not scroll sideways; without
-    the page's style sheet it runs past the cell (what the rule is for).
-    Formgrader's grading page: test_student_html.py."""
-    import nbformat
+def _laptop_and_phone(page_file, script, arg):
+    """``script`` evaluated with ``arg`` on the page ``page_file`` once its MathJax
+    has typeset, at a laptop's width and a phone's: {width: what it returns}."""
     from playwright.sync_api import sync_playwright
 
-    from attacks import LONG_ANSWER, LONG_WORD, OVERFLOWED
     from conftest import CHROMIUM_ARGS, require_chromium
 
-    if removed:
-        _without(monkeypatch, tmp_path, removed)
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell(LONG_ANSWER, metadata={"nbgrader": {
-        "grade": True, "solution": True, "grade_id": "proof", "points": 2, "score": 1,
-        "comment": None, "locked": False, "schema_version": 3, "task": False}})]
-    page_file = tmp_path / "ps1.html"
-    page_file.write_text(_feedback_page(nb, {"nbgrader": {
-        "notebook": "ps1", "score": 1, "max_score": 2, "late_penalty": 0}}))
     seen = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
@@ -603,10 +584,38 @@ def test_a_long_word_stays_inside_its_cell_on_a_laptop_and_a_phone(removed, tmp_
                 page.wait_for_function(
                     "window.MathJax && MathJax.startup && MathJax.startup.promise")
                 page.evaluate("MathJax.startup.promise")
-                seen[width] = page.evaluate(OVERFLOWED, ["div.text_cell_render", LONG_WORD])
+                seen[width] = page.evaluate(script, arg)
                 context.close()
         finally:
             browser.close()
+    return seen
+
+
+# -- a long word stays inside its cell ------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("removed", [None, "the clip"])
+def test_a_long_word_stays_inside_its_cell_on_a_laptop_and_a_phone(removed, tmp_path,
+                                                                   monkeypatch):
+    """A written answer of one 400-letter word (in a paragraph, a list item and
+    inline code), on the feedback page at a laptop's width and a phone's: the
+    word breaks inside its cell and the page does not scroll sideways; without
+    the page's style sheet it runs past the cell (what the rule is for).
+    Formgrader's grading page: test_student_html.py."""
+    import nbformat
+
+    from attacks import LONG_ANSWER, LONG_WORD, OVERFLOWED
+
+    if removed:
+        _without(monkeypatch, tmp_path, removed)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(LONG_ANSWER, metadata={"nbgrader": {
+        "grade": True, "solution": True, "grade_id": "proof", "points": 2, "score": 1,
+        "comment": None, "locked": False, "schema_version": 3, "task": False}})]
+    page_file = tmp_path / "ps1.html"
+    page_file.write_text(_feedback_page(nb, {"nbgrader": {
+        "notebook": "ps1", "score": 1, "max_score": 2, "late_penalty": 0}}))
+    seen = _laptop_and_phone(page_file, OVERFLOWED, ["div.text_cell_render", LONG_WORD])
     for width, found in seen.items():
         assert len(found["past"]) == 3, (width, found)
         if removed:
@@ -627,10 +636,8 @@ def test_nested_superscripts_lift_nothing_over_the_fail_lines(removed, tmp_path,
     them (what its rule for <sup> and <sub> is for).  Formgrader's grading
     page has the same style sheet (test_student_html.py)."""
     import nbformat
-    from playwright.sync_api import sync_playwright
 
     from attacks import LIFTS, OVERLAID
-    from conftest import CHROMIUM_ARGS, require_chromium
 
     if removed:
         _without(monkeypatch, tmp_path, removed)
@@ -646,20 +653,8 @@ def test_nested_superscripts_lift_nothing_over_the_fail_lines(removed, tmp_path,
     page_file = tmp_path / "ps1.html"
     page_file.write_text(_feedback_page(nb, {"nbgrader": {
         "notebook": "ps1", "score": 0, "max_score": 7, "late_penalty": 0}}))
-    seen = {}
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
-        try:
-            for width in (1366, 390):
-                context = browser.new_context(viewport={"width": width, "height": 900},
-                                              is_mobile=width < 500)
-                page = context.new_page()
-                page.goto(page_file.as_uri())
-                seen[width] = page.evaluate(OVERLAID, ["div.output_area pre",
-                                                       "div.text_cell_render"])
-                context.close()
-        finally:
-            browser.close()
+    seen = _laptop_and_phone(page_file, OVERLAID, ["div.output_area pre",
+                                                   "div.text_cell_render"])
     for width, found in seen.items():
         assert found["checked"] == 4, (width, found)
         if removed:
