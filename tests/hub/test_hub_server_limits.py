@@ -157,8 +157,11 @@ class Kernel:
         reply = idle = None   # the shell's reply may come before the outputs on iopub
         try:
             while time.monotonic() < deadline:
+                ws.settimeout(max(0.1, min(10.0, deadline - time.monotonic())))
                 try:
                     msg = json.loads(ws.recv())
+                except websocket.WebSocketTimeoutException:
+                    continue    # nothing yet: the deadline bounds the wait
                 except websocket.WebSocketConnectionClosedException:
                     return "died", "".join(printed), ename
                 kind, content = msg["msg_type"], msg["content"]
@@ -186,11 +189,25 @@ class Kernel:
         assert status == "ok", (status, printed, ename)
         return printed.strip()
 
+    def settle(self, timeout=180):
+        """Wait until the kernel is idle: after it died, the server restarts it on its
+        own, and a restart asked for meanwhile would interrupt that one."""
+        deadline = time.monotonic() + timeout
+        while True:
+            model = requests.get(f"{self.server}/api/kernels/{self.id}", headers=self.auth,
+                                 timeout=60)
+            if model.status_code == 200 and model.json().get("execution_state") == "idle":
+                return
+            assert time.monotonic() < deadline, (self.name, model.status_code, model.text)
+            time.sleep(0.5)
+
     def restart(self):
-        """Kernel > Restart Kernel."""
+        """Kernel > Restart Kernel, once the kernel is idle; back when it is idle again."""
+        self.settle()
         done = requests.post(f"{self.server}/api/kernels/{self.id}/restart", headers=self.auth,
                              timeout=120)
         assert done.status_code == 200, (done.status_code, done.text)
+        self.settle()
 
     def stop_server(self):
         api = f"{self.hub_url}/hub/api/users/{self.name}"
