@@ -190,16 +190,37 @@ class Kernel:
         return printed.strip()
 
     def settle(self, timeout=180):
-        """Wait until the kernel is idle: after it died, the server restarts it on its
-        own, and a restart asked for meanwhile would interrupt that one."""
+        """Wait until the kernel answers a kernel_info request, as JupyterLab asks
+        when it connects: after it died, the server restarts it on its own, and a
+        restart asked for meanwhile would interrupt that one."""
+        url = self.server.replace("http://", "ws://") + f"/api/kernels/{self.id}/channels"
         deadline = time.monotonic() + timeout
-        while True:
-            model = requests.get(f"{self.server}/api/kernels/{self.id}", headers=self.auth,
-                                 timeout=60)
-            if model.status_code == 200 and model.json().get("execution_state") == "idle":
-                return
-            assert time.monotonic() < deadline, (self.name, model.status_code, model.text)
-            time.sleep(0.5)
+        while time.monotonic() < deadline:
+            msg_id = secrets.token_hex(8)
+            try:
+                ws = websocket.create_connection(
+                    url, header=[f"Authorization: token {self.token}"], timeout=10)
+            except (OSError, websocket.WebSocketException):
+                time.sleep(1)
+                continue
+            try:
+                ws.send(json.dumps({
+                    "header": {"msg_id": msg_id, "username": self.name,
+                               "session": self.session, "msg_type": "kernel_info_request",
+                               "version": "5.3", "date": ""},
+                    "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+                    "content": {}}))
+                until = min(deadline, time.monotonic() + 10)
+                while time.monotonic() < until:
+                    msg = json.loads(ws.recv())
+                    if (msg["msg_type"] == "kernel_info_reply"
+                            and msg["parent_header"].get("msg_id") == msg_id):
+                        return
+            except (OSError, websocket.WebSocketException):
+                time.sleep(1)
+            finally:
+                ws.close()
+        raise AssertionError(f"{self.name}'s kernel did not answer in {timeout} s")
 
     def restart(self):
         """Kernel > Restart Kernel, once the kernel is idle; back when it is idle again."""
