@@ -22,6 +22,18 @@ neither, :func:`describe` says so for the hub's log; the number of processes
 then falls back to ``RLIMIT_NPROC`` (which counts every process of the user,
 and does not bind root).
 
+What outlives a server's processes outlives its groups too, and is memory no
+cap holds once the groups are gone: her files in shared memory
+(:func:`remove_shared_memory`), and System V shared memory segments,
+semaphores and message queues, and POSIX message queues, which stay in the
+kernel after the last process that used them exits (unless it removed them,
+and ``kernel.shm_rmid_forced`` is 0 by default). So the hub also puts each
+server, between fork and exec, in an IPC namespace of its own
+(:func:`own_ipc_namespace`): what she makes there is hers alone (she cannot
+see or attach a classmate's, nor the hub's or its database's), and the kernel
+frees it all with the namespace once her last process exits, which removing
+her groups makes sure of.
+
 The course's grading sandbox caps its runs the same way
 (``coursegrader/sandbox/caps.py``); the hub's environment holds no course
 code, so this module stands alone.
@@ -29,13 +41,15 @@ code, so this module stands alone.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import signal
 import time
 
 __all__ = ["CONTROLLERS", "SHARED_MEMORY", "make", "join", "remove", "remove_all",
-           "remove_shared_memory", "describe"]
+           "remove_shared_memory", "own_ipc_namespace", "ipc_namespace_refused",
+           "describe"]
 
 CONTROLLERS = ("memory", "pids")
 #: Folders in memory that every user may write (tmpfs): what a user's server
@@ -43,6 +57,11 @@ CONTROLLERS = ("memory", "pids")
 SHARED_MEMORY = ("/dev/shm",)
 #: The prefix of every group this module makes (one per user: a server's).
 PREFIX = "kernel-course-"
+#: unshare(2)'s flag for a new IPC namespace (os.CLONE_NEWIPC from Python 3.12).
+CLONE_NEWIPC = 0x08000000
+#: unshare(2) of the C library, looked up once, in the hub: the process between
+#: fork and exec only calls it.
+_unshare = ctypes.CDLL(None, use_errno=True).unshare
 
 
 def _limits(ctrl, version, memory_bytes, processes):
@@ -206,8 +225,48 @@ def remove_shared_memory(user, roots=SHARED_MEMORY):
                     continue
 
 
-def describe(groups, missing, memory_bytes, processes):
-    """One line for the hub's log: what caps this server, and what does not."""
+def own_ipc_namespace():
+    """Move the calling process into a new IPC namespace (between fork and exec, as
+    root): OSError if the kernel refuses.
+
+    Its System V segments, semaphores and message queues, and its POSIX message
+    queues, are then seen by it and its children alone, and freed by the kernel
+    when the last of them exits.  Files in ``/dev/shm`` (POSIX shared memory and
+    semaphores, which multiprocessing and NumPy use) are files, not IPC objects:
+    they stay where they were, and :func:`remove_shared_memory` removes hers."""
+    if _unshare(CLONE_NEWIPC) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"unshare(CLONE_NEWIPC): {os.strerror(code)}")
+
+
+def ipc_namespace_refused():
+    """Why a server cannot get an IPC namespace of its own here, or None when it can:
+    tried by a child of this process, which exits at once (the hub's own namespace
+    is never changed)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            own_ipc_namespace()
+        except OSError as e:
+            code = e.errno or 1
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code == 0:
+        return None
+    return (f"unshare(CLONE_NEWIPC) refused: {os.strerror(code)}" if code > 0
+            else f"the process trying unshare(CLONE_NEWIPC) died of signal {-code}")
+
+
+def describe(groups, missing, memory_bytes, processes, ipc_refused=None):
+    """One line for the hub's log: what caps this server, and what does not.
+
+    ``ipc_refused``: why the server shares the hub's IPC namespace
+    (:func:`ipc_namespace_refused`), None when it has its own."""
     said = []
     if "memory" in groups:
         said.append(f"memory {memory_bytes} bytes (cgroup {groups['memory']})")
@@ -220,4 +279,9 @@ def describe(groups, missing, memory_bytes, processes):
                     f"{missing['pids']}")
     else:
         said.append("processes NOT capped: no limit set")
+    if ipc_refused is None:
+        said.append("an IPC namespace of its own")
+    else:
+        said.append(f"IPC NOT private (System V and message queues outlive the server): "
+                    f"{ipc_refused}")
     return "; ".join(said)

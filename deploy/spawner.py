@@ -18,7 +18,11 @@ removes, killing whatever is left in them, when it stops: JupyterHub's
 unless set, and :attr:`CourseSpawner.process_limit` caps the processes and
 threads, 512 unless set. Everything the server starts, kernels and terminals
 and their children, is inside both, so one student cannot take the machine's
-memory or processes from her classmates or the hub.
+memory or processes from her classmates or the hub. And each server runs in
+an IPC namespace of its own, so that the System V shared memory, semaphores
+and message queues she leaves are freed once her last process is gone,
+rather than kept past her cap after every stop, and so that she sees no one
+else's.
 """
 
 from __future__ import annotations
@@ -98,32 +102,39 @@ class CourseSpawner(LocalProcessSpawner):
     def make_preexec_fn(self, name):
         become_user = super().make_preexec_fn(name)
         groups, nproc = self._groups, None
+        own_ipc = self._ipc_refused is None
         if "pids" not in groups and self.process_limit is not None:
             nproc = self.process_limit
 
         def preexec():
             # as root, before the server becomes its user: into its groups, for
-            # good (their files are root's)
+            # good (their files are root's), and into a new IPC namespace, which
+            # she cannot leave (setns needs CAP_SYS_ADMIN)
             server_limits.join(groups)
+            if own_ipc:
+                server_limits.own_ipc_namespace()
             if nproc is not None:
                 resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
             become_user()
         return preexec
 
-    def make_groups(self):
-        """Fresh cgroups capping this server (server_limits.py); logs what caps it."""
+    def make_limits(self):
+        """Fresh cgroups capping this server, and whether it gets an IPC namespace of
+        its own (server_limits.py); logs what confines it."""
         self._groups, missing = server_limits.make(self.user.name, self.mem_limit,
                                                    self.process_limit)
+        self._ipc_refused = server_limits.ipc_namespace_refused()
         line = server_limits.describe(self._groups, missing, self.mem_limit,
-                                      self.process_limit)
-        capped = "memory" in self._groups and ("pids" in self._groups
-                                               or self.process_limit is None)
+                                      self.process_limit, self._ipc_refused)
+        capped = ("memory" in self._groups and self._ipc_refused is None
+                  and ("pids" in self._groups or self.process_limit is None))
         (self.log.info if capped else self.log.warning)(
             "Server of %s capped: %s", self.user.name, line)
 
-    def remove_groups(self):
+    def remove_limits(self):
         """Remove this server's cgroups, killing whatever of the user's is left in
-        them, and the user's files in shared memory, which would outlive them."""
+        them (the last of its processes: its IPC namespace goes with them), and the
+        user's files in shared memory, which would outlive them."""
         # found by the user's name, so also those of a server an earlier hub started
         server_limits.remove_all(self.user.name)
         server_limits.remove_shared_memory(self.user.name)
@@ -132,18 +143,18 @@ class CourseSpawner(LocalProcessSpawner):
     async def poll(self):
         status = await super().poll()
         if status is not None:
-            self.remove_groups()   # the server died: nothing it started lives on
+            self.remove_limits()   # the server died: nothing it started lives on
         return status
 
     async def stop(self, now=False):
         try:
             await super().stop(now=now)
         finally:
-            self.remove_groups()
+            self.remove_limits()
 
     async def start(self):
-        self.remove_groups()   # what a hub that was killed left behind
-        self.make_groups()
+        self.remove_limits()   # what a hub that was killed left behind
+        self.make_limits()
         # The socket is bound from here until the server exits: no other server
         # gets its port meanwhile, and the server needs no capability to serve.
         listener = self.listen()
@@ -154,7 +165,7 @@ class CourseSpawner(LocalProcessSpawner):
         try:
             return await super().start()
         except BaseException:
-            self.remove_groups()
+            self.remove_limits()
             raise
         finally:
             listener.close()   # the hub's copy; the server holds its own

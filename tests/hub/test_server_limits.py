@@ -1,9 +1,11 @@
-"""The cgroups the hub's spawner puts each user's server in (deploy/server_limits.py):
-memory and processes capped for the server and everything it starts, groups its
-user cannot write, and nothing left running once the hub removes them.  As
-root, as the hub runs, with the machine's own cgroups (v1 or v2); no hub starts
-here (tests/hub/test_hub_server_limits.py plays it on one)."""
+"""The cgroups and the IPC namespace the hub's spawner puts each user's server in
+(deploy/server_limits.py): memory and processes capped for the server and
+everything it starts, groups its user cannot write, nothing left running once
+the hub removes them, and nothing left in shared memory.  As root, as the hub
+runs, with the machine's own cgroups (v1 or v2); no hub starts here
+(tests/hub/test_hub_server_limits.py plays it on one)."""
 
+import ctypes
 import importlib.util
 import os
 import pwd
@@ -37,9 +39,11 @@ def groups():
 
 
 def run_in(groups, code, user=None):
-    """Run Python ``code`` in ``groups`` (as ``user``, a passwd entry, if given)."""
+    """Run Python ``code`` in ``groups`` and an IPC namespace of its own, as the hub's
+    spawner starts a server (as ``user``, a passwd entry, if given)."""
     def preexec():
         server_limits.join(groups)
+        server_limits.own_ipc_namespace()
         if user is not None:
             os.setgid(user.pw_gid)
             os.setgroups([])
@@ -129,9 +133,20 @@ def test_a_fresh_server_gets_a_fresh_group_and_what_was_left_is_killed(groups):
 def test_what_is_not_capped_is_said():
     said = server_limits.describe({}, {"memory": "no memory cgroup can be made here",
                                        "pids": "no pids cgroup can be made here"},
-                                  2 * 1024**3, 512)
+                                  2 * 1024**3, 512,
+                                  "unshare(CLONE_NEWIPC) refused: Operation not permitted")
     assert "memory NOT capped: no memory cgroup can be made here" in said
     assert "512 processes of the user by RLIMIT_NPROC only" in said
+    assert said.endswith("; IPC NOT private (System V and message queues outlive the "
+                         "server): unshare(CLONE_NEWIPC) refused: Operation not permitted")
+
+
+def test_the_hub_as_root_can_give_a_server_its_own_ipc_namespace_and_says_so(groups):
+    own = os.readlink("/proc/self/ns/ipc")
+    assert server_limits.ipc_namespace_refused() is None
+    assert os.readlink("/proc/self/ns/ipc") == own   # tried in a child, not in the hub
+    said = server_limits.describe(groups, {}, 128 * 1024**2, 24)
+    assert said.endswith("; an IPC namespace of its own") and "NOT" not in said
 
 
 @pytest.mark.parametrize("name", ["../memory", "a/b", "", "Ada", "x" * 80])
@@ -217,3 +232,87 @@ def test_a_users_files_in_shared_memory_go_with_her_server_and_no_one_elses(tmp_
     assert sorted(p.name for p in shm.iterdir()) == ["theirs.bin"]
     assert outside.read_text() == "keep" and theirs.read_text() == "z"
 
+
+
+#: Her segment, as a student plays it with python3 and ctypes: 24 MiB of System V
+#: shared memory made, attached, filled and detached, and never removed
+#: (IPC_RMID); prints her process's id.
+LEAVE_A_SEGMENT = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
+libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+libc.shmat.restype = ctypes.c_void_p
+libc.shmdt.argtypes = [ctypes.c_void_p]
+size = 24 << 20
+shmid = libc.shmget(0, size, 0o1000 | 0o600)          # IPC_PRIVATE, IPC_CREAT | 0600
+assert shmid >= 0, os.strerror(ctypes.get_errno())
+address = libc.shmat(shmid, None, 0)
+assert address not in (None, 2**64 - 1), os.strerror(ctypes.get_errno())
+ctypes.memset(address, 1, size)
+assert libc.shmdt(address) == 0
+print(os.getpid())
+"""
+
+_libc = ctypes.CDLL(None, use_errno=True)
+IPC_RMID = 0
+
+
+def segments():
+    """The System V shared memory segments this process's IPC namespace holds
+    (``ipcs -m``): [{column of /proc/sysvipc/shm: value}]."""
+    lines = Path("/proc/sysvipc/shm").read_text().splitlines()
+    names = lines[0].split()
+    return [dict(zip(names, map(int, line.split()))) for line in lines[1:]]
+
+
+def test_a_users_system_v_shared_memory_goes_with_her_last_process(groups):
+    """The tester's escape: a segment a student made and left (kernel.shm_rmid_forced
+    is 0) stayed in the kernel, hers, after her server and its groups were gone,
+    24 MiB more after each stop.  In her server's own IPC namespace it goes with
+    her last process."""
+    left = run_in(groups, LEAVE_A_SEGMENT, user=NOBODY)
+    assert left.returncode == 0, left.stderr
+    pid = int(left.stdout)
+    try:
+        deadline = time.monotonic() + 10   # a namespace is freed by a kernel worker
+        while True:
+            hers = [s for s in segments() if s["cpid"] == pid]
+            if not hers or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert hers == [], hers
+    finally:
+        for segment in hers:
+            _libc.shmctl(segment["shmid"], IPC_RMID, None)
+
+
+#: Her tries at a segment made outside her namespace, by its key and by its id:
+#: the errors (0 for none), and how many segments her ``ipcs -m`` lists.
+LOOK_FOR = """
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+key, shmid = map(int, sys.argv[1:])
+by_key = libc.shmget(key, 0, 0)
+by_key = ctypes.get_errno() if by_key < 0 else 0
+at = libc.shmat(shmid, None, 0)
+at = ctypes.get_errno() if at == 2**64 - 1 else 0
+listed = len(open("/proc/sysvipc/shm").read().splitlines()) - 1
+print(by_key, at, listed)
+"""
+
+
+def test_a_user_sees_and_attaches_no_segment_of_anyone_elses(groups):
+    """A segment anyone may attach (0666, a known key), made outside her namespace
+    (by the hub, a classmate, a database), is not there for her."""
+    key = 0x6B00_0000 | (os.getpid() & 0xFFFF)
+    shmid = _libc.shmget(key, ctypes.c_size_t(1 << 20), 0o1000 | 0o2000 | 0o666)  # CREAT|EXCL
+    assert shmid >= 0, os.strerror(ctypes.get_errno())
+    try:
+        code = LOOK_FOR.replace("sys.argv[1:]", repr([key, shmid]))
+        tried = run_in(groups, code, user=NOBODY)
+        assert tried.stdout.split() == ["2", "22", "0"], (tried.stdout, tried.stderr)  # ENOENT, EINVAL
+        assert any(s["shmid"] == shmid for s in segments())   # still there, outside
+    finally:
+        _libc.shmctl(shmid, IPC_RMID, None)
