@@ -392,3 +392,27 @@ SQUAT_LINE = ("echo {squatter} | base64 -d | gunzip > ~/squat.py; "
               "echo $P > ~/squat.port; grep ^Cap /proc/self/status > ~/squat.caps; "
               "setsid nohup python3 ~/squat.py $P $USER >/dev/null 2>&1 </dev/null & "
               "sleep 1; kill -9 $PPID")
+
+
+#: Memory kept past a server's cap, as a student plays it with python3 and ctypes
+#: in her kernel or terminal: 24 MiB of System V shared memory made
+#: (``shmget(IPC_PRIVATE, ..., IPC_CREAT | 0600)``), attached, filled and
+#: detached, and never removed (no ``IPC_RMID``): with ``kernel.shm_rmid_forced``
+#: 0, the kernel keeps it, hers, after her last process exits.  Prints the id of
+#: the process that made it.
+SYSV_SEGMENT = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
+libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+libc.shmat.restype = ctypes.c_void_p
+libc.shmdt.argtypes = [ctypes.c_void_p]
+size = 24 << 20
+shmid = libc.shmget(0, size, 0o1000 | 0o600)
+assert shmid >= 0, os.strerror(ctypes.get_errno())
+address = libc.shmat(shmid, None, 0)
+assert address not in (None, 2**64 - 1), os.strerror(ctypes.get_errno())
+ctypes.memset(address, 1, size)
+assert libc.shmdt(address) == 0
+print(os.getpid())
+"""

@@ -10,14 +10,25 @@ of processes (a fork bomb's) gets at most the processes her group allows. Meanwh
 and her classmate bob runs a cell in his own kernel. Then ada restarts her
 kernel and runs a cell.
 
+Memory she could keep past her cap once her server stops: a file in /dev/shm,
+and a System V shared memory segment she makes in her kernel and never removes.
+Her server runs in an IPC namespace of its own: her terminal sees the segment,
+bob and the hub's root do not, and a pool of processes with NumPy and POSIX
+shared memory works there; once her server stops, no segment of hers is left and
+no process is in her namespace.
+
 Without the cgroups, her kernel is in the hub's groups, the 3 GiB are allocated
 and the thousand processes are all born: each assertion below that names
-the limit fails.
+the limit fails. Without the namespace, her segment is in the machine's, where
+root sees it, hers, after her server stops.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import pwd
+import re
 import secrets
 import time
 import uuid
@@ -27,6 +38,7 @@ import pytest
 import requests
 import websocket
 
+from attacks import SYSV_SEGMENT
 from hubs import hubpy, students_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
@@ -104,6 +116,28 @@ for p in flood:
     p.kill()
     p.wait()
 print(len(flood))
+"""
+
+#: The IPC namespace a kernel is in, and how many System V segments it sees there.
+IPC_SEEN = """
+import os
+print(os.readlink("/proc/self/ns/ipc"), len(open("/proc/sysvipc/shm").read().splitlines()) - 1)
+"""
+
+#: NumPy and multiprocessing as a notebook uses them in her namespace: a pool of
+#: processes (its locks are POSIX semaphores, files in /dev/shm) and a block of
+#: POSIX shared memory.
+POOL = """
+import multiprocessing, numpy as np
+from multiprocessing import shared_memory
+with multiprocessing.Pool(2) as pool:
+    total = sum(pool.map(int, np.arange(10)))
+block = shared_memory.SharedMemory(create=True, size=1 << 20)
+np.ndarray((4,), dtype=np.int64, buffer=block.buf)[:] = 7
+total += int(np.ndarray((4,), dtype=np.int64, buffer=block.buf).sum())
+block.close()
+block.unlink()
+print(total)
 """
 
 
@@ -242,6 +276,35 @@ class Kernel:
         return requests.get(f"{self.server}/api/status", headers=self.auth,
                             timeout=60).status_code == 200
 
+    def terminal(self, command, timeout=120):
+        """Open a terminal of her server as JupyterLab does (its REST API, then its
+        websocket), type ``command`` and return (its exit status, the screen's text)."""
+        made = requests.post(f"{self.server}/api/terminals", headers=self.auth, timeout=60)
+        assert made.status_code == 200, (made.status_code, made.text)
+        name = made.json()["name"]
+        url = self.server.replace("http://", "ws://") + f"/terminals/websocket/{name}"
+        ws = websocket.create_connection(url, header=[f"Authorization: token {self.token}"],
+                                         timeout=timeout)
+        mark = secrets.token_hex(3)
+        # the typed line shows "@mark$?@"; only the finished command prints a number
+        ws.send(json.dumps(["stdin", f"{command}; echo @{mark}$?@\r"]))
+        shown, deadline = "", time.monotonic() + timeout
+        try:
+            while not (found := re.search(rf"@{mark}(\d+)@", shown)):
+                assert time.monotonic() < deadline, f"{command!r} did not finish: {shown}"
+                ws.settimeout(max(0.1, min(10.0, deadline - time.monotonic())))
+                try:
+                    kind, *content = json.loads(ws.recv())
+                except websocket.WebSocketTimeoutException:
+                    continue    # nothing yet: the deadline bounds the wait
+                if kind == "stdout":
+                    shown += content[0]
+        finally:
+            ws.close()
+            requests.delete(f"{self.server}/api/terminals/{name}", headers=self.auth,
+                            timeout=60)
+        return int(found.group(1)), shown
+
 
 def classmate_and_hub_work(hub, bob):
     assert requests.get(f"{hub['url']}/hub/api", timeout=60).status_code == 200
@@ -281,12 +344,50 @@ def test_a_students_memory_and_processes_are_capped_and_her_classmate_works(hub)
     log = (hub["state"] / "hub.log").read_text()
     assert f"Server of {ada.name} capped: memory {MEMORY} bytes" in log
     assert f"; {PROCESSES} processes (cgroup " in log
+    said = [line for line in log.splitlines() if f"Server of {ada.name} capped: " in line]
+    assert said and all(line.endswith("; an IPC namespace of its own") for line in said), said
     # memory she keeps in a tmpfs, which outlives her server and its group
     kept = Path("/dev/shm") / f"kept-{ada.name}"
     assert ada.value(f"open({str(kept)!r}, 'wb').write(b'x' * 2**20); print('kept')") == "kept"
     assert kept.exists()
+    # and a System V segment, which would outlive them too: in her namespace, which
+    # her terminal shares, but neither bob's nor the machine's
+    ada.value(SYSV_SEGMENT)
+    namespace, seen = ada.value(IPC_SEEN).split()
+    assert seen == "1", seen
+    status, shown = ada.terminal("(exit $(ipcs -m | grep -c ' 25165824 '))")   # her 24 MiB
+    assert status == 1, shown
+    theirs = bob.value(IPC_SEEN).split()
+    assert theirs[0] != namespace and theirs[1] == "0", (namespace, theirs)
+    uid = pwd.getpwnam(ada.name).pw_uid
+    assert not [s for s in root_segments() if s["uid"] == uid]
+    # what her notebooks use still works in it
+    assert ada.value(POOL) == str(45 + 28)
+    status, shown = ada.terminal("nbgrader list")
+    assert status == 0, shown
     # once her server stops, her groups are gone, and nothing of hers runs on
-    # or stays in shared memory
+    # or stays in memory: no file, no segment, no process in her namespace
     ada.stop_server()
     assert not any(Path(folder).exists() for folder in groups.values()), groups
     assert not kept.exists()
+    assert not [s for s in root_segments() if s["uid"] == uid]
+    assert not in_namespace(namespace), namespace
+
+
+def root_segments():
+    """The System V shared memory segments root sees on the machine (``ipcs -m``):
+    [{column of /proc/sysvipc/shm: value}]."""
+    lines = Path("/proc/sysvipc/shm").read_text().splitlines()
+    return [dict(zip(lines[0].split(), map(int, line.split()))) for line in lines[1:]]
+
+
+def in_namespace(namespace):
+    """The processes of the machine in the IPC namespace ``namespace`` (ipc:[inode])."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/ns/ipc") == namespace:
+                found.append(int(pid))
+        except OSError:
+            continue   # gone meanwhile
+    return found

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from attacks import SYSV_SEGMENT
+
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 _spec = importlib.util.spec_from_file_location("server_limits", DEPLOY / "server_limits.py")
 server_limits = importlib.util.module_from_spec(_spec)
@@ -234,26 +236,6 @@ def test_a_users_files_in_shared_memory_go_with_her_server_and_no_one_elses(tmp_
 
 
 
-#: Her segment, as a student plays it with python3 and ctypes: 24 MiB of System V
-#: shared memory made, attached, filled and detached, and never removed
-#: (IPC_RMID); prints her process's id.
-LEAVE_A_SEGMENT = """
-import ctypes, os
-libc = ctypes.CDLL(None, use_errno=True)
-libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
-libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
-libc.shmat.restype = ctypes.c_void_p
-libc.shmdt.argtypes = [ctypes.c_void_p]
-size = 24 << 20
-shmid = libc.shmget(0, size, 0o1000 | 0o600)          # IPC_PRIVATE, IPC_CREAT | 0600
-assert shmid >= 0, os.strerror(ctypes.get_errno())
-address = libc.shmat(shmid, None, 0)
-assert address not in (None, 2**64 - 1), os.strerror(ctypes.get_errno())
-ctypes.memset(address, 1, size)
-assert libc.shmdt(address) == 0
-print(os.getpid())
-"""
-
 _libc = ctypes.CDLL(None, use_errno=True)
 IPC_RMID = 0
 
@@ -271,7 +253,7 @@ def test_a_users_system_v_shared_memory_goes_with_her_last_process(groups):
     is 0) stayed in the kernel, hers, after her server and its groups were gone,
     24 MiB more after each stop.  In her server's own IPC namespace it goes with
     her last process."""
-    left = run_in(groups, LEAVE_A_SEGMENT, user=NOBODY)
+    left = run_in(groups, SYSV_SEGMENT, user=NOBODY)
     assert left.returncode == 0, left.stderr
     pid = int(left.stdout)
     try:
