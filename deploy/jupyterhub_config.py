@@ -14,7 +14,8 @@ folder or the ngshare service), the database URL and the book's folder.
   reading the variables set here.
 - Each server, with all it starts, runs in a memory cgroup and a pids cgroup of
   its own (spawner.py, server_limits.py): c.Spawner.mem_limit and
-  c.CourseSpawner.process_limit below, more for the instructor, who grades.
+  c.CourseSpawner.process_limit below, more for the instructor, who grades;
+  and in an IPC namespace of its own, so what it leaves there goes with it.
 - ngshare runs as a hub service (from $PREFIX/ngshare); the book is a
   static site served by another service at /services/book/.
 """
