@@ -443,6 +443,11 @@ def main(argv=None):
                   "down, any user's process could listen on it and answer for the hub "
                   "(deploy/README.md)", file=sys.stderr)
     elif args.command == "start":
+        lowest = low_ports.unprivileged_start()
+        if lowest is not None and lowest < 1024:
+            print(f"warning: net.ipv4.ip_unprivileged_port_start is {lowest}: any user's "
+                  "process may bind the ports of the hub, its services and users' servers "
+                  "from there on (deploy/README.md); set it to 1024", file=sys.stderr)
         s = start(args.state)
         print(f"JupyterHub at {hub_url(s)}/ (book at {hub_url(s)}/services/book/)")
     elif args.command == "run-as":

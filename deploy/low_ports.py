@@ -32,6 +32,15 @@ BROWSER_REFUSED = frozenset({
 USER_SERVER_PORTS = (100, 1024)
 
 
+def unprivileged_start():
+    """The lowest port any process may bind (``net.ipv4.ip_unprivileged_port_start``,
+    1024 unless lowered); None where the kernel does not say."""
+    try:
+        return int(open("/proc/sys/net/ipv4/ip_unprivileged_port_start").read())
+    except (OSError, ValueError):
+        return None
+
+
 def named_service(port):
     """Whether /etc/services names a TCP service on ``port`` (one the machine may start later)."""
     try:
