@@ -56,11 +56,11 @@ def hub_ports(port=None, *, within=low_ports.HUB_PORTS):
 
     ``port``, the public port, is kept when given; every other is chosen within
     [low, high) of ``within`` (below 1024, so that only root may bind it, and apart
-    from the users' servers' ports), free now, named by no service in /etc/services,
-    not one browsers refuse, and no two alike. While one of these processes is down (a service that crashed
-    and that the hub restarts, the hub restarted, the machine booting), no user's
-    process can take its port and answer in its place. RuntimeError when too few
-    ports are free."""
+    from the users' servers' ports), free now, named by no service in
+    /etc/services, not one browsers refuse, and no two alike. While one of these
+    processes is down (a service that crashed and that the hub restarts, the hub
+    restarted, the machine booting), no user's process can take its port and
+    answer in its place. RuntimeError when too few ports are free."""
     wanted = [name for name in low_ports.SETTINGS if not (name == "port" and port)]
     held = []
     try:
