@@ -92,7 +92,8 @@ def test_make_db_refuses_a_bad_roster_naming_every_row_and_registers_no_one(fold
     assert "no student was registered" in err and "Traceback" not in err
     status = make(folder, "db", "STUDENTS=none.csv")
     assert "0 student(s)" in status.stdout
-    (folder / "students.csv").write_text("id,first_name,last_name,email\n" + good)
+    # saved by a spreadsheet as "CSV UTF-8", with a byte-order mark
+    (folder / "students.csv").write_text("\ufeffid,first_name,last_name,email\n" + good)
     done = make(folder, "db")
     assert done.returncode == 0, done.stderr
     assert "students.csv: 2 student(s) registered, 0 updated" in done.stdout
