@@ -33,7 +33,7 @@ from .serial import UnsupportedValue, roundtrip
 from .parts import PUBLIC_UNSCORED, get_part, judge_case
 from .variants import bind, student_variant
 
-__all__ = ["CheckFailed", "check", "check_cases", "run_cases", "format_report",
+__all__ = ["CheckFailed", "check", "check_cases", "run_cases", "format_report", "printable",
            "judge_received", "forbidden_uses"]
 
 WIDTH = 78  # nbgrader validate cuts each line of an error at 87 characters, indent included
@@ -124,6 +124,18 @@ def run_cases(part, cases, func):
     return outcomes
 
 
+def printable(message):
+    """``message`` as one line of plain text: its line breaks and runs of spaces
+    made one space, and every other character a terminal or a page would act on
+    (an escape sequence's ESC, a carriage return, a right-to-left override)
+    written out as its escape, ``\\x1b``.  A message can hold what the student's
+    code raised, and a report is shown where ANSI codes colour the text (the
+    feedback page, Formgrader): there, a message must not draw a fake line or
+    hide the grader's next ones."""
+    text = " ".join(str(message).split())
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
 def format_report(part_id, part, outcomes, show_hidden=True):
     """Readable report; hidden cases are summarised unless ``show_hidden``."""
     passed = sum(msg is None for _, _, msg in outcomes)
@@ -138,7 +150,7 @@ def format_report(part_id, part, outcomes, show_hidden=True):
         if msg is None:
             lines.append(f"  ok    {tag}case '{case.label}'")
         else:
-            lines.append(f"  FAIL  {tag}case '{case.label}': {msg}")
+            lines.append(f"  FAIL  {tag}case '{case.label}': {printable(msg)}")
     if hidden_total:
         lines.append(f"  {hidden_ok} of {hidden_total} hidden checks passed")
     if not part.public_points:

@@ -186,7 +186,7 @@ def identity_file():
 
 def valid_student(student):
     """True when ``student`` can be a student id of the course (and is not the example's)."""
-    return isinstance(student, str) and bool(_STUDENT_ID.match(student)) and student != EXAMPLE
+    return isinstance(student, str) and bool(_STUDENT_ID.fullmatch(student)) and student != EXAMPLE
 
 
 def _checked(student, code):

@@ -50,7 +50,9 @@ class CourseCalendar(Configurable):
     def parse(self, text: str) -> dt.datetime:
         """``YYYY-MM-DD HH:MM:SS`` in the course's zone -> naive UTC (the gradebook's).
 
-        Raises ``ValueError`` saying what was expected.
+        Raises ``ValueError`` saying what was expected; also for a time the zone's
+        clocks show twice or skip when they change (which moment was meant is not
+        said, and a due date a guess would move by an hour).
         """
         try:
             local = dt.datetime.strptime(text.strip(), TIME_FORMAT)
@@ -61,6 +63,14 @@ class CourseCalendar(Configurable):
             raise ValueError(f"{text!r} is not in the years {EARLIEST.year} to "
                              f"{LATEST.year - 1}")
         aware = local.replace(tzinfo=self.zone)
+        if aware.utcoffset() != aware.replace(fold=1).utcoffset():
+            # the zone's clocks change here: the time is shown twice, or never
+            back = aware.astimezone(dt.timezone.utc).astimezone(self.zone)
+            if back.replace(tzinfo=None) != local:
+                raise ValueError(f"{text!r} never happens in {self.time_zone}: the clocks "
+                                 "skip that hour; write a time outside it")
+            raise ValueError(f"{text!r} happens twice in {self.time_zone}: the clocks go "
+                             "back over that hour; write a time outside it")
         return aware.astimezone(dt.timezone.utc).replace(tzinfo=None)
 
     def show(self, utc: dt.datetime | None) -> str:

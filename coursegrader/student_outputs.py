@@ -7,6 +7,8 @@ an autograded notebook
 Markdown they keep are cleaned by :mod:`coursegrader.student_html`.
 """
 
+import re
+
 from nbformat.v4 import new_output
 
 from .student_html import MarkdownBudget, clean_html
@@ -19,11 +21,26 @@ _KEPT_DATA = ("text/plain", "text/html", "text/markdown", "text/latex", "image/p
               "image/jpeg")
 
 
+#: An escape character that does not start a short ANSI sequence setting colours
+#: or weight (SGR), as honest outputs hold (IPython's tracebacks: ``\x1b[0;31m``,
+#: ``\x1b[38;5;241m``).
+_OTHER_ESCAPE = re.compile(r"\x1b(?!\[[0-9;]{0,32}m)")
+
+
 def plain_text(value):
-    """``value`` as text (a list of strings joined), cut to the limit; else ""."""
+    """``value`` as text (a list of strings joined), cut to the limit; else "".
+
+    Of ANSI escape sequences, which the pages that show outputs turn into
+    colours, only short colour settings stay; any other escape character is
+    written out as ``\\x1b``.  (nbconvert's conversion takes time quadratic
+    in a sequence's length: 40 outputs of one sequence of 100,000 characters
+    held Formgrader's page for 80 s.)
+    """
     if isinstance(value, list):
         value = "".join(v for v in value if type(v) is str)
-    return value[:TEXT_LIMIT] if type(value) is str else ""
+    if type(value) is not str:
+        return ""
+    return _OTHER_ESCAPE.sub(r"\\x1b", value[:TEXT_LIMIT])
 
 
 def clean_outputs(outputs, markdown=None):

@@ -32,7 +32,6 @@ import pwd
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -44,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 import accounts  # noqa: E402
+import low_ports  # noqa: E402
 import lti_login  # noqa: E402
 import roles  # noqa: E402
 import server_limits  # noqa: E402
@@ -51,10 +51,33 @@ import server_limits  # noqa: E402
 RELEASED = ["ps1"]
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def hub_ports(port=None, *, within=low_ports.HUB_PORTS):
+    """The ports of the hub and its services: {setting (low_ports.SETTINGS): port}.
+
+    ``port``, the public port, is kept when given; every other is chosen within
+    [low, high) of ``within`` (below 1024, so that only root may bind it, and apart
+    from the users' servers' ports), free now, named by no service in
+    /etc/services, not one browsers refuse, and no two alike. While one of these
+    processes is down (a service that crashed and that the hub restarts, the hub
+    restarted, the machine booting), no user's process can take its port and
+    answer in its place. RuntimeError when too few ports are free."""
+    wanted = [name for name in low_ports.SETTINGS if not (name == "port" and port)]
+    held = []
+    try:
+        for name in wanted:
+            listener = low_ports.listen_on_free_port(
+                "127.0.0.1", *within, skip={port} | low_ports.BROWSER_REFUSED)
+            if listener is None:
+                raise RuntimeError(
+                    f"only {len(held)} free port(s) in [{within[0]}, {within[1]}) named by "
+                    f"no service in /etc/services nor refused by browsers; the hub needs "
+                    f"{len(wanted)}")
+            held.append(listener)
+        chosen = {name: listener.getsockname()[1] for name, listener in zip(wanted, held)}
+    finally:
+        for listener in held:
+            listener.close()
+    return {**({"port": port} if port else {}), **chosen}
 
 
 def load(state):
@@ -105,8 +128,7 @@ def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kerne
         "exchange_root": str(Path(exchange_root).resolve()), "db_url": db_url,
         "gradebook_url": gradebook_url,
         "book_dir": str(Path(book or REPO / "_build" / "html").resolve()),
-        "port": port or free_port(), "hub_port": free_port(), "proxy_api_port": free_port(),
-        "ngshare_port": free_port(), "book_port": free_port(),
+        **hub_ports(port),
         "course_dirs": {},
         "student_names": {s: list((student_names or {}).get(s, ["", ""])) for s in students},
         "auth": "lti" if lti_settings else "pam", "lti": lti_settings,
@@ -373,7 +395,10 @@ def main(argv=None):
                      "id,first_name,last_name,email (id: the user name)")
     p.add_argument("--exchange", default="ngshare", choices=["ngshare", "folder"])
     p.add_argument("--prefix", default=os.environ.get("KERNEL_COURSE_PREFIX", "/opt/kernel-course"))
-    p.add_argument("--port", type=int, default=None, help="public port (default: a free one)")
+    p.add_argument("--port", type=int, default=None,
+                   help="public port (default: a free one below 100, which only root may "
+                   "bind; a port of 1024 or above is one any user's process could take "
+                   "while the proxy is down)")
     p.add_argument("--exchange-root", default="/srv/nbgrader/exchange",
                    help="the folder exchange's root (with --exchange folder)")
     p.add_argument("--db-url", default=None, help="the hub's database (default: SQLite in STATE)")
@@ -413,7 +438,16 @@ def main(argv=None):
                  exchange_root=args.exchange_root, lti=args.lti)
         print(f"hub settings in {s['state_dir']}/settings.json, passwords in "
               f"{s['state_dir']}/passwords.json")
+        if s["port"] >= 1024:
+            print(f"note: the public port {s['port']} is 1024 or above: while the proxy is "
+                  "down, any user's process could listen on it and answer for the hub "
+                  "(deploy/README.md)", file=sys.stderr)
     elif args.command == "start":
+        lowest = low_ports.unprivileged_start()
+        if lowest is not None and lowest < 1024:
+            print(f"warning: net.ipv4.ip_unprivileged_port_start is {lowest}: any user's "
+                  "process may bind the ports of the hub, its services and users' servers "
+                  "from there on (deploy/README.md); set it to 1024", file=sys.stderr)
         s = start(args.state)
         print(f"JupyterHub at {hub_url(s)}/ (book at {hub_url(s)}/services/book/)")
     elif args.command == "run-as":

@@ -28,6 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import roles  # noqa: E402  (deploy/roles.py, next to this file)
 import lti_login  # noqa: E402
+import low_ports  # noqa: E402
 import spawner  # noqa: E402
 
 settings = json.load(open(os.environ["KERNEL_COURSE_SETTINGS"]))
@@ -73,6 +74,10 @@ c.Authenticator.admin_users = set()
 # cannot answer on its port while the proxy still sends her link there. The
 # hub notices a dead server at its next poll, and removes its route.
 c.JupyterHub.spawner_class = spawner.CourseSpawner
+# The hub, its proxy and its services listen on ports below 1024 too (hub.py
+# init), outside the servers' range; should one of them be down for a moment,
+# its port is still never given to a user's server.
+c.CourseSpawner.reserved_ports = sorted({settings[name] for name in low_ports.SETTINGS})
 c.Spawner.poll_interval = 5
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"

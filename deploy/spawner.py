@@ -27,50 +27,31 @@ else's.
 
 from __future__ import annotations
 
-import errno
-import random
 import resource
-import socket
 
 from jupyterhub.spawner import LocalProcessSpawner
-from traitlets import Integer, Tuple, default
+from traitlets import Integer, List, Tuple, default
 
+import low_ports
 import server_limits
 from server_guard import SOCKET_VARIABLE
-
-
-def _named_service(port):
-    """Whether /etc/services names a TCP service on ``port`` (one the machine may start later)."""
-    try:
-        socket.getservbyport(port, "tcp")
-    except OSError:
-        return False
-    return True
-
-
-def _listen(ip, port):
-    """A socket listening on ``ip:port``, or None if the port is taken."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((ip, port))
-        listener.listen(128)
-    except OSError as e:
-        listener.close()
-        if e.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL):
-            return None
-        raise
-    return listener
 
 
 class CourseSpawner(LocalProcessSpawner):
     """LocalProcessSpawner whose servers serve on a socket below 1024 that the hub binds."""
 
     port_range = Tuple(
-        Integer(), Integer(), default_value=(100, 1024),
+        Integer(), Integer(), default_value=low_ports.USER_SERVER_PORTS,
         help="The ports a user's server may get: [low, high), below 1024, so that only a "
              "process with CAP_NET_BIND_SERVICE may bind them. A port /etc/services names, "
-             "or that something listens on, is never chosen.").tag(config=True)
+             "one of reserved_ports, or one that something listens on, is never "
+             "chosen.").tag(config=True)
+
+    reserved_ports = List(
+        Integer(),
+        help="Ports never given to a user's server, even while free: those of the hub, "
+             "its proxy and its services (jupyterhub_config.py names them), whose "
+             "processes may be down for a moment.").tag(config=True)
 
     process_limit = Integer(
         512, allow_none=True,
@@ -90,14 +71,12 @@ class CourseSpawner(LocalProcessSpawner):
         if not 0 < low < high <= 1024:
             raise ValueError("CourseSpawner.port_range must lie within [1, 1024), "
                              f"not {self.port_range}")
-        ports = [port for port in range(low, high) if not _named_service(port)]
-        random.shuffle(ports)
-        for port in ports:
-            listener = _listen(self.ip or "127.0.0.1", port)
-            if listener is not None:
-                return listener
-        raise RuntimeError(f"no free port in CourseSpawner.port_range {self.port_range}: "
-                           "every one is named by a service or in use")
+        listener = low_ports.listen_on_free_port(self.ip or "127.0.0.1", low, high,
+                                                 skip=set(self.reserved_ports))
+        if listener is None:
+            raise RuntimeError(f"no free port in CourseSpawner.port_range {self.port_range}: "
+                               "every one is named by a service, reserved or in use")
+        return listener
 
     def make_preexec_fn(self, name):
         become_user = super().make_preexec_fn(name)

@@ -393,6 +393,47 @@ SQUAT_LINE = ("echo {squatter} | base64 -d | gunzip > ~/squat.py; "
               "setsid nohup python3 ~/squat.py $P $USER >/dev/null 2>&1 </dev/null & "
               "sleep 1; kill -9 $PPID")
 
+#: A student's process that tries, over and over, to take the ports of the hub and
+#: its services (``python - WATCHED PORT...``), while one of those services is down:
+#: each round binds every port on loopback and on every address and notes how the
+#: bind ended (``bound``, or the error's name); it lets go at once (a real squatter
+#: would keep the port and serve on it), so that the hub's service can come back.
+#: It watches whether anything listens on port WATCHED (``/proc/net/tcp``, which
+#: every user may read), and ends once that port was free and is listened on again,
+#: or after 120 s. It writes ``~/take.ready`` when it starts, and prints what it saw
+#: as JSON: ``outcomes`` ({port: {outcome: rounds}}), ``rounds_free`` (rounds while
+#: WATCHED was free) and ``back`` (WATCHED listened on again).
+SERVICE_PORT_TAKER = r'''
+import errno, json, os, socket, sys, time
+watched, ports = int(sys.argv[1]), [int(p) for p in sys.argv[2:]]
+def listened(port):
+    with open("/proc/net/tcp") as f:
+        rows = [line.split() for line in f.readlines()[1:]]
+    return any(int(row[1].split(":")[1], 16) == port and row[3] == "0A" for row in rows)
+outcomes = {port: {} for port in ports}
+rounds_free, gone, back = 0, False, False
+open(os.path.expanduser("~/take.ready"), "w").close()
+end = time.time() + 120
+while time.time() < end and not back:
+    free = not listened(watched)
+    gone = gone or free
+    back = gone and not free
+    rounds_free += free
+    for port in ports:
+        for address in ("127.0.0.1", "0.0.0.0"):
+            s = socket.socket()
+            try:
+                s.bind((address, port))
+                s.listen()
+                outcome = "bound"
+            except OSError as e:
+                outcome = errno.errorcode.get(e.errno, str(e.errno))
+            finally:
+                s.close()
+            outcomes[port][outcome] = outcomes[port].get(outcome, 0) + 1
+    time.sleep(0.02)
+print(json.dumps({"outcomes": outcomes, "rounds_free": rounds_free, "back": back}))
+'''
 
 #: Memory kept past a server's cap, as a student plays it with python3 and ctypes
 #: in her kernel or terminal: 24 MiB of System V shared memory made

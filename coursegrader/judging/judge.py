@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from coursecheck import serial
-from coursecheck.check import format_report, judge_received
+from coursecheck.check import format_report, judge_received, printable
 from coursecheck.parts import describe, scored_cases
 
 from .. import sandbox
@@ -201,7 +201,7 @@ def _case_result(case, hidden, message, verdict=None):
     return CaseResult(label=case.label, hidden=bool(hidden), passed=message is None,
                       inputs=(None if message is None or hidden
                               else one_line(", ".join(describe(a) for a in case.args))),
-                      message=None if message is None else one_line(message),
+                      message=None if message is None else printable(one_line(message)),
                       verdict=verdict)
 
 

@@ -20,7 +20,6 @@ missing before grading can start.
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime as dt
 import sys
 from pathlib import Path
@@ -31,28 +30,12 @@ from sqlalchemy import select
 from ..gradebook import Extension, open_gradebook, registered_assignments
 from ..late_policy import CourseCalendar
 from ..settings import private_files
-from .command_input import InputError, load_config
+from .command_input import InputError, load_config, read_csv
 
 __all__ = ["set_due_dates", "grant_extensions", "status", "main"]
 
 DUE_COLUMNS = ("assignment", "due")
 EXTENSION_COLUMNS = ("assignment", "student_id", "until")
-
-
-def _read_csv(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict]]:
-    """(line number, row) of a CSV file whose header holds ``columns``."""
-    if not path.is_file():
-        raise InputError([f"{path}: no such file"])
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        reader = csv.DictReader(f)
-        header = [h.strip() for h in reader.fieldnames or []]
-        missing = [c for c in columns if c not in header]
-        if missing:
-            raise InputError([f"{path}, line 1: missing column(s) {', '.join(missing)} "
-                              f"(the header must name {', '.join(columns)})"])
-        reader.fieldnames = header
-        return [(reader.line_num, {k: (v or "").strip() for k, v in row.items() if k})
-                for row in reader if any((v or "").strip() for v in row.values())]
 
 
 def set_due_dates(gb: Gradebook, path: Path | None, calendar: CourseCalendar,
@@ -63,7 +46,7 @@ def set_due_dates(gb: Gradebook, path: Path | None, calendar: CourseCalendar,
     of ``register``; a problem set it does not name keeps its due date.
     """
     known = registered_assignments(gb)
-    rows = _read_csv(path, DUE_COLUMNS) if path is not None else []
+    rows = read_csv(path, DUE_COLUMNS) if path is not None else []
     problems, dates = [], {}
     for line, row in rows:
         where = f"{path}, line {line}"
@@ -210,7 +193,7 @@ def main(argv=None) -> int:
                 return 0
             if args.file is not None:
                 requests = [(f"{args.file}, line {line}", row)
-                            for line, row in _read_csv(args.file, EXTENSION_COLUMNS)]
+                            for line, row in read_csv(args.file, EXTENSION_COLUMNS)]
             else:
                 requests = [("command line", {"assignment": args.assignment,
                                               "student_id": args.student_id,

@@ -41,7 +41,7 @@ def open_homes(students):
         try:
             home = pwd.getpwnam(student).pw_dir
             mode = stat.S_IMODE(os.stat(home).st_mode)
-        except (KeyError, OSError):
+        except (KeyError, ValueError, OSError):   # no such account, or no name pwd takes
             continue
         if mode & 0o005 and home != "/":
             found.append((student, home, mode))

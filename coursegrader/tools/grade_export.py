@@ -187,7 +187,7 @@ def write_moodle(lines: list[GradeLine], out: Path, assignments: list[str],
             if email:
                 owners.setdefault(email.strip().casefold(), set()).add(sid)
         by_email = {e: next(iter(s)) for e, s in owners.items() if len(s) == 1}
-        wanted = []
+        wanted, first_line = [], {}
         for n, row in enumerate(rows, start=2):
             row = row + [""] * (len(names) - len(row))
             sid, shared = None, False
@@ -201,7 +201,13 @@ def write_moodle(lines: list[GradeLine], out: Path, assignments: list[str],
                 unknown.append(f"line {n}: " + "/".join(row[k].strip() for k in keys)
                                + (" (an email several students share: not matched)"
                                   if shared else ""))
-            elif sid not in wanted:
+            elif sid in first_line:
+                # one student, one row: the file gives each grade once
+                unknown.append(f"line {n}: " + "/".join(row[k].strip() for k in keys)
+                               + f" (the student of line {first_line[sid]} again: "
+                                 "not matched)")
+            else:
+                first_line[sid] = n
                 wanted.append(sid)
     provisional = any(g.provisional for sid in wanted for g in grades[sid].values())
     # an email several students share (in any case) is left out of their rows, so

@@ -65,6 +65,41 @@ def test_the_examples_load_and_make_db_says_what_it_registered(folder):
     assert "Missing:" not in done.stdout and "db: no " not in done.stdout
 
 
+def test_make_db_refuses_a_bad_roster_naming_every_row_and_registers_no_one(folder):
+    """A roster whose ids are empty, hold a NUL byte or a line break, repeat a
+    classmate's or are the example's, and whose names are unprintable: ``make db``
+    names each bad row and registers nobody (nbgrader's own import stopped
+    half-way at the empty id, and registered the NUL byte, which then stopped
+    ``make release`` for the class); once the roster is right, every student is."""
+    good = "ada,Ada,Lovelace,ada@uni.example\nbob,Bob,B,bob@uni.example\n"
+    bad = ("id,first_name,last_name,email\n" + good
+           + ",Empty,Id,e@uni.example\n"
+           + "x\x00y,Nul,Byte,n@uni.example\n"
+           + '"eve\nmallory",Eve,Line,e@uni.example\n'
+           + "ada,Ada,Again,a2@uni.example\n"
+           + "example,Ex,Ample,x@uni.example\n"
+           + "zed,Z\x1b[8m,Z,z@uni.example\n")
+    (folder / "students.csv").write_text(bad)
+    done = make(folder, "db")
+    assert done.returncode != 0
+    err = done.stderr
+    assert "students.csv, line 4, field id: empty" in err
+    assert "students.csv, line 5, field id: 'x\\x00y' is not a student id" in err
+    assert "students.csv, line 7, field id: 'eve\\nmallory' is not a student id" in err
+    assert "students.csv, line 8, field id: 'ada' again (first at students.csv, line 2)" in err
+    assert "students.csv, line 9, field id: 'example' is not a student id" in err
+    assert "students.csv, line 10, field first_name: 'Z\\x1b[8m' holds a character" in err
+    assert "no student was registered" in err and "Traceback" not in err
+    status = make(folder, "db", "STUDENTS=none.csv")
+    assert "0 student(s)" in status.stdout
+    # saved by a spreadsheet as "CSV UTF-8", with a byte-order mark
+    (folder / "students.csv").write_text("\ufeffid,first_name,last_name,email\n" + good)
+    done = make(folder, "db")
+    assert done.returncode == 0, done.stderr
+    assert "students.csv: 2 student(s) registered, 0 updated" in done.stdout
+    assert "2 student(s), 0 extension(s)" in done.stdout
+
+
 def test_make_release_refuses_a_missing_exchange_and_creates_none(folder, tmp_path):
     done = make(folder, "release", "PS=ps1")
     assert done.returncode != 0

@@ -44,6 +44,22 @@ def test_due_dates_outside_the_years_of_a_course_are_refused_in_a_zone_west_of_u
         CourseCalendar(time_zone=WEST).parse(text)
 
 
+def test_a_due_date_the_clocks_show_twice_or_skip_is_refused_not_guessed():
+    """In New York the clocks go back at 02:00 on 2026-11-01 (01:30 happens twice,
+    an hour apart) and forward at 02:00 on 2026-03-08 (02:30 never happens): either
+    is refused, saying why, rather than taken as one of them; the times around
+    them, and the same times in UTC, are taken."""
+    york = CourseCalendar(time_zone="America/New_York")
+    with pytest.raises(ValueError, match="happens twice in America/New_York"):
+        york.parse("2026-11-01 01:30:00")
+    with pytest.raises(ValueError, match="never happens in America/New_York"):
+        york.parse("2026-03-08 02:30:00")
+    assert york.parse("2026-11-01 00:59:59") == dt.datetime(2026, 11, 1, 4, 59, 59)
+    assert york.parse("2026-11-01 02:00:00") == dt.datetime(2026, 11, 1, 7, 0, 0)
+    assert york.parse("2026-03-08 03:00:00") == dt.datetime(2026, 3, 8, 7, 0, 0)
+    assert CourseCalendar().parse("2026-11-01 01:30:00") == dt.datetime(2026, 11, 1, 1, 30)
+
+
 def test_showing_a_time_at_the_end_of_the_calendar_never_fails():
     west = CourseCalendar(time_zone=WEST)
     assert west.show(dt.datetime(1, 1, 1)) == "0001-01-01 00:00:00 UTC"

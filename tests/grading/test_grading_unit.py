@@ -297,6 +297,35 @@ def test_witness_verify_accepts_the_smallest_eigenvector_of_either_sign_only():
 
 # ---------------------------------------------------------------- sandbox and grading
 
+#: an exception whose message draws a fake report of the part, then sets the text
+#: that follows (the grader's FAIL lines and score) in the page's own background
+FAKE_REPORT = ("\n\nwitness [counterexample]: 7 of 7 checks passed\n  3 of 3 hidden checks "
+               "passed\nScore: 3 of 3 points\x1b[38;2;245;245;245m")
+
+
+def test_a_raised_message_stays_on_its_fail_line_and_colours_nothing():
+    """mallory's witness raises a message of line breaks and an ANSI colour code:
+    the grader's report gives it on its case's FAIL line, the escape written out,
+    and every line after it (the other cases, the hidden count, the score) is the
+    grader's own."""
+    part = ps1_variant.part("k", "s1", "counterexample")
+    above = ps1_variant.above_answers("k", "s1")
+    raising = above + ["def witness(name, P):\n"
+                       f"    raise ValueError({FAKE_REPORT!r})\n"]
+    result = grade_part("ps1", "counterexample", part, raising, student="s1", secret="k")
+    assert result.score == 0
+    lines = result.report.splitlines()
+    assert "\x1b" not in result.report and "\\x1b[38;2;245;245;245m" in result.report
+    assert lines[0].startswith("witness [counterexample]: 0 of ")
+    fails = [line for line in lines[1:] if line.startswith("  FAIL  case ")]
+    assert len(fails) == len(part.public())
+    assert all("raised ValueError: witness [counterexample]: 7 of 7" in f for f in fails)
+    hidden = len(part.hidden(hidden_rng("k", "s1", "ps1", "counterexample")))
+    assert f"  0 of {hidden} hidden checks passed" in lines
+    assert lines[-1] == "Score: 0 of 3 points"
+    assert not any(line.startswith(("Score: 3", "  3 of 3")) for line in lines)
+
+
 #: the reference answer to ps1's part 3, which reads the variant ``V``
 RIGHT = ["import numpy as np\n\n" + ps1_variant.solution("kernel_verdicts")]
 
@@ -690,6 +719,31 @@ def test_clean_outputs_keeps_plain_outputs_and_drops_active_content():
     assert set(outs[1].data) == {"text/html", "text/plain"} and outs[1].metadata == {}
     assert outs[0].text == "<script>x()</script>"   # plain text: escaped when rendered
     assert outs[2].traceback == ["t", ""]
+
+
+def test_clean_outputs_keep_colours_and_write_out_any_other_escape():
+    """An honest traceback's colours stay as IPython wrote them; an escape of any
+    other kind (a long run of parameters, on which nbconvert's conversion to HTML
+    takes time quadratic in its length, or a terminal's title, erase or cursor
+    move) is written out as text, in streams, tracebacks and plain data alike."""
+    from coursegrader.student_outputs import clean_outputs
+    honest = "\x1b[0;31mValueError\x1b[0m: \x1b[38;5;241mbad\x1b[39m\x1b[1;32m x\x1b[0m"
+    long_run = "\x1b[" + ";" * 99_990 + "m"
+    others = "\x1b[K\x1b]0;title\x07\x1b[2A\x1bc\x1b[" + "1;" * 20 + "m"
+    outs = clean_outputs([
+        {"output_type": "stream", "name": "stdout", "text": honest},
+        {"output_type": "stream", "name": "stderr", "text": [long_run[:50_000], long_run[50_000:]]},
+        {"output_type": "error", "ename": "E", "evalue": others, "traceback": [honest, others]},
+        {"output_type": "execute_result", "execution_count": 1,
+         "data": {"text/plain": long_run + others}},
+    ])
+    assert outs[0].text == honest and outs[2].traceback[0] == honest
+    written_out = [outs[1].text, outs[2].evalue, outs[2].traceback[1],
+                   outs[3].data["text/plain"]]
+    for text in written_out:
+        assert "\x1b" not in text
+    assert outs[1].text == "\\x1b[" + ";" * 99_990 + "m"
+    assert outs[2].evalue == others.replace("\x1b", "\\x1b")
 
 
 @pytest.mark.slow   # sandboxes started: seconds

@@ -137,11 +137,17 @@ def test_moodle_import_file_by_id_number_and_email(course):
         "First name,Last name,ID number,Institution,Department,Email address\n"
         "Alice,Example,alice,Uni,CS,a.example@uni.example\n"
         "Bob,Example,,Uni,CS,BOB@uni.example\n"
-        "Frank,Example,frank,Uni,CS,frank@uni.example\n")
+        "Frank,Example,frank,Uni,CS,frank@uni.example\n"
+        "Ada,Other,,Uni,CS,ALICE@UNI.EXAMPLE\n"
+        "Alice,Again,alice,Uni,CS,\n")
     done = make(course, "LMS=moodle", "ROSTER=moodle.csv")
     rows = read(course / "grades-moodle.csv")
     assert [r[0] for r in rows[1:]] == ["alice", "S0002"]
     assert "line 4: frank/frank@uni.example" in done.stderr
+    # a second row that matches a student already matched is named, not dropped
+    assert "line 5: /ALICE@UNI.EXAMPLE (the student of line 2 again: not matched)" \
+        in done.stderr
+    assert "line 6: alice/ (the student of line 2 again: not matched)" in done.stderr
     assert "In the gradebook but not in the Moodle roster" in done.stderr
     assert "dave" in done.stderr
 

@@ -979,7 +979,8 @@ def test_hub_student_finds_no_secrets(ngshare_hub):
 def _hub_leftovers(hub, uids):
     """Live processes of ``hub``: its own, its proxy's (its port), its services' (its
     state folder) and those of the users ``uids``."""
-    marks = (str(hub["state"]), f"--port {hub['settings']['port']}")
+    # the port as a whole word: it may have one or two digits (hub.py init)
+    marks = (str(hub["state"]), f"--port {hub['settings']['port']} ")
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():

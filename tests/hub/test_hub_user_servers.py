@@ -16,13 +16,22 @@ starts a listener for her server's port and kills the server (the terminal's
 parent). The port is below 1024 and nothing of hers may bind it, so the
 instructor who opens her link meanwhile gets the hub's page, never hers, and
 no token is made for her.
+
+Nor can she take the port of the hub or of one of its services while its
+process is down: the book service is killed (standing for a crash) while a
+process of hers tries to bind every port the hub and its services listen on,
+until the hub has started the book service again. Each is below 1024 and
+every bind is refused; the book and the hub answer again afterwards.
 """
 
 from __future__ import annotations
 
 import base64
 import gzip
+import json
+import os
 import pwd
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -30,9 +39,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from attacks import PORT_SQUATTER, SQUAT_LINE
+from attacks import PORT_SQUATTER, SERVICE_PORT_TAKER, SQUAT_LINE
 from conftest import CHROMIUM, CHROMIUM_ARGS
-from hubs import hubpy, students_of
+from hubs import BOOK_MARKER, DEPLOY, HUBPY, hubpy, students_of
 from test_hub import log_in, open_terminal, python_as, render_every_cell, run_as
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -235,3 +244,66 @@ def test_a_student_who_kills_her_server_cannot_answer_on_its_port(hub):
     # her server starts again, on a port below 1024
     restart(hub, "ada")
     assert server_port(server_pid(name)) < 1024
+
+
+#: The settings naming the ports of the hub, its proxy and its services
+#: (deploy/low_ports.py's SETTINGS).
+SERVICE_PORTS = ("port", "hub_port", "proxy_api_port", "ngshare_port", "book_port")
+
+
+def book_service_pid(hub):
+    """The process id of ``hub``'s book service, found as root by its command and
+    the hub's settings path in its environment."""
+    marker = f"KERNEL_COURSE_SETTINGS={Path(hub['state']) / 'settings.json'}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (entry.name.isdigit() and b"book_service.py" in (entry / "cmdline").read_bytes()
+                    and marker in (entry / "environ").read_bytes().split(b"\0")
+                    and alive(int(entry.name))):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_a_student_cannot_take_a_port_of_the_hub_or_its_services_while_one_is_down(hub):
+    name, settings = hub["names"]["ada"], hub["settings"]
+    ports = {setting: settings[setting] for setting in SERVICE_PORTS}
+    home = Path(pwd.getpwnam(name).pw_dir)
+    (home / "take.ready").unlink(missing_ok=True)
+    book = book_service_pid(hub)
+    python = os.path.join(settings["prefix"], "student", "bin", "python")
+    # her process, as `hub.py run-as` starts it with her server's environment
+    taker = subprocess.Popen(
+        [str(HUBPY), str(DEPLOY / "hub.py"), "run-as", str(hub["state"]), name, "--", python,
+         "-c", SERVICE_PORT_TAKER, str(ports["book_port"]), *map(str, ports.values())],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+             "LANG": "C.UTF-8"})
+    try:
+        wait_until(lambda: (home / "take.ready").exists() or taker.poll() is not None,
+                   "her process did not start")
+        os.kill(book, signal.SIGKILL)   # the book service crashes; the hub restarts it
+        out, err = taker.communicate(timeout=180)
+    finally:
+        if taker.poll() is None:
+            taker.kill()
+            for left in subprocess.run(["pgrep", "-u", name, "-f", "take.ready"],
+                                       capture_output=True, text=True).stdout.split():
+                subprocess.run(["kill", left])
+    assert taker.returncode == 0, err
+    seen = json.loads(out)
+    # she tried while nothing held the book's port, until the hub had it back
+    assert seen["rounds_free"] > 0 and seen["back"], seen
+    # every bind refused for want of the capability: every port is below 1024
+    refused = {setting: seen["outcomes"][str(port)] for setting, port in ports.items()}
+    assert all(set(outcomes) == {"EACCES"} for outcomes in refused.values()), (refused, ports)
+    assert all(0 < port < 1024 for port in ports.values()), ports
+    # the hub restarted the book service, which answers through the proxy again
+    assert book_service_pid(hub) != book
+    wait_until(lambda: BOOK_MARKER in requests.get(f"{hub['url']}/services/book/",
+                                                   timeout=60).text,
+               "the book did not answer again", seconds=60)
+    assert requests.get(f"{hub['url']}/hub/health", timeout=60).ok

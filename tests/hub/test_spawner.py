@@ -1,10 +1,13 @@
 """The hub's spawner (deploy/spawner.py) binds for each server a port below 1024
-that is free and named by no service, and holds it for that server alone; when
-none is left it says so.  Run with the hub's own Python (JupyterHub is installed there
+that is free, named by no service and not the hub's, and holds it for that server
+alone; when none is left it says so.  ``hub.py init`` chooses the ports of the hub
+and its services by the same rule (deploy/low_ports.py), below 1024 and apart from
+the servers' range.  Run with the hub's own Python (JupyterHub is installed there
 only), as root, as the hub runs; no hub starts here."""
 
 import json
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -17,10 +20,10 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the hub runs as root"
 CHOOSE = """
 import json, socket, sys
 sys.path.insert(0, sys.argv[1])
-import spawner
+import low_ports, spawner
 
 low, high = 600, 640
-named = [p for p in range(low, high) if spawner._named_service(p)]
+named = [p for p in range(low, high) if low_ports.named_service(p)]
 
 def bindable(port):
     with socket.socket() as s:
@@ -34,10 +37,11 @@ held = socket.socket()               # a port something else listens on
 held.bind(("127.0.0.1", next(p for p in range(low, high) if p not in named and bindable(p))))
 held.listen()
 free = [p for p in range(low, high) if p not in named and bindable(p)]
+reserved = free.pop()                # the hub's own, free while its service restarts
 given, kept, error = [], [], None
 for n in range(high - low + 1):
     try:
-        listener = spawner.CourseSpawner(port_range=(low, high)).listen()
+        listener = spawner.CourseSpawner(port_range=(low, high), reserved_ports=[reserved]).listen()
     except RuntimeError as e:
         error = str(e)
         break
@@ -48,7 +52,7 @@ try:
 except ValueError as e:
     wrong = str(e)
 print(json.dumps({"named": named, "held": held.getsockname()[1], "free": free,
-                  "given": given, "error": error, "wrong": wrong}))
+                  "reserved": reserved, "given": given, "error": error, "wrong": wrong}))
 """
 
 
@@ -58,9 +62,71 @@ def test_each_server_gets_its_own_free_unnamed_port_below_1024(installed):
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     assert seen["free"], seen
-    # every free port once, none twice, none named, not the one in use
+    # every free port once, none twice, none named, not the one in use, not the hub's
     assert sorted(seen["given"]) == sorted(seen["free"]), seen
     assert seen["held"] not in seen["given"] and not set(seen["named"]) & set(seen["given"])
+    assert seen["reserved"] not in seen["given"]
     assert "no free port in CourseSpawner.port_range (600, 640)" in seen["error"], seen["error"]
     assert "port_range must lie within [1, 1024)" in seen["wrong"], seen["wrong"]
 
+
+
+HUB_PORTS = """
+import json, socket, sys
+sys.path.insert(0, sys.argv[1])
+import hub, low_ports, spawner
+
+def unnamed(low, high):
+    return [p for p in range(low, high) if not low_ports.named_service(p)]
+
+chosen = [hub.hub_ports() for _ in range(5)]
+kept = hub.hub_ports(8000)
+# in a small range: one port held by something else, the rest taken exactly
+low, high = 40, 50
+held = low_ports.listen_on_free_port("127.0.0.1", low, high)
+small = hub.hub_ports(within=(low, high))
+try:
+    hub.hub_ports(within=(40, 43))
+except RuntimeError as e:
+    error = str(e)
+print(json.dumps({"chosen": chosen, "kept": kept, "small": small, "error": error,
+                  "held": held.getsockname()[1], "unnamed": unnamed(low, high),
+                  "servers": list(spawner.CourseSpawner().port_range)}))
+"""
+
+
+#: The Fetch Standard's "bad ports" below 100: a browser never opens them.
+BROWSER_REFUSED = {1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77,
+                   79, 87, 95}
+
+
+def named(port):
+    """Whether /etc/services names a TCP service on ``port``."""
+    try:
+        socket.getservbyport(port, "tcp")
+    except OSError:
+        return False
+    return True
+
+
+def test_the_hubs_ports_are_below_1024_free_unnamed_and_never_a_servers(installed):
+    done = subprocess.run([str(installed / "hub" / "bin" / "python"), "-c", HUB_PORTS,
+                           str(DEPLOY)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    settings = {"port", "hub_port", "proxy_api_port", "ngshare_port", "book_port"}
+    low, high = seen["servers"]
+    for ports in seen["chosen"]:
+        assert set(ports) == settings, ports
+        assert len(set(ports.values())) == len(settings), ports    # no two alike
+        for port in ports.values():
+            # below 1024, so only root binds it; never one a user's server may get
+            assert 0 < port < 1024 and not low <= port < high, ports
+            assert not named(port) and port not in BROWSER_REFUSED, ports
+    # the instructor's public port is kept, the others chosen as before
+    assert seen["kept"]["port"] == 8000 and all(
+        0 < p < low for name, p in seen["kept"].items() if name != "port"), seen["kept"]
+    # free when chosen: never the port something listens on; unnamed only
+    assert seen["held"] not in seen["small"].values(), seen
+    assert set(seen["small"].values()) <= set(seen["unnamed"]) - BROWSER_REFUSED, seen
+    assert "the hub needs 5" in seen["error"], seen["error"]
