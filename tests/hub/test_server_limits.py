@@ -143,6 +143,18 @@ def test_what_is_not_capped_is_said():
                          "server): unshare(CLONE_NEWIPC) refused: Operation not permitted")
 
 
+def test_where_no_ipc_namespace_can_be_made_the_hub_says_why():
+    # a process without CAP_SYS_ADMIN, as a hub in a container may be
+    probe = (DEPLOY / "server_limits.py").read_text() + "\nprint(ipc_namespace_refused())\n"
+    def become_nobody():
+        os.setgid(NOBODY.pw_gid)
+        os.setgroups([])
+        os.setuid(NOBODY.pw_uid)
+    done = subprocess.run([SYSTEM_PYTHON, "-c", probe], preexec_fn=become_nobody,
+                          capture_output=True, text=True, timeout=60, cwd="/")
+    assert done.stdout == "unshare(CLONE_NEWIPC) refused: Operation not permitted\n", done
+
+
 def test_the_hub_as_root_can_give_a_server_its_own_ipc_namespace_and_says_so(groups):
     own = os.readlink("/proc/self/ns/ipc")
     assert server_limits.ipc_namespace_refused() is None
