@@ -24,17 +24,17 @@ one else.
 import html
 
 import nbformat
-import numpy as np
 import pytest
 
 from conftest import copy_course, variant_value_pairs
 from coursecheck.check import call_and_judge
 from coursecheck.variants import bind
-from coursegrader.judging.problem_sets import graded_parts, hidden_module, hidden_rng
+from coursegrader.judging.problem_sets import graded_parts, hidden_module
 from coursegrader.judging.variants import submission_variant
 from coursegrader.judging.verdicts import right_verdicts
 from coursegrader.similarity.material import SimilarityCheck
 from coursegrader.tools.course import fill_answers
+from ps1_by_hand import answer_function, by_hand, earned, with_answers
 
 SECRET = "ps1-variants-secret"
 VARYING = {"quadratic_map", "kernel_verdicts", "counterexample"}
@@ -76,50 +76,6 @@ def counterexample_points(name):
 }
 
 
-def _scope(source, params):
-    """The source notebook's names, with ``V`` = ``params``: its reference answers."""
-    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in source.cells}
-    scope = {"print": lambda *a, **k: None}
-    exec(cells["setup"], scope)
-    scope["V"] = params
-    exec(cells["candidates"], scope)
-    for part_id in ("quadratic_map", "kernel_verdicts", "counterexample"):
-        exec(cells[f"{part_id}_answer"], scope)
-    return scope, cells
-
-
-def _by_hand(source, params):
-    """bob's answers to the parts that vary as he worked them out on his variant."""
-    scope, cells = _scope(source, params)
-    verdicts = {s["name"]: bool(scope["is_kernel"](s["name"])) for s in params["candidates"]}
-    witnesses = {name: scope["witness"](name, X).tolist()
-                 for name, X in params["samples"].items()}
-    quadratic = cells["quadratic_map_answer"]
-    assert 'V["c"]' in quadratic
-    return {
-        "quadratic_map": quadratic.replace('V["c"]', repr(params["c"])),
-        "kernel_verdicts": f"VERDICTS = {verdicts!r}\n\n\ndef is_kernel(name):\n"
-                           "    return VERDICTS[name]\n",
-        "counterexample": f"WITNESSES = {witnesses!r}\n\n\ndef witness(name, P):\n"
-                          "    return np.array(WITNESSES[name])\n",
-    }, verdicts
-
-
-def _answers(cell, func):
-    scope = {"np": np}
-    exec(cell, scope)
-    return scope[func]
-
-
-def _expected(course, student, part_id, answer):
-    """The score ``answer`` earns on ``student``'s variant, public and hidden cases."""
-    part = bind(graded_parts(course.root, "ps1")[part_id],
-                submission_variant(SECRET, "ps1", student).params)
-    cases = part.public() + part.hidden(hidden_rng(SECRET, student, "ps1", part_id))
-    passed = sum(call_and_judge(part, c, answer) is None for c in cases)
-    return round(part.points * passed / len(cases), 2)
-
-
 def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_varies(
         slow, tmp_path):
     course = copy_course(tmp_path, ["ps1"], secret=SECRET)
@@ -127,7 +83,7 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
     assert {pid for pid, p in parts.items() if p.varies} == VARYING
     source = course.source("ps1")
     variant = {s: submission_variant(SECRET, "ps1", s) for s in ("alice", "bob")}
-    bobs, bob_verdicts = _by_hand(source, variant["bob"].params)
+    bobs, bob_verdicts = by_hand(source, variant["bob"].params)
     verdict = hidden_module(course.root, "ps1").verdict
 
     def copy_fails(student):
@@ -135,7 +91,7 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
         least one of his verdicts is wrong there."""
         params = submission_variant(SECRET, "ps1", student).params
         counter = bind(parts["counterexample"], params)
-        witness = _answers(bobs["counterexample"], "witness")
+        witness = answer_function(bobs["counterexample"], "witness")
         return (params["c"] != variant["bob"].params["c"]
                 and all(call_and_judge(counter, c, witness) is not None
                         for c in counter.public())
@@ -162,11 +118,8 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
     for student in students:
         course.student(student, "fetch_assignment", "ps1")
         path = course.student_notebook_path(student, "ps1")
-        nb = fill_answers(nbformat.read(path, as_version=4), source)
-        for cell in nb.cells:
-            gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
-            if gid.endswith("_answer") and gid[:-len("_answer")] in cells[student]:
-                cell.source = cells[student][gid[:-len("_answer")]]
+        nb = with_answers(fill_answers(nbformat.read(path, as_version=4), source),
+                          cells[student])
         nbformat.write(nb, path)
         course.student(student, "submit", "ps1")
     course.nbgrader("collect", "ps1")
@@ -178,11 +131,11 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
     for student in ("alice", "bob"):
         assert {pid: scores[(student, pid)] for pid in parts} == full, student
     # carol: parts 1 and 4 lost, part 3 what bob's verdicts share with hers
-    shared = _expected(course, carol, "kernel_verdicts",
-                       _answers(bobs["kernel_verdicts"], "is_kernel"))
+    shared = earned(course.root, SECRET, "ps1", carol, "kernel_verdicts",
+                    answer_function(bobs["kernel_verdicts"], "is_kernel"))
     assert 0 < shared < 2
-    assert _expected(course, carol, "counterexample",
-                     _answers(bobs["counterexample"], "witness")) == 0.0
+    assert earned(course.root, SECRET, "ps1", carol, "counterexample",
+                  answer_function(bobs["counterexample"], "witness")) == 0.0
     assert {pid: scores[(carol, pid)] for pid in parts} == {
         **full, "quadratic_map": 0.0, "kernel_verdicts": pytest.approx(shared),
         "counterexample": 0.0}
@@ -190,8 +143,8 @@ def test_own_solved_copies_score_full_marks_and_copies_or_old_answers_lose_what_
     assert {pid: scores[("dave", pid)] for pid in parts} == {
         **full, "quadratic_map": 0.0, "kernel_verdicts": 0.0, "counterexample": 0.0}
     # eve: her own work, but bob's verdicts: part 3 where they happen to be hers
-    mixed = _expected(course, eve, "kernel_verdicts",
-                      _answers(bobs["kernel_verdicts"], "is_kernel"))
+    mixed = earned(course.root, SECRET, "ps1", eve, "kernel_verdicts",
+                   answer_function(bobs["kernel_verdicts"], "is_kernel"))
     assert mixed < 2
     assert {pid: scores[(eve, pid)] for pid in parts} == {
         **full, "kernel_verdicts": pytest.approx(mixed)}

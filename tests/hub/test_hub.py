@@ -11,10 +11,13 @@ accounts (names start with "kh" and a random tag), state folder and exchange:
   instructor's gradebook are on a private PostgreSQL server (tests/conftest.py):
   the browser test runs on it
   (Chromium driven by Playwright: students fetch, write, validate and submit;
-  the instructor collects, autogrades, grades a written answer by hand and
-  releases feedback; a student reads it; a hostile student's attacks on the
-  instructor's browser run nowhere and change no grade), then a student tries
-  to read another student's work through ngshare;
+  a classmate, cora, hands in ada's notebook worked out on ada's variant, from
+  her own JupyterLab terminal; the instructor collects, autogrades, grades a
+  written answer by hand and releases feedback; a student reads it; cora is
+  graded on her own variant, loses what ada's answers do not earn on it, and
+  her record and the feedback she fetches name her variant; a hostile
+  student's attacks on the instructor's browser run nowhere and change no
+  grade), then a student tries to read another student's work through ngshare;
 - the hub whose exchange is a shared folder, ``folder_hub``, started once per
   run and shared with test_hub_course_open.py (which has students of its own
   there): students (real Unix users, nbgrader on the command line) try to read
@@ -27,6 +30,7 @@ Outside CI a missing requirement (root, npm, Chromium, PostgreSQL) skips; in
 CI it fails.
 """
 
+import html
 import json
 import os
 import pwd
@@ -42,11 +46,15 @@ from pathlib import Path
 import nbformat
 import pytest
 import requests
+from coursegrader import record
+from coursegrader.judging.problem_sets import graded_parts
+from coursegrader.judging.variants import submission_variant
 from coursegrader.tools.course import fill_answers
 
 from conftest import CHROMIUM, CHROMIUM_ARGS
 from hubs import BOOK_MARKER, COURSE, DEPLOY, FULL_NAMES, SHOTS, course_hub, hubpy
 from attacks import HOSTILE, HOSTILE_CODE
+from ps1_by_hand import answer_function, by_hand, earned, with_answers
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,9 +65,15 @@ pytestmark = pytest.mark.timeout(3600)
 # -- the hubs -------------------------------------------------------------------
 # folder_hub is shared with every module (tests/hubs.py); these two are this
 # module's own
+
+#: the ngshare hub's class: FULL_NAMES, and cora, who hands in ada's notebook
+NGSHARE_CLASS = {**FULL_NAMES, "cora": ("Cora", "Sandel")}
+
+
 @pytest.fixture(scope="module")
 def ngshare_hub(slow, installed):
-    with course_hub("ngshare", db=True) as hub:
+    students = {who: (who[0], *full) for who, full in NGSHARE_CLASS.items()}
+    with course_hub("ngshare", db=True, students=students) as hub:
         yield hub
 
 
@@ -472,6 +486,25 @@ def submit_hostile(hub, source):
         done.stdout + done.stderr
 
 
+def copied_across_variants(hub, secret):
+    """ada's saved ps1 as cora copies it: the parts that vary as ada worked them out
+    by hand on her own variant (her notebook's answers read ``V``, which is right on
+    every variant), and the variant cell's output as ada's server prints it.
+
+    Returns the notebook, the answer cells of the parts that vary and that output."""
+    n = hub["names"]
+    home = Path(pwd.getpwnam(n["ada"]).pw_dir)
+    adas = nbformat.read(home / "ps1" / "ps1.ipynb", as_version=4)
+    cells, _ = by_hand(source_notebook(hub), submission_variant(secret, "ps1", n["ada"]).params)
+    nb = with_answers(adas, cells)
+    shown = python_as(hub, n["ada"], 'from coursecheck import variant; variant("ps1")')
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    cell, = (c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "variant")
+    cell.execution_count = 2
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=shown.stdout)]
+    return nb, cells, shown.stdout
+
+
 def open_submission(fg, name, submission_id):
     """Open a student's ps1 from Formgrader's gradebook (Manual Grading) the way
     an instructor clicks to it, names shown, and wait for its grading page."""
@@ -616,6 +649,34 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             # -- eve: her written answers and her outputs attack the grader's browser --
             submit_hostile(hub, source)
 
+            # -- cora: ada's notebook, worked out on ada's variant, copied into her
+            #    folder and handed in through ngshare from her own server's terminal ----
+            course_dir = Path(hub["settings"]["course_dirs"][n["teacher"]])
+            secret = (course_dir / ".grader_secret").read_text().strip()
+            variant = {who: submission_variant(secret, "ps1", n[who]) for who in ("ada", "cora")}
+            assert variant["ada"].label != variant["cora"].label
+            cora = pages["cora"] = log_in(browser, hub, "cora")
+            render_every_cell(cora, hub, "cora")
+            terminal = open_terminal(cora)
+            status, screen = run_in_terminal(
+                cora, terminal, "nbgrader fetch_assignment ps1 --course kernel-methods")
+            assert status == 0, screen
+            copied, worked, shown = copied_across_variants(hub, secret)
+            # the copy says it is ada's variant, as the hub showed it to her
+            assert f"Variant for {n['ada']} ({variant['ada'].label})" in shown, shown
+            cora_home = Path(pwd.getpwnam(n["cora"]).pw_dir)
+            nbformat.write(copied, cora_home / "ps1" / "ps1.ipynb")
+            user = pwd.getpwnam(n["cora"])
+            os.chown(cora_home / "ps1" / "ps1.ipynb", user.pw_uid, user.pw_gid)
+            # her own variant's public checks fail on the copy: she is warned and
+            # nothing goes in, until she submits it again as it is
+            status, screen = run_in_terminal(cora, terminal, submit)
+            assert status != 0 and "Not submitted yet" in screen, screen
+            assert "check(s) fail" in screen, screen
+            status, screen = run_in_terminal(cora, terminal, submit)
+            shot(cora, "cora-terminal")
+            assert status == 0 and "Submitted ps1 at" in screen, screen
+
             # -- the instructor, in Formgrader opened from the menu: collect, autograde,
             #    grade by hand, release feedback ----------------------------------------
             teacher = pages["teacher"] = log_in(browser, hub, "teacher")
@@ -629,7 +690,7 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             with fg.expect_navigation():
                 fg.locator('a:text("Manage Assignments")').click()
             fg.locator(f"{row} td.num-submissions a").wait_for()
-            assert fg.locator(f"{row} td.num-submissions").inner_text().strip() == "3"
+            assert fg.locator(f"{row} td.num-submissions").inner_text().strip() == "4"
             fg.locator(f"{row} td.num-submissions a").click()
             fg.wait_for_url("**/formgrader/manage_submissions/ps1")
             ada_row = f'tr:has(td.student-id:text-is("{n["ada"]}"))'
@@ -658,6 +719,32 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
                 # eve's code is the reference's: her attacks cost or earn nothing
                 eve = gb.find_submission_notebook("ps1", "ps1", n["eve"])
                 assert eve.code_score == max_code, eve.code_score
+                cora_code = gb.find_submission_notebook("ps1", "ps1", n["cora"]).code_score
+                auto = {who: {g.name: g.auto_score for g in gb.find_submission_notebook(
+                    "ps1", "ps1", n[who]).grades} for who in ("ada", "cora")}
+            # ada's own: every part's points. cora's copy, judged on her own variant:
+            # the parts that do not vary keep their points, each part that varies
+            # scores what ada's answers earn on cora's variant, so she loses the
+            # points of the parts that vary (of part 3, the verdicts of ada's that are
+            # wrong for cora's candidates of the same name)
+            parts = graded_parts(course_dir, "ps1")
+            varying = {pid for pid, p in parts.items() if p.varies}
+            assert varying
+            assert {pid: auto["ada"][pid] for pid in parts} == {
+                pid: pytest.approx(p.points) for pid, p in parts.items()}
+            kept = {pid: earned(course_dir, secret, "ps1", n["cora"], pid,
+                                answer_function(worked[pid], parts[pid].func))
+                    for pid in varying}
+            assert {pid: auto["cora"][pid] for pid in parts} == {
+                pid: pytest.approx(kept.get(pid, p.points), abs=0.01)
+                for pid, p in parts.items()}
+            lost = sum(parts[pid].points - kept[pid] for pid in varying)
+            assert lost > 0 and cora_code == pytest.approx(max_code - lost, abs=0.05)
+            # her record names the variant expected of her, never ada's
+            saved = record.load(course_dir / "autograded" / n["cora"] / "ps1", "ps1")
+            assert saved.variant == variant["cora"].label
+            assert {p.part: p.variant for p in saved.parts if p.part in varying} == {
+                pid: variant["cora"].label for pid in varying}
             assert max_written == 6   # part 5 (4 points) and part 6 (2 points), graded by hand
             total = max_code + max_written
             # Manual Grading > ps1 > ps1 > Ada's submission (names shown one by one);
@@ -730,7 +817,7 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             # her written parts graded, 0 points each, as Formgrader's grade API
             # records a score typed in (ada's were typed in the page above)
             with gradebook(hub) as gb:
-                for name in ("eve",):
+                for name in ("eve", "cora"):
                     for grade in gb.find_submission_notebook("ps1", "ps1", n[name]).grades:
                         if grade.needs_manual_grade:
                             grade.manual_score, grade.needs_manual_grade = 0, False
@@ -742,9 +829,9 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
                 names = {s.id: (s.first_name, s.last_name) for s in gb.students}
             # ada keeps what she was given, eve has what her code earns
             assert scores == {n["ada"]: (max_code + 5, total), n["bob"]: (0, total),
-                              n["eve"]: (max_code, total)}, scores
+                              n["eve"]: (max_code, total),
+                              n["cora"]: (pytest.approx(cora_code), total)}, scores
             # eve's feedback, as anyone's browser shows it: none of her attacks runs
-            course_dir = Path(hub["settings"]["course_dirs"][n["teacher"]])
             viewer = teacher.context.new_page()
             watch = watch_for_attacks(viewer)
             viewer.goto((course_dir / "feedback" / n["eve"] / "ps1" / "ps1.html")
@@ -757,7 +844,19 @@ def test_hub_end_to_end_in_chromium(ngshare_hub):
             assert "bold output" in seen["shown"], seen
             assert seen["pwned"] is None and seen["live"] == [], seen
             assert watch["dialogs"] == [] and watch["pwned"] == [], watch
-            assert names == {n[who]: full for who, full in FULL_NAMES.items()}, names
+            assert names == {n[who]: full for who, full in NGSHARE_CLASS.items()}, names
+
+            # -- cora fetches her feedback through ngshare: it names her own variant ----
+            done = run_as(hub, n["cora"], "nbgrader", "fetch_feedback", "ps1",
+                          "--course", COURSE, token=True)
+            assert done.returncode == 0, done.stdout + done.stderr
+            fetched = list((cora_home / "ps1" / "feedback").glob("*/ps1.html"))
+            assert len(fetched) == 1, fetched
+            hers = html.unescape(fetched[0].read_text())
+            expected = f"{n['cora']} ({variant['cora'].label})"
+            assert f"Variant for {expected}, as the grader drew it." in hers
+            assert f"Graded on the variant of {expected}." in hers
+            assert variant["ada"].label not in hers
 
             # -- ada reads her feedback in the Assignments tab -------------------------
             refresh_assignments(ada)
@@ -820,7 +919,7 @@ def test_hub_ngshare_keeps_students_apart(ngshare_hub):
     teacher = hubpy("token", hub["state"], n["teacher"]).stdout.strip()
     listed = call("GET", f"submissions/{COURSE}/ps1", teacher)["submissions"]
     assert sorted(sub["student_id"] for sub in listed) == sorted(
-        [n["ada"], n["bob"], n["eve"]]), listed
+        [n["ada"], n["bob"], n["eve"], n["cora"]]), listed
     ada_stamp = stamp(n["ada"], teacher)
     refused = {}
     for method, path, params, data in (
@@ -871,7 +970,7 @@ def test_hub_database_on_postgresql(ngshare_hub):
     course_dir = Path(hub["settings"]["course_dirs"][n["teacher"]])
     assert not (course_dir / "gradebook.db").exists()
     with gradebook(hub) as gb:
-        assert {s.id for s in gb.students} == {n["ada"], n["bob"], n["eve"]}
+        assert {s.id for s in gb.students} == {n["ada"], n["bob"], n["eve"], n["cora"]}
         assert [a.name for a in gb.assignments] == ["ps1"]
 
 
