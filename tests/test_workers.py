@@ -111,6 +111,11 @@ def test_unmarked_and_slow():
 
 def test_unmarked_and_fast():
     pass
+
+def test_blas_has_one_thread():
+    import numpy  # noqa: F401  (loads BLAS)
+    from threadpoolctl import threadpool_info
+    assert {{lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}} == {{1}}
 """
 
 SHARED = """
@@ -125,7 +130,8 @@ def expensive(slow):
 def _pytest_in_workers(tmp_path, *args):
     """pytest -n 2 in ``tmp_path`` with the suite's conftest.py as a plugin."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(tmp_path)])}
-    env.pop("PYTEST_XDIST_WORKER", None)
+    for name in ("PYTEST_XDIST_WORKER",) + workers.BLAS_THREADS:
+        env.pop(name, None)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup",
          "--no-loadscope-reorder", "-p", "conftest", "-p", "no:cacheprovider",
@@ -144,7 +150,7 @@ def test_in_workers_an_unmarked_slow_test_fails_and_a_twice_made_set_up_is_refus
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     assert "created: 2/2 workers" in out, out
-    assert "1 failed, 2 passed" in out, out
+    assert "1 failed, 3 passed" in out, out
     assert "test_unmarked_and_slow" in out and "is not marked slow but took" in out, out
 
     second = tmp_path / "second"

@@ -105,8 +105,22 @@ def _expensive_session_fixtures(item):
     return {name for name in item.fixturenames if name != "slow" and expensive(name)}
 
 
+#: BLAS's thread pools, one thread each in a worker (see pytest_configure).
+BLAS_THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def in_worker(config):
     return hasattr(config, "workerinput")
+
+
+def pytest_configure(config):
+    """In a worker, BLAS on one thread (unless set otherwise), for the worker and
+    what it starts: two workers on two cores each with a pool per core spin on
+    each other's cores, doubling the CPU a run takes and failing fast tests on
+    their CPU limit.  Set before any test module loads NumPy."""
+    if in_worker(config):
+        for name in BLAS_THREADS:
+            os.environ.setdefault(name, "1")
 
 
 @pytest.hookimpl(tryfirst=True)   # before xdist names each test's group after its mark
