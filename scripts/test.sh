@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Install what the test suite needs, then run the whole suite. Extra arguments
-# go to pytest.
+# Install what the test suite needs, then run the whole suite on two workers.
+# Extra arguments go to pytest (-n 0 runs it in one process).
 #   - the Python packages (requirements.txt);
 #   - Debian packages, when root and missing: Chromium (browser tests),
 #     bubblewrap (the grading sandbox), PostgreSQL (gradebook tests; they start
@@ -47,4 +47,6 @@ if [ "$(( ${#missing[@]} + ${#bare[@]} ))" -gt 0 ]; then
     fi
 fi
 
-exec python3 -m pytest "$@"
+# Two workers (pytest-xdist), one per core: most tests wait on a subprocess, so one
+# process leaves a core idle.  tests/workers.py keeps each set-up made once per run.
+exec python3 -m pytest -n 2 "$@"

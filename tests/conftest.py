@@ -37,8 +37,9 @@ from pathlib import Path
 import pytest
 
 #: The shared hub (tests/hubs.py) and graded classes (tests/graded_classes.py), seen
-#: by every module as one.
-pytest_plugins = ["hubs", "graded_classes"]
+#: by every module as one; how the suite is shared between xdist's workers
+#: (tests/workers.py).
+pytest_plugins = ["hubs", "graded_classes", "workers"]
 
 REPO = Path(__file__).resolve().parents[1]
 COURSE = REPO / "assignments"
@@ -117,8 +118,14 @@ def build_small_book(out, builder=None):
 
 @pytest.fixture(scope="session")
 def small_book_site(slow, tmp_path_factory):
-    """The small book's website, built once for every test that opens it."""
-    return build_small_book(tmp_path_factory.mktemp("small-book")) / "html"
+    """The small book's website, built once per run for every test that opens it
+    (the hub's tests and the book's, on either worker)."""
+    from workers import made_once   # imported once registered, so pytest rewrites its asserts
+
+    with made_once(tmp_path_factory, "small-book") as (folder, ready):
+        if not ready:
+            build_small_book(folder)
+    return folder / "_build" / "html"
 
 
 #: Where deploy/install.sh installs the course server's environments for the hub tests.
