@@ -165,7 +165,20 @@ def make(user, memory_bytes, processes, found=None):
                 remove(folder)
             continue
         groups[ctrl] = folder
+        if ctrl == "memory" and version == 2 and _no_socket_accounting():
+            missing["tcp"] = "the kernel was booted with cgroup.memory=nosocket"
     return groups, missing
+
+
+def _no_socket_accounting(cmdline="/proc/cmdline"):
+    """Whether v2 memory groups leave socket buffers uncharged (a boot option)."""
+    try:
+        with open(cmdline) as f:
+            words = f.read().split()
+    except OSError:
+        return False
+    return any("nosocket" in word.partition("=")[2].split(",")
+               for word in words if word.startswith("cgroup.memory="))
 
 
 def _write_tcp_limit(path, value):

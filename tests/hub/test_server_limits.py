@@ -1,9 +1,10 @@
 """The cgroups and the IPC namespace the hub's spawner puts each user's server in
 (deploy/server_limits.py): memory and processes capped for the server and
 everything it starts, groups its user cannot write, nothing left running once
-the hub removes them, and nothing left in shared memory.  As root, as the hub
-runs, with the machine's own cgroups (v1 or v2); no hub starts here
-(tests/hub/test_hub_server_limits.py plays it on one)."""
+the hub removes them, nothing left in shared memory however deep, socket buffers
+charged to her group, and a machine's table of open files she cannot fill.  As
+root, as the hub runs, with the machine's own cgroups (v1 or v2); no hub starts
+here (tests/hub/test_hub_server_limits.py plays it on one)."""
 
 import ctypes
 import importlib.util
@@ -303,11 +304,21 @@ def test_a_user_sees_and_attaches_no_segment_of_anyone_elses(groups):
 def test_a_chain_of_folders_thousands_deep_is_removed_and_stops_no_one(tmp_path):
     """The tester's chain: 1,500 nested folders of a student's in shared memory made
     the walk raise RecursionError, for every user's start and stop, and the chain
-    stayed.  Her clean-up removes it, a classmate's file inside it stays (and the
-    folders holding it are named), and a classmate's clean-up neither raises nor
-    touches it."""
+    stayed.  Her clean-up removes it (her file 1,200 folders down with it), a
+    classmate's file beside it stays, and a classmate's clean-up neither raises
+    nor touches it."""
     shm = tmp_path / "shm"
     shm.mkdir()
+    try:
+        play_the_chain(shm)
+    finally:
+        # rm walks without recursion too: a chain left by a failed run would make
+        # pytest's own clean-up of its temporary folders raise RecursionError
+        subprocess.run(["rm", "-rf", str(shm)], check=True)
+
+
+def play_the_chain(shm):
+    """Her chain of 1,500 folders in ``shm``, then a classmate's clean-up and hers."""
     fd = os.open(shm, os.O_RDONLY)
     for level in range(1500):
         os.mkdir("d", dir_fd=fd)
@@ -359,10 +370,27 @@ while held < 256 << 20 and time.monotonic() < end:
 print(held >> 20, flush=True)
 """
 
+#: As an unprivileged user in her group: 256 MiB of datagrams sent to UDP sockets of
+#: hers on loopback that she never reads; prints what was sent.
+UDP_FILL = """
+import socket
+held, socks, chunk = 0, [], b"x" * 8192
+tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+while held < 256 << 20:
+    r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    r.bind(("127.0.0.1", 0))
+    for _ in range(2000):
+        tx.sendto(chunk, r.getsockname()); held += len(chunk)
+    socks.append(r)
+print(held >> 20, flush=True)
+"""
+
 #: As root in a fresh network namespace: her group as the hub makes it (64 MiB),
-#: the fill run in it as nobody; prints the fill's exit code and what it held,
-#: then the TCP memory of the namespace in MiB (sockstat), while she holds it.
-TCP_PLAY = """
+#: a fill run in it as nobody; prints the fill's exit code (None: alive) and what
+#: it said, the namespace's buffers of the protocol in MiB (sockstat) while she
+#: holds them, and why her socket buffers are not charged, if they are not.
+SOCKET_PLAY = """
 import os, pwd, subprocess, sys
 sys.path.insert(0, sys.argv[1])
 import server_limits
@@ -374,29 +402,47 @@ def pre():
 try:
     fill = subprocess.Popen(["/usr/bin/python3", "-c", sys.argv[3]], preexec_fn=pre, cwd="/",
                             stdout=subprocess.PIPE, text=True)
-    held = fill.stdout.readline().strip()
-    tcp = next(int(l.split()[-1]) * 4 >> 10 for l in open("/proc/net/sockstat")
-               if l.startswith("TCP:"))
+    said = fill.stdout.readline().strip()
+    held = next(int(l.split()[-1]) * 4 >> 10 for l in open("/proc/net/sockstat")
+                if l.startswith(sys.argv[4] + ":"))
+    code = fill.poll()
     fill.kill(); fill.wait()
-    print(fill.returncode, held or "-", tcp, missing.get("tcp", ""))
+    print(code, said or "-", held, missing.get("tcp", ""))
 finally:
     server_limits.remove_all(sys.argv[2])
 """
 
 
+def play_socket_fill(fill, protocol):
+    """Play ``fill`` in her group in a fresh network namespace: (its exit code or
+    None, what it said, MiB in the namespace's ``protocol`` buffers, why her socket
+    buffers are not charged or '')."""
+    if server_limits.bases().get("memory", (None, 0))[1] != 1:
+        pytest.skip("cgroup v2 charges socket buffers to memory.max without a setting")
+    played = subprocess.run(["unshare", "-n", sys.executable, "-c", SOCKET_PLAY,
+                             str(DEPLOY), USER, fill, protocol],
+                            capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    code, said, held, why = (played.stdout.split(maxsplit=3) + [""])[:4]
+    return code, said, int(held), why.strip()
+
+
 def test_loopback_tcp_buffers_she_never_reads_are_held_by_her_cap():
     """The tester's fill: on cgroup v1, 512 MiB of loopback TCP buffers past a
     64 MiB cap, her group at 4 MiB, out of the machine's TCP pool.  Charged to her
-    group, the fill is stopped near her cap (her process killed, or refused)."""
-    if server_limits.bases().get("memory", (None, 0))[1] != 1:
-        pytest.skip("cgroup v2 charges socket buffers to memory.max without a setting")
-    played = subprocess.run(["unshare", "-n", sys.executable, "-c", TCP_PLAY, str(DEPLOY),
-                             USER, TCP_FILL], capture_output=True, text=True, timeout=120)
-    assert played.returncode == 0, played.stderr
-    code, held, tcp, why = (played.stdout.split(maxsplit=3) + [""])[:4]
+    group (memory.kmem.tcp.limit_in_bytes), the fill stops at about her cap."""
+    code, said, held, why = play_socket_fill(TCP_FILL, "TCP")
     assert why == "", why
-    assert int(tcp) <= 80, played.stdout      # MiB in the namespace's TCP buffers
-    assert held == "-" or int(held) <= 80, played.stdout
+    assert held <= 72, (code, said, held)
+    assert said == "-" or int(said) <= 72, (code, said, held)
+
+
+def test_loopback_udp_buffers_she_never_reads_are_held_by_her_cap():
+    """The same door by UDP: 136 MiB held past a 64 MiB cap.  On v1 the group's TCP
+    limit holds her UDP sockets' buffers too: what she sends past it is dropped."""
+    code, said, held, why = play_socket_fill(UDP_FILL, "UDP")
+    assert why == "", why
+    assert held <= 72, (code, said, held)
 
 
 def test_the_machines_table_of_open_files_is_raised_to_its_largest(tmp_path):
