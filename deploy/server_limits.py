@@ -284,7 +284,6 @@ def _remove_owned(root, uid, left):
             frame = stack[-1]
             if frame[3]:
                 name = frame[3].pop()
-                path = "/".join(f[1] for f in stack) + "/" + name
                 try:
                     info = os.stat(name, dir_fd=fd, follow_symlinks=False)
                     if not stat.S_ISDIR(info.st_mode):
@@ -297,7 +296,7 @@ def _remove_owned(root, uid, left):
                 except FileNotFoundError:
                     continue
                 except OSError as e:
-                    left.append(f"{path!r}: {e.strerror or e}")
+                    left.append(_named(stack, name, e))
                     continue
                 opened = os.fstat(child)
                 if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino):
@@ -307,7 +306,7 @@ def _remove_owned(root, uid, left):
                     names = os.listdir(child)
                 except OSError as e:
                     os.close(child)
-                    left.append(f"{path!r}: {e.strerror or e}")
+                    left.append(_named(stack, name, e))
                     continue
                 os.close(fd)
                 fd = child
@@ -332,11 +331,16 @@ def _remove_owned(root, uid, left):
                 except FileNotFoundError:
                     pass
                 except OSError as e:
-                    left.append("{!r}: {}".format(
-                        "/".join(f[1] for f in stack) + "/" + name, e.strerror or e))
+                    left.append(_named(stack, name, e))
         return True
     finally:
         os.close(fd)
+
+
+def _named(stack, name, error):
+    """The path of ``name`` in the folder atop ``stack``, quoted, and why it is left."""
+    path = "/".join(frame[1] for frame in stack) + "/" + name
+    return f"{path!r}: {error.strerror or error}"
 
 
 def own_ipc_namespace():
