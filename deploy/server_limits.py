@@ -391,7 +391,7 @@ def raise_file_max(proc_sys="/proc/sys"):
     The table is the machine's: once it is full, every open, socket and accept of
     a process without CAP_SYS_ADMIN fails, a classmate's server and kernels and
     the instructor's included.  Each open file is charged to its opener's memory
-    group (about 330 bytes), so one student's 2 GiB holds millions, more than a
+    group (260 to 330 bytes), so one student's 2 GiB holds millions, more than a
     table sized at boot from the machine's memory.  At its largest, her memory
     group alone bounds her files."""
     path = os.path.join(proc_sys, "fs", "file-max")

@@ -480,7 +480,7 @@ def test_where_the_table_cannot_be_raised_the_hub_says_why(tmp_path):
 
 def test_open_files_are_charged_to_her_memory_group(groups):
     """Why her memory cap bounds her files once the machine's table does not: each
-    open file costs her group memory (about 330 bytes measured here)."""
+    open file costs her group memory (260 to 330 bytes measured here)."""
     usage = Path(groups["memory"]) / ("memory.usage_in_bytes"
                                       if (Path(groups["memory"]) / "memory.usage_in_bytes").exists()
                                       else "memory.current")
