@@ -492,3 +492,28 @@ def test_open_files_are_charged_to_her_memory_group(groups):
     held = run_in(groups, code)
     assert held.returncode == 0, held.stderr
     assert int(held.stdout) > 19000 * 150, held.stdout
+
+
+def test_a_folder_she_moves_during_the_walk_sends_it_nowhere_else(tmp_path, monkeypatch):
+    """Folders she renames while the hub walks (here: her folder three deep moved to
+    the top as the walk lists it) make the walk go back up to a folder it did not
+    come from: it starts again from the top, removes all of hers, and keeps a
+    classmate's file."""
+    shm = tmp_path / "shm"
+    (shm / "a" / "b" / "c").mkdir(parents=True)
+    (shm / "a" / "b" / "c" / "hers.bin").write_text("x")
+    (shm / "theirs.bin").write_text("z")
+    for path in [shm / "a", shm / "a" / "b", shm / "a" / "b" / "c",
+                 shm / "a" / "b" / "c" / "hers.bin"]:
+        os.chown(path, NOBODY.pw_uid, NOBODY.pw_gid)
+    listdir, moved = os.listdir, []
+
+    def listdir_while_she_moves(where):
+        names = listdir(where)
+        if "hers.bin" in names and not moved:
+            os.rename(shm / "a" / "b", shm / "b")
+            moved.append(True)
+        return names
+    monkeypatch.setattr(server_limits.os, "listdir", listdir_while_she_moves)
+    assert server_limits.remove_shared_memory("nobody", roots=(str(shm),)) == []
+    assert moved and sorted(p.name for p in shm.iterdir()) == ["theirs.bin"]
