@@ -49,7 +49,7 @@ import time
 
 __all__ = ["CONTROLLERS", "SHARED_MEMORY", "make", "join", "remove", "remove_all",
            "remove_shared_memory", "own_ipc_namespace", "ipc_namespace_refused",
-           "describe"]
+           "describe", "raise_file_max"]
 
 CONTROLLERS = ("memory", "pids")
 #: Folders in memory that every user may write (tmpfs): what a user's server
@@ -57,6 +57,8 @@ CONTROLLERS = ("memory", "pids")
 SHARED_MEMORY = ("/dev/shm",)
 #: The prefix of every group this module makes (one per user: a server's).
 PREFIX = "kernel-course-"
+#: The v1 file that makes a memory group charge (and cap) its TCP socket buffers.
+TCP_LIMIT = "memory.kmem.tcp.limit_in_bytes"
 #: unshare(2)'s flag for a new IPC namespace (os.CLONE_NEWIPC from Python 3.12).
 CLONE_NEWIPC = 0x08000000
 #: unshare(2) of the C library, looked up once, in the hub: the process between
@@ -70,8 +72,12 @@ def _limits(ctrl, version, memory_bytes, processes):
     if ctrl == "pids":
         return [("pids.max", str(processes), True)]
     if version == 1:
+        # v1 charges TCP socket buffers to a group only once its kmem.tcp limit is
+        # set: without it, loopback connections she never reads held 512 MiB past
+        # a 64 MiB cap, out of the machine's TCP pool (v2 charges them to memory.max)
         return [("memory.limit_in_bytes", str(memory_bytes), True),
-                ("memory.memsw.limit_in_bytes", str(memory_bytes), False)]
+                ("memory.memsw.limit_in_bytes", str(memory_bytes), False),
+                (TCP_LIMIT, str(memory_bytes), False)]
     return [("memory.max", str(memory_bytes), True), ("memory.swap.max", "0", False)]
 
 
@@ -144,6 +150,11 @@ def make(user, memory_bytes, processes, found=None):
                 os.mkdir(folder, 0o755)
             for name, value, required in _limits(ctrl, version, memory_bytes, processes):
                 path = os.path.join(folder, name)
+                if name == TCP_LIMIT:
+                    why = _write_tcp_limit(path, value)
+                    if why:
+                        missing["tcp"] = why
+                    continue
                 if not required and not os.path.exists(path):
                     continue   # no swap accounting: the memory limit alone holds
                 with open(path, "w") as f:
@@ -154,7 +165,30 @@ def make(user, memory_bytes, processes, found=None):
                 remove(folder)
             continue
         groups[ctrl] = folder
+        if ctrl == "memory" and version == 2 and _no_socket_accounting():
+            missing["tcp"] = "the kernel was booted with cgroup.memory=nosocket"
     return groups, missing
+
+
+def _no_socket_accounting(cmdline="/proc/cmdline"):
+    """Whether v2 memory groups leave socket buffers uncharged (a boot option)."""
+    try:
+        with open(cmdline) as f:
+            words = f.read().split()
+    except OSError:
+        return False
+    return any("nosocket" in word.partition("=")[2].split(",")
+               for word in words if word.startswith("cgroup.memory="))
+
+
+def _write_tcp_limit(path, value):
+    """Set a v1 group's TCP buffer limit: why it could not be, or None."""
+    try:
+        with open(path, "w") as f:
+            f.write(value)
+    except OSError as e:
+        return f"{path}: {e.strerror or e}"
+    return None
 
 
 def join(groups):
@@ -193,36 +227,120 @@ def remove_all(user):
 
 
 def remove_shared_memory(user, roots=SHARED_MEMORY):
-    """Remove what ``user`` owns in ``roots`` (files, links, emptied folders).
+    """Remove what ``user`` owns in ``roots`` (files, links, emptied folders): the
+    paths it could not remove, with why ([] when all went).
 
     A file in a tmpfs is memory: while the server runs it counts against the
     server's memory group, but it outlives the server, and a fresh group each
     start let a student who stopped and started her server keep 2 GB more
     each time, until the machine ran out.  So the hub removes her files there
-    whenever it removes her groups.  It walks by open folders, never through a
-    link (``os.fwalk``), so a folder she swaps for a link meanwhile leads
-    nowhere else."""
+    whenever it removes her groups.
+
+    The walk is a loop, not a recursion, so no depth of folders (a chain of
+    thousands she made) stops it, and it holds two folders open at any depth:
+    it goes down by opening a folder found in the one open (never a link, never
+    another file system) and back up by ``..``, checked to be the folder it came
+    from.  Where she moved a folder meanwhile, the walk starts again from the
+    top (a few times at most).  Raises nothing: what it could not read or
+    remove is in the list it returns."""
     import pwd
-    import stat
     try:
         uid = pwd.getpwnam(user).pw_uid
     except KeyError:
-        return
+        return []
+    left = []
     for root in roots:
-        if not os.path.isdir(root):
-            continue
-        for _, dirs, files, fd in os.fwalk(root, topdown=False, follow_symlinks=False):
-            for name in files + dirs:
+        for _ in range(_RESTARTS):
+            try:
+                if _remove_owned(root, uid, left):
+                    break
+            except OSError as e:
+                left.append(f"{root}: {e.strerror or e}")
+                break
+        else:
+            left.append(f"{root}: folders moved during each of {_RESTARTS} walks")
+    return left
+
+
+#: How many times :func:`remove_shared_memory` starts a walk again when she moves
+#: a folder it is in.
+_RESTARTS = 3
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _remove_owned(root, uid, left):
+    """One walk of ``root``: remove what ``uid`` owns, deepest first; paths not
+    removed go to ``left``.  False when a folder was moved under it (walk again)."""
+    import stat
+    try:
+        fd = os.open(root, _DIRECTORY)
+    except FileNotFoundError:
+        return True
+    top = os.fstat(fd)
+    # one frame per open level: [(dev, ino), name in its parent, hers, names to visit]
+    stack = [[(top.st_dev, top.st_ino), root, False, os.listdir(fd)]]
+    try:
+        while stack:
+            frame = stack[-1]
+            if frame[3]:
+                name = frame[3].pop()
                 try:
                     info = os.stat(name, dir_fd=fd, follow_symlinks=False)
-                    if info.st_uid != uid:
+                    if not stat.S_ISDIR(info.st_mode):
+                        if info.st_uid == uid:
+                            os.unlink(name, dir_fd=fd)
                         continue
-                    if stat.S_ISDIR(info.st_mode):
-                        os.rmdir(name, dir_fd=fd)     # emptied above, unless not hers
-                    else:
-                        os.unlink(name, dir_fd=fd)
-                except OSError:
+                    if info.st_dev != top.st_dev:
+                        continue        # another file system mounted there
+                    child = os.open(name, _DIRECTORY, dir_fd=fd)
+                except FileNotFoundError:
                     continue
+                except OSError as e:
+                    left.append(_named(stack, name, e))
+                    continue
+                opened = os.fstat(child)
+                if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino):
+                    os.close(child)     # swapped meanwhile: not what was looked at
+                    continue
+                try:
+                    names = os.listdir(child)
+                except OSError as e:
+                    os.close(child)
+                    left.append(_named(stack, name, e))
+                    continue
+                os.close(fd)
+                fd = child
+                stack.append([(info.st_dev, info.st_ino), name, info.st_uid == uid, names])
+                continue
+            # every entry visited: back up to the parent, then remove this folder
+            stack.pop()
+            if not stack:
+                break
+            parent = os.open("..", _DIRECTORY, dir_fd=fd)
+            there = os.fstat(parent)
+            os.close(fd)
+            fd = parent
+            if (there.st_dev, there.st_ino) != stack[-1][0]:
+                return False
+            _, name, hers, _ = frame
+            if hers:
+                try:
+                    info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    if (info.st_dev, info.st_ino) == frame[0]:
+                        os.rmdir(name, dir_fd=fd)
+                except FileNotFoundError:
+                    pass
+                except OSError as e:
+                    left.append(_named(stack, name, e))
+        return True
+    finally:
+        os.close(fd)
+
+
+def _named(stack, name, error):
+    """The path of ``name`` in the folder atop ``stack``, quoted, and why it is left."""
+    path = "/".join(frame[1] for frame in stack) + "/" + name
+    return f"{path!r}: {error.strerror or error}"
 
 
 def own_ipc_namespace():
@@ -262,6 +380,36 @@ def ipc_namespace_refused():
             else f"the process trying unshare(CLONE_NEWIPC) died of signal {-code}")
 
 
+#: The largest fs.file-max the kernel takes (LONG_MAX), which systemd sets at boot.
+FILE_MAX = 2**63 - 1
+
+
+def raise_file_max(proc_sys="/proc/sys"):
+    """Raise the machine's table of open files (``fs.file-max``) to its largest:
+    (the value before, the value now, why it could not be raised or None).
+
+    The table is the machine's: once it is full, every open, socket and accept of
+    a process without CAP_SYS_ADMIN fails, a classmate's server and kernels and
+    the instructor's included.  Each open file is charged to its opener's memory
+    group (260 to 330 bytes), so one student's 2 GiB holds millions, more than a
+    table sized at boot from the machine's memory.  At its largest, her memory
+    group alone bounds her files."""
+    path = os.path.join(proc_sys, "fs", "file-max")
+    try:
+        with open(path) as f:
+            before = int(f.read())
+    except (OSError, ValueError) as e:
+        return None, None, f"{path} cannot be read: {getattr(e, 'strerror', None) or e}"
+    if before >= FILE_MAX:
+        return before, before, None
+    try:
+        with open(path, "w") as f:
+            f.write(str(FILE_MAX))
+    except OSError as e:
+        return before, before, f"{path} cannot be written: {e.strerror or e}"
+    return before, FILE_MAX, None
+
+
 def describe(groups, missing, memory_bytes, processes, ipc_refused=None):
     """One line for the hub's log: what caps this server, and what does not.
 
@@ -270,6 +418,8 @@ def describe(groups, missing, memory_bytes, processes, ipc_refused=None):
     said = []
     if "memory" in groups:
         said.append(f"memory {memory_bytes} bytes (cgroup {groups['memory']})")
+        if "tcp" in missing:
+            said.append(f"TCP buffers NOT charged to it: {missing['tcp']}")
     else:
         said.append(f"memory NOT capped: {missing['memory']}")
     if "pids" in groups:

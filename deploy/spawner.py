@@ -27,6 +27,7 @@ else's.
 
 from __future__ import annotations
 
+import asyncio
 import resource
 
 from jupyterhub.spawner import LocalProcessSpawner
@@ -105,34 +106,45 @@ class CourseSpawner(LocalProcessSpawner):
         self._ipc_refused = server_limits.ipc_namespace_refused()
         line = server_limits.describe(self._groups, missing, self.mem_limit,
                                       self.process_limit, self._ipc_refused)
-        capped = ("memory" in self._groups and self._ipc_refused is None
+        capped = ("memory" in self._groups and "tcp" not in missing
+                  and self._ipc_refused is None
                   and ("pids" in self._groups or self.process_limit is None))
         (self.log.info if capped else self.log.warning)(
             "Server of %s capped: %s", self.user.name, line)
 
-    def remove_limits(self):
+    async def remove_limits(self):
         """Remove this server's cgroups, killing whatever of the user's is left in
         them (the last of its processes: its IPC namespace goes with them), and the
-        user's files in shared memory, which would outlive them."""
-        # found by the user's name, so also those of a server an earlier hub started
-        server_limits.remove_all(self.user.name)
-        server_limits.remove_shared_memory(self.user.name)
+        user's files in shared memory, which would outlive them.
+
+        Run in a thread, off the hub's event loop (a walk of /dev/shm takes as long
+        as what is in it), and never raises: what could not be removed is logged,
+        named, and the start, stop or poll that asked goes on."""
+        user = self.user.name
         self._groups = {}
+        try:
+            # found by the user's name, so also those of a server an earlier hub started
+            left = await asyncio.to_thread(_remove_users_limits, user)
+        except Exception:
+            self.log.exception("Could not remove the cgroups or shared memory of %s", user)
+            return
+        for what in left:
+            self.log.warning("Could not remove %s's %s", user, what)
 
     async def poll(self):
         status = await super().poll()
         if status is not None:
-            self.remove_limits()   # the server died: nothing it started lives on
+            await self.remove_limits()   # the server died: nothing it started lives on
         return status
 
     async def stop(self, now=False):
         try:
             await super().stop(now=now)
         finally:
-            self.remove_limits()
+            await self.remove_limits()
 
     async def start(self):
-        self.remove_limits()   # what a hub that was killed left behind
+        await self.remove_limits()   # what a hub that was killed left behind
         self.make_limits()
         # The socket is bound from here until the server exits: no other server
         # gets its port meanwhile, and the server needs no capability to serve.
@@ -144,7 +156,13 @@ class CourseSpawner(LocalProcessSpawner):
         try:
             return await super().start()
         except BaseException:
-            self.remove_limits()
+            await self.remove_limits()
             raise
         finally:
             listener.close()   # the hub's copy; the server holds its own
+
+
+def _remove_users_limits(user):
+    """Remove ``user``'s groups and her files in shared memory: what was left, named."""
+    server_limits.remove_all(user)
+    return [f"shared memory file {path}" for path in server_limits.remove_shared_memory(user)]

@@ -1,9 +1,10 @@
 """The cgroups and the IPC namespace the hub's spawner puts each user's server in
 (deploy/server_limits.py): memory and processes capped for the server and
 everything it starts, groups its user cannot write, nothing left running once
-the hub removes them, and nothing left in shared memory.  As root, as the hub
-runs, with the machine's own cgroups (v1 or v2); no hub starts here
-(tests/hub/test_hub_server_limits.py plays it on one)."""
+the hub removes them, nothing left in shared memory however deep, socket buffers
+charged to her group, and a machine's table of open files she cannot fill.  As
+root, as the hub runs, with the machine's own cgroups (v1 or v2); no hub starts
+here (tests/hub/test_hub_server_limits.py plays it on one)."""
 
 import ctypes
 import importlib.util
@@ -310,3 +311,221 @@ def test_a_user_sees_and_attaches_no_segment_of_anyone_elses(groups):
         assert any(s["shmid"] == shmid for s in segments())   # still there, outside
     finally:
         _libc.shmctl(shmid, IPC_RMID, None)
+
+
+def test_a_chain_of_folders_thousands_deep_is_removed_and_stops_no_one(tmp_path):
+    """The tester's chain: 1,500 nested folders of a student's in shared memory made
+    the walk raise RecursionError, for every user's start and stop, and the chain
+    stayed.  Her clean-up removes it (her file 1,200 folders down with it), a
+    classmate's file beside it stays, and a classmate's clean-up neither raises
+    nor touches it."""
+    shm = tmp_path / "shm"
+    shm.mkdir()
+    try:
+        play_the_chain(shm)
+    finally:
+        # rm walks without recursion too: a chain left by a failed run would make
+        # pytest's own clean-up of its temporary folders raise RecursionError
+        subprocess.run(["rm", "-rf", str(shm)], check=True)
+
+
+def play_the_chain(shm):
+    """Her chain of 1,500 folders in ``shm``, then a classmate's clean-up and hers."""
+    fd = os.open(shm, os.O_RDONLY)
+    for level in range(1500):
+        os.mkdir("d", dir_fd=fd)
+        os.chown("d", NOBODY.pw_uid, NOBODY.pw_gid, dir_fd=fd)
+        fd, old = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+        os.close(old)
+        if level == 1200:
+            os.close(os.open("hers.bin", os.O_CREAT | os.O_WRONLY, dir_fd=fd))
+            os.chown("hers.bin", NOBODY.pw_uid, NOBODY.pw_gid, dir_fd=fd)
+    os.close(fd)
+    (shm / "theirs.bin").write_text("z")
+
+    assert server_limits.remove_shared_memory("daemon", roots=(str(shm),)) == []
+    assert (shm / "d").is_dir()
+    assert server_limits.remove_shared_memory("nobody", roots=(str(shm),)) == []
+    assert sorted(p.name for p in shm.iterdir()) == ["theirs.bin"]
+
+
+def test_what_her_clean_up_cannot_remove_is_named_not_raised(tmp_path):
+    """A classmate's file deep in her folders keeps them: each one left is named."""
+    shm = tmp_path / "shm"
+    deep = shm / "x" / "y"
+    deep.mkdir(parents=True)
+    (deep / "theirs.bin").write_text("z")
+    for path in (shm / "x", deep):
+        os.chown(path, NOBODY.pw_uid, NOBODY.pw_gid)
+    left = server_limits.remove_shared_memory("nobody", roots=(str(shm),))
+    assert [line.split(":")[0] for line in left] == [repr(f"{shm}/x/y"), repr(f"{shm}/x")]
+    assert (deep / "theirs.bin").read_text() == "z"
+
+
+#: As an unprivileged user in her group: loopback TCP connections of hers that she
+#: never reads, filled for up to 15 s towards 256 MiB; prints what they hold.
+TCP_FILL = """
+import socket, time
+srv = socket.socket(); srv.bind(("127.0.0.1", 45000)); srv.listen(4096)
+held, conns, chunk, end = 0, [], b"x" * (1 << 16), time.monotonic() + 15
+while held < 256 << 20 and time.monotonic() < end:
+    c = socket.socket(); c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+    c.connect(("127.0.0.1", 45000)); a, _ = srv.accept()
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    c.setblocking(False)
+    t = time.monotonic()
+    try:
+        while held < 256 << 20 and time.monotonic() - t < 1: held += c.send(chunk)
+    except BlockingIOError:
+        pass
+    conns.append((c, a))
+print(held >> 20, flush=True)
+"""
+
+#: As an unprivileged user in her group: 256 MiB of datagrams sent to UDP sockets of
+#: hers on loopback that she never reads; prints what was sent.
+UDP_FILL = """
+import socket
+held, socks, chunk = 0, [], b"x" * 8192
+tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+while held < 256 << 20:
+    r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    r.bind(("127.0.0.1", 0))
+    for _ in range(2000):
+        tx.sendto(chunk, r.getsockname()); held += len(chunk)
+    socks.append(r)
+print(held >> 20, flush=True)
+"""
+
+#: As root in a fresh network namespace: her group as the hub makes it (64 MiB),
+#: a fill run in it as nobody; prints the fill's exit code (None: alive) and what
+#: it said, the namespace's buffers of the protocol in MiB (sockstat) while she
+#: holds them, and why her socket buffers are not charged, if they are not.
+SOCKET_PLAY = """
+import os, pwd, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+import server_limits
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+groups, missing = server_limits.make(sys.argv[2], 64 << 20, 64)
+nobody = pwd.getpwnam("nobody")
+def pre():
+    server_limits.join(groups); os.setgid(nobody.pw_gid); os.setgroups([]); os.setuid(nobody.pw_uid)
+try:
+    fill = subprocess.Popen(["/usr/bin/python3", "-c", sys.argv[3]], preexec_fn=pre, cwd="/",
+                            stdout=subprocess.PIPE, text=True)
+    said = fill.stdout.readline().strip()
+    held = next(int(l.split()[-1]) * 4 >> 10 for l in open("/proc/net/sockstat")
+                if l.startswith(sys.argv[4] + ":"))
+    code = fill.poll()
+    fill.kill(); fill.wait()
+    print(code, said or "-", held, missing.get("tcp", ""))
+finally:
+    server_limits.remove_all(sys.argv[2])
+"""
+
+
+def play_socket_fill(fill, protocol):
+    """Play ``fill`` in her group in a fresh network namespace: (its exit code or
+    None, what it said, MiB in the namespace's ``protocol`` buffers, why her socket
+    buffers are not charged or '')."""
+    if server_limits.bases().get("memory", (None, 0))[1] != 1:
+        pytest.skip("cgroup v2 charges socket buffers to memory.max without a setting")
+    played = subprocess.run(["unshare", "-n", sys.executable, "-c", SOCKET_PLAY,
+                             str(DEPLOY), USER, fill, protocol],
+                            capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    code, said, held, why = (played.stdout.split(maxsplit=3) + [""])[:4]
+    return code, said, int(held), why.strip()
+
+
+def test_loopback_tcp_buffers_she_never_reads_are_held_by_her_cap():
+    """The tester's fill: on cgroup v1, 512 MiB of loopback TCP buffers past a
+    64 MiB cap, her group at 4 MiB, out of the machine's TCP pool.  Charged to her
+    group (memory.kmem.tcp.limit_in_bytes), the fill stops at about her cap."""
+    code, said, held, why = play_socket_fill(TCP_FILL, "TCP")
+    assert why == "", why
+    assert held <= 72, (code, said, held)
+    assert said == "-" or int(said) <= 72, (code, said, held)
+
+
+def test_loopback_udp_buffers_she_never_reads_are_held_by_her_cap():
+    """The same door by UDP: 136 MiB held past a 64 MiB cap.  On v1 the group's TCP
+    limit holds her UDP sockets' buffers too: what she sends past it is dropped."""
+    code, said, held, why = play_socket_fill(UDP_FILL, "UDP")
+    assert why == "", why
+    assert held <= 72, (code, said, held)
+
+
+def test_the_machines_table_of_open_files_is_raised_to_its_largest(tmp_path):
+    """fs.file-max sized at boot (2,466,170 here) is filled by one student's 2 GiB
+    of open files; the hub raises it as systemd does, and says where it cannot."""
+    (tmp_path / "fs").mkdir()
+    (tmp_path / "fs" / "file-max").write_text("2466170\n")
+    assert server_limits.raise_file_max(str(tmp_path)) == (2466170, 2**63 - 1, None)
+    assert (tmp_path / "fs" / "file-max").read_text() == str(2**63 - 1)
+    assert server_limits.raise_file_max(str(tmp_path)) == (2**63 - 1, 2**63 - 1, None)
+
+
+READ_ONLY_PROC = """
+import os, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+import server_limits
+where = sys.argv[2]
+subprocess.run(["mount", "-t", "tmpfs", "tmpfs", where], check=True)
+os.mkdir(where + "/fs"); open(where + "/fs/file-max", "w").write("1000\\n")
+subprocess.run(["mount", "-o", "remount,ro", where], check=True)
+print(server_limits.raise_file_max(where))
+"""
+
+
+def test_where_the_table_cannot_be_raised_the_hub_says_why(tmp_path):
+    """A container's /proc/sys is read-only: the value stays, with the reason."""
+    (tmp_path / "proc").mkdir()
+    played = subprocess.run(["unshare", "-m", "--propagation", "private", sys.executable,
+                             "-c", READ_ONLY_PROC, str(DEPLOY), str(tmp_path / "proc")],
+                            capture_output=True, text=True, timeout=60)
+    assert played.returncode == 0, played.stderr
+    before, now, why = eval(played.stdout)
+    assert (before, now) == (1000, 1000) and "Read-only file system" in why, played.stdout
+
+
+def test_open_files_are_charged_to_her_memory_group(groups):
+    """Why her memory cap bounds her files once the machine's table does not: each
+    open file costs her group memory (260 to 330 bytes measured here)."""
+    usage = Path(groups["memory"]) / ("memory.usage_in_bytes"
+                                      if (Path(groups["memory"]) / "memory.usage_in_bytes").exists()
+                                      else "memory.current")
+    code = ("import os, sys, resource\n"
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (20000, 20000))\n"
+            f"before = int(open({str(usage)!r}).read())\n"
+            "fds = [os.open('/dev/null', os.O_RDONLY) for _ in range(19000)]\n"
+            f"print(int(open({str(usage)!r}).read()) - before)\n")
+    held = run_in(groups, code)
+    assert held.returncode == 0, held.stderr
+    assert int(held.stdout) > 19000 * 150, held.stdout
+
+
+def test_a_folder_she_moves_during_the_walk_sends_it_nowhere_else(tmp_path, monkeypatch):
+    """Folders she renames while the hub walks (here: her folder three deep moved to
+    the top as the walk lists it) make the walk go back up to a folder it did not
+    come from: it starts again from the top, removes all of hers, and keeps a
+    classmate's file."""
+    shm = tmp_path / "shm"
+    (shm / "a" / "b" / "c").mkdir(parents=True)
+    (shm / "a" / "b" / "c" / "hers.bin").write_text("x")
+    (shm / "theirs.bin").write_text("z")
+    for path in [shm / "a", shm / "a" / "b", shm / "a" / "b" / "c",
+                 shm / "a" / "b" / "c" / "hers.bin"]:
+        os.chown(path, NOBODY.pw_uid, NOBODY.pw_gid)
+    listdir, moved = os.listdir, []
+
+    def listdir_while_she_moves(where):
+        names = listdir(where)
+        if "hers.bin" in names and not moved:
+            os.rename(shm / "a" / "b", shm / "b")
+            moved.append(True)
+        return names
+    monkeypatch.setattr(server_limits.os, "listdir", listdir_while_she_moves)
+    assert server_limits.remove_shared_memory("nobody", roots=(str(shm),)) == []
+    assert moved and sorted(p.name for p in shm.iterdir()) == ["theirs.bin"]

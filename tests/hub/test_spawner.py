@@ -130,3 +130,62 @@ def test_the_hubs_ports_are_below_1024_free_unnamed_and_never_a_servers(installe
     assert seen["held"] not in seen["small"].values(), seen
     assert set(seen["small"].values()) <= set(seen["unnamed"]) - BROWSER_REFUSED, seen
     assert "the hub needs 5" in seen["error"], seen["error"]
+
+
+#: As root in a mount namespace of its own, whose /dev/shm is a fresh tmpfs: the
+#: tester's chain of 1,500 folders of nobody's there, then the spawner's clean-up
+#: for a classmate (daemon) and for her, as start, stop and a dead server's poll
+#: run it; then the same with a clean-up that fails outright.
+DEEP_SHARED_MEMORY = """
+import asyncio, json, logging, os, pwd, subprocess, sys, types
+sys.path.insert(0, sys.argv[1])
+import server_limits, spawner
+subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m,mode=1777", "tmpfs", "/dev/shm"],
+               check=True)
+nobody = pwd.getpwnam("nobody")
+def become_nobody():
+    os.setgid(nobody.pw_gid); os.setgroups([]); os.setuid(nobody.pw_uid)
+subprocess.run([sys.executable, "-c", '''
+import os
+fd = os.open("/dev/shm", os.O_RDONLY)
+for i in range(1500):
+    os.mkdir("d", dir_fd=fd); fd = os.open("d", os.O_RDONLY, dir_fd=fd)
+'''], preexec_fn=become_nobody, check=True)
+logged = []
+class Keep(logging.Handler):
+    def emit(self, record):
+        logged.append(record.getMessage())
+spawner.CourseSpawner().log.addHandler(Keep())
+def clean_up(name):
+    one = spawner.CourseSpawner(user=types.SimpleNamespace(name=name, id=1, url="/"))
+    try:
+        asyncio.run(one.remove_limits())
+        return "went on"
+    except BaseException as e:
+        return type(e).__name__
+seen = {"classmate": clean_up("daemon"), "chain_after_classmate": os.path.isdir("/dev/shm/d"),
+        "her": clean_up("nobody"), "chain_after_her": os.path.isdir("/dev/shm/d")}
+def broken(user, roots=None):
+    raise RuntimeError("walk failed")
+server_limits.remove_shared_memory = broken
+seen["broken"] = clean_up("daemon")
+seen["logged"] = logged
+print(json.dumps(seen))
+"""
+
+
+def test_a_students_deep_folders_in_shared_memory_stop_no_ones_server(installed):
+    """The tester's chain made every server's start and stop raise RecursionError in
+    the spawner's clean-up, and stayed.  A classmate's clean-up goes on past it,
+    hers removes it, and a clean-up that fails is logged, not raised."""
+    done = subprocess.run(["unshare", "-m", "--propagation", "private",
+                           str(installed / "hub" / "bin" / "python"), "-c",
+                           DEEP_SHARED_MEMORY, str(DEPLOY)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["classmate"] == "went on" and seen["chain_after_classmate"], seen
+    assert seen["her"] == "went on" and not seen["chain_after_her"], seen
+    assert seen["broken"] == "went on", seen
+    assert any("Could not remove the cgroups or shared memory of daemon" in line
+               for line in seen["logged"]), seen["logged"]
