@@ -448,15 +448,20 @@ def main(argv=None):
             print(f"warning: net.ipv4.ip_unprivileged_port_start is {lowest}: any user's "
                   "process may bind the ports of the hub, its services and users' servers "
                   "from there on (deploy/README.md); set it to 1024", file=sys.stderr)
-        before, now, why = server_limits.raise_file_max()
-        if why is not None:
-            print(f"warning: fs.file-max stays {before}: {why}. One student's processes "
-                  "may then fill the machine's table of open files, after which no one "
-                  "else's can open a file or a socket (deploy/README.md); raise it with "
-                  f"sysctl fs.file-max={server_limits.FILE_MAX}", file=sys.stderr)
-        elif now != before:
-            print(f"fs.file-max raised from {before} to {now}: each student's open files "
-                  "are bounded by her memory cgroup, not by the machine's table")
+        for setting, raised, largest, what, bound in (
+                ("fs.file-max", server_limits.raise_file_max, server_limits.FILE_MAX,
+                 "table of open files", "open files are bounded by her memory cgroup"),
+                ("kernel.pid_max", server_limits.raise_pid_max, server_limits.PID_MAX,
+                 "process ids", "processes are bounded by her pids cgroup")):
+            before, now, why = raised()
+            if why is not None:
+                print(f"warning: {setting} stays {before}: {why}. One student's processes "
+                      f"may then use up the machine's {what}, after which no one else's "
+                      "can (deploy/README.md); raise it with sysctl "
+                      f"{setting}={largest}", file=sys.stderr)
+            elif now != before:
+                print(f"{setting} raised from {before} to {now}: each student's {bound}, "
+                      "not by the machine's")
         s = start(args.state)
         print(f"JupyterHub at {hub_url(s)}/ (book at {hub_url(s)}/services/book/)")
     elif args.command == "run-as":

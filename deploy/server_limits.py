@@ -49,7 +49,7 @@ import time
 
 __all__ = ["CONTROLLERS", "SHARED_MEMORY", "make", "join", "remove", "remove_all",
            "remove_shared_memory", "own_ipc_namespace", "ipc_namespace_refused",
-           "describe", "raise_file_max"]
+           "describe", "raise_machine_limit", "raise_file_max", "raise_pid_max"]
 
 CONTROLLERS = ("memory", "pids")
 #: Folders in memory that every user may write (tmpfs): what a user's server
@@ -382,11 +382,34 @@ def ipc_namespace_refused():
 
 #: The largest fs.file-max the kernel takes (LONG_MAX), which systemd sets at boot.
 FILE_MAX = 2**63 - 1
+#: The largest kernel.pid_max of a 64-bit kernel (PID_MAX_LIMIT), which systemd sets
+#: at boot.
+PID_MAX = 2**22
+
+
+def raise_machine_limit(setting, largest, proc_sys="/proc/sys"):
+    """Raise the machine's ``setting`` (its path under ``/proc/sys``, e.g.
+    ``fs/file-max``) to ``largest`` where it is lower: (the value before, the value
+    now, why it could not be raised or None)."""
+    path = os.path.join(proc_sys, *setting.split("/"))
+    try:
+        with open(path) as f:
+            before = int(f.read())
+    except (OSError, ValueError) as e:
+        return None, None, f"{path} cannot be read: {getattr(e, 'strerror', None) or e}"
+    if before >= largest:
+        return before, before, None
+    try:
+        with open(path, "w") as f:
+            f.write(str(largest))
+    except OSError as e:
+        return before, before, f"{path} cannot be written: {e.strerror or e}"
+    return before, largest, None
 
 
 def raise_file_max(proc_sys="/proc/sys"):
-    """Raise the machine's table of open files (``fs.file-max``) to its largest:
-    (the value before, the value now, why it could not be raised or None).
+    """Raise the machine's table of open files (``fs.file-max``) to its largest
+    (:func:`raise_machine_limit`).
 
     The table is the machine's: once it is full, every open, socket and accept of
     a process without CAP_SYS_ADMIN fails, a classmate's server and kernels and
@@ -394,20 +417,18 @@ def raise_file_max(proc_sys="/proc/sys"):
     group (260 to 330 bytes), so one student's 2 GiB holds millions, more than a
     table sized at boot from the machine's memory.  At its largest, her memory
     group alone bounds her files."""
-    path = os.path.join(proc_sys, "fs", "file-max")
-    try:
-        with open(path) as f:
-            before = int(f.read())
-    except (OSError, ValueError) as e:
-        return None, None, f"{path} cannot be read: {getattr(e, 'strerror', None) or e}"
-    if before >= FILE_MAX:
-        return before, before, None
-    try:
-        with open(path, "w") as f:
-            f.write(str(FILE_MAX))
-    except OSError as e:
-        return before, before, f"{path} cannot be written: {e.strerror or e}"
-    return before, FILE_MAX, None
+    return raise_machine_limit("fs/file-max", FILE_MAX, proc_sys)
+
+
+def raise_pid_max(proc_sys="/proc/sys"):
+    """Raise the machine's largest process id (``kernel.pid_max``) to its largest
+    (:func:`raise_machine_limit`).
+
+    Process ids are the machine's: at the kernel's default of 32,768, 64 students
+    each at their 512 processes (``CourseSpawner.process_limit``) take them all,
+    and then no one can start a process, a classmate's kernel or the hub's
+    included.  At its largest (4,194,304), her pids group alone bounds her."""
+    return raise_machine_limit("kernel/pid_max", PID_MAX, proc_sys)
 
 
 def describe(groups, missing, memory_bytes, processes, ipc_refused=None):

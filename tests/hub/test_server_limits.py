@@ -467,6 +467,18 @@ def test_the_machines_table_of_open_files_is_raised_to_its_largest(tmp_path):
     assert server_limits.raise_file_max(str(tmp_path)) == (2**63 - 1, 2**63 - 1, None)
 
 
+def test_the_machines_process_ids_are_raised_to_their_largest(tmp_path):
+    """kernel.pid_max at the kernel's default, 32,768, is used up by 64 students at
+    their 512 processes each; the hub raises it to a 64-bit kernel's largest, as
+    systemd does, and leaves a larger one."""
+    (tmp_path / "kernel").mkdir()
+    (tmp_path / "kernel" / "pid_max").write_text("32768\n")
+    assert server_limits.raise_pid_max(str(tmp_path)) == (32768, 4194304, None)
+    assert (tmp_path / "kernel" / "pid_max").read_text() == "4194304"
+    assert server_limits.raise_pid_max(str(tmp_path)) == (4194304, 4194304, None)
+    assert 64 * 512 >= 32768   # the default's arithmetic, above
+
+
 READ_ONLY_PROC = """
 import os, subprocess, sys
 sys.path.insert(0, sys.argv[1])
