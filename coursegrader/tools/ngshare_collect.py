@@ -11,8 +11,8 @@ collect writes one student after another with nothing caught: a submission
 holding a folder ``timestamp.txt/`` made it raise at that student, every time,
 and nobody after her was collected. Here each student is collected alone, into
 a staging folder put in place whole; a submission with a path that is not a
-plain relative file path (:func:`path_problem`) is refused before anything is
-written; and the command collects everyone it can, then fails (a non-zero
+plain relative file path (:func:`coursegrader.plain_paths.path_problem`) is
+refused before anything is written; and the command collects everyone it can, then fails (a non-zero
 exit) naming each student not collected and why.
 """
 
@@ -23,40 +23,10 @@ import tempfile
 from ngshare_exchange.collect import ExchangeCollect as NgshareCollect
 
 from .. import dating
+from ..plain_paths import path_problem
 from .exchange_collect import service_dating
 
-__all__ = ["DatedNgshareCollect", "path_problem"]
-
-_REFUSED_CHARS = set('<>"\'\\')
-_MAX_PATH_CHARS = 255
-
-
-def path_problem(path):
-    """What is wrong with a file path of a submission, or None for a plain one.
-
-    Plain: relative, parts separated by ``/``, no empty, ``.`` or ``..`` part, no
-    part that starts with ``.``, no part named ``timestamp.txt`` (the collector
-    writes the service's time there), no control character and none of
-    ``<>"'\\``.
-    """
-    if not isinstance(path, str) or not path:
-        return "an empty path"
-    if len(path) > _MAX_PATH_CHARS:
-        return f"a path longer than {_MAX_PATH_CHARS} characters"
-    if any(ord(ch) < 32 or ord(ch) == 127 or 0x80 <= ord(ch) < 0xA0 for ch in path):
-        return "a control character in the path"
-    if _REFUSED_CHARS & set(path):
-        return "one of < > \" ' \\ in the path"
-    if path.startswith("/"):
-        return "an absolute path"
-    for part in path.split("/"):
-        if not part:
-            return "an empty part in the path"
-        if part.startswith("."):
-            return f"a part {part!r} that starts with '.'"
-        if part == dating.TIMESTAMP:
-            return f"a part named {dating.TIMESTAMP} (the collector writes the service's time there)"
-    return None
+__all__ = ["DatedNgshareCollect"]
 
 
 class DatedNgshareCollect(NgshareCollect):
