@@ -865,7 +865,8 @@ def test_hub_ngshare_answers_data_no_browser_runs(ngshare_hub):
     (a listing, an error, a 404, its former login) is JSON with nosniff and a CSP
     that runs nothing; in Chromium, the instructor logged in to the hub opens them
     with the attack's script in the hash, and nothing runs and no ngshare cookie is
-    set."""
+    set; a browser sending the instructor's token opens a listing that does hold
+    the markup name, and sees it as text."""
     from playwright.sync_api import sync_playwright
 
     hub, n = ngshare_hub, ngshare_hub["names"]
@@ -935,10 +936,26 @@ def test_hub_ngshare_answers_data_no_browser_runs(ngshare_hub):
                 assert dialogs == []
                 cookies = page.context.cookies()
                 assert not [c for c in cookies if c["name"].startswith("ngshare")], cookies
+                # a listing that does hold her markup as a name (a release: the wrapper
+                # checks submissions only), read by a browser that sends the token
+                planted = call("POST", f"assignment/{COURSE}/psm", "teacher", files=json.dumps(
+                    [notebook, {"path": MARKUP_FILE_NAME, "content": encoded("x")}]))
+                assert planted.json()["success"], planted.text
+                context = browser.new_context(extra_http_headers={
+                    "Authorization": f"token {tokens['teacher']}"})
+                reader = context.new_page()
+                reader.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+                reader.goto(f"{api}/assignment/{COURSE}/psm?list_only=true#{script}")
+                reader.wait_for_load_state("load")
+                seen = reader.evaluate("() => [document.contentType, document.title, "
+                                       "String(window.pwned), document.body.innerText]")
+                assert MARKUP_FILE_NAME in seen[3], seen   # shown, as text
+                assert seen[:3] == ["application/json", "", "undefined"] and dialogs == [], seen
             finally:
                 browser.close()
     finally:
-        call("DELETE", f"assignment/{COURSE}/psn", "teacher")
+        for problem_set in ("psn", "psm"):
+            call("DELETE", f"assignment/{COURSE}/{problem_set}", "teacher")
 
 
 def test_hub_database_on_postgresql(ngshare_hub):
