@@ -7,12 +7,22 @@ which loads this file by its path: the service's environment has no
 (:mod:`coursegrader.tools.ngshare_collect`). Standard library only.
 """
 
-__all__ = ["path_problem", "MAX_PATH_CHARS"]
+__all__ = ["path_problem", "left_out", "MAX_PATH_CHARS"]
 
 #: The file the collector writes the route's time to (:data:`coursegrader.dating.TIMESTAMP`).
 TIMESTAMP = "timestamp.txt"
 MAX_PATH_CHARS = 255
 _REFUSED_CHARS = frozenset('<>"\'\\')
+#: Folders JupyterLab writes beside every notebook a student opens, which
+#: nbgrader means to leave out of a submission (``CourseDirectory.ignore``), but
+#: ngshare_exchange's submit sends (it matches file names only): left out, not
+#: refused, so that an honest submission goes in.
+LEFT_OUT = frozenset({".ipynb_checkpoints"})
+
+
+def left_out(path):
+    """Whether a submitted file is JupyterLab's own, to be left out rather than taken."""
+    return isinstance(path, str) and any(part in LEFT_OUT for part in path.split("/"))
 
 
 def path_problem(path):

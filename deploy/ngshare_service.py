@@ -23,7 +23,9 @@ ngshare is a service on the hub's one origin (/services/ngshare/). As it ships:
 * a submission's file paths must be plain (``coursegrader/plain_paths.py``): no control
   character, none of ``<>"'\\``, no part that starts with ``.`` or is named
   ``timestamp.txt`` (the instructor's collect writes the service's time
-  there). Anything else is refused at submit with a JSON error naming the file.
+  there). JupyterLab's checkpoints (``.ipynb_checkpoints/``), which
+  ngshare_exchange's submit sends, are left out; anything else is refused at
+  submit with a JSON error naming the file.
 """
 
 import importlib.util
@@ -58,7 +60,7 @@ def _load_plain_paths():
     return module
 
 
-path_problem = _load_plain_paths().path_problem
+plain_paths = _load_plain_paths()
 
 
 def listen_on_service_host(self, port, address="", **kwargs):
@@ -114,12 +116,15 @@ def unpack_plain_paths(self, json_str, target):
     except ValueError:
         files = []   # ngshare's own unpacking says what is wrong with it
     if isinstance(files, list):
+        files = [entry for entry in files
+                 if not (isinstance(entry, dict) and plain_paths.left_out(entry.get("path")))]
         for entry in files:
             path = entry.get("path") if isinstance(entry, dict) else None
-            problem = path_problem(path)
+            problem = plain_paths.path_problem(path)
             if problem:
                 self.json_error(400, f"file {path!r} refused: {problem}; rename or remove "
                                      f"it in your problem set's folder, then submit again")
+        json_str = json.dumps(files)
     return _unpack(self, json_str, target)
 
 

@@ -23,6 +23,7 @@ import tempfile
 from ngshare_exchange.collect import ExchangeCollect as NgshareCollect
 
 from .. import dating
+from .. import plain_paths
 from ..plain_paths import path_problem
 from .exchange_collect import service_dating
 
@@ -72,8 +73,10 @@ class DatedNgshareCollect(NgshareCollect):
         submission = self._get_submission(self.coursedir.course_id, assignment, student)
         if submission is None:
             raise ValueError("ngshare did not send the submission")
-        files = submission["files"]
-        # the last file is the service's time, appended by ngshare_exchange
+        # the last file is the service's time, appended by ngshare_exchange;
+        # JupyterLab's checkpoints, which its submit sends, are left out
+        files = [entry for entry in submission["files"][:-1]
+                 if not plain_paths.left_out(entry.get("path"))] + submission["files"][-1:]
         for entry in files[:-1]:
             problem = path_problem(entry.get("path"))
             if problem:

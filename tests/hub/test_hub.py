@@ -892,9 +892,12 @@ def test_hub_ngshare_answers_data_no_browser_runs(ngshare_hub):
             assert r.status_code == 400 and r.json()["success"] is False, (name, r.text)
             assert repr(name) in r.json()["message"] and "refused" in r.json()["message"]
         # an honest submission with a data file in a folder goes in, and is listed
+        # (JupyterLab's checkpoint, which nbgrader's submit sends, left out)
         r = call("POST", f"submission/{COURSE}/psn", "ada",
                  files=json.dumps([notebook, {"path": "data/points.csv",
-                                              "content": encoded("1,2")}]))
+                                              "content": encoded("1,2")},
+                                   {"path": ".ipynb_checkpoints/psn-checkpoint.ipynb",
+                                    "content": encoded("{}")}]))
         assert r.json()["success"], r.text
         listing_path = f"submission/{COURSE}/psn/{n['ada']}?list_only=true"
         listed = call("GET", listing_path, "teacher")

@@ -113,7 +113,8 @@ def test_a_timestamp_folder_fails_her_submission_alone(ngshare, installed, tmp_p
          files=json.dumps([{"path": "ps1.ipynb", "content": encoded("{}")}]))
     # bob, then ada with a folder named timestamp.txt, then cy
     submissions = {
-        "bob": [{"path": "ps1.ipynb", "content": encoded('{"by": "bob"}')}],
+        "bob": [{"path": "ps1.ipynb", "content": encoded('{"by": "bob"}')},
+                {"path": ".ipynb_checkpoints/ps1-checkpoint.ipynb", "content": encoded("{}")}],
         "ada": [{"path": "ps1.ipynb", "content": encoded('{"by": "ada"}')},
                 {"path": "timestamp.txt/x", "content": encoded("x")}],
         "cy": [{"path": "ps1.ipynb", "content": encoded('{"by": "cy"}')}],
@@ -152,5 +153,6 @@ def test_a_timestamp_folder_fails_her_submission_alone(ngshare, installed, tmp_p
             folder = submitted / student / "ps1"
             assert json.loads((folder / "ps1.ipynb").read_text()) == {"by": student}
             assert (folder / "timestamp.txt").is_file()   # ngshare's time
+            assert not (folder / ".ipynb_checkpoints").exists()
         # nothing half-written of hers is left beside them
         assert not [p for p in os.listdir(submitted) if p.startswith(".")], os.listdir(submitted)
