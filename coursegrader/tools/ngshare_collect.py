@@ -12,8 +12,9 @@ holding a folder ``timestamp.txt/`` made it raise at that student, every time,
 and nobody after her was collected. Here each student is collected alone, into
 a staging folder put in place whole; a submission with a path that is not a
 plain relative file path (:func:`coursegrader.plain_paths.path_problem`) is
-refused before anything is written; and the command collects everyone it can, then fails (a non-zero
-exit) naming each student not collected and why.
+refused before anything is written (JupyterLab's checkpoints are left out);
+and the command collects everyone it can, then fails (a non-zero exit) naming
+each student not collected and why.
 """
 
 import os
