@@ -44,13 +44,16 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import plain_paths
+
 __all__ = ["Source", "Dating", "FILE", "TIMESTAMP", "EARLIEST", "check_time", "write",
            "read", "folder_time", "claimed_text"]
 
 #: The collector's account of a submission's time, beside the submission.
 FILE = "submission_time.json"
-#: The file nbgrader reads a submission's time from (written by the collector).
-TIMESTAMP = "timestamp.txt"
+#: The file nbgrader reads a submission's time from (written by the collector;
+#: no submitted file may be so named, :mod:`coursegrader.plain_paths`).
+TIMESTAMP = plain_paths.TIMESTAMP
 #: No submission of this course is older than this (naive UTC).
 EARLIEST = dt.datetime(2000, 1, 1)
 _CLAIM_CHARS = 120

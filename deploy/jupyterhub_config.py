@@ -163,5 +163,8 @@ if settings["exchange"] == "ngshare":
                     "--database", f"sqlite:///{os.path.join(STATE, 'ngshare.sqlite')}",
                     "--storage", os.path.join(STATE, "ngshare-files")],
         "environment": OURS,
-        "oauth_no_confirm": True,
+        # nbgrader's exchange calls ngshare with the API token of the user's
+        # server; ngshare has no browser login (deploy/ngshare_service.py), no
+        # page for the Services menu, and the hub approves no login for it unasked
+        "display": False,
     })

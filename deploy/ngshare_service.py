@@ -1,28 +1,147 @@
-"""Run ngshare as a JupyterHub service, listening only where the hub expects it.
+"""Run ngshare as a JupyterHub service: on the service's host only, answering
+data a browser never runs, with no browser login, taking only plain file names.
 
-ngshare's own entry point listens on every interface (0.0.0.0) at the port of
-$JUPYTERHUB_SERVICE_URL, as a Kubernetes pod must. On one server the service
-is reached through the hub's proxy on loopback, so this starts ngshare with
-the same arguments but binds the host named in $JUPYTERHUB_SERVICE_URL.
+ngshare is a service on the hub's one origin (/services/ngshare/). As it ships:
+
+* it listens on every interface (0.0.0.0) at the port of
+  $JUPYTERHUB_SERVICE_URL, as a Kubernetes pod must. On one server the service
+  is reached through the hub's proxy on loopback, so it binds the host named in
+  $JUPYTERHUB_SERVICE_URL instead;
+* it answers its JSON API with Tornado's default ``Content-Type: text/html``,
+  nothing escaped, and stores any file name without ``/``: a submitted file
+  named ``<svg onload=...>`` made the instructor's listing of that submission an
+  HTML page of the hub's origin running the student's script. Every answer
+  here (errors, redirects and 404s too) is ``application/json`` with
+  ``X-Content-Type-Options: nosniff`` and a Content-Security-Policy that lets
+  nothing load, run or frame it; errors and unknown paths answer a JSON
+  ``{"success": false, "message": ...}``;
+* it has a browser login (``oauth_callback``) that keeps the user's hub token
+  in a cookie scripts can read. nbgrader's exchange calls ngshare with the API
+  token of the user's server, in the Authorization header, so the login is
+  gone, a cookie is never taken for a user, and a call without a valid token
+  is refused (403), not sent to a login;
+* a submission's file paths must be plain (``coursegrader/plain_paths.py``): no control
+  character, none of ``<>"'\\``, no part that starts with ``.`` or is named
+  ``timestamp.txt`` (the instructor's collect writes the service's time
+  there). JupyterLab's checkpoints (``.ipynb_checkpoints/``), which
+  ngshare_exchange's submit sends, are left out; anything else is refused at
+  submit with a JSON error naming the file.
 """
 
+import importlib.util
+import json
 import os
 import sys
 from urllib.parse import urlparse
 
 from tornado.httpserver import HTTPServer
+from tornado.web import RequestHandler
 
 from ngshare import ngshare
 
 HOST = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"]).hostname
+HEADERS = {
+    "Content-Type": "application/json; charset=utf-8",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+}
 _listen = HTTPServer.listen
+
+
+def _load_plain_paths():
+    """coursegrader/plain_paths.py of this checkout (standard library only): the
+    course's one policy on submitted file names, without the grader's package."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, os.pardir, "coursegrader", "plain_paths.py")
+    spec = importlib.util.spec_from_file_location("plain_paths", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+plain_paths = _load_plain_paths()
 
 
 def listen_on_service_host(self, port, address="", **kwargs):
     return _listen(self, port, HOST, **kwargs)
 
 
-HTTPServer.listen = listen_on_service_host
+def json_headers(self):
+    for name, value in HEADERS.items():
+        self.set_header(name, value)
+
+
+def json_error_page(self, status_code, **kwargs):
+    self.finish(json.dumps({"success": False, "message": self._reason}))
+
+
+def not_found(self, *args, **kwargs):
+    self.set_status(404)
+    self.finish(json.dumps({"success": False, "message": "Not found"}))
+
+
+def no_browser_login(self, *args, **kwargs):
+    not_found(self)
+
+
+def token_from_header_only(self):
+    """The caller's hub token, from the Authorization header; never from a cookie."""
+    header = self.request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() in ("token", "bearer") and token.strip():
+        return token.strip()
+    return None
+
+
+_prepare = ngshare.MyRequestHandler.prepare
+
+
+def prepare_token_callers_only(self):
+    """ngshare's prepare; a caller without a valid token is refused here (403), never
+    sent to a login."""
+    _prepare(self)
+    if self.user is None:
+        self.json_error(403, "ngshare is called with a hub API token "
+                             "(Authorization: token ...); no token, or not a valid one")
+
+
+_unpack = ngshare.MyHelpers.json_files_unpack
+
+
+def unpack_plain_paths(self, json_str, target):
+    """ngshare's unpacking of a submission's files, after checking every path."""
+    try:
+        files = json.loads(json_str) if json_str is not None else []
+    except ValueError:
+        files = []   # ngshare's own unpacking says what is wrong with it
+    if isinstance(files, list):
+        files = [entry for entry in files
+                 if not (isinstance(entry, dict) and plain_paths.left_out(entry.get("path")))]
+        for entry in files:
+            path = entry.get("path") if isinstance(entry, dict) else None
+            problem = plain_paths.path_problem(path)
+            if problem:
+                self.json_error(400, f"file {path!r} refused: {problem}; rename or remove "
+                                     f"it in your problem set's folder, then submit again")
+        json_str = json.dumps(files)
+    return _unpack(self, json_str, target)
+
+
+def install():
+    """Change ngshare's handlers as this module's docstring says."""
+    HTTPServer.listen = listen_on_service_host
+    RequestHandler.set_default_headers = json_headers
+    RequestHandler.write_error = json_error_page
+    ngshare.NotFoundHandler.get = not_found
+    for method in ("get", "post", "put", "delete", "patch"):
+        setattr(ngshare.NotFoundHandler, method, not_found)
+        setattr(ngshare.JupyterHubLoginHandler, method, no_browser_login)
+    ngshare.MyRequestHandler.get_current_token = token_from_header_only
+    ngshare.MyRequestHandler.prepare = prepare_token_callers_only
+    ngshare.SubmitAssignment.json_files_unpack = unpack_plain_paths
+
 
 if __name__ == "__main__":
+    install()
     ngshare.main(sys.argv[1:])

@@ -457,3 +457,10 @@ ctypes.memset(address, 1, size)
 assert libc.shmdt(address) == 0
 print(os.getpid())
 """
+
+#: A file name that is a page's markup: a script run from the location's hash,
+#: wherever a listing of her files is shown as HTML.  A submission may also hold
+#: a folder named ``timestamp.txt`` (the name the collect writes the service's
+#: time to); both are file names she picks in her problem set's folder.
+MARKUP_FILE_NAME = "<svg onload=eval(decodeURIComponent(location.hash.slice(1)))>"
+TIMESTAMP_FOLDER_FILE = "timestamp.txt/x"

@@ -53,7 +53,7 @@ from coursegrader.tools.course import fill_answers
 
 from conftest import CHROMIUM, CHROMIUM_ARGS
 from hubs import BOOK_MARKER, COURSE, DEPLOY, FULL_NAMES, SHOTS, course_hub, hubpy
-from attacks import HOSTILE, HOSTILE_CODE
+from attacks import HOSTILE, HOSTILE_CODE, MARKUP_FILE_NAME, TIMESTAMP_FOLDER_FILE
 from ps1_by_hand import answer_function, by_hand, earned, with_answers
 
 
@@ -951,6 +951,113 @@ def test_hub_ngshare_keeps_students_apart(ngshare_hub):
     done = subprocess.run(["runuser", "-u", n["bob"], "--", "ls", ada_home],
                           capture_output=True, text=True)
     assert done.returncode != 0 and "Permission denied" in done.stderr, done.stderr
+
+
+NGSHARE_HEADERS = {"content-type": "application/json; charset=utf-8",
+                   "x-content-type-options": "nosniff",
+                   "content-security-policy": "default-src 'none'; frame-ancestors 'none'"}
+
+
+def test_hub_ngshare_answers_data_no_browser_runs(ngshare_hub):
+    """ada submits, with her own token, files named as markup or under timestamp.txt:
+    refused, each named. Every answer of ngshare the instructor's browser can get
+    (a listing, an error, a 404, its former login) is JSON with nosniff and a CSP
+    that runs nothing; in Chromium, the instructor logged in to the hub opens them
+    with the attack's script in the hash, and nothing runs and no ngshare cookie is
+    set; a browser sending the instructor's token opens a listing that does hold
+    the markup name, and sees it as text."""
+    from playwright.sync_api import sync_playwright
+
+    hub, n = ngshare_hub, ngshare_hub["names"]
+    api = hub["url"] + "/services/ngshare"
+    tokens = {who: hubpy("token", hub["state"], n[who]).stdout.strip()
+              for who in ("ada", "teacher")}
+
+    def call(method, path, who, **data):
+        return requests.request(method, f"{api}/{path}", data=data, timeout=60,
+                                headers={"Authorization": f"token {tokens[who]}"})
+
+    def encoded(text):
+        import base64
+        return base64.b64encode(text.encode()).decode()
+
+    notebook = {"path": "psn.ipynb", "content": encoded("{}")}
+    released = call("POST", f"assignment/{COURSE}/psn", "teacher", files=json.dumps([notebook]))
+    assert released.json()["success"], released.text
+    try:
+        for name in (MARKUP_FILE_NAME, TIMESTAMP_FOLDER_FILE, ".hidden", "tab\there"):
+            r = call("POST", f"submission/{COURSE}/psn", "ada",
+                     files=json.dumps([notebook, {"path": name, "content": encoded("x")}]))
+            assert r.status_code == 400 and r.json()["success"] is False, (name, r.text)
+            assert repr(name) in r.json()["message"] and "refused" in r.json()["message"]
+        # an honest submission with a data file in a folder goes in, and is listed
+        # (JupyterLab's checkpoint, which nbgrader's submit sends, left out)
+        r = call("POST", f"submission/{COURSE}/psn", "ada",
+                 files=json.dumps([notebook, {"path": "data/points.csv",
+                                              "content": encoded("1,2")},
+                                   {"path": ".ipynb_checkpoints/psn-checkpoint.ipynb",
+                                    "content": encoded("{}")}]))
+        assert r.json()["success"], r.text
+        listing_path = f"submission/{COURSE}/psn/{n['ada']}?list_only=true"
+        listed = call("GET", listing_path, "teacher")
+        assert sorted(f["path"] for f in listed.json()["files"]) == ["data/points.csv",
+                                                                      "psn.ipynb"]
+        # every answer: the listing, refusals, a 404, with a token and without
+        answers = {"listing": listed,
+                   "listing, no token": requests.get(f"{api}/{listing_path}", timeout=60),
+                   "refused": call("GET", f"submission/{COURSE}/psn/{n['teacher']}", "ada"),
+                   "404": call("GET", MARKUP_FILE_NAME, "teacher"),
+                   "405": call("PUT", "courses", "teacher"),
+                   "home": requests.get(f"{api}/", timeout=60, allow_redirects=False),
+                   "login": requests.get(f"{api}/oauth_callback?code=x", timeout=60,
+                                         allow_redirects=False)}
+        for what, r in answers.items():
+            got = {k: r.headers.get(k) for k in NGSHARE_HEADERS}
+            assert got == NGSHARE_HEADERS, (what, r.status_code, got)
+            assert "set-cookie" not in r.headers, (what, r.headers)
+            assert r.json()["success"] is (what == "listing"), (what, r.text)
+        assert answers["login"].status_code == 404
+
+        # the instructor's browser, logged in to the hub, opens each with a script
+        script = "document.title='PWNED';window.pwned=1"
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                page = log_in(browser, hub, "teacher")
+                dialogs = []
+                page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+                for path in (listing_path, f"submissions/{COURSE}/psn", MARKUP_FILE_NAME,
+                             "oauth_callback", ""):
+                    page.goto(f"{api}/{path}#{script}")
+                    page.wait_for_load_state("load")
+                    seen = page.evaluate("() => [document.contentType, document.title, "
+                                         "String(window.pwned), document.cookie]")
+                    assert seen[0] == "application/json" and seen[1] != "PWNED" \
+                        and seen[2] == "undefined", (path, seen)
+                    assert "ngshare" not in seen[3], (path, seen)
+                assert dialogs == []
+                cookies = page.context.cookies()
+                assert not [c for c in cookies if c["name"].startswith("ngshare")], cookies
+                # a listing that does hold her markup as a name (a release: the wrapper
+                # checks submissions only), read by a browser that sends the token
+                planted = call("POST", f"assignment/{COURSE}/psm", "teacher", files=json.dumps(
+                    [notebook, {"path": MARKUP_FILE_NAME, "content": encoded("x")}]))
+                assert planted.json()["success"], planted.text
+                context = browser.new_context(extra_http_headers={
+                    "Authorization": f"token {tokens['teacher']}"})
+                reader = context.new_page()
+                reader.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+                reader.goto(f"{api}/assignment/{COURSE}/psm?list_only=true#{script}")
+                reader.wait_for_load_state("load")
+                seen = reader.evaluate("() => [document.contentType, document.title, "
+                                       "String(window.pwned), document.body.innerText]")
+                assert MARKUP_FILE_NAME in seen[3], seen   # shown, as text
+                assert seen[:3] == ["application/json", "", "undefined"] and dialogs == [], seen
+            finally:
+                browser.close()
+    finally:
+        for problem_set in ("psn", "psm"):
+            call("DELETE", f"assignment/{COURSE}/{problem_set}", "teacher")
 
 
 def test_hub_database_on_postgresql(ngshare_hub):
