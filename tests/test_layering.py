@@ -281,8 +281,8 @@ def test_every_package_is_listed_for_installation():
 # a higher one.  Lowest first.
 LAYERS = [
     ("runners",),                                      # run inside the sandbox
-    ("settings", "secret", "markers", "startup", "late_policy", "dating", "student_html",
-     "mathml", "selfcheck", "book_sections", "spreadsheet"),
+    ("settings", "secret", "markers", "startup", "late_policy", "plain_paths", "dating",
+     "student_html", "mathml", "selfcheck", "book_sections", "spreadsheet"),
     ("sandbox", "record", "gradebook", "student_outputs"),
     ("judging",),
     ("similarity",),                                   # what the similarity check compares
