@@ -47,7 +47,7 @@ from pathlib import Path
 from . import plain_paths
 
 __all__ = ["Source", "Dating", "FILE", "TIMESTAMP", "EARLIEST", "check_time", "write",
-           "read", "folder_time", "claimed_text"]
+           "read", "newer_than_collected", "folder_time", "claimed_text"]
 
 #: The collector's account of a submission's time, beside the submission.
 FILE = "submission_time.json"
@@ -209,6 +209,18 @@ def read(folder):
         return Dating.from_json(data)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
+
+
+def newer_than_collected(folder, time):
+    """Whether a submission handed in at ``time`` (naive UTC, as the route dates it)
+    is newer than the one collected in ``folder``: True too when that one's time
+    was never written or cannot be read, so that a collect with ``--update``
+    replaces it."""
+    try:
+        existing = read(folder)
+    except ValueError:
+        existing = None
+    return existing is None or existing.time is None or time > existing.time
 
 
 def folder_time(path):

@@ -172,13 +172,7 @@ class NoLinkCollect(ExchangeCollect):
         dest = self.coursedir.format_path(self.coursedir.submitted_directory, student,
                                           assignment)
         if os.path.isdir(dest):
-            try:
-                existing = dating.read(dest)
-            except ValueError:
-                existing = None
-            newer = (existing is None or existing.time is None
-                     or record["changed"] > existing.time)
-            if not (self.update and newer):
+            if not (self.update and dating.newer_than_collected(dest, record["changed"])):
                 self.log.info("No newer submission to collect: %s %s", student, assignment)
                 return
             self.log.info("Updating submission: %s %s", student, assignment)

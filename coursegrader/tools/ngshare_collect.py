@@ -58,13 +58,7 @@ class DatedNgshareCollect(NgshareCollect):
         dest = self.coursedir.format_path(self.coursedir.submitted_directory, student,
                                           assignment)
         if os.path.isdir(dest):
-            try:
-                existing = dating.read(dest)
-            except ValueError:
-                existing = None
-            newer = (existing is None or existing.time is None
-                     or record["timestamp"] > existing.time)
-            if not (self.update and newer):
+            if not (self.update and dating.newer_than_collected(dest, record["timestamp"])):
                 self.log.info("No newer submission to collect (use --update): %s %s",
                               student, assignment)
                 return
