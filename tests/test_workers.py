@@ -162,7 +162,11 @@ def test_in_workers_an_unmarked_slow_test_fails_and_a_twice_made_set_up_is_refus
     out = done.stdout
     assert done.returncode == 1 and "2 errors" in out, out + done.stderr
     groups = repr([str(second / "test_a.py"), str(second / "test_b.py")])
-    assert out.count(f"the session fixture `expensive` is used by the groups {groups}") == 2, out
+    # each test's error names the fixture and both groups (the short summary at the
+    # end may repeat the message, cut or not to the terminal's width)
+    errors = out.split("=== ERRORS ===")[1].split("short test summary info")[0]
+    assert errors.count("ERROR at setup of test_it") == 2, out
+    assert errors.count(f"the session fixture `expensive` is used by the groups {groups}") == 2, out
 
 
 def workers_limit():
