@@ -240,9 +240,13 @@ def remove_shared_memory(user, roots=SHARED_MEMORY):
     thousands she made) stops it, and it holds two folders open at any depth:
     it goes down by opening a folder found in the one open (never a link, never
     another file system) and back up by ``..``, checked to be the folder it came
-    from.  Where she moved a folder meanwhile, the walk starts again from the
-    top (a few times at most).  Raises nothing: what it could not read or
-    remove is in the list it returns."""
+    from.  It enters only her own folders: another student who kept moving
+    folders of his own while the hub walked made it start again from the top
+    until it gave up, leaving her files.  Where she moved a folder of hers
+    meanwhile (her processes are stopped first), the walk starts again from the
+    top (a few times at most).  A file of hers in someone else's folder stays.
+    Raises nothing: what it could not read or remove is in the list it
+    returns."""
     import pwd
     try:
         uid = pwd.getpwnam(user).pw_uid
@@ -292,6 +296,8 @@ def _remove_owned(root, uid, left):
                         continue
                     if info.st_dev != top.st_dev:
                         continue        # another file system mounted there
+                    if info.st_uid != uid:
+                        continue        # someone else's folder: never entered
                     child = os.open(name, _DIRECTORY, dir_fd=fd)
                 except FileNotFoundError:
                     continue

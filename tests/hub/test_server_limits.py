@@ -518,6 +518,41 @@ def test_open_files_are_charged_to_her_memory_group(groups):
     assert int(held.stdout) > 19000 * 150, held.stdout
 
 
+def test_a_classmate_who_keeps_moving_his_folders_never_stops_her_clean_up(tmp_path,
+                                                                         monkeypatch):
+    """He (daemon) moves a folder of his own to another of his whenever the walk is
+    inside it, as a loop in his terminal moving it every millisecond would: the
+    walk had started again from the top each time until it gave up, leaving her
+    files; now it never enters his folders, removes all of hers, and leaves his."""
+    daemon = pwd.getpwnam("daemon")
+    shm = tmp_path / "shm"
+    (shm / "his-a" / "c").mkdir(parents=True)
+    (shm / "his-a" / "c" / "his.bin").write_text("z")
+    (shm / "hers" / "deep").mkdir(parents=True)
+    (shm / "hers" / "deep" / "b.bin").write_text("y" * 1000)
+    for path in [shm / "his-a", shm / "his-a" / "c", shm / "his-a" / "c" / "his.bin"]:
+        os.chown(path, daemon.pw_uid, daemon.pw_gid)
+    for path in [shm / "hers", shm / "hers" / "deep", shm / "hers" / "deep" / "b.bin"]:
+        os.chown(path, NOBODY.pw_uid, NOBODY.pw_gid)
+    listdir, flips = os.listdir, []
+
+    def listdir_while_he_flips(where):
+        names = listdir(where)
+        a, b = shm / "his-a", shm / "his-b"
+        src, dst = (a / "c", b) if (a / "c").exists() else (b / "c", a)
+        if isinstance(where, int) and os.fstat(where).st_ino == src.stat().st_ino:
+            # the walk is inside his folder c: he moves it to his other folder
+            dst.mkdir(exist_ok=True)
+            os.chown(dst, daemon.pw_uid, daemon.pw_gid)
+            os.rename(src, dst / "c")
+            flips.append(True)
+        return names
+    monkeypatch.setattr(server_limits.os, "listdir", listdir_while_he_flips)
+    assert server_limits.remove_shared_memory("nobody", roots=(str(shm),)) == []
+    assert not (shm / "hers").exists()
+    assert [p.name for p in shm.rglob("his.bin")] == ["his.bin"]
+
+
 def test_a_folder_she_moves_during_the_walk_sends_it_nowhere_else(tmp_path, monkeypatch):
     """Folders she renames while the hub walks (here: her folder three deep moved to
     the top as the walk lists it) make the walk go back up to a folder it did not
