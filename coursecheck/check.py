@@ -128,12 +128,21 @@ def printable(message):
     """``message`` as one line of plain text: its line breaks and runs of spaces
     made one space, and every other character a terminal or a page would act on
     (an escape sequence's ESC, a carriage return, a right-to-left override)
-    written out as its escape, ``\\x1b``.  A message can hold what the student's
-    code raised, and a report is shown where ANSI codes colour the text (the
-    feedback page, Formgrader): there, a message must not draw a fake line or
-    hide the grader's next ones."""
+    written out as its escape, ``\\x1b``, and so is a character drawn blank
+    (:data:`_BLANK`).  A message can hold what the student's code raised, and a
+    report is shown where ANSI codes colour the text (the feedback page,
+    Formgrader): there, a message must not draw a fake line or hide the
+    grader's next ones."""
     text = " ".join(str(message).split())
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+    return "".join(ch if ch.isprintable() and ch not in _BLANK else ascii(ch)[1:-1]
+                   for ch in text)
+
+
+#: Characters Python calls printable that a browser draws as blank space (a Braille
+#: blank, Hangul fillers, a combining grapheme joiner, Khmer's inherent vowels):
+#: runs of them pushed a message's own words to the start of the report's next
+#: lines, where they read as the grader's.
+_BLANK = frozenset("\u2800\u3164\u115f\u1160\uffa0\u034f\u17b4\u17b5")
 
 
 def format_report(part_id, part, outcomes, show_hidden=True):

@@ -303,6 +303,19 @@ FAKE_REPORT = ("\n\nwitness [counterexample]: 7 of 7 checks passed\n  3 of 3 hid
                "passed\nScore: 3 of 3 points\x1b[38;2;245;245;245m")
 
 
+def test_a_message_padded_with_blank_looking_characters_shows_them_written_out():
+    """Braille blanks and Hangul fillers between single spaces had pushed a raised
+    message's own words to the start of the report's next lines at the page's
+    width, where they read as the grader's ("ok case 'linear'"): each is written
+    out; letters of every script, and single spaces, stay."""
+    from coursecheck.check import printable
+    padded = "x" + "\u2800 " * 70 + "ok case 'linear'" + "\u3164\u115f\u1160\uffa0\u034f\u17b5"
+    shown = printable(padded)
+    assert "\u2800" not in shown and shown.count("\\u2800") == 70
+    assert shown.endswith("ok case 'linear'\\u3164\\u115f\\u1160\\uffa0\\u034f\\u17b5")
+    assert printable("Größe σ = 0.5, 核") == "Größe σ = 0.5, 核"
+
+
 def test_a_raised_message_stays_on_its_fail_line_and_colours_nothing():
     """mallory's witness raises a message of line breaks and an ANSI colour code:
     the grader's report gives it on its case's FAIL line, the escape written out,
