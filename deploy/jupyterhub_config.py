@@ -22,6 +22,7 @@ folder or the ngshare service), the database URL and the book's folder.
 
 import json
 import os
+import resource
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -103,6 +104,16 @@ c.Spawner.disable_user_config = True
 # 8 GB, so it gets more.
 c.Spawner.mem_limit = "2G"
 c.CourseSpawner.process_limit = 512
+# A student's server runs in a network namespace of its own (spawner.py,
+# server_network.py), and reaches of the machine's loopback only the hub's API,
+# the public port (ngshare, through the proxy) and the book service ("Open in
+# the course hub"). An instructor's shares the hub's network: the gradebook's
+# database may be anywhere.
+STUDENT_SERVER_REACHES = ("hub_port", "port", "book_port")
+# For each student's server the hub holds her namespace and a listener per port
+# in it, and two descriptors per connection it joins (64 at most): its open files
+# go up to the hard limit (a service starts at 1024 under systemd).
+resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
 INSTRUCTOR_LIMITS = {"mem_limit": "12G", "process_limit": 2048}
 
 
@@ -117,6 +128,9 @@ def choose_environment(spawner):
     spawner.cmd = [os.path.join(bin_dir, "python"), "-I",
                    os.path.join(bin_dir, "jupyterhub-singleuser")]
     spawner.environment = roles.user_environment(settings, name)
+    if roles.role_of(settings, name) == "student":
+        # her own network: what her server reaches of the machine's (spawner.py)
+        spawner.loopback_ports = [settings[port] for port in STUDENT_SERVER_REACHES]
 
 
 c.Spawner.pre_spawn_hook = choose_environment

@@ -23,6 +23,15 @@ an IPC namespace of its own, so that the System V shared memory, semaphores
 and message queues she leaves are freed once her last process is gone,
 rather than kept past her cap after every stop, and so that she sees no one
 else's.
+
+A student's server also runs in a network namespace of its own
+(``server_network.py``): every port she binds is one of her own loopback, so
+binding every port of the machine's range for outgoing connections (which
+stopped the proxy for the whole class) reaches no one else. The hub listens in
+her namespace on the few ports of the machine her server must reach (the
+hub's API, the public port, the book service: :attr:`CourseSpawner.loopback_ports`)
+and joins them to the machine's; nothing else of the machine's network is
+there for her.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ from traitlets import Integer, List, Tuple, default
 
 import low_ports
 import server_limits
+import server_network
 from server_guard import SOCKET_VARIABLE
 
 
@@ -61,6 +71,17 @@ class CourseSpawner(LocalProcessSpawner):
              "user). None: no limit. The memory is Spawner.mem_limit (2G unless set), "
              "in a memory cgroup.").tag(config=True)
 
+    loopback_ports = List(
+        Integer(), allow_none=True, default_value=None,
+        help="None: the server shares the hub's network (an instructor's, which may "
+             "need the gradebook's database). A list: the server runs in a network "
+             "namespace of its own, with a loopback only, on whose 127.0.0.1 the hub "
+             "listens at each of these ports and joins it to the same port of the "
+             "machine's loopback (server_network.py).").tag(config=True)
+
+    _loopback = None
+    _network_refused = None
+
     @default("mem_limit")
     def _default_mem_limit(self):
         return 2 * 1024**3
@@ -81,7 +102,7 @@ class CourseSpawner(LocalProcessSpawner):
 
     def make_preexec_fn(self, name):
         become_user = super().make_preexec_fn(name)
-        groups, nproc = self._groups, None
+        groups, nproc, loopback = self._groups, None, self._loopback
         own_ipc = self._ipc_refused is None
         if "pids" not in groups and self.process_limit is not None:
             nproc = self.process_limit
@@ -89,8 +110,11 @@ class CourseSpawner(LocalProcessSpawner):
         def preexec():
             # as root, before the server becomes its user: into its groups, for
             # good (their files are root's), and into a new IPC namespace, which
-            # she cannot leave (setns needs CAP_SYS_ADMIN)
+            # she cannot leave (setns needs CAP_SYS_ADMIN), and into her network
+            # namespace, the same way
             server_limits.join(groups)
+            if loopback is not None:
+                loopback.enter()
             if own_ipc:
                 server_limits.own_ipc_namespace()
             if nproc is not None:
@@ -99,15 +123,27 @@ class CourseSpawner(LocalProcessSpawner):
         return preexec
 
     def make_limits(self):
-        """Fresh cgroups capping this server, and whether it gets an IPC namespace of
-        its own (server_limits.py); logs what confines it."""
+        """Fresh cgroups capping this server, whether it gets an IPC namespace of its
+        own (server_limits.py) and, for :attr:`loopback_ports`, a network namespace
+        (server_network.py); logs what confines it."""
+        if self.loopback_ports is not None:
+            try:
+                self._loopback = server_network.Loopback.make(self.loopback_ports, self.log)
+            except OSError as e:
+                self._network_refused = str(e)
         self._groups, missing = server_limits.make(self.user.name, self.mem_limit,
                                                    self.process_limit)
         self._ipc_refused = server_limits.ipc_namespace_refused()
         line = server_limits.describe(self._groups, missing, self.mem_limit,
                                       self.process_limit, self._ipc_refused)
+        if self.loopback_ports is not None:
+            line += (f"; network NOT private: {self._network_refused}"
+                     if self._loopback is None else
+                     "; network private, reaching the machine's 127.0.0.1 on ports "
+                     + ", ".join(map(str, self._loopback.ports)))
         capped = ("memory" in self._groups and "tcp" not in missing
                   and self._ipc_refused is None
+                  and (self.loopback_ports is None or self._loopback is not None)
                   and ("pids" in self._groups or self.process_limit is None))
         (self.log.info if capped else self.log.warning)(
             "Server of %s capped: %s", self.user.name, line)
@@ -122,6 +158,9 @@ class CourseSpawner(LocalProcessSpawner):
         named, and the start, stop or poll that asked goes on."""
         user = self.user.name
         self._groups = {}
+        loopback, self._loopback = self._loopback, None
+        if loopback is not None:
+            await loopback.close()   # her server's connections to the hub's ports end
         try:
             # found by the user's name, so also those of a server an earlier hub started
             left = await asyncio.to_thread(_remove_users_limits, user)
@@ -146,6 +185,8 @@ class CourseSpawner(LocalProcessSpawner):
     async def start(self):
         await self.remove_limits()   # what a hub that was killed left behind
         self.make_limits()
+        if self._loopback is not None:
+            await self._loopback.serve()
         # The socket is bound from here until the server exits: no other server
         # gets its port meanwhile, and the server needs no capability to serve.
         listener = self.listen()

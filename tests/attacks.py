@@ -435,6 +435,48 @@ while time.time() < end and not back:
 print(json.dumps({"outcomes": outcomes, "rounds_free": rounds_free, "back": back}))
 '''
 
+#: Every port of the range the kernel takes outgoing connections' ports from
+#: (``net.ipv4.ip_local_port_range``, 32768-60999 by default), bound and held,
+#: as a student plays it from her kernel: processes of hers, each raising its
+#: open files to the hard limit and binding its share of the range. In the
+#: machine's network namespace this made every new outgoing TCP connection fail
+#: with EADDRNOTAVAIL, root's included, and the proxy answer 503 to the class.
+#: Run with a folder: it writes there how many processes it runs (``processes``),
+#: and each of them how many ports it bound (``bound-<pid>``), then holds them
+#: until the folder's file ``stop`` exists (or ten minutes pass).
+EPHEMERAL_PORT_TAKER = r"""
+import os, resource, socket, sys, time
+folder = sys.argv[1]
+low, high = map(int, open("/proc/sys/net/ipv4/ip_local_port_range").read().split())
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+share = max(256, min(hard, 1 << 16) - 64)
+ports = list(range(low, high + 1))
+shares = [ports[i:i + share] for i in range(0, len(ports), share)]
+with open(os.path.join(folder, "processes"), "w") as f:
+    f.write(str(len(shares)))
+for mine in shares[1:]:
+    if os.fork() == 0:
+        break
+else:
+    mine = shares[0]
+held = []
+for port in mine:
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # past her own TIME_WAITs
+    try:
+        s.bind(("0.0.0.0", port))
+    except OSError:
+        s.close()
+        continue
+    held.append(s)
+with open(os.path.join(folder, f"bound-{os.getpid()}"), "w") as f:
+    f.write(str(len(held)))
+end = time.time() + 600
+while time.time() < end and not os.path.exists(os.path.join(folder, "stop")):
+    time.sleep(0.2)
+"""
+
 #: Memory kept past a server's cap, as a student plays it with python3 and ctypes
 #: in her kernel or terminal: 24 MiB of System V shared memory made
 #: (``shmget(IPC_PRIVATE, ..., IPC_CREAT | 0600)``), attached, filled and

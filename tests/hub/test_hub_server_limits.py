@@ -17,6 +17,13 @@ bob and the hub's root do not, and a pool of processes with NumPy and POSIX
 shared memory works there; once her server stops, no segment of hers is left and
 no process is in her namespace.
 
+Ports she could take from the machine: her server runs in a network namespace
+of its own, with a loopback only. Her kernel sees no other interface, reaches
+the hub's API, the public port and the book service (the hub joins those
+ports of her loopback to the machine's) and not the proxy's API. She binds
+every port of her range for outgoing connections, while the hub answers through the proxy on fresh
+connections and bob runs cells, in his kernel and in a new one.
+
 Without the cgroups, her kernel is in the hub's groups, the 3 GiB are allocated
 and the thousand processes are all born: each assertion below that names
 the limit fails. Without the namespace, her segment is in the machine's, where
@@ -30,6 +37,7 @@ import os
 import pwd
 import re
 import secrets
+import socket
 import time
 import uuid
 from pathlib import Path
@@ -38,7 +46,7 @@ import pytest
 import requests
 import websocket
 
-from attacks import SYSV_SEGMENT
+from attacks import EPHEMERAL_PORT_TAKER, SYSV_SEGMENT
 from hubs import hubpy, students_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
@@ -345,7 +353,10 @@ def test_a_students_memory_and_processes_are_capped_and_her_classmate_works(hub)
     assert f"Server of {ada.name} capped: memory {MEMORY} bytes" in log
     assert f"; {PROCESSES} processes (cgroup " in log
     said = [line for line in log.splitlines() if f"Server of {ada.name} capped: " in line]
-    assert said and all(line.endswith("; an IPC namespace of its own") for line in said), said
+    reached = ", ".join(str(hub["settings"][port]) for port in ("hub_port", "port", "book_port"))
+    assert said and all(line.endswith("; an IPC namespace of its own; network private, reaching "
+                                      f"the machine's 127.0.0.1 on ports {reached}")
+                        for line in said), said
     # memory she keeps in a tmpfs, which outlives her server and its group
     kept = Path("/dev/shm") / f"kept-{ada.name}"
     assert ada.value(f"open({str(kept)!r}, 'wb').write(b'x' * 2**20); print('kept')") == "kept"
@@ -372,6 +383,92 @@ def test_a_students_memory_and_processes_are_capped_and_her_classmate_works(hub)
     assert not kept.exists()
     assert not [s for s in root_segments() if s["uid"] == uid]
     assert not in_namespace(namespace), namespace
+
+
+#: What her kernel sees of the network: its interfaces, and what a connection to
+#: each of the given ports of 127.0.0.1 gets ("connected" or the error's name).
+NETWORK_SEEN = """
+import errno, json, socket
+seen = {"interfaces": sorted(line.split(":")[0].strip()
+                             for line in open("/proc/net/dev").readlines()[2:])}
+for port in %r:
+    s = socket.socket()
+    s.settimeout(10)
+    try:
+        s.connect(("127.0.0.1", port))
+        seen[port] = "connected"
+    except OSError as e:
+        seen[port] = errno.errorcode.get(e.errno, str(e))
+    finally:
+        s.close()
+print(json.dumps(seen))
+"""
+
+#: Her kernel starts EPHEMERAL_PORT_TAKER in the folder %(folder)r, waits until its
+#: processes have bound what they can, and prints the range's size and how many
+#: were bound.
+TAKE_EVERY_PORT = """
+import json, os, subprocess, sys, time
+os.makedirs(%(folder)r, exist_ok=True)
+low, high = map(int, open("/proc/sys/net/ipv4/ip_local_port_range").read().split())
+subprocess.Popen([sys.executable, "-c", %(code)r, %(folder)r], start_new_session=True)
+def counts():
+    return [int(open(os.path.join(%(folder)r, name)).read() or 0)
+            for name in os.listdir(%(folder)r) if name.startswith("bound-")]
+def processes():
+    try:
+        return int(open(os.path.join(%(folder)r, "processes")).read())
+    except (OSError, ValueError):
+        return None
+end = time.time() + 150
+while time.time() < end and len(counts()) != processes():
+    time.sleep(0.5)
+print(json.dumps({"range": high - low + 1, "bound": sum(counts())}))
+"""
+
+
+def test_a_student_who_binds_every_outgoing_port_stops_no_one_else(hub):
+    """Her server has a network of its own: the machine's ports are not hers to take.
+
+    Without it (every server in the machine's namespace), her kernel sees the
+    machine's interfaces and the proxy's API port, and once she holds the range,
+    the proxy answers 503 and bob's kernel is out of reach."""
+    settings = hub["settings"]
+    reached = [settings[port] for port in ("hub_port", "port", "book_port")]
+    absent = [settings[port] for port in ("proxy_api_port", "ngshare_port")
+              if settings.get(port)]
+    ada, bob = Kernel(hub, "ada"), Kernel(hub, "bob")
+    seen = json.loads(ada.value(NETWORK_SEEN % (reached + absent,)))
+    assert seen.pop("interfaces") == ["lo"], seen
+    assert all(seen[str(port)] == "connected" for port in reached), seen
+    assert all(seen[str(port)] == "ECONNREFUSED" for port in absent), seen
+
+    home = Path(pwd.getpwnam(ada.name).pw_dir)
+    folder = home / f"ports-{secrets.token_hex(3)}"
+    try:
+        took = json.loads(ada.value(TAKE_EVERY_PORT % {
+            "folder": str(folder), "code": EPHEMERAL_PORT_TAKER}))
+        # every port of the range is hers, in her namespace, but for the few her
+        # own connections hold (a new connection may share those)
+        assert took["range"] - 64 <= took["bound"] and took["bound"] > 1000, took
+        # the machine's are not: the proxy reaches the hub and bob's server on new
+        # connections, and bob runs cells
+        for _ in range(10):
+            with requests.Session() as fresh:
+                assert fresh.get(f"{hub['url']}/hub/api", timeout=60).status_code == 200
+        classmate_and_hub_work(hub, bob)
+        assert Kernel(hub, "bob").value("print(6 * 7)") == "42"
+        with socket.create_connection(("127.0.0.1", settings["hub_port"]), timeout=10):
+            pass
+    finally:
+        folder.mkdir(exist_ok=True)
+        (folder / "stop").touch()
+    # once her processes let go, her server reaches the hub again
+    deadline = time.monotonic() + 60
+    while json.loads(ada.value(NETWORK_SEEN % ([settings["hub_port"]],)))[
+            str(settings["hub_port"])] != "connected":
+        assert time.monotonic() < deadline, "her server did not reach the hub again"
+        time.sleep(1)
 
 
 def root_segments():

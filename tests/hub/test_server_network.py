@@ -1,0 +1,224 @@
+"""A student's server in a network namespace of its own (deploy/server_network.py).
+
+Played without a hub, as root, as the hub runs: a process entered into a
+:class:`Loopback` (as the spawner enters a student's server, between fork and
+exec) sees a loopback of its own, reaches the machine's loopback on the ports
+the hub joins and on no other, and binding every port of its range for
+outgoing connections takes none of the machine's. The hub's side caps the
+connections one server may hold, carries data whole both ways, and ends them
+all when the server stops. The real hub plays the same attack in
+tests/hub/test_hub_server_limits.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+_spec = importlib.util.spec_from_file_location("server_network", DEPLOY / "server_network.py")
+server_network = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(server_network)
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the hub runs as root")
+
+#: Run as root inside the namespace: what it sees and reaches, then every port of a
+#: range for outgoing connections taken (its namespace's range narrowed to
+#: RANGE, so that one process's open files hold it), and what a new connection
+#: then gets. Holds the ports until its input ends.
+RANGE = (29000, 29999)   # outside the machine's own range: none of its connections
+INSIDE = f"""
+import errno, json, socket, sys
+joined, other = int(sys.argv[1]), int(sys.argv[2])
+def outcome(port):
+    s = socket.socket()
+    s.settimeout(10)
+    try:
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"ping")
+        return s.recv(100).decode()
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e))
+    finally:
+        s.close()
+seen = {{"interfaces": sorted(line.split(":")[0].strip()
+                             for line in open("/proc/net/dev").readlines()[2:]),
+        "joined": outcome(joined), "other": outcome(other)}}
+with open("/proc/sys/net/ipv4/ip_local_port_range", "w") as f:
+    f.write("{RANGE[0]} {RANGE[1]}")
+held = []
+for port in range({RANGE[0]}, {RANGE[1]} + 1):
+    s = socket.socket()
+    s.bind(("0.0.0.0", port))
+    held.append(s)
+seen["held"] = len(held)
+seen["other_after"] = outcome(other)
+print(json.dumps(seen), flush=True)
+sys.stdin.read()
+"""
+
+
+async def echo_server():
+    """A listener on the machine's loopback that answers "machine:" and what it got."""
+    async def answer(reader, writer):
+        while data := await reader.read(1 << 16):
+            writer.write(b"machine:" + data)
+            await writer.drain()
+        writer.close()
+    return await asyncio.start_server(answer, "127.0.0.1", 0)
+
+
+def port_of(server):
+    return server.sockets[0].getsockname()[1]
+
+
+def namespace_of(path):
+    return os.readlink(path)
+
+
+def test_inside_only_the_joined_ports_of_the_machine_and_its_ports_stay_free():
+    hubs_own = namespace_of("/proc/thread-self/ns/net")
+
+    # the machine's ports of that range, held here: its binds take none of them
+    machines = []
+    for port in range(RANGE[0], RANGE[1] + 1):
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            s.close()        # someone else's on this machine
+            continue
+        machines.append(s)
+    assert len(machines) > 900
+
+    async def play():
+        joined, other = await echo_server(), await echo_server()
+        loopback = server_network.Loopback.make([port_of(joined)])
+        # making it left no thread of the hub's in the new namespace
+        assert namespace_of("/proc/thread-self/ns/net") == hubs_own
+        assert not [t for t in threading.enumerate() if t.name == "server-network"]
+        await loopback.serve()
+        inside = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", INSIDE, str(port_of(joined)), str(port_of(other)),
+            preexec_fn=loopback.enter, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        try:
+            seen = json.loads(await asyncio.wait_for(inside.stdout.readline(), 120))
+            assert namespace_of(f"/proc/{inside.pid}/ns/net") != hubs_own
+            # while it holds its whole range, the machine's connections are made
+            for _ in range(20):
+                reader, writer = await asyncio.open_connection("127.0.0.1", port_of(other))
+                writer.write(b"x")
+                assert await reader.read(100) == b"machine:x"
+                writer.close()
+        finally:
+            inside.stdin.close()
+            await inside.wait()
+            await loopback.close()
+            joined.close()
+            other.close()
+        return seen
+
+    try:
+        seen = asyncio.run(play())
+    finally:
+        for s in machines:
+            s.close()
+    assert seen["interfaces"] == ["lo"], seen
+    assert seen["joined"] == "machine:ping", seen
+    assert seen["other"] == "ECONNREFUSED", seen
+    # its own range taken, a new connection finds no port for its end
+    assert seen["held"] == RANGE[1] - RANGE[0] + 1, seen
+    assert seen["other_after"] == "EADDRNOTAVAIL", seen
+
+
+def test_data_crosses_whole_both_ways_and_each_end_is_passed_on():
+    block = os.urandom(3 << 20)
+
+    async def play():
+        async def swap(reader, writer):
+            got = await reader.read()            # until the client's end
+            writer.write(got[::-1])
+            await writer.drain()
+            writer.close()
+        machine = await asyncio.start_server(swap, "127.0.0.1", 0)
+        loopback = server_network.Loopback.make([port_of(machine)])
+        await loopback.serve()
+        code = ("import socket, sys\n"
+                f"s = socket.create_connection(('127.0.0.1', {port_of(machine)}))\n"
+                "data = sys.stdin.buffer.read()\n"
+                "s.sendall(data)\n"
+                "s.shutdown(socket.SHUT_WR)\n"
+                "back = b''\n"
+                "while part := s.recv(1 << 16):\n"
+                "    back += part\n"
+                "sys.stdout.buffer.write(back)\n")
+        inside = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", code, preexec_fn=loopback.enter,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        back, _ = await asyncio.wait_for(inside.communicate(block), 120)
+        await loopback.close()
+        machine.close()
+        return back
+
+    assert asyncio.run(play()) == block[::-1]
+
+
+def test_one_server_holds_at_most_its_share_of_connections_and_stopping_ends_them():
+    cap = server_network.CONNECTIONS
+    code = f"""
+import socket, sys
+held, refused = [], 0
+for _ in range({cap} + 8):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+    try:
+        s.sendall(b"hello")
+        answer = s.recv(100)
+    except ConnectionResetError:
+        answer = b""
+    if answer == b"machine:hello":
+        held.append(s)
+    else:
+        refused += 1
+print(len(held), refused, flush=True)
+sys.stdin.readline()
+print(sum(s.recv(100) == b"" for s in held), flush=True)   # ended by the hub
+"""
+
+    async def play():
+        machine = await echo_server()
+        loopback = server_network.Loopback.make([port_of(machine)])
+        await loopback.serve()
+        inside = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", code, str(port_of(machine)), preexec_fn=loopback.enter,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        counted = (await asyncio.wait_for(inside.stdout.readline(), 120)).split()
+        await loopback.close()           # her server stops
+        inside.stdin.write(b"go\n")
+        ended = (await asyncio.wait_for(inside.stdout.readline(), 120)).strip()
+        await inside.wait()
+        machine.close()
+        return [int(n) for n in counted], int(ended)
+
+    (held, refused), ended = asyncio.run(play())
+    assert (held, refused) == (cap, 8)
+    assert ended == cap
+
+
+def test_a_port_the_hub_cannot_listen_on_refuses_the_namespace_by_name():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+    # the same port twice: the second bind in the new namespace fails
+    with pytest.raises(OSError) as refused:
+        server_network.Loopback.make([port, port])
+    assert f"listening on 127.0.0.1:{port} in the server's namespace: Address already " \
+           "in use" in str(refused.value)
