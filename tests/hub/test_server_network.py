@@ -53,6 +53,9 @@ def outcome(port):
 seen = {{"interfaces": sorted(line.split(":")[0].strip()
                              for line in open("/proc/net/dev").readlines()[2:]),
         "joined": outcome(joined), "other": outcome(other)}}
+import os
+if os.readlink("/proc/self/ns/net") == sys.argv[3]:
+    sys.exit("still in the machine's network namespace: its range is not narrowed")
 with open("/proc/sys/net/ipv4/ip_local_port_range", "w") as f:
     f.write("{RANGE[0]} {RANGE[1]}")
 held = []
@@ -108,7 +111,7 @@ def test_inside_only_the_joined_ports_of_the_machine_and_its_ports_stay_free():
         assert not [t for t in threading.enumerate() if t.name == "server-network"]
         await loopback.serve()
         inside = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", INSIDE, str(port_of(joined)), str(port_of(other)),
+            sys.executable, "-c", INSIDE, str(port_of(joined)), str(port_of(other)), hubs_own,
             preexec_fn=loopback.enter, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         try:
             seen = json.loads(await asyncio.wait_for(inside.stdout.readline(), 120))
