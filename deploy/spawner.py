@@ -184,23 +184,25 @@ class CourseSpawner(LocalProcessSpawner):
 
     async def start(self):
         await self.remove_limits()   # what a hub that was killed left behind
-        self.make_limits()
-        if self._loopback is not None:
-            await self._loopback.serve()
-        # The socket is bound from here until the server exits: no other server
-        # gets its port meanwhile, and the server needs no capability to serve.
-        listener = self.listen()
-        self.port = listener.getsockname()[1]
-        fd = listener.fileno()
-        self.environment = {**self.environment, SOCKET_VARIABLE: str(fd)}
-        self.popen_kwargs = {**self.popen_kwargs, "pass_fds": (fd,)}
+        listener = None
         try:
+            self.make_limits()
+            if self._loopback is not None:
+                await self._loopback.serve()
+            # The socket is bound from here until the server exits: no other server
+            # gets its port meanwhile, and the server needs no capability to serve.
+            listener = self.listen()
+            self.port = listener.getsockname()[1]
+            fd = listener.fileno()
+            self.environment = {**self.environment, SOCKET_VARIABLE: str(fd)}
+            self.popen_kwargs = {**self.popen_kwargs, "pass_fds": (fd,)}
             return await super().start()
         except BaseException:
             await self.remove_limits()
             raise
         finally:
-            listener.close()   # the hub's copy; the server holds its own
+            if listener is not None:
+                listener.close()   # the hub's copy; the server holds its own
 
 
 def _remove_users_limits(user):
