@@ -464,3 +464,13 @@ print(os.getpid())
 #: time to); both are file names she picks in her problem set's folder.
 MARKUP_FILE_NAME = "<svg onload=eval(decodeURIComponent(location.hash.slice(1)))>"
 TIMESTAMP_FOLDER_FILE = "timestamp.txt/x"
+#: Other names a submitted file may not have, each with the character it is
+#: refused for: a quote that ends an HTML attribute, Windows' folder separator,
+#: a hidden file, a control character.
+REFUSED_FILE_NAMES = {MARKUP_FILE_NAME: "'<'", 'x" onmouseover="alert(1).txt': "'\"'",
+                      "..\\..\\notes.txt": "'\\'", ".hidden": "'.'",
+                      "tab\there": "U+0009", TIMESTAMP_FOLDER_FILE: "timestamp.txt"}
+#: Names honest students give the files they hand in beside the notebook: an
+#: apostrophe (straight and typographic), spaces, accented letters, other scripts.
+HONEST_FILE_NAMES = ["Ada's notes.txt", "data/données été 2026.csv", "Zoë’s plot.png",
+                     "заметки/Ångström (v2) & co.md"]
