@@ -42,6 +42,12 @@ ATTRIBUTES = frozenset({
     "rowlines", "frame", "displaystyle", "scriptlevel", "width", "height", "depth",
     "linethickness", "notation",
 })
+#: An inline formula with more characters than this (its letters, digits,
+#: operators and text) can be wider than a phone's line, and no browser breaks
+#: a line inside a formula: it is set in a box of its own that scrolls and that
+#: the keyboard can reach (the page's style sheet: ``.math-wide``), in which
+#: the words of its text (``\\text{...}``) wrap. Shorter ones stay as they are.
+WIDE_INLINE_CHARS = 30
 #: Elements whose text is never mathematics.
 _SKIP = frozenset({"code", "pre", "script", "style", "textarea", "kbd", "samp", "math"})
 _TAG = re.compile(r"(<[^>]*>)")
@@ -93,9 +99,14 @@ def _convert_text(text: str) -> str:
             out.append(f'<span class="tex">{html.escape(match.group(0), quote=False)}</span>')
         else:
             # a display wider than a phone scrolls in its own box, which the
-            # keyboard can reach (the page's style sheet: .math-display)
-            out.append(f'<span class="math-display" tabindex="0">{mathml}</span>' if display
-                       else mathml)
+            # keyboard can reach (the page's style sheet: .math-display); so
+            # does an inline formula that may be (.math-wide)
+            if display:
+                out.append(f'<span class="math-display" tabindex="0">{mathml}</span>')
+            elif len(html.unescape(_TAG.sub("", mathml))) > WIDE_INLINE_CHARS:
+                out.append(f'<span class="math-wide" tabindex="0">{mathml}</span>')
+            else:
+                out.append(mathml)
         at = match.end()
     if not out:
         return text
@@ -107,9 +118,10 @@ def html_with_mathml(page: str) -> str:
     """Clean HTML with the TeX of its text (outside code) written out as MathML.
 
     MathML is drawn at its natural width, wider than MathJax's scaled SVG: a
-    display, and a table, that is wider than a phone scrolls inside a box of
-    its own, which the keyboard can reach (the page's style sheet styles
-    ``.math-display`` and ``.table-scroll``).
+    display, a long inline formula (:data:`WIDE_INLINE_CHARS`) and a table
+    that are wider than a phone scroll inside a box of their own, which the
+    keyboard can reach (the page's style sheet styles ``.math-display``,
+    ``.math-wide`` and ``.table-scroll``).
     """
     parts, skipping = _TAG.split(page), []
     for i, part in enumerate(parts):

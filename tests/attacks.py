@@ -165,6 +165,45 @@ LIFTS = ["My answer: " + "<sup><h3>" * depth + f"<pre>{LIFTED_RESULTS}</pre>"
 #: scroll sideways (Formgrader's grading page and the feedback).
 LONG_WORD = "kernel" * 66 + "ized"
 LONG_ANSWER = f"My answer: {LONG_WORD}.\n\n- {LONG_WORD}\n\n`{LONG_WORD}`"
+#: The word in a formula's text: at its start, after an equation's left side,
+#: in a list item.
+LONG_TEXT_ANSWER = (f"My answer: $\\text{{{LONG_WORD}}}$, then $x = \\text{{{LONG_WORD}}} + 1$."
+                    f"\n\n- $\\text{{{LONG_WORD}}}$")
+
+#: In a page (``page.evaluate(BOXED, [cells, word])``): for each formula in a
+#: cell of ``cells`` whose text holds ``word``, whether it is in a box of its
+#: own that scrolls (``.math-wide``), how far (px) that box, or the formula
+#: when in none, reaches past the cell's right edge, whether the keyboard can
+#: reach the box, how far the formula's text reaches past what the box can
+#: scroll to, and on how many lines the word is drawn; and how much wider
+#: than the window the page is.
+BOXED = r"""([cells, word]) => {
+    const found = [];
+    for (const cell of document.querySelectorAll(cells)) {
+        const edge = cell.getBoundingClientRect().right;
+        for (const math of cell.querySelectorAll('math')) {
+            const text = [...math.querySelectorAll('mtext')]
+                .find(t => t.textContent.includes(word));
+            if (!text) continue;
+            const box = math.closest('.math-wide');
+            const range = document.createRange();
+            range.selectNodeContents(text);
+            const rects = [...range.getClientRects()].filter(r => r.width > 0);
+            range.selectNodeContents(math);
+            const right = Math.max(...[...range.getClientRects()].map(r => r.right));
+            const shown = (box || math).getBoundingClientRect();
+            found.push({
+                boxed: !!box,
+                past: Math.max(0, Math.round(shown.right - edge)),
+                keyboard: !!box && box.tabIndex === 0,
+                unreachable: box ? Math.max(0, Math.round(right - shown.left - box.scrollWidth))
+                                 : 0,
+                lines: new Set(rects.map(r => Math.round(r.top))).size});
+        }
+    }
+    return {found, wider: Math.max(0, document.documentElement.scrollWidth - window.innerWidth),
+            window: window.innerWidth};
+}"""
 
 #: In a page (``page.evaluate(OVERFLOWED, [cells, word])``): for each cell the
 #: CSS selector ``cells`` picks that holds ``word``, how far (px) the word's
