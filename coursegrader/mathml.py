@@ -42,12 +42,17 @@ ATTRIBUTES = frozenset({
     "rowlines", "frame", "displaystyle", "scriptlevel", "width", "height", "depth",
     "linethickness", "notation",
 })
-#: An inline formula with more characters than this (its letters, digits,
-#: operators and text) can be wider than a phone's line, and no browser breaks
-#: a line inside a formula: it is set in a box of its own that scrolls and that
-#: the keyboard can reach (the page's style sheet: ``.math-wide``), in which
-#: the words of its text (``\\text{...}``) wrap. Shorter ones stay as they are.
-WIDE_INLINE_CHARS = 30
+#: An inline formula that may be wider than this, in em (:func:`estimated_em`),
+#: may be wider than a phone's line (some 16 em; less in a list), and no
+#: browser breaks a line inside a formula: it is set in a box of its own that
+#: scrolls and that the keyboard can reach (the page's style sheet:
+#: ``.math-wide``), in which a formula that is one text alone
+#: (``\\text{...}``) wraps it.  Narrower ones stay as they are (the style
+#: sheet clips one that is wider than its line after all, rather than let the
+#: page scroll sideways).
+WIDE_INLINE_EM = 14
+#: What one ``mspace`` unit is in em (a 10 pt font's, as TeX sets it).
+_EM_PER_UNIT = {"em": 1, "ex": 0.5, "mu": 1 / 18, "pt": 0.1, "px": 1 / 16}
 #: Elements whose text is never mathematics.
 _SKIP = frozenset({"code", "pre", "script", "style", "textarea", "kbd", "samp", "math"})
 _TAG = re.compile(r"(<[^>]*>)")
@@ -73,6 +78,20 @@ def _write(element: ET.Element) -> str:
     for child in element:
         inner += _write(child) + html.escape(child.tail or "", quote=False)
     return f"<{tag}{attrs}>{inner}</{tag}>"
+
+
+def estimated_em(mathml: str) -> float:
+    """How wide ``mathml`` may be drawn, in em, generously: 0.6 em a character
+    of its text, 0.5 em more around an operator, and its spaces' widths."""
+    width = 0.0
+    for element in ET.fromstring(mathml).iter():
+        tag = element.tag.removeprefix(f"{{{MATHML}}}")
+        width += 0.6 * len((element.text or "").strip()) + 0.5 * (tag == "mo")
+        found = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]+)\s*",
+                             element.get("width") or "")
+        if tag == "mspace" and found and found.group(2) in _EM_PER_UNIT:
+            width += float(found.group(1)) * _EM_PER_UNIT[found.group(2)]
+    return width
 
 
 def tex_to_mathml(tex: str, display: bool = False) -> str | None:
@@ -103,7 +122,7 @@ def _convert_text(text: str) -> str:
             # does an inline formula that may be (.math-wide)
             if display:
                 out.append(f'<span class="math-display" tabindex="0">{mathml}</span>')
-            elif len(html.unescape(_TAG.sub("", mathml))) > WIDE_INLINE_CHARS:
+            elif estimated_em(mathml) > WIDE_INLINE_EM:
                 out.append(f'<span class="math-wide" tabindex="0">{mathml}</span>')
             else:
                 out.append(mathml)
@@ -118,7 +137,7 @@ def html_with_mathml(page: str) -> str:
     """Clean HTML with the TeX of its text (outside code) written out as MathML.
 
     MathML is drawn at its natural width, wider than MathJax's scaled SVG: a
-    display, a long inline formula (:data:`WIDE_INLINE_CHARS`) and a table
+    display, a long inline formula (:data:`WIDE_INLINE_EM`) and a table
     that are wider than a phone scroll inside a box of their own, which the
     keyboard can reach (the page's style sheet styles ``.math-display``,
     ``.math-wide`` and ``.table-scroll``).

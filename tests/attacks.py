@@ -175,8 +175,9 @@ LONG_TEXT_ANSWER = (f"My answer: $\\text{{{LONG_WORD}}}$, then $x = \\text{{{LON
 #: own that scrolls (``.math-wide``), how far (px) that box, or the formula
 #: when in none, reaches past the cell's right edge, whether the keyboard can
 #: reach the box, how far the formula's text reaches past what the box can
-#: scroll to, and on how many lines the word is drawn; and how much wider
-#: than the window the page is.
+#: scroll to (or, in none, past the formula's own box, which clips it), and on
+#: how many lines the word is drawn; and how much wider than the window the
+#: page is.
 BOXED = r"""([cells, word]) => {
     const found = [];
     for (const cell of document.querySelectorAll(cells)) {
@@ -196,8 +197,8 @@ BOXED = r"""([cells, word]) => {
                 boxed: !!box,
                 past: Math.max(0, Math.round(shown.right - edge)),
                 keyboard: !!box && box.tabIndex === 0,
-                unreachable: box ? Math.max(0, Math.round(right - shown.left - box.scrollWidth))
-                                 : 0,
+                unreachable: Math.max(0, Math.round(
+                    right - (box ? shown.left + box.scrollWidth : shown.right))),
                 lines: new Set(rects.map(r => Math.round(r.top))).size});
         }
     }

@@ -45,12 +45,15 @@ def test_text_that_is_not_mathematics_is_left_alone(text):
 
 
 def test_only_an_inline_formula_that_may_be_wider_than_a_phone_is_boxed():
-    short, long = "$k(x, y) = \\langle x, y \\rangle$", "$\\text{" + "kernel" * 6 + "}$"
+    short, long = "$k(x, y) = \\langle x, y \\rangle$", "$\\text{" + "kernel" * 5 + "}$"
     out = html_with_mathml(f"<p>{short} and {long}, and $${long[1:-1]}$$</p>")
     assert [(tag, attrs) for tag, attrs in _Tags(out).found if tag == "span"] == [
         ("span", {"class": "math-wide", "tabindex": "0"}),
         ("span", {"class": "math-display", "tabindex": "0"})], out
     assert out.index("<math") < out.index("math-wide"), out   # the short one, unboxed
+    # space counts as width; a width that is no number counts as none
+    assert "math-wide" in html_with_mathml("<p>$a\\hspace{40em}b$</p>")
+    assert "math-wide" not in html_with_mathml("<p>$a\\hspace{1.2.3em}b$</p>")
 
 
 HOSTILE_TEX = [
@@ -647,7 +650,10 @@ def test_a_long_word_in_a_formulas_text_wraps_in_a_box_the_keyboard_reaches(
     scrolls to all of the formula; a formula of the text alone wraps it onto
     several lines; the page does not scroll sideways and axe finds no serious
     violation (a box that scrolls and that the keyboard cannot reach is one).
-    Without the box the page scrolls sideways."""
+    A formula the page's estimate takes for narrow, 23 W's wide, is clipped at
+    its line on a phone.  Without the box, the page does not scroll sideways
+    either, but each formula is cut at its line, the rest of the word out of
+    reach."""
     import nbformat
     from playwright.sync_api import sync_playwright
 
@@ -657,15 +663,18 @@ def test_a_long_word_in_a_formulas_text_wraps_in_a_box_the_keyboard_reaches(
     from coursegrader import mathml
 
     if removed:
-        monkeypatch.setattr(mathml, "WIDE_INLINE_CHARS", 10 ** 9)
+        monkeypatch.setattr(mathml, "WIDE_INLINE_EM", float("inf"))
+    wide = "W" * 23
+    assert mathml.estimated_em(mathml.tex_to_mathml(f"\\text{{{wide}}}")) <= mathml.WIDE_INLINE_EM
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell(LONG_TEXT_ANSWER, metadata={"nbgrader": {
-        "grade": True, "solution": True, "grade_id": "proof", "points": 2, "score": 1,
-        "comment": None, "locked": False, "schema_version": 3, "task": False}})]
+    nb.cells = [nbformat.v4.new_markdown_cell(
+        f"{LONG_TEXT_ANSWER}\n\nAnd $\\text{{{wide}}}$.", metadata={"nbgrader": {
+            "grade": True, "solution": True, "grade_id": "proof", "points": 2, "score": 1,
+            "comment": None, "locked": False, "schema_version": 3, "task": False}})]
     page_file = tmp_path / "ps1.html"
     page_file.write_text(_feedback_page(nb, {"nbgrader": {
         "notebook": "ps1", "score": 1, "max_score": 2, "late_penalty": 0}}))
-    seen, violations = {}, {}
+    seen, violations, narrow = {}, {}, {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
         try:
@@ -678,22 +687,28 @@ def test_a_long_word_in_a_formulas_text_wraps_in_a_box_the_keyboard_reaches(
                     "window.MathJax && MathJax.startup && MathJax.startup.promise")
                 page.evaluate("MathJax.startup.promise")
                 seen[width] = page.evaluate(BOXED, ["div.text_cell_render", LONG_WORD])
+                narrow[width] = page.evaluate(BOXED, ["div.text_cell_render", wide])
                 violations[width] = axe_violations(page)
                 context.close()
         finally:
             browser.close()
     for width, page in seen.items():
         assert len(page["found"]) == 3, (width, page)
-        if removed:
-            assert page["wider"] > 0, (width, page)
-            continue
         assert page["wider"] == 0 and page["window"] == width, (width, page)
         for formula in page["found"]:
-            assert formula["boxed"] and formula["keyboard"], (width, formula)
-            assert formula["past"] == 0 and formula["unreachable"] == 0, (width, formula)
-        # the text alone wraps; with x = ... + 1 around it, the box scrolls to it
-        assert [f["lines"] >= 3 for f in page["found"]] == [True, False, True], (width, page)
+            assert formula["past"] == 0, (width, formula)
+            if removed:
+                assert not formula["boxed"] and formula["unreachable"] > 0, (width, formula)
+            else:
+                assert formula["boxed"] and formula["keyboard"], (width, formula)
+                assert formula["unreachable"] == 0, (width, formula)
+        if not removed:
+            # the text alone wraps; with x = ... + 1 around it, the box scrolls to it
+            assert [f["lines"] >= 3 for f in page["found"]] == [True, False, True], page
         assert violations[width] == [], (width, violations[width])
+    w, = narrow[390]["found"]
+    assert not w["boxed"] and w["past"] == 0 and w["unreachable"] > 0, narrow
+    assert narrow[1366]["found"][0]["unreachable"] == 0, narrow   # on a laptop, all of it
 
 
 # -- nested superscripts lift nothing out of their line ----------------------------------
