@@ -42,6 +42,17 @@ ATTRIBUTES = frozenset({
     "rowlines", "frame", "displaystyle", "scriptlevel", "width", "height", "depth",
     "linethickness", "notation",
 })
+#: An inline formula that may be wider than this, in em (:func:`estimated_em`),
+#: may be wider than a phone's line (some 16 em; less in a list), and no
+#: browser breaks a line inside a formula: it is set in a box of its own that
+#: scrolls and that the keyboard can reach (the page's style sheet:
+#: ``.math-wide``), in which a formula that is one text alone
+#: (``\\text{...}``) wraps it.  Narrower ones stay as they are (the style
+#: sheet clips one that is wider than its line after all, rather than let the
+#: page scroll sideways).
+WIDE_INLINE_EM = 14
+#: What one ``mspace`` unit is in em (a 10 pt font's, as TeX sets it).
+_EM_PER_UNIT = {"em": 1, "ex": 0.5, "mu": 1 / 18, "pt": 0.1, "px": 1 / 16}
 #: Elements whose text is never mathematics.
 _SKIP = frozenset({"code", "pre", "script", "style", "textarea", "kbd", "samp", "math"})
 _TAG = re.compile(r"(<[^>]*>)")
@@ -69,6 +80,20 @@ def _write(element: ET.Element) -> str:
     return f"<{tag}{attrs}>{inner}</{tag}>"
 
 
+def estimated_em(mathml: str) -> float:
+    """How wide ``mathml`` may be drawn, in em, generously: 0.6 em a character
+    of its text, 0.5 em more around an operator, and its spaces' widths."""
+    width = 0.0
+    for element in ET.fromstring(mathml).iter():
+        tag = element.tag.removeprefix(f"{{{MATHML}}}")
+        width += 0.6 * len((element.text or "").strip()) + 0.5 * (tag == "mo")
+        found = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]+)\s*",
+                             element.get("width") or "")
+        if tag == "mspace" and found and found.group(2) in _EM_PER_UNIT:
+            width += float(found.group(1)) * _EM_PER_UNIT[found.group(2)]
+    return width
+
+
 def tex_to_mathml(tex: str, display: bool = False) -> str | None:
     """``tex`` as MathML made only of allowed elements, or None."""
     try:
@@ -93,9 +118,14 @@ def _convert_text(text: str) -> str:
             out.append(f'<span class="tex">{html.escape(match.group(0), quote=False)}</span>')
         else:
             # a display wider than a phone scrolls in its own box, which the
-            # keyboard can reach (the page's style sheet: .math-display)
-            out.append(f'<span class="math-display" tabindex="0">{mathml}</span>' if display
-                       else mathml)
+            # keyboard can reach (the page's style sheet: .math-display); so
+            # does an inline formula that may be (.math-wide)
+            if display:
+                out.append(f'<span class="math-display" tabindex="0">{mathml}</span>')
+            elif estimated_em(mathml) > WIDE_INLINE_EM:
+                out.append(f'<span class="math-wide" tabindex="0">{mathml}</span>')
+            else:
+                out.append(mathml)
         at = match.end()
     if not out:
         return text
@@ -107,9 +137,10 @@ def html_with_mathml(page: str) -> str:
     """Clean HTML with the TeX of its text (outside code) written out as MathML.
 
     MathML is drawn at its natural width, wider than MathJax's scaled SVG: a
-    display, and a table, that is wider than a phone scrolls inside a box of
-    its own, which the keyboard can reach (the page's style sheet styles
-    ``.math-display`` and ``.table-scroll``).
+    display, a long inline formula (:data:`WIDE_INLINE_EM`) and a table
+    that are wider than a phone scroll inside a box of their own, which the
+    keyboard can reach (the page's style sheet styles ``.math-display``,
+    ``.math-wide`` and ``.table-scroll``).
     """
     parts, skipping = _TAG.split(page), []
     for i, part in enumerate(parts):

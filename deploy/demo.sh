@@ -7,8 +7,10 @@
 #
 # The book is served from DEMO_BOOK (default _build/html, built first with its PDF if it
 # is not there). The students and their names are in deploy/demo-students.csv.
-# The hub listens on http://127.0.0.1:$DEMO_PORT (default 8000); the names and
-# passwords are printed by `start` (and kept in $DEMO_STATE/passwords.json).
+# The hub listens on http://127.0.0.1:PORT/, PORT a free one below 100 that hub.py init
+# chooses, which only root may bind (deploy/low_ports.py), or $DEMO_PORT when set;
+# `start` prints the address last, with the names and passwords (kept in
+# $DEMO_STATE/passwords.json).
 # Settings: KERNEL_COURSE_PREFIX (default /opt/kernel-course), DEMO_STATE (default
 # /var/lib/kernel-course-demo), DEMO_EXCHANGE (ngshare or folder), DEMO_DB_URL
 # (e.g. postgresql+psycopg://user:pw@127.0.0.1/jupyterhub; default SQLite in DEMO_STATE),
@@ -69,7 +71,8 @@ start)
     if [ ! -f "$STATE/settings.json" ]; then
         args=(--prefix "$PREFIX" --instructor demo-teacher
               --students-file "$HERE/demo-students.csv"
-              --exchange "${DEMO_EXCHANGE:-ngshare}" --port "${DEMO_PORT:-8000}" --book "$BOOK")
+              --exchange "${DEMO_EXCHANGE:-ngshare}" --book "$BOOK")
+        [ -n "${DEMO_PORT:-}" ] && args+=(--port "$DEMO_PORT")
         [ -n "${DEMO_DB_URL:-}" ] && args+=(--db-url "$DEMO_DB_URL")
         [ -n "${DEMO_GRADEBOOK_URL:-}" ] && args+=(--gradebook-url "$DEMO_GRADEBOOK_URL")
         "$HUBPY" "$HERE/hub.py" init "$STATE" "${args[@]}"
@@ -79,6 +82,8 @@ start)
     echo "log in as (user: password):"
     "$HUBPY" -c 'import json,sys; [print(f"  {k}: {v}") for k, v in json.load(open(sys.argv[1])).items()]' \
         "$STATE/passwords.json"
+    "$HUBPY" -c 'import json,sys; print("open http://127.0.0.1:%d/" % json.load(open(sys.argv[1]))["port"])' \
+        "$STATE/settings.json"
     ;;
 stop)
     if [ -f "$STATE/settings.json" ]; then

@@ -21,11 +21,12 @@ ngshare is a service on the hub's one origin (/services/ngshare/). As it ships:
   gone, a cookie is never taken for a user, and a call without a valid token
   is refused (403), not sent to a login;
 * a submission's file paths must be plain (``coursegrader/plain_paths.py``): no control
-  character, none of ``<>"'\\``, no part that starts with ``.`` or is named
+  character, none of ``<>"\\``, no part that starts with ``.`` or is named
   ``timestamp.txt`` (the instructor's collect writes the service's time
-  there). JupyterLab's checkpoints (``.ipynb_checkpoints/``), which
-  ngshare_exchange's submit sends, are left out; anything else is refused at
-  submit with a JSON error naming the file.
+  there); spaces, apostrophes and accented letters are a name's own.
+  JupyterLab's checkpoints (``.ipynb_checkpoints/``), which ngshare_exchange's
+  submit sends, are left out; anything else is refused at submit with a JSON
+  error naming the file, the character and a name to rename it to.
 """
 
 import importlib.util
@@ -120,10 +121,9 @@ def unpack_plain_paths(self, json_str, target):
                  if not (isinstance(entry, dict) and plain_paths.left_out(entry.get("path")))]
         for entry in files:
             path = entry.get("path") if isinstance(entry, dict) else None
-            problem = plain_paths.path_problem(path)
-            if problem:
-                self.json_error(400, f"file {path!r} refused: {problem}; rename or remove "
-                                     f"it in your problem set's folder, then submit again")
+            refusal = plain_paths.refusal(path)
+            if refusal:
+                self.json_error(400, refusal)
         json_str = json.dumps(files)
     return _unpack(self, json_str, target)
 

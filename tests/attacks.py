@@ -165,6 +165,46 @@ LIFTS = ["My answer: " + "<sup><h3>" * depth + f"<pre>{LIFTED_RESULTS}</pre>"
 #: scroll sideways (Formgrader's grading page and the feedback).
 LONG_WORD = "kernel" * 66 + "ized"
 LONG_ANSWER = f"My answer: {LONG_WORD}.\n\n- {LONG_WORD}\n\n`{LONG_WORD}`"
+#: The word in a formula's text: at its start, after an equation's left side,
+#: in a list item.
+LONG_TEXT_ANSWER = (f"My answer: $\\text{{{LONG_WORD}}}$, then $x = \\text{{{LONG_WORD}}} + 1$."
+                    f"\n\n- $\\text{{{LONG_WORD}}}$")
+
+#: In a page (``page.evaluate(BOXED, [cells, word])``): for each formula in a
+#: cell of ``cells`` whose text holds ``word``, whether it is in a box of its
+#: own that scrolls (``.math-wide``), how far (px) that box, or the formula
+#: when in none, reaches past the cell's right edge, whether the keyboard can
+#: reach the box, how far the formula's text reaches past what the box can
+#: scroll to (or, in none, past the formula's own box, which clips it), and on
+#: how many lines the word is drawn; and how much wider than the window the
+#: page is.
+BOXED = r"""([cells, word]) => {
+    const found = [];
+    for (const cell of document.querySelectorAll(cells)) {
+        const edge = cell.getBoundingClientRect().right;
+        for (const math of cell.querySelectorAll('math')) {
+            const text = [...math.querySelectorAll('mtext')]
+                .find(t => t.textContent.includes(word));
+            if (!text) continue;
+            const box = math.closest('.math-wide');
+            const range = document.createRange();
+            range.selectNodeContents(text);
+            const rects = [...range.getClientRects()].filter(r => r.width > 0);
+            range.selectNodeContents(math);
+            const right = Math.max(...[...range.getClientRects()].map(r => r.right));
+            const shown = (box || math).getBoundingClientRect();
+            found.push({
+                boxed: !!box,
+                past: Math.max(0, Math.round(shown.right - edge)),
+                keyboard: !!box && box.tabIndex === 0,
+                unreachable: Math.max(0, Math.round(
+                    right - (box ? shown.left + box.scrollWidth : shown.right))),
+                lines: new Set(rects.map(r => Math.round(r.top))).size});
+        }
+    }
+    return {found, wider: Math.max(0, document.documentElement.scrollWidth - window.innerWidth),
+            window: window.innerWidth};
+}"""
 
 #: In a page (``page.evaluate(OVERFLOWED, [cells, word])``): for each cell the
 #: CSS selector ``cells`` picks that holds ``word``, how far (px) the word's
@@ -506,3 +546,13 @@ print(os.getpid())
 #: time to); both are file names she picks in her problem set's folder.
 MARKUP_FILE_NAME = "<svg onload=eval(decodeURIComponent(location.hash.slice(1)))>"
 TIMESTAMP_FOLDER_FILE = "timestamp.txt/x"
+#: Other names a submitted file may not have, each with the character it is
+#: refused for: a quote that ends an HTML attribute, Windows' folder separator,
+#: a hidden file, a control character.
+REFUSED_FILE_NAMES = {MARKUP_FILE_NAME: "'<'", 'x" onmouseover="alert(1).txt': "'\"'",
+                      "..\\..\\notes.txt": "'\\'", ".hidden": "'.'",
+                      "tab\there": "U+0009", TIMESTAMP_FOLDER_FILE: "timestamp.txt"}
+#: Names honest students give the files they hand in beside the notebook: an
+#: apostrophe (straight and typographic), spaces, accented letters, other scripts.
+HONEST_FILE_NAMES = ["Ada's notes.txt", "data/données été 2026.csv", "Zoë’s plot.png",
+                     "заметки/Ångström (v2) & co.md"]

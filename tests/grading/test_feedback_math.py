@@ -44,6 +44,18 @@ def test_text_that_is_not_mathematics_is_left_alone(text):
     assert html_with_mathml(f"<p>{text}</p>") == f"<p>{text}</p>"
 
 
+def test_only_an_inline_formula_that_may_be_wider_than_a_phone_is_boxed():
+    short, long = "$k(x, y) = \\langle x, y \\rangle$", "$\\text{" + "kernel" * 5 + "}$"
+    out = html_with_mathml(f"<p>{short} and {long}, and $${long[1:-1]}$$</p>")
+    assert [(tag, attrs) for tag, attrs in _Tags(out).found if tag == "span"] == [
+        ("span", {"class": "math-wide", "tabindex": "0"}),
+        ("span", {"class": "math-display", "tabindex": "0"})], out
+    assert out.index("<math") < out.index("math-wide"), out   # the short one, unboxed
+    # space counts as width; a width that is no number counts as none
+    assert "math-wide" in html_with_mathml("<p>$a\\hspace{40em}b$</p>")
+    assert "math-wide" not in html_with_mathml("<p>$a\\hspace{1.2.3em}b$</p>")
+
+
 HOSTILE_TEX = [
     "\\text{<script>alert('pwned')</script>}",
     "\\text{<img src=x onerror=alert('pwned')>}",
@@ -70,8 +82,11 @@ def test_a_students_tex_never_brings_in_markup(tex):
     escaped = tex.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     out = html_with_mathml(f"<p>${escaped}$</p>")
     for tag, attrs in _Tags(out).found:
-        # TeX not written out stays text, in a span of the page's own
-        assert tag == "p" or tag in TAGS or (tag, attrs) == ("span", {"class": "tex"}), (tag, out)
+        # TeX not written out stays text, in a span of the page's own; a long
+        # formula is in a box of the page's own
+        assert tag == "p" or tag in TAGS or (tag, attrs) in (
+            ("span", {"class": "tex"}),
+            ("span", {"class": "math-wide", "tabindex": "0"})), (tag, out)
         assert not [a for a in attrs if a.startswith("on") or a in ("href", "src", "style")], out
 
 
@@ -622,6 +637,78 @@ def test_a_long_word_stays_inside_its_cell_on_a_laptop_and_a_phone(removed, tmp_
             assert min(found["past"]) > 1000 and found["wider"] > 1000, (width, found)
         else:
             assert found == {"past": [0, 0, 0], "wider": 0, "window": width}, (width, found)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("removed", [None, "the box"])
+def test_a_long_word_in_a_formulas_text_wraps_in_a_box_the_keyboard_reaches(
+        removed, tmp_path, monkeypatch):
+    """A written answer with a 400-letter word in $\\text{...}$ (a formula of
+    that text alone, in a paragraph and in a list item, and ``x = ... + 1``),
+    on the feedback page at a laptop's width and a phone's: each formula is in
+    a box of its own inside its cell, which the keyboard can reach and which
+    scrolls to all of the formula; a formula of the text alone wraps it onto
+    several lines; the page does not scroll sideways and axe finds no serious
+    violation (a box that scrolls and that the keyboard cannot reach is one).
+    A formula the page's estimate takes for narrow, 23 W's wide, is clipped at
+    its line on a phone.  Without the box, the page does not scroll sideways
+    either, but each formula is cut at its line, the rest of the word out of
+    reach."""
+    import nbformat
+    from playwright.sync_api import sync_playwright
+
+    from accessibility import axe_violations
+    from attacks import BOXED, LONG_TEXT_ANSWER, LONG_WORD
+    from conftest import CHROMIUM_ARGS, require_chromium
+    from coursegrader import mathml
+
+    if removed:
+        monkeypatch.setattr(mathml, "WIDE_INLINE_EM", float("inf"))
+    wide = "W" * 23
+    assert mathml.estimated_em(mathml.tex_to_mathml(f"\\text{{{wide}}}")) <= mathml.WIDE_INLINE_EM
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(
+        f"{LONG_TEXT_ANSWER}\n\nAnd $\\text{{{wide}}}$.", metadata={"nbgrader": {
+            "grade": True, "solution": True, "grade_id": "proof", "points": 2, "score": 1,
+            "comment": None, "locked": False, "schema_version": 3, "task": False}})]
+    page_file = tmp_path / "ps1.html"
+    page_file.write_text(_feedback_page(nb, {"nbgrader": {
+        "notebook": "ps1", "score": 1, "max_score": 2, "late_penalty": 0}}))
+    seen, violations, narrow = {}, {}, {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
+        try:
+            for width in (1366, 390):
+                context = browser.new_context(viewport={"width": width, "height": 900},
+                                              is_mobile=width < 500)
+                page = context.new_page()
+                page.goto(page_file.as_uri())
+                page.wait_for_function(
+                    "window.MathJax && MathJax.startup && MathJax.startup.promise")
+                page.evaluate("MathJax.startup.promise")
+                seen[width] = page.evaluate(BOXED, ["div.text_cell_render", LONG_WORD])
+                narrow[width] = page.evaluate(BOXED, ["div.text_cell_render", wide])
+                violations[width] = axe_violations(page)
+                context.close()
+        finally:
+            browser.close()
+    for width, page in seen.items():
+        assert len(page["found"]) == 3, (width, page)
+        assert page["wider"] == 0 and page["window"] == width, (width, page)
+        for formula in page["found"]:
+            assert formula["past"] == 0, (width, formula)
+            if removed:
+                assert not formula["boxed"] and formula["unreachable"] > 0, (width, formula)
+            else:
+                assert formula["boxed"] and formula["keyboard"], (width, formula)
+                assert formula["unreachable"] == 0, (width, formula)
+        if not removed:
+            # the text alone wraps; with x = ... + 1 around it, the box scrolls to it
+            assert [f["lines"] >= 3 for f in page["found"]] == [True, False, True], page
+        assert violations[width] == [], (width, violations[width])
+    w, = narrow[390]["found"]
+    assert not w["boxed"] and w["past"] == 0 and w["unreachable"] > 0, narrow
+    assert narrow[1366]["found"][0]["unreachable"] == 0, narrow   # on a laptop, all of it
 
 
 # -- nested superscripts lift nothing out of their line ----------------------------------

@@ -30,6 +30,7 @@ Outside CI a missing requirement (root, npm, Chromium, PostgreSQL) skips; in
 CI it fails.
 """
 
+import base64
 import html
 import json
 import os
@@ -46,14 +47,15 @@ from pathlib import Path
 import nbformat
 import pytest
 import requests
-from coursegrader import record
+from coursegrader import plain_paths, record
 from coursegrader.judging.problem_sets import graded_parts
 from coursegrader.judging.variants import submission_variant
 from coursegrader.tools.course import fill_answers
 
 from conftest import CHROMIUM, CHROMIUM_ARGS
 from hubs import BOOK_MARKER, COURSE, DEPLOY, FULL_NAMES, SHOTS, course_hub, hubpy
-from attacks import HOSTILE, HOSTILE_CODE, MARKUP_FILE_NAME, TIMESTAMP_FOLDER_FILE
+from attacks import (HONEST_FILE_NAMES, HOSTILE, HOSTILE_CODE, MARKUP_FILE_NAME,
+                     REFUSED_FILE_NAMES)
 from ps1_by_hand import answer_function, by_hand, earned, with_answers
 
 
@@ -959,8 +961,10 @@ NGSHARE_HEADERS = {"content-type": "application/json; charset=utf-8",
 
 
 def test_hub_ngshare_answers_data_no_browser_runs(ngshare_hub):
-    """ada submits, with her own token, files named as markup or under timestamp.txt:
-    refused, each named. Every answer of ngshare the instructor's browser can get
+    """ada submits, with her own token, files named as markup, with a quote, a
+    backslash, a control character, hidden or under timestamp.txt: refused, each
+    named with its character and a name to rename it to; files named as people name
+    them (an apostrophe, spaces, accents) go in whole. Every answer of ngshare the instructor's browser can get
     (a listing, an error, a 404, its former login) is JSON with nosniff and a CSP
     that runs nothing; in Chromium, the instructor logged in to the hub opens them
     with the attack's script in the hash, and nothing runs and no ngshare cookie is
@@ -985,23 +989,29 @@ def test_hub_ngshare_answers_data_no_browser_runs(ngshare_hub):
     released = call("POST", f"assignment/{COURSE}/psn", "teacher", files=json.dumps([notebook]))
     assert released.json()["success"], released.text
     try:
-        for name in (MARKUP_FILE_NAME, TIMESTAMP_FOLDER_FILE, ".hidden", "tab\there"):
+        for name, character in REFUSED_FILE_NAMES.items():
             r = call("POST", f"submission/{COURSE}/psn", "ada",
                      files=json.dumps([notebook, {"path": name, "content": encoded("x")}]))
             assert r.status_code == 400 and r.json()["success"] is False, (name, r.text)
-            assert repr(name) in r.json()["message"] and "refused" in r.json()["message"]
-        # an honest submission with a data file in a folder goes in, and is listed
-        # (JupyterLab's checkpoint, which nbgrader's submit sends, left out)
+            # the student is told the file, the character and what to rename it to
+            assert r.json()["message"] == plain_paths.refusal(name), r.text
+            assert character in r.json()["message"], r.text
+        # an honest submission with a data file in a folder and names as people
+        # write them goes in, and is listed (JupyterLab's checkpoint, which
+        # nbgrader's submit sends, left out)
+        honest = ["data/points.csv", *HONEST_FILE_NAMES]
         r = call("POST", f"submission/{COURSE}/psn", "ada",
-                 files=json.dumps([notebook, {"path": "data/points.csv",
-                                              "content": encoded("1,2")},
+                 files=json.dumps([notebook, *({"path": name, "content": encoded(name)}
+                                               for name in honest),
                                    {"path": ".ipynb_checkpoints/psn-checkpoint.ipynb",
                                     "content": encoded("{}")}]))
         assert r.json()["success"], r.text
         listing_path = f"submission/{COURSE}/psn/{n['ada']}?list_only=true"
         listed = call("GET", listing_path, "teacher")
-        assert sorted(f["path"] for f in listed.json()["files"]) == ["data/points.csv",
-                                                                      "psn.ipynb"]
+        assert sorted(f["path"] for f in listed.json()["files"]) == sorted(honest + ["psn.ipynb"])
+        got = call("GET", f"submission/{COURSE}/psn/{n['ada']}", "teacher").json()["files"]
+        assert {f["path"]: base64.b64decode(f["content"]).decode() for f in got
+                if f["path"] in honest} == {name: name for name in honest}
         # every answer: the listing, refusals, a 404, with a token and without
         answers = {"listing": listed,
                    "listing, no token": requests.get(f"{api}/{listing_path}", timeout=60),

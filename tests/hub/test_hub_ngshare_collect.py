@@ -1,6 +1,7 @@
 """The instructor's collect through ngshare, when ngshare holds a submission with a
 folder named ``timestamp.txt``: that student is refused and named, the classmates
-on either side of her are collected, and the command fails.
+on either side of her are collected (bob's files named as people name them, with
+an apostrophe, spaces and accents, each under its name), and the command fails.
 
 ngshare itself (from the hub's ngshare environment, without the course's wrapper,
 which refuses such a name at submit) stores what a student sends; the collect is
@@ -21,6 +22,8 @@ from pathlib import Path
 
 import pytest
 import requests
+
+from attacks import HONEST_FILE_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE = "kernel-methods"
@@ -114,7 +117,8 @@ def test_a_timestamp_folder_fails_her_submission_alone(ngshare, installed, tmp_p
     # bob, then ada with a folder named timestamp.txt, then cy
     submissions = {
         "bob": [{"path": "ps1.ipynb", "content": encoded('{"by": "bob"}')},
-                {"path": ".ipynb_checkpoints/ps1-checkpoint.ipynb", "content": encoded("{}")}],
+                {"path": ".ipynb_checkpoints/ps1-checkpoint.ipynb", "content": encoded("{}")},
+                *({"path": name, "content": encoded(name)} for name in HONEST_FILE_NAMES)],
         "ada": [{"path": "ps1.ipynb", "content": encoded('{"by": "ada"}')},
                 {"path": "timestamp.txt/x", "content": encoded("x")}],
         "cy": [{"path": "ps1.ipynb", "content": encoded('{"by": "cy"}')}],
@@ -154,5 +158,8 @@ def test_a_timestamp_folder_fails_her_submission_alone(ngshare, installed, tmp_p
             assert json.loads((folder / "ps1.ipynb").read_text()) == {"by": student}
             assert (folder / "timestamp.txt").is_file()   # ngshare's time
             assert not (folder / ".ipynb_checkpoints").exists()
+        # bob's files named as people name them are collected, each under its name
+        for name in HONEST_FILE_NAMES:
+            assert (submitted / "bob" / "ps1" / name).read_text() == name, (name, said)
         # nothing half-written of hers is left beside them
         assert not [p for p in os.listdir(submitted) if p.startswith(".")], os.listdir(submitted)
