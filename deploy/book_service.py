@@ -18,6 +18,8 @@ from urllib.parse import urlparse
 
 from tornado import ioloop, web
 
+import request_bodies  # deploy/request_bodies.py, next to this file
+
 
 class HubLinks(web.RequestHandler):
     """The book's _static/course_hub_config.js, as this hub answers it: where
@@ -50,7 +52,8 @@ def main(argv):
     url = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
     app = make_app(os.path.abspath(argv[0]), os.environ["JUPYTERHUB_SERVICE_PREFIX"],
                    os.environ.get("JUPYTERHUB_BASE_URL", "/"))
-    app.listen(url.port, url.hostname)
+    # it takes no request bodies: a flood of them holds at most 1 MiB (request_bodies.py)
+    request_bodies.bound(app.listen(url.port, url.hostname), 1024**2, "book")
     ioloop.IOLoop.current().start()
 
 

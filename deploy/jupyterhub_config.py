@@ -30,6 +30,7 @@ sys.path.insert(0, HERE)
 import roles  # noqa: E402  (deploy/roles.py, next to this file)
 import lti_login  # noqa: E402
 import low_ports  # noqa: E402
+import request_bodies  # noqa: E402
 import spawner  # noqa: E402
 
 settings = json.load(open(os.environ["KERNEL_COURSE_SETTINGS"]))
@@ -54,6 +55,10 @@ c.ConfigurableHTTPProxy.pid_file = os.path.join(STATE, "proxy.pid")
 c.JupyterHub.cookie_secret_file = os.path.join(STATE, "cookie_secret")
 c.JupyterHub.db_url = settings.get("db_url") or f"sqlite:///{os.path.join(STATE, 'hub.sqlite')}"
 c.JupyterHub.cleanup_servers = True
+
+# The hub's API and pages take small bodies: a flood of them holds at most 64 MiB
+# of the hub's memory at once (request_bodies.py).
+request_bodies.bound_every_server(64 * 1024**2, "hub")
 
 # -- who may log in, and how --------------------------------------------------
 # settings "auth": "pam" (the Unix password, the default and the demo's) or "lti"

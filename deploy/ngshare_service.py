@@ -40,6 +40,8 @@ from tornado.web import RequestHandler
 
 from ngshare import ngshare
 
+import request_bodies  # deploy/request_bodies.py, next to this file
+
 HOST = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"]).hostname
 HEADERS = {
     "Content-Type": "application/json; charset=utf-8",
@@ -65,6 +67,9 @@ plain_paths = _load_plain_paths()
 
 
 def listen_on_service_host(self, port, address="", **kwargs):
+    # submissions arrive whole as JSON: a flood of bodies holds at most 256 MiB of
+    # ngshare's memory at once (request_bodies.py)
+    request_bodies.bound(self, 256 * 1024**2, "ngshare")
     return _listen(self, port, HOST, **kwargs)
 
 

@@ -20,6 +20,11 @@ every process the server starts. No process of the user's holds a capability,
 so none can bind the port once the server is gone. (Were this extension not to
 take the socket, the server would try to bind the port itself, be refused,
 and stop.)
+
+It also bounds what the server holds of request bodies at once
+(``request_bodies.py``): bodies are read whole before any login is checked, and
+anyone reaching the hub's public port could otherwise fill the server's memory
+cap with them and have it killed.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ import ctypes
 import ctypes.util
 import os
 import socket
+
+import request_bodies
 
 PR_SET_DUMPABLE = 4
 #: The variable in which the hub names the socket's descriptor (spawner.py).
@@ -68,6 +75,18 @@ def serve_on(serverapp, listener: socket.socket) -> None:
     serverapp._bind_http_server = lambda: serverapp.http_server.add_socket(listener)
 
 
+def bound_bodies(serverapp) -> None:
+    """Have ``serverapp`` hold at most its budget of request bodies at once
+    (``request_bodies.py``: a share of its memory limit), from when it serves."""
+    bind = serverapp._bind_http_server
+    budget = request_bodies.budget_of_user_server(os.environ)
+
+    def bind_bounded():
+        request_bodies.bound(serverapp.http_server, budget, "user server")
+        return bind()
+    serverapp._bind_http_server = bind_bounded
+
+
 def _jupyter_server_extension_points():
     return [{"module": "server_guard"}]
 
@@ -81,3 +100,4 @@ def _load_jupyter_server_extension(serverapp):
         serve_on(serverapp, listener)
         serverapp.log.info("server_guard: serving on the socket the hub bound, "
                            "%s:%s", serverapp.ip, serverapp.port)
+    bound_bodies(serverapp)

@@ -471,6 +471,69 @@ def test_a_student_who_binds_every_outgoing_port_stops_no_one_else(hub):
         time.sleep(1)
 
 
+#: Her kernel opens %(connections)d connections to 127.0.0.1:%(port)d, each sending
+#: all but the last byte of a body of %(size)d bytes to %(path)r, holds them for
+#: %(hold)s seconds, and prints how many the other side closed on her.
+HELD_BODIES = """
+import json, socket, time
+held, closed = [], 0
+head = ("POST %(path)s HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Length: %(size)d\\r\\n\\r\\n").encode()
+for _ in range(%(connections)d):
+    s = socket.create_connection(("127.0.0.1", %(port)d), timeout=60)
+    try:
+        s.sendall(head)
+        left = %(size)d - 1
+        block = b" " * (1 << 20)
+        while left > 0:
+            left -= s.send(block[:min(left, len(block))])
+        held.append(s)
+    except OSError:
+        s.close()
+        closed += 1
+time.sleep(%(hold)s)
+for s in held:
+    s.close()
+print(json.dumps({"closed": closed, "held": len(held)}))
+"""
+
+
+def rss(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+def test_bodies_sent_and_held_take_neither_the_hubs_memory_nor_a_classmates_server(hub):
+    """Tornado reads a body whole before any login is checked. Without a budget,
+    60 connections of 99 MB to the hub's API made the hub hold 6 GB, and five of
+    500 MB sent to bob's server through the public port, with no login, had his
+    server killed at his memory cap."""
+    settings = hub["settings"]
+    ada, bob = Kernel(hub, "ada"), Kernel(hub, "bob")
+    bobs = bob.value("import os; print(os.getpid())")
+    hub_pid = int((hub["state"] / "hub-process.pid").read_text())
+    before = rss(hub_pid)
+    sent = json.loads(ada.value(HELD_BODIES % {
+        "connections": 60, "port": settings["hub_port"], "size": 99_000_000,
+        "path": "/hub/api/users", "hold": 5}))
+    # the hub held at most its budget (64 MiB) of them, and answers
+    grown = rss(hub_pid) - before
+    assert sent["closed"] >= 55, sent
+    assert grown < 160 * 1024**2, grown
+    assert requests.get(f"{hub['url']}/hub/api", timeout=60).status_code == 200
+
+    ada.value(HELD_BODIES % {
+        "connections": 5, "port": settings["port"], "size": 500_000_000,
+        "path": f"/user/{bob.name}/api/contents/x.txt", "hold": 5})
+    # bob's server and kernel live on: the same kernel process answers
+    assert bob.server_up()
+    assert bob.value("import os; print(os.getpid())") == bobs
+    log = (hub["state"] / "hub.log").read_text()
+    assert "hub: cut POST '/hub/api/users'" in log
+    assert f"user server: cut POST '/user/{bob.name}/api/contents/x.txt'" in log
+
+
 def root_segments():
     """The System V shared memory segments root sees on the machine (``ipcs -m``):
     [{column of /proc/sysvipc/shm: value}]."""

@@ -1,0 +1,185 @@
+"""What a Tornado server of the course holds of request bodies (deploy/request_bodies.py).
+
+Played without a hub on a Tornado server as the course runs its own, with a
+budget of 8 MiB: twenty connections each send all but the last byte of a
+4 MiB body and hold it, as a student did against the hub's API (6 GB held by
+the hub) and, through the public port, against a classmate's server (his
+memory cap filled, his server killed). The server holds at most its budget,
+cuts the rest with 413 and logs it, answers GETs meanwhile, and takes honest
+bodies again once the flood is gone; a body larger than the budget is refused
+before it is read. Without the budget the same flood holds 80 MiB.
+
+The real hub plays the same attacks in tests/hub/test_hub_server_limits.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+MiB = 1024**2
+BUDGET = 8 * MiB
+
+SERVER = """
+import asyncio, json, resource, sys
+sys.path.insert(0, sys.argv[1])
+import request_bodies
+from tornado import httpserver, netutil, web
+
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+
+class Length(web.RequestHandler):
+    def post(self):
+        self.finish(str(len(self.request.body)))
+
+class Held(web.RequestHandler):
+    def get(self):
+        self.finish(json.dumps({"held": budget.held if budget else None,
+                                "cuts": budget.cuts if budget else None, "rss": rss()}))
+
+async def main():
+    global budget
+    server = httpserver.HTTPServer(web.Application([("/length", Length), ("/held", Held)]))
+    budget = request_bodies.bound(server, int(sys.argv[2]), "test") if sys.argv[2] != "0" else None
+    sockets = netutil.bind_sockets(0, "127.0.0.1")
+    server.add_sockets(sockets)
+    print(sockets[0].getsockname()[1], flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+@pytest.fixture
+def server():
+    """Start a server with a budget (0: none): (its port, its stderr's file)."""
+    started = []
+
+    def start(budget):
+        proc = subprocess.Popen([sys.executable, "-c", SERVER, str(DEPLOY), str(budget)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        started.append(proc)
+        return int(proc.stdout.readline()), proc
+    yield start
+    for proc in started:
+        proc.kill()
+        proc.wait()
+
+
+def get(port, path):
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        return _answer(s)
+
+
+def post(port, body):
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(f"POST /length HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                  f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        return _answer(s)
+
+
+def _answer(s):
+    data = b""
+    try:
+        while part := s.recv(1 << 16):
+            data += part
+    except ConnectionResetError:
+        pass
+    head, _, body = data.partition(b"\r\n\r\n")
+    status = int(head.split()[1]) if head else None
+    return status, body.decode(errors="replace")
+
+
+def flood(port, connections=20, size=4 * MiB):
+    """Connections each sending all but the last byte of a ``size`` body; those the
+    server has not closed, and how many it closed."""
+    held, closed = [], 0
+    for _ in range(connections):
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        try:
+            s.sendall(f"POST /length HTTP/1.1\r\nHost: x\r\nContent-Length: {size}\r\n\r\n"
+                      .encode())
+            s.sendall(b" " * (size - 1))
+            held.append(s)
+        except (BrokenPipeError, ConnectionResetError):
+            s.close()
+            closed += 1
+    return held, closed
+
+
+def settled(port, seconds=10):
+    """What the server says it holds, once it has read what was sent."""
+    time.sleep(0.5)
+    end, last = time.monotonic() + seconds, None
+    while time.monotonic() < end:
+        now = json.loads(get(port, "/held")[1])
+        if last is not None and now["held"] == last["held"]:
+            return now
+        last = now
+        time.sleep(0.3)
+    return last
+
+
+def test_a_flood_of_bodies_holds_at_most_the_budget_and_honest_ones_pass_after(server):
+    port, proc = server(BUDGET)
+    before = json.loads(get(port, "/held")[1])
+    assert post(port, b"x" * MiB) == (200, str(MiB))
+    held, closed = flood(port)
+    try:
+        seen = settled(port)
+        assert seen["held"] <= BUDGET, seen
+        assert seen["cuts"] >= 17, seen            # 20 x 4 MiB against 8 MiB
+        assert seen["rss"] - before["rss"] < 40 * MiB, (before, seen)
+        assert get(port, "/held")[0] == 200        # it answers meanwhile
+    finally:
+        for s in held:
+            s.close()
+    time.sleep(0.5)
+    assert json.loads(get(port, "/held")[1])["held"] == 0
+    assert post(port, b"y" * (4 * MiB)) == (200, str(4 * MiB))
+    # a body larger than the whole budget is refused before it is read
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(f"POST /length HTTP/1.1\r\nHost: x\r\nContent-Length: {BUDGET + 1}\r\n\r\n"
+                  .encode())
+        assert _answer(s)[0] == 400
+    proc.kill()
+    log = proc.communicate()[1]
+    assert "test: cut POST '/length' from 127.0.0.1 after" in log, log
+    assert f"would pass {BUDGET} bytes" in log, log
+
+
+def test_without_a_budget_the_same_flood_is_held_whole(server):
+    """The attack as measured, on the same server unbounded: what the budget stops."""
+    port, _ = server(0)
+    before = json.loads(get(port, "/held")[1])
+    held, closed = flood(port)
+    try:
+        seen = settled(port)
+        assert closed == 0 and seen["rss"] - before["rss"] > 60 * MiB, (before, seen)
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_a_user_servers_budget_is_a_share_of_its_memory_limit():
+    sys.path.insert(0, str(DEPLOY))
+    try:
+        import request_bodies
+    finally:
+        sys.path.remove(str(DEPLOY))
+    assert request_bodies.budget_of_user_server({"MEM_LIMIT": str(2 * 1024**3)}) == 256 * MiB
+    assert request_bodies.budget_of_user_server({"MEM_LIMIT": str(12 * 1024**3)}) == 1536 * MiB
+    assert request_bodies.budget_of_user_server({}) == 256 * MiB
+    assert request_bodies.budget_of_user_server({"MEM_LIMIT": "lots"}) == 256 * MiB
