@@ -43,6 +43,9 @@ CLONE_NEWNET = 0x40000000
 #: The connections one server may have open at once through the hub's listeners in
 #: its namespace: each costs the hub two descriptors.
 CONNECTIONS = 64
+#: Seconds between two lines of the hub's log saying a server's connections were
+#: refused (each line counts those since the last).
+LOG_EVERY = 60
 #: Bytes read at once from either side of a joined connection.
 CHUNK = 1 << 16
 
@@ -120,19 +123,23 @@ class Loopback:
     between fork and exec (:meth:`enter`); the hub joins connections once
     :meth:`serve` is awaited, until :meth:`close`."""
 
-    def __init__(self, fd, listeners, log=None):
+    def __init__(self, fd, listeners, log=None, name="a server"):
         self.fd = fd
         self.listeners = listeners
         self.ports = [listener.getsockname()[1] for listener in listeners]
         self.log = log
+        self.name = name
         self._servers = []
         self._joined = set()
+        self._refused = 0          # connections refused since the last line saying so
+        self._said = None          # when that line was written (the loop's clock)
 
     @classmethod
-    def make(cls, ports, log=None):
-        """A new namespace and its listeners: OSError where the kernel refuses."""
+    def make(cls, ports, log=None, name="a server"):
+        """A new namespace and its listeners (``name``: whose, for the log): OSError
+        where the kernel refuses."""
         fd, listeners = _in_a_thread_of_its_own(_in_new_namespace, list(ports))
-        return cls(fd, listeners, log)
+        return cls(fd, listeners, log, name)
 
     def enter(self):
         """Move the calling process into the namespace (between fork and exec, as
@@ -163,9 +170,7 @@ class Loopback:
 
     async def _join(self, inside, inside_writer, port):
         if len(self._joined) >= CONNECTIONS:
-            if self.log:
-                self.log.warning("Refused a connection to port %s from a server's "
-                                 "namespace: %s already open", port, CONNECTIONS)
+            self._refuse(port)
             inside_writer.close()
             return
         task = asyncio.current_task()
@@ -182,6 +187,17 @@ class Loopback:
             self._joined.discard(task)
             for writer in writers:
                 writer.close()
+
+
+    def _refuse(self, port):
+        """Count a refused connection; say so at most once a :data:`LOG_EVERY` seconds."""
+        self._refused += 1
+        now = asyncio.get_running_loop().time()
+        if self.log and (self._said is None or now - self._said >= LOG_EVERY):
+            self.log.warning("Refused %d connection(s) of %s's server to port %s (and "
+                             "others) of the hub: %d already open", self._refused,
+                             self.name, port, CONNECTIONS)
+            self._refused, self._said = 0, now
 
 
 async def _copy(reader, writer):

@@ -128,7 +128,8 @@ class CourseSpawner(LocalProcessSpawner):
         (server_network.py); logs what confines it."""
         if self.loopback_ports is not None:
             try:
-                self._loopback = server_network.Loopback.make(self.loopback_ports, self.log)
+                self._loopback = server_network.Loopback.make(self.loopback_ports, self.log,
+                                                              self.user.name)
             except OSError as e:
                 self._network_refused = str(e)
         self._groups, missing = server_limits.make(self.user.name, self.mem_limit,

@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import logging
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -166,13 +168,14 @@ def test_data_crosses_whole_both_ways_and_each_end_is_passed_on():
                 "sys.stdout.buffer.write(back)\n")
         inside = await asyncio.create_subprocess_exec(
             sys.executable, "-c", code, preexec_fn=loopback.enter,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        back, _ = await asyncio.wait_for(inside.communicate(block), 120)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        back, said = await asyncio.wait_for(inside.communicate(block), 120)
         await loopback.close()
         machine.close()
-        return back
+        return back, said.decode()
 
-    assert asyncio.run(play()) == block[::-1]
+    back, said = asyncio.run(play())
+    assert back == block[::-1], (len(back), said)
 
 
 def test_one_server_holds_at_most_its_share_of_connections_and_stopping_ends_them():
@@ -196,9 +199,14 @@ sys.stdin.readline()
 print(sum(s.recv(100) == b"" for s in held), flush=True)   # ended by the hub
 """
 
+    said = []
+    log = logging.getLogger("test_server_network")
+    log.addHandler(type("Keep", (logging.Handler,), {"emit": lambda self, r: said.append(
+        r.getMessage())})())
+
     async def play():
         machine = await echo_server()
-        loopback = server_network.Loopback.make([port_of(machine)])
+        loopback = server_network.Loopback.make([port_of(machine)], log, "ada")
         await loopback.serve()
         inside = await asyncio.create_subprocess_exec(
             sys.executable, "-c", code, str(port_of(machine)), preexec_fn=loopback.enter,
@@ -214,6 +222,10 @@ print(sum(s.recv(100) == b"" for s in held), flush=True)   # ended by the hub
     (held, refused), ended = asyncio.run(play())
     assert (held, refused) == (cap, 8)
     assert ended == cap
+    # the refusals are said once a minute at most, naming whose server
+    assert len(said) == 1 and re.fullmatch(
+        rf"Refused 1 connection\(s\) of ada's server to port \d+ \(and others\) of the "
+        rf"hub: {cap} already open", said[0]), said
 
 
 def test_a_port_the_hub_cannot_listen_on_refuses_the_namespace_by_name():
