@@ -26,7 +26,11 @@ ngshare is a service on the hub's one origin (/services/ngshare/). As it ships:
   there); spaces, apostrophes and accented letters are a name's own.
   JupyterLab's checkpoints (``.ipynb_checkpoints/``), which ngshare_exchange's
   submit sends, are left out; anything else is refused at submit with a JSON
-  error naming the file, the character and a name to rename it to.
+  error naming the file, the character and a name to rename it to;
+* a submission may take at most 20 MB, and one person's kept submissions 200 MB
+  together (:data:`MAX_SUBMISSION_BYTES`, :data:`MAX_KEPT_BYTES`): ngshare keeps
+  every submission, as root's files on the hub's disk, so a student submitting
+  70 MB again and again would fill it, and no student's quota counts them.
 """
 
 import importlib.util
@@ -50,6 +54,11 @@ HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 _listen = HTTPServer.listen
+#: What one submission's files may take, and what one person's kept submissions may
+#: take together: ngshare keeps every submission, as files of its own (root's) on
+#: the hub's disk, where no student's disk quota counts them.
+MAX_SUBMISSION_BYTES = 20 * 1000**2
+MAX_KEPT_BYTES = 200 * 1000**2
 
 
 def _load_plain_paths():
@@ -116,7 +125,8 @@ _unpack = ngshare.MyHelpers.json_files_unpack
 
 
 def unpack_plain_paths(self, json_str, target):
-    """ngshare's unpacking of a submission's files, after checking every path."""
+    """ngshare's unpacking of a submission's files, after checking every path and
+    what the submission and the submitter's kept submissions take."""
     try:
         files = json.loads(json_str) if json_str is not None else []
     except ValueError:
@@ -129,8 +139,38 @@ def unpack_plain_paths(self, json_str, target):
             refusal = plain_paths.refusal(path)
             if refusal:
                 self.json_error(400, refusal)
+        refusal = too_much(files, kept_by(self.db, self.user))
+        if refusal:
+            self.json_error(400, refusal)
         json_str = json.dumps(files)
     return _unpack(self, json_str, target)
+
+
+def _mb(size):
+    return f"{size / 1e6:.1f} MB"
+
+
+def too_much(files, kept):
+    """Why a submission of ``files`` (entries with base64 ``content``) is refused for
+    its size, its submitter keeping ``kept`` bytes in submissions already; or None."""
+    size = sum(len(entry.get("content") or "") * 3 // 4 for entry in files
+               if isinstance(entry, dict) and isinstance(entry.get("content"), str))
+    if size > MAX_SUBMISSION_BYTES:
+        return (f"submission refused: its files take {_mb(size)}, more than the "
+                f"{_mb(MAX_SUBMISSION_BYTES)} one submission may take; leave large data "
+                f"files out of your problem set's folder, then submit again")
+    if kept + size > MAX_KEPT_BYTES:
+        return (f"submission refused: your submissions kept by the course's exchange take "
+                f"{_mb(kept)}, and this one {_mb(size)} more would pass the "
+                f"{_mb(MAX_KEPT_BYTES)} each person may keep; ask your instructor")
+    return None
+
+
+def kept_by(db, user):
+    """The bytes of every submission ``user`` has made, in every course."""
+    return sum(file.size or 0 for submission in db.query(ngshare.Submission)
+               .filter(ngshare.Submission.student_id == user.id)
+               for file in submission.files)
 
 
 def install():
