@@ -49,8 +49,13 @@ c.JupyterHub.port = settings["port"]
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = settings["hub_port"]
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings['proxy_api_port']}"
+# configurable-http-proxy, with the requests a connection pipelines passed on one
+# at a time (proxy_pipelining.js): as it ships, it starts them all at once, each on
+# a connection of its own to the server, and keeps those after the client is gone
 c.ConfigurableHTTPProxy.command = [
-    os.path.join(PREFIX, "proxy", "node_modules", ".bin", "configurable-http-proxy")]
+    "node", "--require", os.path.join(HERE, "proxy_pipelining.js"),
+    os.path.join(PREFIX, "proxy", "node_modules", "configurable-http-proxy", "bin",
+                 "configurable-http-proxy")]
 c.ConfigurableHTTPProxy.pid_file = os.path.join(STATE, "proxy.pid")
 c.JupyterHub.cookie_secret_file = os.path.join(STATE, "cookie_secret")
 c.JupyterHub.db_url = settings.get("db_url") or f"sqlite:///{os.path.join(STATE, 'hub.sqlite')}"
