@@ -5,6 +5,8 @@ Run from the repository root::
     python benchmarks/bench_svc.py              # every case below but the large ones
     python benchmarks/bench_svc.py --large      # also n = 10000, 20000 and memory at 20000
     python benchmarks/bench_svc.py --only moons # the rows whose case contains "moons"
+    python benchmarks/bench_svc.py --large --only "n = 10000" --seeds 0 1 2 3
+                                                # these seeds of the generated cases
     python benchmarks/bench_svc.py --memory 20000   # peak memory of one fit at n = 20000
     python benchmarks/bench_svc.py --profile "moons, n = 5000"   # where one fit's time goes
 
@@ -28,7 +30,10 @@ of the decision values on the training points, the strategy that answered
 and its working-set steps, and, in CPU seconds (``time.process_time``, which
 the load of a shared machine moves far less than the clock), the medians
 of each process's own ratios of kernlab's first and second fits to LIBSVM
-and LIBSVM's CPU time.  (LIBSVM keeps its kernel values in float32: at a
+and LIBSVM's CPU time, then the largest of the processes' peak resident
+memory after kernlab's first fit (``ru_maxrss``: the data, the imports and
+the fit, before LIBSVM runs), and the machine's load average (one minute)
+when the row ended.  (LIBSVM keeps its kernel values in float32: at a
 large C its own answer misses the KKT conditions by up to 1e-3, and the
 differences in those columns are LIBSVM's; ``tests/test_svm.py`` checks
 kernlab's answers against their KKT conditions with the exact K.)
@@ -393,6 +398,7 @@ import cProfile
 import json
 import os
 import pstats
+import resource
 import statistics
 import subprocess
 import sys
@@ -509,22 +515,24 @@ def _fits(kind, sigma, C):
             lambda tol: SkSVR(C=C, kernel="rbf", gamma=gamma, epsilon=0.1, tol=tol))
 
 
-def measure(name, index, compare):
+def measure(name, variant, compare):
     """Time kernlab and LIBSVM once each on one case; print a JSON record.
 
     With ``compare`` also LIBSVM at its default tolerance (timed) and at
     1e-8 (the answer compared with kernlab's).
     """
-    data, variants, _, kind, _ = CASES[name]
-    X, y, sigma, C = data(variants[index])
+    data, _, _, kind, _ = CASES[name]
+    X, y, sigma, C = data(variant)
     ours, libsvm = _fits(kind, sigma, C)
-    warm_X, warm_y, _, _ = data(variants[index])
+    warm_X, warm_y, _, _ = data(variant)
     # imports, and threadpoolctl's list of libraries (200 points are solved
     # by the factored QP: no working-set subproblem is compiled here)
     ours().fit(warm_X[:200], warm_y[:200])
     start, cpu = time.perf_counter(), time.process_time()
     model = ours().fit(X, y)  # compiles the working-set subproblems it uses
     t_first, c_first = time.perf_counter() - start, time.process_time() - cpu
+    # the process's peak resident memory so far: the data, kernlab's fit, the imports
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     t_ours, c_ours = t_first, c_first
     if t_first < SECOND_FIT_BELOW:  # the same fit again, its subproblems compiled
         start, cpu = time.perf_counter(), time.process_time()
@@ -535,7 +543,7 @@ def measure(name, index, compare):
     t_libsvm, c_libsvm = time.perf_counter() - start, time.process_time() - cpu
     steps = sum(1 for event in model.solver_trace_ if hasattr(event, "working_set"))
     times = dict(ours=t_ours, first=t_first, libsvm=t_libsvm, cpu_ours=c_ours,
-                 cpu_first=c_first, cpu_libsvm=c_libsvm)
+                 cpu_first=c_first, cpu_libsvm=c_libsvm, peak=peak)
     if not compare:
         print(json.dumps(dict(times, method=model.method_, steps=steps)))
         return
@@ -557,17 +565,19 @@ def measure(name, index, compare):
                           method=model.method_, steps=steps)))
 
 
-def run_row(name, index, processes):
+def run_row(name, variant, processes):
     """Medians of ``processes`` fresh processes; the first also compares the answers."""
     records = []
     for k in range(processes):
-        out = subprocess.run([sys.executable, __file__, "--measure", name, str(index),
+        out = subprocess.run([sys.executable, __file__, "--measure", name,
+                              json.dumps(variant if isinstance(variant, int) else float(variant)),
                               str(int(k == 0))], capture_output=True, text=True)
         if out.returncode != 0:
             return dict(error=out.stderr.strip().splitlines()[-1])
         records.append(json.loads(out.stdout.strip().splitlines()[-1]))
     med = {key: statistics.median(r[key] for r in records)
            for key in ("ours", "first", "libsvm", "cpu_ours", "cpu_first", "cpu_libsvm")}
+    med["peak"] = max(r["peak"] for r in records)
     # CPU ratios: the median of each process's own ratio (kernlab and LIBSVM
     # in one process see the same load)
     for key in ("ours", "first"):
@@ -582,14 +592,16 @@ def _variant(value):
     return f"seed {value}" if isinstance(value, int) else f"sigma {value:.3g}"
 
 
-def table(names, processes):
+def table(names, processes, seeds=None):
     print(f"{'case':<62} {'variant':<12} {'1st fit':>9} {'ratio':>7} {'kernlab':>9} "
           f"{'LIBSVM':>9} {'ratio':>7} {'target':>7}  {'LIBSVM 1e-3':>11} {'|da|/C':>8} "
-          f"{'|df|':>8}  {'CPU 1st':>8} {'CPU':>6} {'LIBSVM':>7}  method (steps)", flush=True)
+          f"{'|df|':>8}  {'CPU 1st':>8} {'CPU':>6} {'LIBSVM':>7} {'peak':>8}  method (steps)",
+          flush=True)
     for name in names:
         _, variants, target, _, _ = CASES[name]
-        for index, variant in enumerate(variants):
-            row = run_row(name, index, processes)
+        for variant in (variants if seeds is None or not isinstance(variants[0], int)
+                        else seeds):
+            row = run_row(name, variant, processes)
             if "error" in row:
                 print(f"{name:<62} {_variant(variant):<12} ERROR {row['error']}", flush=True)
                 continue
@@ -598,8 +610,9 @@ def table(names, processes):
                   f"{row['ours']:8.3f}s {row['libsvm']:8.3f}s {ratio:6.1f}x "
                   f"{target:6.0f}x{' ' if ratio <= target else '!'} {row['default']:10.3f}s "
                   f"{row['coef']:8.1e} {row['values']:8.1e}  {row['cpu_ratio_first']:7.1f}x "
-                  f"{row['cpu_ratio_ours']:5.1f}x {row['cpu_libsvm']:6.3f}s  "
-                  f"{row['method']} ({row['steps']})",
+                  f"{row['cpu_ratio_ours']:5.1f}x {row['cpu_libsvm']:6.3f}s "
+                  f"{row['peak']:5.2f}GiB  {row['method']} ({row['steps']})  "
+                  f"load {os.getloadavg()[0]:.1f}",
                   flush=True)
 
 
@@ -672,13 +685,15 @@ def main():
                         help="also n = 10000 and 20000, and the memory of one fit at 20000")
     parser.add_argument("--only", help="only the cases whose name contains this")
     parser.add_argument("--processes", type=int, default=PROCESSES)
+    parser.add_argument("--seeds", type=int, nargs="+",
+                        help="these seeds instead of each generated case's own")
     parser.add_argument("--memory", type=int, metavar="N",
                         help="instead: peak memory of one fit at size N, in fresh processes")
     parser.add_argument("--profile", metavar="CASE", help="instead: profile one fit of CASE")
     parser.add_argument("--measure", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
-        measure(args.measure[0], int(args.measure[1]), args.measure[2] == "1")
+        measure(args.measure[0], json.loads(args.measure[1]), args.measure[2] == "1")
         return
     if args.memory:
         memory_case(args.memory, args.processes)
@@ -691,7 +706,7 @@ def main():
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
           f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}, {os.cpu_count()} cores; medians "
           f"of {args.processes} fresh processes", flush=True)
-    table(names, args.processes)
+    table(names, args.processes, args.seeds)
     if args.large and args.only is None:
         memory_case(20000, 1)
 
