@@ -61,9 +61,9 @@ c.JupyterHub.cookie_secret_file = os.path.join(STATE, "cookie_secret")
 c.JupyterHub.db_url = settings.get("db_url") or f"sqlite:///{os.path.join(STATE, 'hub.sqlite')}"
 c.JupyterHub.cleanup_servers = True
 
-# The hub's API and pages take small bodies: a flood of them holds at most 64 MiB
-# of the hub's memory at once (request_bodies.py).
-request_bodies.bound_every_server(64 * 1024**2, "hub")
+# The hub's API and pages take small bodies: a flood of them holds at most 16 MiB
+# at once (request_bodies.py), with what its handlers make of them about 64 MiB.
+request_bodies.bound_every_server(16 * 1024**2, "hub")
 
 # -- who may log in, and how --------------------------------------------------
 # settings "auth": "pam" (the Unix password, the default and the demo's) or "lti"

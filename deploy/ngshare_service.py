@@ -27,10 +27,14 @@ ngshare is a service on the hub's one origin (/services/ngshare/). As it ships:
   JupyterLab's checkpoints (``.ipynb_checkpoints/``), which ngshare_exchange's
   submit sends, are left out; anything else is refused at submit with a JSON
   error naming the file, the character and a name to rename it to;
-* a submission may take at most 20 MB, and one person's kept submissions 200 MB
-  together (:data:`MAX_SUBMISSION_BYTES`, :data:`MAX_KEPT_BYTES`): ngshare keeps
-  every submission, as root's files on the hub's disk, so a student submitting
-  70 MB again and again would fill it, and no student's quota counts them.
+* a submission may take at most 20 MB and hold 200 files, and one person's kept
+  submissions 200 MB and 2,000 files together, each file counted as the whole
+  disk blocks it takes and its name (:data:`MAX_SUBMISSION_BYTES`,
+  :data:`MAX_KEPT_BYTES`, :data:`MAX_FILES`, :data:`MAX_KEPT_FILES`): ngshare keeps
+  every submission, each file a root's file on the hub's disk, so a student
+  submitting 70 MB again and again, or 20,000 empty files at a time, would fill
+  it, and no student's quota counts them. A submission holding more than 200
+  files' worth of JSON structure is refused before it is parsed.
 """
 
 import importlib.util
@@ -59,6 +63,12 @@ _listen = HTTPServer.listen
 #: the hub's disk, where no student's disk quota counts them.
 MAX_SUBMISSION_BYTES = 20 * 1000**2
 MAX_KEPT_BYTES = 200 * 1000**2
+#: Files one submission may hold, and one person's kept submissions together: each
+#: is a file of ngshare's own (an inode) and a row of its database.
+MAX_FILES = 200
+MAX_KEPT_FILES = 2000
+#: A file takes whole blocks of the disk: each counts at least one.
+BLOCK = 4096
 
 
 def _load_plain_paths():
@@ -76,9 +86,10 @@ plain_paths = _load_plain_paths()
 
 
 def listen_on_service_host(self, port, address="", **kwargs):
-    # submissions arrive whole as JSON: a flood of bodies holds at most 256 MiB of
-    # ngshare's memory at once (request_bodies.py)
-    request_bodies.bound(self, 256 * 1024**2, "ngshare")
+    # submissions arrive whole as JSON, at most 20 MB of files (about 28 MB as
+    # base64 in a form): a flood of bodies holds at most 64 MiB at once
+    # (request_bodies.py)
+    request_bodies.bound(self, 64 * 1024**2, "ngshare")
     return _listen(self, port, HOST, **kwargs)
 
 
@@ -127,6 +138,9 @@ _unpack = ngshare.MyHelpers.json_files_unpack
 def unpack_plain_paths(self, json_str, target):
     """ngshare's unpacking of a submission's files, after checking every path and
     what the submission and the submitter's kept submissions take."""
+    if isinstance(json_str, str) and sum(map(json_str.count, "{[,:")) > 8 * MAX_FILES + 64:
+        # before it is parsed: millions of tiny entries took 13 times their body
+        self.json_error(400, f"submission refused: more than {MAX_FILES} files")
     try:
         files = json.loads(json_str) if json_str is not None else []
     except ValueError:
@@ -150,27 +164,44 @@ def _mb(size):
     return f"{size / 1e6:.1f} MB"
 
 
+def on_disk(size, path):
+    """What a file of ``size`` bytes named ``path`` takes: whole disk blocks, and its
+    name in ngshare's database."""
+    return -(-max(size, 1) // BLOCK) * BLOCK + len(path or "")
+
+
 def too_much(files, kept):
     """Why a submission of ``files`` (entries with base64 ``content``) is refused for
-    its size, its submitter keeping ``kept`` bytes in submissions already; or None."""
-    size = sum(len(entry.get("content") or "") * 3 // 4 for entry in files
-               if isinstance(entry, dict) and isinstance(entry.get("content"), str))
+    its size or its number of files, its submitter keeping ``kept`` (bytes on disk,
+    files) in submissions already; or None."""
+    entries = [entry for entry in files if isinstance(entry, dict)]
+    if len(entries) > MAX_FILES:
+        return (f"submission refused: it holds {len(entries)} files, more than the "
+                f"{MAX_FILES} one submission may hold; leave the others out of your "
+                f"problem set's folder, then submit again")
+    kept_bytes, kept_files = kept
+    if kept_files + len(entries) > MAX_KEPT_FILES:
+        return (f"submission refused: your submissions kept by the course's exchange hold "
+                f"{kept_files} files, and this one {len(entries)} more would pass the "
+                f"{MAX_KEPT_FILES} each person may keep; ask your instructor")
+    size = sum(on_disk(len(entry.get("content") or "") * 3 // 4, entry.get("path"))
+               for entry in entries if isinstance(entry.get("content") or "", str))
     if size > MAX_SUBMISSION_BYTES:
         return (f"submission refused: its files take {_mb(size)}, more than the "
                 f"{_mb(MAX_SUBMISSION_BYTES)} one submission may take; leave large data "
                 f"files out of your problem set's folder, then submit again")
-    if kept + size > MAX_KEPT_BYTES:
+    if kept_bytes + size > MAX_KEPT_BYTES:
         return (f"submission refused: your submissions kept by the course's exchange take "
-                f"{_mb(kept)}, and this one {_mb(size)} more would pass the "
+                f"{_mb(kept_bytes)}, and this one {_mb(size)} more would pass the "
                 f"{_mb(MAX_KEPT_BYTES)} each person may keep; ask your instructor")
     return None
 
 
 def kept_by(db, user):
-    """The bytes of every submission ``user`` has made, in every course."""
-    return sum(file.size or 0 for submission in db.query(ngshare.Submission)
-               .filter(ngshare.Submission.student_id == user.id)
-               for file in submission.files)
+    """(bytes on disk, files) of every submission ``user`` has made, in every course."""
+    files = [file for submission in db.query(ngshare.Submission)
+             .filter(ngshare.Submission.student_id == user.id) for file in submission.files]
+    return sum(on_disk(file.size or 0, file.filename) for file in files), len(files)
 
 
 def install():

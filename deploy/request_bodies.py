@@ -12,9 +12,11 @@ with it, again whenever he started it.
 
 So every Tornado server the course runs (the hub, its book service, ngshare
 and each user's server) holds at most a budget of body bytes at once, across
-all its connections (:func:`bound`): a request whose body would pass it is
-answered 413, its connection closed and the cut logged, and the bytes it held
-are freed. No one body may be larger than the budget, and each must arrive
+all its connections (:func:`bound`), counting a body from its first byte
+until its handler has answered (the handler holds the body, and copies of it,
+until then: a login waiting for PAM held four times its body): a request whose
+body would pass it is answered 413, its connection closed and the cut logged,
+and the bytes it held are freed. No one body may be larger than the budget, and each must arrive
 within :data:`BODY_TIMEOUT` seconds, so what a sender holds is freed even if
 she never finishes. A flood of bodies can still make a server refuse others'
 bodies while it lasts (the log says so, with the client the proxy names); it
@@ -27,7 +29,8 @@ import logging
 
 from tornado import httputil
 
-__all__ = ["BODY_TIMEOUT", "Budget", "bound", "bound_every_server", "budget_of_user_server"]
+__all__ = ["BODY_TIMEOUT", "Budget", "bound", "bound_every_server", "budget_of_user_server",
+           "client"]
 
 #: Seconds within which a request's whole body must arrive.
 BODY_TIMEOUT = 300.0
@@ -71,9 +74,8 @@ class _Counted(httputil.HTTPMessageDelegate):
 
     def headers_received(self, start_line, headers):
         if isinstance(start_line, httputil.RequestStartLine):
-            client = headers.get("X-Forwarded-For") or getattr(
-                getattr(self.connection, "context", None), "remote_ip", "?")
-            self.said = f"{start_line.method} {start_line.path[:200]!r} from {client}"
+            self.said = (f"{start_line.method} {start_line.path[:200]!r} from "
+                         f"{client(self.connection, headers)}")
         return self.inner.headers_received(start_line, headers)
 
     def data_received(self, chunk):
@@ -87,8 +89,15 @@ class _Counted(httputil.HTTPMessageDelegate):
         return self.inner.data_received(chunk)
 
     def finish(self):
-        self._release()
+        # the body is whole; its handler holds it (and copies of it) until it has
+        # answered, so its bytes count until then
         if not self.cut:
+            answered = self.connection.finish
+
+            def finish_answer():
+                self._release()
+                return answered()
+            self.connection.finish = finish_answer
             self.inner.finish()
 
     def on_connection_close(self):
@@ -113,6 +122,16 @@ class _Counted(httputil.HTTPMessageDelegate):
         except Exception:   # the client is gone: nothing to answer
             pass
         self.connection.close()
+
+
+def client(connection, headers):
+    """Who sent a request, as far as this server can tell: the address the proxy
+    appended to ``X-Forwarded-For`` (its last entry: the earlier ones are the
+    client's own words), else the connection's."""
+    forwarded = headers.get("X-Forwarded-For", "")
+    if forwarded:
+        return forwarded.split(",")[-1].strip()[:64]
+    return getattr(getattr(connection, "context", None), "remote_ip", "?")
 
 
 def bound(server, limit, name="server"):

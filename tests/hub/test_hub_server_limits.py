@@ -517,9 +517,9 @@ def test_bodies_sent_and_held_take_neither_the_hubs_memory_nor_a_classmates_serv
     hub_pid = int((hub["state"] / "hub-process.pid").read_text())
     before = rss(hub_pid)
     sent = json.loads(ada.value(HELD_BODIES % {
-        "connections": 60, "port": settings["hub_port"], "size": 60_000_000,
+        "connections": 60, "port": settings["hub_port"], "size": 10_000_000,
         "path": "/hub/api/users", "hold": 5}))
-    # the hub held at most its budget (64 MiB) of them, and answers
+    # the hub held at most its budget (16 MiB) of them, and answers
     grown = rss(hub_pid) - before
     assert sent["closed"] >= 55, sent
     assert grown < 160 * 1024**2, grown

@@ -7,7 +7,11 @@ on the course's ngshare service as the hub runs it (the wrapper, from the hub's
 ngshare environment), its hub answered by a small server standing for it: a
 submission over 20 MB is refused, and so is one that would take ada's kept
 submissions past 200 MB, each with a message saying what to do; bob's goes in
-meanwhile, and ngshare's storage holds only what was accepted.
+meanwhile, and ngshare's storage holds only what was accepted. Files are
+counted too, each as the disk blocks it takes (20,000 empty or 1-byte files
+at a time passed a count of bytes): cy's 201 files are refused, and after
+2,000 kept so is one more; a body of 100,000 tiny entries is refused before
+it is parsed (such a body took ngshare 13 times its size, and kept it).
 """
 
 import base64
@@ -63,6 +67,12 @@ def submit(url, token, size):
     return r.status_code, r.json()
 
 
+def submit_files(url, token, files):
+    r = requests.post(f"{url}/submission/{COURSE}/ps1", data={"files": json.dumps(files)},
+                      headers={"Authorization": f"token {token}"}, timeout=300)
+    return r.status_code, r.json()
+
+
 def stored(storage):
     return sum(f.stat().st_size for f in storage.iterdir()) if storage.exists() else 0
 
@@ -70,7 +80,7 @@ def stored(storage):
 def test_a_submission_and_what_one_student_keeps_are_bounded(service):
     url, storage = service
     call(url, "tok-teach", "POST", f"course/{COURSE}", instructors=json.dumps(["teach"]))
-    for student in ("ada", "bob"):
+    for student in ("ada", "bob", "cy"):
         call(url, "tok-teach", "POST", f"student/{COURSE}/{student}",
              first_name=student, last_name="L", email="")
     call(url, "tok-teach", "POST", f"assignment/{COURSE}/ps1",
@@ -97,3 +107,23 @@ def test_a_submission_and_what_one_student_keeps_are_bounded(service):
     # her classmate submits meanwhile, and only what was accepted is stored
     assert submit(url, "tok-bob", 1 * MB)[0] == 200
     assert stored(storage) == released + 190 * MB + 9 * MB + 1 * MB
+    # files are counted, each as the disk blocks it takes: cy's empty and 1-byte files
+    one_byte = base64.b64encode(b"x").decode()
+    status, said = submit_files(url, "tok-cy", [{"path": f"f{n}", "content": ""}
+                                                for n in range(201)])
+    assert status == 400 and said["message"].startswith(
+        "submission refused: it holds 201 files, more than the 200 one submission may "
+        "hold"), said
+    for _ in range(10):                      # 2,000 files of 1 byte: 8 MB of blocks
+        assert submit_files(url, "tok-cy", [{"path": f"f{n}", "content": one_byte}
+                                            for n in range(200)])[0] == 200
+    status, said = submit_files(url, "tok-cy", [{"path": "f", "content": one_byte}])
+    assert status == 400 and said["message"].startswith(
+        "submission refused: your submissions kept by the course's exchange hold 2000 "
+        "files, and this one 1 more would pass the 2000 each person may keep"), said
+    # a body of many tiny entries is refused before it is parsed
+    many = "[" + ",".join('{"path":"a","content":""}' for _ in range(100_000)) + "]"
+    r = requests.post(f"{url}/submission/{COURSE}/ps1", data={"files": many},
+                      headers={"Authorization": "token tok-bob"}, timeout=300)
+    assert r.status_code == 400 and r.json()["message"] == (
+        "submission refused: more than 200 files"), r.text

@@ -43,6 +43,11 @@ class Length(web.RequestHandler):
     def post(self):
         self.finish(str(len(self.request.body)))
 
+class Slow(web.RequestHandler):
+    async def post(self):
+        await asyncio.sleep(3)      # as a login waiting for PAM: the body is held
+        self.finish(str(len(self.request.body)))
+
 class Held(web.RequestHandler):
     def get(self):
         self.finish(json.dumps({"held": budget.held if budget else None,
@@ -50,7 +55,7 @@ class Held(web.RequestHandler):
 
 async def main():
     global budget
-    server = httpserver.HTTPServer(web.Application([("/length", Length), ("/held", Held)]))
+    server = httpserver.HTTPServer(web.Application([("/length", Length), ("/slow", Slow), ("/held", Held)]))
     budget = request_bodies.bound(server, int(sys.argv[2]), "test") if sys.argv[2] != "0" else None
     sockets = netutil.bind_sockets(0, "127.0.0.1")
     server.add_sockets(sockets)
@@ -83,9 +88,9 @@ def get(port, path):
         return _answer(s)
 
 
-def post(port, body):
+def post(port, body, path="/length", headers=""):
     with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
-        s.sendall(f"POST /length HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}"
                   f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
         return _answer(s)
 
@@ -183,3 +188,34 @@ def test_a_user_servers_budget_is_a_share_of_its_memory_limit():
     assert request_bodies.budget_of_user_server({"MEM_LIMIT": str(12 * 1024**3)}) == 1536 * MiB
     assert request_bodies.budget_of_user_server({}) == 256 * MiB
     assert request_bodies.budget_of_user_server({"MEM_LIMIT": "lots"}) == 256 * MiB
+
+
+def test_a_body_counts_until_its_handler_has_answered(server):
+    """A handler holds the body it was given (a login waiting for PAM held four times
+    its body): whole bodies whose handlers have not answered still count."""
+    port, proc = server(BUDGET)
+    sent = []
+    for _ in range(4):                       # 4 x 3 MiB, each whole, each handler waiting
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        s.sendall(f"POST /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                  f"Content-Length: {3 * MiB}\r\n\r\n".encode() + b"a" * (3 * MiB))
+        sent.append(s)
+        time.sleep(0.2)
+    answers = [_answer(s)[0] for s in sent]
+    for s in sent:
+        s.close()
+    assert answers[:2] == [200, 200] and answers[2:] == [413, 413], answers
+    assert json.loads(get(port, "/held")[1])["held"] == 0
+
+
+def test_the_log_names_the_address_the_proxy_appended(server):
+    port, proc = server(4 * MiB)
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as held:
+        held.sendall(f"POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: {3 * MiB}\r\n\r\n"
+                     .encode() + b"a" * (3 * MiB))
+        time.sleep(0.3)
+        assert post(port, b"b" * (2 * MiB),
+                    headers="X-Forwarded-For: 10.9.9.9, 192.0.2.7\r\n")[0] in (413, None)
+    proc.kill()
+    log = proc.communicate()[1]
+    assert "from 192.0.2.7 after" in log and "10.9.9.9" not in log, log
