@@ -582,6 +582,12 @@ def test_honest_maths_looks_as_before_on_the_feedback_page(width, tmp_path, monk
 def _laptop_and_phone(page_file, script, arg):
     """``script`` evaluated with ``arg`` on the page ``page_file`` once its MathJax
     has typeset, at a laptop's width and a phone's: {width: what it returns}."""
+    return _at_both_widths(page_file, lambda page: page.evaluate(script, arg))
+
+
+def _at_both_widths(page_file, look):
+    """``look(page)`` on the page ``page_file`` once its MathJax has typeset, at a
+    laptop's width and a phone's: {width: what it returns}."""
     from playwright.sync_api import sync_playwright
 
     from conftest import CHROMIUM_ARGS, require_chromium
@@ -599,7 +605,7 @@ def _laptop_and_phone(page_file, script, arg):
                 page.wait_for_function(
                     "window.MathJax && MathJax.startup && MathJax.startup.promise")
                 page.evaluate("MathJax.startup.promise")
-                seen[width] = page.evaluate(script, arg)
+                seen[width] = look(page)
                 context.close()
         finally:
             browser.close()
@@ -655,11 +661,9 @@ def test_a_long_word_in_a_formulas_text_wraps_in_a_box_the_keyboard_reaches(
     either, but each formula is cut at its line, the rest of the word out of
     reach."""
     import nbformat
-    from playwright.sync_api import sync_playwright
 
     from accessibility import axe_violations
     from attacks import BOXED, LONG_TEXT_ANSWER, LONG_WORD
-    from conftest import CHROMIUM_ARGS, require_chromium
     from coursegrader import mathml
 
     if removed:
@@ -674,24 +678,12 @@ def test_a_long_word_in_a_formulas_text_wraps_in_a_box_the_keyboard_reaches(
     page_file = tmp_path / "ps1.html"
     page_file.write_text(_feedback_page(nb, {"nbgrader": {
         "notebook": "ps1", "score": 1, "max_score": 2, "late_penalty": 0}}))
-    seen, violations, narrow = {}, {}, {}
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
-        try:
-            for width in (1366, 390):
-                context = browser.new_context(viewport={"width": width, "height": 900},
-                                              is_mobile=width < 500)
-                page = context.new_page()
-                page.goto(page_file.as_uri())
-                page.wait_for_function(
-                    "window.MathJax && MathJax.startup && MathJax.startup.promise")
-                page.evaluate("MathJax.startup.promise")
-                seen[width] = page.evaluate(BOXED, ["div.text_cell_render", LONG_WORD])
-                narrow[width] = page.evaluate(BOXED, ["div.text_cell_render", wide])
-                violations[width] = axe_violations(page)
-                context.close()
-        finally:
-            browser.close()
+    looked = _at_both_widths(page_file, lambda page: (
+        page.evaluate(BOXED, ["div.text_cell_render", LONG_WORD]),
+        page.evaluate(BOXED, ["div.text_cell_render", wide]), axe_violations(page)))
+    seen = {width: found[0] for width, found in looked.items()}
+    narrow = {width: found[1] for width, found in looked.items()}
+    violations = {width: found[2] for width, found in looked.items()}
     for width, page in seen.items():
         assert len(page["found"]) == 3, (width, page)
         assert page["wider"] == 0 and page["window"] == width, (width, page)

@@ -12,6 +12,7 @@ checkout's, ahead of the installed one). What ngshare asks of the hub
 """
 
 import base64
+import contextlib
 import json
 import os
 import socket
@@ -70,34 +71,43 @@ def encoded(data):
     return base64.b64encode(data.encode()).decode()
 
 
-@pytest.fixture
-def ngshare(installed, tmp_path):
-    """ngshare as it ships, on a free loopback port, its hub answered by HUB_API."""
+@contextlib.contextmanager
+def serving(tmp_path, program):
+    """ngshare run by ``program`` (its argv up to ngshare's own arguments) on a free
+    loopback port, its hub answered by HUB_API, its database and storage in
+    ``tmp_path``: yields (its URL, its storage folder)."""
     hub_port, port = free_port(), free_port()
     (tmp_path / "hub_api.py").write_text(HUB_API)
     env = dict(os.environ, JUPYTERHUB_API_URL=f"http://127.0.0.1:{hub_port}/hub/api",
                JUPYTERHUB_API_TOKEN="tok-service", JUPYTERHUB_CLIENT_ID="service-ngshare",
                JUPYTERHUB_SERVICE_PREFIX="/services/ngshare/",
                JUPYTERHUB_SERVICE_URL=f"http://127.0.0.1:{port}")
+    storage = tmp_path / "ngshare-files"
     procs = [subprocess.Popen([sys.executable, tmp_path / "hub_api.py", str(hub_port),
                                json.dumps(USERS)])]
     try:
         log = open(tmp_path / "ngshare.log", "w")
         procs.append(subprocess.Popen(
-            [installed / "ngshare" / "bin" / "python", "-c",
-             "import sys; from tornado.httpserver import HTTPServer; from ngshare import ngshare; "
-             "listen = HTTPServer.listen; HTTPServer.listen = lambda s, p, a='', **k: "
-             "listen(s, p, '127.0.0.1', **k); ngshare.main(sys.argv[1:])",
-             "--admins", "teach", "--database", f"sqlite:///{tmp_path}/ngshare.sqlite",
-             "--storage", str(tmp_path / "ngshare-files")],
-            env=env, stdout=log, stderr=subprocess.STDOUT))
+            [*program, "--admins", "teach", "--database", f"sqlite:///{tmp_path}/ngshare.sqlite",
+             "--storage", str(storage)], env=env, stdout=log, stderr=subprocess.STDOUT))
         url = f"http://127.0.0.1:{port}/services/ngshare"
         wait_for(f"{url}/healthz")
-        yield url
+        yield url, storage
     finally:
         for proc in procs:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+@pytest.fixture
+def ngshare(installed, tmp_path):
+    """ngshare as it ships, its hub answered by HUB_API: its URL."""
+    with serving(tmp_path, [
+            installed / "ngshare" / "bin" / "python", "-c",
+            "import sys; from tornado.httpserver import HTTPServer; from ngshare import ngshare; "
+            "listen = HTTPServer.listen; HTTPServer.listen = lambda s, p, a='', **k: "
+            "listen(s, p, '127.0.0.1', **k); ngshare.main(sys.argv[1:])"]) as (url, _):
+        yield url
 
 
 def call(url, token, method, path, **data):

@@ -17,14 +17,12 @@ it is parsed (such a body took ngshare 13 times its size, and kept it).
 import base64
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import requests
 
-from test_hub_ngshare_collect import COURSE, HUB_API, USERS, call, encoded, free_port, wait_for
+from test_hub_ngshare_collect import COURSE, call, encoded, serving
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 MB = 1000**2
@@ -34,29 +32,10 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def service(installed, tmp_path):
-    """The course's ngshare service on a free loopback port: (its URL, its storage)."""
-    hub_port, port = free_port(), free_port()
-    (tmp_path / "hub_api.py").write_text(HUB_API)
-    env = dict(os.environ, JUPYTERHUB_API_URL=f"http://127.0.0.1:{hub_port}/hub/api",
-               JUPYTERHUB_API_TOKEN="tok-service", JUPYTERHUB_CLIENT_ID="service-ngshare",
-               JUPYTERHUB_SERVICE_PREFIX="/services/ngshare/",
-               JUPYTERHUB_SERVICE_URL=f"http://127.0.0.1:{port}")
-    storage = tmp_path / "ngshare-files"
-    procs = [subprocess.Popen([sys.executable, tmp_path / "hub_api.py", str(hub_port),
-                               json.dumps(USERS)])]
-    try:
-        log = open(tmp_path / "ngshare.log", "w")
-        procs.append(subprocess.Popen(
-            [installed / "ngshare" / "bin" / "python", DEPLOY / "ngshare_service.py",
-             "--admins", "teach", "--database", f"sqlite:///{tmp_path}/ngshare.sqlite",
-             "--storage", str(storage)], env=env, stdout=log, stderr=subprocess.STDOUT))
-        url = f"http://127.0.0.1:{port}/services/ngshare"
-        wait_for(f"{url}/healthz")
-        yield url, storage
-    finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=30)
+    """The course's ngshare service, as the hub runs it: (its URL, its storage)."""
+    with serving(tmp_path, [installed / "ngshare" / "bin" / "python",
+                            DEPLOY / "ngshare_service.py"]) as served:
+        yield served
 
 
 def submit(url, token, size):
