@@ -92,15 +92,18 @@ class _Counted(httputil.HTTPMessageDelegate):
         # the body is whole; its handler holds it (and copies of it) until it has
         # answered, so its bytes count until then
         if not self.cut:
-            answered = self.connection.finish
+            connection = self.connection
+            answered = connection.finish
 
             def finish_answer():
+                del connection.finish   # no cycle holds the request (and its body) on
                 self._release()
                 return answered()
-            self.connection.finish = finish_answer
+            connection.finish = finish_answer
             self.inner.finish()
 
     def on_connection_close(self):
+        self.connection.__dict__.pop("finish", None)   # unanswered: see finish()
         self._release()
         self.inner.on_connection_close()
 

@@ -219,3 +219,17 @@ def test_the_log_names_the_address_the_proxy_appended(server):
     proc.kill()
     log = proc.communicate()[1]
     assert "from 192.0.2.7 after" in log and "10.9.9.9" not in log, log
+
+
+def test_bodies_answered_one_after_another_are_freed(server):
+    """A body is freed once its request has been answered, not at some later
+    collection of the garbage: sent one after another, 16 bodies of 6 MiB (a 404
+    and answered ones) leave the server's memory where one left it."""
+    port, _ = server(BUDGET)
+    assert post(port, b"w" * (6 * MiB))[0] == 200
+    first = json.loads(get(port, "/held")[1])["rss"]
+    for n in range(16):
+        assert post(port, b"w" * (6 * MiB), path="/nowhere" if n % 2 else "/length")[0] in (
+            200, 404)
+    after = json.loads(get(port, "/held")[1])
+    assert after["held"] == 0 and after["rss"] - first < 30 * MiB, (first, after)
