@@ -34,15 +34,19 @@ ngshare is a service on the hub's one origin (/services/ngshare/). As it ships:
   every submission, each file a root's file on the hub's disk, so a student
   submitting 70 MB again and again, or 20,000 empty files at a time, would fill
   it, and no student's quota counts them. A submission holding more than 200
-  files' worth of JSON structure is refused before it is parsed.
+  files' worth of JSON structure (outside its strings) is refused before it is
+  parsed; one with no file is refused, and one person keeps 500 submissions
+  at most.
 """
 
 import importlib.util
 import json
 import os
+import re
 import sys
 from urllib.parse import urlparse
 
+import sqlalchemy
 from tornado.httpserver import HTTPServer
 from tornado.web import RequestHandler
 
@@ -58,6 +62,8 @@ HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 _listen = HTTPServer.listen
+#: A JSON string literal.
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 #: What one submission's files may take, and what one person's kept submissions may
 #: take together: ngshare keeps every submission, as files of its own (root's) on
 #: the hub's disk, where no student's disk quota counts them.
@@ -67,6 +73,8 @@ MAX_KEPT_BYTES = 200 * 1000**2
 #: is a file of ngshare's own (an inode) and a row of its database.
 MAX_FILES = 200
 MAX_KEPT_FILES = 2000
+#: Submissions one person's kept submissions may number (an empty one is refused).
+MAX_KEPT_SUBMISSIONS = 500
 #: A file takes whole blocks of the disk: each counts at least one.
 BLOCK = 4096
 
@@ -138,7 +146,7 @@ _unpack = ngshare.MyHelpers.json_files_unpack
 def unpack_plain_paths(self, json_str, target):
     """ngshare's unpacking of a submission's files, after checking every path and
     what the submission and the submitter's kept submissions take."""
-    if isinstance(json_str, str) and sum(map(json_str.count, "{[,:")) > 8 * MAX_FILES + 64:
+    if isinstance(json_str, str) and structure(json_str) > 8 * MAX_FILES + 64:
         # before it is parsed: millions of tiny entries took 13 times their body
         self.json_error(400, f"submission refused: more than {MAX_FILES} files")
     try:
@@ -160,6 +168,12 @@ def unpack_plain_paths(self, json_str, target):
     return _unpack(self, json_str, target)
 
 
+def structure(json_str):
+    """The commas, colons, braces and brackets of a JSON text outside its strings (a
+    file's name may hold any of them): about five per submitted file."""
+    return sum(map(_STRING.sub('""', json_str).count, "{[,:"))
+
+
 def _mb(size):
     return f"{size / 1e6:.1f} MB"
 
@@ -179,7 +193,12 @@ def too_much(files, kept):
         return (f"submission refused: it holds {len(entries)} files, more than the "
                 f"{MAX_FILES} one submission may hold; leave the others out of your "
                 f"problem set's folder, then submit again")
-    kept_bytes, kept_files = kept
+    if not entries:
+        return "submission refused: it holds no file"
+    kept_bytes, kept_files, kept_submissions = kept
+    if kept_submissions >= MAX_KEPT_SUBMISSIONS:
+        return (f"submission refused: the course's exchange keeps {kept_submissions} "
+                f"submissions of yours, the most each person may keep; ask your instructor")
     if kept_files + len(entries) > MAX_KEPT_FILES:
         return (f"submission refused: your submissions kept by the course's exchange hold "
                 f"{kept_files} files, and this one {len(entries)} more would pass the "
@@ -198,10 +217,18 @@ def too_much(files, kept):
 
 
 def kept_by(db, user):
-    """(bytes on disk, files) of every submission ``user`` has made, in every course."""
-    files = [file for submission in db.query(ngshare.Submission)
-             .filter(ngshare.Submission.student_id == user.id) for file in submission.files]
-    return sum(on_disk(file.size or 0, file.filename) for file in files), len(files)
+    """(bytes on disk, files, submissions) of every submission ``user`` has made, in
+    every course: two queries, whatever she has kept."""
+    submission, file = ngshare.Submission, ngshare.File
+    files = (db.query(file.size, file.filename)
+             .join(submission.files.property.secondary,
+                   submission.files.property.secondaryjoin)
+             .join(submission, submission.files.property.primaryjoin)
+             .filter(submission.student_id == user.id).all())
+    submissions = (db.query(sqlalchemy.func.count(submission._id))
+                   .filter(submission.student_id == user.id).scalar())
+    return (sum(on_disk(size or 0, name) for size, name in files), len(files),
+            submissions)
 
 
 def install():

@@ -128,13 +128,15 @@ class _Counted(httputil.HTTPMessageDelegate):
 
 
 def client(connection, headers):
-    """Who sent a request, as far as this server can tell: the address the proxy
-    appended to ``X-Forwarded-For`` (its last entry: the earlier ones are the
-    client's own words), else the connection's."""
+    """Who sent a request, as far as this server can tell: the connection's address,
+    and the last entry of ``X-Forwarded-For`` (the address the proxy appended; the
+    earlier ones are the client's own words, and a client that does not come
+    through the proxy writes all of it), quoted."""
+    address = getattr(getattr(connection, "context", None), "remote_ip", "?")
     forwarded = headers.get("X-Forwarded-For", "")
     if forwarded:
-        return forwarded.split(",")[-1].strip()[:64]
-    return getattr(getattr(connection, "context", None), "remote_ip", "?")
+        return f"{forwarded.split(',')[-1].strip()[:64]!r} (X-Forwarded-For) over {address}"
+    return address
 
 
 def bound(server, limit, name="server"):

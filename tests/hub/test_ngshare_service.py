@@ -106,3 +106,10 @@ def test_a_submission_and_what_one_student_keeps_are_bounded(service):
                       headers={"Authorization": "token tok-bob"}, timeout=300)
     assert r.status_code == 400 and r.json()["message"] == (
         "submission refused: more than 200 files"), r.text
+    # an empty submission is refused; 200 files named with commas and colons, as a
+    # data logger names them, are not taken for JSON structure
+    status, said = submit_files(url, "tok-bob", [])
+    assert status == 400 and said["message"] == "submission refused: it holds no file", said
+    logged = [{"path": f"2026-11-27 10:{n // 60:02d}:{n % 60:02d}, sensor 1, run 2.csv",
+               "content": one_byte} for n in range(200)]
+    assert submit_files(url, "tok-bob", logged)[0] == 200

@@ -208,7 +208,7 @@ def test_a_body_counts_until_its_handler_has_answered(server):
     assert json.loads(get(port, "/held")[1])["held"] == 0
 
 
-def test_the_log_names_the_address_the_proxy_appended(server):
+def test_the_log_names_the_connection_and_the_address_the_proxy_appended(server):
     port, proc = server(4 * MiB)
     with socket.create_connection(("127.0.0.1", port), timeout=30) as held:
         held.sendall(f"POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: {3 * MiB}\r\n\r\n"
@@ -218,7 +218,8 @@ def test_the_log_names_the_address_the_proxy_appended(server):
                     headers="X-Forwarded-For: 10.9.9.9, 192.0.2.7\r\n")[0] in (413, None)
     proc.kill()
     log = proc.communicate()[1]
-    assert "from 192.0.2.7 after" in log and "10.9.9.9" not in log, log
+    assert "from '192.0.2.7' (X-Forwarded-For) over 127.0.0.1 after" in log, log
+    assert "10.9.9.9" not in log, log
 
 
 def test_bodies_answered_one_after_another_are_freed(server):
