@@ -11,7 +11,9 @@ meanwhile, and ngshare's storage holds only what was accepted. Files are
 counted too, each as the disk blocks it takes (20,000 empty or 1-byte files
 at a time passed a count of bytes): cy's 201 files are refused, and after
 2,000 kept so is one more; a body of 100,000 tiny entries is refused before
-it is parsed (such a body took ngshare 13 times its size, and kept it).
+it is parsed (such a body took ngshare 13 times its size, and kept it), but
+200 files named with commas and colons are not; an empty submission is
+refused, and one person keeps 500 submissions at most.
 """
 
 import base64
@@ -113,3 +115,10 @@ def test_a_submission_and_what_one_student_keeps_are_bounded(service):
     logged = [{"path": f"2026-11-27 10:{n // 60:02d}:{n % 60:02d}, sensor 1, run 2.csv",
                "content": one_byte} for n in range(200)]
     assert submit_files(url, "tok-bob", logged)[0] == 200
+    # and one person keeps 500 submissions at most
+    kept = 2
+    while (answer := submit_files(url, "tok-bob", [{"path": "n", "content": one_byte}]))[0] == 200:
+        kept += 1
+    assert kept == 500 and answer[1]["message"] == (
+        "submission refused: the course's exchange keeps 500 submissions of yours, the most "
+        "each person may keep; ask your instructor"), (kept, answer)
