@@ -148,7 +148,7 @@ def unpack_plain_paths(self, json_str, target):
     what the submission and the submitter's kept submissions take."""
     if isinstance(json_str, str) and structure(json_str) > 8 * MAX_FILES + 64:
         # before it is parsed: millions of tiny entries took 13 times their body
-        self.json_error(400, f"submission refused: more than {MAX_FILES} files")
+        refuse(self, f"submission refused: more than {MAX_FILES} files")
     try:
         files = json.loads(json_str) if json_str is not None else []
     except ValueError:
@@ -160,12 +160,20 @@ def unpack_plain_paths(self, json_str, target):
             path = entry.get("path") if isinstance(entry, dict) else None
             refusal = plain_paths.refusal(path)
             if refusal:
-                self.json_error(400, refusal)
+                refuse(self, refusal)
         refusal = too_much(files, kept_by(self.db, self.user))
         if refusal:
-            self.json_error(400, refusal)
+            refuse(self, refusal)
         json_str = json.dumps(files)
     return _unpack(self, json_str, target)
+
+
+def refuse(handler, message):
+    """Answer a submission 400 with ``message``, leaving nothing of it in ngshare's
+    database: ngshare adds the submission to its session before unpacking its
+    files, and the next request's commit would keep it, empty."""
+    handler.db.rollback()
+    handler.json_error(400, message)
 
 
 def structure(json_str):
@@ -220,13 +228,14 @@ def kept_by(db, user):
     """(bytes on disk, files, submissions) of every submission ``user`` has made, in
     every course: two queries, whatever she has kept."""
     submission, file = ngshare.Submission, ngshare.File
-    files = (db.query(file.size, file.filename)
-             .join(submission.files.property.secondary,
-                   submission.files.property.secondaryjoin)
-             .join(submission, submission.files.property.primaryjoin)
-             .filter(submission.student_id == user.id).all())
-    submissions = (db.query(sqlalchemy.func.count(submission._id))
-                   .filter(submission.student_id == user.id).scalar())
+    with db.no_autoflush:   # not the one being made, which ngshare has already added
+        files = (db.query(file.size, file.filename)
+                 .join(submission.files.property.secondary,
+                       submission.files.property.secondaryjoin)
+                 .join(submission, submission.files.property.primaryjoin)
+                 .filter(submission.student_id == user.id).all())
+        submissions = (db.query(sqlalchemy.func.count(submission._id))
+                       .filter(submission.student_id == user.id).scalar())
     return (sum(on_disk(size or 0, name) for size, name in files), len(files),
             submissions)
 

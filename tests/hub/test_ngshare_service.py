@@ -115,6 +115,10 @@ def test_a_submission_and_what_one_student_keeps_are_bounded(service):
     logged = [{"path": f"2026-11-27 10:{n // 60:02d}:{n % 60:02d}, sensor 1, run 2.csv",
                "content": one_byte} for n in range(200)]
     assert submit_files(url, "tok-bob", logged)[0] == 200
+    # the refused submissions above left nothing (an empty submission each, before):
+    # bob keeps his two
+    listed = call(url, "tok-teach", "GET", f"submissions/{COURSE}/ps1")["submissions"]
+    assert [entry["student_id"] for entry in listed].count("bob") == 2, listed
     # and one person keeps 500 submissions at most
     kept = 2
     while (answer := submit_files(url, "tok-bob", [{"path": "n", "content": one_byte}]))[0] == 200:
