@@ -117,13 +117,19 @@ def call(url, token, method, path, **data):
     return r.json()
 
 
-def test_a_timestamp_folder_fails_her_submission_alone(ngshare, installed, tmp_path):
-    call(ngshare, "tok-teach", "POST", f"course/{COURSE}", instructors=json.dumps(["teach"]))
+def set_up_course(url):
+    """The course on ngshare at ``url``, as its instructor makes it: ada, bob and cy
+    its students, ps1 released."""
+    call(url, "tok-teach", "POST", f"course/{COURSE}", instructors=json.dumps(["teach"]))
     for student in ("ada", "bob", "cy"):
-        call(ngshare, "tok-teach", "POST", f"student/{COURSE}/{student}",
+        call(url, "tok-teach", "POST", f"student/{COURSE}/{student}",
              first_name=student, last_name="L", email="")
-    call(ngshare, "tok-teach", "POST", f"assignment/{COURSE}/ps1",
+    call(url, "tok-teach", "POST", f"assignment/{COURSE}/ps1",
          files=json.dumps([{"path": "ps1.ipynb", "content": encoded("{}")}]))
+
+
+def test_a_timestamp_folder_fails_her_submission_alone(ngshare, installed, tmp_path):
+    set_up_course(ngshare)
     # bob, then ada with a folder named timestamp.txt, then cy
     submissions = {
         "bob": [{"path": "ps1.ipynb", "content": encoded('{"by": "bob"}')},

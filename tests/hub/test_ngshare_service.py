@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from test_hub_ngshare_collect import COURSE, call, encoded, serving
+from test_hub_ngshare_collect import COURSE, call, serving, set_up_course
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 MB = 1000**2
@@ -60,12 +60,7 @@ def stored(storage):
 
 def test_a_submission_and_what_one_student_keeps_are_bounded(service):
     url, storage = service
-    call(url, "tok-teach", "POST", f"course/{COURSE}", instructors=json.dumps(["teach"]))
-    for student in ("ada", "bob", "cy"):
-        call(url, "tok-teach", "POST", f"student/{COURSE}/{student}",
-             first_name=student, last_name="L", email="")
-    call(url, "tok-teach", "POST", f"assignment/{COURSE}/ps1",
-         files=json.dumps([{"path": "ps1.ipynb", "content": encoded("{}")}]))
+    set_up_course(url)
     released = stored(storage)
 
     status, said = submit(url, "tok-ada", 21 * MB)
