@@ -123,8 +123,9 @@ class Loopback:
     between fork and exec (:meth:`enter`); the hub joins connections once
     :meth:`serve` is awaited, until :meth:`close`."""
 
-    def __init__(self, fd, listeners, log=None, name="a server"):
+    def __init__(self, fd, listeners, log=None, name="a server", source=None):
         self.fd = fd
+        self.source = source
         self.listeners = listeners
         self.ports = [listener.getsockname()[1] for listener in listeners]
         self.log = log
@@ -135,11 +136,13 @@ class Loopback:
         self._said = None          # when that line was written (the loop's clock)
 
     @classmethod
-    def make(cls, ports, log=None, name="a server"):
-        """A new namespace and its listeners (``name``: whose, for the log): OSError
-        where the kernel refuses."""
+    def make(cls, ports, log=None, name="a server", source=None):
+        """A new namespace and its listeners (``name``: whose, for the log; ``source``:
+        the machine-loopback address its joins connect from, ``clients.joined_from``
+        of its user, so that the hub and the proxy tell her connections from others'):
+        OSError where the kernel refuses."""
         fd, listeners = _in_a_thread_of_its_own(_in_new_namespace, list(ports))
-        return cls(fd, listeners, log, name)
+        return cls(fd, listeners, log, name, source)
 
     def enter(self):
         """Move the calling process into the namespace (between fork and exec, as
@@ -177,8 +180,9 @@ class Loopback:
         self._joined.add(task)
         writers = [inside_writer]
         try:
-            outside, outside_writer = await asyncio.open_connection("127.0.0.1", port,
-                                                                    limit=CHUNK)
+            outside, outside_writer = await asyncio.open_connection(
+                "127.0.0.1", port, limit=CHUNK,
+                local_addr=(self.source, 0) if self.source else None)
             writers.append(outside_writer)
             await asyncio.gather(_copy(inside, outside_writer), _copy(outside, inside_writer))
         except (OSError, asyncio.CancelledError):

@@ -37,11 +37,13 @@ there for her.
 from __future__ import annotations
 
 import asyncio
+import pwd
 import resource
 
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Integer, List, Tuple, default
 
+import clients
 import low_ports
 import server_limits
 import server_network
@@ -128,8 +130,9 @@ class CourseSpawner(LocalProcessSpawner):
         (server_network.py); logs what confines it."""
         if self.loopback_ports is not None:
             try:
-                self._loopback = server_network.Loopback.make(self.loopback_ports, self.log,
-                                                              self.user.name)
+                self._loopback = server_network.Loopback.make(
+                    self.loopback_ports, self.log, self.user.name,
+                    clients.joined_from(pwd.getpwnam(self.user.name).pw_uid))
             except OSError as e:
                 self._network_refused = str(e)
         self._groups, missing = server_limits.make(self.user.name, self.mem_limit,

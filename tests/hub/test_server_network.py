@@ -27,9 +27,16 @@ from pathlib import Path
 import pytest
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
-_spec = importlib.util.spec_from_file_location("server_network", DEPLOY / "server_network.py")
-server_network = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(server_network)
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, DEPLOY / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+server_network = _load("server_network")
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the hub runs as root")
 
@@ -237,3 +244,37 @@ def test_a_port_the_hub_cannot_listen_on_refuses_the_namespace_by_name():
         server_network.Loopback.make([port, port])
     assert f"listening on 127.0.0.1:{port} in the server's namespace: Address already " \
            "in use" in str(refused.value)
+
+
+def test_her_joined_connections_come_from_her_own_address_and_no_one_elses():
+    """The hub and the proxy tell a student's connections from everyone else's by the
+    address the joins connect from (``clients.joined_from``), whatever she writes."""
+    clients = _load("clients")
+    ada, bob = clients.joined_from(1001), clients.joined_from(1002)
+    assert len({ada, bob, "127.0.0.1"}) == 3
+
+    async def play():
+        seen = []
+
+        async def who(reader, writer):
+            seen.append(writer.get_extra_info("peername")[0])
+            writer.write(b"ok")
+            await writer.drain()
+            writer.close()
+        machine = await asyncio.start_server(who, "127.0.0.1", 0)
+        for source in (ada, bob):
+            loopback = server_network.Loopback.make([port_of(machine)], source=source)
+            await loopback.serve()
+            code = ("import socket, sys\n"
+                    f"s = socket.create_connection(('127.0.0.1', {port_of(machine)}))\n"
+                    "print(s.recv(10).decode(), flush=True)\n")
+            inside = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", code, preexec_fn=loopback.enter,
+                stdout=subprocess.PIPE)
+            assert (await asyncio.wait_for(inside.stdout.read(), 120)).strip() == b"ok"
+            await inside.wait()
+            await loopback.close()
+        machine.close()
+        return seen
+
+    assert asyncio.run(play()) == [ada, bob]

@@ -1,0 +1,99 @@
+"""Who sent a request (deploy/clients.py), on a real Tornado server as the hub runs
+it (``xheaders=True``): the proxy's last ``X-Forwarded-For`` entry on the proxy's
+connections, the connection's own address on any other, whatever it writes."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from tornado import httpserver, web
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+_spec = importlib.util.spec_from_file_location("clients", DEPLOY / "clients.py")
+clients = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(clients)
+
+
+class Who(web.RequestHandler):
+    def get(self):
+        connection, headers = self.request.connection, self.request.headers
+        self.write(json.dumps([clients.client(connection, headers),
+                               clients.key(connection, headers),
+                               clients.describe(connection, headers)]))
+
+
+def ask(port, source, forwarded=None):
+    """GET / from ``source`` (an address of the machine's loopback), with
+    ``X-Forwarded-For: forwarded`` when given: what the server made of it."""
+    with socket.socket() as s:
+        s.settimeout(30)
+        s.bind((source, 0))
+        s.connect(("127.0.0.1", port))
+        extra = f"X-Forwarded-For: {forwarded}\r\n" if forwarded is not None else ""
+        s.sendall(f"GET / HTTP/1.1\r\nHost: x\r\n{extra}Connection: close\r\n\r\n".encode())
+        answer = b""
+        while part := s.recv(65536):
+            answer += part
+    return json.loads(answer.split(b"\r\n\r\n", 1)[1])
+
+
+def play(*asks):
+    async def run():
+        server = httpserver.HTTPServer(web.Application([("/", Who)]), xheaders=True)
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        listener.setblocking(False)
+        server.add_sockets([listener])
+        port = listener.getsockname()[1]
+        try:
+            return [await asyncio.to_thread(ask, port, *args) for args in asks]
+        finally:
+            server.stop()
+    return asyncio.run(run())
+
+
+def test_the_proxys_connection_names_its_client_by_the_last_entry_it_appended():
+    ada = clients.joined_from(1001)
+    (through_proxy, written_before, own) = play(
+        ("127.0.0.1", "203.0.113.7"),
+        ("127.0.0.1", "10.9.9.9, 203.0.113.7"),     # her words, then the proxy's
+        ("127.0.0.1", None))                          # the hub's own, no proxy
+    assert through_proxy[:2] == ["203.0.113.7", "203.0.113.7"]
+    assert written_before[:2] == ["203.0.113.7", "203.0.113.7"]
+    assert written_before[2] == "'203.0.113.7' (X-Forwarded-For) over 127.0.0.1"
+    assert own[:2] == ["127.0.0.1", "127.0.0.1"]
+    assert ada != "127.0.0.1"
+
+
+def test_a_joined_connection_is_its_own_address_whatever_it_writes():
+    ada = clients.joined_from(1001)
+    forged, plain = play((ada, "203.0.113.7"), (ada, None))
+    assert forged[:2] == [ada, ada]
+    assert plain[:2] == [ada, ada]
+    # the log still quotes what she wrote, over her own address
+    assert forged[2] == f"'203.0.113.7' (X-Forwarded-For) over {ada}"
+
+
+def test_an_ipv6_client_counts_by_its_64_block():
+    first, second, mapped = play(("127.0.0.1", "2001:db8:1:2::5"),
+                                 ("127.0.0.1", "2001:db8:1:2:ffff::9"),
+                                 ("127.0.0.1", "::ffff:198.51.100.4"))
+    assert first[0] == "2001:db8:1:2::5"
+    assert first[1] == second[1] == "2001:db8:1:2::/64"
+    assert mapped[1] == "198.51.100.4"
+
+
+def test_every_user_has_an_address_of_her_own_outside_the_proxys():
+    addresses = {clients.joined_from(uid) for uid in range(1000, 61000)}
+    assert len(addresses) == 60000
+    assert not addresses & clients.PROXY
+    assert all(address.startswith("127.") for address in addresses)
+    for wrong in (-1, "1001", 1.0, True):
+        with pytest.raises(ValueError, match="uid must be a Unix user id"):
+            clients.joined_from(wrong)
