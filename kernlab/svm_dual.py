@@ -387,14 +387,25 @@ def solve_dual(qp):
     kernel's feature space.
     """
     log = _Log()
-    for strategy in STRATEGIES:
-        if not strategy.applies(qp):
-            if strategy.name == "factor":
-                log.note("factor", f"no thin factor (at most {FACTOR_MAX_RANK} columns) of K")
-            continue
-        found = strategy.run(qp, log)
-        if found is not None:
-            return _solution(qp, found, strategy.name, log)
+    # One BLAS thread for the whole solve.  Its products and factors are small
+    # (a working set's columns of K, a polish's moved columns, factors of at
+    # most POLISH_MAX free multipliers), and on two busy cores a threaded
+    # factor of that size ran several times slower than a single thread
+    # (full-rank data at n = 2000, 1700 free: the fit took 10-18 times
+    # LIBSVM's time instead of 4-5).  OpenBLAS's other thread also spins,
+    # waiting for more work, after each threaded call: the products of the
+    # polishes alone kept it busy for 40% of the fit's CPU time there, and
+    # 20% of it on two moons at n = 3000, for no gain in time.
+    with one_blas_thread():
+        for strategy in STRATEGIES:
+            if not strategy.applies(qp):
+                if strategy.name == "factor":
+                    log.note("factor", f"no thin factor (at most {FACTOR_MAX_RANK} columns) "
+                             "of K")
+                continue
+            found = strategy.run(qp, log)
+            if found is not None:
+                return _solution(qp, found, strategy.name, log)
     _refuse(qp, log)
 
 
@@ -1007,13 +1018,9 @@ def _solve_free_set(qp, free, fixed, cur, g, system=None):
         c += qp.gram.block(F, extra) @ (y[extra] * (cur[extra] - fixed[extra]))
     if system is None:
         system = SubsetSaddle(qp.gram.block, qp.n)
-    # One BLAS thread: on two busy cores a threaded factor of up to POLISH_MAX
-    # runs several times slower than a single thread (full-rank data at
-    # n = 2000, 1700 free: the whole fit took 10-18 times LIBSVM's time
-    # instead of 4-5), and on idle ones gains a few tens of milliseconds.
-    with one_blas_thread():
-        solved = system.solve(F, c, -float(y @ fixed), plus=y[F] * (cur[F] - fixed[F]),
-                              fallback=F.size <= _POLISH_LU_MAX)
+    # (on one BLAS thread, as all of solve_dual: see there)
+    solved = system.solve(F, c, -float(y @ fixed), plus=y[F] * (cur[F] - fixed[F]),
+                          fallback=F.size <= _POLISH_LU_MAX)
     if solved is None:  # singular to working precision, and too large for LU
         return None
     z, b, residual_ok, cond = solved
