@@ -54,7 +54,8 @@ plus the estimated rounding of g is at most ``KKT_TOL``.  No answer that
 fails is returned: a ValueError reports what was seen (the violation, the
 support, the conditioning).  The result is a :class:`DualSolution` that
 names the strategy that answered, why the earlier ones did not, and the
-steps it took.
+steps it took.  The whole solve runs on one BLAS thread: its products and
+factors are small, and OpenBLAS's idle threads spin.
 
 Examples
 --------

@@ -898,6 +898,46 @@ def test_fits_on_two_threads_at_once_agree_with_fits_one_after_the_other():
         assert blas_threads() == before
 
 
+def test_the_solver_computes_kernel_columns_on_one_blas_thread():
+    """Every column of K the solver asks for, in its steps and in its polishes, is
+    computed on one BLAS thread, even where the caller allows two: OpenBLAS's idle
+    threads wait busily for more work after each call they share, and the polishes'
+    products on two threads kept one spinning for 40% of a fit's CPU time.
+
+    A kernel sees the limit in force when the solver calls it.  Above DENSE_MAX points
+    K is not formed: its columns are computed as the working sets and the polishes need
+    them.  Calls before the solve starts may run on two threads; once a call has found
+    one, every later call must.
+    """
+    from threadpoolctl import ThreadpoolController, threadpool_limits
+
+    from kernlab.svm_dual import DENSE_MAX, Polish
+
+    blas = ThreadpoolController().select(user_api="blas")  # reads the libraries' own counts
+
+    def blas_threads():
+        return max(lib["num_threads"] for lib in blas.info())
+
+    seen = []
+
+    class Watched(Gaussian):
+        def __call__(self, X, Y=None):
+            seen.append(blas_threads())
+            return super().__call__(X, Y)
+
+    X, y = make_moons(DENSE_MAX + 500, noise=0.3, random_state=5)
+    with threadpool_limits(2, user_api="blas"):
+        model = SVC(Watched(sigma=0.5), C=1.0).fit(X, y)  # two moons of the bench
+        seen.append(blas_threads())
+    assert model.method_ == "working-set"
+    assert any(isinstance(event, Polish) for event in model.solver_trace_)
+    first_single = seen.index(1)
+    assert set(seen[first_single:-1]) == {1}, (
+        f"{seen[first_single:-1].count(2)} of the solver's {len(seen) - first_single - 1} "
+        "calls of the kernel ran with two BLAS threads")
+    assert seen[-1] == 2  # the caller's limit is back after the fit
+
+
 def _fit_on_two_threads_at_once():
     import threading
 
