@@ -136,10 +136,13 @@ _POLISH_ROUNDS = 12
 # only while it changes at most this many (see _diverging).
 _POLISH_RISE_MAX = 256
 # A round whose free multipliers' system Cholesky cannot solve is solved by LU
-# only up to this many of them; past it the polish gives up (two moons at
-# n = 3000 and noise 0.3: rounds of 2800 singular free multipliers, 0.3 s of LU
-# each, in polishes that never settled, made the fit 50 times LIBSVM's time).
-_POLISH_LU_MAX = 1000
+# (then least squares) only up to this many of them; past it the polish gives
+# up.  Two moons at n = 3000 and noise 0.3: rounds of 2800 singular free
+# multipliers, 0.3 s of LU each, in polishes that never settled, made the fit
+# 50 times LIBSVM's time; with 1000 here, rounds of 479-993 still took 10-35 ms
+# each (two moons at C = 1 and C = 1000) and not one of those polishes
+# settled, while SVR on diabetes settles after singular rounds of 114-385.
+_POLISH_LU_MAX = 400
 _RELEASE = KKT_TOL / 10
 _UNIT_ROUNDOFF = np.finfo(float).eps / 2
 
