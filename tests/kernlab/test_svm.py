@@ -1652,9 +1652,10 @@ def test_a_polish_of_thousands_of_changes_that_does_not_settle_stops_early():
     """Two moons at n = 3000 (noise 0.3): polishes tried after the first steps
     release 2200-2700 multipliers.  A round that changes more sets than the
     fewest before it, and more than 256, or whose system in more than
-    _POLISH_LU_MAX (400) free multipliers is singular, ends the polish (such polishes had gone on for five
-    rounds of thousands of changes, with LU solves in 2800 unknowns: the fit
-    took 50 times LIBSVM's time).  The answer is still LIBSVM's."""
+    _POLISH_LU_MAX (400) free multipliers is singular, ends the polish (such
+    polishes had gone on for five rounds of thousands of changes, with LU
+    solves in 2800 unknowns: the fit took 50 times LIBSVM's time).  The
+    answer is still LIBSVM's."""
     from kernlab.svm_dual import Polish
 
     X, y = make_moons(3000, noise=0.3, random_state=0)
