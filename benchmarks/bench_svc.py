@@ -176,7 +176,12 @@ Tried and not kept this round:
 * larger sets for the early steps (not tried in a fit): a solve at q = 128
   took 11.9 ms against 4.8 ms at q = 64 in the same micro-benchmark, and
   each early step of two moons sends about 60 multipliers to C, so that
-  half the steps at twice the set would not pay.
+  half the steps at twice the set would not pay;
+* another canonicalisation back end for the first fit's compile (breast
+  cancer's and SVR's first fits miss their targets by it): the first solve
+  of a fresh 64-point subproblem, in a fresh process, took 82 ms with the
+  default back end, 78 ms with ``canon_backend="COO"``, 153 ms with CPP
+  and 1.3 s with SCIPY, and the later solves 3.3 ms with each: no gain.
 
 This version also gives up a polish at a round whose free multipliers'
 system is singular to working precision when they are more than 400
