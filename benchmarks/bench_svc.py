@@ -27,16 +27,18 @@ fit, LIBSVM, their ratio beside the target and, from the first process,
 LIBSVM at its default ``tol=1e-3`` for comparison, the largest difference
 of the dual coefficients from LIBSVM's at ``tol=1e-8`` (in units of C) and
 of the decision values on the training points, the strategy that answered
-and its working-set steps, and, in CPU seconds (``time.process_time``, which
-the load of a shared machine moves far less than the clock), the medians
-of each process's own ratios of kernlab's first and second fits to LIBSVM
-and LIBSVM's CPU time, then the largest of the processes' peak resident
-memory after kernlab's first fit (``ru_maxrss``: the data, the imports and
-the fit, before LIBSVM runs), and the machine's load average (one minute)
-when the row ended.  (LIBSVM keeps its kernel values in float32: at a
-large C its own answer misses the KKT conditions by up to 1e-3, and the
-differences in those columns are LIBSVM's; ``tests/test_svm.py`` checks
-kernlab's answers against their KKT conditions with the exact K.)
+and its working-set steps, and, in CPU seconds (which the load of a shared
+machine moves far less than the clock: ``time.process_time`` for kernlab,
+all its threads; ``time.thread_time`` for LIBSVM, which solves on the
+calling thread), the medians of each process's own ratios of kernlab's
+first and second fits to LIBSVM and LIBSVM's CPU time, then the largest
+of the processes' peak resident memory after kernlab's first fit
+(``ru_maxrss``: the data, the imports and the fit, before LIBSVM runs),
+and the machine's load average (one minute) when the row ended.  (LIBSVM
+keeps its kernel values in float32: at a large C its own answer misses the
+KKT conditions by up to 1e-3, and the differences in those columns are
+LIBSVM's; ``tests/test_svm.py`` checks kernlab's answers against their KKT
+conditions with the exact K.)
 
 Targets (ratio to LIBSVM at tol=1e-5):
 
@@ -54,9 +56,220 @@ SVR on diabetes at C = 100)                                    <= 10x
 
 Measurements
 ------------
-This version: a block of K whose columns, or whose rows (K is symmetric),
-are kept in the column store is read from it, those entries only, and
-divided by the scale once (``kernlab._columns.Gram.block``).  It used to
+This version: all of ``kernlab.svm_dual.solve_dual`` runs on one BLAS
+thread (``one_blas_thread``), as its working-set steps and the polish's
+factors already did, and the bench times LIBSVM's fit by its own thread's
+CPU time (``time.thread_time``) instead of the process's.
+
+OpenBLAS's worker thread waits busily for more work after each call it
+shares. The polishes' products (the gradient updated with the columns of K
+of the multipliers that moved, ``K[:, moved] @ step``) ran on two threads,
+and the worker then spun: CPU seconds of each thread
+(``/proc/self/task``), one fit with the subproblems compiled, three fits
+each, around 04:05 UTC (load average 2 to 3): full rank at n = 2000, seeds
+0 to 2, 0.43-0.56 s of CPU of which 0.18-0.22 s on the worker (main thread
+0.25-0.34 s); with the whole solve on one thread 0.27-0.41 s, the worker
+none (main thread 0.27-0.41 s). Two moons at noise 0.3, n = 5000, seeds 0
+to 2: the worker 0.04-0.08 s of 0.37-0.46 s; n = 3000, seed 5: 0.04-0.17 s
+of 0.25-0.54 s (seeds 6 and 7: none); make_classification(5000) at C =
+100: 0.41-0.62 s of 1.5-3.5 s. The worker went on spinning into LIBSVM's
+fit, timed next in the same process, and ``time.process_time`` charged it
+to LIBSVM: the ratios measured so far were kinder to kernlab than its own
+work was (two moons at n = 3000, seed 5, one comparison: LIBSVM 0.071 s of
+CPU after the version before, 0.056 s after this one). Where kernlab's fit
+left nothing spinning, LIBSVM's time is the same either way.
+
+The same answers: the bench's cases without ``--large`` and seeds 8 and 9
+of two moons at n = 3000, 3 and 4 at n = 5000 and 3 and 4 of full rank at
+n = 2000 (36 fits), the version before and this one, gave 34 identical
+answers to the last bit, and the same steps and polishes with dual
+coefficients within 1.5e-11 (C = 100) on make_classification(5000) seeds
+0 and 2 (the polish's products summed in another order).
+
+CPU seconds of kernlab's second fit (subproblems compiled), its median
+ratio to LIBSVM's and the ratio of its first fit, LIBSVM's CPU seconds and
+the working-set steps; the version before against this one's first change
+(one BLAS thread, without the limit on LU below); medians of three fresh
+processes per version, the two versions alternating, both timed by this bench (LIBSVM by its
+thread), from 04:18 UTC, load average 4 to 6 (each a fresh process
+running this bench's ``--measure`` on the version before, its kernlab
+first on ``PYTHONPATH``, or on this one; seeds 8 and 9 at n = 3000, 4 at
+n = 5000 and 4 of full rank are none of the bench's own, and nothing here
+was tuned on a seed)::
+
+    case                                        variant   before: CPU  ratio (1st)  LIBSVM     after: CPU  ratio (1st)  LIBSVM  steps
+    moons, noise 0.3, n = 3000                  seed 5        0.298s   5.5x (6.2x)  0.054s        0.301s   4.3x (4.8x)  0.054s     28
+    moons, noise 0.3, n = 3000                  seed 6        0.205s   3.8x (4.4x)  0.051s        0.204s   3.3x (4.8x)  0.057s     24
+    moons, noise 0.3, n = 3000                  seed 7        0.218s   4.1x (5.5x)  0.055s        0.216s   3.9x (4.5x)  0.054s     25
+    moons, noise 0.3, n = 3000                  seed 8        0.243s   4.8x (5.5x)  0.050s        0.240s   4.7x (5.2x)  0.053s     25
+    moons, noise 0.3, n = 3000                  seed 9        0.218s   4.4x (4.8x)  0.049s        0.217s   4.4x (5.5x)  0.050s     26
+    moons, noise 0.3, n = 5000                  seed 0        0.519s   3.0x (4.2x)  0.149s        0.337s   2.4x (4.4x)  0.133s     37
+    moons, noise 0.3, n = 5000                  seed 1        0.511s   3.4x (3.2x)  0.152s        0.406s   2.2x (3.0x)  0.193s     44
+    moons, noise 0.3, n = 5000                  seed 2        0.383s   3.1x (3.4x)  0.125s        0.307s   2.3x (3.5x)  0.129s     37
+    moons, noise 0.3, n = 5000                  seed 4        0.415s   3.1x (3.4x)  0.134s        0.411s   3.0x (3.3x)  0.136s     44
+    moons, noise 0.2, n = 5000                  seed 0        0.211s   4.0x (3.3x)  0.053s        0.122s   2.3x (2.7x)  0.053s     13
+    full rank, n = 2000                         seed 0        0.539s   3.9x (4.4x)  0.136s        0.322s   2.3x (2.7x)  0.135s      3
+    full rank, n = 2000                         seed 1        0.473s   3.5x (3.7x)  0.135s        0.265s   2.0x (2.1x)  0.132s      3
+    full rank, n = 2000                         seed 2        0.550s   4.2x (4.0x)  0.140s        0.315s   2.4x (2.7x)  0.131s      3
+    full rank, n = 2000                         seed 4        0.449s   3.4x (3.6x)  0.132s        0.247s   1.8x (2.4x)  0.134s      3
+    breast cancer, C = 1e6                      sigma 3       0.026s   4.7x (6.4x)  0.006s        0.023s   4.3x (6.4x)  0.005s      3
+    breast cancer, C = 1e6                      sigma 1       0.038s   1.8x (2.6x)  0.017s        0.029s   1.9x (2.7x)  0.015s      2
+    refused: moons n = 2000, C = 1000           seed 0        0.605s   1.0x (1.0x)  0.630s        0.575s   0.9x (1.0x)  0.622s     79
+    refused: diabetes classes, C = 100          sigma 2.24    0.022s   1.1x (1.6x)  0.021s        0.021s   1.0x (1.6x)  0.021s      2
+    refused: SVR diabetes, C = 100              sigma 2.24    0.102s   8.7x (10.1x) 0.012s        0.101s   8.7x (10.0x) 0.012s     13
+    refused: make_classification(5000), C = 100 seed 0        1.834s   5.9x (5.9x)  0.311s        0.917s   2.9x (3.7x)  0.337s     29
+
+Two moons at n = 3000 took the same CPU time in both versions in this
+run (seed 5's worker, which spun for 0.04-0.17 s at load average 2,
+seems to have had no core to spin on at 6); the ratios' differences there
+are the noise of single fits of 0.2 s against LIBSVM's 0.05 s.
+
+Full rank at n = 10000 (no polish runs there: about 6800 multipliers are
+free, above ``POLISH_MAX``, and the steps were on one BLAS thread
+already), two fresh processes per version alternating, from 04:27 UTC,
+load average 4.5 to 6.2: seed 0 11.6 s of CPU (2.7x) before and 11.0 s
+(2.5x) after, seed 3 10.3 s (3.0x) and 10.6 s (3.0x); LIBSVM 3.5-4.4 s,
+the same 419 and 389 steps.  Unchanged, and the target (<= 2x) missed as
+before.
+
+Against the targets, this version (the runs above and below; in CPU seconds):
+
+* full rank, n = 2000 (<= 5x): 1.8x to 2.4x, met (2.0x to 2.2x in the
+  table below).
+* two moons, n = 5000 (<= 4x): 2.2x to 3.0x at noise 0.3 (seeds 0 to 2
+  and 4), 2.3x at noise 0.2, met (2.9x to 3.4x and 2.1x to 2.5x in the
+  table below).
+* full rank, n = 10000 (<= 2x): unchanged by this version (above), 2.5x
+  to 3.0x, missed as before; n = 20000 (<= 1x) not measured (no polish
+  runs there either).
+* two moons at noise 0.3, n = 3000 (<= 4x): with one BLAS thread 4.3x,
+  3.3x, 3.9x on the bench's seeds 5 to 7, 4.7x and 4.4x on seeds 8 and 9;
+  with the LU limit below as well 4.3x, 3.4x, 3.4x, 3.7x and 4.0x, and
+  5.6x, 3.8x, 4.1x in the table below: missed on seed 5, at the line on
+  the others.  Its fit is 24-28
+  working-set steps, and the steps' CVXPY solves are more than half of the
+  main thread's time (about 4 ms each at q = 64: Clarabel's solve 1.3 ms,
+  its set-up 0.7 ms, CVXPY's ``apply_parameters`` 2.2 ms and
+  ``unpack_results`` 0.5 ms, in a micro-benchmark of 30 sets of these
+  data).
+* breast cancer at C = 1e6 (<= 5x): 4.3x and 1.9x (sigma 3 and 1) with the
+  subproblems compiled, met (4.2x, 4.3x, 1.8x, 1.5x in the table below);
+  the first fit at sigma sqrt(15) and 3 6.5x and 6.2x, missed (LIBSVM takes
+  5-6 ms of its thread here, not the 12-13 ms of the process recorded
+  before).
+* the cases kernlab used to refuse (<= 10x): 0.6x to 8.9x with the
+  subproblems compiled, met; the first fit of SVR on unscaled diabetes
+  targets at sigma sqrt(5) 10.0x and 10.8x, missed by a little.
+
+Tried and not kept this round:
+
+* a polish round that changes at most 64 sets is never judged diverging
+  (the rule "more than twice the fewest changes" ends late polishes of two
+  moons at rounds such as 6 then 14, or 21 then 45): on every two-moons row
+  (n = 3000 seeds 5 to 7, n = 5000 seeds 0 to 2, noise 0.2, C = 1000 seeds
+  0 to 2) the polishes that went on did not settle, the steps were the
+  same, and C = 1000 seed 2 took 119 steps instead of 118;
+* R as a sparse CVXPY parameter (``cp.Parameter((q, q), sparsity=...)``)
+  instead of the scatter of its triangle: 5.0 ms a solve at q = 64 against
+  3.7 ms (the micro-benchmark above): slower.  ``quad_form`` with a PSD
+  parameter is not DPP in CVXPY 1.9 (it would be compiled at every solve);
+* larger sets for the early steps (not tried in a fit): a solve at q = 128
+  took 11.9 ms against 4.8 ms at q = 64 in the same micro-benchmark, and
+  each early step of two moons sends about 60 multipliers to C, so that
+  half the steps at twice the set would not pay;
+* another canonicalisation back end for the first fit's compile (breast
+  cancer's and SVR's first fits miss their targets by it): the first solve
+  of a fresh 64-point subproblem, in a fresh process, took 82 ms with the
+  default back end, 78 ms with ``canon_backend="COO"``, 153 ms with CPP
+  and 1.3 s with SCIPY, and the later solves 3.3 ms with each: no gain.
+
+This version also gives up a polish at a round whose free multipliers'
+system is singular to working precision when they are more than 400
+(``_POLISH_LU_MAX``, 1000 before), instead of solving it by LU and then
+least squares.  On two moons at C = 1 every polish with such a round (215
+to 954 free multipliers, after a first round that freed hundreds; 10-35 ms
+of LU and least squares each) gave up right after it, on every seed
+measured, and so did those of two moons at C = 1000 (300 to 993 free); SVR
+on diabetes settles after singular rounds of 114 to 385, below the limit.
+The 36 fits above, with one BLAS thread and then with this limit as well,
+took the same steps, 34 to the same answers to the last bit and two (two moons at n = 3000, seeds 6 and 8) to answers within
+2.3e-12.  More polishes are tried: one that gives up early costs less, so
+that the next is due sooner (two moons at C = 1000: 15, 18 and 22
+polishes before, 26, 30 and 39 after, the new ones of one round each).
+
+CPU seconds of kernlab's second fit, each row in one process, the two
+limits alternating fit by fit, seven fits each (median; from 04:40 UTC,
+load average 3.5 to 4.4; seeds 8, 9 at n = 3000 and 3, 4 at n = 5000 are
+none of the bench's own)::
+
+    moons, noise 0.3, n = 3000, seed 5       0.215 s -> 0.192 s
+    moons, noise 0.3, n = 3000, seed 6       0.210 s -> 0.172 s
+    moons, noise 0.3, n = 3000, seed 7       0.195 s -> 0.172 s
+    moons, noise 0.3, n = 3000, seed 8       0.225 s -> 0.178 s
+    moons, noise 0.3, n = 3000, seed 9       0.200 s -> 0.189 s
+    moons, noise 0.3, n = 5000, seed 0       0.316 s -> 0.317 s
+    moons, noise 0.3, n = 5000, seed 1       0.450 s -> 0.395 s
+    moons, noise 0.3, n = 5000, seed 2       0.380 s -> 0.318 s
+    moons, noise 0.3, n = 5000, seed 3       0.409 s -> 0.375 s
+    moons, noise 0.3, n = 5000, seed 4       0.341 s -> 0.373 s  (fastest of seven: 0.335 s, 0.337 s)
+
+and in fresh processes, three per version alternating (``--measure``, as
+above; from 04:33 UTC, load average 3.5 to 6.5), the median CPU seconds and
+ratio to LIBSVM: two moons at n = 3000, seeds 5 to 9, 0.287 s (5.1x) ->
+0.234 s (4.3x), 0.195 s (3.7x) -> 0.179 s (3.4x), 0.245 s (4.2x) -> 0.175
+s (3.4x), 0.264 s (5.3x) -> 0.186 s (3.7x), 0.222 s (4.4x) -> 0.199 s
+(4.0x); two moons at C = 1000, seeds 0 to 2, 0.568 s (0.9x) -> 0.498 s
+(0.8x), 0.712 s (0.7x) -> 0.631 s (0.6x), 0.906 s (0.7x) -> 0.776 s
+(0.6x); SVR on diabetes at sigma 1 (C = 100) 0.063 s -> 0.061 s.  The
+rows at n = 5000 moved both ways there (seed 1 0.455 s -> 0.650 s, seed 4
+0.452 s -> 0.362 s, at load average 4 to 6.5, with LIBSVM's own ratio
+unchanged), which the alternating fits in one process above do not show.
+
+The table of this version (both changes; ``python benchmarks/bench_svc.py``,
+from 04:44 UTC, load average 1.2 to 1.9, lower than during the comparisons
+above).  The same steps and the same differences from LIBSVM on every row
+as in the tables of the versions before; two moons at n = 3000 is 5.6x,
+3.8x and 4.1x here in CPU seconds with the subproblems compiled (4.8x,
+4.2x and 3.9x for the first fit), against 4.3x, 3.4x and 3.4x in the
+comparison above: single fits of 0.2-0.3 s against LIBSVM's 0.05 s, three
+processes a row, move this much from run to run::
+
+    2026-11-27 04:44 UTC, load average 1.4, 3.1, 3.9, 2 cores; medians of 3 fresh processes
+    case                                                           variant        1st fit   ratio   kernlab    LIBSVM   ratio  target  LIBSVM 1e-3   |da|/C     |df|   CPU 1st    CPU  LIBSVM     peak  method (steps)
+    full rank, n = 2000                                            seed 0          0.337s    2.5x    0.324s    0.135s    2.4x      5x       0.113s  4.3e-08  3.4e-08      2.4x   2.4x  0.135s  0.29GiB  working-set (3)  load 1.7
+    full rank, n = 2000                                            seed 1          0.291s    2.1x    0.287s    0.137s    2.1x      5x       0.117s  3.5e-08  2.7e-08      2.1x   2.0x  0.136s  0.29GiB  working-set (3)  load 1.6
+    full rank, n = 2000                                            seed 2          0.329s    2.0x    0.374s    0.161s    2.3x      5x       0.110s  4.1e-08  3.1e-08      2.1x   2.2x  0.160s  0.29GiB  working-set (3)  load 1.9
+    moons, noise 0.2, n = 5000                                     seed 0          0.132s    2.5x    0.119s    0.054s    2.2x      4x       0.047s  9.8e-05  2.5e-06      2.4x   2.1x  0.053s  0.22GiB  working-set (13)  load 1.9
+    moons, noise 0.2, n = 5000                                     seed 1          0.200s    3.3x    0.160s    0.061s    2.6x      4x       0.052s  2.1e-05  1.3e-06      3.4x   2.4x  0.061s  0.22GiB  working-set (14)  load 1.7
+    moons, noise 0.2, n = 5000                                     seed 2          0.164s    2.5x    0.144s    0.064s    2.2x      4x       0.060s  3.4e-05  1.4e-06      2.7x   2.5x  0.064s  0.21GiB  working-set (13)  load 1.7
+    moons, noise 0.3, n = 5000                                     seed 0          0.359s    2.5x    0.496s    0.146s    3.4x      4x       0.147s  4.1e-04  2.4e-06      3.0x   2.9x  0.146s  0.25GiB  working-set (37)  load 1.6
+    moons, noise 0.3, n = 5000                                     seed 1          0.435s    2.9x    0.448s    0.150s    3.0x      4x       0.144s  1.9e-04  2.5e-06      3.4x   3.4x  0.150s  0.26GiB  working-set (44)  load 1.5
+    moons, noise 0.3, n = 5000                                     seed 2          0.391s    2.8x    0.307s    0.138s    2.2x      4x       0.126s  1.7e-03  3.2e-06      3.3x   2.9x  0.138s  0.25GiB  working-set (37)  load 1.4
+    moons, noise 0.3, n = 3000                                     seed 5          0.222s    4.2x    0.267s    0.053s    5.1x      4x!      0.049s  2.0e-03  8.2e-06      4.8x   5.6x  0.052s  0.22GiB  working-set (28)  load 1.5
+    moons, noise 0.3, n = 3000                                     seed 6          0.208s    3.3x    0.194s    0.063s    3.1x      4x       0.056s  1.4e-04  1.6e-06      4.2x   3.8x  0.063s  0.21GiB  working-set (24)  load 1.4
+    moons, noise 0.3, n = 3000                                     seed 7          0.234s    3.3x    0.251s    0.070s    3.6x      4x       0.077s  5.2e-04  2.4e-06      3.9x   4.1x  0.070s  0.21GiB  working-set (25)  load 1.4
+    breast cancer, C = 1e6, sigma                                  sigma 3.87      0.033s    6.6x    0.021s    0.005s    4.2x      5x       0.004s  3.1e-10  1.2e-05      6.5x   4.2x  0.005s  0.19GiB  working-set (2)  load 1.3
+    breast cancer, C = 1e6, sigma                                  sigma 3         0.035s    6.4x    0.024s    0.006s    4.3x      5x       0.005s  2.5e-11  3.0e-06      6.2x   4.3x  0.006s  0.18GiB  working-set (3)  load 1.5
+    breast cancer, C = 1e6, sigma                                  sigma 1         0.041s    2.5x    0.028s    0.016s    1.7x      5x       0.014s  4.7e-14  2.1e-08      2.7x   1.8x  0.016s  0.19GiB  working-set (2)  load 1.4
+    breast cancer, C = 1e6, sigma                                  sigma 0.3       0.046s    1.9x    0.033s    0.024s    1.4x      5x       0.018s  5.9e-15  5.9e-09      1.9x   1.5x  0.024s  0.19GiB  working-set (2)  load 1.5
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 0          0.601s    0.9x    0.524s    0.677s    0.8x     10x       0.354s  8.3e-02  3.2e-02      0.9x   0.8x  0.677s  0.22GiB  working-set (79)  load 1.4
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 1          0.720s    0.6x    0.799s    1.137s    0.7x     10x       0.414s  3.1e-01  6.8e-02      0.6x   0.7x  1.137s  0.22GiB  working-set (98)  load 1.3
+    refused: moons n = 2000, noise 0.3, C = 1000                   seed 2          0.836s    0.6x    0.837s    1.327s    0.6x     10x       0.506s  4.7e-01  4.0e-02      0.6x   0.6x  1.327s  0.23GiB  working-set (118)  load 1.2
+    refused: diabetes classes, C = 100, sigma                      sigma 2.24      0.032s    1.5x    0.021s    0.021s    1.0x     10x       0.014s  1.8e-05  3.6e-05      1.5x   1.0x  0.021s  0.18GiB  working-set (2)  load 1.3
+    refused: diabetes classes, C = 100, sigma                      sigma 1         0.031s    3.2x    0.020s    0.010s    2.1x     10x       0.008s  9.3e-08  6.9e-07      3.2x   2.0x  0.010s  0.19GiB  working-set (2)  load 1.4
+    refused: diabetes classes, C = 1000, sigma                     sigma 2.24      0.042s    1.3x    0.021s    0.032s    0.7x     10x       0.023s  2.1e-05  2.2e-04      1.2x   0.6x  0.032s  0.18GiB  working-set (2)  load 1.5
+    refused: diabetes classes, C = 1000, sigma                     sigma 1         0.042s    4.3x    0.022s    0.010s    2.2x     10x       0.008s  9.3e-09  6.9e-07      4.3x   2.2x  0.010s  0.19GiB  working-set (2)  load 1.7
+    refused: make_classification(5000), C = 100                    seed 0          1.348s    4.4x    0.897s    0.308s    2.9x     10x       0.268s  1.3e-06  6.5e-06      4.3x   2.8x  0.308s  0.40GiB  working-set (29)  load 1.7
+    refused: make_classification(5000), C = 100                    seed 1          2.587s    1.9x    2.587s    1.380s    1.9x     10x       0.943s  8.5e-06  2.7e-05      2.0x   2.0x  1.379s  0.51GiB  working-set (82)  load 1.8
+    refused: make_classification(5000), C = 100                    seed 2          2.821s    2.9x    2.821s    0.985s    2.9x     10x       0.584s  7.8e-06  2.3e-05      2.7x   2.7x  0.975s  0.50GiB  working-set (30)  load 1.8
+    refused: SVR diabetes, C = 100, sigma                          sigma 2.24      0.126s   10.7x    0.104s    0.012s    8.9x     10x       0.010s  4.2e-06  4.0e-05     10.8x   8.9x  0.012s  0.19GiB  working-set (13)  load 1.8
+    refused: SVR diabetes, C = 100, sigma                          sigma 1         0.083s    6.0x    0.067s    0.014s    4.8x     10x       0.012s  1.9e-07  5.6e-06      6.0x   4.8x  0.014s  0.19GiB  working-set (2)  load 1.7
+    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 2.24      0.120s    1.0x    0.106s    0.125s    0.8x     10x       0.075s  3.7e-05  2.3e-05      1.0x   0.8x  0.125s  0.19GiB  working-set (7)  load 1.8
+    refused: SVR diabetes (targets standardised), C = 100, sigma   sigma 1         0.042s    2.9x    0.028s    0.015s    1.9x     10x       0.011s  8.3e-08  3.1e-07      2.8x   1.9x  0.015s  0.19GiB  working-set (2)  load 1.7
+
+The version before this one: a block of K whose columns, or whose rows
+(K is symmetric), are kept in the column store is read from it, those
+entries only, and divided by the scale once (``kernlab._columns.Gram.block``).  It used to
 copy the whole kept columns, cut them to the rows and divide them by the
 scale a second time.  The second division was a wrong K_BB and a wrong
 polish matrix for any kernel whose diagonal is not 1, above ``DENSE_MAX``
@@ -187,7 +400,7 @@ to 6, where single fits' CPU times vary by 10-15%):
   one (``tests/kernlab/test_svm.py::test_compiled_subproblems_are_kept_per
   _thread_and_hold_no_state``); not tried in a fit.
 
-The version before this one: a polish factors the first 256 free points
+The version before that: a polish factors the first 256 free points
 before the rest of their Gram matrix (``kernlab._linalg.SubsetSaddle``),
 and the table has a row for two moons at n = 3000 and CPU columns.
 Measured on 2026-11-26 from 19:00 UTC at a load average of 9 to 60 on the
@@ -671,9 +884,12 @@ def measure(name, variant, compare):
         start, cpu = time.perf_counter(), time.process_time()
         model = ours().fit(X, y)
         t_ours, c_ours = time.perf_counter() - start, time.process_time() - cpu
-    start, cpu = time.perf_counter(), time.process_time()
+    # LIBSVM's CPU time is its own thread's: it solves on the calling thread, and
+    # the process's time would also charge it with any BLAS thread that kernlab's
+    # fit left spinning (OpenBLAS's idle threads wait busily for more work)
+    start, cpu = time.perf_counter(), time.thread_time()
     libsvm(TOL).fit(X, y)
-    t_libsvm, c_libsvm = time.perf_counter() - start, time.process_time() - cpu
+    t_libsvm, c_libsvm = time.perf_counter() - start, time.thread_time() - cpu
     steps = sum(1 for event in model.solver_trace_ if hasattr(event, "working_set"))
     times = dict(ours=t_ours, first=t_first, libsvm=t_libsvm, cpu_ours=c_ours,
                  cpu_first=c_first, cpu_libsvm=c_libsvm, peak=peak)

@@ -54,7 +54,8 @@ plus the estimated rounding of g is at most ``KKT_TOL``.  No answer that
 fails is returned: a ValueError reports what was seen (the violation, the
 support, the conditioning).  The result is a :class:`DualSolution` that
 names the strategy that answered, why the earlier ones did not, and the
-steps it took.
+steps it took.  The whole solve runs on one BLAS thread: its products and
+factors are small, and OpenBLAS's idle threads spin.
 
 Examples
 --------
@@ -135,10 +136,13 @@ _POLISH_ROUNDS = 12
 # only while it changes at most this many (see _diverging).
 _POLISH_RISE_MAX = 256
 # A round whose free multipliers' system Cholesky cannot solve is solved by LU
-# only up to this many of them; past it the polish gives up (two moons at
-# n = 3000 and noise 0.3: rounds of 2800 singular free multipliers, 0.3 s of LU
-# each, in polishes that never settled, made the fit 50 times LIBSVM's time).
-_POLISH_LU_MAX = 1000
+# (then least squares) only up to this many of them; past it the polish gives
+# up.  Two moons at n = 3000 and noise 0.3: rounds of 2800 singular free
+# multipliers, 0.3 s of LU each, in polishes that never settled, made the fit
+# 50 times LIBSVM's time; with 1000 here, rounds of 479-993 still took 10-35 ms
+# each (two moons at C = 1 and C = 1000) and not one of those polishes
+# settled, while SVR on diabetes settles after singular rounds of 114-385.
+_POLISH_LU_MAX = 400
 _RELEASE = KKT_TOL / 10
 _UNIT_ROUNDOFF = np.finfo(float).eps / 2
 
@@ -387,14 +391,25 @@ def solve_dual(qp):
     kernel's feature space.
     """
     log = _Log()
-    for strategy in STRATEGIES:
-        if not strategy.applies(qp):
-            if strategy.name == "factor":
-                log.note("factor", f"no thin factor (at most {FACTOR_MAX_RANK} columns) of K")
-            continue
-        found = strategy.run(qp, log)
-        if found is not None:
-            return _solution(qp, found, strategy.name, log)
+    # One BLAS thread for the whole solve.  Its products and factors are small
+    # (a working set's columns of K, a polish's moved columns, factors of at
+    # most POLISH_MAX free multipliers), and on two busy cores a threaded
+    # factor of that size ran several times slower than a single thread
+    # (full-rank data at n = 2000, 1700 free: the fit took 10-18 times
+    # LIBSVM's time instead of 4-5).  OpenBLAS's other thread also spins,
+    # waiting for more work, after each threaded call: the products of the
+    # polishes alone kept it busy for 40% of the fit's CPU time there, and
+    # 20% of it on two moons at n = 3000, for no gain in time.
+    with one_blas_thread():
+        for strategy in STRATEGIES:
+            if not strategy.applies(qp):
+                if strategy.name == "factor":
+                    log.note("factor", f"no thin factor (at most {FACTOR_MAX_RANK} columns) "
+                             "of K")
+                continue
+            found = strategy.run(qp, log)
+            if found is not None:
+                return _solution(qp, found, strategy.name, log)
     _refuse(qp, log)
 
 
@@ -1007,13 +1022,9 @@ def _solve_free_set(qp, free, fixed, cur, g, system=None):
         c += qp.gram.block(F, extra) @ (y[extra] * (cur[extra] - fixed[extra]))
     if system is None:
         system = SubsetSaddle(qp.gram.block, qp.n)
-    # One BLAS thread: on two busy cores a threaded factor of up to POLISH_MAX
-    # runs several times slower than a single thread (full-rank data at
-    # n = 2000, 1700 free: the whole fit took 10-18 times LIBSVM's time
-    # instead of 4-5), and on idle ones gains a few tens of milliseconds.
-    with one_blas_thread():
-        solved = system.solve(F, c, -float(y @ fixed), plus=y[F] * (cur[F] - fixed[F]),
-                              fallback=F.size <= _POLISH_LU_MAX)
+    # (on one BLAS thread, as all of solve_dual: see there)
+    solved = system.solve(F, c, -float(y @ fixed), plus=y[F] * (cur[F] - fixed[F]),
+                          fallback=F.size <= _POLISH_LU_MAX)
     if solved is None:  # singular to working precision, and too large for LU
         return None
     z, b, residual_ok, cond = solved

@@ -898,6 +898,46 @@ def test_fits_on_two_threads_at_once_agree_with_fits_one_after_the_other():
         assert blas_threads() == before
 
 
+def test_the_solver_computes_kernel_columns_on_one_blas_thread():
+    """Every column of K the solver asks for, in its steps and in its polishes, is
+    computed on one BLAS thread, even where the caller allows two: OpenBLAS's idle
+    threads wait busily for more work after each call they share, and the polishes'
+    products on two threads kept one spinning for 40% of a fit's CPU time.
+
+    A kernel sees the limit in force when the solver calls it.  Above DENSE_MAX points
+    K is not formed: its columns are computed as the working sets and the polishes need
+    them.  Calls before the solve starts may run on two threads; once a call has found
+    one, every later call must.
+    """
+    from threadpoolctl import ThreadpoolController, threadpool_limits
+
+    from kernlab.svm_dual import DENSE_MAX, Polish
+
+    blas = ThreadpoolController().select(user_api="blas")  # reads the libraries' own counts
+
+    def blas_threads():
+        return max(lib["num_threads"] for lib in blas.info())
+
+    seen = []
+
+    class Watched(Gaussian):
+        def __call__(self, X, Y=None):
+            seen.append(blas_threads())
+            return super().__call__(X, Y)
+
+    X, y = make_moons(DENSE_MAX + 500, noise=0.3, random_state=5)
+    with threadpool_limits(2, user_api="blas"):
+        model = SVC(Watched(sigma=0.5), C=1.0).fit(X, y)  # two moons of the bench
+        seen.append(blas_threads())
+    assert model.method_ == "working-set"
+    assert any(isinstance(event, Polish) for event in model.solver_trace_)
+    first_single = seen.index(1)
+    assert set(seen[first_single:-1]) == {1}, (
+        f"{seen[first_single:-1].count(2)} of the solver's {len(seen) - first_single - 1} "
+        "calls of the kernel ran with two BLAS threads")
+    assert seen[-1] == 2  # the caller's limit is back after the fit
+
+
 def _fit_on_two_threads_at_once():
     import threading
 
@@ -1571,13 +1611,51 @@ def test_the_polish_of_full_rank_data_updates_its_factor_and_matches_libsvm(monk
     _assert_agrees_with_libsvm(ours, ref, kernel(X), C, atol=1e-5)
 
 
+def test_a_polish_round_of_hundreds_of_singular_free_multipliers_solves_no_lu(monkeypatch):
+    """Two moons at n = 3000 (noise 0.3, C = 1), whose Gram matrix has numerical rank
+    about 200: a polish at a violation near 1 frees hundreds of multipliers, whose
+    system Cholesky cannot solve.  Above _POLISH_LU_MAX of them the polish gives up
+    there, without LU or least squares (with 1000 as the limit, LU and least squares
+    in 479-819 unknowns took 10-25 ms of each fit, and not one such polish settled);
+    at most that many, the polish still solves the system.  The answer is LIBSVM's."""
+    from kernlab import _linalg
+    from kernlab.svm_dual import _POLISH_LU_MAX
+
+    systems, saddle, fallbacks = _linalg.SubsetSaddle.solve, _linalg.saddle_solve, []
+    solved = []  # (free multipliers, answered)
+
+    def system(self, F, *args, **kwargs):
+        out = systems(self, F, *args, **kwargs)
+        solved.append((F.size, out is not None))
+        return out
+
+    def fallback(Q, *args):  # LU, then least squares
+        fallbacks.append(len(Q))
+        return saddle(Q, *args)
+
+    monkeypatch.setattr(_linalg.SubsetSaddle, "solve", system)
+    monkeypatch.setattr(_linalg, "saddle_solve", fallback)
+    X, y = make_moons(3000, noise=0.3, random_state=5)
+    kernel, C = Gaussian(sigma=0.5), 1.0
+    ours = SVC(kernel, C=C).fit(X, y)
+    # a singular round of several hundred free multipliers (819 here): the polish gave
+    # up there, where LU and least squares used to be tried
+    assert any(_POLISH_LU_MAX < size <= 1000 and not answered
+               for size, answered in solved), solved
+    # smaller singular rounds still fell back to LU; no larger one did
+    assert fallbacks and max(fallbacks) <= _POLISH_LU_MAX <= 400, fallbacks
+    ref = SkSVC(C=C, kernel="rbf", gamma=2.0, tol=1e-8).fit(X, y)
+    _assert_agrees_with_libsvm(ours, ref, kernel(X), C, atol=1e-4)
+
+
 def test_a_polish_of_thousands_of_changes_that_does_not_settle_stops_early():
     """Two moons at n = 3000 (noise 0.3): polishes tried after the first steps
     release 2200-2700 multipliers.  A round that changes more sets than the
-    fewest before it, and more than 256, or whose 1000-plus free multipliers'
-    system is singular, ends the polish (such polishes had gone on for five
-    rounds of thousands of changes, with LU solves in 2800 unknowns: the fit
-    took 50 times LIBSVM's time).  The answer is still LIBSVM's."""
+    fewest before it, and more than 256, or whose system in more than
+    _POLISH_LU_MAX (400) free multipliers is singular, ends the polish (such
+    polishes had gone on for five rounds of thousands of changes, with LU
+    solves in 2800 unknowns: the fit took 50 times LIBSVM's time).  The
+    answer is still LIBSVM's."""
     from kernlab.svm_dual import Polish
 
     X, y = make_moons(3000, noise=0.3, random_state=0)
