@@ -55,7 +55,7 @@ c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings['proxy_api_port']
 # after the client is gone; and it keeps what a client that reads nothing has not
 # taken of a large answer (MBs of the machine's TCP memory each) for as long as it
 # likes. With them, requests are passed on one at a time, and connections whose
-# client takes nothing are reset (after 60 s, or at once beyond 16 per address)
+# client takes nothing are reset (after 60 s, or after 5 s beyond 16 per address)
 c.ConfigurableHTTPProxy.command = [
     "node", "--require", os.path.join(HERE, "proxy_limits.js"),
     os.path.join(PREFIX, "proxy", "node_modules", "configurable-http-proxy", "bin",

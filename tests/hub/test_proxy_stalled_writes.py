@@ -139,7 +139,8 @@ def download(port, address, results, pause=0.0, chunk=1 << 16):
 def wait_for(condition, seconds, what):
     end = time.monotonic() + seconds
     while not condition():
-        assert time.monotonic() < end, what
+        if time.monotonic() > end:
+            pytest.fail(f"{what} (waited {seconds} s)")
         time.sleep(0.5)
 
 
