@@ -136,9 +136,17 @@ function track(socket) {
   if (!handle || typeof handle.close !== "function" || !socket.remoteAddress) return;
   const e = {
     socket, handle, address: socket.remoteAddress, inode: kernelQueues ? inodeOf(handle) : null,
-    emptyAt: 0, taken: 0, since: null, lingering: false, close: handle.close,
+    emptyAt: 0, taken: 0, since: null, lingering: false, reset: false, close: handle.close,
   };
   handle.close = function (callback) {
+    if (e.reset) {
+      // SO_LINGER 0: the kernel frees the connection's buffers at once
+      watched.delete(e);
+      if (this.reset(callback) === 0) return 0;
+      log(`could not reset a connection of ${e.address}: closed instead, its buffers ` +
+          "left to the kernel");
+      return e.close.call(this, callback);
+    }
     if (watched.has(e) && e.inode && mayHold(e)) {
       // Node is done with it, the client not yet: keep the connection until the
       // client has taken what the kernel holds for it, or stalls (see above)
@@ -164,13 +172,12 @@ function track(socket) {
   }
 }
 
-// Reset: the kernel frees the connection's buffers at once.
 function cut(e, reason, closed) {
-  watched.delete(e);
+  e.reset = true;
   if (e.lingering) {
-    if (e.handle.reset(() => {}) !== 0) e.close.call(e.handle, () => {});
+    e.handle.close(() => {});
   } else {
-    e.socket.resetAndDestroy();
+    e.socket.destroy();
   }
   const mine = closed.get(e.address) || {};
   mine[reason] = (mine[reason] || 0) + 1;
