@@ -220,7 +220,10 @@ async function tick() {
         e.since = null;
       }
     }
-    if (!holding.length) return;
+    if (!holding.length) {
+      report(new Map(), now);   // what was held back from the log, once its minute is up
+      return;
+    }
     const queues = kernelQueues ? await sendQueues() : null;
     const closed = new Map();
     const stalled = [];
