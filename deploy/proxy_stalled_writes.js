@@ -26,23 +26,24 @@
 
 const fs = require("fs");
 
-// A connection whose client has taken nothing for this long is closed: long enough
+// A connection whose client has taken nothing for this long is reset: long enough
 // for a phone in a tunnel, short enough that a flood of them is freed within a minute.
 const STALL_SECONDS = 60;
 // Stalled this long, a connection counts towards the caps below; honest browsers'
 // connections are never stalled for seconds.
 const COUNTED_AFTER_SECONDS = 5;
 // One address (socket.remoteAddress) has at most this many counted connections;
-// beyond it its oldest stalled is closed: 16 × 3.9 MB ≈ 62 MB from one address.
+// beyond it its oldest stalled is reset: 16 × 8.35 MB (measured, both sides of an
+// answer of 8 MB or more) ≈ 134 MB held for one address at most.
 const PER_ADDRESS = 16;
-// All addresses together have at most this many (oldest closed first), and never
+// All addresses together have at most this many (oldest reset first), and never
 // more than fit, at the largest two send buffers each (the proxy's to the client,
 // the server's to the proxy), in half of tcp_mem's pressure threshold.
 const IN_ALL = 256;
 // How often connections are looked at; /proc/net/tcp is read only when some
 // connection has bytes its client has not taken.
 const TICK_MS = 1000;
-// A client's closed connections are logged once a minute at most.
+// A client's reset connections are logged once a minute at most.
 const LOG_EVERY_MS = 60 * 1000;
 
 // Tests shorten the timings and the bound in all (never lengthen them).
@@ -58,7 +59,7 @@ const inAll = Math.floor(shortened("KERNEL_COURSE_PROXY_STALLED_IN_ALL", fitInTc
 
 const watched = new Set();
 const logged = new Map();   // address -> { at, closed: { reason: count } }
-let kernelQueues = canReadKernelQueues();
+const kernelQueues = canReadKernelQueues();
 let timer = null;
 let ticking = false;
 
@@ -72,6 +73,8 @@ function readNumbers(path) {
 
 function fitInTcpMemory(most) {
   try {
+    // in pages of 4 KiB (Node does not say the page size; a larger one only
+    // makes this bound safer)
     const pressurePages = readNumbers("/proc/sys/net/ipv4/tcp_mem")[1];
     const sendBuffer = readNumbers("/proc/sys/net/ipv4/tcp_wmem")[2];
     const fit = Math.floor((pressurePages * 4096) / 2 / (2 * sendBuffer));
