@@ -56,10 +56,11 @@ def running_proxy(installed, folder, upstream_code, limits=True, env=None):
 
 
 def held(port, peer):
-    """The proxy's connections on ``port`` to the address ``peer``, in any state
-    (an orphan the proxy has closed still holds its buffers): (how many, the bytes
-    of the machine's TCP memory they hold, ``skmem``'s queued for sending and
-    received)."""
+    """The proxy's connections on ``port`` to the address ``peer`` that hold
+    buffers, in any state (an orphan the proxy has closed still holds them; the
+    kernel's leftovers of a connection whose data is all acknowledged, FIN-WAIT-2
+    and TIME-WAIT, hold none and are not counted): (how many, the bytes of the
+    machine's TCP memory they hold, ``skmem``'s queued for sending and received)."""
     out = subprocess.run(["ss", "-tmnH", "state", "all", f"( sport = :{port} )"],
                          capture_output=True, text=True, check=True).stdout
     count = size = 0
