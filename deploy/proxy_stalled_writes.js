@@ -134,6 +134,9 @@ function mayHold(e) {
   return (e.handle.writeQueueSize || 0) > 0 || inKernel(e) > e.emptyAt;
 }
 
+// The socket's handle is Node's own (socket._handle): Node has no public way to a
+// connection's descriptor (for its inode), to what libuv still queues, or to
+// closing it with SO_LINGER 0 once Node itself has let go of it.
 function track(socket) {
   const handle = socket._handle;
   if (!handle || typeof handle.close !== "function" || !socket.remoteAddress) return;
