@@ -49,11 +49,15 @@ c.JupyterHub.port = settings["port"]
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = settings["hub_port"]
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings['proxy_api_port']}"
-# configurable-http-proxy, with the requests a connection pipelines passed on one
-# at a time (proxy_pipelining.js): as it ships, it starts them all at once, each on
-# a connection of its own to the server, and keeps those after the client is gone
+# configurable-http-proxy with the course's limits on what one client connection
+# holds of it (proxy_limits.js): as it ships, it starts every request a connection
+# pipelines at once, each on a connection of its own to the server, and keeps those
+# after the client is gone; and it keeps what a client that reads nothing has not
+# taken of a large answer (MBs of the machine's TCP memory each) for as long as it
+# likes. With them, requests are passed on one at a time, and connections whose
+# client takes nothing are reset (after 60 s, or after 5 s beyond 16 per address)
 c.ConfigurableHTTPProxy.command = [
-    "node", "--require", os.path.join(HERE, "proxy_pipelining.js"),
+    "node", "--require", os.path.join(HERE, "proxy_limits.js"),
     os.path.join(PREFIX, "proxy", "node_modules", "configurable-http-proxy", "bin",
                  "configurable-http-proxy")]
 c.ConfigurableHTTPProxy.pid_file = os.path.join(STATE, "proxy.pid")

@@ -1,5 +1,5 @@
-// Loaded into configurable-http-proxy (node --require, jupyterhub_config.py): the
-// requests a client pipelines on one connection are passed on one at a time.
+// The requests a client pipelines on one connection are passed on one at a time
+// (applied to configurable-http-proxy's servers by proxy_limits.js).
 //
 // Node's HTTP server hands over every request a connection pipelines at once, and
 // the proxy starts each on a new connection to its server, keeping them while the
@@ -12,10 +12,7 @@
 // waiting is closed, and what waits on a connection that closes is dropped.
 "use strict";
 
-const http = require("http");
-
 const MAX_WAITING = 32;
-const createServer = http.createServer;
 
 function oneAtATime(listener) {
   return function (req, res) {
@@ -53,10 +50,4 @@ function oneAtATime(listener) {
   };
 }
 
-http.createServer = function (options, listener) {
-  if (typeof options === "function") {
-    listener = options;
-    options = {};
-  }
-  return createServer.call(this, options || {}, listener && oneAtATime(listener));
-};
+module.exports = { oneAtATime };

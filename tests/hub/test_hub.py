@@ -132,6 +132,11 @@ def test_hub_roles_get_their_environment(folder_hub):
 def test_hub_serves_the_book(folder_hub):
     r = requests.get(folder_hub["url"] + "/services/book/", timeout=60)
     assert r.status_code == 200 and BOOK_MARKER in r.text
+    # through the proxy the hub started with its limits (deploy/proxy_limits.js),
+    # at their defaults
+    log = (folder_hub["state"] / "hub.log").read_text()
+    assert ("proxy limits: a connection whose client takes nothing of its answer for 60 s "
+            "is reset; at most 16 stalled over 5 s per address") in log, log[-3000:]
 
 
 # -- the shared-folder exchange, attacked by a student ----------------------------

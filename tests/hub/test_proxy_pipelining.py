@@ -1,5 +1,6 @@
 """The hub's proxy passes on a connection's pipelined requests one at a time
-(deploy/proxy_pipelining.js, loaded into configurable-http-proxy as the hub starts it).
+(deploy/proxy_pipelining.js, loaded into configurable-http-proxy with the proxy's
+other limits, deploy/proxy_limits.js, as the hub starts it).
 
 configurable-http-proxy, as it ships, starts every request a connection
 pipelines at once, each on a new connection to its server, and keeps them
@@ -13,17 +14,12 @@ answers, in order; one that pipelines more than 32 waiting is cut off. Without
 the script the server answers them all at once.
 """
 
-import os
 import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 import requests
-
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+from proxies import running_proxy
 
 pytestmark = pytest.mark.slow
 
@@ -60,42 +56,13 @@ ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Answer).serve_forever()
 """
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(params=["with", "without"])
 def proxy(request, installed, tmp_path):
     """The installed proxy (with the script, as the hub starts it, or without) in
-    front of UPSTREAM: (its port, the upstream's port)."""
-    upstream, port, api = free_port(), free_port(), free_port()
-    chp = installed / "proxy" / "node_modules" / "configurable-http-proxy" / "bin" / \
-        "configurable-http-proxy"
-    preload = ["--require", str(DEPLOY / "proxy_pipelining.js")] if request.param == "with" else []
-    (tmp_path / "upstream.py").write_text(UPSTREAM)
-    procs = [subprocess.Popen([sys.executable, tmp_path / "upstream.py", str(upstream)]),
-             subprocess.Popen(["node", *preload, str(chp), "--ip", "127.0.0.1", "--port", str(port),
-                               "--api-ip", "127.0.0.1", "--api-port", str(api),
-                               "--default-target", f"http://127.0.0.1:{upstream}"],
-                              env=dict(os.environ, CONFIGPROXY_AUTH_TOKEN="t"),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
-    try:
-        end = time.monotonic() + 60
-        while True:
-            try:
-                if requests.get(f"http://127.0.0.1:{port}/state", timeout=5).ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            assert time.monotonic() < end, "the proxy did not answer"
-            time.sleep(0.3)
+    front of UPSTREAM: (with or without, its port, the upstream's port)."""
+    with running_proxy(installed, tmp_path, UPSTREAM, limits=request.param == "with") as (
+            port, upstream, _):
         yield request.param, port, upstream
-    finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=30)
 
 
 def state(upstream):

@@ -1,0 +1,26 @@
+// Loaded into configurable-http-proxy (node --require, jupyterhub_config.py): the
+// limits the proxy keeps on what one client connection may hold of it, applied to
+// every server the proxy makes (its public port and its API).
+//
+// - the requests a connection pipelines are passed on one at a time
+//   (proxy_pipelining.js);
+// - a connection whose client takes nothing of what the proxy has for it is closed,
+//   and an address, and all addresses together, have only a few such connections
+//   at once (proxy_stalled_writes.js).
+"use strict";
+
+const http = require("http");
+const { oneAtATime } = require("./proxy_pipelining.js");
+const { watchStalledWrites } = require("./proxy_stalled_writes.js");
+
+const createServer = http.createServer;
+
+http.createServer = function (options, listener) {
+  if (typeof options === "function") {
+    listener = options;
+    options = {};
+  }
+  const server = createServer.call(this, options || {}, listener && oneAtATime(listener));
+  watchStalledWrites(server);
+  return server;
+};

@@ -1,0 +1,74 @@
+"""The installed configurable-http-proxy run alone in front of a small server, as
+the hub starts it (with deploy/proxy_limits.js loaded) or as it ships, for the
+tests that play attacks on the proxy without a whole hub; and what the kernel
+holds in the proxy's sockets, read from ``ss``.
+"""
+
+import contextlib
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from conftest import free_port
+
+LIMITS = Path(__file__).resolve().parents[1] / "deploy" / "proxy_limits.js"
+
+
+@contextlib.contextmanager
+def running_proxy(installed, folder, upstream_code, limits=True, env=None):
+    """The installed proxy, with the course's limits or without, in front of a
+    Python server (``upstream_code``, given its port as its argument) that answers
+    ``/state``; yields (the proxy's port, the server's port, the proxy's log file)."""
+    upstream, port, api = free_port(), free_port(), free_port()
+    chp = installed / "proxy" / "node_modules" / "configurable-http-proxy" / "bin" / \
+        "configurable-http-proxy"
+    preload = ["--require", str(LIMITS)] if limits else []
+    (folder / "upstream.py").write_text(upstream_code)
+    log = folder / "proxy.log"
+    with open(log, "wb") as out:
+        procs = [subprocess.Popen([sys.executable, folder / "upstream.py", str(upstream)]),
+                 subprocess.Popen(["node", *preload, str(chp), "--ip", "127.0.0.1",
+                                   "--port", str(port), "--api-ip", "127.0.0.1",
+                                   "--api-port", str(api),
+                                   "--default-target", f"http://127.0.0.1:{upstream}"],
+                                  env=dict(os.environ, CONFIGPROXY_AUTH_TOKEN="t", **(env or {})),
+                                  stdout=out, stderr=subprocess.STDOUT)]
+    try:
+        end = time.monotonic() + 60
+        while True:
+            try:
+                if requests.get(f"http://127.0.0.1:{port}/state", timeout=5).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < end, "the proxy did not answer"
+            time.sleep(0.3)
+        yield port, upstream, log
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def held(port, peer):
+    """The proxy's connections on ``port`` to the address ``peer`` that hold
+    buffers, in any state (an orphan the proxy has closed still holds them; the
+    kernel's leftovers of a connection whose data is all acknowledged, FIN-WAIT-2
+    and TIME-WAIT, hold none and are not counted): (how many, the bytes of the
+    machine's TCP memory they hold, ``skmem``'s queued for sending and received)."""
+    out = subprocess.run(["ss", "-tmnH", "state", "all", f"( sport = :{port} )"],
+                         capture_output=True, text=True, check=True).stdout
+    count = size = 0
+    for line, mem in re.findall(r"^(\S.*)\n\s+skmem:\(([^)]*)\)", out, re.M):
+        fields = line.split()
+        if fields[0] == "LISTEN" or fields[-1].rsplit(":", 1)[0].strip("[]") != peer:
+            continue
+        values = dict(re.fullmatch(r"([a-z_]+)(\d+)", part).groups() for part in mem.split(","))
+        count += 1
+        size += int(values["w"]) + int(values["r"])
+    return count, size
