@@ -48,7 +48,7 @@ from urllib.parse import urlparse
 
 import sqlalchemy
 from tornado.httpserver import HTTPServer
-from tornado.web import RequestHandler
+from tornado.web import Finish, RequestHandler
 
 from ngshare import ngshare
 
@@ -144,28 +144,45 @@ _unpack = ngshare.MyHelpers.json_files_unpack
 
 
 def unpack_plain_paths(self, json_str, target):
-    """ngshare's unpacking of a submission's files, after checking every path and
-    what the submission and the submitter's kept submissions take."""
+    """ngshare's unpacking of a submission's files, after checking their shape, every
+    path and what the submission and the submitter's kept submissions take."""
     if isinstance(json_str, str) and structure(json_str) > 8 * MAX_FILES + 64:
         # before it is parsed: millions of tiny entries took 13 times their body
         refuse(self, f"submission refused: more than {MAX_FILES} files")
     try:
-        files = json.loads(json_str) if json_str is not None else []
+        files = json.loads(json_str) if json_str is not None else None
     except ValueError:
-        files = []   # ngshare's own unpacking says what is wrong with it
-    if isinstance(files, list):
-        files = [entry for entry in files
-                 if not (isinstance(entry, dict) and plain_paths.left_out(entry.get("path")))]
-        for entry in files:
-            path = entry.get("path") if isinstance(entry, dict) else None
-            refusal = plain_paths.refusal(path)
-            if refusal:
-                refuse(self, refusal)
-        refusal = too_much(files, kept_by(self.db, self.user))
+        files = None
+    refusal = shape_refusal(files)
+    if refusal:
+        refuse(self, refusal)
+    files = [entry for entry in files if not plain_paths.left_out(entry["path"])]
+    for entry in files:
+        refusal = plain_paths.refusal(entry["path"])
         if refusal:
             refuse(self, refusal)
-        json_str = json.dumps(files)
-    return _unpack(self, json_str, target)
+    refusal = too_much(files, kept_by(self.db, self.user))
+    if refusal:
+        refuse(self, refusal)
+    try:
+        return _unpack(self, json.dumps(files), target)
+    except Finish:   # ngshare's own refusal (a file that is not base64): nothing kept
+        self.db.rollback()
+        raise
+
+
+def shape_refusal(files):
+    """Why ``files``, a submission's parsed JSON, is not a list of files, each an
+    object whose ``path`` and ``content`` (base64) are strings; or None."""
+    if not isinstance(files, list):
+        return ("submission refused: its files must be a JSON list of objects, each with "
+                "a path and a content")
+    for number, entry in enumerate(files, 1):
+        if not (isinstance(entry, dict) and isinstance(entry.get("path"), str)
+                and isinstance(entry.get("content"), str)):
+            return (f"submission refused: its file number {number} is not an object with a "
+                    f"path and a content, both strings")
+    return None
 
 
 def refuse(handler, message):
@@ -193,26 +210,25 @@ def on_disk(size, path):
 
 
 def too_much(files, kept):
-    """Why a submission of ``files`` (entries with base64 ``content``) is refused for
-    its size or its number of files, its submitter keeping ``kept`` (bytes on disk,
-    files) in submissions already; or None."""
-    entries = [entry for entry in files if isinstance(entry, dict)]
-    if len(entries) > MAX_FILES:
-        return (f"submission refused: it holds {len(entries)} files, more than the "
+    """Why a submission of ``files`` (objects with a string ``path`` and a base64
+    ``content``: :func:`shape_refusal`) is refused for its size or its number of
+    files, its submitter keeping ``kept`` (bytes on disk, files) in submissions
+    already; or None."""
+    if len(files) > MAX_FILES:
+        return (f"submission refused: it holds {len(files)} files, more than the "
                 f"{MAX_FILES} one submission may hold; leave the others out of your "
                 f"problem set's folder, then submit again")
-    if not entries:
+    if not files:
         return "submission refused: it holds no file"
     kept_bytes, kept_files, kept_submissions = kept
     if kept_submissions >= MAX_KEPT_SUBMISSIONS:
         return (f"submission refused: the course's exchange keeps {kept_submissions} "
                 f"submissions of yours, the most each person may keep; ask your instructor")
-    if kept_files + len(entries) > MAX_KEPT_FILES:
+    if kept_files + len(files) > MAX_KEPT_FILES:
         return (f"submission refused: your submissions kept by the course's exchange hold "
-                f"{kept_files} files, and this one {len(entries)} more would pass the "
+                f"{kept_files} files, and this one {len(files)} more would pass the "
                 f"{MAX_KEPT_FILES} each person may keep; ask your instructor")
-    size = sum(on_disk(len(entry.get("content") or "") * 3 // 4, entry.get("path"))
-               for entry in entries if isinstance(entry.get("content") or "", str))
+    size = sum(on_disk(len(entry["content"]) * 3 // 4, entry["path"]) for entry in files)
     if size > MAX_SUBMISSION_BYTES:
         return (f"submission refused: its files take {_mb(size)}, more than the "
                 f"{_mb(MAX_SUBMISSION_BYTES)} one submission may take; leave large data "

@@ -134,6 +134,23 @@ function mayHold(e) {
   return (e.handle.writeQueueSize || 0) > 0 || inKernel(e) > e.emptyAt;
 }
 
+// What the caps count a client by: its address, an IPv6 address by its /64 (the
+// block one host is given, and may fill with addresses of its own), an IPv4 address
+// the proxy sees as IPv6 (::ffff:a.b.c.d) as itself.
+function clientOf(address) {
+  const bare = address.split("%")[0];
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  if (mapped) return mapped[1];
+  if (!bare.includes(":")) return bare;
+  const [head, tail] = bare.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail === undefined ? [] : tail ? tail.split(":") : [];
+  const width = (groups) => groups.reduce((n, g) => n + (g.includes(".") ? 2 : 1), 0);
+  const groups = tail === undefined ? left
+    : [...left, ...Array(Math.max(0, 8 - width(left) - width(right))).fill("0"), ...right];
+  return groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":") + "::/64";
+}
+
 // The socket's handle is Node's own (socket._handle): Node has no public way to a
 // connection's descriptor (for its inode), to what libuv still queues, or to
 // closing it with SO_LINGER 0 once Node itself has let go of it.
@@ -141,7 +158,7 @@ function track(socket) {
   const handle = socket._handle;
   if (!handle || typeof handle.close !== "function" || !socket.remoteAddress) return;
   const e = {
-    socket, handle, address: socket.remoteAddress, inode: kernelQueues ? inodeOf(handle) : null,
+    socket, handle, address: clientOf(socket.remoteAddress), inode: kernelQueues ? inodeOf(handle) : null,
     emptyAt: 0, taken: 0, since: null, lingering: false, reset: false, close: handle.close,
   };
   handle.close = function (callback) {
@@ -298,4 +315,4 @@ function watchStalledWrites(server) {
   server.on("connection", track);
 }
 
-module.exports = { watchStalledWrites };
+module.exports = { clientOf, watchStalledWrites };

@@ -121,3 +121,38 @@ def test_a_submission_and_what_one_student_keeps_are_bounded(service):
     assert kept == 500 and answer[1]["message"] == (
         "submission refused: the course's exchange keeps 500 submissions of yours, the most "
         "each person may keep; ask your instructor"), (kept, answer)
+
+
+def test_a_submission_of_the_wrong_shape_is_refused_and_leaves_nothing(service):
+    """Files that are not a list of {path, content} strings, or whose content is not
+    base64, are answered 400 with what is wrong (they were a 500, or a submission
+    kept empty), and nothing of them is kept."""
+    url, storage = service
+    set_up_course(url)
+    one_byte = base64.b64encode(b"x").decode()
+    assert submit_files(url, "tok-bob", [{"path": "n", "content": one_byte}])[0] == 200
+    released = stored(storage)
+    shaped = ("submission refused: its files must be a JSON list of objects, each with a "
+              "path and a content")
+    entry = ("submission refused: its file number {} is not an object with a path and a "
+             "content, both strings")
+    for files, message in [
+            ({"path": "n", "content": one_byte}, shaped),
+            ("not a list", shaped),
+            (None, shaped),
+            ([1], entry.format(1)),
+            ([{"path": "n", "content": one_byte}, {"path": "m"}], entry.format(2)),
+            ([{"path": "n", "content": 12}], entry.format(1)),
+            ([{"path": ["n"], "content": one_byte}], entry.format(1)),
+            ([{"path": "n", "content": None}], entry.format(1))]:
+        status, said = submit_files(url, "tok-bob", files)
+        assert (status, said.get("message")) == (400, message), (files, status, said)
+    r = requests.post(f"{url}/submission/{COURSE}/ps1", data={"files": "[{\"path\": "},
+                      headers={"Authorization": "token tok-bob"}, timeout=300)
+    assert (r.status_code, r.json()["message"]) == (400, shaped), r.text
+    # content that is not base64: ngshare's own refusal, and nothing kept either
+    status, said = submit_files(url, "tok-bob", [{"path": "n", "content": "a"}])
+    assert status == 400 and said["message"] == "Content cannot be base64 decoded", said
+    listed = call(url, "tok-teach", "GET", f"submissions/{COURSE}/ps1")["submissions"]
+    assert [entry["student_id"] for entry in listed].count("bob") == 1, listed
+    assert stored(storage) == released

@@ -272,3 +272,28 @@ def test_many_addresses_together_keep_a_bounded_number_stalled_the_oldest_cut(pr
     finally:
         for s in stalled:
             s.close()
+
+
+def test_an_ipv6_client_is_counted_by_its_64_block():
+    """A host given an IPv6 /64 may connect from any address of it: the caps per
+    address count the block (an IPv4 client the proxy sees as ::ffff:a.b.c.d as
+    itself)."""
+    import json
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "deploy" / "proxy_stalled_writes.js"
+    addresses = ["198.51.100.4", "::ffff:198.51.100.4", "2001:db8:1:2::5",
+                 "2001:db8:1:2:ffff:1:2:9", "2001:0db8:0001:0002:0:0:0:1", "2001:db8:1:3::5",
+                 "fe80::1%eth0", "2001:db8::192.0.2.1"]
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is missing")
+    code = (f"const {{ clientOf }} = require({json.dumps(str(script))});"
+            f"console.log(JSON.stringify({json.dumps(addresses)}.map(clientOf)))")
+    done = subprocess.run([node, "-e", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [
+        "198.51.100.4", "198.51.100.4", "2001:db8:1:2::/64", "2001:db8:1:2::/64",
+        "2001:db8:1:2::/64", "2001:db8:1:3::/64", "fe80:0:0:0::/64", "2001:db8:0:0::/64"]
