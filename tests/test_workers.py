@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import workers
-from workers import FIRST, GROUPS, check_shared, group_of, made_once, queue_order
+from workers import APART, FIRST, GROUPS, check_shared, group_of, made_once, queue_order
 
 TESTS = Path(__file__).resolve().parent
 
@@ -26,8 +26,11 @@ def test_modules_that_share_a_set_up_are_one_group_and_the_others_their_own():
     assert group_of(TESTS / "grading" / "test_book_sections.py") == "ps1_class"
     assert group_of(TESTS / "book" / "test_selfcheck.py") == "book/test_selfcheck.py"
     assert group_of(TESTS / "grading" / "test_batch_grading.py") == "grading/test_batch_grading.py"
+    # a module of the hub's folder that starts no hub is a group of its own
+    assert group_of(TESTS / "hub" / "test_clients.py") == "hub/test_clients.py"
+    assert group_of(TESTS / "hub" / "test_server_limits.py") == "hub"
     # every member of a group is a module or a folder of the suite
-    for members in GROUPS.values():
+    for members in [*GROUPS.values(), APART]:
         for member in members:
             assert (TESTS / member).exists(), member
     assert set(FIRST) <= set(GROUPS)

@@ -47,22 +47,32 @@ GROUPS = {
     # the class of ps1 graded once (`ps1_class`, tests/graded_classes.py)
     "ps1_class": ("grading/test_clean_class.py", "grading/test_book_sections.py"),
 }
+#: Modules under a group's folder that start no hub and use no Unix account, cgroup
+#: or fixed port: each is a group of its own, run on either worker beside the hub's
+#: (those that need the hub's environments share `installed`, made once).
+APART = ("hub/test_clients.py", "hub/test_course_open.py", "hub/test_formgrader_csp.py",
+         "hub/test_ngshare_service.py", "hub/test_proxy_pipelining.py",
+         "hub/test_proxy_stalled_writes.py",
+         "hub/test_request_bodies.py", "hub/test_server_network.py",
+         "hub/test_submit_check.py", "hub/test_variant_environment.py")
 #: The longest groups, started first, one on each worker, in this order.
 FIRST = ("hub", "book")
 #: Session fixtures that request ``slow`` yet are cheap to have on both workers:
 #: each call of ``postgres`` starts a server of its own.
 PER_CALL = ("postgres",)
 #: Session fixtures made once per run whichever workers use them (:func:`made_once`).
-MADE_ONCE = ("small_book_site",)
+MADE_ONCE = ("small_book_site", "installed")
 
 
 def group_of(path):
-    """The group of the test module at ``path``: its entry in :data:`GROUPS`, or
-    the module's own path under tests/."""
+    """The group of the test module at ``path``: its entry in :data:`GROUPS` (unless
+    it is one of :data:`APART`), or the module's own path under tests/."""
     path = Path(path).resolve()
     if TESTS not in path.parents:
         return str(path)
     rel = path.relative_to(TESTS).as_posix()
+    if rel in APART:
+        return rel
     for name, members in GROUPS.items():
         if any(rel.startswith(m) if m.endswith("/") else rel == m for m in members):
             return name
