@@ -62,11 +62,11 @@ class LoginLinesAuthenticator(PAMAuthenticator):
         help="Threads checking passwords with PAM (each client uses one at most).")
 
     # A class behind one NAT address logs in at the start of a lecture: a correct
-    # check takes well under a second, so one at a time with 8 waiting lets nine
+    # login takes about 0.06 s, so one at a time with 8 waiting lets nine
     # browsers of that address press "Sign in" at the same moment, all served
-    # within a few seconds (tests/hub/test_hub_login_limits.py measures 30 logins
-    # from one address, 8 at a time). A flooder's line costs her own address up
-    # to 8 x 3 s of waiting, and the hub a few coroutines.
+    # within a second (tests/hub/test_hub_login_limits.py: 30 logins from one
+    # address, 9 at a time, the slowest in 0.49 s). A flooder's line costs her
+    # own address up to 8 x 3 s of waiting, and the hub a few coroutines.
     login_line = Integer(
         8, config=True,
         help="Logins of one client that may wait while one of its own is checked; "
