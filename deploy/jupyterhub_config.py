@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import roles  # noqa: E402  (deploy/roles.py, next to this file)
 import lti_login  # noqa: E402
+import login_limits  # noqa: E402
 import low_ports  # noqa: E402
 import request_bodies  # noqa: E402
 import spawner  # noqa: E402
@@ -76,7 +77,10 @@ AUTH = settings.get("auth", "pam")
 if AUTH == "lti":
     lti_login.configure(c, settings)
 elif AUTH == "pam":
-    c.JupyterHub.authenticator_class = "pam"
+    # JupyterHub's PAMAuthenticator, with one password check at a time per client
+    # and a short line of its own: wrong passwords (3 s each in pam_faildelay)
+    # from one address do not queue ahead of everyone's logins (login_limits.py)
+    c.JupyterHub.authenticator_class = login_limits.LoginLinesAuthenticator
     c.PAMAuthenticator.open_sessions = False
 else:
     raise ValueError(f"settings 'auth' must be 'pam' or 'lti', not {AUTH!r}")

@@ -145,6 +145,8 @@ OWN_STUDENTS = {
     "user_servers": {"ada": ("ua", "Ada", "Yonath")},
     "variants": {"ada": ("va", "Ada", "Palmer"), "bob": ("vb", "Bob", "Kahn")},
     "server_limits": {"ada": ("la", "Ada", "Shamir"), "bob": ("lb", "Bob", "Tarjan")},
+    "login_limits": {"ada": ("ga", "Ada", "Goldberg"), "bob": ("gb", "Bob", "Floyd"),
+                     "eve": ("ge", "Eve", "Ritchie")},
 }
 
 
