@@ -371,7 +371,7 @@ def test_a_joined_client_forging_x_forwarded_for_gains_nothing(server):
 def test_without_a_share_the_same_flood_refuses_the_other_client(server):
     """The control: the budget alone, one pool for every client. The same flood
     from one client behind the proxy fills it, and her classmate's body is cut."""
-    attacker, classmate = WAYS["behind the proxy"]["attacker"], WAYS["behind the proxy"]["classmate"]
+    attacker, classmate = (WAYS["behind the proxy"][who] for who in ("attacker", "classmate"))
     port, proc = server(BUDGET, share=BUDGET)
     sockets = []
     try:
