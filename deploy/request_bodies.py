@@ -48,9 +48,10 @@ BODY_TIMEOUT = 300.0
 #: Unless a server says otherwise, one client may hold at most this fraction (1 /
 #: SHARES) of its budget at once.
 SHARES = 4
-#: A user's server holds at most this share of its memory limit (``MEM_LIMIT``, set
-#: by the hub) in request bodies, and at most :data:`USER_SERVER_BUDGET` without one.
-USER_SERVER_SHARE = 8
+#: A user's server holds at most its memory limit (``MEM_LIMIT``, set by the hub)
+#: divided by this in request bodies, and at most :data:`USER_SERVER_BUDGET` without
+#: one. (Not to be confused with a client's share of a budget.)
+USER_SERVER_PART = 8
 USER_SERVER_BUDGET = 256 * 1024**2
 
 log = logging.getLogger("tornado.general")
@@ -200,10 +201,10 @@ def bound_every_server(limit, name, share=None):
 
 
 def budget_of_user_server(environ):
-    """The budget of a user's server: a share of its memory limit (``MEM_LIMIT``), at
+    """The budget of a user's server: an eighth of its memory limit (``MEM_LIMIT``), at
     most :data:`USER_SERVER_BUDGET` where it has none."""
     try:
         memory = int(environ.get("MEM_LIMIT", ""))
     except ValueError:
         memory = 0
-    return memory // USER_SERVER_SHARE if memory > 0 else USER_SERVER_BUDGET
+    return memory // USER_SERVER_PART if memory > 0 else USER_SERVER_BUDGET
