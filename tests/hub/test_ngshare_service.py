@@ -121,3 +121,17 @@ def test_a_submission_and_what_one_student_keeps_are_bounded(service):
     assert kept == 500 and answer[1]["message"] == (
         "submission refused: the course's exchange keeps 500 submissions of yours, the most "
         "each person may keep; ask your instructor"), (kept, answer)
+
+
+def test_the_largest_submission_fits_in_one_clients_share_of_ngshares_bodies(service):
+    """ngshare holds at most 64 MiB of request bodies at once, and one client at most
+    32 MiB of them (deploy/ngshare_service.py, deploy/request_bodies.py): the largest
+    submission it takes (20 MB of files, as whole disk blocks, and its name: a body
+    of 28.3 MB as base64 JSON in a form) is one body of one client, and must pass."""
+    url, _ = service
+    set_up_course(url)
+    largest = (20 * MB - len("ps1.ipynb")) // 4096 * 4096
+    assert submit(url, "tok-bob", largest)[0] == 200
+    status, said = submit(url, "tok-bob", largest + 1)     # one block more: ngshare's no
+    assert status == 400 and said["message"].startswith(
+        "submission refused: its files take 20.0 MB, more than the 20.0 MB"), said
