@@ -9,6 +9,14 @@ cuts the rest with 413 and logs it, answers GETs meanwhile, and takes honest
 bodies again once the flood is gone; a body larger than the budget is refused
 before it is read. Without the budget the same flood holds 80 MiB.
 
+Each client (deploy/clients.py: the proxy's last X-Forwarded-For entry on a
+connection from 127.0.0.1, the connection's own address on any other) holds at
+most a share of the budget: played with clients bound to their own 127.x
+addresses, behind the proxy and joined as a student's server is, one client
+sending and holding bodies holds her share and no more, while another
+client's bodies are all taken; what a joined client writes in X-Forwarded-For
+gains her nothing; without the share, the same flood refuses the other client.
+
 The real hub plays the same attacks in tests/hub/test_hub_server_limits.py.
 """
 
