@@ -658,7 +658,7 @@ def test_bodies_she_sends_and_holds_stop_neither_a_login_nor_a_classmates_saves(
                          rf"\d+ bytes of its body: .* {1024**2} bytes", line)
                for line in cuts), cuts
     assert any(re.search(rf"user server: cut POST '/user/{bob.name}/api/contents/x.txt' "
-                         rf"from '{re.escape(joined)}' \(X-Forwarded-For\) over 127.0.0.1 "
+                         rf"from '(::ffff:)?{re.escape(joined)}' \(X-Forwarded-For\) over 127.0.0.1 "
                          rf"after \d+ bytes of its body: .* {64 * 1024**2} bytes", line)
                for line in cuts), cuts
 
