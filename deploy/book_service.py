@@ -52,7 +52,8 @@ def main(argv):
     url = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
     app = make_app(os.path.abspath(argv[0]), os.environ["JUPYTERHUB_SERVICE_PREFIX"],
                    os.environ.get("JUPYTERHUB_BASE_URL", "/"))
-    # it takes no request bodies: a flood of them holds at most 1 MiB (request_bodies.py)
+    # it takes no request bodies: a flood of them holds at most 1 MiB, a quarter of
+    # it from any one client (request_bodies.py)
     request_bodies.bound(app.listen(url.port, url.hostname), 1024**2, "book")
     ioloop.IOLoop.current().start()
 

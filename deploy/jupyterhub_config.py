@@ -68,7 +68,11 @@ c.JupyterHub.cleanup_servers = True
 
 # The hub's API and pages take small bodies: a flood of them holds at most 16 MiB
 # at once (request_bodies.py), with what its handlers make of them about 64 MiB.
-request_bodies.bound_every_server(16 * 1024**2, "hub")
+# One client holds at most 1 MiB of it: its largest honest bodies (a login form,
+# an LTI launch, the API's JSON) take a few KiB, so a class of 100 behind one
+# address logging in at once holds well under that, and it takes 16 addresses
+# to fill the budget.
+request_bodies.bound_every_server(16 * 1024**2, "hub", share=1024**2)
 
 # -- who may log in, and how --------------------------------------------------
 # settings "auth": "pam" (the Unix password, the default and the demo's) or "lti"

@@ -96,8 +96,10 @@ plain_paths = _load_plain_paths()
 def listen_on_service_host(self, port, address="", **kwargs):
     # submissions arrive whole as JSON, at most 20 MB of files (about 28 MB as
     # base64 in a form): a flood of bodies holds at most 64 MiB at once
-    # (request_bodies.py)
-    request_bodies.bound(self, 64 * 1024**2, "ngshare")
+    # (request_bodies.py), and one client (a student's server, by its joined
+    # address) at most 32 MiB, which admits one whole submission of hers (20 MB of
+    # files are a body of 28.3 MB, 27 MiB, as ngshare_exchange sends them)
+    request_bodies.bound(self, 64 * 1024**2, "ngshare", share=32 * 1024**2)
     return _listen(self, port, HOST, **kwargs)
 
 

@@ -16,11 +16,20 @@ all its connections (:func:`bound`), counting a body from its first byte
 until its handler has answered (the handler holds the body, and copies of it,
 until then: a login waiting for PAM held four times its body): a request whose
 body would pass it is answered 413, its connection closed and the cut logged,
-and the bytes it held are freed. No one body may be larger than the budget, and each must arrive
-within :data:`BODY_TIMEOUT` seconds, so what a sender holds is freed even if
-she never finishes. A flood of bodies can still make a server refuse others'
-bodies while it lasts (the log says so, with the client the proxy names); it
-cannot take the server's memory.
+and the bytes it held are freed. No one body may be larger than a client's
+share of the budget (below), and each must arrive within :data:`BODY_TIMEOUT`
+seconds, so what a sender holds is freed even if she never finishes.
+
+A budget alone is one pool for everyone: one client sending bodies and holding
+them (about 1.8 Mbit/s kept the hub's 16 MiB full) made the hub refuse every
+other body while it lasted, logins included. So each client (``clients.key``:
+the address the proxy names, or the joined address of a student's server) may
+hold at most a share of the budget at once (``share`` of :func:`bound`, a
+quarter unless the server says otherwise): a body that would take its client
+past its share is cut the same way, and logged naming the client, while other
+clients' bodies go on being taken. What one address holds denies bodies only
+to clients behind that same address; it takes as many addresses as there are
+shares in the budget to fill it.
 """
 
 from __future__ import annotations
@@ -29,14 +38,20 @@ import logging
 
 from tornado import httputil
 
-__all__ = ["BODY_TIMEOUT", "Budget", "bound", "bound_every_server", "budget_of_user_server",
-           "client"]
+import clients  # deploy/clients.py, next to this file (and copied beside it)
+
+__all__ = ["BODY_TIMEOUT", "SHARES", "Budget", "bound", "bound_every_server",
+           "budget_of_user_server"]
 
 #: Seconds within which a request's whole body must arrive.
 BODY_TIMEOUT = 300.0
-#: A user's server holds at most this share of its memory limit (``MEM_LIMIT``, set
-#: by the hub) in request bodies, and at most :data:`USER_SERVER_BUDGET` without one.
-USER_SERVER_SHARE = 8
+#: Unless a server says otherwise, one client may hold at most this fraction (1 /
+#: SHARES) of its budget at once.
+SHARES = 4
+#: A user's server holds at most its memory limit (``MEM_LIMIT``, set by the hub)
+#: divided by this in request bodies, and at most :data:`USER_SERVER_BUDGET` without
+#: one. (Not to be confused with a client's share of a budget.)
+USER_SERVER_PART = 8
 USER_SERVER_BUDGET = 256 * 1024**2
 
 log = logging.getLogger("tornado.general")
@@ -46,13 +61,21 @@ _REFUSED = (b"HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n"
 
 class Budget(httputil.HTTPServerConnectionDelegate):
     """The request handling of a Tornado server (``inner``: its Application), with the
-    request bodies it holds at once counted against ``limit`` bytes."""
+    request bodies it holds at once counted against ``limit`` bytes, and those of
+    each client (``clients.key``) against ``share`` bytes (``limit // SHARES`` by
+    default)."""
 
-    def __init__(self, inner, limit, name="server"):
+    def __init__(self, inner, limit, name="server", share=None):
         if not isinstance(inner, httputil.HTTPServerConnectionDelegate):
             raise TypeError(f"request_bodies.Budget needs a Tornado Application, not {inner!r}")
-        self.inner, self.limit, self.name = inner, limit, name
+        share = limit // SHARES if share is None else share
+        if not 0 < share <= limit:
+            raise ValueError(f"a client's share of {name}'s budget must be more than 0 and "
+                             f"at most the budget ({limit} bytes), not {share!r}")
+        self.inner, self.limit, self.name, self.share = inner, limit, name, share
         self.held = 0
+        #: {client's key: bytes of its bodies held}, for clients holding any
+        self.held_by = {}
         self.cuts = 0
 
     def start_request(self, server_conn, request_conn):
@@ -71,20 +94,30 @@ class _Counted(httputil.HTTPMessageDelegate):
         self.held = 0
         self.cut = False
         self.said = "a request"
+        self.client = "?"
 
     def headers_received(self, start_line, headers):
         if isinstance(start_line, httputil.RequestStartLine):
+            self.client = clients.key(self.connection, headers)
             self.said = (f"{start_line.method} {start_line.path[:200]!r} from "
-                         f"{client(self.connection, headers)}")
+                         f"{clients.describe(self.connection, headers)}")
         return self.inner.headers_received(start_line, headers)
 
     def data_received(self, chunk):
         if self.cut:
             return None
+        budget = self.budget
         self.held += len(chunk)
-        self.budget.held += len(chunk)
-        if self.budget.held > self.budget.limit:
-            self._cut()
+        budget.held += len(chunk)
+        own = budget.held_by[self.client] = budget.held_by.get(self.client, 0) + len(chunk)
+        # the client's own share first: when both are passed, what it holds is why
+        # (unless its share is the whole budget)
+        if own > budget.share and budget.share < budget.limit:
+            self._cut(f"its client's bodies held at once ({self.client}) would pass its "
+                      f"share of {budget.share} bytes")
+            return None
+        if budget.held > budget.limit:
+            self._cut(f"the bodies held at once would pass {budget.limit} bytes")
             return None
         return self.inner.data_received(chunk)
 
@@ -108,14 +141,21 @@ class _Counted(httputil.HTTPMessageDelegate):
         self.inner.on_connection_close()
 
     def _release(self):
-        self.budget.held -= self.held
+        budget = self.budget
+        budget.held -= self.held
+        if self.held:
+            left = budget.held_by.get(self.client, 0) - self.held
+            if left > 0:
+                budget.held_by[self.client] = left
+            else:    # no key kept for a client holding nothing: they would pile up
+                budget.held_by.pop(self.client, None)
         self.held = 0
 
-    def _cut(self):
+    def _cut(self, why):
         self.cut = True
         self.budget.cuts += 1
-        log.warning("%s: cut %s after %d bytes of its body: the bodies held at once would "
-                    "pass %d bytes", self.budget.name, self.said, self.held, self.budget.limit)
+        log.warning("%s: cut %s after %d bytes of its body: %s", self.budget.name, self.said,
+                    self.held, why)
         self._release()
         stream = getattr(self.connection, "stream", None)
         try:
@@ -127,30 +167,23 @@ class _Counted(httputil.HTTPMessageDelegate):
         self.connection.close()
 
 
-def client(connection, headers):
-    """Who sent a request, as far as this server can tell: the connection's address,
-    and the last entry of ``X-Forwarded-For`` (the address the proxy appended; the
-    earlier ones are the client's own words, and a client that does not come
-    through the proxy writes all of it), quoted."""
-    address = getattr(getattr(connection, "context", None), "remote_ip", "?")
-    forwarded = headers.get("X-Forwarded-For", "")
-    if forwarded:
-        return f"{forwarded.split(',')[-1].strip()[:64]!r} (X-Forwarded-For) over {address}"
-    return address
-
-
-def bound(server, limit, name="server"):
+def bound(server, limit, name="server", share=None):
     """Make the Tornado ``HTTPServer`` ``server`` hold at most ``limit`` bytes of
-    request bodies at once, each arriving within :data:`BODY_TIMEOUT`; its Budget."""
-    params = server.conn_params
-    params.max_body_size = min(params.max_body_size or limit, limit)
-    params.body_timeout = min(params.body_timeout or BODY_TIMEOUT, BODY_TIMEOUT)
+    request bodies at once, at most ``share`` bytes of them (a quarter of ``limit``
+    by default) from any one client, each body arriving within
+    :data:`BODY_TIMEOUT`; its Budget."""
     if not isinstance(server.request_callback, Budget):
-        server.request_callback = Budget(server.request_callback, limit, name)
+        server.request_callback = Budget(server.request_callback, limit, name, share)
+    params = server.conn_params
+    # a body larger than a client's share could only be cut once read that far:
+    # Tornado refuses it (400) from its Content-Length
+    share = server.request_callback.share
+    params.max_body_size = min(params.max_body_size or share, share)
+    params.body_timeout = min(params.body_timeout or BODY_TIMEOUT, BODY_TIMEOUT)
     return server.request_callback
 
 
-def bound_every_server(limit, name):
+def bound_every_server(limit, name, share=None):
     """Bound every Tornado ``HTTPServer`` this process starts listening (for a program
     that makes its own, such as JupyterHub): :func:`bound` when it listens."""
     from tornado.httpserver import HTTPServer
@@ -160,7 +193,7 @@ def bound_every_server(limit, name):
         return
 
     def bounded_listen(self, *args, **kwargs):
-        bound(self, limit, name)
+        bound(self, limit, name, share)
         return listen(self, *args, **kwargs)
 
     bounded_listen.bounded = True
@@ -168,10 +201,10 @@ def bound_every_server(limit, name):
 
 
 def budget_of_user_server(environ):
-    """The budget of a user's server: a share of its memory limit (``MEM_LIMIT``), at
+    """The budget of a user's server: an eighth of its memory limit (``MEM_LIMIT``), at
     most :data:`USER_SERVER_BUDGET` where it has none."""
     try:
         memory = int(environ.get("MEM_LIMIT", ""))
     except ValueError:
         memory = 0
-    return memory // USER_SERVER_SHARE if memory > 0 else USER_SERVER_BUDGET
+    return memory // USER_SERVER_PART if memory > 0 else USER_SERVER_BUDGET

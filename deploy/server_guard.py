@@ -77,7 +77,9 @@ def serve_on(serverapp, listener: socket.socket) -> None:
 
 def bound_bodies(serverapp) -> None:
     """Have ``serverapp`` hold at most its budget of request bodies at once
-    (``request_bodies.py``: a share of its memory limit), from when it serves."""
+    (``request_bodies.py``: an eighth of its memory limit), and a quarter of it from
+    any one client (64 MiB at 2G, a notebook saved whole or a file JupyterLab
+    uploads whole, up to 15 MB, passes), from when it serves."""
     bind = serverapp._bind_http_server
     budget = request_bodies.budget_of_user_server(os.environ)
 

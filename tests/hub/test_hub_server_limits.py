@@ -32,6 +32,7 @@ root sees it, hers, after her server stops.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pwd
@@ -49,6 +50,18 @@ from hubs import students_of
 from kernels import Kernel
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+
+def _deploy_module(name):
+    spec = importlib.util.spec_from_file_location(
+        name, Path(__file__).resolve().parents[2] / "deploy" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: Who the course's servers say a request came from (deploy/clients.py).
+clients = _deploy_module("clients")
 
 MEMORY = 2 * 1024**3   # the course's default (deploy/jupyterhub_config.py)
 PROCESSES = 512
@@ -313,27 +326,111 @@ def test_a_student_who_binds_every_outgoing_port_stops_no_one_else(hub):
 #: Her kernel opens %(connections)d connections to 127.0.0.1:%(port)d, each sending
 #: all but the last byte of a body of %(size)d bytes to %(path)r, holds them for
 #: %(hold)s seconds, and prints how many the other side closed on her.
-HELD_BODIES = """
-import json, socket, time
-held, closed = [], 0
-head = ("POST %(path)s HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Length: %(size)d\\r\\n\\r\\n").encode()
-for _ in range(%(connections)d):
+#: Her kernel fills a server's budget with bodies and holds them, as a student who
+#: knows how it works would: a body of each size, halving, for as long as the
+#: server takes them (one it answers or closes at once is cut), until it takes
+#: nothing larger than ``smallest``. Then she says what she holds in ``mark``
+#: (a file of her own) and holds it until the test removes that file.
+FILL_AND_HOLD = """
+import json, os, select, socket, time
+held, cut, size = [], 0, %(largest)d
+while size >= %(smallest)d and len(held) < 48:    # the hub joins 64 connections of hers
     s = socket.create_connection(("127.0.0.1", %(port)d), timeout=60)
     try:
-        s.sendall(head)
-        left = %(size)d - 1
-        block = b" " * (1 << 20)
+        s.sendall(("POST %(path)s HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Length: %%d"
+                   "\\r\\n\\r\\n" %% size).encode())
+        left, block = size - 1, b" " * (1 << 20)
         while left > 0:
             left -= s.send(block[:min(left, len(block))])
-        held.append(s)
+        refused = bool(select.select([s], [], [], 2)[0])
     except OSError:
+        refused = True
+    if refused:
         s.close()
-        closed += 1
-time.sleep(%(hold)s)
-for s in held:
+        cut += 1
+        size //= 2
+    else:
+        held.append((s, size - 1))
+time.sleep(1)
+kept = [(s, n) for s, n in held if not select.select([s], [], [], 0)[0]]
+with open(%(mark)r, "w") as f:
+    json.dump({"held": len(kept), "bytes": sum(n for _, n in kept), "cut": cut}, f)
+deadline = time.monotonic() + 600
+while os.path.exists(%(mark)r) and time.monotonic() < deadline:
+    time.sleep(0.2)
+for s, _ in held:
     s.close()
-print(json.dumps({"closed": closed, "held": len(held)}))
+print(json.dumps({"held": len(kept), "bytes": sum(n for _, n in kept), "cut": cut}))
 """
+
+
+class Holding:
+    """Her kernel filling a server's budget and holding it (:data:`FILL_AND_HOLD`),
+    in a thread of the test: ``with Holding(...) as held:`` is while she holds
+    ``held`` (what she says she holds); leaving it lets go."""
+
+    def __init__(self, kernel, **cell):
+        home = Path(pwd.getpwnam(kernel.name).pw_dir)
+        self.mark = home / f".holding-{secrets.token_hex(4)}"
+        self.kernel, self.cell = kernel, {**cell, "mark": str(self.mark)}
+        self.done = {}
+
+    def _run(self):
+        try:
+            self.done["printed"] = self.kernel.value(FILL_AND_HOLD % self.cell)
+        except BaseException as e:       # said in __exit__
+            self.done["error"] = e
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=self._run)
+        self.thread.start()
+        deadline = time.monotonic() + 600
+        while not self.mark.exists() or not self.mark.read_text().endswith("}"):
+            assert self.thread.is_alive(), self.done
+            assert time.monotonic() < deadline, "her kernel did not fill the budget"
+            time.sleep(0.2)
+        return json.loads(self.mark.read_text())
+
+    def __exit__(self, *exc):
+        self.mark.unlink(missing_ok=True)
+        self.thread.join(timeout=700)
+        assert not self.thread.is_alive(), "her kernel did not let go"
+        if exc[0] is None:
+            assert "error" not in self.done, self.done
+
+
+def browser_login(hub, who):
+    """Log ``who`` in through the proxy as her browser does (the login form, its
+    _xsrf, her password): her session, and the status of the form's POST; None if
+    the hub cut the connection."""
+    name = hub["names"][who]
+    session = requests.Session()
+    page = session.get(f"{hub['url']}/hub/login", timeout=60)
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text).group(1)
+    try:
+        done = session.post(f"{hub['url']}/hub/login",
+                            data={"username": name, "password": hub["passwords"][name],
+                                  "_xsrf": xsrf},
+                            allow_redirects=False, timeout=120)
+    except requests.ConnectionError:
+        return session, None
+    return session, done.status_code
+
+
+def save(session, hub, who, path, text):
+    """Save a notebook from ``who``'s browser session as JupyterLab does (a PUT of its
+    JSON, with the server's _xsrf cookie as X-XSRFToken): the status; None if cut."""
+    server = f"{hub['url']}/user/{hub['names'][who]}"
+    xsrf = next(c.value for c in session.cookies
+                if c.name == "_xsrf" and c.path.startswith(f"/user/{hub['names'][who]}"))
+    notebook = {"type": "notebook", "format": "json", "content": {
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [{"cell_type": "markdown", "id": "a1", "metadata": {}, "source": text}]}}
+    try:
+        return session.put(f"{server}/api/contents/{path}", json=notebook,
+                           headers={"X-XSRFToken": xsrf}, timeout=120).status_code
+    except requests.ConnectionError:
+        return None
 
 
 def rss(pid):
@@ -343,16 +440,21 @@ def rss(pid):
     raise AssertionError(f"no VmRSS for {pid}")
 
 
-def test_bodies_sent_and_held_take_neither_the_hubs_memory_nor_a_classmates_server(hub):
+def test_bodies_she_sends_and_holds_stop_neither_a_login_nor_a_classmates_saves(hub):
     """Tornado reads a body whole before any login is checked. Without a budget,
     60 connections of 99 MB to the hub's API made the hub hold 6 GB, and five of
     500 MB sent to bob's server through the public port, with no login, had his
-    server killed at his memory cap. Those bodies are now refused before they
-    are read (each is larger than the whole budget); played here with bodies
-    each under the budget, which only the budget across connections stops."""
+    server killed at his memory cap. With a budget alone, a student who filled it
+    and held it (bodies of halving sizes, as long as they were taken) had the hub
+    refuse every other body, logins included, and bob's server his saves. Now she
+    holds her share at most (the hub's 1 MiB; a quarter of bob's server's): bob
+    logs in through the proxy while she holds the hub's, and saves a notebook from
+    his browser session while she holds his server's; both cuts are logged naming
+    her (the address her server's connections come from)."""
     settings = hub["settings"]
     ada, bob = Kernel(hub, "ada"), Kernel(hub, "bob")
     bobs = bob.value("import os; print(os.getpid())")
+    joined = clients.joined_from(pwd.getpwnam(ada.name).pw_uid)   # her server's address
     hub_pid = int((hub["state"] / "hub-process.pid").read_text())
     before = rss(hub_pid)
     most, stop = [before], threading.Event()
@@ -364,24 +466,39 @@ def test_bodies_sent_and_held_take_neither_the_hubs_memory_nor_a_classmates_serv
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        ada.value(HELD_BODIES % {"connections": 60, "port": settings["hub_port"],
-                                 "size": 10_000_000, "path": "/hub/api/users", "hold": 5})
+        with Holding(ada, port=settings["hub_port"], path="/hub/api/users",
+                     largest=8 * 1024**2, smallest=64) as held:
+            assert held["held"] >= 1, held
+            session, login = browser_login(hub, "bob")
+        assert login == 302, (login, held)
     finally:
         stop.set()
         watcher.join()
-    # the hub held at most its budget (16 MiB) of them (600 MB sent), and answers
+    # the hub held at most its budget (16 MiB) of them, and answers
     assert most[0] - before < 160 * 1024**2, (before, most)
     assert requests.get(f"{hub['url']}/hub/api", timeout=60).status_code == 200
 
-    ada.value(HELD_BODIES % {
-        "connections": 5, "port": settings["port"], "size": 200_000_000,
-        "path": f"/user/{bob.name}/api/contents/x.txt", "hold": 5})
+    # his browser opens his server (the hub's OAuth: its cookie and his server's _xsrf)
+    assert session.get(f"{hub['url']}/user/{bob.name}/lab", timeout=120).status_code == 200
+    assert save(session, hub, "bob", "before.ipynb", "saved before") in (200, 201)
+    with Holding(ada, port=settings["port"], path=f"/user/{bob.name}/api/contents/x.txt",
+                 largest=128 * 1024**2, smallest=1024) as held:
+        assert held["held"] >= 1, held
+        saved = save(session, hub, "bob", "during.ipynb", "saved while she holds")
+    assert saved in (200, 201), (saved, held)
     # bob's server and kernel live on: the same kernel process answers
     assert bob.server_up()
     assert bob.value("import os; print(os.getpid())") == bobs
     log = (hub["state"] / "hub.log").read_text()
-    assert "hub: cut POST '/hub/api/users'" in log
-    assert f"user server: cut POST '/user/{bob.name}/api/contents/x.txt'" in log
+    share = f"its client's bodies held at once ({joined}) would pass its share of"
+    cuts = [line for line in log.splitlines() if share in line]
+    assert any(re.search(rf"hub: cut POST '/hub/api/users' from {re.escape(joined)} after "
+                         rf"\d+ bytes of its body: .* {1024**2} bytes", line)
+               for line in cuts), cuts
+    assert any(re.search(rf"user server: cut POST '/user/{bob.name}/api/contents/x.txt' "
+                         rf"from '(::ffff:)?{re.escape(joined)}' \(X-Forwarded-For\) over 127.0.0.1 "
+                         rf"after \d+ bytes of its body: .* {64 * 1024**2} bytes", line)
+               for line in cuts), cuts
 
 
 def root_segments():

@@ -156,3 +156,20 @@ def test_a_submission_of_the_wrong_shape_is_refused_and_leaves_nothing(service):
     listed = call(url, "tok-teach", "GET", f"submissions/{COURSE}/ps1")["submissions"]
     assert [entry["student_id"] for entry in listed].count("bob") == 1, listed
     assert stored(storage) == released
+
+
+def test_the_largest_submission_fits_in_one_clients_share_of_ngshares_bodies(service):
+    """ngshare holds at most 64 MiB of request bodies at once, and one client at most
+    32 MiB of them (deploy/ngshare_service.py, deploy/request_bodies.py): the largest
+    submission it takes (20 MB of files, as whole disk blocks, and its name: a body
+    of 28.3 MB as base64 JSON in a form) is one body of one client, and must pass."""
+    url, _ = service
+    set_up_course(url)
+    # whole blocks, and a multiple of 3 bytes: no base64 padding, which ngshare
+    # counts as up to two bytes more
+    largest = (20 * MB - len("ps1.ipynb")) // 4096 * 4096 // 3 * 3
+    status, said = submit(url, "tok-bob", largest)
+    assert status == 200, said
+    status, said = submit(url, "tok-bob", largest + 3)     # one block more: ngshare's no
+    assert status == 400 and said["message"].startswith(
+        "submission refused: its files take 20.0 MB, more than the 20.0 MB"), said
