@@ -36,6 +36,7 @@ import importlib.util
 import json
 import os
 import pwd
+import re
 import secrets
 import socket
 import threading
