@@ -48,6 +48,14 @@ CONNECTIONS = 64
 LOG_EVERY = 60
 #: Bytes read at once from either side of a joined connection.
 CHUNK = 1 << 16
+#: The kernel's buffers of each of the hub's two sockets of a joined connection, each
+#: way (SO_SNDBUF, SO_RCVBUF; the kernel doubles them for its bookkeeping). Left to
+#: grow as they do, a connection she opens and never reads, asking the public port
+#: for a large file, kept about 9 MB in the hub's sockets, outside her memory cap, for
+#: as long as she held it: 590 MB for her 64. Bounded, the hub holds about 2 MiB a
+#: connection, and the rest waits in the sender's buffers, where the proxy's own
+#: limits see it (proxy_stalled_writes.js).
+BUFFER = 1 << 18
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
@@ -80,6 +88,7 @@ def _in_new_namespace(ports):
             listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             listeners.append(listener)
             listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            _bounded(listener)          # inherited by what it accepts
             try:
                 listener.bind(("127.0.0.1", port))
             except OSError as e:
@@ -93,6 +102,12 @@ def _in_new_namespace(ports):
             listener.close()
         raise
     return fd, listeners
+
+
+def _bounded(sock):
+    """Bound the kernel's buffers of ``sock`` to :data:`BUFFER` each way."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, BUFFER)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, BUFFER)
 
 
 def _in_a_thread_of_its_own(work, *args):
@@ -180,9 +195,18 @@ class Loopback:
         self._joined.add(task)
         writers = [inside_writer]
         try:
-            outside, outside_writer = await asyncio.open_connection(
-                "127.0.0.1", port, limit=CHUNK,
-                local_addr=(self.source, 0) if self.source else None)
+            _bounded(inside_writer.get_extra_info("socket"))
+            machine = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                _bounded(machine)       # before it connects: its window is set then
+                machine.setblocking(False)
+                if self.source:
+                    machine.bind((self.source, 0))
+                await asyncio.get_running_loop().sock_connect(machine, ("127.0.0.1", port))
+            except BaseException:
+                machine.close()
+                raise
+            outside, outside_writer = await asyncio.open_connection(sock=machine, limit=CHUNK)
             writers.append(outside_writer)
             await asyncio.gather(_copy(inside, outside_writer), _copy(outside, inside_writer))
         except (OSError, asyncio.CancelledError):
