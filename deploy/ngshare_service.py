@@ -41,6 +41,7 @@ ngshare is a service on the hub's one origin (/services/ngshare/). As it ships:
 
 import importlib.util
 import json
+import logging
 import os
 import re
 import sys
@@ -100,7 +101,28 @@ def listen_on_service_host(self, port, address="", **kwargs):
     # address) at most 32 MiB, which admits one whole submission of hers (20 MB of
     # files are a body of 28.3 MB, 27 MiB, as ngshare_exchange sends them)
     request_bodies.bound(self, 64 * 1024**2, "ngshare", share=32 * 1024**2)
+    log_requests()
     return _listen(self, port, HOST, **kwargs)
+
+
+def log_requests():
+    """Log Tornado's warnings (the bodies cut by the budget) and its requests to
+    stderr, which the hub keeps in its log. ngshare sets up no logging, and its
+    database migration, just before it listens, sets up alembic's and disables
+    every logger already made: such cuts left no line anywhere."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(
+        "[%(levelname)1.1s %(asctime)s ngshare] %(message)s"))
+    for name, level in (("tornado.general", logging.WARNING),
+                        ("tornado.application", logging.WARNING),
+                        ("tornado.access", logging.INFO)):
+        logger = logging.getLogger(name)
+        logger.disabled = False
+        logger.setLevel(level)
+        if not any(getattr(h, "course_ngshare", False) for h in logger.handlers):
+            handler.course_ngshare = True
+            logger.addHandler(handler)
+        logger.propagate = False
 
 
 def json_headers(self):
@@ -184,7 +206,21 @@ def shape_refusal(files):
                 and isinstance(entry.get("content"), str)):
             return (f"submission refused: its file number {number} is not an object with a "
                     f"path and a content, both strings")
+        if not (_is_text(entry["path"]) and _is_text(entry["content"])):
+            # JSON's \udcff: ngshare wrote the files, then failed (500) to record them,
+            # leaving them on disk where no one's share counted them
+            return (f"submission refused: its file number {number} has a path or a content "
+                    f"that is not valid text (an unpaired surrogate)")
     return None
+
+
+def _is_text(string):
+    """Whether ``string`` encodes as UTF-8 (it holds no unpaired surrogate)."""
+    try:
+        string.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def refuse(handler, message):

@@ -136,6 +136,8 @@ def test_a_submission_of_the_wrong_shape_is_refused_and_leaves_nothing(service):
               "path and a content")
     entry = ("submission refused: its file number {} is not an object with a path and a "
              "content, both strings")
+    text = ("submission refused: its file number {} has a path or a content that is not "
+            "valid text (an unpaired surrogate)")
     for files, message in [
             ({"path": "n", "content": one_byte}, shaped),
             ("not a list", shaped),
@@ -144,7 +146,11 @@ def test_a_submission_of_the_wrong_shape_is_refused_and_leaves_nothing(service):
             ([{"path": "n", "content": one_byte}, {"path": "m"}], entry.format(2)),
             ([{"path": "n", "content": 12}], entry.format(1)),
             ([{"path": ["n"], "content": one_byte}], entry.format(1)),
-            ([{"path": "n", "content": None}], entry.format(1))]:
+            ([{"path": "n", "content": None}], entry.format(1)),
+            # an unpaired surrogate: ngshare kept the files, then answered 500
+            ([{"path": "n", "content": one_byte}, {"path": "x\udcff", "content": "AA=="}],
+             text.format(2)),
+            ([{"path": "n", "content": "YQ\udcff=="}], text.format(1))]:
         status, said = submit_files(url, "tok-bob", files)
         assert (status, said.get("message")) == (400, message), (files, status, said)
     r = requests.post(f"{url}/submission/{COURSE}/ps1", data={"files": "[{\"path\": "},
@@ -173,3 +179,45 @@ def test_the_largest_submission_fits_in_one_clients_share_of_ngshares_bodies(ser
     status, said = submit(url, "tok-bob", largest + 3)     # one block more: ngshare's no
     assert status == 400 and said["message"].startswith(
         "submission refused: its files take 20.0 MB, more than the 20.0 MB"), said
+
+
+def test_a_body_cut_by_its_clients_share_is_in_ngshares_log(service):
+    """What ngshare cuts is logged, naming the client, with its requests (ngshare
+    sets up no logging of its own: such cuts left no line in the hub's log)."""
+    import socket
+    import time
+    from urllib.parse import urlparse
+
+    url, storage = service
+    set_up_course(url)
+    share = 32 * 1024**2
+    address = urlparse(url)
+    held = socket.create_connection((address.hostname, address.port), timeout=60)
+    try:
+        held.sendall(f"POST {address.path}/submission/{COURSE}/ps1 HTTP/1.1\r\n"
+                     f"Host: x\r\nAuthorization: token tok-ada\r\n"
+                     f"Content-Type: application/x-www-form-urlencoded\r\n"
+                     f"Content-Length: {share - 16}\r\n\r\n".encode())
+        held.sendall(b"f" * (share - 17))           # all but its last byte, held
+        log = storage.parent / "ngshare.log"
+        status = None
+        for _ in range(100):                         # until ngshare has read what she sent
+            try:
+                status = requests.post(f"{url}/submission/{COURSE}/ps1",
+                                       data={"files": "x" * 1024},
+                                       headers={"Authorization": "token tok-bob"},
+                                       timeout=60).status_code
+            except requests.ConnectionError:         # cut while it sent
+                status = None
+            if status == 413 or "cut POST" in log.read_text():
+                break
+            time.sleep(0.2)
+    finally:
+        held.close()
+    text = log.read_text()
+    assert "ngshare: cut POST '/services/ngshare/submission/kernel-methods/ps1' from " \
+           "127.0.0.1 after" in text, text
+    assert f"would pass its share of {share} bytes" in text, text
+    # and its requests are logged (the cut one's client by its address)
+    assert submit(url, "tok-bob", 1024)[0] == 200
+    assert "200 POST /services/ngshare/submission/kernel-methods/ps1" in log.read_text()
