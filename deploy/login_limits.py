@@ -86,7 +86,18 @@ class LoginLinesAuthenticator(PAMAuthenticator):
         line.count += 1
         try:
             async with line.turn:
-                return await super().authenticate(handler, data)
+                name = await super().authenticate(handler, data)
+            if name is None:
+                # JupyterHub's own line names request.remote_ip, which X-Real-IP (or,
+                # on a student's direct connection, X-Forwarded-For) sets to whatever
+                # the sender wrote: this one names the client as the limits count it,
+                # for fail2ban and for the instructor
+                said = str(data.get("username", ""))
+                if len(said) > 32:
+                    said = f"{said[:16]}...({len(said)} chars)"
+                self.log.warning("Failed login for %r from client %s", said,
+                                 clients.client(request.connection, request.headers))
+            return name
         finally:
             line.count -= 1
             if not line.count:

@@ -178,6 +178,12 @@ def test_a_students_server_floods_the_hubs_api_port_as_one_client(hub):
         # no forged address was taken for a client of its own
         assert not [line for line in log_lines(hub, "198.51.100.")
                     if f"over {joined}" not in line], log_lines(hub, "198.51.100.")
+        # each wrong password is logged with her true address, whatever she wrote
+        # (JupyterHub's own line names what she wrote in X-Forwarded-For)
+        failed = [line for line in (hub["state"] / "hub.log").read_text().splitlines()
+                  if f"Failed login for {hub['names']['ada']!r} from client " in line]
+        assert [line for line in failed if line.endswith(f"from client {joined}")], failed
+        assert not [line for line in failed if "from client 198.51.100." in line], failed
     finally:
         eve.stop_server()
 
