@@ -40,10 +40,14 @@ TIMEOUT = (60, 600)
 
 def not_submitted(assignment_id, why):
     """The one sentence a student reads when her submission did not go in."""
-    return (f"{assignment_id} was NOT submitted: {why}. Nothing of this attempt was "
-            "handed in and your files are unchanged; submit again (in a minute if the "
-            "exchange was busy), and if it keeps failing, tell your instructor before "
-            "the deadline.")
+    return (f"{assignment_id} was NOT submitted: {why}. Your files are unchanged; "
+            "submit again (in a minute if the exchange was busy), and if it keeps "
+            "failing, tell your instructor before the deadline.")
+
+
+def _sent(body):
+    """How large the submission was as sent (ngshare_exchange's form of base64 JSON)."""
+    return f"the submission was {sum(len(v) for v in body.values()) / 1e6:.1f} MB as sent"
 
 
 def _status(code):
@@ -73,8 +77,8 @@ class NgshareSubmit(_DefaultNgshareSubmit):
         except requests.RequestException as exc:
             self.fail(not_submitted(assignment, (
                 "the connection to the course's exchange failed before it answered "
-                f"({type(exc).__name__}); a submission too large for what it takes at "
-                "once is cut this way")))
+                f"({type(exc).__name__}; {_sent(body)}, and the exchange cuts a "
+                "submission too large for what it takes at once this way)")))
         try:
             answer = response.json()
         except ValueError:
@@ -84,12 +88,11 @@ class NgshareSubmit(_DefaultNgshareSubmit):
         if response.status_code == 200 and answer.get("success") is True \
                 and answer.get("timestamp"):
             return answer["timestamp"]
-        message = answer.get("message")
-        if not message and response.status_code == 413:
-            message = ("more than the exchange takes at once: try again in a minute, and "
-                       "leave large data files out of your problem set's folder")
-        if not message:
-            message = "it gave no reason"
+        # ngshare's own refusals say why; a body cut by a size limit (413, or
+        # Tornado's 400 for a length over its maximum) comes with no reason
+        message = answer.get("message") or (
+            f"no reason given; {_sent(body)}: if the folder holds large data files, "
+            "leave them out of it")
         self.fail(not_submitted(assignment, (
             f"the course's exchange answered {_status(response.status_code)}: {message}")))
 

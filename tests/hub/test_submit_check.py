@@ -4,10 +4,13 @@ of the students' environment against the course's ngshare service run alone,
 and against a shared folder).  The hub tests play the Assignments tab and the
 terminal (test_hub.py, test_hub_course_open.py)."""
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import nbformat
@@ -111,7 +114,8 @@ def ngshare_service(installed, tmp_path):
 @pytest.mark.slow
 def test_a_submission_ngshare_refuses_gets_no_receipt(installed, ngshare_service, tmp_path):
     """ada's folder holds a data file: 21 MB is refused by ngshare with its reason
-    (400), 40 MB is cut by its request-body budget (413, the connection closed).
+    (400), 40 MB is cut by its size limit for a body, without a reason: the
+    student is told how large it was as sent.
     Each time the command prints no receipt, says her ps1 was NOT submitted and
     why, and exits non-zero; the Assignments tab answers success false with the
     same; ngshare holds nothing of hers. Once the file is gone, her submission
@@ -133,7 +137,7 @@ def test_a_submission_ngshare_refuses_gets_no_receipt(installed, ngshare_service
     status, said = nbgrader_submit(installed, home, env)
     assert status != 0, said
     assert "Submitted ps1 at" not in said, said
-    assert NOT_SUBMITTED in said and ("413" in said or "connection" in said), said
+    assert NOT_SUBMITTED in said and "MB as sent" in said, said
     answer = tab_submit(installed, home, env)
     assert answer["success"] is False and NOT_SUBMITTED in answer["value"], answer
     assert adas_submissions(url) == []
@@ -175,3 +179,67 @@ def test_a_submission_the_folder_cannot_take_gets_no_receipt(installed, tmp_path
     status, said = nbgrader_submit(installed, home, env)
     assert status == 0 and "Submitted ps1 at" in said, said
     assert len(os.listdir(exchange / COURSE / "inbound")) == 1
+
+
+#: What a request-body budget of the course answers when it cuts a body (the hub,
+#: ngshare, a user's server: deploy/request_bodies.py), and then closes.
+CUT = b"HTTP/1.1 413 Content Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+
+
+@contextlib.contextmanager
+def exchange_that_refuses(how):
+    """A stand-in for ngshare on a free loopback port: it lists ps1's notebook, and
+    answers each submission ``how``: "413" (the whole body read, then CUT) or
+    "drop" (the connection closed without an answer). Yields (URL, submissions seen)."""
+    seen = []
+
+    class Refusing(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            body = json.dumps({"success": True, "files": [{"path": "ps1.ipynb"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self):
+            seen.append(self.path)
+            if how == "413":
+                self.rfile.read(int(self.headers["Content-Length"]))
+                self.wfile.write(CUT)
+            self.close_connection = True
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/services/ngshare", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=30)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["413", "drop"])
+def test_a_submission_cut_by_a_body_limit_or_a_dropped_connection_gets_no_receipt(
+        installed, tmp_path, how):
+    """The answer of a request-body budget that cut the submission (413, no reason,
+    the connection closed), or a connection closed with no answer at all: no
+    receipt, the command says ps1 was NOT submitted and why and exits non-zero, and
+    the Assignments tab answers success false with the same."""
+    home = student_home(tmp_path)
+    with exchange_that_refuses(how) as (url, seen):
+        env = student_env(installed, home, KERNEL_COURSE_EXCHANGE="ngshare",
+                          KERNEL_COURSE_NGSHARE_URL=url, JUPYTERHUB_API_TOKEN="tok-ada")
+        status, said = nbgrader_submit(installed, home, env)
+        answer = tab_submit(installed, home, env)
+    assert seen == [f"/services/ngshare/submission/{COURSE}/ps1"] * 2, seen
+    assert status != 0 and "Submitted ps1 at" not in said, said
+    reason = ("answered HTTP 413 Content Too Large: no reason given" if how == "413"
+              else "the connection to the course's exchange failed before it answered")
+    assert f"{NOT_SUBMITTED}: {reason}" in said, said
+    assert answer["success"] is False, answer
+    assert answer["value"].startswith(f"{NOT_SUBMITTED}: {reason}"), answer
