@@ -47,7 +47,9 @@ def not_submitted(assignment_id, why):
 
 def _sent(body):
     """How large the submission was as sent (ngshare_exchange's form of base64 JSON)."""
-    return f"the submission was {sum(len(v) for v in body.values()) / 1e6:.1f} MB as sent"
+    size = sum(len(v) for v in body.values())
+    shown = f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.1f} kB"
+    return f"the submission was {shown} as sent"
 
 
 def _status(code):

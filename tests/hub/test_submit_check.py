@@ -238,8 +238,8 @@ def test_a_submission_cut_by_a_body_limit_or_a_dropped_connection_gets_no_receip
         answer = tab_submit(installed, home, env)
     assert seen == [f"/services/ngshare/submission/{COURSE}/ps1"] * 2, seen
     assert status != 0 and "Submitted ps1 at" not in said, said
-    reason = ("answered HTTP 413 Content Too Large: no reason given" if how == "413"
+    reason = ("the course's exchange answered HTTP 413" if how == "413"
               else "the connection to the course's exchange failed before it answered")
-    assert f"{NOT_SUBMITTED}: {reason}" in said, said
+    assert f"{NOT_SUBMITTED}: {reason}" in said and "kB as sent" in said, said
     assert answer["success"] is False, answer
     assert answer["value"].startswith(f"{NOT_SUBMITTED}: {reason}"), answer
