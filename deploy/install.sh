@@ -149,10 +149,11 @@ with open(os.path.join(etc, "jupyter_server_config.d", "kernel_course.json"), "w
     json.dump(server, f, indent=2)
 PY
     # the role's own server modules: what the hub set for the server (both),
-    # Formgrader's policy, the checked submit; both: opening the book's
+    # Formgrader's policy, the checked submit (and its exchanges' submits,
+    # which fail when the exchange did not take it); both: opening the book's
     # chapters and problem sets; the server guarding itself (request_bodies.py
     # counts each client's bodies by clients.py, which goes beside it)
-    local module="server_settings.py submit_check.py course_open.py server_guard.py request_bodies.py clients.py"
+    local module="server_settings.py submit_check.py submit_outcome.py course_open.py server_guard.py request_bodies.py clients.py"
     [ "$role" = instructor ] && module="server_settings.py formgrader_csp.py formgrader_log.py formgrader_links.py formgrader_handlers.py course_open.py server_guard.py request_bodies.py clients.py"
     local purelib
     purelib=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')

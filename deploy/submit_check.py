@@ -10,7 +10,10 @@ unchanged (no answer written) or has failing checks, nothing is submitted and
 the student is told why (the Assignments tab shows it in its "Invalid
 Submission" box, the command prints it); submitting the same notebooks again
 hands them in as they are. After a submission the log names each notebook, its
-size and its SHA-256, and the time.
+size and its SHA-256, and the time: only once the exchange's submit returned,
+which it does only when the exchange took the submission (the bases
+user_nbgrader_config.py gives ``checked``, submit_outcome.py's, fail otherwise,
+saying why, and that sentence is what the command and the tab show).
 
 Also a server extension of the students' environment (install.sh enables it):
 nbgrader's Assignments tab shows whatever its server answers when a submission
@@ -112,6 +115,7 @@ def checked(base):
                 self.log.warning("submitted anyway: %s", line)
 
         def copy_files(self):
+            # raises when the exchange did not take it: then no receipt
             super().copy_files()
             when = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
             for name in submitted_notebooks(self.src_path, self.config):

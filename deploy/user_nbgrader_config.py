@@ -36,15 +36,15 @@ if server.role == "student":
     # latter on every run.
     c.KernelManager.transport = "ipc"
 
-    # warn before a failing or unchanged notebook goes in; say what went in
-    # (submit_check.py, installed into the students' environment)
+    # warn before a failing or unchanged notebook goes in; say what went in, and
+    # only once the exchange took it: a refused submission fails, saying why
+    # (submit_check.py, submit_outcome.py, installed into the students' environment)
     import submit_check
-    from nbgrader.exchange.default.submit import ExchangeSubmit as FolderSubmit
+    import submit_outcome
 
-    if "submit" in c.ExchangeFactory:
-        c.ExchangeFactory.submit = submit_check.checked(c.ExchangeFactory.submit)
-    else:
-        c.ExchangeFactory.submit = submit_check.checked(FolderSubmit)
+    c.ExchangeFactory.submit = submit_check.checked(
+        submit_outcome.NgshareSubmit if server.exchange == "ngshare"
+        else submit_outcome.FolderSubmit)
 
 if server.role == "instructor" and server.exchange == "ngshare":
     # ngshare dates a submission itself, when it receives it; the course's collect
