@@ -7,8 +7,9 @@
 // - one client address has at most so many connections open at once
 //   (proxy_connections.js);
 // - a connection whose client takes nothing of what the proxy has for it is closed,
-//   and an address, and all addresses together, have only a few such connections
-//   at once (proxy_stalled_writes.js).
+//   and an address, and all addresses together, have only a few such connections,
+//   or ones whose client takes less than a least rate, at once
+//   (proxy_stalled_writes.js).
 "use strict";
 
 const http = require("http");

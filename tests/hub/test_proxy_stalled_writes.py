@@ -15,8 +15,12 @@ meanwhile clients from other addresses get their answers whole, one fast, one
 reading 32 KiB every 0.5 s, which takes longer than STALL. A websocket whose
 client reads nothing is reset, and the server's end of it closed; one read
 slowly is kept. Many addresses together keep IN_ALL stalled at most, the oldest
-cut first. Without the script the 200 stay, holding more than 16 may, and so
-does the websocket.
+cut first. Forty connections from one address that read 64 KiB every 3 s are
+never stalled, yet each keeps most of its answer in the proxy's send buffer:
+taking under 64 KiB/s with bytes waiting all along, they count, and are cut to
+16, while a slow reader alone at another address gets its answer whole. Without
+the script the 200 stay, holding more than 16 may, and so do the websocket and
+the 40 slow readers.
 """
 
 import http.client
