@@ -26,9 +26,9 @@ const PER_ADDRESS = 1000;
 const perAddress = Math.floor(shortened("KERNEL_COURSE_PROXY_CONNECTIONS_PER_ADDRESS", PER_ADDRESS));
 const open = new Map();   // client -> connections open
 const refused = new PerAddressLog((address, total, reasons, again) =>
-  `refused ${total} connection${total === 1 ? "" : "s"} of ${address}` +
+  `refused ${total} new connection${total === 1 ? "" : "s"} of ${address}` +
   (again ? " since the last line" : "") +
-  `: it had ${perAddress} open at once, the most one address may (${reasons})`);
+  `: it had ${perAddress} open at once, the most one address may`);
 let timer = null;
 let announced = false;
 
@@ -38,6 +38,8 @@ function release(client) {
   else open.delete(client);
 }
 
+// The socket's handle is Node's own (socket._handle): Node has no public way to
+// know when a connection's descriptor is closed (see proxy_stalled_writes.js).
 function admit(socket) {
   const handle = socket._handle;
   if (!handle || !socket.remoteAddress) return;
