@@ -23,7 +23,8 @@ const { PerAddressLog, log, shortened } = require("./proxy_log.js");
 // gives it (fs.nr_open, 1,048,576 by default: open_files.py).
 const PER_ADDRESS = 1000;
 
-const perAddress = Math.floor(shortened("KERNEL_COURSE_PROXY_CONNECTIONS_PER_ADDRESS", PER_ADDRESS));
+const perAddress = Math.floor(
+  shortened("KERNEL_COURSE_PROXY_CONNECTIONS_PER_ADDRESS", PER_ADDRESS));
 const open = new Map();   // client -> connections open
 const refused = new PerAddressLog((address, total, reasons, again) =>
   `refused ${total} new connection${total === 1 ? "" : "s"} of ${address}` +
