@@ -271,7 +271,7 @@ def test_many_addresses_together_keep_a_bounded_number_stalled_the_oldest_cut(pr
                  f"more than {IN_ALL} stalled connections were kept")
         kept = {a: held(port, a)[0] for a in addresses}
         assert kept == {"127.0.0.7": 0, "127.0.0.8": 0, "127.0.0.9": 10, "127.0.0.10": 10}, kept
-        assert lines(log, "127.0.0.7", f"beyond the {IN_ALL} stalled at once in all"), \
+        assert lines(log, "127.0.0.7", f"beyond the {IN_ALL} stalled or slow at once in all"), \
             log.read_text()
     finally:
         for s in stalled:
