@@ -45,6 +45,7 @@ sys.path.insert(0, str(HERE))
 import accounts  # noqa: E402
 import low_ports  # noqa: E402
 import lti_login  # noqa: E402
+import open_files  # noqa: E402
 import roles  # noqa: E402
 import server_limits  # noqa: E402
 
@@ -159,6 +160,13 @@ def start(state, timeout=120):
     env = {"PATH": f"{settings['prefix']}/hub/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
            "LANG": "C.UTF-8", "KERNEL_COURSE_SETTINGS": str(state / "settings.json")}
     log = open(state / "hub.log", "ab")
+    # before the hub starts: it and the proxy it starts inherit the limit
+    soft, hard, why = open_files.raise_open_files()
+    log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} open files (RLIMIT_NOFILE) of the hub "
+              f"and its proxy: {soft} (soft), {hard} (hard)".encode()
+              + (f"; NOT the machine's most (fs.nr_open): {why}\n" if why else
+                 ", the machine's most (fs.nr_open)\n").encode())
+    log.flush()
     proc = subprocess.Popen([f"{settings['prefix']}/hub/bin/jupyterhub",
                              "-f", str(HERE / "jupyterhub_config.py")],
                             cwd=state, env=env, stdout=log, stderr=subprocess.STDOUT,

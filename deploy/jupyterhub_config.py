@@ -134,7 +134,8 @@ c.CourseSpawner.process_limit = 512
 STUDENT_SERVER_REACHES = ("hub_port", "port", "book_port")
 # For each student's server the hub holds her namespace and a listener per port
 # in it, and two descriptors per connection it joins (64 at most): its open files
-# go up to the hard limit (a service starts at 1024 under systemd).
+# go up to the hard limit (a service starts at 1024 under systemd), which
+# hub.py start raises to the machine's most (open_files.py) before the hub starts.
 resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
 INSTRUCTOR_LIMITS = {"mem_limit": "12G", "process_limit": 2048}
 

@@ -4,12 +4,16 @@
 //
 // - the requests a connection pipelines are passed on one at a time
 //   (proxy_pipelining.js);
+// - one client address has at most so many connections open at once
+//   (proxy_connections.js);
 // - a connection whose client takes nothing of what the proxy has for it is closed,
-//   and an address, and all addresses together, have only a few such connections
-//   at once (proxy_stalled_writes.js).
+//   and an address, and all addresses together, have only a few such connections,
+//   or ones whose client takes less than a least rate, at once
+//   (proxy_stalled_writes.js).
 "use strict";
 
 const http = require("http");
+const { capConnections } = require("./proxy_connections.js");
 const { oneAtATime } = require("./proxy_pipelining.js");
 const { watchStalledWrites } = require("./proxy_stalled_writes.js");
 
@@ -21,6 +25,7 @@ http.createServer = function (options, listener) {
     options = {};
   }
   const server = createServer.call(this, options || {}, listener && oneAtATime(listener));
+  capConnections(server);     // first: a connection it refuses is not watched
   watchStalledWrites(server);
   return server;
 };

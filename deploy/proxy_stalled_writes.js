@@ -1,6 +1,7 @@
 // A connection whose client takes nothing of what the proxy has for it is closed,
-// and an address, and all addresses together, hold only a few such connections at
-// once (applied to configurable-http-proxy's servers by proxy_limits.js).
+// and an address, and all addresses together, hold only a few such connections, or
+// ones whose client takes less than a least rate, at once (applied to
+// configurable-http-proxy's servers by proxy_limits.js).
 //
 // Each connection that asks the proxy for a large answer (a book page, the hub's
 // static files: no login needed) and then reads nothing keeps what the kernel holds
@@ -18,23 +19,39 @@
 // "Stalled" is measured in the kernel: the bytes the client has acknowledged (all
 // bytes handed to the kernel, less its send queue, /proc/net/tcp's tx_queue) have
 // not grown. A slow honest reader (a phone on a bad link) acknowledges something
-// every few seconds however slowly it reads, so it keeps its connection; a cap on
-// open connections per address would instead shut out a class behind one NAT
-// address (a JupyterLab tab holds several websockets), and an honest browser's
-// connections are never stalled for seconds.
+// every few seconds however slowly it reads, so it keeps its connection; and an
+// honest browser's connections are never stalled for seconds.
+//
+// A client that reads a little every few seconds (64 KiB every 3 s) is never
+// stalled, yet holds its send buffer as long as one that reads nothing: 40 such
+// connections held 110 to 159 MB for one address, and about 270 reach tcp_mem's
+// hard limit. So a connection also counts towards the caps while, with bytes
+// waiting for it all along, it takes less than a least rate; beyond the caps the
+// slowest are reset first. The cap on the connections an address has open at once
+// is proxy_connections.js's, far above these: a class behind one NAT address has
+// many open, and few slow.
 "use strict";
 
 const fs = require("fs");
+const { clientOf } = require("./proxy_clients.js");
+const { PerAddressLog, log, shortened } = require("./proxy_log.js");
 
 // A connection whose client has taken nothing for this long is reset: long enough
 // for a phone in a tunnel, short enough that a flood of them is freed within a minute.
 const STALL_SECONDS = 60;
 // Stalled this long, a connection counts towards the caps below; honest browsers'
-// connections are never stalled for seconds.
+// connections are never stalled for seconds. And over this long, with bytes waiting
+// for it all along, a connection that took less than LEAST_RATE counts too.
 const COUNTED_AFTER_SECONDS = 5;
-// One address (socket.remoteAddress) has at most this many counted connections;
-// beyond it its oldest stalled is reset: 16 × 8.35 MB (measured, both sides of an
-// answer of 8 MB or more) ≈ 134 MB held for one address at most.
+// An honest client takes what waits for it at its link's speed: 64 KiB/s is a
+// link of half a megabit, slower than a phone's on a bad link; and only an address
+// with more than PER_ADDRESS connections that slow at once loses any (a phone has
+// one or two open with bytes waiting). A client reading 64 KiB every 3 s is counted.
+const LEAST_RATE = 64 << 10;
+// One address (clientOf) has at most this many counted connections; beyond it its
+// slowest (those that took nothing, oldest stalled first) are reset: 16 × 8.35 MB
+// (measured, both sides of an answer of 8 MB or more) ≈ 134 MB held for one
+// address at most.
 const PER_ADDRESS = 16;
 // All addresses together have at most this many (oldest reset first), and never
 // more than fit, at the largest two send buffers each (the proxy's to the client,
@@ -43,14 +60,6 @@ const IN_ALL = 256;
 // How often connections are looked at; /proc/net/tcp is read only when some
 // connection has bytes its client has not taken.
 const TICK_MS = 1000;
-// A client's reset connections are logged once a minute at most.
-const LOG_EVERY_MS = 60 * 1000;
-
-// Tests shorten the timings and the bound in all (never lengthen them).
-function shortened(name, most) {
-  const value = Number(process.env[name]);
-  return value > 0 && value < most ? value : most;
-}
 
 const stallMs = 1000 * shortened("KERNEL_COURSE_PROXY_STALL_SECONDS", STALL_SECONDS);
 const countedMs = 1000 * Math.min(
@@ -58,14 +67,14 @@ const countedMs = 1000 * Math.min(
 const inAll = Math.floor(shortened("KERNEL_COURSE_PROXY_STALLED_IN_ALL", fitInTcpMemory(IN_ALL)));
 
 const watched = new Set();
-const logged = new Map();   // address -> { at, closed: { reason: count } }
+// a client's reset connections, logged once a minute at most
+const resets = new PerAddressLog((address, total, reasons, again) =>
+  `reset ${total} connection${total === 1 ? "" : "s"} of ${address} that took nothing, ` +
+  `or less than ${LEAST_RATE >> 10} KiB/s, of what the proxy had for them (${reasons})` +
+  (again ? " since the last line" : ""));
 const kernelQueues = canReadKernelQueues();
 let timer = null;
 let ticking = false;
-
-function log(message) {
-  process.stderr.write(`${new Date().toISOString()} proxy limits: ${message}\n`);
-}
 
 function readNumbers(path) {
   return fs.readFileSync(path, "utf8").trim().split(/\s+/).map(Number);
@@ -134,23 +143,6 @@ function mayHold(e) {
   return (e.handle.writeQueueSize || 0) > 0 || inKernel(e) > e.emptyAt;
 }
 
-// What the caps count a client by: its address, an IPv6 address by its /64 (the
-// block one host is given, and may fill with addresses of its own), an IPv4 address
-// the proxy sees as IPv6 (::ffff:a.b.c.d) as itself.
-function clientOf(address) {
-  const bare = address.split("%")[0];
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  if (mapped) return mapped[1];
-  if (!bare.includes(":")) return bare;
-  const [head, tail] = bare.split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail === undefined ? [] : tail ? tail.split(":") : [];
-  const width = (groups) => groups.reduce((n, g) => n + (g.includes(".") ? 2 : 1), 0);
-  const groups = tail === undefined ? left
-    : [...left, ...Array(Math.max(0, 8 - width(left) - width(right))).fill("0"), ...right];
-  return groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":") + "::/64";
-}
-
 // The socket's handle is Node's own (socket._handle): Node has no public way to a
 // connection's descriptor (for its inode), to what libuv still queues, or to
 // closing it with SO_LINGER 0 once Node itself has let go of it.
@@ -159,7 +151,8 @@ function track(socket) {
   if (!handle || typeof handle.close !== "function" || !socket.remoteAddress) return;
   const e = {
     socket, handle, address: clientOf(socket.remoteAddress), inode: kernelQueues ? inodeOf(handle) : null,
-    emptyAt: 0, taken: 0, since: null, lingering: false, reset: false, close: handle.close,
+    emptyAt: 0, taken: 0, since: null, window: null, slowness: 0,
+    lingering: false, reset: false, close: handle.close,
   };
   handle.close = function (callback) {
     if (e.reset) {
@@ -195,39 +188,25 @@ function track(socket) {
   }
 }
 
-function cut(e, reason, closed) {
+function cut(e, reason) {
   e.reset = true;
   if (e.lingering) {
     e.handle.close(() => {});
   } else {
     e.socket.destroy();
   }
-  const mine = closed.get(e.address) || {};
-  mine[reason] = (mine[reason] || 0) + 1;
-  closed.set(e.address, mine);
+  resets.add(e.address, reason);
 }
 
-function report(closed, now) {
-  for (const [address, counts] of closed) {
-    const entry = logged.get(address) || { at: -Infinity, closed: {} };
-    for (const [reason, n] of Object.entries(counts)) {
-      entry.closed[reason] = (entry.closed[reason] || 0) + n;
-    }
-    logged.set(address, entry);
-  }
-  for (const [address, entry] of logged) {
-    const reasons = Object.entries(entry.closed);
-    if (!reasons.length || now - entry.at < LOG_EVERY_MS) continue;
-    const total = reasons.reduce((sum, [, n]) => sum + n, 0);
-    log(`reset ${total} connection${total === 1 ? "" : "s"} of ${address} that took nothing ` +
-        `of what the proxy had for them (${reasons.map(([r, n]) => `${n} ${r}`).join(", ")})` +
-        (entry.at > -Infinity ? " since the last line" : ""));
-    entry.at = now;
-    entry.closed = {};
-  }
-  for (const [address, entry] of logged) {
-    if (now - entry.at > 2 * LOG_EVERY_MS) logged.delete(address);
-  }
+// The bytes the client took over the last countedMs, all along with bytes waiting
+// for it, or null while it has not been waited on that long: e.window holds
+// [time, taken] samples, the oldest the last at or before the window's start.
+function takenInWindow(e, now) {
+  e.window = e.window || [];
+  e.window.push([now, e.taken]);
+  while (e.window.length > 1 && e.window[1][0] <= now - countedMs) e.window.shift();
+  const [at, taken] = e.window[0];
+  return now - at >= countedMs ? { bytes: e.taken - taken, ms: now - at } : null;
 }
 
 async function tick() {
@@ -244,12 +223,11 @@ async function tick() {
       }
     }
     if (!holding.length) {
-      report(new Map(), now);   // what was held back from the log, once its minute is up
+      resets.flush(now);   // what was held back from the log, once its minute is up
       return;
     }
     const queues = kernelQueues ? await sendQueues() : null;
-    const closed = new Map();
-    const stalled = [];
+    const counted = [];
     for (const e of holding) {
       if (!watched.has(e)) continue;
       const queued = e.handle.writeQueueSize || 0;
@@ -261,6 +239,7 @@ async function tick() {
         e.emptyAt = kernel;
         e.taken = taken;
         e.since = null;
+        e.window = null;
         if (e.lingering) {
           watched.delete(e);
           e.close.call(e.handle, () => {});
@@ -269,31 +248,37 @@ async function tick() {
       }
       if (e.since === null || taken > e.taken) e.since = now;
       e.taken = taken;
+      const recent = takenInWindow(e, now);
       if (now - e.since >= stallMs) {
-        cut(e, `stalled ${stallMs / 1000} s`, closed);
+        cut(e, `stalled ${stallMs / 1000} s`);
       } else if (now - e.since >= countedMs) {
-        stalled.push(e);
+        e.slowness = 0;
+        counted.push(e);
+      } else if (recent && recent.bytes * 1000 < LEAST_RATE * recent.ms) {
+        e.slowness = (recent.bytes * 1000) / recent.ms;
+        counted.push(e);
       }
     }
-    stalled.sort((a, b) => a.since - b.since);
+    // the slowest first: those that took nothing, the oldest stalled first
+    counted.sort((a, b) => a.slowness - b.slowness || a.since - b.since);
     const byAddress = new Map();
-    for (const e of stalled) {
+    for (const e of counted) {
       byAddress.set(e.address, (byAddress.get(e.address) || 0) + 1);
     }
     const kept = [];
-    for (const e of stalled) {
+    for (const e of counted) {
       const n = byAddress.get(e.address);
       if (n > PER_ADDRESS) {
         byAddress.set(e.address, n - 1);
-        cut(e, `beyond the ${PER_ADDRESS} one address may have stalled at once`, closed);
+        cut(e, `beyond the ${PER_ADDRESS} one address may have stalled or slow at once`);
       } else {
         kept.push(e);
       }
     }
     for (const e of kept.slice(0, Math.max(0, kept.length - inAll))) {
-      cut(e, `beyond the ${inAll} stalled at once in all`, closed);
+      cut(e, `beyond the ${inAll} stalled or slow at once in all`);
     }
-    report(closed, now);
+    resets.flush(now);
   } catch (err) {
     log(`could not look at stalled connections: ${err && err.stack}`);
   } finally {
@@ -307,12 +292,12 @@ function watchStalledWrites(server) {
   if (!announced) {
     announced = true;
     log(`a connection whose client takes nothing of its answer for ${stallMs / 1000} s is ` +
-        `reset; at most ${PER_ADDRESS} stalled over ${countedMs / 1000} s per address, ` +
-        `${inAll} in all` +
+        `reset; at most ${PER_ADDRESS} stalled over ${countedMs / 1000} s, or taking less than ` +
+        `${LEAST_RATE >> 10} KiB/s over it, per address, ${inAll} in all` +
         (kernelQueues ? "" : "; /proc/net/tcp NOT readable: only bytes still in the proxy " +
          "are watched, not the kernel's send buffers"));
   }
   server.on("connection", track);
 }
 
-module.exports = { clientOf, watchStalledWrites };
+module.exports = { watchStalledWrites };

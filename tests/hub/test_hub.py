@@ -136,7 +136,11 @@ def test_hub_serves_the_book(folder_hub):
     # at their defaults
     log = (folder_hub["state"] / "hub.log").read_text()
     assert ("proxy limits: a connection whose client takes nothing of its answer for 60 s "
-            "is reset; at most 16 stalled over 5 s per address") in log, log[-3000:]
+            "is reset; at most 16 stalled over 5 s, or taking less than 64 KiB/s over it, "
+            "per address") in log, log[-3000:]
+    assert "proxy limits: at most 1000 connections open at once per address" in log, log[-3000:]
+    # its open files raised before it started (deploy/open_files.py), or why not said
+    assert "open files (RLIMIT_NOFILE) of the hub and its proxy: " in log, log[-3000:]
 
 
 # -- the shared-folder exchange, attacked by a student ----------------------------

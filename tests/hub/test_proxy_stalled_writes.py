@@ -15,8 +15,12 @@ meanwhile clients from other addresses get their answers whole, one fast, one
 reading 32 KiB every 0.5 s, which takes longer than STALL. A websocket whose
 client reads nothing is reset, and the server's end of it closed; one read
 slowly is kept. Many addresses together keep IN_ALL stalled at most, the oldest
-cut first. Without the script the 200 stay, holding more than 16 may, and so
-does the websocket.
+cut first. Forty connections from one address that read 64 KiB every 3 s are
+never stalled, yet each keeps most of its answer in the proxy's send buffer:
+taking under 64 KiB/s with bytes waiting all along, they count, and are cut to
+16, while a slow reader alone at another address gets its answer whole. Without
+the script the 200 stay, holding more than 16 may, and so do the websocket and
+the 40 slow readers.
 """
 
 import http.client
@@ -267,7 +271,7 @@ def test_many_addresses_together_keep_a_bounded_number_stalled_the_oldest_cut(pr
                  f"more than {IN_ALL} stalled connections were kept")
         kept = {a: held(port, a)[0] for a in addresses}
         assert kept == {"127.0.0.7": 0, "127.0.0.8": 0, "127.0.0.9": 10, "127.0.0.10": 10}, kept
-        assert lines(log, "127.0.0.7", f"beyond the {IN_ALL} stalled at once in all"), \
+        assert lines(log, "127.0.0.7", f"beyond the {IN_ALL} stalled or slow at once in all"), \
             log.read_text()
     finally:
         for s in stalled:
@@ -283,7 +287,7 @@ def test_an_ipv6_client_is_counted_by_its_64_block():
     import subprocess
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[2] / "deploy" / "proxy_stalled_writes.js"
+    script = Path(__file__).resolve().parents[2] / "deploy" / "proxy_clients.js"
     addresses = ["198.51.100.4", "::ffff:198.51.100.4", "2001:db8:1:2::5",
                  "2001:db8:1:2:ffff:1:2:9", "2001:0db8:0001:0002:0:0:0:1", "2001:db8:1:3::5",
                  "fe80::1%eth0", "2001:db8::192.0.2.1"]
@@ -297,3 +301,85 @@ def test_an_ipv6_client_is_counted_by_its_64_block():
     assert json.loads(done.stdout) == [
         "198.51.100.4", "198.51.100.4", "2001:db8:1:2::/64", "2001:db8:1:2::/64",
         "2001:db8:1:2::/64", "2001:db8:1:3::/64", "fe80:0:0:0::/64", "2001:db8:0:0::/64"]
+
+
+TRICKLERS = 40
+TRICKLE_COUNTED = 6     # over this window 64 KiB/s is 384 KiB; a trickler takes 192 at most
+
+
+@pytest.fixture(params=["with", "without"])
+def proxy_trickled(request, installed, tmp_path):
+    # long enough a stall limit that a trickler, reading every 3 s, never reaches it
+    env = dict(ENV, KERNEL_COURSE_PROXY_STALL_SECONDS="30",
+               KERNEL_COURSE_PROXY_STALL_COUNTED_SECONDS=str(TRICKLE_COUNTED))
+    with running_proxy(installed, tmp_path, UPSTREAM, limits=request.param == "with",
+                       env=env) as (port, _, log):
+        yield request.param, port, log
+
+
+def trickle(socks, alive, stop):
+    """Read 64 KiB from each of ``socks`` every 3 s; ``alive`` keeps the indices of
+    those the proxy has not closed."""
+    while not stop.wait(3):
+        for i in sorted(alive):
+            got = 0
+            try:
+                while got < 1 << 16:
+                    part = socks[i].recv((1 << 16) - got)
+                    if not part:
+                        alive.discard(i)
+                        break
+                    got += len(part)
+            except BlockingIOError:
+                pass
+            except OSError:
+                alive.discard(i)
+
+
+def test_connections_that_read_slowly_are_cut_to_16_per_address(proxy_trickled):
+    """40 connections from one address each ask 2 MB and read 64 KiB every 3 s
+    (receive buffer 32 KiB): never stalled, each keeps most of its answer in the
+    proxy's send buffer; taking less than 64 KiB/s with bytes waiting all along,
+    they count, and are cut to 16. A slow honest reader at another address, alone
+    there, gets its answer whole."""
+    kind, port, log = proxy_trickled
+    socks = []
+    for _ in range(TRICKLERS):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 << 10)
+        s.bind(("127.0.0.2", 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.setblocking(False)
+        socks.append(s)
+    alive, stop = set(range(TRICKLERS)), threading.Event()
+    trickler = threading.Thread(target=trickle, args=(socks, alive, stop))
+    trickler.start()
+    try:
+        results = {}
+        reader = threading.Thread(target=download, args=(port, "127.0.0.4", results),
+                                  kwargs={"pause": 0.5, "chunk": 32 << 10})
+        reader.start()
+        if kind == "without":       # the attack as measured: all 40 kept, their answers held
+            time.sleep(TRICKLE_COUNTED + 10)
+            count, size = held(port, "127.0.0.2")
+            assert count == TRICKLERS and size > PER_ADDRESS * ANSWER, (count, size)
+        else:
+            wait_for(lambda: held(port, "127.0.0.2")[0] <= PER_ADDRESS, 60,
+                     "the slow connections of one address were not cut to 16")
+            time.sleep(5)            # and they stay cut: no more, no fewer
+            count, size = held(port, "127.0.0.2")
+            assert count == PER_ADDRESS and size <= PER_ADDRESS * HELD_MOST, (count, size)
+            assert len(alive) == PER_ADDRESS, sorted(alive)
+            assert lines(log, "127.0.0.2", "less than 64 KiB/s",
+                         f"beyond the {PER_ADDRESS} one address may have"), log.read_text()
+        reader.join(timeout=180)
+        got, took = results["127.0.0.4"]
+        assert got == ANSWER, results
+        if kind == "without":
+            assert len(alive) == TRICKLERS, sorted(alive)
+    finally:
+        stop.set()
+        trickler.join(timeout=60)
+        for s in socks:
+            s.close()
