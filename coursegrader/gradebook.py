@@ -26,8 +26,8 @@ from typing import Iterator
 from nbgrader.api import Assignment, Gradebook, MissingEntry, Student, SubmittedAssignment
 from nbgrader.coursedir import CourseDirectory
 from sqlalchemy import (Boolean, Column, DateTime, Integer, String, UniqueConstraint,
-                        select)
-from sqlalchemy.exc import SAWarning
+                        inspect, select)
+from sqlalchemy.exc import DBAPIError, SAWarning
 from sqlalchemy.orm import declarative_base
 from traitlets.config import Config
 
@@ -252,5 +252,18 @@ def half_graded_refusal(parts: list[UngradedPart], what: str, force: str) -> str
 
 
 def create_tables(gb: Gradebook) -> None:
-    """Add the course's own tables (extensions) to the gradebook where missing."""
+    """Add the course's own tables (extensions, submission times) to the gradebook
+    where missing.
+
+    Graders working at once may all find a table missing and all create it; the
+    ones that lose that race get the database's error and go on with the tables
+    still missing.  Each lost race means another grader made a table, so the
+    race is lost at most once per table; an error beyond that is a real one."""
+    for _ in range(len(_Base.metadata.tables)):
+        try:
+            _Base.metadata.create_all(gb.engine)
+            return
+        except DBAPIError:
+            if not set(_Base.metadata.tables) - set(inspect(gb.engine).get_table_names()):
+                return
     _Base.metadata.create_all(gb.engine)

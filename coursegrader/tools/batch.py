@@ -316,9 +316,13 @@ def _append(course_root, entry):
 
 
 def _check_gradebook(coursedir, assignments):
-    """Create the gradebook's tables if needed and check every problem set is registered."""
+    """Create the gradebook's tables (nbgrader's and the course's) if needed and
+    check every problem set is registered."""
     from nbgrader.api import Gradebook, MissingEntry
+
+    from ..gradebook import create_tables
     with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        create_tables(gb)
         for ps in assignments:
             try:
                 gb.find_assignment(ps)
