@@ -8,7 +8,7 @@ owner only), sets a random password for each, and writes the passwords to FILE
 (JSON, readable by root only). Students are in the group ``<course>-students``,
 instructors in ``<course>-instructors``. Only root and the instructors' group
 may read the instructor's environment and the checkout (install.sh); the groups
-also choose each role's PATH in a login shell (/etc/profile.d/kernel-course.sh).
+also choose each role's PATH in a login shell (/etc/profile.d/kernel-course-<course>.sh).
 """
 
 import argparse

@@ -28,15 +28,33 @@ fi
 PIP_FLAGS=(--quiet --disable-pip-version-check)
 # The instructors' group (only root and its members may read the instructor's
 # environment, which holds coursegrader, and this checkout) and the students' are
-# named after the course: $NBGRADER_COURSE_ID, else the course's own id, which
-# the students' environment knows (course_groups, once it is installed).
+# named after the course: $NBGRADER_COURSE_ID, else the course's own id, read
+# from the student package this installs (STUDENT_PACKAGE's wheel, else this
+# checkout's assignments/problems), without importing it.
 COURSE_ID="${NBGRADER_COURSE_ID:-}"
+STUDENT_PACKAGE="${STUDENT_PACKAGE:-}"
 course_groups() {
-    # -I: the package installed there, never a folder of the same name where this runs
-    [ -n "$COURSE_ID" ] || COURSE_ID="$("$PREFIX/student/bin/python" -I -c \
-        'from coursecheck.problems import COURSE_ID; print(COURSE_ID)')"
+    [ -n "$COURSE_ID" ] || COURSE_ID="$("$PYTHON" -I - "$REPO" "$STUDENT_PACKAGE" <<'PY'
+import ast, sys, zipfile
+repo, wheel = sys.argv[1:]
+if wheel:
+    source = zipfile.ZipFile(wheel).read("coursecheck/problems/__init__.py")
+else:
+    source = open(f"{repo}/assignments/problems/__init__.py", "rb").read()
+for node in ast.parse(source).body:
+    if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["COURSE_ID"]:
+        print(ast.literal_eval(node.value))
+PY
+)"
+    if ! [[ "$COURSE_ID" =~ ^[a-z_][a-z0-9_-]{0,19}$ ]]; then
+        echo "course id '$COURSE_ID': it names the course's groups and files, so it must be" \
+             "1 to 20 characters, lower-case letters, digits, '-' or '_', starting with a" \
+             "letter or '_' (set NBGRADER_COURSE_ID)" >&2
+        exit 1
+    fi
     INSTRUCTORS_GROUP="$COURSE_ID-instructors"
     STUDENTS_GROUP="$COURSE_ID-students"
+    LOGIN_PATH_FILE="/etc/profile.d/kernel-course-$COURSE_ID.sh"
 }
 CHP_VERSION=5.3.0
 SETUPTOOLS_VERSION=75.8.0
@@ -48,7 +66,6 @@ SETUPTOOLS_VERSION=75.8.0
 #   student/build_wheel.py unless STUDENT_PACKAGE names a wheel already built;
 #   the instructor: kernlab and coursegrader from this checkout (not editable: the
 #   server does not depend on this checkout staying where it is).
-STUDENT_PACKAGE="${STUDENT_PACKAGE:-}"
 student_deps() {
     # the student package's dependencies at the versions the course is tested with
     grep -E '^(numpy|scipy|scikit-learn|cvxpy|clarabel|matplotlib|tqdm|threadpoolctl|jupyterlab|ipykernel|nbgrader|nbclient|jupytext|jupyterlab-myst)==' \
@@ -185,9 +202,31 @@ close_instructor_only() {
 }
 
 # A login shell (a JupyterLab terminal is one) gets its PATH from /etc/profile:
-# put the environment of the user's role first, chosen by group.
+# put the environment of the user's role first, chosen by group. One file per
+# course, so two courses' installs each keep their own accounts' PATH.
+installed_prefix_of() {  # the prefix a course's login-path file names ("" if none)
+    [ -f "$1" ] && sed -n 's|.*PATH="\(.*\)/student/bin:.*|\1|p' "$1" | head -n 1
+}
+# Another live install of the same course owns its accounts' PATH: a second one
+# at another prefix would give them its own environments. Checked first, before
+# anything is built or changed.
+check_login_path_free() {
+    local file="$LOGIN_PATH_FILE" other
+    if [ ! -f "$file" ] && grep -qF "\" $STUDENTS_GROUP \"" /etc/profile.d/kernel-course.sh 2>/dev/null; then
+        file=/etc/profile.d/kernel-course.sh      # the single file earlier installs wrote
+    fi
+    other="$(installed_prefix_of "$file")"
+    if [ -n "$other" ] && [ "$other" != "$PREFIX" ] && [ -x "$other/student/bin/python" ]; then
+        echo "refused: course $COURSE_ID is already installed under $other, and its" \
+             "accounts' login shells take their PATH from there ($file)." \
+             "Installing it again under $PREFIX would switch every one of those accounts" \
+             "to this copy. Reinstall under $other, remove $other first, or install this" \
+             "copy as another course (NBGRADER_COURSE_ID=...). Nothing was changed." >&2
+        exit 1
+    fi
+}
 login_path() {
-    cat > /etc/profile.d/kernel-course.sh <<SH
+    cat > "$LOGIN_PATH_FILE" <<SH
 # The course's environments on PATH (written by deploy/install.sh).
 case " \$(id -Gn 2>/dev/null) " in
     *" $INSTRUCTORS_GROUP "*) PATH="$PREFIX/instructor/bin:\$PATH" ;;
@@ -195,7 +234,11 @@ case " \$(id -Gn 2>/dev/null) " in
 esac
 export PATH
 SH
-    chmod 644 /etc/profile.d/kernel-course.sh
+    chmod 644 "$LOGIN_PATH_FILE"
+    # the single file earlier installs wrote, replaced by the course's own
+    if [ "$(installed_prefix_of /etc/profile.d/kernel-course.sh)" = "$PREFIX" ]; then
+        rm -f /etc/profile.d/kernel-course.sh
+    fi
 }
 
 # Other users' processes (and their command lines) hidden in /proc, where the
@@ -262,6 +305,8 @@ if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
     echo "$PYTHON cannot make virtual environments: install Debian's python3-venv" >&2
     exit 1
 fi
+course_groups
+check_login_path_free
 mkdir -p "$PREFIX"
 chmod 755 "$PREFIX"
 # each environment is rebuilt only when the pins it is made from change
@@ -279,7 +324,6 @@ if [ ! -x "$PREFIX/proxy/node_modules/.bin/configurable-http-proxy" ]; then
     mkdir -p "$PREFIX/proxy"
     npm install --silent --no-audit --no-fund --prefix "$PREFIX/proxy" "configurable-http-proxy@$CHP_VERSION" >/dev/null
 fi
-course_groups
 close_instructor_only
 login_path
 hide_processes
