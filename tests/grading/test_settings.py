@@ -211,6 +211,7 @@ def test_the_course_id_is_written_once():
     assert spelled == ["assignments/problems/__init__.py"]
 
 
+@pytest.mark.slow     # imports every module of coursegrader: about 5 s of CPU
 def test_every_setting_is_in_the_help_of_python_m_coursegrader():
     import importlib
     import subprocess
