@@ -121,10 +121,10 @@ def _peer(connection):
 
 
 def _forwarded(headers):
-    """The entries of ``X-Forwarded-For`` in ``headers``, the proxy's last: [] when
-    there is none."""
+    """The last two entries of ``X-Forwarded-For`` in ``headers`` (the one before the
+    proxy's, if any, and the proxy's): [] when there is none."""
     text = headers.get("X-Forwarded-For", "")
-    return [entry.strip()[:64] for entry in text.split(",")] if text.strip() else []
+    return [entry.strip()[:64] for entry in text.rsplit(",", 2)[-2:]] if text.strip() else []
 
 
 def _named(peer, headers):
