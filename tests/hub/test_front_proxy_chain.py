@@ -84,7 +84,7 @@ def who(front, source, forged=None):
 
 def test_through_the_trusted_front_the_client_is_who_connected_to_it(chain):
     ada, bob = who(chain["trusted"], "127.0.0.21"), who(chain["trusted"], "127.0.0.22")
-    assert ada["forwarded"] == f"127.0.0.21, {FRONT}"
+    assert ada["forwarded"] == f"127.0.0.21,{FRONT}", ada     # nginx's, then the proxy's
     assert (ada["client"], ada["key"]) == ("127.0.0.21", "127.0.0.21")
     assert ada["describe"] == f"'127.0.0.21' (X-Forwarded-For, by the front proxy {FRONT}) " \
                               "over 127.0.0.1"
@@ -94,7 +94,7 @@ def test_through_the_trusted_front_the_client_is_who_connected_to_it(chain):
 def test_what_she_writes_in_x_forwarded_for_to_the_front_is_ignored(chain):
     for forged in ("198.51.100.7", "127.0.0.22", f"198.51.100.7, {FRONT}", "not an address"):
         seen = who(chain["trusted"], "127.0.0.21", forged)
-        assert seen["forwarded"] == f"{forged}, 127.0.0.21, {FRONT}", seen
+        assert seen["forwarded"] == f"{forged}, 127.0.0.21,{FRONT}", seen
         assert seen["client"] == "127.0.0.21", seen
 
 
