@@ -184,3 +184,19 @@ def test_hub_py_init_names_the_argument_of_a_wrong_front_proxy(tmp_path):
         assert done.returncode == 2, done
         assert "argument --front-proxy: " in done.stderr and why in done.stderr, done.stderr
         assert not (tmp_path / "state").exists()
+
+
+def test_every_users_server_is_told_the_trusted_front_proxies(monkeypatch):
+    """The spawner's variables of a server (roles.py) carry the hub's trusted fronts,
+    for the server's own limits per client; none without one."""
+    monkeypatch.syspath_prepend(str(DEPLOY))
+    import roles
+
+    settings = {"instructors": ["t"], "students": ["s"], "course_id": "c",
+                "exchange": "folder", "exchange_root": "/x", "prefix": "/p", "port": 80,
+                "book_port": 81, "course_dirs": {"t": "/nonexistent"},
+                "front_proxies": [FRONT]}
+    for name in ("s", "t"):
+        assert roles.user_environment(settings, name)[clients.FRONT_VARIABLE] == FRONT
+    del settings["front_proxies"]
+    assert clients.FRONT_VARIABLE not in roles.user_environment(settings, "s")
