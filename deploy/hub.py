@@ -4,7 +4,7 @@
                              [--exchange ngshare|folder]
                              [--exchange-root DIR] [--prefix /opt/kernel-course] [--port 8000]
                              [--db-url URL] [--gradebook-url URL] [--book DIR]
-                             [--lti LTI_SETTINGS.json]
+                             [--lti LTI_SETTINGS.json] [--front-proxy ADDRESS ...]
     python deploy/hub.py start STATE     # start JupyterHub; the first time, set up the course
     python deploy/hub.py stop STATE      # stop JupyterHub, its proxy, services and user servers
     python deploy/hub.py destroy STATE   # stop, remove the accounts and the STATE folder
@@ -43,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 import accounts  # noqa: E402
+import clients  # noqa: E402
 import low_ports  # noqa: E402
 import lti_login  # noqa: E402
 import open_files  # noqa: E402
@@ -103,10 +104,17 @@ def read_students(path):
 
 def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kernel-course",
          port=None, db_url=None, gradebook_url=None, book=None, course_id=None,
-         exchange_root="/srv/nbgrader/exchange", student_names=None, lti=None):
+         exchange_root="/srv/nbgrader/exchange", student_names=None, lti=None,
+         front_proxies=()):
     """Write the hub's settings and make its accounts; ``course_id`` defaults to the
-    course's own (as the students' environment of ``prefix`` has it)."""
+    course's own (as the students' environment of ``prefix`` has it);
+    ``front_proxies``, the addresses of the trusted front proxies (the TLS front,
+    deploy/README.md), whose clients the hub's limits count rather than the front."""
     state = Path(state).resolve()
+    try:
+        front_proxies = clients.front_proxies(front_proxies)
+    except ValueError as exc:
+        raise ValueError(f"--front-proxy: {exc}") from None
     # "lti": log in from the LMS (LTI 1.3) with the platform's settings of that file
     lti_settings = lti_login.load_lti_settings(lti) if lti else None
     if exchange not in ("ngshare", "folder"):
@@ -133,6 +141,7 @@ def init(state, *, instructors, students, exchange="ngshare", prefix="/opt/kerne
         "course_dirs": {},
         "student_names": {s: list((student_names or {}).get(s, ["", ""])) for s in students},
         "auth": "lti" if lti_settings else "pam", "lti": lti_settings,
+        "front_proxies": front_proxies,
     }
     accounts.create_all(list(instructors), list(students), str(state / "passwords.json"),
                         course=course_id)
@@ -391,6 +400,14 @@ def lti_bind(settings, roster, deployment=None):
     return 1 if problems else 0
 
 
+def _front_proxy(text):
+    """``--front-proxy``'s value, checked (clients.front_proxies)."""
+    try:
+        return clients.front_proxies([text])[0]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -416,6 +433,12 @@ def main(argv=None):
     p.add_argument("--lti", default=None, metavar="JSON",
                    help="log in from the LMS with LTI 1.3, the platform's settings in "
                    "this file (deploy/README.md); default: the Unix password")
+    p.add_argument("--front-proxy", action="append", default=[], metavar="ADDRESS",
+                   type=_front_proxy,
+                   help="the address a trusted front proxy (nginx terminating TLS, "
+                   "deploy/nginx-course.conf) connects to the public port from; the "
+                   "hub's limits per client then count the client it names in "
+                   "X-Forwarded-For, not the front (repeatable; deploy/README.md)")
     for name in ("start", "stop", "destroy"):
         sub.add_parser(name).add_argument("state")
     p = sub.add_parser("run-as", help="run a command as a course user, with their server's "
@@ -443,7 +466,8 @@ def main(argv=None):
                  student_names=names,
                  exchange=args.exchange, prefix=args.prefix, port=args.port,
                  db_url=args.db_url, gradebook_url=args.gradebook_url, book=args.book,
-                 exchange_root=args.exchange_root, lti=args.lti)
+                 exchange_root=args.exchange_root, lti=args.lti,
+                 front_proxies=args.front_proxy)
         print(f"hub settings in {s['state_dir']}/settings.json, passwords in "
               f"{s['state_dir']}/passwords.json")
         if s["port"] >= 1024:

@@ -28,6 +28,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import roles  # noqa: E402  (deploy/roles.py, next to this file)
+import clients  # noqa: E402
 import lti_login  # noqa: E402
 import login_limits  # noqa: E402
 import low_ports  # noqa: E402
@@ -43,6 +44,17 @@ STUDENTS = set(settings["students"])
 COURSE_ID = settings["course_id"]
 
 c = get_config()  # noqa: F821  (provided by JupyterHub when it loads this file)
+
+# -- who a client is, behind a trusted front proxy ------------------------------
+# The front proxies the hub trusts (hub.py init --front-proxy: nginx terminating
+# TLS, deploy/nginx-course.conf): every process that names clients (clients.py in
+# the hub, its services and the users' servers; proxy_clients.js in the proxy,
+# which inherits the hub's environment) counts the client a front names in
+# X-Forwarded-For, not the front, and the proxy's caps per address leave the
+# front's own address to the front's limits.
+FRONT = clients.front_variables(settings.get("front_proxies"))
+os.environ.pop(clients.FRONT_VARIABLE, None)
+os.environ.update(FRONT)
 
 # -- the hub and its proxy, on loopback ---------------------------------------
 c.JupyterHub.ip = settings.get("ip", "127.0.0.1")
@@ -164,7 +176,7 @@ c.JupyterHub.implicit_spawn_seconds = 0.5
 # -- services: ngshare (the exchange) and the book ----------------------------
 # Each service carries the hub's settings path, which names it as this hub's
 # (deploy/hub.py stop finds by it what a killed hub left running).
-OURS = {"KERNEL_COURSE_SETTINGS": os.environ["KERNEL_COURSE_SETTINGS"]}
+OURS = {"KERNEL_COURSE_SETTINGS": os.environ["KERNEL_COURSE_SETTINGS"], **FRONT}
 c.JupyterHub.services = [
     {
         "name": "book",

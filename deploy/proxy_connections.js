@@ -1,6 +1,8 @@
 // A cap on the connections one client (proxy_clients.js: an address, an IPv6 /64)
 // has open at the proxy at once (applied to configurable-http-proxy's servers by
-// proxy_limits.js).
+// proxy_limits.js). A trusted front proxy's address is not capped: it carries the
+// whole class, and the front's own cap per client address takes this one's place
+// (deploy/nginx-course.conf).
 //
 // Each connection costs the proxy a descriptor, another for its connection to the
 // server, and memory; with no cap, one address opening connections that send
@@ -14,7 +16,7 @@
 // still has bytes to take.
 "use strict";
 
-const { clientOf } = require("./proxy_clients.js");
+const { clientOf, fronts, isFrontProxy } = require("./proxy_clients.js");
 const { PerAddressLog, log, shortened } = require("./proxy_log.js");
 
 // A class behind one NAT address must fit: a JupyterLab tab holds 5 to 10
@@ -43,7 +45,7 @@ function release(client) {
 // know when a connection's descriptor is closed (see proxy_stalled_writes.js).
 function admit(socket) {
   const handle = socket._handle;
-  if (!handle || !socket.remoteAddress) return;
+  if (!handle || !socket.remoteAddress || isFrontProxy(socket.remoteAddress)) return;
   const client = clientOf(socket.remoteAddress);
   const n = open.get(client) || 0;
   if (n >= perAddress) {
@@ -79,7 +81,9 @@ function capConnections(server) {
   if (!announced) {
     announced = true;
     log(`at most ${perAddress} connections open at once per address; beyond them a new ` +
-        "one is reset as it is accepted");
+        "one is reset as it is accepted" +
+        (fronts.size ? `; not capped: the trusted front proxies' (${[...fronts].join(", ")})`
+          : ""));
   }
   // after the server's own listener, which reads nothing of the connection before
   // the next turn of the event loop; and before proxy_stalled_writes.js's (proxy_limits.js)

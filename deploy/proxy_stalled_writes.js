@@ -30,10 +30,15 @@
 // slowest are reset first. The cap on the connections an address has open at once
 // is proxy_connections.js's, far above these: a class behind one NAT address has
 // many open, and few slow.
+//
+// A trusted front proxy's address (proxy_clients.js) has no cap of its own: it
+// carries the whole class, and the front's own timeouts per client take its place
+// (deploy/nginx-course.conf). Its connections are still reset once stalled, and
+// count towards the bound in all, which keeps the machine's TCP memory.
 "use strict";
 
 const fs = require("fs");
-const { clientOf } = require("./proxy_clients.js");
+const { clientOf, fronts, isFrontProxy } = require("./proxy_clients.js");
 const { PerAddressLog, log, shortened } = require("./proxy_log.js");
 
 // A connection whose client has taken nothing for this long is reset: long enough
@@ -151,6 +156,7 @@ function track(socket) {
   if (!handle || typeof handle.close !== "function" || !socket.remoteAddress) return;
   const e = {
     socket, handle, address: clientOf(socket.remoteAddress), inode: kernelQueues ? inodeOf(handle) : null,
+    front: isFrontProxy(socket.remoteAddress),
     emptyAt: 0, taken: 0, since: null, window: null, slowness: 0,
     lingering: false, reset: false, close: handle.close,
   };
@@ -268,7 +274,7 @@ async function tick() {
     const kept = [];
     for (const e of counted) {
       const n = byAddress.get(e.address);
-      if (n > PER_ADDRESS) {
+      if (n > PER_ADDRESS && !e.front) {
         byAddress.set(e.address, n - 1);
         cut(e, `beyond the ${PER_ADDRESS} one address may have stalled or slow at once`);
       } else {
@@ -294,6 +300,8 @@ function watchStalledWrites(server) {
     log(`a connection whose client takes nothing of its answer for ${stallMs / 1000} s is ` +
         `reset; at most ${PER_ADDRESS} stalled over ${countedMs / 1000} s, or taking less than ` +
         `${LEAST_RATE >> 10} KiB/s over it, per address, ${inAll} in all` +
+        (fronts.size ? ` (no cap of their own for the trusted front proxies' ` +
+          `${[...fronts].join(", ")})` : "") +
         (kernelQueues ? "" : "; /proc/net/tcp NOT readable: only bytes still in the proxy " +
          "are watched, not the kernel's send buffers"));
   }

@@ -12,6 +12,7 @@ import os
 import re
 import stat
 
+import clients
 import server_settings
 
 #: The file ``make variant_codes`` writes in the course folder.
@@ -46,6 +47,8 @@ def user_environment(settings, name):
         # the book service, from which "Open in the course hub" copies a chapter
         book_url=f"http://127.0.0.1:{settings['book_port']}/services/book/")
     env["PATH"] = f"{environment_bin(settings, name)}:/usr/local/bin:/usr/bin:/bin"
+    # the trusted front proxies, for the server's limits per client (clients.py)
+    env.update(clients.front_variables(settings.get("front_proxies")))
     if role == "student":
         env.update(variant_environment(settings, name))
     return env

@@ -8,7 +8,9 @@
 #     (the PDF test), LibreOffice Calc (the exports opened in a spreadsheet),
 #     npm and python3-venv (the JupyterHub test, which installs
 #     the hub itself with deploy/install.sh, and the LTI test, which builds the
-#     hub's environment and the proxy once under ~/.cache/kernel-course).
+#     hub's environment and the proxy once under ~/.cache/kernel-course), nginx
+#     and openssl (the hub behind an HTTPS front proxy, with a self-signed
+#     certificate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +32,8 @@ command -v soffice >/dev/null 2>&1 || bare+=(libreoffice-calc)   # without recom
 need "command -v npm" npm
 need "command -v make" make
 need "/usr/bin/python3.11 -c 'import venv, ensurepip'" python3-venv
+need "command -v nginx || test -x /usr/sbin/nginx" nginx-light
+need "command -v openssl" openssl
 
 if [ "$(( ${#missing[@]} + ${#bare[@]} ))" -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then

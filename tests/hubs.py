@@ -38,6 +38,10 @@ PREFIX = HUB_PREFIX
 HUBPY = PREFIX / "hub" / "bin" / "python"
 COURSE = "kernel-methods"
 SHOTS = Path(os.environ.get("HUB_TEST_SCREENSHOTS", tempfile.gettempdir())) / "hub-test-shots"
+#: The address the shared hub trusts as a front proxy's (``hub.py init --front-proxy``):
+#: tests/hub/test_hub_front_proxy.py binds its nginx to it. No other test connects
+#: from it, so to them the hub is as without one.
+FRONT = "127.0.0.30"
 #: Written into the index page of every hub's copy of its book: the page the hub
 #: serves is this hub's book, not another server's.
 BOOK_MARKER = "kernel-methods-book-" + secrets.token_hex(4)
@@ -59,10 +63,11 @@ FULL_NAMES = {"ada": ("Ada", "Lovelace"), "bob": ("Bob", "Marley"),
 
 
 @contextmanager
-def course_hub(exchange, db=False, students=None, book=None):
+def course_hub(exchange, db=False, students=None, book=None, front_proxies=()):
     """A hub with an instructor and ``students`` ({who: (suffix of the user name,
     first name, last name)}; by default those of FULL_NAMES), serving a copy of
-    ``book`` (a built site; by default a page of its own), marked with BOOK_MARKER.
+    ``book`` (a built site; by default a page of its own), marked with BOOK_MARKER,
+    trusting the front proxies at ``front_proxies``.
 
     Yields ``names`` ({who: user name}, the instructor's ``teacher``),
     ``settings``, ``passwords``, ``url``, ``state``, ``book`` (the folder served),
@@ -94,7 +99,8 @@ def course_hub(exchange, db=False, students=None, book=None):
                 for who, (_, first, last) in students.items()))
             args = ["init", state, "--prefix", PREFIX, "--instructor", names["teacher"],
                     "--students-file", roster, "--exchange", exchange,
-                    "--exchange-root", work / "exchange", "--book", served]
+                    "--exchange-root", work / "exchange", "--book", served,
+                    *[arg for front in front_proxies for arg in ("--front-proxy", front)]]
             gradebook_url = None
             if db_url:
                 gradebook_url = second_database(db_url, "gradebook")
@@ -147,19 +153,22 @@ OWN_STUDENTS = {
     "server_limits": {"ada": ("la", "Ada", "Shamir"), "bob": ("lb", "Bob", "Tarjan")},
     "login_limits": {"ada": ("ga", "Ada", "Goldberg"), "bob": ("gb", "Bob", "Floyd"),
                      "eve": ("ge", "Eve", "Ritchie")},
+    "front_proxy": {"ada": ("fa", "Ada", "Conway"), "bob": ("fb", "Bob", "Metcalfe")},
 }
 
 
 @pytest.fixture(scope="session")
 def folder_hub(slow, installed, small_book_site):
-    """The hub with the shared-folder exchange, serving the small book, one per run.
+    """The hub with the shared-folder exchange, serving the small book, trusting a
+    front proxy at :data:`FRONT`, one per run.
 
     ``names`` holds the instructor (``teacher``), ``ada``, ``bob`` and ``eve``, and
     the students of :data:`OWN_STUDENTS` (keyed ``group:who``)."""
     students = {who: (who[0], *full) for who, full in FULL_NAMES.items()}
     students.update({f"{group}:{who}": spec for group, own in OWN_STUDENTS.items()
                      for who, spec in own.items()})
-    with course_hub("folder", students=students, book=small_book_site) as hub:
+    with course_hub("folder", students=students, book=small_book_site,
+                    front_proxies=[FRONT]) as hub:
         yield hub
 
 

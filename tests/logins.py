@@ -1,7 +1,8 @@
 """Logins to the hub as a browser makes them (its login page, then the form with
 its ``_xsrf`` token), on connections of their own from a chosen address of the
-machine's loopback. Standard library only: a test runs this file's text in a
-student's kernel too, to play the same logins from her server."""
+machine's loopback, in plain HTTP or, given a TLS context (``tls``), over HTTPS
+(through a front proxy, tests/fronts.py). Standard library only: a test runs this
+file's text in a student's kernel too, to play the same logins from her server."""
 
 import http.client
 import re
@@ -10,9 +11,10 @@ import time
 from urllib.parse import urlencode
 
 
-def _connect(port, source, forged):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300,
-                                      source_address=(source, 0) if source else None)
+def _connect(port, source, forged, tls=None):
+    where = dict(timeout=300, source_address=(source, 0) if source else None)
+    conn = (http.client.HTTPSConnection("127.0.0.1", port, context=tls, **where) if tls
+            else http.client.HTTPConnection("127.0.0.1", port, **where))
     headers = {"User-Agent": "login-test"}
     if forged:
         headers["X-Forwarded-For"] = forged
@@ -27,28 +29,32 @@ def _connect(port, source, forged):
     return conn, headers, xsrf
 
 
-def _post(conn, headers, xsrf, name, password, sent=None):
+def _post(conn, headers, xsrf, name, password, sent=None, cookies=None):
     conn.request("POST", "/hub/login", headers=headers,
                  body=urlencode({"username": name, "password": password, "_xsrf": xsrf}))
     if sent is not None:
         sent.append(time.monotonic())
     answer = conn.getresponse()
-    return answer.status, answer.read().decode("utf-8", "replace")
+    page = answer.read().decode("utf-8", "replace")
+    if cookies is not None:
+        cookies.extend(answer.headers.get_all("Set-Cookie") or [])
+    return answer.status, page
 
 
-def log_in(port, source, name, password):
+def log_in(port, source, name, password, tls=None, cookies=None):
     """One login of ``name`` from ``source`` to ``port``: (its status, the seconds
-    its POST took, the page answered)."""
-    conn, headers, xsrf = _connect(port, source, None)
+    its POST took, the page answered). Appends the cookies its answer sets to
+    ``cookies``."""
+    conn, headers, xsrf = _connect(port, source, None, tls)
     try:
         start = time.monotonic()
-        status, page = _post(conn, headers, xsrf, name, password)
+        status, page = _post(conn, headers, xsrf, name, password, cookies=cookies)
         return status, time.monotonic() - start, page
     finally:
         conn.close()
 
 
-def flood(port, source, name, connections, seconds, forge=False, sent=None):
+def flood(port, source, name, connections, seconds, forge=False, sent=None, tls=None):
     """Wrong passwords for ``name`` posted on ``connections`` connections for
     ``seconds``, each connection posting again once answered (0.2 s after a
     refusal, as a script retrying would); with ``forge``, each connection writes an
@@ -59,7 +65,8 @@ def flood(port, source, name, connections, seconds, forge=False, sent=None):
     end = time.monotonic() + seconds
 
     def one(i):
-        conn, headers, xsrf = _connect(port, source, f"198.51.100.{i + 1}" if forge else None)
+        conn, headers, xsrf = _connect(port, source, f"198.51.100.{i + 1}" if forge else None,
+                                       tls)
         try:
             while time.monotonic() < end:
                 status, page = _post(conn, headers, xsrf, name, "not-her-password", sent)

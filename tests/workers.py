@@ -51,8 +51,9 @@ GROUPS = {
 #: or fixed port: each is a group of its own, run on either worker beside the hub's
 #: (those that need the hub's environments share `installed`, made once).
 APART = ("hub/test_clients.py", "hub/test_course_open.py", "hub/test_formgrader_csp.py",
-         "hub/test_install_checks.py", "hub/test_ngshare_service.py",
-         "hub/test_open_files.py", "hub/test_proxy_pipelining.py",
+         "hub/test_front_proxy_chain.py", "hub/test_install_checks.py",
+         "hub/test_ngshare_service.py", "hub/test_open_files.py",
+         "hub/test_proxy_pipelining.py",
          "hub/test_proxy_connections.py", "hub/test_proxy_stalled_writes.py",
          "hub/test_request_bodies.py", "hub/test_server_network.py",
          "hub/test_submit_check.py", "hub/test_variant_environment.py")

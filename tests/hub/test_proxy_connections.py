@@ -181,3 +181,32 @@ def test_one_address_holds_at_most_its_cap_of_connections_and_others_are_served(
             pass
         assert time.monotonic() < end, "127.0.0.2 was refused after closing its connections"
         time.sleep(0.5)
+
+
+#: A trusted front proxy's address (deploy/proxy_clients.js: hub.py init --front-proxy).
+FRONT = "127.0.0.30"
+
+
+def test_a_trusted_front_proxys_connections_are_not_capped_and_others_still_are(
+        installed, tmp_path):
+    """The front carries the whole class: its 3 × CAP connections (every other one
+    half a login) are all kept, while another address's beyond CAP are still reset
+    as they are accepted. Without the front named (the variable unset), the front's
+    own would be cut to CAP like any address's (the test above)."""
+    env = dict(ENV, KERNEL_COURSE_FRONT_PROXIES=f"{FRONT},2001:db8::f")
+    with running_proxy(installed, tmp_path, UPSTREAM, env=env) as (port, upstream, log):
+        front = flood(port, FRONT, FLOOD)
+        other = []
+        try:
+            other = flood(port, "127.0.0.2", FLOOD)
+            assert get(port, "127.0.0.3") == (200, b"answered")
+            assert closed_by_the_proxy(other, FLOOD - CAP, 60) == set(range(CAP, FLOOD))
+            assert closed_by_the_proxy(front, 1, 3) == set()
+            # the front's next connection is answered, with its 3 × CAP open
+            assert get(port, FRONT) == (200, b"answered")
+        finally:
+            for s in front + other:
+                s.close()
+        assert lines(log, "refused", "of 127.0.0.2")
+        assert not lines(log, "refused", f"of {FRONT}"), log.read_text()
+        assert lines(log, "not capped", FRONT), log.read_text()

@@ -383,3 +383,36 @@ def test_connections_that_read_slowly_are_cut_to_16_per_address(proxy_trickled):
         trickler.join(timeout=60)
         for s in socks:
             s.close()
+
+
+#: A trusted front proxy's address (deploy/proxy_clients.js: hub.py init --front-proxy).
+FRONT = "127.0.0.30"
+STALLED = 30
+
+
+def test_a_trusted_front_proxys_stalled_connections_have_no_cap_of_their_own(
+        installed, tmp_path):
+    """The front carries the whole class: its 30 connections that read nothing are
+    all kept past the count (16 per address), while another address's 30 are cut to
+    16; and the front's too are reset once stalled for the stall's time."""
+    env = dict(ENV, KERNEL_COURSE_FRONT_PROXIES=FRONT)
+    with running_proxy(installed, tmp_path, UPSTREAM, env=env) as (port, _, log):
+        started = time.monotonic()
+        front = [ask_and_read_nothing(port, FRONT, f"/big/{n}") for n in range(STALLED)]
+        other = [ask_and_read_nothing(port, "127.0.0.2", f"/big/{n}") for n in range(STALLED)]
+        try:
+            wait_for(lambda: held(port, FRONT)[0] == STALLED, 30,
+                     "the front's connections did not reach the proxy")
+            wait_for(lambda: held(port, "127.0.0.2")[0] <= PER_ADDRESS, 60,
+                     "another address's connections that read nothing were not cut to 16")
+            assert time.monotonic() - started < STALL, "too slow a machine for this test"
+            assert held(port, FRONT)[0] == STALLED
+            wait_for(lambda: held(port, FRONT)[0] == 0, STALL + 60,
+                     f"the front's connections that read nothing were kept past {STALL} s")
+        finally:
+            for s in front + other:
+                s.close()
+        assert lines(log, "127.0.0.2", f"beyond the {PER_ADDRESS} one address may have")
+        assert not lines(log, FRONT, f"beyond the {PER_ADDRESS}"), log.read_text()
+        assert lines(log, FRONT, f"stalled {STALL} s"), log.read_text()
+        assert lines(log, f"no cap of their own for the trusted front proxies' {FRONT}")
