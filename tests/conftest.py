@@ -76,6 +76,18 @@ def free_port():
         return s.getsockname()[1]
 
 
+def stop_process(proc, grace=30):
+    """Stop ``proc`` (a Popen): SIGTERM, then SIGKILL if it is still there after
+    ``grace`` seconds; returns once it has ended."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def require_chromium():
     """The browser's path; fails the test in CI, skips it elsewhere, when it is missing."""
     if not Path(CHROMIUM).exists():
@@ -224,12 +236,7 @@ def postgres_server(database="gradebook"):
             conn.execute(f'CREATE DATABASE "{database}"')
         yield f"postgresql+psycopg://grader:{password}@127.0.0.1:{port}/{database}"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
         log.close()
         shutil.rmtree(top, ignore_errors=True)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import free_port
+from conftest import free_port, stop_process
 
 DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
 
@@ -58,9 +58,4 @@ def formgrader_server(root, *, pythonpath=""):
                 pytest.fail("jupyter server did not start")
             yield url, token
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import free_port, in_ci
+from conftest import free_port, in_ci, stop_process
 
 CONF = Path(__file__).resolve().parents[1] / "deploy" / "nginx-course.conf"
 #: The example's address for the hub's public port, and the front's own address.
@@ -115,9 +115,4 @@ def running_front(folder, upstream, bind, drop=()):
             time.sleep(0.2)
         yield port, context, folder
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=30)
+        stop_process(proc)

@@ -85,3 +85,27 @@ def flood(port, source, name, connections, seconds, forge=False, sent=None, tls=
     for thread in threads:
         thread.join()
     return {"answers": answers, "refusal": refusals[0] if refusals else "", "end": end}
+
+
+def during_a_flood(port, source, name, seconds, then, forge=False, tls=None):
+    """Calls ``then()`` once a flood of wrong passwords for ``name`` from ``source``
+    (:func:`flood`, on 20 connections for ``seconds``) is in the hub's hands (its
+    first 20 posted, and half a second more). The flood's result, with ``then``'s
+    answer as "then" and when it was called and returned as "waited" (start, end)."""
+    sent, result = [], {}
+    flooder = threading.Thread(target=lambda: result.update(
+        flood(port, source, name, 20, seconds, forge=forge, sent=sent, tls=tls)))
+    flooder.start()
+    try:
+        deadline = time.monotonic() + 120
+        while len(sent) < 20:
+            assert time.monotonic() < deadline and flooder.is_alive(), "the flood did not start"
+            time.sleep(0.05)
+        time.sleep(0.5)
+        start = time.monotonic()
+        answer = then()
+        done = time.monotonic()
+    finally:
+        flooder.join()
+    result["then"], result["waited"] = answer, (start, done)
+    return result

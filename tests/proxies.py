@@ -14,7 +14,7 @@ from pathlib import Path
 
 import requests
 
-from conftest import free_port
+from conftest import free_port, stop_process
 
 LIMITS = Path(__file__).resolve().parents[1] / "deploy" / "proxy_limits.js"
 
@@ -51,8 +51,7 @@ def running_proxy(installed, folder, upstream_code, limits=True, env=None):
         yield port, upstream, log
     finally:
         for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=30)
+            stop_process(proc)
 
 
 def held(port, peer):

@@ -17,22 +17,12 @@ import pytest
 from coursegrader.tools import batch
 from coursegrader.tools.course import answer_cell_ids, fill_answers
 from coursegrader.judging.problem_sets import graded_parts
-from conftest import COURSE, copy_course
+from conftest import COURSE, copy_course, stop_process
 
 PS = "ps1"
 
 pytestmark = [pytest.mark.timeout(600),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
-
-
-def _stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +57,7 @@ def cluster(slow, tmp_path_factory):
         yield address, pids
     finally:
         for proc in reversed(procs):
-            _stop(proc)
+            stop_process(proc, grace=10)
 
 
 def test_two_dask_workers_grade_the_class_into_postgresql(tmp_path, cluster, postgres):

@@ -14,15 +14,13 @@ students on different networks.
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from fronts import running_front
 from hubs import FRONT, students_of
-from logins import flood, log_in
+from logins import during_a_flood, log_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
@@ -76,23 +74,9 @@ def bob_during_adas_flood(hub, front, ada_from, bob_from, seconds=20, forge=Fals
     (logins.flood) with bob's (status, seconds) and the time bob waited (start,
     end)."""
     port, tls = front
-    sent, result = [], {}
-    flooder = threading.Thread(target=lambda: result.update(
-        flood(port, ada_from, hub["names"]["ada"], 20, seconds, forge=forge, sent=sent,
-              tls=tls)))
-    flooder.start()
-    try:
-        deadline = time.monotonic() + 120
-        while len(sent) < 20:
-            assert time.monotonic() < deadline and flooder.is_alive(), "her flood did not start"
-            time.sleep(0.05)
-        time.sleep(0.5)
-        start = time.monotonic()
-        bob = login(hub, front, bob_from, "bob")
-        done = time.monotonic()
-    finally:
-        flooder.join()
-    result["bob"], result["waited"] = bob, (start, done)
+    result = during_a_flood(port, ada_from, hub["names"]["ada"], seconds,
+                            lambda: login(hub, front, bob_from, "bob"), forge=forge, tls=tls)
+    result["bob"] = result["then"]
     answers = result["answers"]
     result["checked"] = [when for when, status in answers
                          if status == 403 and when <= result["end"]]

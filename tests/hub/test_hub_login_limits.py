@@ -30,7 +30,7 @@ import pytest
 import logins
 from hubs import DEPLOY, students_of
 from kernels import Kernel
-from logins import flood, log_in
+from logins import during_a_flood, log_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
@@ -66,22 +66,10 @@ def bobs_login(hub, source="127.0.0.3"):
 def test_wrong_logins_from_one_client_wait_behind_each_other_not_ahead_of_bob(hub):
     port, ada = hub["settings"]["port"], hub["names"]["ada"]
     alone = bobs_login(hub)
-    seconds, sent, result = 20, [], {}
-    flooder = threading.Thread(target=lambda: result.update(
-        flood(port, "127.0.0.2", ada, 20, seconds, sent=sent)))
-    flooder.start()
-    try:
-        # bob comes once her 20 wrong logins are in the hub's hands
-        deadline = time.monotonic() + 120
-        while len(sent) < 20:
-            assert time.monotonic() < deadline and flooder.is_alive(), "her flood did not start"
-            time.sleep(0.05)
-        time.sleep(0.5)
-        start = time.monotonic()
-        during = bobs_login(hub)
-        done = time.monotonic()
-    finally:
-        flooder.join()
+    seconds = 20
+    # bob comes once her 20 wrong logins are in the hub's hands
+    result = during_a_flood(port, "127.0.0.2", ada, seconds, lambda: bobs_login(hub))
+    during, (start, done) = result["then"], result["waited"]
     answers = result["answers"]
     checked = [when for when, status in answers if status == 403]
     refused = [when for when, status in answers if status == 429]

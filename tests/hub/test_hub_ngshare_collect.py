@@ -25,6 +25,7 @@ import pytest
 import requests
 
 from attacks import HONEST_FILE_NAMES
+from conftest import stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE = "kernel-methods"
@@ -95,8 +96,7 @@ def serving(tmp_path, program):
         yield url, storage
     finally:
         for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=30)
+            stop_process(proc)
 
 
 @pytest.fixture
