@@ -29,6 +29,7 @@ command -v latexmk >/dev/null 2>&1 && command -v xelatex >/dev/null 2>&1 || bare
      texlive-fonts-recommended fonts-freefont-otf)
 need "command -v pdftotext" poppler-utils
 command -v soffice >/dev/null 2>&1 || bare+=(libreoffice-calc)   # without recommends
+command -v fail2ban-regex >/dev/null 2>&1 || bare+=(fail2ban)    # its filter's test
 need "command -v npm" npm
 need "command -v make" make
 need "/usr/bin/python3.11 -c 'import venv, ensurepip'" python3-venv

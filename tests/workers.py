@@ -50,7 +50,8 @@ GROUPS = {
 #: Modules under a group's folder that start no hub and use no Unix account, cgroup
 #: or fixed port: each is a group of its own, run on either worker beside the hub's
 #: (those that need the hub's environments share `installed`, made once).
-APART = ("hub/test_clients.py", "hub/test_course_open.py", "hub/test_formgrader_csp.py",
+APART = ("hub/test_clients.py", "hub/test_course_open.py", "hub/test_fail2ban_filter.py",
+         "hub/test_formgrader_csp.py",
          "hub/test_front_proxy_chain.py", "hub/test_install_checks.py",
          "hub/test_ngshare_service.py", "hub/test_open_files.py",
          "hub/test_proxy_pipelining.py",
