@@ -76,6 +76,10 @@ MAX_FILES = 200
 MAX_KEPT_FILES = 2000
 #: Submissions one person's kept submissions may number (an empty one is refused).
 MAX_KEPT_SUBMISSIONS = 500
+#: The request bodies ngshare holds at once, and those of any one client
+#: (request_bodies.py).
+BODY_BUDGET = 256 * 1024**2
+BODY_SHARE = 32 * 1024**2
 #: A file takes whole blocks of the disk: each counts at least one.
 BLOCK = 4096
 
@@ -96,11 +100,13 @@ plain_paths = _load_plain_paths()
 
 def listen_on_service_host(self, port, address="", **kwargs):
     # submissions arrive whole as JSON, at most 20 MB of files (about 28 MB as
-    # base64 in a form): a flood of bodies holds at most 64 MiB at once
+    # base64 in a form): a flood of bodies holds at most 256 MiB at once
     # (request_bodies.py), and one client (a student's server, by its joined
-    # address) at most 32 MiB, which admits one whole submission of hers (20 MB of
-    # files are a body of 28.3 MB, 27 MiB, as ngshare_exchange sends them)
-    request_bodies.bound(self, 64 * 1024**2, "ngshare", share=32 * 1024**2)
+    # address, or her laptop) at most 32 MiB, which admits one whole submission
+    # of hers (20 MB of files are a body of 28.3 MB, 27 MiB, as ngshare_exchange
+    # sends them). Every student has two addresses (her server's and her own):
+    # filling the budget takes eight
+    request_bodies.bound(self, BODY_BUDGET, "ngshare", share=BODY_SHARE)
     log_requests()
     return _listen(self, port, HOST, **kwargs)
 

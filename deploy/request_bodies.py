@@ -78,6 +78,12 @@ class Budget(httputil.HTTPServerConnectionDelegate):
         self.held_by = {}
         self.cuts = 0
 
+    def holders(self, most=4):
+        """The clients holding the most bytes of bodies, for a log line: ``client
+        bytes`` of at most ``most`` of them, the largest first."""
+        largest = sorted(self.held_by.items(), key=lambda item: -item[1])[:most]
+        return ", ".join(f"{client} {held}" for client, held in largest) or "no one"
+
     def start_request(self, server_conn, request_conn):
         return _Counted(self, self.inner.start_request(server_conn, request_conn),
                         request_conn)
@@ -117,7 +123,8 @@ class _Counted(httputil.HTTPMessageDelegate):
                       f"share of {budget.share} bytes")
             return None
         if budget.held > budget.limit:
-            self._cut(f"the bodies held at once would pass {budget.limit} bytes")
+            self._cut(f"the bodies held at once would pass {budget.limit} bytes "
+                      f"(held most by {budget.holders()})")
             return None
         return self.inner.data_received(chunk)
 

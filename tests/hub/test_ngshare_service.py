@@ -177,7 +177,7 @@ def test_a_submission_of_the_wrong_shape_is_refused_and_leaves_nothing(service):
 
 
 def test_the_largest_submission_fits_in_one_clients_share_of_ngshares_bodies(service):
-    """ngshare holds at most 64 MiB of request bodies at once, and one client at most
+    """ngshare holds at most 256 MiB of request bodies at once, and one client at most
     32 MiB of them (deploy/ngshare_service.py, deploy/request_bodies.py): the largest
     submission it takes (20 MB of files, as whole disk blocks, and its name: a body
     of 28.3 MB as base64 JSON in a form) is one body of one client, and must pass."""
@@ -191,6 +191,41 @@ def test_the_largest_submission_fits_in_one_clients_share_of_ngshares_bodies(ser
     status, said = submit(url, "tok-bob", largest + 3)     # one block more: ngshare's no
     assert status == 400 and said["message"].startswith(
         "submission refused: its files take 20.0 MB, more than the 20.0 MB"), said
+
+
+def test_a_student_holding_bodies_from_both_her_addresses_stops_no_submission(service):
+    """A student has two addresses, her server's and her laptop's, and each may hold
+    a whole share of ngshare's bodies (32 MiB): ada holds both, each all but its
+    last byte, and bob's submission goes in meanwhile (with a budget of two shares,
+    it was refused 413, and the cut was logged naming bob alone)."""
+    import socket
+    import time
+    from urllib.parse import urlparse
+
+    url, storage = service
+    set_up_course(url)
+    address = urlparse(url)
+    share = 32 * 1024**2
+    held = []
+    try:
+        # through the proxy, which names each connection's client last in
+        # X-Forwarded-For: her server's joined address, and her laptop's
+        for her in ("127.128.3.235", "203.0.113.7"):
+            s = socket.create_connection((address.hostname, address.port), timeout=60)
+            held.append(s)
+            s.sendall(f"POST {address.path}/submission/{COURSE}/ps1 HTTP/1.1\r\n"
+                      f"Host: x\r\nAuthorization: token tok-ada\r\n"
+                      f"X-Forwarded-For: {her}\r\n"
+                      f"Content-Type: application/x-www-form-urlencoded\r\n"
+                      f"Content-Length: {share - 16}\r\n\r\n".encode())
+            s.sendall(b"f" * (share - 17))
+        time.sleep(1)
+        status, said = submit(url, "tok-bob", 1024)
+        assert status == 200, said
+        assert "cut POST" not in (storage.parent / "ngshare.log").read_text()
+    finally:
+        for s in held:
+            s.close()
 
 
 def test_a_body_cut_by_its_clients_share_is_in_ngshares_log(service):
