@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+import logins
 from hubs import DEPLOY, students_of
 from kernels import Kernel
 
@@ -125,6 +126,24 @@ def test_the_hubs_access_line_names_her_not_the_x_real_ip_she_wrote(hub):
     lines = [line for line in grown.splitlines() if "/hub/login" in line]
     assert lines and all(f"'{HERS}' (X-Forwarded-For) over 127.0.0.1" in line
                          for line in lines), lines
+    assert bobs not in grown
+
+
+def test_jupyterhubs_own_lines_name_her_not_the_x_real_ip_she_wrote(hub):
+    """JupyterHub's own lines name the request's remote_ip, which Tornado took from
+    X-Real-IP: it is now the client as clients.py names it (request_bodies.py)."""
+    bobs = joined(hub, "bob")
+    before = _log(hub).stat().st_size
+    conn, headers, xsrf = logins._connect(hub["settings"]["port"], HERS, None)
+    try:
+        headers["X-Real-IP"] = bobs
+        status, _ = logins._post(conn, headers, xsrf, hub["names"]["ada"], "not her password")
+    finally:
+        conn.close()
+    assert status == 403
+    grown = grown_by(hub, before, "PAM Authentication failed", 1)
+    failed = [line for line in grown.splitlines() if "PAM Authentication failed" in line]
+    assert failed and all(f"@{HERS})" in line for line in failed), failed
     assert bobs not in grown
 
 
