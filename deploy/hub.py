@@ -179,6 +179,10 @@ def start(state, timeout=120):
     writer = subprocess.Popen([sys.executable, str(HERE / "log_writer.py"), str(state / "hub.log"),
                                "--max-bytes", str(LOG_BYTES), "--files", str(LOG_FILES)],
                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              # nothing of this command's own output: whoever waits
+                              # for it to end (its caller reading it) is not kept
+                              # waiting for the hub's
+                              stderr=subprocess.DEVNULL,
                               env={"PATH": env["PATH"], "LANG": "C.UTF-8"},
                               start_new_session=True)
     log = writer.stdin
