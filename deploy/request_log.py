@@ -14,8 +14,8 @@ So here, for the hub (``c.JupyterHub.tornado_settings["log_function"]``) and
 the book service (its Application's ``log_function``):
 
 - :func:`log_request` writes one line per request, at most :data:`LINE_CHARS`
-  characters: the status, the method and the path (truncated, every character
-  outside printable ASCII escaped), the user if known, the client as
+  characters: the status, the method and the path (not its query, which may
+  hold a token; truncated, every character outside printable ASCII escaped), the user if known, the client as
   ``clients.describe`` names it (the course's notion of the client, never
   ``X-Real-IP``), the time taken, and why, when the handler said (an
   ``HTTPError``'s message), in place of Tornado's second line about it.
