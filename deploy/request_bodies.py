@@ -37,10 +37,12 @@ a control character (raw or percent-encoded, ``%00`` to ``%1F`` and ``%7F``:
 files answered ``/hub/static/%00`` with an uncaught ValueError, a 500 and its
 traceback in the hub's log, at will. It is answered 400, its connection
 closed, in one short line of the server's log naming the client
-(``clients.describe``). And every request's ``remote_ip`` (which Tornado takes
-from ``X-Real-IP`` where the server trusts such headers, and which JupyterHub's
-own lines name) is set to its client as ``clients.client`` names it. Users' servers are not guarded so (``paths=False``): a
+(``clients.describe``). Users' servers are not guarded so (``paths=False``): a
 user's files may have such names.
+
+And every request's ``remote_ip`` (which Tornado takes from ``X-Real-IP`` where
+the server trusts such headers, as the hub does, and which JupyterHub's own lines
+name) is set to its client as ``clients.client`` names it.
 """
 
 from __future__ import annotations
