@@ -12,6 +12,7 @@ servers fetch chapters' notebooks from this service (deploy/course_open.py).
 """
 
 import json
+import logging
 import os
 import sys
 from urllib.parse import urlparse
@@ -19,6 +20,7 @@ from urllib.parse import urlparse
 from tornado import ioloop, web
 
 import request_bodies  # deploy/request_bodies.py, next to this file
+import request_log  # deploy/request_log.py, next to this file
 
 
 class HubLinks(web.RequestHandler):
@@ -39,16 +41,33 @@ def make_app(folder, prefix, hub_prefix="/"):
     if not os.path.isfile(os.path.join(folder, "index.html")):
         raise SystemExit(f"book folder {folder!r} has no index.html: build the book first "
                          "(jupyter-book build .)")
+    # one short line per request, naming the client as clients.py does (every
+    # request comes from the proxy's address), and a traceback at most once a
+    # minute per place in the code (request_log.py)
+    request_log.install()
     return web.Application([
         (prefix.rstrip("/"), web.RedirectHandler, {"url": prefix}),
         (prefix + "_static/course_hub_config.js", HubLinks, {"hub_prefix": hub_prefix}),
         (prefix + "(.*)", web.StaticFileHandler, {"path": folder, "default_filename": "index.html"}),
-    ])
+    ], log_function=request_log.log_request)
+
+
+def log_to_stderr():
+    """The service's lines (requests answered 4xx or 5xx, tracebacks, bodies cut) to
+    stderr, which the hub keeps in its log; a page served well is not logged."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("[%(levelname)1.1s %(asctime)s book] %(message)s"))
+    for name in ("tornado.access", "tornado.application", "tornado.general"):
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.WARNING)
+        logger.addHandler(handler)
+        logger.propagate = False
 
 
 def main(argv):
     if len(argv) != 1:
         raise SystemExit("usage: book_service.py FOLDER")
+    log_to_stderr()
     url = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
     app = make_app(os.path.abspath(argv[0]), os.environ["JUPYTERHUB_SERVICE_PREFIX"],
                    os.environ.get("JUPYTERHUB_BASE_URL", "/"))

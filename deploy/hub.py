@@ -160,6 +160,12 @@ def hub_url(settings):
     return f"http://127.0.0.1:{settings['port']}"
 
 
+#: hub.log is kept to LOG_FILES files (hub.log, hub.log.1, ...) of at most LOG_BYTES
+#: bytes each (log_writer.py): 500 MB in all.
+LOG_BYTES = 100 * 1000**2
+LOG_FILES = 5
+
+
 def start(state, timeout=120):
     settings = load(state)
     state = Path(settings["state_dir"])
@@ -168,7 +174,18 @@ def start(state, timeout=120):
         raise RuntimeError(f"the hub of {state} runs already (pid {pid_file.read_text().strip()})")
     env = {"PATH": f"{settings['prefix']}/hub/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
            "LANG": "C.UTF-8", "KERNEL_COURSE_SETTINGS": str(state / "settings.json")}
-    log = open(state / "hub.log", "ab")
+    # the hub, its proxy, its services and the users' servers print to hub.log,
+    # through a writer that keeps it to LOG_FILES files of LOG_BYTES (log_writer.py)
+    writer = subprocess.Popen([sys.executable, str(HERE / "log_writer.py"), str(state / "hub.log"),
+                               "--max-bytes", str(LOG_BYTES), "--files", str(LOG_FILES)],
+                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              # nothing of this command's own output: whoever waits
+                              # for it to end (its caller reading it) is not kept
+                              # waiting for the hub's
+                              stderr=subprocess.DEVNULL,
+                              env={"PATH": env["PATH"], "LANG": "C.UTF-8"},
+                              start_new_session=True)
+    log = writer.stdin
     # before the hub starts: it and the proxy it starts inherit the limit
     soft, hard, why = open_files.raise_open_files()
     log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} open files (RLIMIT_NOFILE) of the hub "
@@ -176,10 +193,13 @@ def start(state, timeout=120):
               + (f"; NOT the machine's most (fs.nr_open): {why}\n" if why else
                  ", the machine's most (fs.nr_open)\n").encode())
     log.flush()
-    proc = subprocess.Popen([f"{settings['prefix']}/hub/bin/jupyterhub",
-                             "-f", str(HERE / "jupyterhub_config.py")],
-                            cwd=state, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    try:
+        proc = subprocess.Popen([f"{settings['prefix']}/hub/bin/jupyterhub",
+                                 "-f", str(HERE / "jupyterhub_config.py")],
+                                cwd=state, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    finally:
+        log.close()   # the writer ends once the hub and all it started have ended
     pid_file.write_text(str(proc.pid))
     deadline = time.monotonic() + timeout
     while True:

@@ -33,6 +33,7 @@ import lti_login  # noqa: E402
 import login_limits  # noqa: E402
 import low_ports  # noqa: E402
 import request_bodies  # noqa: E402
+import request_log  # noqa: E402
 import spawner  # noqa: E402
 
 settings = json.load(open(os.environ["KERNEL_COURSE_SETTINGS"]))
@@ -85,6 +86,16 @@ c.JupyterHub.cleanup_servers = True
 # address logging in at once holds well under that, and it takes 16 addresses
 # to fill the budget.
 request_bodies.bound_every_server(16 * 1024**2, "hub", share=1024**2)
+
+# One short line per request in the hub's log (request_log.py), in place of
+# JupyterHub's log_request: at most 240 characters, naming the client as
+# clients.py does (JupyterHub's names X-Real-IP, which the sender writes), with
+# no dump of the request's headers for a 5xx; an uncaught exception's traceback
+# at most once a minute per place in the code. A path with a control character
+# is answered 400 before any handler (request_bodies.py). The log's size is
+# bounded by hub.py start (log_writer.py).
+c.JupyterHub.tornado_settings = {"log_function": request_log.hub_log_request}
+request_log.install()
 
 # -- who may log in, and how --------------------------------------------------
 # settings "auth": "pam" (the Unix password, the default and the demo's) or "lti"

@@ -88,10 +88,11 @@ class LoginLinesAuthenticator(PAMAuthenticator):
             async with line.turn:
                 name = await super().authenticate(handler, data)
             if name is None:
-                # JupyterHub's own line names request.remote_ip, which X-Real-IP (or,
-                # on a student's direct connection, X-Forwarded-For) sets to whatever
-                # the sender wrote: this one names the client as the limits count it,
-                # for fail2ban and for the instructor
+                # JupyterHub's own line names request.remote_ip, which Tornado takes
+                # from X-Real-IP (or, on a student's direct connection,
+                # X-Forwarded-For), whatever the sender wrote, unless request_bodies.py
+                # has set it to the client: this one names the client as the limits
+                # count it, whichever server runs it, for fail2ban and the instructor
                 said = str(data.get("username", ""))
                 if len(said) > 32:
                     said = f"{said[:16]}...({len(said)} chars)"

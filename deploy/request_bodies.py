@@ -30,18 +30,32 @@ past its share is cut the same way, and logged naming the client, while other
 clients' bodies go on being taken. What one address holds denies bodies only
 to clients behind that same address; it takes as many addresses as there are
 shares in the budget to fill it.
+
+The same wrapper refuses, before any handler runs, a request whose path holds
+a control character (raw or percent-encoded, ``%00`` to ``%1F`` and ``%7F``:
+:func:`control_in_path`): no page of the course has one, and Tornado's static
+files answered ``/hub/static/%00`` with an uncaught ValueError, a 500 and its
+traceback in the hub's log, at will. It is answered 400, its connection
+closed, in one short line of the server's log naming the client
+(``clients.describe``). Users' servers are not guarded so (``paths=False``): a
+user's files may have such names.
+
+And every request's ``remote_ip`` (which Tornado takes from ``X-Real-IP`` where
+the server trusts such headers, as the hub does, and which JupyterHub's own lines
+name) is set to its client as ``clients.client`` names it.
 """
 
 from __future__ import annotations
 
 import logging
+from urllib.parse import unquote_to_bytes
 
 from tornado import httputil
 
 import clients  # deploy/clients.py, next to this file (and copied beside it)
 
 __all__ = ["BODY_TIMEOUT", "SHARES", "Budget", "bound", "bound_every_server",
-           "budget_of_user_server"]
+           "budget_of_user_server", "control_in_path"]
 
 #: Seconds within which a request's whole body must arrive.
 BODY_TIMEOUT = 300.0
@@ -55,8 +69,22 @@ USER_SERVER_PART = 8
 USER_SERVER_BUDGET = 256 * 1024**2
 
 log = logging.getLogger("tornado.general")
+access_log = logging.getLogger("tornado.access")
 _REFUSED = (b"HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n"
             b"Content-Length: 0\r\n\r\n")
+_BAD_PATH = (b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\n"
+             b"Content-Type: text/plain\r\nContent-Length: 40\r\n\r\n"
+             b"A control character in the request path\n")
+_CONTROL = frozenset(range(0x20)) | {0x7f}
+
+
+def control_in_path(path):
+    """Whether the path of a request target ``path`` (before any ``?``) holds a
+    control character, as itself or percent-encoded."""
+    path = path.split("?", 1)[0]
+    if any(ord(char) in _CONTROL for char in path):
+        return True
+    return "%" in path and not _CONTROL.isdisjoint(unquote_to_bytes(path))
 
 
 class Budget(httputil.HTTPServerConnectionDelegate):
@@ -65,7 +93,7 @@ class Budget(httputil.HTTPServerConnectionDelegate):
     each client (``clients.key``) against ``share`` bytes (``limit // SHARES`` by
     default)."""
 
-    def __init__(self, inner, limit, name="server", share=None):
+    def __init__(self, inner, limit, name="server", share=None, paths=True):
         if not isinstance(inner, httputil.HTTPServerConnectionDelegate):
             raise TypeError(f"request_bodies.Budget needs a Tornado Application, not {inner!r}")
         share = limit // SHARES if share is None else share
@@ -73,6 +101,8 @@ class Budget(httputil.HTTPServerConnectionDelegate):
             raise ValueError(f"a client's share of {name}'s budget must be more than 0 and "
                              f"at most the budget ({limit} bytes), not {share!r}")
         self.inner, self.limit, self.name, self.share = inner, limit, name, share
+        #: whether a path with a control character is refused (control_in_path)
+        self.paths = paths
         self.held = 0
         #: {client's key: bytes of its bodies held}, for clients holding any
         self.held_by = {}
@@ -101,13 +131,41 @@ class _Counted(httputil.HTTPMessageDelegate):
         self.cut = False
         self.said = "a request"
         self.client = "?"
+        self.refused = False   # its path refused: inner never saw it
 
     def headers_received(self, start_line, headers):
+        if isinstance(start_line, httputil.RequestStartLine) and self.budget.paths \
+                and control_in_path(start_line.path):
+            self._refuse_path(start_line, headers)
+            return None
         if isinstance(start_line, httputil.RequestStartLine):
+            # the request's remote_ip, which Tornado takes from X-Real-IP (the sender's
+            # own words) on the hub's connections, and which JupyterHub's lines name:
+            # the client as the course counts it (clients.py)
+            context = getattr(self.connection, "context", None)
+            if context is not None and hasattr(context, "remote_ip"):
+                context.remote_ip = clients.client(self.connection, headers)
             self.client = clients.key(self.connection, headers)
             self.said = (f"{start_line.method} {start_line.path[:200]!r} from "
                          f"{clients.describe(self.connection, headers)}")
         return self.inner.headers_received(start_line, headers)
+
+    def _refuse_path(self, start_line, headers):
+        """Answer 400 to a request whose path holds a control character, before its
+        handler (never started: nothing more of the request goes to ``inner``)."""
+        self.cut = self.refused = True
+        path = start_line.path
+        shown = repr(path[:96])[1:-1] + (f"...({len(path)} chars)" if len(path) > 96 else "")
+        access_log.warning("400 %s %s (@%s): a control character in its path, refused "
+                           "before any handler", repr(start_line.method[:16])[1:-1], shown,
+                           clients.describe(self.connection, headers))
+        stream = getattr(self.connection, "stream", None)
+        try:
+            if stream is not None and not stream.closed():
+                stream.write(_BAD_PATH).add_done_callback(lambda done: done.exception())
+        except Exception:   # the client is gone: nothing to answer
+            pass
+        self.connection.close()
 
     def data_received(self, chunk):
         if self.cut:
@@ -145,7 +203,8 @@ class _Counted(httputil.HTTPMessageDelegate):
     def on_connection_close(self):
         self.connection.__dict__.pop("finish", None)   # unanswered: see finish()
         self._release()
-        self.inner.on_connection_close()
+        if not self.refused:
+            self.inner.on_connection_close()
 
     def _release(self):
         budget = self.budget
@@ -174,13 +233,14 @@ class _Counted(httputil.HTTPMessageDelegate):
         self.connection.close()
 
 
-def bound(server, limit, name="server", share=None):
+def bound(server, limit, name="server", share=None, paths=True):
     """Make the Tornado ``HTTPServer`` ``server`` hold at most ``limit`` bytes of
     request bodies at once, at most ``share`` bytes of them (a quarter of ``limit``
     by default) from any one client, each body arriving within
-    :data:`BODY_TIMEOUT`; its Budget."""
+    :data:`BODY_TIMEOUT`, and (``paths``) refuse a path with a control character
+    (:func:`control_in_path`); its Budget."""
     if not isinstance(server.request_callback, Budget):
-        server.request_callback = Budget(server.request_callback, limit, name, share)
+        server.request_callback = Budget(server.request_callback, limit, name, share, paths)
     params = server.conn_params
     # a body larger than a client's share could only be cut once read that far:
     # Tornado refuses it (400) from its Content-Length

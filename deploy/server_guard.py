@@ -84,7 +84,7 @@ def bound_bodies(serverapp) -> None:
     budget = request_bodies.budget_of_user_server(os.environ)
 
     def bind_bounded():
-        request_bodies.bound(serverapp.http_server, budget, "user server")
+        request_bodies.bound(serverapp.http_server, budget, "user server", paths=False)
         return bind()
     serverapp._bind_http_server = bind_bounded
 

@@ -154,6 +154,7 @@ OWN_STUDENTS = {
     "login_limits": {"ada": ("ga", "Ada", "Goldberg"), "bob": ("gb", "Bob", "Floyd"),
                      "eve": ("ge", "Eve", "Ritchie")},
     "front_proxy": {"ada": ("fa", "Ada", "Conway"), "bob": ("fb", "Bob", "Metcalfe")},
+    "request_log": {"ada": ("ra", "Ada", "Yalow"), "bob": ("rb", "Bob", "Kahan")},
 }
 
 

@@ -56,7 +56,8 @@ APART = ("hub/test_clients.py", "hub/test_course_open.py", "hub/test_fail2ban_fi
          "hub/test_ngshare_service.py", "hub/test_open_files.py",
          "hub/test_proxy_pipelining.py",
          "hub/test_proxy_connections.py", "hub/test_proxy_stalled_writes.py",
-         "hub/test_request_bodies.py", "hub/test_server_network.py",
+         "hub/test_request_bodies.py", "hub/test_request_log.py",
+         "hub/test_server_network.py",
          "hub/test_submit_check.py", "hub/test_variant_environment.py")
 #: The longest groups, started first, one on each worker, in this order.
 FIRST = ("hub", "book")
