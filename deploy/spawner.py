@@ -37,8 +37,11 @@ there for her.
 from __future__ import annotations
 
 import asyncio
+import os
 import pwd
 import resource
+import subprocess
+import sys
 
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Integer, List, Tuple, default
@@ -174,6 +177,14 @@ class CourseSpawner(LocalProcessSpawner):
         for what in left:
             self.log.warning("Could not remove %s's %s", user, what)
 
+    def server_log(self):
+        """The server's stdout and stderr: a pipe to a log of its own
+        (:func:`server_log_path`), never the hub's. Everything the server starts
+        holds it (a student's kernel and terminal may write to it at will), so on
+        the hub's log her lines could pass for the hub's own: a failed login
+        naming a classmate's address, for fail2ban to ban."""
+        return _server_log_pipe(self.user.name)
+
     async def poll(self):
         status = await super().poll()
         if status is not None:
@@ -199,14 +210,48 @@ class CourseSpawner(LocalProcessSpawner):
             self.port = listener.getsockname()[1]
             fd = listener.fileno()
             self.environment = {**self.environment, SOCKET_VARIABLE: str(fd)}
-            self.popen_kwargs = {**self.popen_kwargs, "pass_fds": (fd,)}
-            return await super().start()
+            log = self.server_log()
+            self.popen_kwargs = {**self.popen_kwargs, "pass_fds": (fd,),
+                                 "stdout": log, "stderr": subprocess.STDOUT}
+            try:
+                return await super().start()
+            finally:
+                log.close()   # the hub's end of the pipe; the server holds its own
         except BaseException:
             await self.remove_limits()
             raise
         finally:
             if listener is not None:
                 listener.close()   # the hub's copy; the server holds its own
+
+
+#: Each user's server writes to a log of its own, STATE/servers/<name>.log, kept
+#: to SERVER_LOG_FILES files of SERVER_LOG_BYTES (log_writer.py).
+SERVER_LOG_BYTES = 10 * 1000**2
+SERVER_LOG_FILES = 2
+
+
+def server_log_path(name):
+    """Where the server of user ``name`` writes its output: a file of its own in the
+    hub's state folder (beside hub.log, the hub's working folder)."""
+    settings = os.environ.get("KERNEL_COURSE_SETTINGS")
+    state = os.path.dirname(settings) if settings else os.getcwd()
+    return os.path.join(state, "servers", f"{name}.log")
+
+
+def _server_log_pipe(name):
+    """The write end of a pipe to a log writer (log_writer.py) that keeps the output
+    of ``name``'s server in :func:`server_log_path`; the writer ends once every
+    process holding the pipe has."""
+    path = server_log_path(name)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    writer = subprocess.Popen(
+        [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                      "log_writer.py"), path,
+         "--max-bytes", str(SERVER_LOG_BYTES), "--files", str(SERVER_LOG_FILES)],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
+    return writer.stdin
 
 
 def _remove_users_limits(user):

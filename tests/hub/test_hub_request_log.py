@@ -193,3 +193,29 @@ def test_the_hubs_log_is_written_through_its_size_capped_writer(hub):
     pid = int((hub["state"] / "hub-process.pid").read_text())
     target = os.readlink(f"/proc/{pid}/fd/1")
     assert target.startswith("pipe:"), target
+
+
+def test_what_her_server_writes_goes_to_its_own_log_not_the_hubs(hub):
+    """ada's kernel writes, on her server's own stdout (its descriptor, which every
+    process of her server may open), a line made to look like the hub's failed
+    login naming bob's address, for a fail2ban on hub.log to ban: it lands in her
+    server's log (STATE/servers/<name>.log), never in the hub's."""
+    forged = ("[W 2026-11-27 09:00:00.000 JupyterHub login_limits:98] Failed login for "
+              "'bob' from client 203.0.113.99")
+    ada = Kernel(hub, "ada")
+    try:
+        before = _log(hub).stat().st_size
+        said = ada.value(
+            "import os\n"
+            "fd = os.open('/proc/%%d/fd/1' %% os.getppid(), os.O_WRONLY)\n"
+            "os.write(fd, (%r + '\\n').encode()); os.close(fd); print('written')" % forged)
+        assert said == "written"
+        own = hub["state"] / "servers" / f"{hub['names']['ada']}.log"
+        deadline = time.monotonic() + 30
+        while forged not in (own.read_text() if own.exists() else ""):
+            assert time.monotonic() < deadline, "her line is not in her server's log"
+            time.sleep(0.2)
+        assert forged not in _log(hub).read_bytes()[before:].decode(errors="replace")
+        assert own.parent.stat().st_mode & 0o077 == 0       # root's alone
+    finally:
+        ada.stop_server()
