@@ -557,8 +557,9 @@ def test_a_students_spinning_processes_get_one_cpu_and_her_classmate_his_share(h
     (a ratio: what the machine's other work takes from both does not change it).
 
     Without her cpu group (every server in the hub's, each session an autogroup of
-    equal weight) her eight took both cores but what bob's one got, an eighth of
-    theirs, and up to 2 CPU-seconds a second."""
+    equal weight) her eight would take up to 2 CPU-seconds a second, and bob's one
+    about an eighth of what they get (tests/hub/test_server_limits.py measures a
+    quarter for four of hers without the groups)."""
     ada, bob = Kernel(hub, "ada"), Kernel(hub, "bob")
     kernel = int(ada.value("import os; print(os.getpid())"))
     assert cpu_group(kernel).endswith(f"/kernel-course-{ada.name}"), cpu_group(kernel)
