@@ -12,9 +12,10 @@ folder or the ngshare service), the database URL and the book's folder.
   environment of the user's role: $PREFIX/student or $PREFIX/instructor. Those environments hold
   nbgrader's extensions for the role (see install.sh) and an nbgrader_config.py
   reading the variables set here.
-- Each server, with all it starts, runs in a memory cgroup and a pids cgroup of
-  its own (spawner.py, server_limits.py): c.Spawner.mem_limit and
-  c.CourseSpawner.process_limit below, more for the instructor, who grades;
+- Each server, with all it starts, runs in a memory, a pids and a cpu cgroup of
+  its own (spawner.py, server_limits.py): c.Spawner.mem_limit,
+  c.CourseSpawner.process_limit and c.Spawner.cpu_limit below, more for the
+  instructor, who grades; every server has an equal share of the CPU;
   and in an IPC namespace of its own, so what it leaves there goes with it.
 - ngshare runs as a hub service (from $PREFIX/ngshare); the book is a
   static site served by another service at /services/book/.
@@ -141,14 +142,16 @@ c.Spawner.env_keep = ["LANG", "LC_ALL", "TZ"]
 # server process alone; kernels, started afresh, still see what the user
 # installed.
 c.Spawner.disable_user_config = True
-# Each server, with every kernel and terminal it starts, runs in a memory cgroup
-# and a pids cgroup of its own (spawner.py, server_limits.py): a student's
+# Each server, with every kernel and terminal it starts, runs in a memory, a pids
+# and a cpu cgroup of its own (spawner.py, server_limits.py): a student's
 # notebook that fills the memory, or a fork bomb, stops her own kernel, not her
-# classmates' servers nor the hub. The instructor's server grades (make
-# autograde, Formgrader), whose sandbox lets a submission's kernel use up to
-# 8 GB, so it gets more.
+# classmates' servers nor the hub; her hundreds of spinning processes get her
+# server's share of the CPU, one CPU at most. The instructor's server grades
+# (make autograde, Formgrader), whose sandbox lets a submission's kernel use up
+# to 8 GB and runs parallel workers, so it gets more: every CPU.
 c.Spawner.mem_limit = "2G"
 c.CourseSpawner.process_limit = 512
+c.Spawner.cpu_limit = 1
 # A student's server runs in a network namespace of its own (spawner.py,
 # server_network.py), and reaches of the machine's loopback only the hub's API,
 # the public port (ngshare, through the proxy) and the book service ("Open in
@@ -160,7 +163,8 @@ STUDENT_SERVER_REACHES = ("hub_port", "port", "book_port")
 # go up to the hard limit (a service starts at 1024 under systemd), which
 # hub.py start raises to the machine's most (open_files.py) before the hub starts.
 resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
-INSTRUCTOR_LIMITS = {"mem_limit": "12G", "process_limit": 2048}
+INSTRUCTOR_LIMITS = {"mem_limit": "12G", "process_limit": 2048,
+                     "cpu_limit": float(os.cpu_count() or 1)}
 
 
 def choose_environment(spawner):

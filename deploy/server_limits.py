@@ -1,13 +1,20 @@
-"""Each user's server in cgroups of its own: a cap on its memory and its processes.
+"""Each user's server in cgroups of its own: a cap on its memory, its processes and
+its CPU.
 
 Every user's server, and everything it starts (kernels, terminals, their
 children), runs as one Unix user on the hub's machine. Without a cap, one
 student's notebook that fills the memory, or a fork bomb in her terminal,
 starves the machine: the kernel's OOM killer then picks any process (a
 classmate's kernel, the hub itself), and no process can be started at all.
-So the hub (root) makes, for each server, a ``memory`` cgroup and a ``pids``
-cgroup under its own, sets their limits and moves the server's process into
-them between fork and exec, before it becomes its user. Every process the
+And the scheduler shares the CPU between processes (or their sessions), not
+between users: 200 spinning processes of hers, each its own session, made a
+classmate's login take 3 to 7 s instead of 0.06 s. So the hub (root) makes,
+for each server, a ``memory``, a ``pids`` and a ``cpu`` cgroup under its own,
+sets their limits and moves the server's process into them between fork and
+exec, before it becomes its user. Every server's cpu group has the same
+weight, so the CPU is shared between servers however many processes each
+runs, and a cap (a student's: one CPU), so one server never takes more than
+its cap even from an idle machine's other users. Every process the
 server starts is born inside them and cannot leave: the groups and their files
 are root's, and moving a process needs write access to the ``cgroup.procs`` of
 the group it moves to. A server that goes over its memory has a process of its
@@ -15,12 +22,13 @@ own killed (the largest: the kernel that allocated), never another user's.
 
 Both cgroup versions are handled: v1 (one hierarchy per controller:
 ``memory.limit_in_bytes``, ``memory.memsw.limit_in_bytes`` where swap is
-accounted, ``pids.max``) and v2 (``memory.max``, ``memory.swap.max``,
-``pids.max``), in the hub's own cgroup where it delegates the controller to its
+accounted, ``pids.max``, ``cpu.shares``, ``cpu.cfs_period_us`` and
+``cpu.cfs_quota_us``) and v2 (``memory.max``, ``memory.swap.max``,
+``pids.max``, ``cpu.weight``, ``cpu.max``), in the hub's own cgroup where it delegates the controller to its
 children, else at the top of the hierarchy. Where a controller can be used in
 neither, :func:`describe` says so for the hub's log; the number of processes
 then falls back to ``RLIMIT_NPROC`` (which counts every process of the user,
-and does not bind root).
+and does not bind root); the CPU has no such fallback.
 
 What outlives a server's processes outlives its groups too, and is memory no
 cap holds once the groups are gone: her files in shared memory
@@ -51,12 +59,18 @@ __all__ = ["CONTROLLERS", "SHARED_MEMORY", "make", "join", "remove", "remove_all
            "remove_shared_memory", "own_ipc_namespace", "ipc_namespace_refused",
            "describe", "raise_machine_limit", "raise_file_max", "raise_pid_max"]
 
-CONTROLLERS = ("memory", "pids")
+CONTROLLERS = ("memory", "pids", "cpu")
 #: Folders in memory that every user may write (tmpfs): what a user's server
 #: leaves there outlives the server and its group, and is memory no cap holds.
 SHARED_MEMORY = ("/dev/shm",)
 #: The prefix of every group this module makes (one per user: a server's).
 PREFIX = "kernel-course-"
+#: The weight of every server's cpu group (the kernel's default for a group: v1
+#: ``cpu.shares``, v2 ``cpu.weight``), written so that no server has more.
+CPU_WEIGHT = {1: "1024", 2: "100"}
+#: The period, in microseconds, over which a cpu group's cap is counted: a server
+#: with a cap of ``c`` CPUs runs at most ``c`` times this in each.
+CPU_PERIOD = 100_000
 #: The v1 file that makes a memory group charge (and cap) its TCP socket buffers.
 TCP_LIMIT = "memory.kmem.tcp.limit_in_bytes"
 #: unshare(2)'s flag for a new IPC namespace (os.CLONE_NEWIPC from Python 3.12).
@@ -66,11 +80,19 @@ CLONE_NEWIPC = 0x08000000
 _unshare = ctypes.CDLL(None, use_errno=True).unshare
 
 
-def _limits(ctrl, version, memory_bytes, processes):
+def _limits(ctrl, version, memory_bytes, processes, cpus):
     """[(file, value, required)] of a group of ``ctrl``: the first files first (in v1
     memory+swap may not be set below memory)."""
     if ctrl == "pids":
         return [("pids.max", str(processes), True)]
+    if ctrl == "cpu":
+        quota = None if cpus is None else max(1000, round(cpus * CPU_PERIOD))
+        if version == 1:
+            return [("cpu.shares", CPU_WEIGHT[1], True),
+                    ("cpu.cfs_period_us", str(CPU_PERIOD), True),
+                    ("cpu.cfs_quota_us", str(-1 if quota is None else quota), True)]
+        return [("cpu.weight", CPU_WEIGHT[2], True),
+                ("cpu.max", f"{'max' if quota is None else quota} {CPU_PERIOD}", True)]
     if version == 1:
         # v1 charges TCP socket buffers to a group only once its kmem.tcp limit is
         # set: without it, loopback connections she never reads held 512 MiB past
@@ -124,18 +146,21 @@ def group_name(user):
     return PREFIX + user
 
 
-def make(user, memory_bytes, processes, found=None):
+def make(user, memory_bytes, processes, found=None, cpus=None):
     """Fresh groups for ``user``'s server, limits set: ({controller: folder},
     {controller: why it is not capped}).
 
     A group left by an earlier server of the user is emptied (its processes
     killed) and made again. ``memory_bytes`` or ``processes`` None: not capped.
-    ``found``: the result of :func:`bases` (by default, this process's)."""
-    wanted = {"memory": memory_bytes, "pids": processes}
+    ``cpus``: the CPUs the server may use at most (1.5: one and a half), None:
+    no cap; its cpu group is made either way, with the weight of every other
+    server's.  ``found``: the result of :func:`bases` (by default, this
+    process's)."""
+    wanted = {"memory": memory_bytes, "pids": processes, "cpu": cpus}
     found = bases() if found is None else found
     groups, missing = {}, {}
     for ctrl in CONTROLLERS:
-        if wanted[ctrl] is None:
+        if wanted[ctrl] is None and ctrl != "cpu":   # an equal share even uncapped
             missing[ctrl] = "no limit set"
             continue
         if ctrl not in found:
@@ -148,7 +173,8 @@ def make(user, memory_bytes, processes, found=None):
             if folder not in groups.values():
                 remove(folder)
                 os.mkdir(folder, 0o755)
-            for name, value, required in _limits(ctrl, version, memory_bytes, processes):
+            for name, value, required in _limits(ctrl, version, memory_bytes,
+                                                 processes, cpus):
                 path = os.path.join(folder, name)
                 if name == TCP_LIMIT:
                     why = _write_tcp_limit(path, value)
@@ -437,11 +463,12 @@ def raise_pid_max(proc_sys="/proc/sys"):
     return raise_machine_limit("kernel/pid_max", PID_MAX, proc_sys)
 
 
-def describe(groups, missing, memory_bytes, processes, ipc_refused=None):
+def describe(groups, missing, memory_bytes, processes, ipc_refused=None, cpus=None):
     """One line for the hub's log: what caps this server, and what does not.
 
     ``ipc_refused``: why the server shares the hub's IPC namespace
-    (:func:`ipc_namespace_refused`), None when it has its own."""
+    (:func:`ipc_namespace_refused`), None when it has its own. ``cpus``: its CPU
+    cap as given to :func:`make`."""
     said = []
     if "memory" in groups:
         said.append(f"memory {memory_bytes} bytes (cgroup {groups['memory']})")
@@ -456,6 +483,12 @@ def describe(groups, missing, memory_bytes, processes, ipc_refused=None):
                     f"{missing['pids']}")
     else:
         said.append("processes NOT capped: no limit set")
+    if "cpu" in groups:
+        said.append(f"{'no CPU cap' if cpus is None else f'{cpus:g} CPU'}, an equal "
+                    f"share of the CPU with every server (cgroup {groups['cpu']})")
+    else:
+        said.append(f"CPU NOT capped nor shared by server: "
+                    f"{missing.get('cpu', 'no cpu cgroup made')}")
     if ipc_refused is None:
         said.append("an IPC namespace of its own")
     else:

@@ -11,14 +11,16 @@ hub (root) binds it and hands the listening socket to the server, which serves
 on it (``server_guard.py``) and holds no capability at all. Once the server is
 gone, no process of its user's can bind that port.
 
-Each server also runs in a memory cgroup and a pids cgroup of its own
+Each server also runs in a memory, a pids and a cpu cgroup of its own
 (``server_limits.py``), which the hub makes before the server starts and
 removes, killing whatever is left in them, when it stops: JupyterHub's
-``Spawner.mem_limit`` (which ``LocalProcessSpawner`` ignores) is honoured, 2G
-unless set, and :attr:`CourseSpawner.process_limit` caps the processes and
-threads, 512 unless set. Everything the server starts, kernels and terminals
-and their children, is inside both, so one student cannot take the machine's
-memory or processes from her classmates or the hub. And each server runs in
+``Spawner.mem_limit`` and ``Spawner.cpu_limit`` (which ``LocalProcessSpawner``
+ignores) are honoured, 2G and one CPU unless set, and
+:attr:`CourseSpawner.process_limit` caps the processes and threads, 512 unless
+set; every server's cpu group has the same weight, so the CPU is shared
+between servers, not between processes. Everything the server starts, kernels
+and terminals and their children, is inside them, so one student cannot take
+the machine's memory, processes or CPU from her classmates or the hub. And each server runs in
 an IPC namespace of its own, so that the System V shared memory, semaphores
 and message queues she leaves are freed once her last process is gone,
 rather than kept past her cap after every stop, and so that she sees no one
@@ -91,6 +93,10 @@ class CourseSpawner(LocalProcessSpawner):
     def _default_mem_limit(self):
         return 2 * 1024**3
 
+    @default("cpu_limit")
+    def _default_cpu_limit(self):
+        return 1.0
+
     def listen(self):
         """A socket listening on a free port of :attr:`port_range`; RuntimeError when
         there is none."""
@@ -139,16 +145,18 @@ class CourseSpawner(LocalProcessSpawner):
             except OSError as e:
                 self._network_refused = str(e)
         self._groups, missing = server_limits.make(self.user.name, self.mem_limit,
-                                                   self.process_limit)
+                                                   self.process_limit, cpus=self.cpu_limit)
         self._ipc_refused = server_limits.ipc_namespace_refused()
         line = server_limits.describe(self._groups, missing, self.mem_limit,
-                                      self.process_limit, self._ipc_refused)
+                                      self.process_limit, self._ipc_refused,
+                                      cpus=self.cpu_limit)
         if self.loopback_ports is not None:
             line += (f"; network NOT private: {self._network_refused}"
                      if self._loopback is None else
                      "; network private, reaching the machine's 127.0.0.1 on ports "
                      + ", ".join(map(str, self._loopback.ports)))
-        capped = ("memory" in self._groups and "tcp" not in missing
+        capped = ("memory" in self._groups and "cpu" in self._groups
+                  and "tcp" not in missing
                   and self._ipc_refused is None
                   and (self.loopback_ports is None or self._loopback is not None)
                   and ("pids" in self._groups or self.process_limit is None))

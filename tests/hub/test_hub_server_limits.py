@@ -1,4 +1,4 @@
-"""One student's server cannot take the machine's memory or processes.
+"""One student's server cannot take the machine's memory, processes or CPU.
 
 Played on the shared folder hub (tests/hubs.py) as a student would, through her
 notebook's kernel (JupyterLab's own channel to it, the kernel's websocket):
@@ -9,6 +9,10 @@ cell that allocates 3 GiB has her kernel killed (her server lives on); a flood
 of processes (a fork bomb's) gets at most the processes her group allows. Meanwhile the hub answers,
 and her classmate bob runs a cell in his own kernel. Then ada restarts her
 kernel and runs a cell.
+
+Her server also runs in a cpu cgroup of its own, of the same weight as every
+server's and capped at one CPU: her spinning processes, each its own session,
+use one CPU at most, and bob's computation gets about as much CPU as they do.
 
 Memory she could keep past her cap once her server stops: a file in /dev/shm,
 and a System V shared memory segment she makes in her kernel and never removes.
@@ -502,6 +506,87 @@ def test_bodies_she_sends_and_holds_stop_neither_a_login_nor_a_classmates_saves(
                          rf"from '(::ffff:)?{re.escape(joined)}' \(X-Forwarded-For\) over 127.0.0.1 "
                          rf"after \d+ bytes of its body: .* {64 * 1024**2} bytes", line)
                for line in cuts), cuts
+
+
+#: Her kernel starts %(count)d processes spinning, each its own session (so each its
+#: own autogroup where no cpu group holds them), kept in ``spinners``: their ids.
+SPINNERS = """
+import subprocess, sys
+spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                             start_new_session=True, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for _ in range(%(count)d)]
+print(" ".join(str(p.pid) for p in spinners))
+"""
+END_SPINNERS = """
+for p in spinners:
+    p.kill()
+    p.wait()
+print(len(spinners))
+"""
+#: His computation: a loop for %(seconds)s seconds of wall clock, and the CPU seconds
+#: it got per second of it.
+COMPUTES = """
+import time
+start, used = time.monotonic(), time.process_time()
+while time.monotonic() < start + %(seconds)s:
+    pass
+print((time.process_time() - used) / (time.monotonic() - start))
+"""
+
+
+def cpu_seconds(pids):
+    """The CPU seconds (user and system) the processes ``pids`` have used."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])   # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_group(pid):
+    """The cpu cgroup of process ``pid``: its path in the hierarchy (v1's, or v2's)."""
+    lines = [line.rstrip("\n").split(":", 2)
+             for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines()]
+    v1 = [path for _, ctrls, path in lines if "cpu" in ctrls.split(",")]
+    return (v1 or [path for _, ctrls, path in lines if ctrls == ""])[0]
+
+
+def test_a_students_spinning_processes_get_one_cpu_and_her_classmate_his_share(hub):
+    """Her eight spinning processes, each its own session, as a student's script
+    starts them from her terminal or kernel: her server's group uses at most one
+    CPU, and bob's computation meanwhile gets about as much CPU as they do
+    (a ratio: what the machine's other work takes from both does not change it).
+
+    Without the cpu groups (every server in the hub's, each session an autogroup
+    of equal weight) her eight took 1.77 CPU-seconds a second and bob's one 0.21,
+    a ratio of 0.12; with them, 0.99 and 0.98."""
+    ada, bob = Kernel(hub, "ada"), Kernel(hub, "bob")
+    kernel = int(ada.value("import os; print(os.getpid())"))
+    assert cpu_group(kernel).endswith(f"/kernel-course-{ada.name}"), cpu_group(kernel)
+    spinners = [int(pid) for pid in ada.value(SPINNERS % {"count": 8}).split()]
+    try:
+        # born in her server's group, as everything it starts
+        assert {cpu_group(pid) for pid in spinners} == {cpu_group(kernel)}
+        his = {}
+        computes = threading.Thread(target=lambda: his.setdefault(
+            "cpu", float(bob.value(COMPUTES % {"seconds": 8}))))
+        computes.start()
+        time.sleep(2)                      # his cell runs from here on
+        before, start = cpu_seconds(spinners), time.monotonic()
+        time.sleep(5)
+        hers = (cpu_seconds(spinners) - before) / (time.monotonic() - start)
+        computes.join(timeout=300)
+        assert hers <= 1.1, f"her server's processes: {hers:.2f} CPU-seconds a second"
+        assert his.get("cpu", 0) >= 0.6 * hers, (
+            f"his {his.get('cpu', 0):.2f}, hers {hers:.2f} CPU-seconds a second")
+    finally:
+        assert ada.value(END_SPINNERS) == "8"
+    log = (hub["state"] / "hub.log").read_text()
+    said = [line for line in log.splitlines() if f"Server of {ada.name} capped: " in line]
+    assert said and all(re.search(r"; 1 CPU, an equal share of the CPU with every server "
+                                  rf"\(cgroup [^)]*/kernel-course-{ada.name}\); ", line)
+                        for line in said), said
 
 
 def root_segments():

@@ -1,6 +1,6 @@
 """The cgroups and the IPC namespace the hub's spawner puts each user's server in
-(deploy/server_limits.py): memory and processes capped for the server and
-everything it starts, groups its user cannot write, nothing left running once
+(deploy/server_limits.py): memory, processes and CPU capped for the server and
+everything it starts, the CPU shared between servers rather than processes, groups its user cannot write, nothing left running once
 the hub removes them, nothing left in shared memory however deep, socket buffers
 charged to her group, and a machine's table of open files she cannot fill.  As
 root, as the hub runs, with the machine's own cgroups (v1 or v2); no hub starts
@@ -35,10 +35,31 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 @pytest.fixture
 def groups():
     made, missing = server_limits.make(USER, 128 * 1024**2, 24)
-    if set(made) != {"memory", "pids"}:
+    if not {"memory", "pids"} <= set(made):
         pytest.skip(f"no memory and pids cgroups here: {missing}")
     yield made
     server_limits.remove_all(USER)
+
+
+#: Another server's user, for the groups a classmate's server gets.
+CLASSMATE = f"khlimitsb{os.getpid()}"
+
+
+@pytest.fixture
+def cpu_groups():
+    """{user: groups} of two servers: USER's capped at one CPU, CLASSMATE's with no
+    cap (each with the weight of every server)."""
+    if "cpu" not in server_limits.bases():
+        pytest.skip("no cgroup hierarchy offers the cpu controller here")
+    made = {}
+    try:
+        for user, cpus in ((USER, 1.0), (CLASSMATE, None)):
+            made[user], missing = server_limits.make(user, 256 * 1024**2, 64, cpus=cpus)
+            assert "cpu" in made[user], missing
+        yield made
+    finally:
+        for user in made:
+            server_limits.remove_all(user)
 
 
 def run_in(groups, code, user=None):
@@ -164,6 +185,106 @@ def test_the_hub_as_root_can_give_a_server_its_own_ipc_namespace_and_says_so(gro
     assert said.endswith("; an IPC namespace of its own") and "NOT" not in said
 
 
+#: Spins until the machine's monotonic clock reaches argv[1], then prints the CPU
+#: seconds this process used, and the cpu group it is in (v1's or v2's line).
+SPIN = """
+import sys, time
+end = float(sys.argv[1])
+while time.monotonic() < end:
+    pass
+line = [l for l in open("/proc/self/cgroup") if ":cpu:" in l or ",cpu:" in l or l.startswith("0::")]
+print(time.process_time(), line[0].rstrip().rsplit(":", 1)[1])
+"""
+
+
+def spin(groups, count, seconds):
+    """``count`` processes of ``nobody``, each its own session (so each its own
+    autogroup where no cpu group holds it), spinning in ``groups`` for ``seconds``
+    of wall clock: (the CPU seconds they used per second of wall clock, counted from
+    before the first started to when the last stopped spinning; the cpu groups they
+    were in)."""
+    def preexec():
+        server_limits.join(groups)
+        os.setgid(NOBODY.pw_gid)
+        os.setgroups([])
+        os.setuid(NOBODY.pw_uid)
+    start = time.monotonic()
+    end = start + 1 + seconds
+    spinners = [subprocess.Popen([SYSTEM_PYTHON, "-c", SPIN, repr(end)], preexec_fn=preexec,
+                                 start_new_session=True, stdout=subprocess.PIPE,
+                                 text=True, cwd="/")
+                for _ in range(count)]
+    said = [p.communicate(timeout=seconds + 60)[0].split() for p in spinners]
+    return sum(float(cpu) for cpu, _ in said) / (end - start), {where for _, where in said}
+
+
+def spin_together(groups_and_counts, seconds):
+    """Each of ``groups_and_counts`` ([(groups, count)]) spinning at once for the
+    same ``seconds`` (:func:`spin`, in threads): [(CPU per second, cpu groups)]."""
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(len(groups_and_counts)) as pool:
+        return list(pool.map(lambda pair: spin(*pair, seconds), groups_and_counts))
+
+
+def test_a_servers_cpu_group_has_every_servers_weight_and_its_cap(cpu_groups):
+    capped, uncapped = (cpu_groups[user]["cpu"] for user in (USER, CLASSMATE))
+    files = {name: Path(capped, name).read_text().strip()
+             for name in ("cpu.shares", "cpu.cfs_quota_us", "cpu.cfs_period_us",
+                          "cpu.weight", "cpu.max") if Path(capped, name).exists()}
+    assert files in ({"cpu.shares": "1024", "cpu.cfs_quota_us": "100000",
+                      "cpu.cfs_period_us": "100000"},
+                     {"cpu.weight": "100", "cpu.max": "100000 100000"}), files
+    others = {name: Path(uncapped, name).read_text().strip()
+              for name in ("cpu.shares", "cpu.cfs_quota_us", "cpu.weight", "cpu.max")
+              if Path(uncapped, name).exists()}
+    assert others in ({"cpu.shares": "1024", "cpu.cfs_quota_us": "-1"},
+                      {"cpu.weight": "100", "cpu.max": "max 100000"}), others
+    said = server_limits.describe(cpu_groups[USER], {}, 256 * 1024**2, 64, cpus=1.0)
+    assert f"; 1 CPU, an equal share of the CPU with every server (cgroup {capped}); " in said
+
+
+@pytest.mark.slow
+def test_processes_spinning_in_a_capped_group_use_one_cpu_at_most(cpu_groups):
+    """Four spinning processes of hers, each its own session: without the cap they
+    take both cores (about 2 CPU-seconds a second); with it, at most about one.
+    Her group's weight is raised to the kernel's largest here, so that the
+    machine's other work (a test suite at once) takes next to nothing from her
+    and the cap alone holds her: without it her four took 1.9 CPU-seconds a
+    second with the machine's load average at 5."""
+    groups = cpu_groups[USER]
+    heaviest = {"cpu.shares": "262144", "cpu.weight": "10000"}
+    for name, value in heaviest.items():
+        if Path(groups["cpu"], name).exists():
+            Path(groups["cpu"], name).write_text(value)
+    used, where = spin(groups, 4, 4)
+    assert where == {"/" + os.path.basename(groups["cpu"])}, where   # her group, as its children
+    assert used <= 1.1, f"{used:.2f} CPU-seconds a second"
+
+
+@pytest.mark.slow
+def test_the_cpu_is_shared_between_servers_not_between_processes(cpu_groups):
+    """Her four spinning processes (each its own session) and a classmate's one, each
+    in the group of their own server: the groups' equal weight gives his about as
+    much as hers, however many processes she runs. Without the groups each
+    session is an autogroup of its own, of equal weight: his one got a quarter of
+    what her four did. A ratio, so the machine's other load does not change it."""
+    (hers, _), (his, _) = spin_together([(cpu_groups[USER], 4),
+                                         (cpu_groups[CLASSMATE], 1)], 4)
+    assert his >= 0.6 * hers, f"his {his:.2f}, hers {hers:.2f} CPU-seconds a second"
+
+
+def test_where_no_cpu_cgroup_can_be_made_it_is_said(tmp_path):
+    # a machine whose cgroup v2 delegates memory and pids but not cpu
+    proc = fake_machine(tmp_path, "0::/\n", "cgroup2 @/cg cgroup2 rw 0 0\n",
+                        {"cg": "memory pids\n"})
+    made, missing = server_limits.make("ada", 2 * 1024**3, 512, found=server_limits.bases(str(proc)),
+                                       cpus=1.0)
+    assert set(made) == {"memory", "pids"}, made
+    said = server_limits.describe(made, missing, 2 * 1024**3, 512, cpus=1.0)
+    assert ("; CPU NOT capped nor shared by server: no cpu cgroup can be made here "
+            "(no hierarchy offers it); ") in said, said
+
+
 @pytest.mark.parametrize("name", ["../memory", "a/b", "", "Ada", "x" * 80])
 def test_a_name_that_is_no_unix_user_makes_no_group(name):
     with pytest.raises(ValueError, match="not a Unix user name"):
@@ -191,12 +312,16 @@ def test_on_cgroup_v2_the_groups_go_where_the_controllers_are_delegated(tmp_path
                         "cgroup2 @/cg cgroup2 rw,nsdelegate 0 0\n",
                         {"cg": "cpu io memory pids\n", "cg/system.slice/hub.service": ""})
     found = server_limits.bases(str(proc))
-    assert found == {"memory": (f"{tmp_path}/cg", 2), "pids": (f"{tmp_path}/cg", 2)}
-    made, missing = server_limits.make("ada", 2 * 1024**3, 512, found=found)
+    assert found == {"memory": (f"{tmp_path}/cg", 2), "pids": (f"{tmp_path}/cg", 2),
+                     "cpu": (f"{tmp_path}/cg", 2)}
+    made, missing = server_limits.make("ada", 2 * 1024**3, 512, found=found, cpus=1.5)
     group = tmp_path / "cg" / "kernel-course-ada"
-    assert made == {"memory": str(group), "pids": str(group)} and missing == {}
+    assert made == {"memory": str(group), "pids": str(group), "cpu": str(group)}
+    assert missing == {}
     assert (group / "memory.max").read_text() == str(2 * 1024**3)
     assert (group / "pids.max").read_text() == "512"
+    assert (group / "cpu.weight").read_text() == "100"
+    assert (group / "cpu.max").read_text() == "150000 100000"
     assert not (group / "memory.limit_in_bytes").exists()
     # a hub whose own cgroup enables them gets them there
     (tmp_path / "cg/system.slice/hub.service/cgroup.subtree_control").write_text("memory pids")
@@ -210,19 +335,27 @@ def test_where_no_hierarchy_offers_a_controller_it_is_said(tmp_path):
     assert found == {}
     made, missing = server_limits.make("ada", 2 * 1024**3, 512, found=found)
     assert made == {} and "no memory cgroup can be made here" in missing["memory"]
+    assert "no cpu cgroup can be made here" in missing["cpu"]
 
 
 def test_on_cgroup_v1_each_controller_has_its_hierarchy(tmp_path):
-    proc = fake_machine(tmp_path, "9:pids:/\n4:memory:/hub\n0::/\n",
+    proc = fake_machine(tmp_path, "9:pids:/\n4:memory:/hub\n2:cpuacct:/\n1:cpu:/\n0::/\n",
                         "cgroup @/memory cgroup rw,memory 0 0\n"
                         "cgroup @/pids cgroup rw,pids 0 0\n"
+                        "cgroup @/cpu cgroup rw,cpu 0 0\n"
+                        "cgroup @/cpuacct cgroup rw,cpuacct 0 0\n"
                         "cgroup2 @/unified cgroup2 rw 0 0\n",
-                        {"memory/hub": None, "pids": None, "unified": ""})
+                        {"memory/hub": None, "pids": None, "cpu": None, "cpuacct": None,
+                         "unified": ""})
     found = server_limits.bases(str(proc))
-    assert found == {"memory": (f"{tmp_path}/memory/hub", 1), "pids": (f"{tmp_path}/pids", 1)}
-    made, _ = server_limits.make("ada", 1024**3, 64, found=found)
+    assert found == {"memory": (f"{tmp_path}/memory/hub", 1), "pids": (f"{tmp_path}/pids", 1),
+                     "cpu": (f"{tmp_path}/cpu", 1)}
+    made, _ = server_limits.make("ada", 1024**3, 64, found=found, cpus=2)
     assert (Path(made["memory"]) / "memory.limit_in_bytes").read_text() == str(1024**3)
     assert (Path(made["pids"]) / "pids.max").read_text() == "64"
+    assert (Path(made["cpu"]) / "cpu.shares").read_text() == "1024"
+    assert (Path(made["cpu"]) / "cpu.cfs_period_us").read_text() == "100000"
+    assert (Path(made["cpu"]) / "cpu.cfs_quota_us").read_text() == "200000"
 
 
 def test_a_users_files_in_shared_memory_go_with_her_server_and_no_one_elses(tmp_path):
