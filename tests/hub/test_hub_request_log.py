@@ -196,20 +196,43 @@ def test_the_hubs_log_is_written_through_its_size_capped_writer(hub):
 
 
 def test_what_her_server_writes_goes_to_its_own_log_not_the_hubs(hub):
-    """ada's kernel writes, on her server's own stdout (its descriptor, which every
-    process of her server may open), a line made to look like the hub's failed
-    login naming bob's address, for a fail2ban on hub.log to ban: it lands in her
-    server's log (STATE/servers/<name>.log), never in the hub's."""
+    """ada's kernel writes, on the stdout and stderr of every process of hers it can
+    open (her server's among them, which as JupyterHub ships is the hub's log), a
+    line made to look like the hub's failed login naming bob's address, for a
+    fail2ban on hub.log to ban: it lands in her server's log
+    (STATE/servers/<name>.log), never in the hub's."""
     forged = ("[W 2026-11-27 09:00:00.000 JupyterHub login_limits:98] Failed login for "
               "'bob' from client 203.0.113.99")
     ada = Kernel(hub, "ada")
     try:
         before = _log(hub).stat().st_size
-        said = ada.value(
+        # as she would: every output of every process of hers she may open, and
+        # every pipe her kernel holds to write to (ipykernel keeps a copy of the
+        # stdout it was started with, her server's)
+        written = ada.value(
             "import os\n"
-            "fd = os.open('/proc/%%d/fd/1' %% os.getppid(), os.O_WRONLY)\n"
-            "os.write(fd, (%r + '\\n').encode()); os.close(fd); print('written')" % forged)
-        assert said == "written"
+            "line, n = (%r + '\\n').encode(), 0\n"
+            "for pid in os.listdir('/proc'):\n"
+            "    if not pid.isdigit() or int(pid) == os.getpid():\n"
+            "        continue\n"
+            "    for fd in (1, 2):\n"
+            "        try:\n"
+            "            out = os.open('/proc/%%s/fd/%%d' %% (pid, fd), os.O_WRONLY)\n"
+            "        except OSError:\n"
+            "            continue\n"
+            "        os.write(out, line); os.close(out); n += 1\n"
+            "import fcntl\n"
+            "for fd in map(int, os.listdir('/proc/self/fd')):\n"
+            "    try:\n"
+            "        if fd > 2 and os.readlink('/proc/self/fd/%%d' %% fd).startswith('pipe:') \\\n"
+            "                and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:\n"
+            "            os.write(fd, line); n += 1\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "print(n)" % forged)
+        # (what went to the kernel's own output comes back in the cell's)
+        counted = [int(line) for line in written.splitlines() if line.isdigit()]
+        assert counted and counted[0] >= 1, written
         own = hub["state"] / "servers" / f"{hub['names']['ada']}.log"
         deadline = time.monotonic() + 30
         while forged not in (own.read_text() if own.exists() else ""):
