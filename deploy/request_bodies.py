@@ -159,13 +159,7 @@ class _Counted(httputil.HTTPMessageDelegate):
         access_log.warning("400 %s %s (@%s): a control character in its path, refused "
                            "before any handler", repr(start_line.method[:16])[1:-1], shown,
                            clients.describe(self.connection, headers))
-        stream = getattr(self.connection, "stream", None)
-        try:
-            if stream is not None and not stream.closed():
-                stream.write(_BAD_PATH).add_done_callback(lambda done: done.exception())
-        except Exception:   # the client is gone: nothing to answer
-            pass
-        self.connection.close()
+        self._answer_and_close(_BAD_PATH)
 
     def data_received(self, chunk):
         if self.cut:
@@ -223,11 +217,15 @@ class _Counted(httputil.HTTPMessageDelegate):
         log.warning("%s: cut %s after %d bytes of its body: %s", self.budget.name, self.said,
                     self.held, why)
         self._release()
+        self._answer_and_close(_REFUSED)
+
+    def _answer_and_close(self, answer):
+        """Write ``answer`` (a whole HTTP response) and close the connection at once,
+        not awaiting the write: a client that is gone gets nothing."""
         stream = getattr(self.connection, "stream", None)
         try:
             if stream is not None and not stream.closed():
-                # its outcome is not awaited: the connection closes at once
-                stream.write(_REFUSED).add_done_callback(lambda done: done.exception())
+                stream.write(answer).add_done_callback(lambda done: done.exception())
         except Exception:   # the client is gone: nothing to answer
             pass
         self.connection.close()
