@@ -556,3 +556,30 @@ REFUSED_FILE_NAMES = {MARKUP_FILE_NAME: "'<'", 'x" onmouseover="alert(1).txt': "
 #: apostrophe (straight and typographic), spaces, accented letters, other scripts.
 HONEST_FILE_NAMES = ["Ada's notes.txt", "data/données été 2026.csv", "Zoë’s plot.png",
                      "заметки/Ångström (v2) & co.md"]
+
+
+#: GETs written by hand on a socket of their own, from a chosen loopback address, with
+#: headers of her choosing (``send``), and a flood of them with big headers and a
+#: classmate's address in ``X-Real-IP`` (``flood``): source text, standard library
+#: only, run as it is in a student's kernel or, through ``exec``, by a test.
+RAW_GET = '''
+import json, socket
+
+def send(port, path, headers, source=None):
+    with socket.create_connection(("127.0.0.1", port), timeout=30,
+                                  source_address=(source, 0) if source else None) as s:
+        s.sendall(("GET %s HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n%s\\r\\n"
+                   % (path, headers)).encode())
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    return int(data.split(b" ", 2)[1]) if data else None
+
+def flood(port, path, n, real_ip, fillers, source=None):
+    headers = "X-Real-IP: %s\\r\\n" % real_ip + "".join(
+        "X-Filler-%d: %s\\r\\n" % (i, "a" * 1000) for i in range(fillers))
+    return [send(port, path, headers, source) for _ in range(n)]
+'''

@@ -32,6 +32,7 @@ import pytest
 
 import logins
 from hubs import DEPLOY, students_of
+from attacks import RAW_GET as SEND
 from kernels import Kernel
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
@@ -41,27 +42,6 @@ PER_REQUEST = 300
 #: The address she connects to the public port from (a student behind her own address).
 HERS = "127.0.0.2"
 
-SEND = '''
-import json, socket
-
-def send(port, path, headers, source=None):
-    with socket.create_connection(("127.0.0.1", port), timeout=30,
-                                  source_address=(source, 0) if source else None) as s:
-        s.sendall(("GET %s HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n%s\\r\\n"
-                   % (path, headers)).encode())
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    return int(data.split(b" ", 2)[1]) if data else None
-
-def flood(port, path, n, real_ip, fillers, source=None):
-    headers = "X-Real-IP: %s\\r\\n" % real_ip + "".join(
-        "X-Filler-%d: %s\\r\\n" % (i, "a" * 1000) for i in range(fillers))
-    return [send(port, path, headers, source) for _ in range(n)]
-'''
 _sender = {}
 exec(SEND, _sender)
 

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from attacks import RAW_GET
+
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 sys.path.insert(0, str(DEPLOY))
 import log_writer  # noqa: E402
@@ -48,23 +50,13 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _answer(s):
-    data = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    return int(data.split(b" ", 2)[1]) if data else None
+_raw_get = {}
+exec(RAW_GET, _raw_get)
 
 
 def send(port, path, headers="", source="127.0.0.1"):
-    """One GET of ``path`` from ``source``: the answer's status."""
-    with socket.create_connection(("127.0.0.1", port), timeout=30,
-                                  source_address=(source, 0)) as s:
-        s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}"
-                  f"{BIG_HEADERS}\r\n".encode())
-        return _answer(s)
+    """One GET of ``path`` from ``source``, with big headers: the answer's status."""
+    return _raw_get["send"](port, path, headers + BIG_HEADERS, source)
 
 
 def _wait_for(predicate, seconds=10):
