@@ -15,7 +15,8 @@
 # /var/lib/kernel-course-demo), DEMO_EXCHANGE (ngshare or folder), DEMO_DB_URL
 # (e.g. postgresql+psycopg://user:pw@127.0.0.1/jupyterhub; default SQLite in DEMO_STATE),
 # DEMO_GRADEBOOK_URL (the same for the instructor's gradebook; default SQLite in the
-# course folder).
+# course folder), DEMO_FRONT_PROXY (the address of a front proxy the hub trusts, as
+# `hub.py init --front-proxy`; deploy/README.md, "Serving the course over HTTPS").
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 PREFIX="${KERNEL_COURSE_PREFIX:-/opt/kernel-course}"
@@ -75,6 +76,7 @@ start)
         [ -n "${DEMO_PORT:-}" ] && args+=(--port "$DEMO_PORT")
         [ -n "${DEMO_DB_URL:-}" ] && args+=(--db-url "$DEMO_DB_URL")
         [ -n "${DEMO_GRADEBOOK_URL:-}" ] && args+=(--gradebook-url "$DEMO_GRADEBOOK_URL")
+        [ -n "${DEMO_FRONT_PROXY:-}" ] && args+=(--front-proxy "$DEMO_FRONT_PROXY")
         "$HUBPY" "$HERE/hub.py" init "$STATE" "${args[@]}"
     fi
     "$HUBPY" "$HERE/hub.py" start "$STATE"
