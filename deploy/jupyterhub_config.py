@@ -70,8 +70,14 @@ c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings['proxy_api_port']
 # after the client is gone; and it keeps what a client that reads nothing has not
 # taken of a large answer (MBs of the machine's TCP memory each) for as long as it
 # likes. With them, requests are passed on one at a time, and connections whose
-# client takes nothing are reset (after 60 s, or after 5 s beyond 16 per address)
+# client takes nothing are reset (after 60 s, or after 5 s beyond 16 per address).
+# node makes its stdout and stderr non-blocking, and with them the one open file of
+# hub.log's pipe that the hub and every service share: under a flood of requests
+# the pipe filled, and their lines were lost (BlockingIOError) or spliced. So the
+# proxy starts on open files of that pipe of its own (sh opens them anew, then
+# becomes node, keeping its pid).
 c.ConfigurableHTTPProxy.command = [
+    "/bin/sh", "-c", 'exec "$0" "$@" >/proc/self/fd/1 2>/proc/self/fd/2',
     "node", "--require", os.path.join(HERE, "proxy_limits.js"),
     os.path.join(PREFIX, "proxy", "node_modules", "configurable-http-proxy", "bin",
                  "configurable-http-proxy")]

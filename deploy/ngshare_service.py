@@ -36,7 +36,10 @@ ngshare is a service on the hub's one origin (/services/ngshare/). As it ships:
   it, and no student's quota counts them. A submission holding more than 200
   files' worth of JSON structure (outside its strings) is refused before it is
   parsed; one with no file is refused, and one person keeps 500 submissions
-  at most.
+  at most;
+* Tornado's line for a request holds its whole URI, the query included (7 KB
+  of log a request, from anyone): its line here is the hub's one short line
+  (``request_log.py``).
 """
 
 import importlib.util
@@ -49,11 +52,12 @@ from urllib.parse import urlparse
 
 import sqlalchemy
 from tornado.httpserver import HTTPServer
-from tornado.web import Finish, RequestHandler
+from tornado.web import Application, Finish, RequestHandler
 
 from ngshare import ngshare
 
 import request_bodies  # deploy/request_bodies.py, next to this file
+import request_log  # deploy/request_log.py, next to this file
 
 HOST = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"]).hostname
 HEADERS = {
@@ -300,9 +304,17 @@ def kept_by(db, user):
             submissions)
 
 
+def log_request(self, handler):
+    """One short line per request (request_log.py), as the hub's and the book's: not
+    Tornado's, which writes the whole URI, its query included."""
+    request_log.log_request(handler)
+
+
 def install():
     """Change ngshare's handlers as this module's docstring says."""
     HTTPServer.listen = listen_on_service_host
+    Application.log_request = log_request
+    request_log.install()
     RequestHandler.set_default_headers = json_headers
     RequestHandler.write_error = json_error_page
     ngshare.NotFoundHandler.get = not_found

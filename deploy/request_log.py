@@ -1,4 +1,4 @@
-"""One short line per request in the logs of the hub and the book service.
+"""One short line per request in the logs of the hub, ngshare and the book service.
 
 The hub's log (``STATE/hub.log``, which its services and the proxy write to as
 well) sits on the file system of the hub's database and ngshare's submissions.
@@ -10,8 +10,9 @@ client may send (``GET /hub/static/%00``, a 500) with 64 KiB of headers wrote
 lines named ``request.remote_ip``, which the hub takes from ``X-Real-IP``, the
 sender's own words: she named a classmate's server, and hers was in no line.
 
-So here, for the hub (``c.JupyterHub.tornado_settings["log_function"]``) and
-the book service (its Application's ``log_function``):
+So here, for the hub (``c.JupyterHub.tornado_settings["log_function"]``),
+the book service (its Application's ``log_function``) and ngshare (its
+Application's ``log_request``, ``ngshare_service.py``):
 
 - :func:`log_request` writes one line per request, at most :data:`LINE_CHARS`
   characters: the status, the method and the path (not its query, which may

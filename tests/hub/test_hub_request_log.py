@@ -175,6 +175,51 @@ def test_the_hubs_log_is_written_through_its_size_capped_writer(hub):
     assert target.startswith("pipe:"), target
 
 
+def _writes_blocking(pid):
+    """Whether each of the process's stdout and stderr is an open file without
+    O_NONBLOCK: {fd: bool}."""
+    found = {}
+    for fd in (1, 2):
+        flags = next(line for line in Path(f"/proc/{pid}/fdinfo/{fd}").read_text().splitlines()
+                     if line.startswith("flags:"))
+        found[fd] = not int(flags.split()[1], 8) & os.O_NONBLOCK
+    return found
+
+
+def test_the_hub_and_its_services_write_to_its_log_pipe_blocking_the_proxy_apart(hub):
+    """node makes its stdout and stderr non-blocking: the proxy shared the one open
+    file of hub.log's pipe with the hub and its services, so under a flood their
+    lines were lost (BlockingIOError) or spliced. The proxy has open files of the
+    pipe of its own; everyone else's stays blocking."""
+    pid = int((hub["state"] / "hub-process.pid").read_text())
+    children = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()
+                and f"PPid:\t{pid}\n" in _status(entry)]
+    proxy = [child for child in children
+             if b"configurable-http-proxy" in Path(f"/proc/{child}/cmdline").read_bytes()]
+    assert len(proxy) == 1, children
+    pipe = os.readlink(f"/proc/{pid}/fd/1")
+    assert pipe.startswith("pipe:") and os.readlink(f"/proc/{proxy[0]}/fd/1") == pipe
+    assert _writes_blocking(proxy[0]) == {1: False, 2: False}     # node's own
+    checked = 0
+    for process in [pid] + [child for child in children if child not in proxy]:
+        try:            # a child may have ended meanwhile (the hub runs short commands)
+            if os.readlink(f"/proc/{process}/fd/1") != pipe:
+                continue
+            blocking = _writes_blocking(process)
+        except FileNotFoundError:
+            continue
+        assert blocking == {1: True, 2: True}, Path(f"/proc/{process}/cmdline").read_bytes()
+        checked += 1
+    assert checked >= 2, checked        # the hub and the book service at least
+
+
+def _status(entry):
+    try:
+        return (entry / "status").read_text()
+    except OSError:
+        return ""
+
+
 def test_what_her_server_writes_goes_to_its_own_log_not_the_hubs(hub):
     """ada's kernel writes, on the stdout and stderr of every process of hers it can
     open (her server's among them, which as JupyterHub ships is the hub's log), a

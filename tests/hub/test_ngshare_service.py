@@ -276,3 +276,25 @@ def test_a_body_cut_by_its_clients_share_is_in_ngshares_log(service):
     while "200 POST /services/ngshare/submission/kernel-methods/ps1" not in log.read_text():
         assert time.monotonic() < deadline, log.read_text()
         time.sleep(0.2)
+
+
+def test_a_request_is_one_short_line_in_ngshares_log_without_its_query(service):
+    """Tornado's own line for a request holds its whole URI, the query included:
+    7 KB of the hub's log a request from anyone, through the front proxy. ngshare's
+    line is the hub's short one (deploy/request_log.py): no query, at most 240
+    characters after the logger's prefix."""
+    import time
+
+    url, storage = service
+    log = storage.parent / "ngshare.log"
+    for _ in range(5):
+        r = requests.get(f"{url}/courses?filler={'q' * 7000}", timeout=60)
+        assert r.status_code == 403, r.status_code
+    deadline = time.monotonic() + 60
+    while (text := log.read_text()).count("GET /services/ngshare/courses") < 5:
+        assert time.monotonic() < deadline, text[-2000:]
+        time.sleep(0.2)
+    lines = [line for line in text.splitlines() if "/services/ngshare/courses" in line]
+    assert len(lines) == 5, lines
+    assert all(len(line) <= 240 + 40 for line in lines), max(map(len, lines))
+    assert "qqq" not in text and "filler" not in text
