@@ -18,6 +18,10 @@ import pytest
 from conftest import free_port, in_ci, stop_process
 
 CONF = Path(__file__).resolve().parents[1] / "deploy" / "nginx-course.conf"
+#: nginx.conf's settings of its workers, as deploy/README.md ("Serving the course over
+#: HTTPS") asks of the front's nginx.conf.
+WORKERS = ("worker_processes auto;\nworker_rlimit_nofile 65536;\n"
+           "events { worker_connections 16384; }")
 #: The example's address for the hub's public port, and the front's own address.
 HUB_PORT_IN_CONF = "127.0.0.1:8000"
 BIND_IN_CONF = "proxy_bind 127.0.0.2;"
@@ -52,9 +56,9 @@ def site(upstream, bind, port, http_port, cert, key, drop=()):
     lines that contain any of ``drop``."""
     text = CONF.read_text()
     changes = [
-        (r"\n\s*listen \[::\]:(80|443)( ssl)?;", ""),
+        (r"\n\s*listen \[::\]:(80|443)[^;]*;", ""),
         (r"listen 80;", f"listen 127.0.0.1:{http_port};"),
-        (r"listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;"),
+        (r"listen 443 ssl", f"listen 127.0.0.1:{port} ssl"),
         (r"ssl_certificate\s+\S+;", f"ssl_certificate {cert};"),
         (r"ssl_certificate_key\s+\S+;", f"ssl_certificate_key {key};"),
         (re.escape(HUB_PORT_IN_CONF), f"127.0.0.1:{upstream}"),
@@ -91,9 +95,8 @@ def running_front(folder, upstream, bind, drop=()):
     for path in temp.values():
         path.mkdir(exist_ok=True)
     (folder / "nginx.conf").write_text(
-        "user root;\ndaemon off;\nworker_processes 1;\n"
+        f"user root;\ndaemon off;\n{WORKERS}\n"
         f"pid {folder / 'nginx.pid'};\nerror_log {folder / 'error.log'} info;\n"
-        "events { worker_connections 4096; }\n"
         "http {\n"
         f"    access_log {folder / 'access.log'};\n"
         + "".join(f"    {name}_temp_path {path};\n".replace("body_temp", "client_body_temp")
