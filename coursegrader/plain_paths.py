@@ -12,7 +12,8 @@ treats it as text (ngshare answers JSON with ``nosniff`` and a CSP that runs
 nothing; the course's pages escape it; no shell command is built from it), so
 what is refused is refused as a second layer, for names no honest work needs:
 ``<``, ``>`` and ``"`` (a page's markup and its attribute quotes), ``\\`` (a
-folder separator on Windows), control characters, a part starting with ``.``
+folder separator on Windows), control characters (with the line separators
+and the marks of text direction, :data:`LAYOUT_CHARS`), a part starting with ``.``
 (``..``; hidden files) and ``timestamp.txt`` (the collector writes the
 submission's time there). A refusal names the character and a name to rename
 the file to (:func:`refusal`).
@@ -37,8 +38,16 @@ def left_out(path):
     return isinstance(path, str) and any(part in LEFT_OUT for part in path.split("/"))
 
 
+#: Characters that are not C0 or C1 controls and still move what a reader sees: the
+#: line and paragraph separators (a log or a listing shows a new line there, a
+#: line the name forges) and the marks and overrides of text direction (a name
+#: shown in another order than it is).
+LAYOUT_CHARS = frozenset("\u2028\u2029\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                         "\u2066\u2067\u2068\u2069")
+
+
 def _control(ch):
-    return ord(ch) < 32 or ord(ch) == 127 or 0x80 <= ord(ch) < 0xA0
+    return ord(ch) < 32 or ord(ch) == 127 or 0x80 <= ord(ch) < 0xA0 or ch in LAYOUT_CHARS
 
 
 def _shown(chars):

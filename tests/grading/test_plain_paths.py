@@ -32,6 +32,7 @@ def test_the_name_to_rename_to_keeps_what_it_can(name, expected):
 
 
 @pytest.mark.parametrize("path", ["", "/etc/passwd", "a//b", "a/", 7, None, "x" * 256,
-                                  "a\x85b", "a\x7fb", "a<b", "a>b", 'a"b', "a\\b"])
+                                  "a\x85b", "a\x7fb", "a<b", "a>b", 'a"b', "a\\b",
+                                  "a\u2028[I 2026-11-27 ngshare] forged.txt", "a\u202egnp.py"])
 def test_other_paths_that_are_not_plain_are_refused(path):
     assert path_problem(path) is not None
