@@ -22,6 +22,7 @@ folder or the ngshare service), the database URL and the book's folder.
 """
 
 import json
+import logging
 import os
 import resource
 import sys
@@ -103,6 +104,10 @@ request_bodies.bound_every_server(16 * 1024**2, "hub", share=1024**2)
 # bounded by hub.py start (log_writer.py).
 c.JupyterHub.tornado_settings = {"log_function": request_log.hub_log_request}
 request_log.install()
+# JupyterHub logs each anonymous xsrf cookie it sets ("Setting new xsrf cookie for
+# ..."): a second line, 150 bytes, for every request anyone sends without one
+logging.getLogger("tornado.application").addFilter(
+    lambda record: not str(record.msg).startswith("Setting new xsrf cookie"))
 
 # -- who may log in, and how --------------------------------------------------
 # settings "auth": "pam" (the Unix password, the default and the demo's) or "lti"

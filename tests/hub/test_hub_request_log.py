@@ -107,6 +107,8 @@ def test_the_hubs_access_line_names_her_not_the_x_real_ip_she_wrote(hub):
     assert lines and all(f"'{HERS}' (X-Forwarded-For) over 127.0.0.1" in line
                          for line in lines), lines
     assert bobs not in grown
+    # one line: not JupyterHub's second, for the xsrf cookie it sets anyone
+    assert "xsrf" not in grown, grown
 
 
 def test_jupyterhubs_own_lines_name_her_not_the_x_real_ip_she_wrote(hub):
