@@ -63,6 +63,7 @@ def site(upstream, bind, port, http_port, cert, key, drop=()):
         (r"ssl_certificate_key\s+\S+;", f"ssl_certificate_key {key};"),
         (re.escape(HUB_PORT_IN_CONF), f"127.0.0.1:{upstream}"),
         (re.escape(BIND_IN_CONF), f"proxy_bind {bind};"),
+        (r"access_log /var/log/nginx/\S+", f"access_log {Path(cert).parent / 'course.access.log'}"),
     ]
     for pattern, replacement in changes:
         text, n = re.subn(pattern, replacement, text)

@@ -13,13 +13,18 @@ As first shipped, the example let one student, from one address:
   the hub saw a byte: 64 MiB of disk a connection, under no limit of the hub's;
 - ask for a large answer and read nothing, which nginx took from the hub into its
   files (up to 1 GiB a request);
-- flood a classmate's server with requests it answers 403 on its own CPU.
+- flood a classmate's server with requests it answers 403 on its own CPU;
+- and then, with rates per server, name a new server each time by a backslash
+  (``/user/<any>\\..\\bob/``: a name to nginx, a ``/`` to the proxy), and fill
+  nginx's logs with a line per refusal (6 MB a second).
 
 Here: her websockets beyond the cap per address are refused 429 and bob is
 answered at once; a body reaches the server as it comes; an answer she does not
 read stays mostly unsent by the server; and her requests to bob's server are
 held to its rate (429 beyond), while bob's own and hers to her own server go
-through.
+through; a backslash in the path is refused 400; a refusal for a rate is
+logged at info, left out of an error log at error, and a 429 has no access
+line.
 """
 
 import concurrent.futures
@@ -93,14 +98,14 @@ asyncio.run(main())
 @pytest.fixture(scope="module")
 def front(installed, tmp_path_factory):
     """nginx (from FRONT) in front of the proxy in front of UPSTREAM: (nginx's port,
-    its TLS context, the proxy's port)."""
+    its TLS context, the proxy's port, nginx's folder)."""
     folder = tmp_path_factory.mktemp("front-limits")
     saved = os.environ.get("KERNEL_COURSE_FRONT_PROXIES")
     os.environ["KERNEL_COURSE_FRONT_PROXIES"] = FRONT
     try:
         with running_proxy(installed, folder, UPSTREAM) as (port, _, _), \
-                running_front(folder / "nginx", port, FRONT) as (front_port, tls, _):
-            yield front_port, tls, port
+                running_front(folder / "nginx", port, FRONT) as (front_port, tls, nginx):
+            yield front_port, tls, port, nginx
     finally:
         if saved is None:
             os.environ.pop("KERNEL_COURSE_FRONT_PROXIES", None)
@@ -115,14 +120,14 @@ def state(front):
 
 
 def connect(front, source):
-    port, tls, _ = front
+    port, tls = front[:2]
     raw = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(source, 0))
     return tls.wrap_socket(raw, server_hostname="127.0.0.1")
 
 
 def get(front, source, path):
     """(status, seconds) of one GET through the front from ``source``."""
-    port, tls, _ = front
+    port, tls = front[:2]
     started = time.monotonic()
     conn = http.client.HTTPSConnection("127.0.0.1", port, context=tls, timeout=60,
                                        source_address=(source, 0))
@@ -133,6 +138,33 @@ def get(front, source, path):
         return answer.status, time.monotonic() - started
     finally:
         conn.close()
+
+
+def flood(front, source, paths, threads=16):
+    """GET each of ``paths`` through the front from ``source``, on ``threads``
+    connections kept alive: the statuses."""
+    port, tls = front[:2]
+    share = [paths[k::threads] for k in range(threads)]
+
+    def run(mine):
+        statuses, conn = [], None
+        for path in mine:
+            if conn is None:
+                conn = http.client.HTTPSConnection("127.0.0.1", port, context=tls, timeout=60,
+                                                   source_address=(source, 0))
+            conn.request("GET", path)
+            answer = conn.getresponse()
+            answer.read()
+            statuses.append(answer.status)
+            if answer.will_close:
+                conn.close()
+                conn = None
+        if conn is not None:
+            conn.close()
+        return statuses
+
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        return [status for part in pool.map(run, share) for status in part]
 
 
 def open_websocket(front, source, path):
@@ -220,3 +252,24 @@ def test_her_flood_of_bobs_server_is_held_to_its_rate_and_bob_is_not(front):
     assert statuses.count(429) >= 300, {s: statuses.count(s) for s in set(statuses)}
     assert get(front, BOB, "/user/bob/api/status")[0] == 200
     assert get(front, ADA, "/user/ada/api/status")[0] == 200
+
+
+def test_a_backslash_in_the_path_is_refused_not_a_new_name_to_every_rate(front):
+    """nginx reads ``\\`` as a character of a name, the proxy as ``/``:
+    ``/user/<any>\\..\\bob/`` reached bob's server under a new rate each time."""
+    for path in ("/user/x1\\..\\bob/api/status", "/user/x2\\..\\..\\hub/login", "/hub\\login"):
+        assert get(front, ADA, path)[0] == 400, path
+
+
+def test_what_is_refused_for_its_rate_fills_no_log(front):
+    """A refusal's line is at info (nginx's error_log is at error unless told), and a
+    429 has no access line."""
+    folder = Path(front[3])
+    refused = flood(front, "127.0.0.24", ["/user/bob/api/status"] * 600)
+    assert refused.count(429) >= 50, refused
+    time.sleep(1)
+    errors = (folder / "error.log").read_text()
+    limiting = [line for line in errors.splitlines() if "limiting requests" in line]
+    assert limiting and all("[info]" in line for line in limiting), limiting[:3]
+    access = (folder / "course.access.log").read_text()
+    assert " 429 " not in access and " 200 " in access, access[-500:]
