@@ -136,12 +136,20 @@ for _ in range(1000):
             break
 print("processes", len(flood), "refused", refused)
 """
-END_BOMB = """
-for p in flood:
+
+
+def ending(processes):
+    """Kernel code that kills and reaps the processes in the list named
+    ``processes`` and prints how many there were."""
+    return f"""
+for p in {processes}:
     p.kill()
     p.wait()
-print(len(flood))
+print(len({processes}))
 """
+
+
+END_BOMB = ending("flood")
 
 #: The IPC namespace a kernel is in, and how many System V segments it sees there.
 IPC_SEEN = """
@@ -518,12 +526,7 @@ spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
             for _ in range(%(count)d)]
 print(" ".join(str(p.pid) for p in spinners))
 """
-END_SPINNERS = """
-for p in spinners:
-    p.kill()
-    p.wait()
-print(len(spinners))
-"""
+END_SPINNERS = ending("spinners")
 #: His computation: a loop for %(seconds)s seconds of wall clock, and the CPU seconds
 #: it got per second of it.
 COMPUTES = """
