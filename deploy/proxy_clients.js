@@ -4,8 +4,11 @@
 // sees as IPv6 (::ffff:a.b.c.d) as itself. And whether an address is a trusted
 // front proxy's (hub.py init --front-proxy, in KERNEL_COURSE_FRONT_PROXIES, which
 // clients.py names and checks): one front carries the whole class, so the caps per
-// address leave it to the front's own limits (deploy/nginx-course.conf).
+// address leave it to the front's own limits (deploy/nginx-course.conf), except
+// where a front's connection is known by the client it carries (clientOfRequest).
 "use strict";
+
+const net = require("net");
 
 const FRONT_VARIABLE = "KERNEL_COURSE_FRONT_PROXIES";
 
@@ -44,4 +47,13 @@ function isFrontProxy(address) {
   return Boolean(address) && fronts.has(canonical(address));
 }
 
-module.exports = { clientOf, fronts, isFrontProxy };
+// The client a request on a trusted front proxy's connection is from: the last
+// address of its X-Forwarded-For, the one the front appends (nginx's
+// $proxy_add_x_forwarded_for: the address it was connected from, which no client
+// writes), or null when there is none. A client's own X-Forwarded-For comes before it.
+function frontsClient(req) {
+  const named = String(req.headers["x-forwarded-for"] || "").split(",").pop().trim();
+  return net.isIP(named) ? clientOf(named) : null;
+}
+
+module.exports = { clientOf, fronts, frontsClient, isFrontProxy };

@@ -6,6 +6,8 @@
 //   (proxy_pipelining.js);
 // - one client address has at most so many connections open at once
 //   (proxy_connections.js);
+// - one client address has a rate of requests to each user server, and one to all
+//   of them together, beyond which the proxy answers 429 itself (proxy_rates.js);
 // - a connection whose client takes nothing of what the proxy has for it is closed,
 //   and an address, and all addresses together, have only a few such connections,
 //   or ones whose client takes less than a least rate, at once
@@ -15,6 +17,7 @@
 const http = require("http");
 const { capConnections } = require("./proxy_connections.js");
 const { oneAtATime } = require("./proxy_pipelining.js");
+const { rated, rateUpgrades } = require("./proxy_rates.js");
 const { watchStalledWrites } = require("./proxy_stalled_writes.js");
 
 const createServer = http.createServer;
@@ -24,8 +27,9 @@ http.createServer = function (options, listener) {
     listener = options;
     options = {};
   }
-  const server = createServer.call(this, options || {}, listener && oneAtATime(listener));
+  const server = createServer.call(this, options || {}, listener && oneAtATime(rated(listener)));
   capConnections(server);     // first: a connection it refuses is not watched
   watchStalledWrites(server);
+  rateUpgrades(server);
   return server;
 };

@@ -32,13 +32,18 @@
 // many open, and few slow.
 //
 // A trusted front proxy's address (proxy_clients.js) has no cap of its own: it
-// carries the whole class, and the front's own timeouts per client take its place
-// (deploy/nginx-course.conf). Its connections are still reset once stalled, and
-// count towards the bound in all, which keeps the machine's TCP memory.
+// carries the whole class. Each of its connections counts instead for the client
+// its request names (the front's X-Forwarded-For entry: nginx opens a connection to
+// the proxy for each request it passes on), so that one student behind the front
+// cannot take every place of the bound in all, cutting her classmates' slow
+// downloads; a front's connection that names no client counts for none, and the
+// front's own timeouts per client take the cap's place for it
+// (deploy/nginx-course.conf). Every connection is still reset once stalled, and
+// counts towards the bound in all, which keeps the machine's TCP memory.
 "use strict";
 
 const fs = require("fs");
-const { clientOf, fronts, isFrontProxy } = require("./proxy_clients.js");
+const { clientOf, fronts, frontsClient, isFrontProxy } = require("./proxy_clients.js");
 const { PerAddressLog, log, shortened } = require("./proxy_log.js");
 
 // A connection whose client has taken nothing for this long is reset: long enough
@@ -165,7 +170,7 @@ function track(socket) {
       // SO_LINGER 0: the kernel frees the connection's buffers at once
       watched.delete(e);
       if (this.reset(callback) === 0) return 0;
-      log(`could not reset a connection of ${e.address}: closed instead, its buffers ` +
+      log(`could not reset a connection of ${whose(e)}: closed instead, its buffers ` +
           "left to the kernel");
       return e.close.call(this, callback);
     }
@@ -187,11 +192,24 @@ function track(socket) {
   socket.once("close", () => {
     if (!e.lingering) watched.delete(e);
   });
+  if (e.front) e.address = null;   // until a request names its client
+  socket.courseStalledWrites = e;
   watched.add(e);
   if (!timer) {
     timer = setInterval(tick, TICK_MS);
     timer.unref();
   }
+}
+
+// Who a connection is, in the log: its client, or the front it came through.
+function whose(e) {
+  return e.address === null ? `the front proxy ${e.socket.remoteAddress}` : e.address;
+}
+
+// A front's connection counts for the client its latest request names.
+function named(req) {
+  const e = req.socket && req.socket.courseStalledWrites;
+  if (e && e.front) e.address = frontsClient(req);
 }
 
 function cut(e, reason) {
@@ -201,7 +219,7 @@ function cut(e, reason) {
   } else {
     e.socket.destroy();
   }
-  resets.add(e.address, reason);
+  resets.add(whose(e), reason);
 }
 
 // The bytes the client took over the last countedMs, all along with bytes waiting
@@ -274,7 +292,7 @@ async function tick() {
     const kept = [];
     for (const e of counted) {
       const n = byAddress.get(e.address);
-      if (n > PER_ADDRESS && !e.front) {
+      if (n > PER_ADDRESS && e.address !== null) {
         byAddress.set(e.address, n - 1);
         cut(e, `beyond the ${PER_ADDRESS} one address may have stalled or slow at once`);
       } else {
@@ -300,12 +318,14 @@ function watchStalledWrites(server) {
     log(`a connection whose client takes nothing of its answer for ${stallMs / 1000} s is ` +
         `reset; at most ${PER_ADDRESS} stalled over ${countedMs / 1000} s, or taking less than ` +
         `${LEAST_RATE >> 10} KiB/s over it, per address, ${inAll} in all` +
-        (fronts.size ? ` (no cap of their own for the trusted front proxies' ` +
-          `${[...fronts].join(", ")})` : "") +
+        (fronts.size ? ` (the trusted front proxies' ${[...fronts].join(", ")} counted ` +
+          "for the client each request names, none of their own)" : "") +
         (kernelQueues ? "" : "; /proc/net/tcp NOT readable: only bytes still in the proxy " +
          "are watched, not the kernel's send buffers"));
   }
   server.on("connection", track);
+  server.on("request", named);
+  server.on("upgrade", named);
 }
 
 module.exports = { watchStalledWrites };

@@ -139,6 +139,9 @@ def test_hub_serves_the_book(folder_hub):
             "is reset; at most 16 stalled over 5 s, or taking less than 64 KiB/s over it, "
             "per address") in log, log[-3000:]
     assert "proxy limits: at most 1000 connections open at once per address" in log, log[-3000:]
+    assert ("proxy limits: requests per client to each user server at most 50/s (300 at "
+            "once), to all at most 200/s (2000 at once); beyond them answered 429") in log, \
+        log[-3000:]
     # its open files raised before it started (deploy/open_files.py), or why not said
     assert "open files (RLIMIT_NOFILE) of the hub and its proxy: " in log, log[-3000:]
 

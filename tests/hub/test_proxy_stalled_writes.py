@@ -112,9 +112,10 @@ def connection(port, address):
     return s
 
 
-def ask_and_read_nothing(port, address, path):
+def ask_and_read_nothing(port, address, path, forwarded_for=None):
     s = connection(port, address)
-    s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    header = f"X-Forwarded-For: {forwarded_for}\r\n" if forwarded_for else ""
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n{header}\r\n".encode())
     return s
 
 
@@ -388,31 +389,48 @@ def test_connections_that_read_slowly_are_cut_to_16_per_address(proxy_trickled):
 #: A trusted front proxy's address (deploy/proxy_clients.js: hub.py init --front-proxy).
 FRONT = "127.0.0.30"
 STALLED = 30
+#: the student behind the front, and what her own X-Forwarded-For says before it
+HER, FORGED = "198.51.100.7", "203.0.113.9"
 
 
-def test_a_trusted_front_proxys_stalled_connections_have_no_cap_of_their_own(
+def test_a_trusted_front_proxys_connections_count_for_the_client_each_names(
         installed, tmp_path):
-    """The front carries the whole class: its 30 connections that read nothing are
-    all kept past the count (16 per address), while another address's 30 are cut to
-    16; and the front's too are reset once stalled for the stall's time."""
+    """The front carries the whole class: each of its connections counts for the
+    client its request names last in X-Forwarded-For (what nginx appends), so one
+    student's 30 that read nothing are cut to 16 (what she writes before it
+    counts for nothing), while 20 classmates' one each and 10 naming no client
+    are kept past the count; another address's 30 are cut to 16; and every one is
+    reset once stalled for the stall's time. Without the naming, the front's 60
+    were all kept (no cap of their own) and her flood took every place of the
+    bound in all."""
     env = dict(ENV, KERNEL_COURSE_FRONT_PROXIES=FRONT)
     with running_proxy(installed, tmp_path, UPSTREAM, env=env) as (port, _, log):
         started = time.monotonic()
-        front = [ask_and_read_nothing(port, FRONT, f"/big/{n}") for n in range(STALLED)]
+        hers = [ask_and_read_nothing(port, FRONT, f"/big/{n}", f"{FORGED}, {HER}")
+                for n in range(STALLED)]
+        classmates = [ask_and_read_nothing(port, FRONT, f"/big/c{n}", f"198.51.100.{20 + n}")
+                      for n in range(20)]
+        unnamed = [ask_and_read_nothing(port, FRONT, f"/big/u{n}") for n in range(10)]
         other = [ask_and_read_nothing(port, "127.0.0.2", f"/big/{n}") for n in range(STALLED)]
         try:
-            wait_for(lambda: held(port, FRONT)[0] == STALLED, 30,
-                     "the front's connections did not reach the proxy")
             wait_for(lambda: held(port, "127.0.0.2")[0] <= PER_ADDRESS, 60,
                      "another address's connections that read nothing were not cut to 16")
+            wait_for(lambda: held(port, FRONT)[0] <= PER_ADDRESS + 30, 5,
+                     "her connections through the front that read nothing were not cut to 16")
             assert time.monotonic() - started < STALL, "too slow a machine for this test"
-            assert held(port, FRONT)[0] == STALLED
+            assert held(port, FRONT)[0] == PER_ADDRESS + 30
             wait_for(lambda: held(port, FRONT)[0] == 0, STALL + 60,
                      f"the front's connections that read nothing were kept past {STALL} s")
         finally:
-            for s in front + other:
+            for s in hers + classmates + unnamed + other:
                 s.close()
         assert lines(log, "127.0.0.2", f"beyond the {PER_ADDRESS} one address may have")
-        assert not lines(log, FRONT, f"beyond the {PER_ADDRESS}"), log.read_text()
-        assert lines(log, FRONT, f"stalled {STALL} s"), log.read_text()
-        assert lines(log, f"no cap of their own for the trusted front proxies' {FRONT}")
+        assert lines(log, f"of {HER} ", f"beyond the {PER_ADDRESS} one address may have")
+        assert not lines(log, FORGED), log.read_text()
+        # none of the classmates', nor the front's unnamed, was cut for a cap
+        assert not lines(log, "198.51.100.2", "beyond"), log.read_text()
+        assert not lines(log, "198.51.100.3", "beyond"), log.read_text()
+        assert not lines(log, "the front proxy", "beyond"), log.read_text()
+        assert lines(log, f"the front proxy {FRONT}", f"stalled {STALL} s"), log.read_text()
+        assert lines(log, f"the trusted front proxies' {FRONT} counted for the client each "
+                          "request names")
