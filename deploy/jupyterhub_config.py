@@ -222,13 +222,22 @@ c.JupyterHub.load_roles = [
     {"name": "course-setup", "services": ["course-setup"],
      "scopes": [f"tokens!user={name}" for name in sorted(INSTRUCTORS | STUDENTS)]},
 ]
-# every user may open the book (it is listed in the hub's Services menu only for
-# users with access to it) and, with ngshare, reach the exchange service (ngshare
-# checks what each may do)
-user_scopes = ["self", "access:services!service=book"]
+# Every user has JupyterHub's "self" but its tokens: no API token of a student's
+# is needed (her server has its own, JUPYTERHUB_API_TOKEN, of the server role), and
+# a student who could make them stored 500 KB notes with each, 61 MB of the hub's
+# database in 3 s, and listing them took the hub 2 GB and 2 s of its event loop.
+# An instructor keeps his (course-instructor, below). Every user may open the book
+# (it is listed in the hub's Services menu only for users with access to it) and,
+# with ngshare, reach the exchange service (ngshare checks what each may do).
+SELF_BUT_TOKENS = [f"{scope}!user" for scope in (
+    "read:users", "users:shares", "read:shares", "users:activity", "servers",
+    "access:servers")]
+user_scopes = [*SELF_BUT_TOKENS, "access:services!service=book"]
 if settings["exchange"] == "ngshare":
     user_scopes.append("access:services!service=ngshare")
 c.JupyterHub.load_roles.append({"name": "user", "scopes": user_scopes})
+c.JupyterHub.load_roles.append({"name": "course-instructor", "users": sorted(INSTRUCTORS),
+                                "scopes": ["tokens!user"]})
 if settings["exchange"] == "ngshare":
     c.JupyterHub.services.append({
         "name": "ngshare",

@@ -26,7 +26,6 @@ const PER_SERVER_RATE = 50;      // requests a second, as nginx-course.conf's co
 const PER_SERVER_BURST = 300;
 const ALL_RATE = 200;            // as nginx-course.conf's course_servers_all
 const ALL_BURST = 2000;
-const FORGET_AFTER_MS = 5 * 60 * 1000;
 
 const settings = {
   perServerRate: shortened("KERNEL_COURSE_PROXY_SERVER_RATE", PER_SERVER_RATE),
@@ -57,45 +56,54 @@ function serverOf(url) {
   return segments[0] === "user" && segments[1] ? segments[1] : null;
 }
 
-function take(key, rate, burst, now) {
-  let bucket = buckets.get(key);
-  if (!bucket) {
-    bucket = { tokens: burst, at: now };
-    buckets.set(key, bucket);
-  }
-  bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate);
-  bucket.at = now;
-  if (bucket.tokens < 1) return false;
-  bucket.tokens -= 1;
-  return true;
+// The tokens a bucket holds now; a bucket not kept is full.
+function level(key, rate, burst, now) {
+  const bucket = buckets.get(key);
+  return bucket ? Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate) : burst;
 }
 
-// Whether a request is beyond its client's rates (and then counted as refused).
+// Whether a request is beyond its client's rates (and then counted as refused). A
+// refused request changes no bucket and makes none: a server's name of her choosing
+// on each request (each a bucket of its own) keeps at most as many as the rate for
+// all lets through.
 function beyondRate(req) {
   const address = req.socket && req.socket.remoteAddress;
   if (!address || isFrontProxy(address)) return false;
   const server = serverOf(req.url || "/");
   if (server === null) return false;
   const client = clientOf(address);
+  const key = `${client} ${server}`;
   const now = Date.now();
-  // the server's bucket first: a request it refuses takes nothing of the other
-  if (!take(`${client} ${server}`, settings.perServerRate, settings.perServerBurst, now)) {
+  const one = level(key, settings.perServerRate, settings.perServerBurst, now);
+  if (one < 1) {
     refused.add(client, "beyond the rate to one server");
     return true;
   }
-  if (!take(client, settings.allRate, settings.allBurst, now)) {
+  const all = level(client, settings.allRate, settings.allBurst, now);
+  if (all < 1) {
     refused.add(client, "beyond the rate to all servers");
     return true;
   }
+  buckets.set(key, { tokens: one - 1, at: now });
+  buckets.set(client, { tokens: all - 1, at: now });
   return false;
 }
 
+// Full buckets are forgotten (one not kept is full): a server's after 6 s without
+// a request, a client's after 10 s.
 function sweep() {
   refused.flush();
   const now = Date.now();
   for (const [key, bucket] of buckets) {
-    if (now - bucket.at > FORGET_AFTER_MS) buckets.delete(key);
+    const [rate, burst] = key.includes(" ") ? [settings.perServerRate, settings.perServerBurst]
+      : [settings.allRate, settings.allBurst];
+    if (bucket.tokens + ((now - bucket.at) / 1000) * rate >= burst) buckets.delete(key);
   }
+}
+
+// How many buckets are kept (for tests).
+function bucketsKept() {
+  return buckets.size;
 }
 
 const TOO_MANY = "Too many requests to user servers from your address: " +
@@ -134,4 +142,4 @@ function rateUpgrades(server) {
   };
 }
 
-module.exports = { rated, rateUpgrades, serverOf };
+module.exports = { bucketsKept, rated, rateUpgrades, serverOf };

@@ -71,3 +71,22 @@ def held(port, peer):
         count += 1
         size += int(values["w"]) + int(values["r"])
     return count, size
+
+
+def kept_alive_statuses(connect, paths):
+    """The status of each of ``paths`` asked in turn on one kept-alive connection
+    (``connect()`` opens one, and a new one after the server closes it)."""
+    statuses, conn = [], None
+    for path in paths:
+        if conn is None:
+            conn = connect()
+        conn.request("GET", path)
+        answer = conn.getresponse()
+        answer.read()
+        statuses.append(answer.status)
+        if answer.will_close:
+            conn.close()
+            conn = None
+    if conn is not None:
+        conn.close()
+    return statuses

@@ -129,6 +129,32 @@ def test_hub_roles_get_their_environment(folder_hub):
         assert line and formgrader in line[0], text
 
 
+def test_a_student_makes_no_hub_tokens_an_instructor_may(folder_hub):
+    """A student's tokens stored a note of 500 KB each (61 MB of the hub's database
+    in 3 s) and listing them took the hub 2 GB: she may make, list or read none,
+    by her password (the API's own login) or by a token of hers (as her browser's
+    session is), while her own model and server stay hers; an instructor makes his."""
+    hub, n = folder_hub, folder_hub["names"]
+    url, ada = hub["url"], n["ada"]
+    big = {"note": "n" * 500_000, "expires_in": 600}
+    by_password = requests.post(f"{url}/hub/api/users/{ada}/tokens", timeout=60, json={
+        **big, "auth": {"username": ada, "password": hub["passwords"][ada]}})
+    assert by_password.status_code == 403, by_password.text[:300]
+    hers = {"Authorization": "token " + hubpy("token", hub["state"], ada).stdout.strip()}
+    made = requests.post(f"{url}/hub/api/users/{ada}/tokens", headers=hers, json=big, timeout=60)
+    assert made.status_code == 403, made.text[:300]
+    listed = requests.get(f"{url}/hub/api/users/{ada}/tokens", headers=hers, timeout=60)
+    assert listed.status_code == 403, listed.text[:300]
+    me = requests.get(f"{url}/hub/api/user", headers=hers, timeout=60)
+    assert me.status_code == 200 and me.json()["name"] == ada, me.text[:300]
+    assert requests.get(f"{url}/hub/api/users/{ada}", headers=hers, timeout=60).ok
+    teacher = n["teacher"]
+    his = {"Authorization": "token " + hubpy("token", hub["state"], teacher).stdout.strip()}
+    made = requests.post(f"{url}/hub/api/users/{teacher}/tokens", headers=his, timeout=60,
+                         json={"note": "grading script", "expires_in": 600})
+    assert made.status_code == 201 and made.json()["token"], made.text[:300]
+
+
 def test_hub_serves_the_book(folder_hub):
     r = requests.get(folder_hub["url"] + "/services/book/", timeout=60)
     assert r.status_code == 200 and BOOK_MARKER in r.text

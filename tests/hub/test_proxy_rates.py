@@ -19,13 +19,16 @@ server.
 import http.client
 import json
 import socket
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
-from proxies import running_proxy
+from proxies import kept_alive_statuses, running_proxy
 
 pytestmark = pytest.mark.slow
 
+RATES = Path(__file__).resolve().parents[2] / "deploy" / "proxy_rates.js"
 ADA, BOB = "127.0.0.21", "127.0.0.22"
 PER_SERVER = {"KERNEL_COURSE_PROXY_SERVER_RATE": "2", "KERNEL_COURSE_PROXY_SERVER_BURST": "20"}
 ALL = {"KERNEL_COURSE_PROXY_ALL_SERVERS_RATE": "2", "KERNEL_COURSE_PROXY_ALL_SERVERS_BURST": "30"}
@@ -71,20 +74,10 @@ def reached(upstream):
 def statuses(port, address, paths):
     """The status of each of ``paths`` asked in turn from ``address`` on one
     kept-alive connection (a new one after a close), and the seconds it took."""
-    start, answers, conn = time.monotonic(), [], None
-    for path in paths:
-        if conn is None:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30,
-                                              source_address=(address, 0))
-        conn.request("GET", path)
-        answer = conn.getresponse()
-        answer.read()
-        answers.append(answer.status)
-        if answer.will_close:
-            conn.close()
-            conn = None
-    if conn is not None:
-        conn.close()
+    start = time.monotonic()
+    answers = kept_alive_statuses(
+        lambda: http.client.HTTPConnection("127.0.0.1", port, timeout=30,
+                                           source_address=(address, 0)), paths)
     return answers, time.monotonic() - start
 
 
@@ -148,3 +141,30 @@ def test_a_flood_spread_over_many_servers_is_held_to_the_rate_for_all(
         assert answers.count(429) == 80 - ok
         assert bob == [200] * 10
         assert sum(reached(upstream).values()) == ok + 10
+
+
+#: 50,000 requests of one client, each to a server name of her choosing, given to
+#: the proxy's listener as rated by deploy/proxy_rates.js (the rates at their
+#: defaults); prints what was refused and how many buckets are kept.
+MADE_UP_NAMES = r"""
+const rates = require(process.argv[1]);
+const listener = rates.rated(function () {});
+let refused = 0;
+for (let i = 0; i < 50000; i++) {
+  const res = { writeHead() {}, end() { refused++; } };
+  listener.call(null, { url: `/user/x${i}/api/status`, socket: { remoteAddress: "127.0.0.21" } },
+                res);
+}
+console.log(JSON.stringify({ refused, kept: rates.bucketsKept() }));
+"""
+
+
+def test_server_names_of_her_choosing_keep_no_more_buckets_than_the_rate_for_all_lets_through():
+    """A name of her own on each request was a bucket of its own, kept for minutes:
+    her server's 9,000 refused requests a second grew the proxy by 3 MB/s. A refused
+    request keeps nothing: at most the 2000 at once the rate for all lets through."""
+    done = subprocess.run(["node", "-e", MADE_UP_NAMES, str(RATES)], capture_output=True,
+                          text=True, timeout=120, check=True)
+    counts = json.loads(done.stdout.splitlines()[-1])
+    assert counts["refused"] >= 47000, counts
+    assert counts["kept"] <= 50000 - counts["refused"] + 1, counts
