@@ -33,6 +33,7 @@ import roles  # noqa: E402  (deploy/roles.py, next to this file)
 import clients  # noqa: E402
 import lti_login  # noqa: E402
 import login_limits  # noqa: E402
+import oauth_checks  # noqa: E402
 import low_ports  # noqa: E402
 import request_bodies  # noqa: E402
 import request_log  # noqa: E402
@@ -104,6 +105,9 @@ request_bodies.bound_every_server(16 * 1024**2, "hub", share=1024**2)
 # bounded by hub.py start (log_writer.py).
 c.JupyterHub.tornado_settings = {"log_function": request_log.hub_log_request}
 request_log.install()
+# OAuth's PKCE values as RFC 7636 allows them, before JupyterHub stores them
+# (oauth_checks.py)
+oauth_checks.install()
 # JupyterHub logs each anonymous xsrf cookie it sets ("Setting new xsrf cookie for
 # ..."): a second line, 150 bytes, for every request anyone sends without one
 logging.getLogger("tornado.application").addFilter(
@@ -238,6 +242,9 @@ if settings["exchange"] == "ngshare":
 c.JupyterHub.load_roles.append({"name": "user", "scopes": user_scopes})
 c.JupyterHub.load_roles.append({"name": "course-instructor", "users": sorted(INSTRUCTORS),
                                 "scopes": ["tokens!user"]})
+# the Token page tells a student she has none (hub_templates/token.html)
+c.JupyterHub.template_paths = [os.path.join(HERE, "hub_templates")]
+c.JupyterHub.template_vars = {"course_instructors": sorted(INSTRUCTORS)}
 if settings["exchange"] == "ngshare":
     c.JupyterHub.services.append({
         "name": "ngshare",

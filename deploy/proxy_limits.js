@@ -4,6 +4,7 @@
 //
 // - the requests a connection pipelines are passed on one at a time
 //   (proxy_pipelining.js);
+// - a request whose target the proxy cannot read is answered 400 (proxy_paths.js);
 // - one client address has at most so many connections open at once
 //   (proxy_connections.js);
 // - one client address has a rate of requests to each user server, and one to all
@@ -16,6 +17,7 @@
 
 const http = require("http");
 const { capConnections } = require("./proxy_connections.js");
+const { readablePaths, readableUpgrades } = require("./proxy_paths.js");
 const { oneAtATime } = require("./proxy_pipelining.js");
 const { rated, rateUpgrades } = require("./proxy_rates.js");
 const { watchStalledWrites } = require("./proxy_stalled_writes.js");
@@ -27,9 +29,10 @@ http.createServer = function (options, listener) {
     listener = options;
     options = {};
   }
-  const server = createServer.call(this, options || {}, listener && oneAtATime(rated(listener)));
+  const server = createServer.call(this, options || {}, listener && oneAtATime(readablePaths(rated(listener))));
   capConnections(server);     // first: a connection it refuses is not watched
   watchStalledWrites(server);
   rateUpgrades(server);
+  readableUpgrades(server);   // last: its check comes first
   return server;
 };

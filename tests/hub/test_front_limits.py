@@ -249,8 +249,12 @@ def test_her_flood_of_bobs_server_is_held_to_its_rate_and_bob_is_not(front):
 
 def test_a_backslash_in_the_path_is_refused_not_a_new_name_to_every_rate(front):
     """nginx reads ``\\`` as a character of a name, the proxy as ``/``:
-    ``/user/<any>\\..\\bob/`` reached bob's server under a new rate each time."""
-    for path in ("/user/x1\\..\\bob/api/status", "/user/x2\\..\\..\\hub/login", "/hub\\login"):
+    ``/user/<any>\\..\\bob/`` reached bob's server under a new rate each time. And a
+    target beginning ``//``: nginx merges the slashes, the proxy reads a host, so
+    ``//x/user/bob/`` reached bob's server at the rate of the rest."""
+    for path in ("/user/x1\\..\\bob/api/status", "/user/x2\\..\\..\\hub/login", "/hub\\login",
+                 "//x/user/bob/api/status", "//hub/user/bob/api/status",
+                 "//user/user/bob/api/status"):
         assert get(front, ADA, path)[0] == 400, path
 
 

@@ -153,6 +153,59 @@ def test_a_student_makes_no_hub_tokens_an_instructor_may(folder_hub):
     made = requests.post(f"{url}/hub/api/users/{teacher}/tokens", headers=his, timeout=60,
                          json={"note": "grading script", "expires_in": 600})
     assert made.status_code == 201 and made.json()["token"], made.text[:300]
+    # the Token page says so to her, and offers him JupyterHub's form
+    for who, shown, hidden in ((ada, "have no JupyterHub API tokens", "Request new API token"),
+                               (teacher, "Request new API token", "have no JupyterHub API")):
+        session, _ = hub_session(hub, who)
+        page = session.get(f"{url}/hub/token", timeout=60)
+        assert page.status_code == 200 and shown in page.text and hidden not in page.text, \
+            page.text[:2000]
+
+
+def hub_session(hub, who):
+    """A requests session logged in to the hub as ``who``, and its ``_xsrf``."""
+    session = requests.Session()
+    login = session.get(f"{hub['url']}/hub/login", timeout=60)
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', login.text).group(1)
+    session.post(f"{hub['url']}/hub/login?next=/hub/home", timeout=60, data={
+        "_xsrf": xsrf, "username": who, "password": hub["passwords"][who]})
+    return session, session.cookies.get("_xsrf", xsrf)
+
+
+def test_oauth_takes_only_the_pkce_values_the_standard_allows(folder_hub):
+    """A logged-in student's own authorisation with a code challenge of 500 KB was
+    stored whole (122 MB of the hub's database in 8 s): a challenge or method RFC
+    7636 does not allow is answered 400 before anything is stored, from the form or
+    the query; a challenge it allows makes her code (302), as a login does."""
+    hub, ada = folder_hub, folder_hub["names"]["ada"]
+    session, xsrf = hub_session(hub, ada)
+    database = hub["state"] / "hub.sqlite"
+    # the book service's client (a user's server has one only while it runs)
+    form = {"client_id": "service-book", "response_type": "code",
+            "redirect_uri": "/services/book/oauth_callback", "_xsrf": xsrf}
+    authorize = f"{hub['url']}/hub/api/oauth2/authorize"
+
+    def post(**values):
+        return session.post(authorize, data={**form, **values}, allow_redirects=False,
+                            headers={"X-XSRFToken": xsrf}, timeout=60)
+
+    before = database.stat().st_size if database.exists() else None
+    for values in ({"code_challenge": "A" * 500_000, "code_challenge_method": "plain"},
+                   {"code_challenge": "A" * 129, "code_challenge_method": "plain"},
+                   {"code_challenge": "A" * 42 + "\n", "code_challenge_method": "plain"},
+                   {"code_challenge": "A" * 64, "code_challenge_method": "x" * 10_000}):
+        refused = post(**values)
+        assert refused.status_code == 400, (refused.status_code, refused.text[:300])
+    assert "code_challenge" in refused.text or "code_challenge" in post(
+        code_challenge="A" * 200).text
+    by_query = session.get(authorize, params={**form, "code_challenge": "A" * 4000},
+                           allow_redirects=False, timeout=60)
+    assert by_query.status_code == 400, by_query.text[:300]
+    if before is not None:
+        assert database.stat().st_size - before < 1 << 20
+    allowed = post(code_challenge="A" * 64, code_challenge_method="plain")
+    assert allowed.status_code == 302 and "code=" in allowed.headers["Location"], \
+        (allowed.status_code, re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", allowed.text))[-600:])
 
 
 def test_hub_serves_the_book(folder_hub):
