@@ -18,6 +18,28 @@ from conftest import free_port, stop_process
 
 LIMITS = Path(__file__).resolve().parents[1] / "deploy" / "proxy_limits.js"
 
+#: A server that answers every GET and POST with "answered", once it has read the
+#: request's body (a half login holds its thread and connection there).
+ANSWERING = r"""
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+class Answer(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *args):
+        pass
+    def answer(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        body = b"answered"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    do_GET = do_POST = answer
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Answer).serve_forever()
+"""
+
 
 @contextlib.contextmanager
 def running_proxy(installed, folder, upstream_code, limits=True, env=None):

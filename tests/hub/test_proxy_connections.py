@@ -26,7 +26,7 @@ import subprocess
 import time
 
 import pytest
-from proxies import running_proxy
+from proxies import ANSWERING, running_proxy
 
 pytestmark = pytest.mark.slow
 
@@ -37,30 +37,10 @@ HALF_LOGIN = (b"POST /hub/login HTTP/1.1\r\nHost: x\r\n"
               b"Content-Type: application/x-www-form-urlencoded\r\n"
               b"Content-Length: 100000\r\n\r\nu")
 
-UPSTREAM = r"""
-import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-class Answer(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def log_message(self, *args):
-        pass
-    def answer(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        self.rfile.read(length)    # a half login holds its thread and connection here
-        body = b"answered"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    do_GET = do_POST = answer
-ThreadingHTTPServer.daemon_threads = True
-ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Answer).serve_forever()
-"""
-
 
 @pytest.fixture(params=["with", "without"])
 def proxy(request, installed, tmp_path):
-    with running_proxy(installed, tmp_path, UPSTREAM, limits=request.param == "with",
+    with running_proxy(installed, tmp_path, ANSWERING, limits=request.param == "with",
                        env=ENV) as (port, upstream, log):
         yield request.param, port, upstream, log
 
@@ -194,7 +174,7 @@ def test_a_trusted_front_proxys_connections_are_not_capped_and_others_still_are(
     as they are accepted. Without the front named (the variable unset), the front's
     own would be cut to CAP like any address's (the test above)."""
     env = dict(ENV, KERNEL_COURSE_FRONT_PROXIES=f"{FRONT},2001:db8::f")
-    with running_proxy(installed, tmp_path, UPSTREAM, env=env) as (port, upstream, log):
+    with running_proxy(installed, tmp_path, ANSWERING, env=env) as (port, upstream, log):
         front = flood(port, FRONT, FLOOD)
         other = []
         try:

@@ -16,24 +16,9 @@ import socket
 import time
 
 import pytest
-from proxies import running_proxy
+from proxies import ANSWERING, running_proxy
 
 pytestmark = pytest.mark.slow
-
-UPSTREAM = r"""
-import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-class Answer(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def log_message(self, *args):
-        pass
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Length", "8")
-        self.end_headers()
-        self.wfile.write(b"answered")
-ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Answer).serve_forever()
-"""
 
 UNREADABLE = ["//0999999999/x?" + "a" * 2000, "/user/%zz/api/status", "//[::1/x"]
 
@@ -50,7 +35,7 @@ def status(port, path):
 
 @pytest.mark.parametrize("limits", [True, False], ids=["with", "without"])
 def test_a_target_the_proxy_cannot_read_is_refused_without_a_trace(installed, tmp_path, limits):
-    with running_proxy(installed, tmp_path, UPSTREAM, limits=limits) as (port, _, log):
+    with running_proxy(installed, tmp_path, ANSWERING, limits=limits) as (port, _, log):
         before = log.stat().st_size
         statuses = [status(port, path) for path in UNREADABLE * 10]
         s = socket.create_connection(("127.0.0.1", port), timeout=30,
