@@ -19,10 +19,12 @@ from conftest import free_port, stop_process
 LIMITS = Path(__file__).resolve().parents[1] / "deploy" / "proxy_limits.js"
 
 #: A server that answers every GET and POST with "answered", once it has read the
-#: request's body (a half login holds its thread and connection there).
+#: request's body (a half login holds its thread and connection there), and
+#: ``/state`` with how many requests of each path it has answered.
 ANSWERING = r"""
-import sys
+import json, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+lock, reached = threading.Lock(), {}
 class Answer(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def log_message(self, *args):
@@ -30,7 +32,12 @@ class Answer(BaseHTTPRequestHandler):
     def answer(self):
         length = int(self.headers.get("Content-Length") or 0)
         self.rfile.read(length)
-        body = b"answered"
+        with lock:
+            if self.path == "/state":
+                body = json.dumps(reached).encode()
+            else:
+                reached[self.path] = reached.get(self.path, 0) + 1
+                body = b"answered"
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()

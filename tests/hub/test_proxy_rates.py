@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 import pytest
-from proxies import kept_alive_statuses, running_proxy
+from proxies import ANSWERING, kept_alive_statuses, running_proxy
 
 pytestmark = pytest.mark.slow
 
@@ -33,33 +33,9 @@ ADA, BOB = "127.0.0.21", "127.0.0.22"
 PER_SERVER = {"KERNEL_COURSE_PROXY_SERVER_RATE": "2", "KERNEL_COURSE_PROXY_SERVER_BURST": "20"}
 ALL = {"KERNEL_COURSE_PROXY_ALL_SERVERS_RATE": "2", "KERNEL_COURSE_PROXY_ALL_SERVERS_BURST": "30"}
 
-UPSTREAM = r"""
-import json, sys, threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-lock, reached = threading.Lock(), {}
-class Answer(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def log_message(self, *args):
-        pass
-    def do_GET(self):
-        if self.path == "/state":
-            with lock:
-                body = json.dumps(reached).encode()
-        else:
-            with lock:
-                reached[self.path] = reached.get(self.path, 0) + 1
-            body = b"answered"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-ThreadingHTTPServer.daemon_threads = True
-ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Answer).serve_forever()
-"""
-
 
 def running(installed, tmp_path, limits, env):
-    return running_proxy(installed, tmp_path, UPSTREAM, limits=limits, env=env)
+    return running_proxy(installed, tmp_path, ANSWERING, limits=limits, env=env)
 
 
 def reached(upstream):
