@@ -35,7 +35,8 @@ def check_pkce(challenge, method):
 
 def install():
     """Check the PKCE values of every request to JupyterHub's authorisation
-    endpoint (from its query or its form) before its handler runs."""
+    endpoint (from its query or its form) once JupyterHub has prepared it (who is
+    asking), before its handler reads them."""
     from jupyterhub.apihandlers.auth import OAuthAuthorizeHandler
 
     prepare = OAuthAuthorizeHandler.prepare
@@ -43,12 +44,15 @@ def install():
         return
 
     async def checked_prepare(self):
+        # JupyterHub's own first (who is asking, the xsrf check): a refusal before it
+        # would be drawn for no one, and its page would set her an anonymous xsrf
+        # cookie in place of her own, failing her next form
+        await prepare(self)
         for name in ("code_challenge", "code_challenge_method"):
             if len(self.get_arguments(name, strip=False)) > 1:
                 raise web.HTTPError(400, f"{name} given more than once")
         check_pkce(self.get_argument("code_challenge", None, strip=False),
                    self.get_argument("code_challenge_method", None, strip=False))
-        return await prepare(self)
 
     checked_prepare.checks_pkce = True
     OAuthAuthorizeHandler.prepare = checked_prepare
