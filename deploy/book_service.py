@@ -21,6 +21,7 @@ from tornado import ioloop, web
 
 import request_bodies  # deploy/request_bodies.py, next to this file
 import request_log  # deploy/request_log.py, next to this file
+import request_rates  # deploy/request_rates.py, next to this file
 
 
 class HubLinks(web.RequestHandler):
@@ -73,7 +74,12 @@ def main(argv):
                    os.environ.get("JUPYTERHUB_BASE_URL", "/"))
     # it takes no request bodies: a flood of them holds at most 1 MiB, a quarter of
     # it from any one client (request_bodies.py)
-    request_bodies.bound(app.listen(url.port, url.hostname), 1024**2, "book")
+    server = app.listen(url.port, url.hostname)
+    request_bodies.bound(server, 1024**2, "book")
+    # and at most 50 requests a second from one client, 500 at once and 500 more
+    # waiting, as the hub (request_rates.py)
+    request_rates.rate(server, request_rates.RATE, request_rates.BURST,
+                       name="book")
     ioloop.IOLoop.current().start()
 
 

@@ -37,6 +37,7 @@ import oauth_checks  # noqa: E402
 import low_ports  # noqa: E402
 import request_bodies  # noqa: E402
 import request_log  # noqa: E402
+import request_rates  # noqa: E402
 import spawner  # noqa: E402
 
 settings = json.load(open(os.environ["KERNEL_COURSE_SETTINGS"]))
@@ -95,6 +96,16 @@ c.JupyterHub.cleanup_servers = True
 # address logging in at once holds well under that, and it takes 16 addresses
 # to fill the budget.
 request_bodies.bound_every_server(16 * 1024**2, "hub", share=1024**2)
+
+# The hub's pages and API take at most 50 requests a second from one client, 500
+# at once and 500 more waiting their turn, the rest answered 429 before any
+# handler (request_rates.py), as nginx-course.conf's front does for the hub: from
+# a student's own server too, which reaches the hub around the front. Servers'
+# checks of the tokens they are sent are counted apart, so that requests sent
+# to bob's server cannot spend his rate; the machine's own processes are not
+# counted.
+request_rates.rate_every_server(request_rates.RATE, request_rates.BURST, name="hub",
+                                checks=request_rates.TOKEN_CHECKS)
 
 # One short line per request in the hub's log (request_log.py), in place of
 # JupyterHub's log_request: at most 240 characters, naming the client as

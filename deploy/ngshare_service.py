@@ -58,6 +58,7 @@ from ngshare import ngshare
 
 import request_bodies  # deploy/request_bodies.py, next to this file
 import request_log  # deploy/request_log.py, next to this file
+import request_rates  # deploy/request_rates.py, next to this file
 
 HOST = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"]).hostname
 HEADERS = {
@@ -112,7 +113,12 @@ def listen_on_service_host(self, port, address="", **kwargs):
     # filling the budget takes eight
     request_bodies.bound(self, BODY_BUDGET, "ngshare", share=BODY_SHARE)
     log_requests()
-    return _listen(self, port, HOST, **kwargs)
+    listened = _listen(self, port, HOST, **kwargs)
+    # at most 50 requests a second from one client, 500 at once and 500 more
+    # waiting, as the hub (request_rates.py)
+    request_rates.rate(self, request_rates.RATE, request_rates.BURST,
+                       name="ngshare")
+    return listened
 
 
 def log_requests():

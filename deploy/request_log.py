@@ -19,7 +19,10 @@ Application's ``log_request``, ``ngshare_service.py``):
   hold a token; truncated, every character outside printable ASCII escaped), the user if known, the client as
   ``clients.describe`` names it (the course's notion of the client, never
   ``X-Real-IP``), the time taken, and why, when the handler said (an
-  ``HTTPError``'s message), in place of Tornado's second line about it.
+  ``HTTPError``'s message), in place of Tornado's second line about it. The
+  hub's line of a failed token check (a server asking about a token it was
+  sent) says that the token may be anyone's (:data:`TOKEN_CHECK_REASON`): the
+  address it names is the server's, whoever sent the server the token.
 - :func:`install` has every Tornado handler of the process name its request by
   the same short summary (Tornado's ``_request_summary``, in the lines it and
   JupyterHub write about a request), and log an uncaught exception (a 500: a
@@ -41,9 +44,11 @@ import time
 import traceback
 
 import clients  # deploy/clients.py, next to this file
+import request_rates  # deploy/request_rates.py, next to this file
 
-__all__ = ["LINE_CHARS", "PATH_CHARS", "TRACEBACK_CHARS", "TRACEBACK_EVERY",
-           "TRACEBACKS_PER_WINDOW", "escape", "install", "line", "log_request"]
+__all__ = ["LINE_CHARS", "PATH_CHARS", "TOKEN_CHECK_REASON", "TRACEBACK_CHARS",
+           "TRACEBACK_EVERY", "TRACEBACKS_PER_WINDOW", "escape", "install", "line",
+           "log_request"]
 
 #: The most characters of a request's line (before the logger's own prefix).
 LINE_CHARS = 240
@@ -152,10 +157,21 @@ def log_request(handler, metrics=None):
         metrics(handler)
 
 
+#: Why a token check failed, in its line: a server asks the hub about each token
+#: it is sent, so the address in the line is the server's, and the token's sender
+#: may be anyone who reached that server (a classmate flooding it).
+TOKEN_CHECK_REASON = "a token it was sent (by anyone) is not valid"
+
+
 def hub_log_request(handler):
     """:func:`log_request`, with the hub's per-request metrics (what JupyterHub's own
-    ``log_request`` records besides its line)."""
+    ``log_request`` records besides its line); a failed check of a token says whose
+    it may be (:data:`TOKEN_CHECK_REASON`)."""
     from jupyterhub.log import prometheus_log_method
+    request = handler.request
+    if (handler.get_status() in (401, 403, 404) and not _user(handler)
+            and (request.method, request.path) in request_rates.TOKEN_CHECKS):
+        handler._course_log_reason = TOKEN_CHECK_REASON
     log_request(handler, prometheus_log_method)
 
 

@@ -583,3 +583,41 @@ def flood(port, path, n, real_ip, fillers, source=None):
         "X-Filler-%d: %s\\r\\n" % (i, "a" * 1000) for i in range(fillers))
     return [send(port, path, headers, source) for _ in range(n)]
 '''
+
+#: Requests pipelined as fast as a server answers them: ``pipelined(port, paths,
+#: connections, seconds)`` sends each connection's requests for ``paths`` at once,
+#: reads for ``seconds`` and answers {status: count} of what came back. Standard
+#: library only: run in a student's kernel too.
+PIPELINED = '''
+import re, socket, threading, time
+
+def pipelined(port, paths, connections, seconds, source=None):
+    counts, lock = {}, threading.Lock()
+    end = time.monotonic() + seconds
+    def one():
+        s = socket.create_connection(("127.0.0.1", port), timeout=1,
+                                     source_address=(source, 0) if source else None)
+        s.sendall(b"".join(b"GET %s HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n" % p.encode()
+                           for p in paths))
+        got = b""
+        while time.monotonic() < end:
+            try:
+                part = s.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            if not part:
+                break
+            got += part
+        s.close()
+        with lock:
+            for status in re.findall(rb"HTTP/1.1 (\\d{3}) ", got):
+                counts[int(status)] = counts.get(int(status), 0) + 1
+    threads = [threading.Thread(target=one) for _ in range(connections)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return counts
+'''

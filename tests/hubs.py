@@ -155,6 +155,7 @@ OWN_STUDENTS = {
                      "eve": ("ge", "Eve", "Ritchie")},
     "front_proxy": {"ada": ("fa", "Ada", "Conway"), "bob": ("fb", "Bob", "Metcalfe")},
     "request_log": {"ada": ("ra", "Ada", "Yalow"), "bob": ("rb", "Bob", "Kahan")},
+    "rates": {"ada": ("ta", "Ada", "Turing"), "bob": ("tb", "Bob", "Kernighan")},
 }
 
 
