@@ -34,6 +34,7 @@ import clients  # noqa: E402
 import lti_login  # noqa: E402
 import login_limits  # noqa: E402
 import oauth_checks  # noqa: E402
+import server_options  # noqa: E402
 import low_ports  # noqa: E402
 import request_bodies  # noqa: E402
 import request_log  # noqa: E402
@@ -119,6 +120,10 @@ request_log.install()
 # OAuth's PKCE values as RFC 7636 allows them, before JupyterHub stores them
 # (oauth_checks.py)
 oauth_checks.install()
+# The course's servers take no start options: JupyterHub stored a student's (1 MB
+# of them) and returned them with every check of her token (server_options.py)
+server_options.install()
+c.Spawner.options_from_form = server_options.no_options
 # JupyterHub logs each anonymous xsrf cookie it sets ("Setting new xsrf cookie for
 # ..."): a second line, 150 bytes, for every request anyone sends without one
 logging.getLogger("tornado.application").addFilter(

@@ -208,6 +208,64 @@ def test_oauth_takes_only_the_pkce_values_the_standard_allows(folder_hub):
         (allowed.status_code, re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", allowed.text))[-600:])
 
 
+def test_a_students_server_takes_no_start_options(folder_hub):
+    """JupyterHub stored the options she started her server with (1 MB of them) and
+    returned them with every check of her token: the server API refuses options
+    (400) by each of its bodies, and the spawn page's query and form start her
+    server with none."""
+    hub, ada = folder_hub, folder_hub["names"]["ada"]
+    url = hub["url"]
+    api = f"{url}/hub/api/users/{ada}"
+    hers = {"Authorization": "token " + hubpy("token", hub["state"], ada).stdout.strip()}
+
+    def started_with():
+        deadline = time.monotonic() + 120
+        while True:
+            model = requests.get(api, headers=hers, timeout=60).json()
+            server = model["servers"].get("")
+            if server and server["ready"] or time.monotonic() > deadline:
+                return server
+            time.sleep(0.5)
+
+    def stop():
+        requests.delete(api + "/server", headers=hers, timeout=60)
+        deadline = time.monotonic() + 60
+        while requests.get(api, headers=hers, timeout=60).json()["servers"]:
+            assert time.monotonic() < deadline, "her server did not stop"
+            time.sleep(0.5)
+
+    stop()   # (another test may have left it running)
+    big = "a" * 500_000
+    for method, body in (("POST", {"user_options": {"x": big}}), ("POST", {"x": big}),
+                         ("POST", {"display_name": "x" * 200}),
+                         ("PATCH", {"user_options": {"x": big}})):
+        refused = requests.request(method, api + "/server", headers=hers, json=body,
+                                   timeout=60)
+        assert refused.status_code == 400, (method, refused.status_code, refused.text[:300])
+    # none of them started her server
+    assert requests.get(api, headers=hers, timeout=60).json()["servers"] == {}
+
+    session, xsrf = hub_session(hub, ada)
+    try:
+        # the spawn page's query, then its form
+        session.get(f"{url}/hub/spawn/{ada}", params={"opt-x": "a" * 4000, "y": "b" * 4000},
+                    allow_redirects=False, timeout=60)
+        server = started_with()
+        assert server and server["user_options"] == {}, server and server["user_options"]
+        stop()
+        session.post(f"{url}/hub/spawn/{ada}", data={"x": big[:200_000], "_xsrf": xsrf},
+                     allow_redirects=False, timeout=60)
+        server = started_with()
+        assert server and server["user_options"] == {}, server and server["user_options"]
+        # and a start with no options (as the hub's pages send) is not refused
+        stop()
+        started = requests.post(api + "/server", headers=hers, json={}, timeout=60)
+        assert started.status_code in (201, 202), started.text[:300]
+        assert started_with()["user_options"] == {}
+    finally:
+        stop()
+
+
 def test_hub_serves_the_book(folder_hub):
     r = requests.get(folder_hub["url"] + "/services/book/", timeout=60)
     assert r.status_code == 200 and BOOK_MARKER in r.text
