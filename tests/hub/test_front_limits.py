@@ -251,11 +251,18 @@ def test_a_backslash_in_the_path_is_refused_not_a_new_name_to_every_rate(front):
     """nginx reads ``\\`` as a character of a name, the proxy as ``/``:
     ``/user/<any>\\..\\bob/`` reached bob's server under a new rate each time. And a
     target beginning ``//``: nginx merges the slashes, the proxy reads a host, so
-    ``//x/user/bob/`` reached bob's server at the rate of the rest."""
+    ``//x/user/bob/`` reached bob's server at the rate of the rest. And an encoded
+    "/" beside "..", or an encoded ".": nginx decodes, then resolves the "..", the
+    proxy does not, so ``/user/bob%2F..%2F<any>/`` reached bob's server under a new
+    rate each time."""
     for path in ("/user/x1\\..\\bob/api/status", "/user/x2\\..\\..\\hub/login", "/hub\\login",
                  "//x/user/bob/api/status", "//hub/user/bob/api/status",
-                 "//user/user/bob/api/status"):
+                 "//user/user/bob/api/status", "/user/bob%2F..%2Fx1/api/status",
+                 "/user/bob%2f..%2f..%2fhub/login", "/user/bob/..%2F..%2Fx2/api/status",
+                 "/user/bob%2F%2e%2E%2Fx3/api/status", "/user/%2e%2e/user/bob/api/status"):
         assert get(front, ADA, path)[0] == 400, path
+    # a ".." or a "%2F" in the query is not a path's
+    assert get(front, BOB, "/user/bob/api/status?next=..%2F..%2Fx")[0] == 200
 
 
 def test_what_is_refused_for_its_rate_fills_no_log(front):
