@@ -54,8 +54,8 @@ from tornado import httputil
 
 import clients  # deploy/clients.py, next to this file (and copied beside it)
 
-__all__ = ["BODY_TIMEOUT", "SHARES", "Budget", "bound", "bound_every_server",
-           "budget_of_user_server", "control_in_path"]
+__all__ = ["BODY_TIMEOUT", "SHARES", "Budget", "answer_and_close", "bound",
+           "bound_every_server", "budget_of_user_server", "control_in_path"]
 
 #: Seconds within which a request's whole body must arrive.
 BODY_TIMEOUT = 300.0
@@ -220,15 +220,20 @@ class _Counted(httputil.HTTPMessageDelegate):
         self._answer_and_close(_REFUSED)
 
     def _answer_and_close(self, answer):
-        """Write ``answer`` (a whole HTTP response) and close the connection at once,
-        not awaiting the write: a client that is gone gets nothing."""
-        stream = getattr(self.connection, "stream", None)
-        try:
-            if stream is not None and not stream.closed():
-                stream.write(answer).add_done_callback(lambda done: done.exception())
-        except Exception:   # the client is gone: nothing to answer
-            pass
-        self.connection.close()
+        answer_and_close(self.connection, answer)
+
+
+def answer_and_close(connection, answer):
+    """Write ``answer`` (a whole HTTP response, bytes) on a Tornado request's
+    ``connection`` and close it at once, not awaiting the write: a client that is
+    gone gets nothing."""
+    stream = getattr(connection, "stream", None)
+    try:
+        if stream is not None and not stream.closed():
+            stream.write(answer).add_done_callback(lambda done: done.exception())
+    except Exception:   # the client is gone: nothing to answer
+        pass
+    connection.close()
 
 
 def bound(server, limit, name="server", share=None, paths=True):

@@ -27,9 +27,10 @@ Two kinds of request are counted apart:
 - the machine's own processes (the hub's services and the instructors' servers),
   which connect from the proxy's address (``clients.PROXY``) with no
   ``X-Forwarded-For``, are not counted: they are the course's;
-- a server's checks of the tokens it is sent (``GET /hub/api/user``, and the
-  OAuth code it trades for one) have a bucket of their own per client
-  (``checks``): a student who sends bob's server requests with made-up tokens
+- a server's checks of the tokens it is sent (``GET /hub/api/user`` with the
+  token in its ``Authorization`` header and no cookie, as a server asks it, and
+  the OAuth code it trades for one) have a bucket of their own per client
+  (``checks``), at twice the rate: a student who sends bob's server requests with made-up tokens
   makes *his* server ask the hub about each one, from *his* address. With them in
   one bucket she would spend his rate, and his own requests would be refused.
   The proxy lets her send his server at most its own rate (proxy_rates.js), which
@@ -49,6 +50,7 @@ import time
 from tornado import httputil
 
 import clients  # deploy/clients.py, next to this file
+import request_bodies  # deploy/request_bodies.py, next to this file
 
 __all__ = ["BURST", "RATE", "Rates", "TOKEN_CHECKS", "rate", "rate_every_server"]
 
@@ -134,7 +136,9 @@ class Rates(httputil.HTTPServerConnectionDelegate):
             return None, None
         key = clients.key(connection, headers)
         path = start_line.path.split("?", 1)[0]
-        if (start_line.method.upper(), path) in self.check_paths:
+        if (start_line.method.upper(), path) in self.check_paths and (
+                path != "/hub/api/user"
+                or ("Authorization" in headers and "Cookie" not in headers)):
             return self.checks, key
         return self.requests, key
 
@@ -219,16 +223,10 @@ class _Rated(httputil.HTTPMessageDelegate):
 
     def _answer_and_close(self, retry_after):
         body = b"Too many requests from this address at once: try again in a moment\n"
-        answer = (b"HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\n"
-                  b"Retry-After: %d\r\nContent-Type: text/plain\r\n"
-                  b"Content-Length: %d\r\n\r\n%s" % (retry_after, len(body), body))
-        stream = getattr(self.connection, "stream", None)
-        try:
-            if stream is not None and not stream.closed():
-                stream.write(answer).add_done_callback(lambda done: done.exception())
-        except Exception:   # the client is gone: nothing to answer
-            pass
-        self.connection.close()
+        request_bodies.answer_and_close(self.connection, (
+            b"HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\n"
+            b"Retry-After: %d\r\nContent-Type: text/plain\r\n"
+            b"Content-Length: %d\r\n\r\n%s" % (retry_after, len(body), body)))
 
 
 def rate(server, rate, burst, queue=None, name="server", checks=()):

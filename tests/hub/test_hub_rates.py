@@ -9,8 +9,8 @@ requests for API pages that do not exist on ten connections for 10 s. The hub
 answers her at most its burst and its rate (500 at once, 50 a second), so its
 log grows by at most that many lines of hers; her server's own token check goes
 on at once meanwhile, counted apart; bob logs in through the public port as
-usual, and through the proxy a flood of hers from her own address is held the
-same way. Her made-up tokens sent to bob's server are logged as checks by his
+usual, and through the proxy a flood of hers from her own address, to the hub or
+to the book, is held the same way. Her made-up tokens sent to bob's server are logged as checks by his
 server of tokens it was sent, not as his doing.
 """
 
@@ -110,24 +110,27 @@ def test_her_servers_flood_of_the_hubs_api_is_held_to_the_rate(hub):
         ada.stop_server()
 
 
-def test_her_flood_through_the_proxy_is_held_and_bob_is_answered(hub):
-    """The same through the proxy's public port, from her own address."""
+@pytest.mark.parametrize("prefix, source", [("/hub/api/rates-proxy-", "127.0.0.12"),
+                                            ("/services/book/rates-proxy-", "127.0.0.14")])
+def test_her_flood_through_the_proxy_is_held_and_bob_is_answered(hub, prefix, source):
+    """The same through the proxy's public port, from her own address, to the hub and
+    to the book service."""
     port = hub["settings"]["port"]
     code = {}
     exec(PIPELINED, code)
     # the proxy passes on one request of a connection at a time, and closes one with
     # more than 32 waiting (proxy_pipelining.js): 40 connections of 30
-    paths = [f"/hub/api/rates-proxy-{i}" for i in range(30)]
+    paths = [f"{prefix}{i}" for i in range(30)]
     result = {}
     flooder = threading.Thread(target=lambda: result.update(
-        code["pipelined"](port, paths, 40, SECONDS, "127.0.0.12")))
+        code["pipelined"](port, paths, 40, SECONDS, source)))
     flooder.start()
     time.sleep(SECONDS / 2)
     status, seconds, _ = log_in(port, "127.0.0.13", hub["names"]["bob"],
                                 hub["passwords"][hub["names"]["bob"]])
     flooder.join()
-    print(f"her 1200 pipelined requests through the proxy in {SECONDS} s: {result}; "
-          f"bob's login {seconds:.2f} s")
+    print(f"her 1200 pipelined requests to {prefix} through the proxy in {SECONDS} s: "
+          f"{result}; bob's login {seconds:.2f} s")
     assert status == 302
     assert 0 < result.get(404, 0) <= BURST + RATE * SECONDS + SLACK, result
 

@@ -15,6 +15,7 @@ their requests stop. The real hub is flooded in tests/hub/test_hub_rates.py.
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import subprocess
@@ -83,23 +84,23 @@ def log_of(proc):
     return proc.communicate()[1]
 
 
-def ask(port, path="/x", source="127.0.0.1", forwarded=None, method="GET"):
-    """(status, headers text, seconds) of one request on a connection of its own,
-    from ``source``, with ``X-Forwarded-For: forwarded`` when given."""
+def ask(port, path="/x", source="127.0.0.1", forwarded=None, method="GET", token=None,
+        cookie=None):
+    """(status, the answer's headers, seconds) of one request on a connection of its
+    own, from ``source``, with ``X-Forwarded-For: forwarded``, a ``token`` in its
+    ``Authorization`` header and a ``cookie`` when given."""
     started = time.monotonic()
-    with socket.create_connection(("127.0.0.1", port), timeout=30,
-                                  source_address=(source, 0)) as s:
-        header = f"X-Forwarded-For: {forwarded}\r\n" if forwarded else ""
-        s.sendall(f"{method} {path} HTTP/1.1\r\nHost: x\r\n{header}Connection: close\r\n"
-                  f"Content-Length: 0\r\n\r\n".encode())
-        data = b""
-        try:
-            while part := s.recv(1 << 16):
-                data += part
-        except ConnectionResetError:
-            pass
-    head = data.partition(b"\r\n\r\n")[0].decode(errors="replace")
-    return (int(head.split()[1]) if head else None), head, time.monotonic() - started
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30,
+                                      source_address=(source, 0))
+    headers = {name: value for name, value in (("X-Forwarded-For", forwarded),
+               ("Authorization", token and f"token {token}"), ("Cookie", cookie)) if value}
+    try:
+        conn.request(method, path, headers=headers)
+        answer = conn.getresponse()
+        answer.read()
+        return answer.status, answer.headers, time.monotonic() - started
+    finally:
+        conn.close()
 
 
 def at_once(count, *args, each=None, **kwargs):
@@ -135,8 +136,8 @@ def test_one_clients_flood_is_answered_at_its_rate_and_anothers_at_once(server):
     answered = statuses.count(200)
     assert BURST + QUEUE <= answered <= BURST + QUEUE + 3 * RATE, statuses
     assert statuses.count(429) == 120 - answered, statuses
-    refused = [head for status, head, _ in flood if status == 429]
-    assert all("Retry-After: " in head for head in refused), refused[:1]
+    refused = [headers for status, headers, _ in flood if status == 429]
+    assert all(int(headers["Retry-After"]) >= 1 for headers in refused), refused[:1]
     # the ones that waited their turn were answered within the queue's time
     assert max(seconds for status, _, seconds in flood if status == 200) < 10
     # a classmate, at once
@@ -179,14 +180,19 @@ def test_token_checks_are_counted_apart(server):
     # her server's requests spent its rate
     spent = [status for status, _, _ in at_once(120, port, forwarded="127.0.0.8")]
     assert 429 in spent
-    # its checks of the tokens it is sent go on
-    status, _, _ = ask(port, "/hub/api/user?x=1", forwarded="127.0.0.8")
+    # its checks of the tokens it is sent go on (a token in the header, no cookie)
+    status, _, _ = ask(port, "/hub/api/user?x=1", forwarded="127.0.0.8", token="t")
     assert status == 200
+    # her own model asked with her cookie is no check of a server's: 60 at once are
+    # past the rest's 20 and 20 waiting, not the checks' 40 and 40
+    mine = [status for status, _, _ in at_once(60, port, "/hub/api/user",
+                                                forwarded="127.0.0.10", token="t", cookie="c")]
+    assert 429 in mine, mine
     status, _, _ = ask(port, "/hub/api/oauth2/token", forwarded="127.0.0.8", method="POST")
     assert status == 200
     # and have a rate of their own: twice the rest's
     checks = [status for status, _, _ in at_once(240, port, "/hub/api/user",
-                                                  forwarded="127.0.0.9")]
+                                                  forwarded="127.0.0.9", token="t")]
     assert 429 in checks and checks.count(200) >= 2 * (BURST + QUEUE), checks.count(200)
 
 
