@@ -254,15 +254,21 @@ def test_a_backslash_in_the_path_is_refused_not_a_new_name_to_every_rate(front):
     ``//x/user/bob/`` reached bob's server at the rate of the rest. And an encoded
     "/" beside "..", or an encoded ".": nginx decodes, then resolves the "..", the
     proxy does not, so ``/user/bob%2F..%2F<any>/`` reached bob's server under a new
-    rate each time."""
+    rate each time; and ``/user/bob//../<any>/``: nginx merges the slashes, then
+    resolves the "..", the proxy drops the empty segment only."""
     for path in ("/user/x1\\..\\bob/api/status", "/user/x2\\..\\..\\hub/login", "/hub\\login",
                  "//x/user/bob/api/status", "//hub/user/bob/api/status",
                  "//user/user/bob/api/status", "/user/bob%2F..%2Fx1/api/status",
                  "/user/bob%2f..%2f..%2fhub/login", "/user/bob/..%2F..%2Fx2/api/status",
-                 "/user/bob%2F%2e%2E%2Fx3/api/status", "/user/%2e%2e/user/bob/api/status"):
+                 "/user/bob%2F%2e%2E%2Fx3/api/status", "/user/%2e%2e/user/bob/api/status",
+                 "/user/bob//../x4/api/status", "/user/bob///../../hub/login",
+                 "/user/bob/./../x5/api/status", "/user/bob//./../x6/api/status",
+                 "/user/bob/.."):
         assert get(front, ADA, path)[0] == 400, path
-    # a ".." or a "%2F" in the query is not a path's
+    # a ".." or a "%2F" in the query is not a path's, nor a name beginning "." a
+    # dot segment
     assert get(front, BOB, "/user/bob/api/status?next=..%2F..%2Fx")[0] == 200
+    assert get(front, BOB, "/user/bob/api/contents/.ipynb_checkpoints/..x")[0] == 200
 
 
 def test_what_is_refused_for_its_rate_fills_no_log(front):

@@ -39,6 +39,7 @@ import re
 import secrets
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -206,6 +207,25 @@ def test_oauth_takes_only_the_pkce_values_the_standard_allows(folder_hub):
     allowed = post(code_challenge="A" * 64, code_challenge_method="plain")
     assert allowed.status_code == 302 and "code=" in allowed.headers["Location"], \
         (allowed.status_code, re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", allowed.text))[-600:])
+
+
+def test_oauth_stores_only_a_session_id_the_hub_made(folder_hub):
+    """The session cookie, which is not signed, was stored whole with each OAuth code
+    and token (65 KB codes at 38 a second from her server): one the hub did not make
+    is taken for none, and she is given a fresh one."""
+    hub, ada = folder_hub, folder_hub["names"]["ada"]
+    session, _ = hub_session(hub, ada)
+    session.cookies.set("jupyterhub-session-id", "a" * 4000, path="/")
+    answer = session.get(f"{hub['url']}/hub/api/oauth2/authorize", allow_redirects=False,
+                         timeout=60, params={"client_id": "service-book",
+                                             "response_type": "code",
+                                             "redirect_uri": "/services/book/oauth_callback"})
+    assert answer.status_code == 302 and "code=" in answer.headers["Location"], answer.text[:300]
+    fresh = re.search(r"jupyterhub-session-id=([^;]*)", answer.headers.get("Set-Cookie", ""))
+    assert fresh and re.fullmatch(r"[0-9a-f]{32}", fresh.group(1)), answer.headers
+    with sqlite3.connect(hub["state"] / "hub.sqlite") as db:
+        longest = db.execute("select max(length(session_id)) from oauth_codes").fetchone()[0]
+    assert longest is not None and longest <= 32, longest
 
 
 def test_a_students_server_takes_no_start_options(folder_hub):
