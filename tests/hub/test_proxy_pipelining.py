@@ -81,8 +81,10 @@ def test_pipelined_requests_reach_the_server_one_at_a_time(proxy):
     time.sleep(3)
     busy = state(upstream)
     s.close()                      # and goes, having read nothing
-    if kind == "without":          # the attack as measured: all at once
-        assert busy["most"] >= 10, busy
+    if kind == "without":          # the attack as measured: started at once, whether
+        # she reads or not (how many overlap depends on how fast the server
+        # answers: 8 to 30 of them)
+        assert busy["most"] >= 2 and busy["done"] + busy["now"] >= 10, busy
         return
     end = time.monotonic() + 30
     while state(upstream)["now"] and time.monotonic() < end:
