@@ -106,7 +106,7 @@ request_bodies.bound_every_server(16 * 1024**2, "hub", share=1024**2)
 # to bob's server cannot spend his rate; the machine's own processes are not
 # counted.
 request_rates.rate_every_server(request_rates.RATE, request_rates.BURST, name="hub",
-                                checks=request_rates.TOKEN_CHECKS)
+                                checks=request_rates.is_token_check)
 
 # One short line per request in the hub's log (request_log.py), in place of
 # JupyterHub's log_request: at most 240 characters, naming the client as

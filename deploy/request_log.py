@@ -170,7 +170,8 @@ def hub_log_request(handler):
     from jupyterhub.log import prometheus_log_method
     request = handler.request
     if (handler.get_status() in (401, 403, 404) and not _user(handler)
-            and (request.method, request.path) in request_rates.TOKEN_CHECKS):
+            and request_rates.is_token_check(request.method, request.path,
+                                                request.headers)):
         handler._course_log_reason = TOKEN_CHECK_REASON
     log_request(handler, prometheus_log_method)
 

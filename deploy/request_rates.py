@@ -52,7 +52,8 @@ from tornado import httputil
 import clients  # deploy/clients.py, next to this file
 import request_bodies  # deploy/request_bodies.py, next to this file
 
-__all__ = ["BURST", "RATE", "Rates", "TOKEN_CHECKS", "rate", "rate_every_server"]
+__all__ = ["BURST", "RATE", "Rates", "TOKEN_CHECKS", "is_token_check", "rate",
+           "rate_every_server"]
 
 #: The requests a server sends the hub to check a token it was given: its own
 #: (JupyterHub's HubAuth) and the OAuth code a login to it trades for one.
@@ -108,13 +109,24 @@ class _Counter:
         return max(1, math.ceil(short))
 
 
+def is_token_check(method, path, headers):
+    """Whether a request to the hub is a server's check of a token (:data:`TOKEN_CHECKS`,
+    ``path`` without its query): its OAuth code, or ``GET /hub/api/user`` with the
+    token in the ``Authorization`` header and no cookie, as a server asks it (a
+    browser asking for its own model by its cookie is not one)."""
+    if (method.upper(), path) not in TOKEN_CHECKS:
+        return False
+    return path != "/hub/api/user" or ("Authorization" in headers and "Cookie" not in headers)
+
+
 class Rates(httputil.HTTPServerConnectionDelegate):
     """The request handling of a Tornado server (``inner``), taking from each client
     at most ``rate`` requests a second, ``burst`` at once and ``queue`` more waiting
-    their turn; token ``checks`` ((method, path) pairs, the query left out) are
-    counted apart, at twice that."""
+    their turn; the requests ``checks(method, path, headers)`` says are token checks
+    (``path`` without its query; :func:`is_token_check` for the hub) are counted
+    apart, at twice that."""
 
-    def __init__(self, inner, rate, burst, queue=None, name="server", checks=(),
+    def __init__(self, inner, rate, burst, queue=None, name="server", checks=None,
                  clock=time.monotonic):
         if not isinstance(inner, httputil.HTTPServerConnectionDelegate):
             raise TypeError(f"request_rates.Rates needs a Tornado request delegate, "
@@ -123,7 +135,7 @@ class Rates(httputil.HTTPServerConnectionDelegate):
         self.inner, self.name, self.clock = inner, name, clock
         self.requests = _Counter(rate, burst, queue, clock)
         self.checks = _Counter(2 * rate, 2 * burst, 2 * queue, clock)
-        self.check_paths = frozenset((method.upper(), path) for method, path in checks)
+        self.is_check = checks or (lambda method, path, headers: False)
         #: {client's key: (refusals not yet logged, when last logged)}
         self.refusals = {}
         self.refused = 0
@@ -135,10 +147,7 @@ class Rates(httputil.HTTPServerConnectionDelegate):
                 and not headers.get("X-Forwarded-For", "").strip()):
             return None, None
         key = clients.key(connection, headers)
-        path = start_line.path.split("?", 1)[0]
-        if (start_line.method.upper(), path) in self.check_paths and (
-                path != "/hub/api/user"
-                or ("Authorization" in headers and "Cookie" not in headers)):
+        if self.is_check(start_line.method, start_line.path.split("?", 1)[0], headers):
             return self.checks, key
         return self.requests, key
 
@@ -229,7 +238,7 @@ class _Rated(httputil.HTTPMessageDelegate):
             b"Content-Length: %d\r\n\r\n%s" % (retry_after, len(body), body)))
 
 
-def rate(server, rate, burst, queue=None, name="server", checks=()):
+def rate(server, rate, burst, queue=None, name="server", checks=None):
     """Make the Tornado ``HTTPServer`` ``server`` take from each client at most
     ``rate`` requests a second, ``burst`` at once and ``queue`` more (``burst`` by
     default) waiting their turn (its token ``checks`` counted apart), before
@@ -240,7 +249,7 @@ def rate(server, rate, burst, queue=None, name="server", checks=()):
     return server.request_callback
 
 
-def rate_every_server(rate_, burst, queue=None, name="server", checks=()):
+def rate_every_server(rate_, burst, queue=None, name="server", checks=None):
     """:func:`rate` every Tornado ``HTTPServer`` this process starts listening (for a
     program that makes its own, such as JupyterHub), once it is listening: outside
     whatever else wraps its handling when it listens (request_bodies.py)."""

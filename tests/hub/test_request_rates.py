@@ -52,7 +52,7 @@ class State(web.RequestHandler):
 async def main():
     global rates
     # as the hub: both wrappers installed for every server, rates outermost
-    request_rates.rate_every_server(20, 20, 20, name="test", checks=request_rates.TOKEN_CHECKS)
+    request_rates.rate_every_server(20, 20, 20, name="test", checks=request_rates.is_token_check)
     request_bodies.bound_every_server(1 << 20, "test")
     server = httpserver.HTTPServer(web.Application(
         [("/state", State), (".*", Count)]))
