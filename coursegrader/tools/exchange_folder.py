@@ -12,7 +12,12 @@ On the plain folder exchange (no hub), ``check`` also warns when a
 registered student's home folder is open to other users (Debian's default
 0755): ``nbgrader submit`` keeps each submission's secret in a cache in the
 student's home, and a classmate who can read it can open that student's
-released feedback.  The course's JupyterHub makes homes 0700.
+released feedback.  The course's JupyterHub makes homes 0700.  It warns too
+when the exchange is in memory (tmpfs, ramfs): collect dates a hand-in by
+its files' change times (``coursegrader/dating.py``), and there a write
+through a memory map the student opened before the due date changes a
+file without changing its change time (on a disk file system the kernel
+sets it at the first such write after the page was written back).
 
     python -m coursegrader.tools.exchange_folder check
     python -m coursegrader.tools.exchange_folder released ps1 [ps2 ...]
@@ -21,6 +26,7 @@ released feedback.  The course's JupyterHub makes homes 0700.
 import argparse
 import os
 import pwd
+import re
 import stat
 import sys
 from pathlib import Path
@@ -30,7 +36,25 @@ from nbgrader.coursedir import CourseDirectory
 from ..settings import CourseSettings, private_files
 from .command_input import InputError, load_config
 
-__all__ = ["open_homes", "main"]
+__all__ = ["file_system_type", "open_homes", "main"]
+
+#: File systems where a write through a memory map leaves a file's change time as it was.
+IN_MEMORY = frozenset({"tmpfs", "ramfs", "hugetlbfs"})
+
+
+def file_system_type(path):
+    """The type of the file system ``path`` is on (``/proc/self/mountinfo``'s name:
+    ``ext4``, ``tmpfs``...), or None if no mount holds it."""
+    path, best, kind = os.path.realpath(path), "", None
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as mounts:
+        for line in mounts:
+            fields, _, after = line.partition(" - ")
+            # a space in a mount point is written \040
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields.split()[4])
+            inside = path == point or path.startswith(point.rstrip("/") + "/")
+            if inside and len(point) >= len(best):
+                best, kind = point, after.split()[0]
+    return kind
 
 
 def open_homes(students):
@@ -74,6 +98,16 @@ def _warn_open_homes(config):
           file=sys.stderr)
 
 
+def _warn_in_memory(root):
+    kind = file_system_type(root)
+    if kind in IN_MEMORY:
+        print(f"warning: release: the exchange folder {root} is on {kind}, in memory: "
+              "collect dates each hand-in by its files' change times, and there a "
+              "student who opened her submitted file as a memory map before the due "
+              "date can change it afterwards without changing its change time. Put "
+              "the exchange on a disk file system (ext4, xfs).", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m coursegrader.tools.exchange_folder",
                                      description=__doc__.split("\n")[0])
@@ -105,6 +139,7 @@ def main(argv=None) -> int:
             return 2
         if not CourseSettings(config=config).hub_exchange:
             _warn_open_homes(config)
+        _warn_in_memory(root)
         return 0
     for ps in args.assignments:
         where = root / course_id / "outbound" / ps

@@ -1,4 +1,5 @@
-"""On the plain folder exchange, ``make release`` warns when students' homes are open.
+"""On the plain folder exchange, ``make release`` warns when students' homes are open
+(and when the exchange is in memory, where change times do not date a hand-in).
 
 ``nbgrader submit`` keeps each submission's secret in a cache under the
 student's home; where homes are 0755 (Debian's default) a classmate reads it
@@ -12,6 +13,7 @@ import os
 import pwd
 import shutil
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -71,3 +73,28 @@ def test_release_warns_naming_each_student_whose_home_is_open(tmp_path, monkeypa
     assert "chmod 0700" in said and "nbgrader_cache" in said
     # on the course's JupyterHub homes are 0700 and the exchange is the hub's
     assert "warning" not in check(capsys, hub="folder")
+
+
+def test_release_warns_when_the_exchange_is_in_memory(tmp_path, monkeypatch, capsys):
+    """On tmpfs a student's write through a memory map she opened before the due date
+    leaves her file's change time, from which collect dates it, as it was: the
+    release names the file system; an exchange on disk gets no such warning."""
+    shm = Path("/dev/shm")
+    if exchange_folder.file_system_type(shm) != "tmpfs" or not os.access(shm, os.W_OK):
+        pytest.skip("needs /dev/shm on tmpfs")
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copy(COURSE / "nbgrader_config.py", course)
+    monkeypatch.chdir(course)
+    for root, warned in ((Path(tempfile.mkdtemp(dir=shm)), True), (tmp_path / "exchange", False)):
+        root.mkdir(exist_ok=True)
+        try:
+            shutil.copy(COURSE / "nbgrader_config.py", course)
+            with open(course / "nbgrader_config.py", "a") as f:
+                f.write(f"\nc.CourseSettings.exchange = {str(root)!r}\n"
+                        "c.merge(nbgrader_settings(c, HERE))\n")
+            said = check(capsys)
+            assert (f"the exchange folder {root} is on tmpfs" in said) is warned, said
+        finally:
+            if root.parent == shm:
+                shutil.rmtree(root)
