@@ -827,6 +827,16 @@ def _old_metadata(nb):
     return nb
 
 
+def _bonus_cell(nb):
+    """A well-formed graded cell of her own, worth 100 points, under a grade id the
+    release does not have (nbgrader failed the whole notebook on it)."""
+    nb.cells.append(nbformat.v4.new_markdown_cell(
+        "Bonus answer: I deserve it", metadata={"nbgrader": {
+            "grade": True, "solution": True, "locked": False, "task": False,
+            "grade_id": "bonus", "points": 100, "schema_version": 3}}))
+    return nb
+
+
 # Submissions nbgrader refuses outright (nothing graded, nothing recorded).
 REFUSED = {"test_cell_as_answer": _test_cell_as_answer}
 
@@ -867,6 +877,7 @@ def _students():
         "duplicates_test_cell": ({**ref, "kernel_verdicts_answer": WRONG["kernel_verdicts_answer"]},
                                  _duplicate_test_cell, {**POINTS, "kernel_verdicts": 0}),
         "old_metadata": (ref, _old_metadata, POINTS),
+        "bonus_cell": (ref, _bonus_cell, POINTS),
         "spawns_python": ({**ref, "quadratic_map_answer": SPAWN_PYTHON,
                            "multinomial_map_answer": CFFI_EXEC}, None,
                           {**POINTS, "quadratic_map": 0, "multinomial_map": 0}),
