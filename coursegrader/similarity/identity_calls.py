@@ -27,7 +27,9 @@ of the submission): a method (``self._i(x)``), a function whose body does
 more (``y = x; return y``, ``return x if True else 0``), ``copy.copy`` and
 other library calls, ``operator.itemgetter``, a class whose ``__call__``
 returns its argument, a dictionary of names (``_m("np")``), ``getattr``,
-``builtins.id`` (which returns a number, not its argument).
+``builtins.id`` (which returns a number, not its argument), and one defined in a
+module handed in and imported by name (``from helper import _i`` binds ``_i`` a
+second time; ``helper._i(x)`` is a method-like call).
 """
 
 import ast
