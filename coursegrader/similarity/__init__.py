@@ -1,8 +1,10 @@
 """Which submissions share what is graded: code in a normal form, written answers as words.
 
 :mod:`.code` writes code in a normal form that renaming, reformatting, no-ops,
-dead code and the spelling of loops do not change; :mod:`.text` reads written
-answers as runs of words; :mod:`.values` reads the numbers a submission
+dead code, the spelling of loops and calls of functions that give back their
+argument (:mod:`.identity_calls`) do not change; :mod:`.text` reads written
+answers as runs of words, each as it reads (:mod:`.letters`: invisible
+characters, case and look-alike letters set aside); :mod:`.values` reads the numbers a submission
 holds and finds a classmate's variant's values among them; :mod:`.verdicts`
 finds students of different variants handing in the same verdicts where their
 variants' right ones differ; :mod:`.material`

@@ -27,7 +27,8 @@ from ..judging.cells import parse_cell, shares
 from ..judging.modules import COMPILED, MODULE, UNREAD
 from ..runners.code_origin import adds_no_code
 from .code import lexical_form, normal_code
-from .text import shingles, words
+from .letters import cyrillic_letters
+from .text import mixed_script_words, shingles, words
 from .values import literals
 
 __all__ = ["SimilarityCheck", "Scaffold", "Material", "boilerplate", "material_of"]
@@ -203,6 +204,9 @@ class Material:
     variant: str = None        # the label of the variant its record was judged on
     verdicts: dict = field(default_factory=dict)   # {part: {case: verdict}} handed in
     tables: list = field(default_factory=list)   # why it holds other variants' answers
+    #: words of its written answers that mix Latin and Cyrillic letters (with the
+    #: Cyrillic ones named), which flag it on its own
+    mixed_scripts: list = field(default_factory=list)
 
     @property
     def code_chars(self):
@@ -738,5 +742,6 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
         if cut:
             notes.append(f"numbers beyond the first {check.max_values} not compared with "
                          "the class's variants")
+    mixed = [f"{w} (Cyrillic {' '.join(cyrillic_letters(w))})" for w in mixed_script_words(ws)]
     return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs,
-                    flags, numbers, variant, dict(verdicts or {}))
+                    flags, numbers, variant, dict(verdicts or {}), mixed_scripts=mixed)

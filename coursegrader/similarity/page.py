@@ -87,10 +87,11 @@ def write_report(ps, materials, comparisons, folder, check, skipped):
     cut = [(m.student, m.notes) for m in materials if m.notes]
     alone = [(m.student, m.flags) for m in materials if m.flags]
     tables = [(m.student, m.tables) for m in materials if m.tables]
+    mixed_scripts = [(m.student, m.mixed_scripts) for m in materials if m.mixed_scripts]
     page = folder / f"{ps}-similarity.html"
     page.write_text(env.get_template("report.html.j2").render(
         ps=ps, shown=shown, n_flagged=len(flagged), n_pairs=len(comparisons),
         check=check, skipped=skipped, cut=cut, alone=alone, tables=tables, by_value=by_value,
-        more_by_value=more_by_value),
+        more_by_value=more_by_value, mixed_scripts=mixed_scripts),
         encoding="utf-8")
     return table, page

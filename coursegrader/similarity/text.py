@@ -1,7 +1,9 @@
 """A written answer as words, and the runs of words two answers share.
 
 Markdown and LaTeX markup, case and punctuation are set aside
-(:func:`words`); an answer is the set of its runs of ``n`` consecutive words
+(:func:`words`), and so is what changes how a word is stored but not how it
+reads (:mod:`.letters`: a zero-width space inside a word, a Cyrillic ``а``
+for a Latin ``a``); an answer is the set of its runs of ``n`` consecutive words
 (:func:`shingles`, Broder's w-shingling), so rewording a few words here and
 there leaves most runs intact, while two answers written independently share
 few runs beyond the released prompt's, which never count.
@@ -10,22 +12,43 @@ few runs beyond the released prompt's, which never count.
 import re
 import zlib
 
-__all__ = ["words", "shingles", "marked_words"]
+from .letters import folded, mixes_scripts, skeleton
+
+__all__ = ["words", "shingles", "marked_words", "mixed_script_words"]
 
 _WORD = re.compile(r"[^\W_]+")
-# LaTeX commands that only lay out (their arguments stay)
-_LAYOUT = re.compile(r"\\(left|right|big|Big|bigg|Bigg|mathrm|mathbf|text|operatorname"
-                     r"|quad|qquad|,|;|!|displaystyle)\b")
+# LaTeX commands that only lay out (their arguments stay), case folded
+_LAYOUT = frozenset({"left", "right", "big", "bigg", "mathrm", "mathbf", "text",
+                     "operatorname", "quad", "qquad", ",", ";", "!", "displaystyle"})
+_COMMAND = re.compile(r"\\([^\W\d_]+|[,;!])")
+
+
+def _layout(match):
+    """A LaTeX command that only lays out (read as its look-alike skeleton) as a space."""
+    return " " if skeleton(match.group(1)) in _LAYOUT else match.group(0)
 
 
 def words(text):
-    """The words of ``text``, lower-cased, markup and punctuation set aside."""
-    text = _LAYOUT.sub(" ", text)
-    return [w.lower() for w in _WORD.findall(text)]
+    """The words of ``text`` as they read (:func:`~.letters.folded`: case folded,
+    characters that show nothing removed), markup and punctuation set aside."""
+    return _WORD.findall(_COMMAND.sub(_layout, folded(text)))
+
+
+def mixed_script_words(ws, limit=5):
+    """The first ``limit`` distinct words of ``ws`` that mix Latin and Cyrillic letters."""
+    found = []
+    for w in ws:
+        if w not in found and mixes_scripts(w):
+            found.append(w)
+            if len(found) == limit:
+                break
+    return found
 
 
 def _hash(run):
-    return zlib.crc32(" ".join(run).encode("utf-8"))
+    """A run of words, each compared as its :func:`~.letters.skeleton` (a Cyrillic
+    look-alike reads as the Latin letter)."""
+    return zlib.crc32(" ".join(map(skeleton, run)).encode("utf-8"))
 
 
 def shingles(ws, n):

@@ -232,6 +232,9 @@ def main(argv=None) -> int:
                           f"({'; '.join(m.flags)})")
                 for line in m.tables:
                     print(f"  flagged on its own: {m.student}: {line}")
+                if m.mixed_scripts:
+                    print(f"  flagged on its own: {m.student}: written answers with words "
+                          f"that mix Latin and Cyrillic letters: {', '.join(m.mixed_scripts)}")
             for line in skipped:
                 print(f"  not compared: {line}", file=sys.stderr)
         return 0

@@ -96,6 +96,41 @@ def reworded(answers, edits):
     return out
 
 
+class _ThroughIdentity(ast.NodeTransformer):
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Call(ast.Name("_i", ast.Load()), [node], []), node)
+        return node
+
+
+def through_identity(answers, identity="def _i(v):\n    return v\n\n"):
+    """Every name the code reads passed through a function that returns it
+    (``_i(np).asarray(_i(X))``), defined by ``identity`` at the top of the first answer."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        tree = ast.fix_missing_locations(_ThroughIdentity().visit(ast.parse(answers[part])))
+        out[part] = ast.unparse(tree) + "\n"
+    out[CODE_PARTS[0]] = identity + out[CODE_PARTS[0]]
+    return out
+
+
+#: Latin letters and the Cyrillic and Greek letters that look the same.
+LOOK_ALIKES = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440",
+                             "c": "\u0441", "x": "\u0445", "i": "\u0456", "K": "\u039a"})
+
+
+def look_alike_letters(answers):
+    """The written answers with Latin letters swapped for Cyrillic and Greek look-alikes."""
+    return {part: answers[part].translate(LOOK_ALIKES) for part in WRITTEN_PARTS}
+
+
+def zero_width_spaces(answers):
+    """The written answers with a zero-width space after every third letter of a word."""
+    def cut(word):
+        return "\u200b".join(word[i:i + 3] for i in range(0, len(word), 3))
+    return {part: " ".join(map(cut, answers[part].split(" "))) for part in WRITTEN_PARTS}
+
+
 #: The reference answers with every loop written another way, by hand: ``for``
 #: as counting ``while``, generators as loops, loops as comprehensions.
 LOOPS_REWRITTEN = {

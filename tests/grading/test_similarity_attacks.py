@@ -8,8 +8,10 @@ students do (``ps1_copies``): the code moved verbatim into a cell of their own
 with the answer cells emptied, a no-op after each line, the loops
 rewritten, every name changed, the code moved into a module handed in beside
 the notebook (``helper.py``), the code in an added cell dressed as the
-course's locked setup cell, a classmate's written answers
-reworded, and padding in front of it all. Each copy earns what the original earns from the
+course's locked setup cell, every name the code reads passed through a
+function that returns it (``_i(np).asarray(_i(X))``), a classmate's written
+answers reworded, written with Cyrillic and Greek look-alikes of Latin letters
+or with zero-width spaces inside the words, and padding in front of it all. Each copy earns what the original earns from the
 autograder (it is working code); the similarity check must flag each one with
 its original, and no pair of independent submissions. What a student wrote is
 data on the page, never markup.
@@ -34,7 +36,8 @@ from coursegrader.tools.course import Course, fill_answers
 
 from attacks import HOSTILE, HOSTILE_CODE
 from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS, into_extra_cell,
-                                into_module, noop_after_each_line, renamed, reworded)
+                                into_module, look_alike_letters, noop_after_each_line,
+                                renamed, reworded, through_identity, zero_width_spaces)
 from grading.ps1_honest import HONEST
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
@@ -56,6 +59,9 @@ COPIERS = {
     "copier_injects": ("gus", "code"),
     "copier_fake_locked": ("carol", "code"),
     "copier_module": ("fay", "code"),
+    "copier_identity": ("alice", "code"),
+    "copier_look_alikes": ("carol", "written"),
+    "copier_zero_width": ("emil", "written"),
 }
 #: A copy of alice's code run from marshalled bytes, and of fay's handed in
 #: compiled (helper.pyc in a zip): no comparison can read either, so each
@@ -155,6 +161,15 @@ def _hand_in_the_class(c):
     with zipfile.ZipFile(folder / "lib.zip", "w") as z:
         z.writestr("helper.pyc", importlib.util.MAGIC_NUMBER + bytes(12)
                    + marshal.dumps(compile(module, "helper", "exec")))
+    # alice's code with every name it reads passed through ``def _i(v): return v``
+    c.hand_in("copier_identity", "ps1", _notebook(
+        released, {**through_identity(reference), **blank_written}))
+    # carol's written answers with Cyrillic and Greek letters for Latin ones that look
+    # the same, and emil's with a zero-width space after every third letter
+    c.hand_in("copier_look_alikes", "ps1", _notebook(
+        released, {**blank_code, **look_alike_letters(HONEST["carol"])}))
+    c.hand_in("copier_zero_width", "ps1", _notebook(
+        released, {**blank_code, **zero_width_spaces(HONEST["emil"])}))
     # gus's answers, with markup in a cell that does not parse and in the written answers
     c.hand_in("copier_injects", "ps1", _notebook(
         released, {**HONEST["gus"],
@@ -251,6 +266,26 @@ def test_code_run_from_marshalled_bytes_earns_its_marks_and_is_flagged_on_its_ow
     for student in (BUILT, COMPILED):
         assert f"flagged on its own: {student}: code no comparison reads" in \
             c.similarity_said
+
+
+def test_look_alike_letters_zero_width_spaces_and_identity_calls_read_as_the_copy(graded):
+    """What changes how the copy is stored but not what it says or does: the copy
+    shares all of its original, and only of its original."""
+    c, scores, rows, page = graded
+    for copier, original, share in (("copier_identity", "alice", "code"),
+                                    ("copier_look_alikes", "carol", "written"),
+                                    ("copier_zero_width", "emil", "written")):
+        row = rows[frozenset((copier, original))]
+        assert row["flagged"] == "true" and float(row[share]) == 1.0, (copier, row)
+    assert scores["copier_identity"] == scores["alice"]       # working code is working code
+    # and words that mix Latin and Cyrillic letters flag the look-alike copy on its own
+    section = page.split("Flagged on their own: words that mix Latin and Cyrillic")[1]
+    said = dict(re.findall(r"<li>([^:<]+): ([^<]*)</li>", section.split("</ul>")[0]))
+    assert list(said) == ["copier_look_alikes"]                # no honest one
+    assert said["copier_look_alikes"].startswith("d\u0456\u0430g (Cyrillic \u0456 \u0430), ")
+    assert ("flagged on its own: copier_look_alikes: written answers with words that mix "
+            "Latin and Cyrillic letters: d\u0456\u0430g (Cyrillic \u0456 \u0430)"
+            ) in c.similarity_said
 
 
 def test_the_blank_release_shares_nothing(graded):

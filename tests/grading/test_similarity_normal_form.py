@@ -10,7 +10,8 @@ import ast
 import pytest
 
 from coursegrader.similarity.code import lexical_form, normal_code
-from coursegrader.similarity.text import marked_words, shingles, words
+from coursegrader.similarity.letters import skeleton
+from coursegrader.similarity.text import marked_words, mixed_script_words, shingles, words
 
 ORIGINAL = '''\
 def feature_map(X, p):
@@ -138,7 +139,44 @@ def feature_map(X, p):
 ''',
 }
 
+
+
+class _Through(ast.NodeTransformer):
+    """Every name read passed through ``call`` (a function's name, or a lambda's text)."""
+
+    def __init__(self, call):
+        self.call = call
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load):
+            return ast.Call(ast.parse(self.call, mode="eval").body, [node], [])
+        return node
+
+
+def _through(identity, call="_i"):
+    tree = ast.fix_missing_locations(_Through(call).visit(ast.parse(ORIGINAL)))
+    return identity + ast.unparse(tree) + "\n"
+
+
+#: ``def _i(v): return v`` and the variants a student tries next
+IDENTITIES = {
+    "a def": "def _i(v):\n    return v\n\n",
+    "a def with a docstring and more parameters": (
+        'def _i(v, scale=1, *rest, **options):\n    """Pass through."""\n    return v\n\n'),
+    "a def of *args": "def _i(*a):\n    return a[0]\n\n",
+    "a lambda": "_i = lambda x: x\n",
+    "a lambda given another name": "_f = lambda x: x\n_i = _f\n",
+    "a decorator": "def _i(v):\n    return v\n\n@_i\n",
+}
+DISGUISES.update({f"every name read through an identity function, {how}": _through(identity)
+                  for how, identity in IDENTITIES.items()})
+DISGUISES["every name read through a lambda called where it stands"] = _through(
+    "", "(lambda x: x)")
+
 OTHER = {
+    "every name read through a function that is not the identity": _through(
+        "def _i(v):\n    return -v\n\n"),
+    "every name read through id, which returns a number": _through("_i = id\n"),
     "another computation": ORIGINAL.replace("row[i] ** p", "row[i] * p"),
     "another library call": ORIGINAL.replace("np.array(out)", "np.vstack(out)"),
     "another control flow": ORIGINAL.replace("if total > n:", "if total > n + 1:"),
@@ -181,10 +219,49 @@ def test_code_that_does_not_parse_is_read_token_by_token():
     assert "return" in form and "comment" not in form
 
 
+def test_an_identity_bound_twice_or_by_the_release_is_not_seen_through():
+    """Which of two bindings a call reaches is a matter of scope and order: left as it is."""
+    twice = _through("def _i(v):\n    return v\n\n") + "\n_i = abs\n"
+    assert "v(np).asarray" in normal(twice)
+    released = "def feature_map(v):\n    return v\n\nnp.save(feature_map(np))\n"
+    assert "feature_map(np)" in normal(released)
+
+
 def test_written_answers_are_read_as_words():
     assert words(r"**B_diag** is a kernel: $\phi(x) = (x_1, \sqrt{5}\, x_2)$.") == [
         "b", "diag", "is", "a", "kernel", "phi", "x", "x", "1", "sqrt", "5", "x", "2"]
     assert words(r"$\left( a \right)$ \mathrm{tr}") == ["a", "tr"]
+
+
+SENTENCE = "Candidate K3 grows with the distance, so the Gram matrix is not PSD."
+
+
+@pytest.mark.parametrize("how, written", [
+    ("Cyrillic and Greek look-alikes", SENTENCE.translate(str.maketrans(
+        {"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441",
+         "x": "\u0445", "i": "\u0456", "K": "\u039a", "S": "\u0405", "G": "\u050c"}))),
+    ("zero-width spaces and joiners inside words", SENTENCE.replace("nd", "n\u200bd")
+     .replace("ra", "r\u200da").replace("is", "i\u2060s")),
+    ("soft hyphens, bidirectional controls, a combining grapheme joiner",
+     SENTENCE.replace("date", "da\u00adte").replace("Gram", "\u202aGr\u034fam\u202c")),
+    ("fullwidth and mathematical letters", SENTENCE.replace("Gram", "\uff27\uff52\uff41\uff4d")
+     .replace("matrix", "\U0001d426\U0001d41a\U0001d42d\U0001d42b\U0001d422\U0001d431")),
+    ("capitals", SENTENCE.upper()),
+])
+def test_what_changes_how_words_are_stored_but_not_how_they_read_changes_no_run(how, written):
+    assert set(shingles(words(written), 4)) == set(shingles(words(SENTENCE), 4)), how
+
+
+def test_a_word_mixing_latin_and_cyrillic_letters_is_named_and_honest_maths_is_not():
+    copied = words("the C\u0430ndid\u0430te is n\u043et a kernel, \u0432ut \u043a3 is")
+    assert mixed_script_words(copied) == ["c\u0430ndid\u0430te", "n\u043et", "\u0432ut"]
+    honest = words("the weights \u03b1i and \u03bbmax of K are \u044f\u0434\u0440\u043e, "
+                   "r\u00e9sum\u00e9, na\u00efve, \u0160koda, 2\u03c3")
+    assert mixed_script_words(honest) == []
+
+
+def test_ascii_letters_and_digits_are_never_taken_for_one_another():
+    assert [skeleton(w) for w in words("l 1 I 0 O rn m")] == ["l", "1", "i", "0", "o", "rn", "m"]
 
 
 def test_shared_runs_of_words_are_marked():

@@ -1,0 +1,160 @@
+"""Calls of functions that give back their argument, read as the argument.
+
+Wrapping every name a copy reads in a function that returns it unchanged
+(``_i(np).asarray(_i(X))``) changes every line and nothing the code does.
+:func:`inline_identity_calls` reads such a call as its argument, for:
+
+- a function of the top level whose body (after a docstring, ``pass`` and bare
+  constants) is ``return p`` of its first parameter ``p`` (``def _i(x): return
+  x``; more parameters with defaults, ``*args`` and ``**kwargs`` may follow),
+  or ``return a[0]`` / ``return a[-1]`` of its only ``*a``
+  (``def _i(*a): return a[0]``);
+- a name of the top level given such a ``lambda`` (``_i = lambda x: x``), or
+  given another such name (``_j = _i``);
+- a ``lambda`` of that kind called where it stands (``(lambda x: x)(np)``);
+
+called with one positional argument and nothing else (``_i(X)``; ``_i(*xs)``
+or ``_i(x, y)`` stay). What is left, ``x = x`` for ``x = _i(x)`` and the
+function no longer called, the normal form drops as it drops any no-op and
+dead code. Such a name must be bound once in the whole program
+(a second ``def``, an assignment, a parameter or an import of the same name
+anywhere, and it is left alone: which one a call reaches is then a matter of
+scope and order) and not be a name of the release. An identity used as a
+decorator (``@_i``) is dropped.
+
+Not seen through (each returns something else, or is not a plain function
+of the submission): a method (``self._i(x)``), a function whose body does
+more (``y = x; return y``, ``return x if True else 0``), ``copy.copy`` and
+other library calls, ``operator.itemgetter``, a class whose ``__call__``
+returns its argument, a dictionary of names (``_m("np")``), ``getattr``,
+``builtins.id`` (which returns a number, not its argument), and one defined in a
+module handed in and imported by name (``from helper import _i`` binds ``_i`` a
+second time; ``helper._i(x)`` is a method-like call).
+"""
+
+import ast
+
+__all__ = ["inline_identity_calls"]
+
+
+def _is_constant_padding(stmt):
+    return isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr)
+                                          and isinstance(stmt.value, ast.Constant))
+
+
+def _returns_its_argument(args, body):
+    """Whether a function of parameters ``args`` whose statements are ``body``
+    returns its one positional argument when called with just that."""
+    if isinstance(body, ast.expr):
+        value = body
+    else:
+        body = [s for s in body if not _is_constant_padding(s)]
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            return False
+        value = body[0].value
+    positional = args.posonlyargs + args.args
+    if positional:
+        first = positional[0].arg
+        # the others must have defaults: one argument fills the first alone
+        if len(positional) - 1 > len(args.defaults):
+            return False
+        if any(k_default is None for k_default in args.kw_defaults):
+            return False
+        return isinstance(value, ast.Name) and value.id == first
+    if args.vararg is None or args.kwonlyargs and None in args.kw_defaults:
+        return False
+    star = args.vararg.arg
+    return (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)
+            and value.value.id == star and isinstance(value.slice, ast.Constant)
+            and type(value.slice.value) is int and value.slice.value in (0, -1))
+
+
+def _is_identity_lambda(node):
+    return isinstance(node, ast.Lambda) and _returns_its_argument(node.args, node.body)
+
+
+def _bindings(tree):
+    """{name: how many times ``tree`` binds it}, anywhere in the program."""
+    count = {}
+
+    def bind(name):
+        count[name] = count.get(name, 0) + 1
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bind(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bind(node.name)
+        elif isinstance(node, ast.arg):
+            bind(node.arg)
+        elif isinstance(node, ast.alias):
+            bind(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bind(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                bind(name)
+    return count
+
+
+def _top_level(body):
+    """The statements of the top level, through ``if``, ``try`` and ``with`` blocks."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.If, ast.Try, ast.With)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _top_level(getattr(stmt, field, []))
+
+
+def _identities(module, keep):
+    """The names of the top level of ``module`` bound once, to a function that
+    returns its argument."""
+    once = {name for name, n in _bindings(module).items() if n == 1} - set(keep)
+    found = set()
+    for _ in range(10):                     # ``_j = _i`` after ``_i = lambda x: x``
+        before = len(found)
+        for stmt in _top_level(module.body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if (isinstance(stmt, ast.FunctionDef) and stmt.name in once
+                        and not stmt.decorator_list
+                        and _returns_its_argument(stmt.args, stmt.body)):
+                    found.add(stmt.name)
+            elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                  and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in once):
+                value = stmt.value
+                if _is_identity_lambda(value) or (isinstance(value, ast.Name)
+                                                  and value.id in found):
+                    found.add(stmt.targets[0].id)
+        if len(found) == before:
+            break
+    return found
+
+
+class _Inline(ast.NodeTransformer):
+    def __init__(self, identities):
+        self.identities = identities
+
+    def is_identity(self, func):
+        return ((isinstance(func, ast.Name) and func.id in self.identities)
+                or _is_identity_lambda(func))
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if (self.is_identity(node.func) and len(node.args) == 1 and not node.keywords
+                and not isinstance(node.args[0], ast.Starred)):
+            return node.args[0]
+        return node
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        node.decorator_list = [d for d in node.decorator_list if not self.is_identity(d)]
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+
+def inline_identity_calls(module, keep=frozenset()):
+    """``module`` (an ast.Module, changed in place) with every call of a function
+    that returns its argument read as the argument; ``keep``: the release's
+    names, never taken for such a function."""
+    return _Inline(_identities(module, keep)).visit(module)
