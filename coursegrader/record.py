@@ -106,8 +106,9 @@ class Stop:
         if reason is Reason.VANISHED:
             return f"{process} stopped answering"
         if reason is Reason.TAMPERED:
-            return (f"{process} wrote into the grader's input channel, which is not "
-                    "allowed; none of its answers counts")
+            return (f"{process} tampered with the grader's channels (wrote into the "
+                    "grader's input channel, or put another file in place of its answer "
+                    "channel), which is not allowed; none of its answers counts")
         if reason is Reason.BUDGET:
             return (f"the notebook's run took more than {limit:g} s in all"
                     + ("; this cell and the ones below were not run"

@@ -156,6 +156,8 @@ class PartSession:
             # A part that ended early, ran out of time or flooded its output ends
             # the sandbox (what it left unread must reach no other part).
             stop = self._stop(stopped.reason, stopped.code, timeout)
+            if stopped.reason is StopReason.TAMPERED:
+                values = [None] * len(args_list)     # none of its answers counts
             self.close()
         why = stop.describe() if stop is not None else "the process stopped before answering"
         values = [v if v is not None else (False, f"no answer ({why})") for v in values]

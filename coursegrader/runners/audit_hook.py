@@ -6,7 +6,10 @@ starting processes, signalling others, loading native code and writing
 outside the part's folder into a :class:`Forbidden` error that says what is
 not allowed, instead of a confusing failure.
 
-It is only that message, never the boundary: the boundary is the sandbox
+It is only that message, never the boundary (but for what reaches around
+the audit hooks themselves -- ctypes, trace functions, the modules of
+``ESCAPE_MODULES`` -- which it refuses whatever the part's code changes in
+the process: see :func:`install_guard`): the boundary is the sandbox
 (:mod:`coursegrader.sandbox`) and, where the kernel offers it, Landlock
 (:mod:`.landlock`).  Python's ``open`` audit event does not say which folder
 a relative path given with ``dir_fd=`` is relative to, and many calls raise
@@ -31,13 +34,19 @@ ESCAPE_MODULES = ("cffi", "_cffi_backend", "_posixsubprocess", "_xxsubinterprete
                   "_testmultiphase", "_testsinglephase", "_testbuffer",
                   "_testimportmultiple")
 
+# Events that reach around the audit hooks themselves (the watch of
+# :mod:`.code_origin` among them): raw memory through ctypes, and a trace or
+# profile function, which may write into the frames it sees.  Refused by a
+# check that nothing the part's code can reach changes (see install_guard).
+_REACHING_AROUND = frozenset({
+    "ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.cdata",
+    "ctypes.call_function", "ctypes.addressof", "sys.settrace", "sys.setprofile",
+})
 _BLOCKED_EVENTS = frozenset({
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
     "os.fork", "os.forkpty", "pty.spawn", "os.startfile",
-    "ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.cdata",
-    "ctypes.call_function", "ctypes.addressof",
     "socket.connect", "socket.bind", "socket.sendto",
-    "sys.settrace", "sys.setprofile", "sys.remote_exec",
+    "sys.remote_exec",
     "os.setuid", "os.setgid", "os.chroot",
     "signal.pthread_kill", "sqlite3.connect", "sqlite3.connect/handle",
     "gc.get_objects", "gc.get_referrers", "gc.get_referents",
@@ -127,13 +136,11 @@ def install_guard(forbidden, allowed, writable):
         return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() \
             and parts[2] != str(my_pid)
 
-    def hook(event, args):
+    def messages(event, args):
         if event == "import":
             name = args[0]
-            if type(name) is not str:  # a str subclass could lie about its text
-                raise Forbidden("importing a module named by a non-str is not allowed")
             root = name.split(".")[0]
-            if root in FORBIDDEN_MODULES or root in ESCAPE_MODULES:
+            if root in FORBIDDEN_MODULES:
                 raise Forbidden(policy.forbidden_import_message(name))
         elif event == "open":
             path, mode = args[0], args[1]
@@ -168,5 +175,26 @@ def install_guard(forbidden, allowed, writable):
         elif event == "sys.addaudithook":
             raise Forbidden("adding audit hooks is not allowed in graded code")
 
-    sys.addaudithook(hook)
+    # What reaches around the hooks is refused first, by a function that looks up
+    # no name at run time (all it uses is bound here, as default arguments) and
+    # refuses changes to its own code or defaults: the part's code can rebind
+    # the names of this module, and reach the functions above through a
+    # traceback, but not this.
+    def hook(event, args, _escapes=frozenset(ESCAPE_MODULES), _reaching=_REACHING_AROUND,
+             _Forbidden=Forbidden, _type=type, _str=str, _partition=str.partition,
+             _id=id, _own=0, _messages=messages):
+        if event == "import":
+            name = args[0]
+            if _type(name) is not _str:   # a str subclass could lie about its text
+                raise _Forbidden("importing a module named by a non-str is not allowed")
+            if _partition(name, ".")[0] in _escapes:
+                raise _Forbidden("importing " + name + " is not allowed in graded code")
+        elif event in _reaching:
+            raise _Forbidden(event + " is not allowed in graded code")
+        elif event == "object.__setattr__" and _id(args[0]) == _own:
+            raise _Forbidden("changing the grader's own functions is not allowed in graded "
+                             "code")
+        _messages(event, args)
 
+    hook.__defaults__ = hook.__defaults__[:-2] + (id(hook), messages)
+    sys.addaudithook(hook)

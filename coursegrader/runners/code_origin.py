@@ -49,8 +49,24 @@ Compiled code counts unless it is the standard import system, unchanged,
 reading a ``.pyc`` file installed outside the submission's folders (the file
 it read, not the one it was asked for); a code object built
 by hand always counts.  Each one that counts is handed to ``report``, which
-must either record it where the process cannot take it back or raise, so
-that it does not run.
+must either record it where the process cannot take it back or end the
+process, so that it does not run.
+
+Nothing the part's code can reach changes what the watch decides or what it
+reports.  The part's code shares the interpreter: it can rebind any name of
+any module (``sys.modules``), of ``builtins``, and read the frames of the
+hook when one is on the stack (through a traceback, a signal handler, or an
+object of its own the hook compares).  So the hook and every function it
+calls (:func:`_hook`) look up no name at run time: each takes what it uses
+as a default argument bound when the watch was installed -- functions of
+the interpreter's written in C, frozen sets and tuples, code objects, and
+functions of the same kind -- and closes over nothing (a closure's cells
+can be rewritten); paths are resolved by the kernel (``/proc/self/fd``),
+not by :func:`os.path.realpath`, whose module the part can change.  What a
+frame shows of these is a copy that changes nothing, and the hook refuses
+changing the code or the defaults of any of them (the ``object.__setattr__``
+event), ``report`` included.  Whatever fails while the hook judges a piece
+of code (an exception of any kind) reports it.
 """
 
 import ast
@@ -59,8 +75,10 @@ import dataclasses
 import functools
 import os
 import re
+import stat
 import sys
 import timeit
+import types
 import typing
 
 __all__ = ["adds_no_code", "watch"]
@@ -144,17 +162,9 @@ def _written_out(sources):
     return frozenset(found)
 
 
-def _found(cls, name):
-    """``cls``'s attribute ``name`` as its classes hold it, without running any
-    descriptor (something put there could run code)."""
-    for k in cls.__mro__:
-        if name in k.__dict__:
-            return k.__dict__[name]
-    return None
-
-
-def _identifiers(names):
-    return all(type(n) is str and n.isidentifier() for n in names)
+def _roots(paths):
+    """``(path, path + "/")`` for each of ``paths``, as :func:`_hook`'s ``under`` takes them."""
+    return tuple((p, p.rstrip(os.sep) + os.sep) for p in paths)
 
 
 def watch(sources, own_dirs, report):
@@ -165,163 +175,312 @@ def watch(sources, own_dirs, report):
     that hold the submission's files or that the process can write;
     ``report(description)`` is called for each piece of code that was not
     handed in (``description`` says which event, through which module), before
-    it runs.
+    it runs; it must be built as the hook's functions are (see :func:`_hook`).
     """
     known = frozenset(b for b in map(_text_bytes, sources) if b is not None)
-    written = _written_out(known)
-    timer_code = timeit.Timer.__init__.__code__
-    own_dirs = tuple(os.path.realpath(d) for d in own_dirs)
+    own = tuple(os.path.realpath(d) for d in own_dirs)
     installed = tuple(p for p in (os.path.realpath(d) for d in sys.path if d)
-                      if os.path.isdir(p) and not _under(p, own_dirs)
-                      and not any(_under(d, (p,)) for d in own_dirs))
-    namedtuple_code = collections.namedtuple.__code__
-    create_fn_code = dataclasses._create_fn.__code__
-    process_class_code = dataclasses._process_class.__code__
-    forward_ref_code = typing.ForwardRef.__init__.__code__
+                      if os.path.isdir(p) and not _under(p, own)
+                      and not any(_under(d, (p,)) for d in own))
+    sys.addaudithook(_hook(known, _written_out(known), _roots(own), _roots(installed), report))
+
+
+def _hook(known, written, own, installed, report):
+    """The audit hook of :func:`watch`, and the functions it calls.
+
+    Each function below takes all it uses as default arguments (the values
+    they hold when it is defined: see the module's notes); none names a global
+    or a variable of this function in its body, which
+    ``tests/grading/test_code_origin.py`` checks.
+    """
     import importlib._bootstrap_external as external
-    compile_bytecode_code = external._compile_bytecode.__code__
-    get_code_codes = (external.SourceLoader.get_code.__code__,
-                      external.SourcelessFileLoader.get_code.__code__)
-    get_codes = (external.SourceLoader.get_code, external.SourcelessFileLoader.get_code)
-    loaders = (external.SourceFileLoader, external.SourcelessFileLoader)
-    exec_module_code = external._LoaderBasics.exec_module.__code__
-    with_frames_removed_code = external._bootstrap._call_with_frames_removed.__code__
-    get_data = external.FileLoader.get_data
+
+    missing = object()
+
+    def text_bytes(source, _type=type, _bytes=bytes, _str=str, _subclass=type.__subclasscheck__,
+                   _str_encode=str.encode, _view=memoryview, _tobytes=memoryview.tobytes,
+                   _buffers=(bytes, bytearray, memoryview)):
+        """The bytes of source text ``source`` (None for a syntax tree); a subclass's
+        methods are never called."""
+        kind = _type(source)
+        if kind is _bytes:
+            return source
+        if _subclass(_str, kind):
+            return _str_encode(source, "utf-8", "surrogatepass")
+        for buffer in _buffers:
+            if _subclass(buffer, kind):
+                return _tobytes(_view(source))
+        return None
+
+    def under(path, roots, _startswith=str.startswith):
+        """Whether the resolved path ``path`` (a str) is one of ``roots`` or inside one."""
+        for root, prefix in roots:
+            if path == root or _startswith(path, prefix):
+                return True
+        return False
+
+    def resolve(path, _open=os.open, _close=os.close, _readlink=os.readlink,
+                _flags=os.O_PATH | os.O_CLOEXEC, _Exception=Exception):
+        """The file the str ``path`` names, as the kernel resolves it; None if none."""
+        try:
+            fd = _open(path, _flags)
+        except _Exception:
+            return None
+        try:
+            return _readlink("/proc/self/fd/%d" % fd)
+        except _Exception:
+            return None
+        finally:
+            _close(fd)
+
     # a path names the same file for the part's life, but for links it made in its
     # own folders, which count as its own whatever they point to
-    realpath = functools.lru_cache(maxsize=4096)(os.path.realpath)
-    isfile, getframe = os.path.isfile, sys._getframe
+    cached = functools.lru_cache(maxsize=4096)(resolve)
 
-    def own_name(filename):
+    def realpath(path, _type=type, _str=str, _cached=cached):
+        """``resolve(path)`` for a str (never a subclass, whose hash is its own); else None."""
+        return _cached(path) if _type(path) is _str else None
+
+    def own_name(filename, _type=type, _str=str, _startswith=str.startswith,
+                 _realpath=realpath, _under=under, _own=own):
         """Whether ``filename`` is a name the submission's own code is compiled under:
         a cell's (``<cell N>``, as the runner names them) or a file of its own.  Its
         text under any other name (an installed module's, say) is not its own."""
-        if type(filename) is not str:
+        if _type(filename) is not _str:
             return False
-        if filename.startswith("<cell "):
+        if _startswith(filename, "<cell "):
             return True
-        return not filename.startswith("<") and _under(realpath(filename), own_dirs)
+        if _startswith(filename, "<"):
+            return False
+        path = _realpath(filename)
+        return path is not None and _under(path, _own)
 
-    def students(frame):
-        """Whether ``frame`` runs code of the submission (a cell, or a file of its own)."""
-        name = frame.f_code.co_filename
-        if name.startswith("<cell "):
-            return True
-        return not name.startswith("<") and _under(realpath(name), own_dirs)
+    def isfile(path, _stat=os.stat, _isreg=stat.S_ISREG, _Exception=Exception):
+        try:
+            return _isreg(_stat(path).st_mode)
+        except _Exception:
+            return False
 
-    def entry(frame):
-        """Where the code came in (``file: function``): the outermost library frame
-        the student's code called, or the student's own frame."""
-        last = frame
-        while frame is not None and not students(frame):
-            last, frame = frame, frame.f_back
-        return f"{os.path.basename(last.f_code.co_filename)}: {last.f_code.co_name}"
-
-    def installed_file(path):
+    def installed_file(path, _under=under, _own=own, _installed=installed, _isfile=isfile,
+                       _access=os.access, _W_OK=os.W_OK):
         """Whether ``path`` (resolved) is a file the part did not write: outside its
         folders, and under the import path or not writable by it (an editable
         install, the course's own package in the sandbox, both read-only)."""
-        return not _under(path, own_dirs) and isfile(path) and (
-            _under(path, installed) or not os.access(path, os.W_OK))
+        return path is not None and not _under(path, _own) and _isfile(path) and (
+            _under(path, _installed) or not _access(path, _W_OK))
 
-    def file_text(filename, text):
+    def file_text(filename, text, _type=type, _str=str, _startswith=str.startswith,
+                  _realpath=realpath, _installed_file=installed_file, _open=os.open,
+                  _read=os.read, _close=os.close, _flags=os.O_RDONLY | os.O_CLOEXEC,
+                  _len=len, _Exception=Exception):
         """Whether ``filename`` is an installed file whose text is ``text``."""
-        if type(filename) is not str or filename.startswith("<"):
+        if _type(filename) is not _str or _startswith(filename, "<"):
+            return False
+        path = _realpath(filename)
+        if not _installed_file(path):
             return False
         try:
-            path = realpath(filename)
-            if not installed_file(path) or not isfile(path):
-                return False
-            with open(path, "rb") as f:
-                return f.read(len(text) + 1) == text
-        except (OSError, ValueError):
+            fd = _open(path, _flags)
+        except _Exception:
             return False
+        try:
+            data, want = b"", _len(text) + 1
+            while _len(data) < want:
+                chunk = _read(fd, want - _len(data))
+                if not chunk:
+                    break
+                data += chunk
+            return data == text
+        except _Exception:
+            return False
+        finally:
+            _close(fd)
 
-    def generated(frame, text):
+    def entry(frame, _own_name=own_name, _type=type, _str=str, _rpartition=str.rpartition):
+        """Where the code came in (``file: function``): the outermost library frame
+        the student's code called, or the student's own frame."""
+        last = frame
+        while frame is not None and not _own_name(frame.f_code.co_filename):
+            last, frame = frame, frame.f_back
+        name, function = last.f_code.co_filename, last.f_code.co_name
+        name = _rpartition(name, "/")[2] if _type(name) is _str else "?"
+        return name + ": " + (function if _type(function) is _str else "?")
+
+    def found(cls, name, _mro=type.__dict__["__mro__"].__get__,
+              _vars=type.__dict__["__dict__"].__get__, _get=types.MappingProxyType.get,
+              _missing=missing):
+        """``cls``'s attribute ``name`` as its classes hold it, without running any
+        descriptor (something put there could run code)."""
+        for k in _mro(cls):
+            value = _get(_vars(k), name, _missing)
+            if value is not _missing:
+                return value
+        return None
+
+    def locals_of(frame, _type=type, _dict=dict):
+        """The variables of a function's ``frame`` (a dict; an empty one otherwise)."""
+        variables = frame.f_locals
+        return variables if _type(variables) is _dict else {}
+
+    def generated(frame, text, _namedtuple=collections.namedtuple.__code__,
+                  _timer=timeit.Timer.__init__.__code__,
+                  _forward=typing.ForwardRef.__init__.__code__,
+                  _create_fn=dataclasses._create_fn.__code__,
+                  _process_class=dataclasses._process_class.__code__,
+                  _locals=locals_of, _get=dict.get, _type=type, _str=str, _dict=dict,
+                  _callable=callable, _text_bytes=text_bytes, _strip=bytes.strip,
+                  _written=written, _type_text=_TYPE_TEXT.fullmatch, _decode=bytes.decode,
+                  _class_dict=type.__dict__["__dict__"].__get__,
+                  _proxy_get=types.MappingProxyType.get, _isidentifier=str.isidentifier):
         """Whether ``frame`` is the standard library compiling ``text`` it generated
         from identifiers, or a type written as text."""
         code = frame.f_code
-        if code is namedtuple_code:
+        if code is _namedtuple:
             return True     # it checks every name is an identifier before generating
-        if code is timer_code:
-            return all(callable(v) or type(v) is str and (
-                v == "pass" or _text_bytes(v).strip() in written)   # "pass": its default
-                       for v in (frame.f_locals.get("stmt"), frame.f_locals.get("setup")))
-        if code is forward_ref_code:
-            return text is not None and _TYPE_TEXT.fullmatch(
-                text.decode("utf-8", "replace")) is not None
-        if code is not create_fn_code:
+        if code is _timer:
+            variables = _locals(frame)
+            for v in (_get(variables, "stmt"), _get(variables, "setup")):
+                if _callable(v):
+                    continue
+                if _type(v) is not _str:
+                    return False
+                if v != "pass" and _strip(_text_bytes(v)) not in _written:   # "pass": its default
+                    return False
+            return True
+        if code is _forward:
+            return text is not None and _type_text(_decode(text, "utf-8", "replace")) is not None
+        if code is not _create_fn:
             return False
         up = frame.f_back
-        while up is not None and up.f_code is not process_class_code:
+        while up is not None and up.f_code is not _process_class:
             up = up.f_back
         if up is None:
             return False
-        cls = up.f_locals.get("cls")
-        if type(cls) is not type:   # a metaclass could answer differently each time
+        cls = _get(_locals(up), "cls")
+        if _type(cls) is not _type:   # a metaclass could answer differently each time
             return False
-        annotations = cls.__dict__.get("__annotations__", {})
-        return type(annotations) is dict and _identifiers(annotations)
+        annotations = _proxy_get(_class_dict(cls), "__annotations__", {})
+        if _type(annotations) is not _dict:
+            return False
+        for name in annotations:
+            if _type(name) is not _str or not _isidentifier(name):
+                return False
+        return True
 
-    def standard(loader):
+    def standard(loader, _type=type, _str=str, _dict=dict, _get=dict.get,
+                 _loaders=(external.SourceFileLoader, external.SourcelessFileLoader),
+                 _get_data=external.FileLoader.get_data,
+                 _get_codes=(external.SourceLoader.get_code,
+                             external.SourcelessFileLoader.get_code),
+                 _instance_dict=object.__getattribute__, _found=found, _realpath=realpath,
+                 _installed_file=installed_file, _Exception=Exception):
         """Whether ``loader`` is the import system's own, unchanged, for a file
         installed outside the submission."""
-        if type(loader) not in loaders:     # nothing of the student's runs in the hook
+        kind = _type(loader)
+        if kind is not _loaders[0] and kind is not _loaders[1]:
+            return False    # nothing of the student's runs in the hook
+        try:
+            variables = _instance_dict(loader, "__dict__")
+        except _Exception:
             return False
-        path = vars(loader).get("path")
-        return not {"get_data", "get_code"} & set(vars(loader)) \
-            and _found(type(loader), "get_data") is get_data \
-            and any(_found(type(loader), "get_code") is f for f in get_codes) \
-            and type(path) is str and installed_file(realpath(path))
+        if _type(variables) is not _dict or "get_data" in variables \
+                or "get_code" in variables:
+            return False
+        get_code = _found(kind, "get_code")
+        if _found(kind, "get_data") is not _get_data \
+                or get_code is not _get_codes[0] and get_code is not _get_codes[1]:
+            return False
+        return _installed_file(_realpath(_get(variables, "path")))
 
-    def importing_installed(frame):
+    def importing_installed(frame, _own_name=own_name, _locals=locals_of, _get=dict.get,
+                            _type=type, _str=str, _standard=standard, _realpath=realpath,
+                            _instance_dict=object.__getattribute__,
+                            _exec_module=external._LoaderBasics.exec_module.__code__,
+                            _with_frames_removed=external._bootstrap
+                            ._call_with_frames_removed.__code__):
         """Whether ``frame`` runs for an installed module's own code, as the import
         system runs it, called by no code of the submission's in between."""
-        while frame is not None and not students(frame):
-            if frame.f_code.co_name == "<module>":
+        while frame is not None and not _own_name(frame.f_code.co_filename):
+            code = frame.f_code
+            if _type(code.co_name) is _str and code.co_name == "<module>":
                 up = frame.f_back
                 runs = up.f_back if up is not None else None
-                if up is not None and up.f_code is with_frames_removed_code \
-                        and runs is not None and runs.f_code is exec_module_code \
-                        and runs.f_locals.get("code") is frame.f_code \
-                        and standard(runs.f_locals.get("self")) \
-                        and realpath(frame.f_code.co_filename) \
-                        == realpath(vars(runs.f_locals["self"])["path"]):
-                    return True
+                if up is not None and up.f_code is _with_frames_removed \
+                        and runs is not None and runs.f_code is _exec_module:
+                    variables = _locals(runs)
+                    loader = _get(variables, "self")
+                    if _get(variables, "code") is code and _standard(loader):
+                        path = _realpath(code.co_filename)
+                        if path is not None and path == _realpath(
+                                _get(_instance_dict(loader, "__dict__"), "path")):
+                            return True
             frame = frame.f_back
         return False
 
-    def imported_pyc(frame):
+    def imported_pyc(frame, _locals=locals_of, _get=dict.get, _standard=standard,
+                     _realpath=realpath, _installed_file=installed_file,
+                     _compile_bytecode=external._compile_bytecode.__code__,
+                     _source_get_code=external.SourceLoader.get_code.__code__,
+                     _sourceless_get_code=external.SourcelessFileLoader.get_code.__code__):
         """Whether ``frame`` (the caller of marshal.loads) is the import system
-        reading a ``.pyc`` file outside the submission."""
-        if frame.f_code is not compile_bytecode_code:
+        reading a ``.pyc`` file outside the submission (the file it read)."""
+        if frame.f_code is not _compile_bytecode:
             return False
         up = frame.f_back
-        if up is None or not any(up.f_code is c for c in get_code_codes):
+        if up is None:
             return False
-        read = up.f_locals.get("bytecode_path" if up.f_code is get_code_codes[0] else "path")
-        return standard(up.f_locals.get("self")) and type(read) is str \
-            and installed_file(realpath(read))
+        if up.f_code is _source_get_code:
+            read = "bytecode_path"
+        elif up.f_code is _sourceless_get_code:
+            read = "path"
+        else:
+            return False
+        variables = _locals(up)
+        return _standard(_get(variables, "self")) \
+            and _installed_file(_realpath(_get(variables, read)))
 
-    def hook(event, args):
+    def hook(event, args, _getframe=sys._getframe, _report=report, _text_bytes=text_bytes,
+             _known=known, _written=written, _strip=bytes.strip, _own_name=own_name,
+             _generated=generated, _file_text=file_text,
+             _importing_installed=importing_installed, _imported_pyc=imported_pyc,
+             _entry=entry, _id=id, _protected=frozenset(),
+             _Refused=PermissionError, _BaseException=BaseException):
         if event == "compile":
-            frame = getframe(1)
-            source, filename = args[0], args[1]
-            text = _text_bytes(source)
-            if text is not None and (text in known and own_name(filename)
-                                     or text.strip() in written):
-                return
-            if generated(frame, text) or text is not None and file_text(filename, text) \
-                    or importing_installed(frame):
-                return
-            what = "source text compiled" if text is not None else "a syntax tree compiled"
-            report(f"{what} ({entry(frame)})")
-        elif event in ("marshal.loads", "marshal.load"):
-            frame = getframe(1)
-            if event == "marshal.loads" and imported_pyc(frame):
-                return
-            report(f"compiled code loaded ({entry(frame)})")
+            try:
+                frame = _getframe(1)
+                text = _text_bytes(args[0])
+                if text is not None and (text in _known and _own_name(args[1])
+                                         or _strip(text) in _written):
+                    return
+                if _generated(frame, text) or text is not None and _file_text(args[1], text) \
+                        or _importing_installed(frame):
+                    return
+                what = "source text compiled" if text is not None else "a syntax tree compiled"
+                description = what + " (" + _entry(frame) + ")"
+            except _BaseException:
+                description = "code compiled (where from could not be told)"
+            _report(description)
+        elif event == "marshal.loads" or event == "marshal.load":
+            try:
+                frame = _getframe(1)
+                if event == "marshal.loads" and _imported_pyc(frame):
+                    return
+                description = "compiled code loaded (" + _entry(frame) + ")"
+            except _BaseException:
+                description = "compiled code loaded (where from could not be told)"
+            _report(description)
         elif event == "code.__new__":
-            report(f"a code object built by hand ({entry(getframe(1))})")
+            try:
+                description = "a code object built by hand (" + _entry(_getframe(1)) + ")"
+            except _BaseException:
+                description = "a code object built by hand (where from could not be told)"
+            _report(description)
+        elif event == "object.__setattr__" and _id(args[0]) in _protected:
+            raise _Refused("changing the grader's own functions is not allowed in graded code")
 
-    sys.addaudithook(hook)
+    family = (text_bytes, under, resolve, realpath, own_name, isfile, installed_file,
+              file_text, entry, found, locals_of, generated, standard, importing_installed,
+              imported_pyc, hook, report)
+    hook.__defaults__ = hook.__defaults__[:-3] + (
+        frozenset(id(f) for f in family), PermissionError, BaseException)
+    return hook

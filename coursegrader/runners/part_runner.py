@@ -31,7 +31,10 @@ watches every piece of code the part compiles, loads compiled or builds by
 hand, and reports on the answer channel, before it runs, each one whose text
 is not one of the cells the grader sent or the files handed in (a
 :class:`~.protocol.Ran` line): the judge keeps these in the record, and the
-similarity check flags the submission on its own.
+similarity check flags the submission on its own.  Neither the watch nor its
+report looks up a name the part's code could rebind (see :mod:`.code_origin`);
+a part whose answer channel is not the grader's when it has code to report
+ends there, reported as tampered with.
 """
 
 import os
@@ -44,8 +47,8 @@ from . import code_origin
 from .audit_hook import ESCAPE_MODULES, FORBIDDEN_MODULES, Forbidden, install_guard, \
     module_dirs
 from .private import make_private
-from .protocol import END, Answer, Case, End, PartEnd, ProtocolError, Ran, decode, encode, \
-    read_header, write_all
+from .protocol import END, TAMPERED_EXIT, Answer, Case, End, PartEnd, ProtocolError, decode, \
+    encode, ran_line, read_header, write_all
 
 __all__ = ["main"]
 
@@ -164,38 +167,42 @@ def main():
                 pass
         shutil.rmtree(work, ignore_errors=True)
         clean = _input_left_alone(0)
-        write_all(control, encode(PartEnd(status, tampered=not clean)))
+        tampered = not clean or status == TAMPERED_EXIT
+        write_all(control, encode(PartEnd(status, tampered=tampered)))
         if not clean:
             os._exit(3)       # what the part wrote must never be read as a header
     os._exit(0)
 
 
-#: At most this many :class:`Ran` lines per part (one is enough to flag it).
-_RAN_LINES = 3
-
-
 def _reporter(out_fd):
     """``report(description)`` for :func:`code_origin.watch`: a :class:`Ran` line on
-    the answer channel, written before the code runs; if the channel is not
-    the one the grader reads (closed, or another file put in its place), a
-    :class:`Forbidden` error, so that the code does not run unreported."""
-    pipe = os.fstat(out_fd)
-    identity = (pipe.st_dev, pipe.st_ino)
-    left = [_RAN_LINES]
+    the answer channel, written before the code runs, every time.
 
-    def report(description):
-        if left[0] <= 0:
-            return
+    If the channel is not the one the grader reads (closed, or another file put
+    in its place), or cannot be written, the part's process ends at once with
+    :data:`~.protocol.TAMPERED_EXIT`, which its runner reports as tampering
+    (the part scores nothing), so that the code never runs unreported.  Like
+    the watch's own functions, it takes all it uses as default arguments bound
+    here (the descriptor, functions of the interpreter's in C,
+    :func:`~.protocol.ran_line`) and holds no state: the part's code cannot
+    change what it writes by rebinding ``encode`` or ``os.write``, nor count its
+    reports down (the judge keeps a few; see :mod:`coursegrader.judging.judge`).
+    """
+    pipe = os.fstat(out_fd)
+
+    def report(description, _fd=out_fd, _identity=(pipe.st_dev, pipe.st_ino),
+               _fstat=os.fstat, _write=os.write, _line=ran_line, _exit=os._exit,
+               _tampered=TAMPERED_EXIT, _Exception=Exception):
         try:
-            now = os.fstat(out_fd)
-            if (now.st_dev, now.st_ino) != identity:
-                raise OSError("not the answer channel")
+            now = _fstat(_fd)
+            if (now.st_dev, now.st_ino) != _identity:
+                _exit(_tampered)
             # after a newline of its own: a line the code left unfinished ends first
-            write_all(out_fd, b"\n" + encode(Ran(description[:200])))
-        except OSError:
-            raise Forbidden("running code not handed in as source, with the grader's "
-                            "channel closed, is not allowed in graded code") from None
-        left[0] -= 1
+            data = b"\n" + _line(description[:200])
+            while data:
+                data = data[_write(_fd, data):]
+        except _Exception:
+            _exit(_tampered)
     return report
 
 

@@ -27,13 +27,14 @@ whether the kernel's runner says so or the grader finds it out.
 
 import enum
 import json
+import json.encoder
 import os
 from dataclasses import dataclass
 from typing import Optional
 
 __all__ = ["StopReason", "ProtocolError", "PartHeader", "Case", "End", "Answer", "Ran", "PartEnd",
-           "KernelRequest", "CellRun", "KernelStop", "KernelAnswer", "END", "encode",
-           "decode", "read_header", "write_all"]
+           "KernelRequest", "CellRun", "KernelStop", "KernelAnswer", "END", "TAMPERED_EXIT",
+           "encode", "ran_line", "decode", "read_header", "write_all"]
 
 _HEADER_DIGITS = 20
 
@@ -112,7 +113,8 @@ class Ran:
 class PartEnd:
     """The judge's runner to the grader, on its own channel: the part's process ended
     with ``status`` (``-signal`` when killed); ``tampered`` if it wrote into the
-    grader's input channel."""
+    grader's input channel, or ended with :data:`TAMPERED_EXIT` (it found its
+    answer channel replaced when it had code to report)."""
 
     status: int
     tampered: bool = False
@@ -215,8 +217,6 @@ def _to_wire(message):
         if message.error is not None:
             return {"case": message.index, "error": message.error}
         return {"case": message.index, "value": message.value}
-    if kind is Ran:
-        return {"ran": message.description}
     if kind is PartEnd:
         record = {"part_end": message.status}
         if message.tampered:
@@ -284,9 +284,31 @@ def _from_wire(record, kind):
     return None
 
 
+#: The exit status of a part's process that finds its answer channel replaced when
+#: it has code to report: its runner reports the part as tampered with.
+TAMPERED_EXIT = 86
+
+# JSON's escape of a string in ASCII, in C where the interpreter has it.
+_ESCAPE = json.encoder.c_encode_basestring_ascii or json.encoder.py_encode_basestring_ascii
+
+
+def ran_line(description, _escape=_ESCAPE, _encode=str.encode):
+    """The bytes that send ``Ran(description)``, as :func:`encode` sends them.
+
+    Built only from what it was given when this module was loaded (its defaults:
+    a function of the interpreter's, in C, and ``str.encode``), and looking up
+    no name of a module at run time, so that the code a part runs cannot change
+    what it writes by rebinding names (``encode``, ``json.dumps``) in the
+    modules it can reach.
+    """
+    return b'{"ran": ' + _encode(_escape(description), "ascii") + b"}\n"
+
+
 def encode(message):
     """The bytes that send ``message``: one line of JSON, or a part's header framed
     by its length in bytes on a line of its own."""
+    if type(message) is Ran:
+        return ran_line(message.description)
     data = json.dumps(_to_wire(message), allow_nan=False).encode()
     if type(message) is PartHeader:
         return b"%d\n" % len(data) + data

@@ -147,12 +147,15 @@ class Channel:
         """The next line the runner's stdout carries (bytes, without its newline).
 
         With the judge's runner, a part's process that ends before writing it
-        raises :class:`Stopped` with its exit status.
+        raises :class:`Stopped` with its exit status, and one its runner reports
+        as tampered with raises it (``TAMPERED``) whatever it wrote.
         """
         while b"\n" not in self.buffer:
             if self.ended is not None:   # it ended: read what it wrote before
                 while b"\n" not in self.buffer and self._read_out():
                     pass
+                if self.ended.tampered:
+                    raise Stopped(StopReason.TAMPERED, self.ended.status)
                 if b"\n" not in self.buffer:
                     raise Stopped(stop_for_exit(self.ended.status), self.ended.status)
                 break

@@ -7,7 +7,9 @@ Each part runs in the real sandbox (:class:`PartSession`): the copy is
 
 import pytest
 
+from attacks import DISABLE_GUARD
 from coursegrader.judging.judge import PartSession
+from coursegrader.runners.protocol import StopReason
 
 DOUBLE = "def double(xs):\n    return [2 * x for x in xs]\n"
 HEX = DOUBLE.encode().hex()
@@ -141,6 +143,128 @@ def test_code_does_not_run_unreported_with_the_answer_channel_closed(session):
     run = session.run([cell], "double", [([1, 2],)], timeout=30)
     ok, message = run.values[0]
     assert not ok and "double is not defined" in message, run
+
+
+#: The part's code turning the report off from inside its own interpreter, then
+#: running the copy from hex text, as a student wrote it.
+SWITCH_OFF = {
+    # the runner's encoder replaced by one that drops the reports and passes
+    # the answers on (found by what its module holds, not by its name)
+    "the runner's encode rebound": (
+        "import sys\nfor _mod in list(sys.modules.values()):\n"
+        "    _d = getattr(_mod, '__dict__', {})\n"
+        "    if '_reporter' in _d and 'encode' in _d:\n"
+        "        _d['encode'] = (lambda _e: (lambda obj: b'' if type(obj).__name__ == 'Ran'"
+        " else _e(obj)))(_d['encode'])\n"
+        "import builtins\n_run = vars(builtins)[''.join(reversed('cexe'))]\n"
+        f"_run({TEXT}, globals())\n"),
+    # the same, then the copy written as a module at run time and imported
+    "the runner's encode rebound, a module imported": (
+        "import sys\nfor _mod in list(sys.modules.values()):\n"
+        "    _d = getattr(_mod, '__dict__', {})\n"
+        "    if '_reporter' in _d and 'encode' in _d:\n"
+        "        _d['encode'] = (lambda _e: (lambda obj: b'' if type(obj).__name__ == 'Ran'"
+        " else _e(obj)))(_d['encode'])\n"
+        f"with open('impl.py', 'w') as _f:\n    _f.write({TEXT})\n"
+        "from impl import double\n"),
+    # every name the report and the watch look up: os.write, the protocol's and
+    # the watch's functions, the path functions, builtins; the copy compiled
+    # under the first cell's name with the watch told its text is that cell's
+    "the watch's and the report's names rebound": (
+        "import sys, os, builtins, posixpath\n_w = os.write\n"
+        "os.write = lambda fd, b: len(b) if b'ran' in bytes(b) else _w(fd, b)\n"
+        "for _mod in list(sys.modules.values()):\n"
+        "    _d = getattr(_mod, '__dict__', {})\n"
+        "    if 'adds_no_code' in _d:\n"
+        "        _d['_text_bytes'] = lambda s: b'X = [1, 2]\\n'\n"
+        "        _d['_under'] = lambda p, r: True\n"
+        "    if 'ran_line' in _d:\n        _d['ran_line'] = lambda d: b''\n"
+        "posixpath.realpath = lambda p, *a, **k: p\n"
+        "builtins.any = lambda it: True\n"
+        f"exec(compile({TEXT}, '<cell 1>', 'exec'))\n"),
+    # the guard's names switched off through a traceback, then the hooks' state
+    # changed through gc and ctypes, and a trace function set
+    "the hooks reached through gc, ctypes and a trace function": (
+        DISABLE_GUARD + "_disable_guard()\nimport gc, sys\n"
+        "try:\n    sys.settrace(lambda *a: None)\nexcept Exception:\n    pass\n"
+        "try:\n    import ctypes\n    ctypes.c_long.from_address(id(0)).value\n"
+        "except Exception:\n    pass\n"
+        "for _o in gc.get_objects():\n"
+        "    if type(_o).__name__ == 'function' and 'runner' in _o.__code__.co_filename:\n"
+        "        for _c in _o.__closure__ or ():\n"
+        "            if type(_c.cell_contents) is list:\n"
+        "                _c.cell_contents[:] = [0]\n"
+        "        try:\n"
+        "            _o.__defaults__ = (None,) * len(_o.__defaults__ or ())\n"
+        "        except Exception:\n            pass\n"
+        f"exec({TEXT})\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SWITCH_OFF))
+def test_the_report_cannot_be_switched_off_from_inside(session, name):
+    """Whatever the part's code rebinds or reaches in its own interpreter, the copy
+    it then runs is reported (and earns its marks, as working code does), or, where
+    it broke the report's own parts, the part ends as tampered with: no marks."""
+    run = session.run(["X = [1, 2]\n", SWITCH_OFF[name]], "double",
+                      [([1, 2],), ([3],)], timeout=30)
+    if run.stop is not None and run.stop.reason is StopReason.TAMPERED:
+        assert all(not ok and "tampered" in message for ok, message in run.values), run
+    else:
+        assert run.values == [(True, [2, 4]), (True, [6])], run
+        assert run.ran and "compiled" in run.ran[0], run.ran
+
+
+def test_a_part_that_replaces_its_answer_channel_scores_nothing(session):
+    """Another pipe put in place of the answer channel before the copy runs: the
+    part's process ends there, and none of its answers counts."""
+    cell = ("import os, stat\nr, w = os.pipe()\n"
+            "for fd in range(3, 64):\n"
+            "    try:\n"
+            "        if fd not in (r, w) and stat.S_ISFIFO(os.fstat(fd).st_mode):\n"
+            "            os.dup2(w, fd)\n"
+            "    except OSError:\n        pass\n"
+            f"exec({TEXT})\n")
+    run = session.run(["X = [1, 2]\n", cell], "double", [([1, 2],), ([3],)], timeout=30)
+    assert run.stop is not None and run.stop.reason is StopReason.TAMPERED, run
+    assert all(not ok and "tampered" in message for ok, message in run.values), run
+    honest = session.run(["X = [1, 2]\n", DOUBLE], "double", [([1, 2],)], timeout=30)
+    assert honest.values == [(True, [2, 4])] and honest.ran == (), honest
+
+
+def test_the_watch_looks_up_no_name_at_run_time():
+    """The hook and every function of the grader's it calls (the report and its
+    encoder among them) take all they use as defaults: no global, builtin or
+    closed-over name in their code, which the part's code could rebind (a
+    module's dict, ``builtins``, a closure's cells).  The import system's
+    functions it holds are only compared, never called."""
+    import dis
+    import types
+
+    from coursegrader.runners import code_origin, part_runner
+
+    hook = code_origin._hook(frozenset(), frozenset(), (), (), part_runner._reporter(1))
+    runners = code_origin.__name__.rpartition(".")[0]
+    seen, todo = set(), [hook]
+    while todo:
+        f = todo.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        assert f.__closure__ is None and not f.__kwdefaults__, f
+        codes = [f.__code__]
+        while codes:
+            code = codes.pop()
+            looked_up = [i.argval for i in dis.get_instructions(code)
+                         if i.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF",
+                                         "LOAD_CLASSDEREF")]
+            assert not looked_up, (f.__qualname__, looked_up)
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        for d in f.__defaults__ or ():
+            d = getattr(d, "__wrapped__", d)     # the cache around the path resolver
+            if isinstance(d, types.FunctionType) and d.__module__.startswith(runners):
+                todo.append(d)
+    assert len(seen) >= 17
 
 
 def test_a_report_named_in_escaped_characters_is_still_read(session):

@@ -577,6 +577,32 @@ def test_a_way_around_the_audit_hook_finds_no_kernlab():
     assert not ok and "ModuleNotFoundError" in msg, msg
 
 
+REACH_AROUND = DISABLE_GUARD + """
+import ctypes, sys
+
+def f(x):
+    _disable_guard()
+    said = []
+    for attempt in (lambda: __import__("_testcapi"), lambda: ctypes.c_long.from_address(id(x)),
+                    lambda: ctypes.addressof(ctypes.c_int(1)), lambda: sys.settrace(None),
+                    lambda: sys.setprofile(None)):
+        try:
+            attempt()
+            said.append("done")
+        except PermissionError as exc:
+            said.append(str(exc))
+    return said
+"""
+
+
+def test_the_guards_names_switched_off_leave_what_reaches_around_the_hooks_refused():
+    """With the guard's names rebound through a traceback, importing a module that
+    reaches around the audit hooks, raw memory through ctypes and a trace or
+    profile function are still refused (the watch of the part's code relies on it)."""
+    (ok, said), = run_part([REACH_AROUND], "f", [(1,)], timeout=30).values
+    assert ok and len(said) == 5 and all("not allowed" in s for s in said), said
+
+
 @pytest.mark.skipif(not landlock.available(), reason="the kernel has no Landlock")
 def test_landlock_denies_reading_denied_paths_and_writing_elsewhere(tmp_path):
     import subprocess

@@ -144,8 +144,9 @@ def test_anything_else_is_refused_by_naming_the_field(change, field):
     (Stop(StopReason.FILE_LIMIT, limit=64 * 1024**2), False,
      "the process running your code was stopped for writing a file of more than 64 MB"),
     (Stop(StopReason.TAMPERED), False,
-     "the process running your code wrote into the grader's input channel, which is not "
-     "allowed; none of its answers counts"),
+     "the process running your code tampered with the grader's channels (wrote into the "
+     "grader's input channel, or put another file in place of its answer channel), which "
+     "is not allowed; none of its answers counts"),
     (Stop(StopReason.BUDGET, limit=600.0, cell=3), True,
      "the notebook's run took more than 600 s in all; this cell and the ones below were "
      "not run"),

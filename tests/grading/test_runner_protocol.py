@@ -61,6 +61,18 @@ def test_part_ends_round_trip_and_other_lines_are_not_taken_for_one():
         decode(b'{"part_end": 0, "tampered": false}', PartEnd)
 
 
+@pytest.mark.parametrize("description", [
+    "source text compiled (<cell 1>: <module>)", 'a "quoted" \\ name\n', "\U0001F600" * 200,
+    "\udcff lone surrogate"])
+def test_a_report_line_is_the_json_of_its_message(description):
+    """The line the part's report writes (built from what was bound when the
+    protocol loaded) is the JSON line the grader reads back."""
+    line = protocol.ran_line(description)
+    assert line == encode(protocol.Ran(description))
+    assert line == json.dumps({"ran": description}).encode() + b"\n"
+    assert decode(line, protocol.Ran) == protocol.Ran(description)
+
+
 def test_answers_and_the_end_marker():
     assert json.loads(encode(Answer(3, value=[2.0]))) == {"case": 3, "value": [2.0]}
     assert json.loads(encode(Answer(3, error="raised"))) == {"case": 3, "error": "raised"}

@@ -38,6 +38,18 @@ EVE = {
     "eve_doctest": ("import doctest\n"
                     "doctest.run_docstring_examples('>>> exec(' + repr({text}) + ')', "
                     "globals())\n"),
+    # the part's report switched off from inside the notebook first: the runner's
+    # encoder, found by what its module holds, replaced by one that drops the
+    # reports; then exec, looked up by a name built at run time
+    "eve_patched": ("import sys\n"
+                    "for _mod in list(sys.modules.values()):\n"
+                    "    _d = getattr(_mod, '__dict__', {{}})\n"
+                    "    if '_reporter' in _d and 'encode' in _d:\n"
+                    "        _d['encode'] = (lambda _e: (lambda obj: b'' if "
+                    "type(obj).__name__ == 'Ran' else _e(obj)))(_d['encode'])\n"
+                    "import builtins\n"
+                    "_run = vars(builtins)[''.join(reversed('cexe'))]\n"
+                    "_run({text}, globals())\n"),
 }
 #: what the similarity check must name for each
 NAMED = {
@@ -48,6 +60,7 @@ NAMED = {
     "eve_cprofile": ["runctx of code that is not written out"],
     "eve_doctest": ["ran code it did not hand in as source", "doctest.py",
                     "run_docstring_examples of code that is not written out"],
+    "eve_patched": ["ran code it did not hand in as source", "source text compiled"],
 }
 
 
@@ -134,6 +147,18 @@ def test_code_run_from_hex_text_is_flagged_on_its_own_and_named(graded, eve):
     page = (c.root / "report" / "ps1-similarity.html").read_text()
     section = page.split("Flagged on their own")[1].split("</ul>")[0]
     assert re.search(rf"<li>{eve}: [^<]*</li>", section), section
+
+
+def test_a_copy_that_switches_the_report_off_from_inside_is_reported_all_the_same(graded):
+    """The runner's encoder rebound to drop the reports changes nothing the part
+    reports: every part names the code compiled, and the copy (working code)
+    keeps ada's marks, flagged for a person to read, as the other copies are."""
+    _, _, records = graded
+    eve, ada = records[("eve_patched", "ps1")], records[("ada", "ps1")]
+    assert eve.score == ada.score == ada.points
+    assert {u.part for u in eve.unsubmitted_code} == {p.part for p in eve.parts}
+    assert all("source text compiled" in u.how for u in eve.unsubmitted_code), \
+        eve.unsubmitted_code
 
 
 def test_the_copy_through_the_interactive_interpreter_still_earns_adas_marks(graded):
