@@ -43,8 +43,8 @@ from traitlets.config import Config
 from .dating import Dating, Source
 from .late_policy import DAY, LatePolicy
 
-__all__ = ["Extension", "SubmissionTime", "GradingFailure", "GradeLine", "UngradedPart", "open_gradebook",
-           "registered_assignments", "grade_lines", "submission_time", "record_dating",
+__all__ = ["Extension", "SubmissionTime", "GradingFailure", "GradeLine", "UngradedPart",
+           "open_gradebook", "registered_assignments", "grade_lines", "submission_time", "record_dating",
            "ungraded_parts", "half_graded_refusal", "create_tables", "record_failure",
            "grading_failures"]
 
