@@ -205,3 +205,48 @@ def test_the_feedback_says_not_graded_in_place_of_the_earlier_page(course):
     for student in ("bob", "cy"):
         page = (course.root / "feedback" / student / PS / f"{PS}.html").read_text()
         assert "ps1: not graded" not in page and "quadratic" in page
+
+
+def test_through_the_folder_exchange_the_ungradable_resubmission_gets_0(slow, tmp_path):
+    """The same through the folder exchange (`nbgrader submit`, `make collect`, `make
+    autograde`, which the hub's collects share): ada's graded hand-in is replaced
+    by one with a lone surrogate in a written answer; bob hands in once."""
+    c = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
+                       assignments=[PS], secret="resubmission-secret", part_timeout=20)
+    (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
+    (c.root / "students.csv").write_text("id,first_name,last_name,email\n"
+                                         "ada,Ada,Example,ada@uni.example\n"
+                                         "bob,Bob,Example,bob@uni.example\n")
+    make(c, "db", f"PS={PS}")
+    c.nbgrader("generate_assignment", PS)
+    make(c, "release", f"PS={PS}")
+    for student in ("ada", "bob"):
+        c.student(student, "fetch_assignment", PS)
+        path = c.student_notebook_path(student, PS)
+        answers = BOB if student == "bob" else None
+        nb = nbformat.read(path, as_version=4)
+        nb = _answers(nb, answers) if answers else fill_answers(nb, c.source(PS))
+        nbformat.write(nb, path)
+        c.student(student, "submit", PS)
+    make(c, "collect", f"PS={PS}")
+    make(c, "autograde", f"PS={PS}", "JOBS=1")
+    assert c.code_scores(PS) == {"ada": (10.0, 10.0), "bob": (10.0, 10.0)}
+
+    path = c.student_notebook_path("ada", PS)
+    data = json.loads(path.read_text())
+    for cell in data["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "validity_arguments":
+            cell["source"] = "oops \ud800"
+    path.write_text(json.dumps(data, ensure_ascii=True))
+    c.student("ada", "submit", PS)
+    make(c, "collect", f"PS={PS}")
+    graded = make(c, "autograde", f"PS={PS}", "JOBS=1", check=False)
+    assert graded.returncode != 0 and "ps1/ada: UnicodeEncodeError" in graded.stderr
+
+    export = make(c, "export", f"PS={PS}", "FORCE=1", check=False)
+    assert export.returncode != 0 and "ps1 ada: UnicodeEncodeError" in export.stderr
+    rows = _rows(c.root / "grades.csv", "student_id")
+    assert float(rows["ada"]["score"]) == 0 and rows["ada"]["not_graded"]
+    assert "the last change (ctime)" in rows["ada"]["time_source"] \
+        or "first found" in rows["ada"]["time_source"]
+    assert float(rows["bob"]["score"]) == 10 and rows["bob"]["not_graded"] == ""
