@@ -47,7 +47,7 @@ from pathlib import Path
 from . import plain_paths
 
 __all__ = ["Source", "Dating", "FILE", "TIMESTAMP", "EARLIEST", "check_time", "write",
-           "read", "newer_than_collected", "folder_time", "claimed_text"]
+           "read", "collected", "newer_than_collected", "folder_time", "claimed_text"]
 
 #: The collector's account of a submission's time, beside the submission.
 FILE = "submission_time.json"
@@ -209,6 +209,21 @@ def read(folder):
         return Dating.from_json(data)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
+
+
+def collected(folder):
+    """The collector's account of the submission in ``folder`` as autograde keeps it,
+    and why it says the submission is not dated (None when it is): what
+    :func:`read` finds, or :attr:`Source.NONE` where no collector of the course
+    wrote one (or it cannot be read)."""
+    try:
+        found = read(folder)
+    except ValueError as exc:
+        return Dating(Source.NONE, detail=f"not readable: {exc}"[:512]), f"not dated: {exc}"
+    if found is None:
+        found = Dating(Source.NONE, detail=f"no {FILE} in {folder}")
+        return found, found.describe()
+    return found, None
 
 
 def newer_than_collected(folder, time):

@@ -13,6 +13,15 @@ A submission's time is nbgrader's (``SubmittedAssignment.timestamp``, read at
 autograde from the ``timestamp.txt`` the course's collectors write); where it
 came from (:mod:`coursegrader.dating`) is kept beside it in the table
 ``coursegrader_submission_time``, and :func:`submission_time` returns both.
+
+A submission that fails to grade (over a bound, a character its cells cannot
+be encoded with, any error) leaves no grade behind: :func:`record_failure`
+removes whatever grade the student's earlier submission of that problem set
+had and keeps, in the table ``coursegrader_grading_failure``, why the current
+one was not graded and when it was handed in (its collector's account), until
+a later submission is graded (:func:`record_dating` takes the row away).
+:func:`grade_lines` gives it 0 and the reason (``GradeLine.failed``), dated as
+the current submission is.
 """
 
 from __future__ import annotations
@@ -34,9 +43,10 @@ from traitlets.config import Config
 from .dating import Dating, Source
 from .late_policy import DAY, LatePolicy
 
-__all__ = ["Extension", "SubmissionTime", "GradeLine", "UngradedPart", "open_gradebook",
-           "registered_assignments", "grade_lines", "submission_time", "record_dating",
-           "ungraded_parts", "half_graded_refusal", "create_tables"]
+__all__ = ["Extension", "SubmissionTime", "GradingFailure", "GradeLine", "UngradedPart",
+           "open_gradebook", "registered_assignments", "grade_lines", "submission_time", "record_dating",
+           "ungraded_parts", "half_graded_refusal", "create_tables", "record_failure",
+           "grading_failures"]
 
 _Base = declarative_base()
 
@@ -66,6 +76,29 @@ class SubmissionTime(_Base):
     detail = Column(String(512), nullable=True)
 
 
+class GradingFailure(_Base):
+    """One student's current submission to one problem set that could not be graded:
+    why (``reason``), and when it was handed in (its collector's account, as in
+    :class:`SubmissionTime`, with the route's ``time``)."""
+
+    __tablename__ = "coursegrader_grading_failure"
+    __table_args__ = (UniqueConstraint("assignment", "student_id"),)
+    id = Column(Integer, primary_key=True)
+    assignment = Column(String(128), nullable=False)
+    student_id = Column(String(128), nullable=False)
+    reason = Column(String(1024), nullable=False)
+    source = Column(String(32), nullable=False)
+    time = Column(DateTime(), nullable=True)
+    lms_late = Column(Boolean(), nullable=True)
+    claimed = Column(String(256), nullable=True)
+    detail = Column(String(512), nullable=True)
+
+    @property
+    def dating(self) -> Dating:
+        return Dating(Source(self.source), self.time, self.lms_late, self.claimed,
+                      self.detail or "")
+
+
 @dataclasses.dataclass(frozen=True)
 class GradeLine:
     """One student's grade for one problem set after the late policy."""
@@ -84,6 +117,7 @@ class GradeLine:
     penalty: float
     dating: Dating | None = None     # where ``timestamp`` came from; None if never handed in
     ungraded: tuple[str, ...] = ()  # parts still to be graded by hand: a provisional grade
+    failed: str | None = None       # why the current submission was not graded (then 0)
 
     @property
     def dated(self) -> bool:
@@ -138,9 +172,11 @@ def grade_lines(gb: Gradebook, policy: LatePolicy,
     A problem set not handed in scores 0 and shows no timestamp. A submission
     whose route gave no time is not late by the clock; where the LMS marked it
     late, it counts one day (or part of a day) late, the least a late
-    submission is.
+    submission is.  A submission that failed to grade scores 0, says why
+    (``failed``) and is dated as it was handed in.
     """
     datings = _datings(gb)
+    failures = {(f.assignment, f.student_id): f for f in _failures(gb)}
     extensions = {(e.assignment, e.student_id): e.until
                   for e in gb.db.execute(select(Extension)).scalars()}
     subs = {(s.assignment.name, s.student.id): s
@@ -156,7 +192,11 @@ def grade_lines(gb: Gradebook, policy: LatePolicy,
             if until is not None and (due is None or until > due):
                 due = until
             sub = subs.get((a.name, st.id))
-            dating = _dating(datings, sub) if sub is not None else None
+            failure = failures.get((a.name, st.id))
+            if failure is not None:   # record_failure removed any grade
+                sub = None
+            dating = (failure.dating if failure is not None
+                      else _dating(datings, sub) if sub is not None else None)
             stamp = dating.time if dating is not None else None
             raw = float(sub.score) if sub is not None else 0.0
             late = (stamp - due).total_seconds() if stamp and due else 0.0
@@ -167,7 +207,7 @@ def grade_lines(gb: Gradebook, policy: LatePolicy,
                 a.name, st.id, st.last_name, st.first_name, st.email, due,
                 due is not None and due != a.duedate, stamp, raw, max_score,
                 policy.days_late(late), policy.penalty(raw, max_score, late), dating,
-                ungraded))
+                ungraded, failure.reason if failure is not None else None))
     return lines
 
 
@@ -202,8 +242,11 @@ def submission_time(gb: Gradebook, assignment: str, student: str) -> Dating | No
 
 
 def record_dating(gb: Gradebook, assignment: str, student: str, dating: Dating) -> None:
-    """Keep where the time of ``student``'s graded submission came from (at autograde)."""
+    """Keep where the time of ``student``'s graded submission came from (at autograde);
+    a failure recorded for an earlier submission no longer holds."""
     create_tables(gb)
+    for failure in _failures(gb, assignment, student):
+        gb.db.delete(failure)
     row = gb.db.execute(select(SubmissionTime).where(
         SubmissionTime.assignment == assignment,
         SubmissionTime.student_id == student)).scalar_one_or_none()
@@ -215,6 +258,53 @@ def record_dating(gb: Gradebook, assignment: str, student: str, dating: Dating) 
     row.claimed = (dating.claimed or "")[:256] or None
     row.detail = (dating.detail or "")[:512] or None
     gb.db.commit()
+
+
+def _failures(gb: Gradebook, assignment: str | None = None,
+              student: str | None = None) -> list[GradingFailure]:
+    query = select(GradingFailure)
+    if assignment is not None:
+        query = query.where(GradingFailure.assignment == assignment)
+    if student is not None:
+        query = query.where(GradingFailure.student_id == student)
+    return list(gb.db.execute(query).scalars())
+
+
+def record_failure(gb: Gradebook, assignment: str, student: str, reason: str,
+                   dating: Dating) -> None:
+    """``student``'s current submission to ``assignment`` could not be graded, for
+    ``reason``; it was handed in as ``dating`` says.
+
+    No grade of an earlier submission survives it: nbgrader's submission (its
+    scores, comments and time) and the time recorded beside it are removed, so
+    the export, the LMS's scores and the feedback see a submission not graded,
+    0, dated as the current one."""
+    create_tables(gb)
+    with contextlib.suppress(MissingEntry):
+        gb.remove_submission(assignment, student)
+    for row in gb.db.execute(select(SubmissionTime).where(
+            SubmissionTime.assignment == assignment,
+            SubmissionTime.student_id == student)).scalars():
+        gb.db.delete(row)
+    rows = _failures(gb, assignment, student)
+    row = rows[0] if rows else GradingFailure(assignment=assignment, student_id=student)
+    if not rows:
+        gb.db.add(row)
+    # the message may quote what the student wrote: kept as text any database takes
+    row.reason = reason.encode("utf-8", "backslashreplace").decode("utf-8")[:1024] \
+        or "not graded"
+    row.source = dating.source.value
+    row.time = dating.time
+    row.lms_late = dating.lms_late
+    row.claimed = (dating.claimed or "")[:256] or None
+    row.detail = (dating.detail or "")[:512] or None
+    gb.db.commit()
+
+
+def grading_failures(gb: Gradebook, assignment: str) -> dict[str, str]:
+    """{student: why their current submission to ``assignment`` was not graded}."""
+    create_tables(gb)
+    return {f.student_id: f.reason for f in _failures(gb, assignment)}
 
 
 def _ungraded_in(sub: SubmittedAssignment) -> list[UngradedPart]:

@@ -32,16 +32,9 @@ class RecordSubmissionTime(NbGraderPreprocessor):
         coursedir = CourseDirectory(config=self.config)
         folder = coursedir.format_path(coursedir.submitted_directory, info["student"],
                                        info["assignment"])
-        try:
-            found = dating.read(folder)
-        except ValueError as exc:
-            self.log.warning("%s/%s: not dated: %s", info["student"], info["assignment"], exc)
-            found = None
-        if found is None:
-            found = dating.Dating(dating.Source.NONE,
-                                  detail=f"no {dating.FILE} in {folder}")
-            self.log.warning("%s/%s: %s", info["student"], info["assignment"],
-                             found.describe())
+        found, undated = dating.collected(folder)
+        if undated:
+            self.log.warning("%s/%s: %s", info["student"], info["assignment"], undated)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SAWarning)
             with Gradebook(info["db_url"]) as gb:

@@ -58,12 +58,14 @@ def _side(comparison, which, check):
                 words_cut=words_cut, notes=material.notes)
 
 
-def write_report(ps, materials, comparisons, folder, check, skipped):
+def write_report(ps, materials, comparisons, folder, check, skipped, not_graded=()):
     """Write ``folder/<ps>-similarity.csv`` (every pair of ``comparisons``) and
     ``.html`` (the flagged ones, the pairs sharing a value of a variant, the
     submissions of ``materials`` flagged on their own, and what the bounds cut
     of each);
-    ``skipped``: submissions that could not be read, one line each."""
+    ``skipped``: submissions that could not be read, one line each;
+    ``not_graded``: [(student, why)] of the submissions compared as handed in,
+    their latest hand-in having failed to grade."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     table = folder / f"{ps}-similarity.csv"
@@ -91,7 +93,8 @@ def write_report(ps, materials, comparisons, folder, check, skipped):
     page = folder / f"{ps}-similarity.html"
     page.write_text(env.get_template("report.html.j2").render(
         ps=ps, shown=shown, n_flagged=len(flagged), n_pairs=len(comparisons),
-        check=check, skipped=skipped, cut=cut, alone=alone, tables=tables, by_value=by_value,
-        more_by_value=more_by_value, mixed_scripts=mixed_scripts),
+        check=check, skipped=skipped, not_graded=list(not_graded), cut=cut, alone=alone,
+        tables=tables, by_value=by_value, more_by_value=more_by_value,
+        mixed_scripts=mixed_scripts),
         encoding="utf-8")
     return table, page

@@ -44,6 +44,13 @@ JudgeSubmission, ...), one submission per task::
   there), so a run stopped halfway grades only what is left, a resubmission
   is graded again, and a run over a finished class changes nothing.
   ``--force`` regrades all.
+* **A failed submission has no grade.**  Whatever failed it (a bound, an
+  encoding error, a crash, its grader dying), the gradebook keeps no grade of
+  the student's earlier submission of the problem set: it keeps why this one
+  failed, dated as it was handed in
+  (:func:`coursegrader.gradebook.record_failure`), so the export, the LMS's
+  scores, the feedback and the similarity check all describe the submission
+  now collected, and a later graded submission takes its place.
 * **Gradebook.** The course's (``c.CourseSettings.db_url``, SQLite in the
   course folder by default).  SQLite allows one writer at a time: nbgrader's
   transactions are short, the course's URL makes a writer wait up to 60 s for
@@ -69,10 +76,11 @@ import sys
 import threading
 import time
 import traceback
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import record
+from .. import dating, record
 from ..settings import CourseSettings, course_config, private_files
 from ..startup import frozen, settle, skip_slow_imports
 
@@ -315,6 +323,27 @@ def _append(course_root, entry):
         os.fsync(f.fileno())
 
 
+def _forget_grade(coursedir, entry):
+    """Record in the gradebook that the submission of the failed log ``entry`` was not
+    graded, in place of any earlier grade; if that fails too, the entry says so."""
+    from nbgrader.api import Gradebook
+    from sqlalchemy.exc import SAWarning
+
+    from ..gradebook import record_failure
+    folder = coursedir.format_path(coursedir.submitted_directory, entry["student"],
+                                   entry["assignment"])
+    handed_in, _ = dating.collected(folder)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SAWarning)
+            with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+                record_failure(gb, entry["assignment"], entry["student"], entry["error"],
+                               handed_in)
+    except Exception as exc:
+        entry["error"] += (f"; and the gradebook still holds its earlier grade, if any "
+                           f"({type(exc).__name__}: {exc}): run again")
+
+
 def _check_gradebook(coursedir, assignments):
     """Create the gradebook's tables (nbgrader's and the course's) if needed and
     check every problem set is registered."""
@@ -545,6 +574,8 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, force=False, pro
             # and course row (_check_gradebook), the autograded folder (above)
             # and the course secret (written whole, then linked into place).
             for entry in engine.map(grade_submission, tasks):
+                if entry["status"] != "graded":
+                    _forget_grade(coursedir, entry)
                 _append(course_root, entry)
                 entries.append(entry)
                 bar.update(1)

@@ -30,6 +30,14 @@ of ``grades.csv`` and ``Provisional`` of Moodle's file name the parts, and for
 Canvas, whose import would take any new column for an assignment, they are
 listed on the terminal and in ``grades-canvas-provisional.txt``.
 
+A submission that failed to grade (the student's latest hand-in: over a
+bound, an encoding error, any error) is exported as 0, whatever an earlier
+submission scored (:func:`coursegrader.gradebook.record_failure`), dated as
+the latest hand-in; ``grades.csv``'s column ``not_graded`` says why, every
+such submission is listed on the terminal and beside the file (an LMS's has no
+column for it) in ``*-not-graded.txt``, and the command exits 1, as
+``make autograde`` does.
+
     python -m coursegrader.tools.grade_export [--lms canvas|moodle] [--roster FILE]
                                         [--out FILE] [--force] [ps1 ps2 ...]
 """
@@ -52,11 +60,12 @@ from .lms_roster import CANVAS_KEYS, CANVAS_REQUIRED
 from ..spreadsheet import neutralise, writer
 
 __all__ = ["NBGRADER_COLUMNS", "write_csv", "fill_canvas", "write_moodle",
-           "report_unmatched", "report_undated", "main"]
+           "report_unmatched", "report_undated", "report_not_graded", "main"]
 
 NBGRADER_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name",
                     "first_name", "email", "raw_score", "late_submission_penalty",
-                    "score", "max_score", "days_late", "time_source", "provisional"]
+                    "score", "max_score", "days_late", "time_source", "provisional",
+                    "not_graded"]
 MOODLE_KEYS = ["ID number", "Email address"]
 
 
@@ -79,7 +88,12 @@ def write_csv(lines: list[GradeLine], out: Path, calendar: CourseCalendar) -> No
                         g.email or "",
                         _points(g.raw_score), _points(g.penalty), _points(g.score),
                         _points(g.max_score), g.days_late,
-                        g.dating.describe() if g.dating else "", _provisional(g)])
+                        g.dating.describe() if g.dating else "", _provisional(g),
+                        _not_graded(g)])
+
+
+def _not_graded(g: GradeLine) -> str:
+    return f"not graded (0): {g.failed}" if g.failed is not None else ""
 
 
 def _by_student(lines: list[GradeLine]) -> dict[str, dict[str, GradeLine]]:
@@ -272,6 +286,26 @@ def report_undated(lines: list[GradeLine]) -> None:
             print(f"  {g.assignment} {g.student_id}", file=sys.stderr)
 
 
+def report_not_graded(out: Path, lines: list[GradeLine]) -> bool:
+    """Name every submission exported as 0 because it failed to grade, on the terminal
+    and beside the file ``out`` in ``*-not-graded.txt`` (an LMS's file has no column
+    for it); whether there was any."""
+    listing = out.with_name(out.stem + "-not-graded.txt")
+    failed = [g for g in lines if g.failed is not None]
+    if failed:
+        text = [f"{len(failed)} submission(s) not graded, exported as 0 (the student's "
+                f"latest hand-in; an earlier grade does not count): fix the cause or ask "
+                f"for a new hand-in, then make autograde:"]
+        text += ["  " + neutralise(f"{g.assignment} {g.student_id}: {g.failed}", quoted=False)
+                 for g in failed]
+        listing.write_text("\n".join(text) + "\n", encoding="utf-8")
+        text.append(f"(this list is also in {listing})")
+        print("\n".join(text), file=sys.stderr)
+    elif listing.exists():
+        listing.unlink()
+    return bool(failed)
+
+
 def _list_provisional(out: Path, lines: list[GradeLine]) -> None:
     """Name the provisional grades of an LMS file that has no column for them."""
     listing = out.with_name(out.stem + "-provisional.txt")
@@ -327,6 +361,7 @@ def main(argv=None) -> int:
             report_unmatched(out, *write_moodle(lines, out, names, args.roster),
                              source)
         report_undated(lines)
+        not_graded = report_not_graded(out, lines)
         if any(g.provisional for g in lines):
             print(f"warning: {sum(g.provisional for g in lines)} grade(s) written as "
                   f"provisional (FORCE): parts still to grade by hand", file=sys.stderr)
@@ -334,7 +369,7 @@ def main(argv=None) -> int:
               f"{policy.per_day:.0%} of the {policy.of.replace('_', ' ')} per day, "
               f"zero after {policy.zero_after_days} days; times in "
               f"{calendar.time_zone}")
-        return 0
+        return 1 if not_graded else 0
     except InputError as exc:
         exc.report()
         return 2

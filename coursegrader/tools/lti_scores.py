@@ -33,7 +33,9 @@ it does not exist).
 Nothing is sent while a submission of the problem sets has parts still to be
 graded by hand (they are listed); with ``--force`` (``make lti_scores
 FORCE=1``) those scores go as provisional: grading progress ``PendingManual``,
-which the LMS shows as not yet final.
+which the LMS shows as not yet final.  A submission that failed to grade
+goes as 0 with a comment saying why (never an earlier submission's grade);
+each is listed, and the command exits 1.
 
     python -m coursegrader.tools.lti_scores send [--config lti.json] [--force] ps1 [ps2 ...]
     python -m coursegrader.tools.lti_scores keygen [--config lti.json]
@@ -70,7 +72,7 @@ from ..gradebook import (GradeLine, grade_lines, half_graded_refusal, open_grade
 from ..late_policy import LatePolicy
 from ..settings import private_files
 from .command_input import InputError, load_config
-from .grade_export import report_unmatched
+from .grade_export import report_not_graded, report_unmatched
 
 __all__ = ["REQUIRED", "MATCH_FIELDS", "load_settings", "keygen", "public_jwks",
            "fetch_members", "send_scores", "main"]
@@ -234,7 +236,9 @@ def send_scores(settings: dict, lines: list[GradeLine], assignments: list[str]
                      .set_timestamp(now).set_activity_progress(progress)
                      .set_grading_progress("PendingManual" if g.provisional
                                            else "FullyGraded"))
-            if g.penalty:
+            if g.failed is not None:
+                grade.set_comment(f"not graded: {g.failed}"[:1000])
+            elif g.penalty:
                 grade.set_comment(f"late penalty {round(g.penalty, 2):g} points "
                                   f"({g.days_late} day(s) late)")
             ags.put_grade(grade, item)
@@ -310,7 +314,7 @@ def main(argv=None) -> int:
         report_unmatched(Path(f"lti-{ps}.txt"), unknown, absent, "the LMS course")
         print(f"{ps}: sent {sent} score(s) to the LMS's line item {ps!r}, after the "
               f"late policy")
-    return 0
+    return 1 if report_not_graded(Path("lti-scores.txt"), lines) else 0
 
 
 if __name__ == "__main__":

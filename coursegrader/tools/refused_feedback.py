@@ -1,16 +1,20 @@
-"""A feedback page for each submission refused as oversized, naming the bound it broke.
+"""A feedback page for each submission that failed to grade, saying why where it can.
 
 A notebook over a bound of :class:`~coursegrader.preprocessors.bound_submission.
-BoundSubmission` (its bytes, cells or outputs) is never graded, so nbgrader
-writes no feedback for it, and its student would never learn why.  ``make
+BoundSubmission` (its bytes, cells or outputs), or one whose grading failed
+otherwise (a character its cells cannot be encoded with, any error), is not
+graded, so nbgrader writes no feedback for it, and its student would never
+learn why, or would keep the page of an earlier submission, whose grade no
+longer counts (:func:`coursegrader.gradebook.record_failure`).  ``make
 feedback`` runs ``python -m coursegrader.tools.refused_feedback ps1 ...``
 after nbgrader's ``generate_feedback``: for each submission in ``submitted/``
-whose latest grading (``gradelog/<ps>.jsonl``, for the same files) refused it
-by a bound, it writes ``feedback/<student>/<ps>/<notebook>.html`` for each
-notebook of the problem set, a short page that names the bound, its limit
-and what the notebook had (from the log entry's numbers, never its text),
-and what to do.  Nothing the student wrote is on it, so nothing of theirs is
-rendered.  Beside it go the submission's ``timestamp.txt`` and
+whose latest grading (``gradelog/<ps>.jsonl``, for the same files) failed,
+it writes ``feedback/<student>/<ps>/<notebook>.html`` for each notebook of
+the problem set, in place of any earlier page: a short page saying it was not
+graded, so it has no score, and, for a bound, naming the bound, its limit and
+what the notebook had (from the log entry's numbers, never its text), and
+what to do.  Nothing the student wrote is on it (nor the error's message,
+which may quote it), so nothing of theirs is rendered.  Beside it go the submission's ``timestamp.txt`` and
 ``submission_secret.txt``, so that nbgrader's ``release_feedback`` returns it
 as any other page.  It lists each such submission on the terminal and exits
 non-zero: the instructor's list of what failed still names it.
@@ -46,28 +50,36 @@ _PAGE = """<!DOCTYPE html>
 """
 
 
+_NOT_GRADED = ("the grader could not grade it (your instructor has the reason). Hand in "
+               "the problem set's notebook again, with your answers in its cells, and "
+               "ask the instructor to grade it again.")
+
+
 def refused(course, ps):
-    """[(student, the log entry's ``bound``)] of each submission of ``ps`` whose latest
-    grading, of the files now submitted, refused it by a bound."""
+    """[(student, the log entry's ``bound``, or None)] of each submission of ``ps``
+    whose latest grading, of the files now submitted, failed (by a bound, or
+    otherwise: None)."""
     from nbgrader.coursedir import CourseDirectory
     coursedir = CourseDirectory(config=course_config(course))
     last = latest(read_log(course, ps))
     found = []
     for sub in find_submissions(coursedir, [ps]):
         entry = last.get(sub.student)
-        if entry and entry["status"] == "failed" and entry.get("digest") == sub.digest \
-                and isinstance(entry.get("bound"), dict):
-            found.append((sub.student, entry["bound"]))
+        if entry and entry["status"] == "failed" and entry.get("digest") == sub.digest:
+            bound = entry.get("bound")
+            found.append((sub.student, bound if isinstance(bound, dict) else None))
     return found
 
 
 def _page(ps, bound):
-    why = refusal(str(bound["setting"]), int(bound["limit"]), int(bound["found"]))
+    why = (refusal(str(bound["setting"]), int(bound["limit"]), int(bound["found"]))
+           if bound is not None else _NOT_GRADED)
     return _PAGE.format(ps=html.escape(ps), why=html.escape(why))
 
 
 def write_pages(course, ps):
-    """Write the page of each refused submission of ``ps``; return [(student, bound)]."""
+    """Write the page of each submission of ``ps`` that failed to grade; return
+    [(student, bound or None)]."""
     from nbgrader.coursedir import CourseDirectory
     coursedir = CourseDirectory(config=course_config(course))
     source = Path(coursedir.format_path(coursedir.source_directory, ".", ps))
@@ -96,12 +108,13 @@ def main(argv=None):
     failed = []
     for ps in args.assignments:
         for student, bound in write_pages(course, ps):
-            failed.append(f"  {ps}/{student}: not graded, over "
-                          f"c.BoundSubmission.{bound['setting']} ({int(bound['found']):,} "
-                          f"against at most {int(bound['limit']):,}); a page saying so "
+            why = (f"over c.BoundSubmission.{bound['setting']} ({int(bound['found']):,} "
+                   f"against at most {int(bound['limit']):,})" if bound is not None
+                   else "its grading failed (make autograde named why)")
+            failed.append(f"  {ps}/{student}: not graded, {why}; a page saying so "
                           "was written in its feedback")
     if failed:
-        print(f"{len(failed)} submission(s) refused as oversized, not graded:", file=sys.stderr)
+        print(f"{len(failed)} submission(s) not graded:", file=sys.stderr)
         print("\n".join(failed), file=sys.stderr)
         return 1
     return 0

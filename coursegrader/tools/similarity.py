@@ -6,7 +6,13 @@
 student wrote, code or Markdown, the added ones too, and the Python modules
 handed in beside the notebook), so a problem set is
 compared once it is autograded; a submission without a record is listed as
-not compared. The code is compared in a normal form (:mod:`coursegrader.similarity.code`)
+not compared.  A submission whose latest hand-in failed to grade
+(:func:`coursegrader.gradebook.grading_failures`) is compared as handed in,
+read from ``submitted/`` (:mod:`coursegrader.similarity.handed_in`), never
+from the record of an earlier submission, so that making one's latest
+hand-in ungradable sheds no flag; it is named to the instructor (on the
+terminal and on the page) as not graded and compared as handed in, or, where
+even that cannot be read, as not compared and why. The code is compared in a normal form (:mod:`coursegrader.similarity.code`)
 with copydetect's winnowing (the method of MOSS), the written answers as
 runs of words (:mod:`coursegrader.similarity.text`); what the release holds
 never counts, and each submission is read within bounds
@@ -49,14 +55,17 @@ from nbgrader.coursedir import CourseDirectory
 from coursecheck.parts import variant_key
 
 from .. import record
+from ..gradebook import grading_failures, open_gradebook
 from ..judging.modules import MODULE, student_modules
 from ..judging.problem_sets import graded_parts, hidden_module
 from ..judging.variants import submission_variant
 from ..judging.verdicts import known_verdicts, right_verdicts
+from ..preprocessors.bound_submission import BoundSubmission
 from ..preprocessors.judge_submission import JudgeSubmission
 from ..secret import course_secret
 from ..settings import CourseSettings
 from ..similarity.compare import compare
+from ..similarity.handed_in import NotGraded
 from ..similarity.material import SimilarityCheck, Scaffold, boilerplate, material_of
 from ..similarity.page import write_report
 from ..similarity.values import (common_values, evidence, implied_by, other_variants_held,
@@ -64,13 +73,17 @@ from ..similarity.values import (common_values, evidence, implied_by, other_vari
 from ..similarity.verdicts import handed_in, verdict_evidence
 from .command_input import InputError, load_config
 
-__all__ = ["SimilarityCheck", "recorded_materials", "variant_evidence", "flag_tables",
-           "compare_all", "main"]
+__all__ = ["SimilarityCheck", "not_graded", "recorded_materials", "variant_evidence",
+           "flag_tables", "compare_all", "main"]
 
 
-def recorded_materials(coursedir, ps, scaffold, check):
+def recorded_materials(coursedir, ps, scaffold, check, not_graded=None):
     """The :class:`~coursegrader.similarity.material.Material` of each submission
-    to ``ps`` from its record, and the submissions not compared, each with why."""
+    to ``ps`` from its record, and the submissions not compared, each with why.
+
+    ``not_graded``: a :class:`~coursegrader.similarity.handed_in.NotGraded` naming the submissions whose latest
+    hand-in failed to grade; those are read as handed in, not from a record."""
+    not_graded = not_graded or NotGraded({})
     root = Path(coursedir.root)
     graded = root / coursedir.autograded_directory
     submitted = {nb.parent.parent.name for nb in
@@ -78,7 +91,13 @@ def recorded_materials(coursedir, ps, scaffold, check):
     recorded = {r.parent.parent.name for r in graded.glob(f"*/{ps}/{ps}{record.SUFFIX}")}
     boiler = boilerplate(scaffold, check)
     materials, skipped = [], []
-    for student in sorted(submitted | recorded):
+    for student in sorted(submitted | recorded | set(not_graded.reasons)):
+        if student in not_graded.reasons:
+            material = not_graded.material(coursedir, ps, student, scaffold, check, boiler,
+                                           skipped)
+            if material is not None:
+                materials.append(material)
+            continue
         try:
             result = record.load(graded / student / ps, ps)
             if result.answers is None:
@@ -102,6 +121,27 @@ def recorded_materials(coursedir, ps, scaffold, check):
             skipped.append(f"{student}: its cells could not be compared "
                            f"({type(exc).__name__}: {exc})")
     return materials, skipped
+
+
+def not_graded(config, coursedir, ps):
+    """The :class:`~coursegrader.similarity.handed_in.NotGraded` of ``ps``: the
+    gradebook's failures, each student's
+    variant drawn as the judge draws it (none without the course secret)."""
+    with open_gradebook(config) as gb:
+        reasons = grading_failures(gb, ps)
+    variant_of = lambda student: None  # noqa: E731
+    settings = CourseSettings(config=config)
+    secret_file = Path(JudgeSubmission(config=config).secret_file)
+    if reasons and (settings.secret or secret_file.is_file()):
+        secret = course_secret(settings, secret_file)
+
+        def variant_of(student):
+            try:
+                drawn = submission_variant(secret, ps, student)
+            except Exception:   # variant_evidence names what cannot be drawn
+                return None
+            return drawn.label if drawn is not None else None
+    return NotGraded(reasons, variant_of, BoundSubmission(config=config).max_bytes)
 
 
 def variant_evidence(coursedir, ps, materials, scaffold, check, config):
@@ -205,7 +245,8 @@ def main(argv=None) -> int:
                                   f"(make generate PS={ps} first)"])
             modules = [m.source for m in student_modules(release.parent, record.ANSWER_BYTES)]
             scaffold = Scaffold.of(nbformat.read(release, as_version=4).cells, modules)
-            materials, skipped = recorded_materials(coursedir, ps, scaffold, check)
+            failed = not_graded(config, coursedir, ps)
+            materials, skipped = recorded_materials(coursedir, ps, scaffold, check, failed)
             found, verdicts, not_drawn = variant_evidence(coursedir, ps, materials, scaffold,
                                                           check, config)
             skipped += not_drawn
@@ -213,7 +254,8 @@ def main(argv=None) -> int:
             for v in verdicts:
                 shared.setdefault(frozenset((v.a, v.b)), []).append(v.describe())
             pairs = compare_all(materials, check, shared)
-            table, page = write_report(ps, materials, pairs, root / "report", check, skipped)
+            table, page = write_report(ps, materials, pairs, root / "report", check, skipped,
+                                       failed.compared)
             n = sum(p.flagged for p in pairs)
             print(f"{ps}: {len(materials)} submissions, {len(pairs)} pairs, {n} flagged "
                   f"(code {check.threshold:.0%}, written {check.written_threshold:.0%}, "
@@ -235,6 +277,9 @@ def main(argv=None) -> int:
                 if m.mixed_scripts:
                     print(f"  flagged on its own: {m.student}: written answers with words "
                           f"that mix Latin and Cyrillic letters: {', '.join(m.mixed_scripts)}")
+            for student, why in failed.compared:
+                print(f"  not graded, compared as handed in: {student}: its latest hand-in "
+                      f"failed to grade ({why})")
             for line in skipped:
                 print(f"  not compared: {line}", file=sys.stderr)
         return 0

@@ -133,8 +133,9 @@ def test_many_empty_cells_fail_alone_and_the_classmate_keeps_her_grade(tmp_path)
     assert "graded 1 submission(s), 1 failed" in run.stderr
     assert "ps1/eve: NotebookTooLarge: ps1.ipynb was not graded: it has " \
            f"{CELLS + len(solved.cells):,} cells, more than the 1,000" in run.stderr
-    # eve's own answers would earn 10: refused, she gets 0, and ada keeps her 10
-    assert c.code_scores(PS) == {"ada": (10.0, 10.0), "eve": (0.0, 10.0)}
+    # eve's own answers would earn 10: refused, nothing of hers in the gradebook
+    # (so 0), and ada keeps her 10
+    assert c.code_scores(PS) == {"ada": (10.0, 10.0)}
     entry = batch.latest(batch.read_log(c.root, PS))["eve"]
     assert entry["status"] == "failed" and "BoundSubmission.max_cells" in entry["error"]
     assert not list((c.root / "autograded").glob("eve/*/*.ipynb"))
