@@ -255,7 +255,9 @@ def test_a_backslash_in_the_path_is_refused_not_a_new_name_to_every_rate(front):
     "/" beside "..", or an encoded ".": nginx decodes, then resolves the "..", the
     proxy does not, so ``/user/bob%2F..%2F<any>/`` reached bob's server under a new
     rate each time; and ``/user/bob//../<any>/``: nginx merges the slashes, then
-    resolves the "..", the proxy drops the empty segment only."""
+    resolves the "..", the proxy drops the empty segment only; and ``/user/bob//..#``:
+    nginx ends the path at the "#" (so the path is ``/user/``, the empty name's
+    rate), the proxy sends it to bob's server."""
     for path in ("/user/x1\\..\\bob/api/status", "/user/x2\\..\\..\\hub/login", "/hub\\login",
                  "//x/user/bob/api/status", "//hub/user/bob/api/status",
                  "//user/user/bob/api/status", "/user/bob%2F..%2Fx1/api/status",
@@ -263,7 +265,8 @@ def test_a_backslash_in_the_path_is_refused_not_a_new_name_to_every_rate(front):
                  "/user/bob%2F%2e%2E%2Fx3/api/status", "/user/%2e%2e/user/bob/api/status",
                  "/user/bob//../x4/api/status", "/user/bob///../../hub/login",
                  "/user/bob/./../x5/api/status", "/user/bob//./../x6/api/status",
-                 "/user/bob/.."):
+                 "/user/bob/..", "/user/bob//..#", "/user/bob//..#x7/api/status",
+                 "/hub//..#", "/user/bob/api/status#x8", "/user/bob/api/status?a=1#x9"):
         assert get(front, ADA, path)[0] == 400, path
     # a ".." or a "%2F" in the query is not a path's, nor a name beginning "." a
     # dot segment
