@@ -30,7 +30,7 @@ import warnings
 
 from .policy import FORBIDDEN_IMPORTS, forbidden_import_message
 from .serial import UnsupportedValue, roundtrip
-from .parts import PUBLIC_UNSCORED, get_part, judge_case
+from .parts import PUBLIC_UNSCORED, case_answer, get_part, judge_case
 from .variants import bind, student_variant
 
 __all__ = ["CheckFailed", "check", "check_cases", "run_cases", "format_report", "printable",
@@ -87,24 +87,32 @@ def _student_frame(tb):
 
 
 def call_and_judge(part, case, func):
-    """Call ``func`` on a fresh copy of the case's arguments; return None or a message."""
+    """Call ``func`` on a fresh copy of the arguments of each of the case's calls
+    (one, or more: :attr:`~coursecheck.parts.Case.separately`); return None or a message."""
+    ok, got = case_answer(case, [_call(case, func, args) for args in case.calls])
+    return judge_received(part, case, got) if ok else got
+
+
+def _call(case, func, args):
+    """``(True, value)`` for what ``func(*args)`` returned (through the round trip), or
+    ``(False, message)`` saying why there is none."""
     try:
-        args = roundtrip(case.args)
+        args = roundtrip(args)
     except UnsupportedValue as exc:  # a bug in the problem set, not the student's
         raise ValueError(f"case {case.label!r} has arguments that cannot be sent: {exc}") from exc
     try:
         result = func(*args)
     except NotImplementedError:
-        return "not implemented yet (the function raises NotImplementedError)"
+        return False, "not implemented yet (the function raises NotImplementedError)"
     except Exception as exc:
         line = _student_frame(exc.__traceback__)
         at = f" (line {line} of your code)" if line else ""
-        return f"raised {type(exc).__name__}: {exc}{at}"
+        return False, f"raised {type(exc).__name__}: {exc}{at}"
     try:
-        got = roundtrip(result)
+        return True, roundtrip(result)
     except UnsupportedValue as exc:
-        return f"returned an unsupported type: {exc}; return numbers, arrays, lists or tuples"
-    return judge_received(part, case, got)
+        return False, (f"returned an unsupported type: {exc}; return numbers, arrays, lists "
+                       "or tuples")
 
 
 def judge_received(part, case, got):

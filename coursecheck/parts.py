@@ -28,7 +28,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 __all__ = [
-    "Case", "Part", "allclose", "same_set", "custom", "equal",
+    "Case", "Part", "allclose", "same_set", "custom", "equal", "case_answer",
     "get_part", "get_parts", "problem_module", "judge_case", "public_answers", "variant_answers",
     "variant_key", "describe", "scored_cases", "PUBLIC_UNSCORED",
     "float_array", "witness_fault", "log_uniform",
@@ -41,16 +41,55 @@ _LABEL = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
 
 @dataclass(frozen=True)
 class Case:
-    """One test input: the positional arguments of the student's function and a label."""
+    """One test input: the positional arguments of the student's function and a label.
+
+    ``separately``: further tuples of arguments, each given to the function in
+    a call of its own after ``args``; the answer judged is then the tuple of
+    what the calls returned, in order (see :func:`case_answer`).  Only a part
+    judged by ``verify`` has such cases: what it checks is how the calls'
+    answers agree, which no single call shows (a feature map's rows for two
+    sets of points, whose inner products must be the kernel between them:
+    an array built from the points of one call alone passes every check made
+    within that call).
+    """
 
     args: tuple
     label: str
+    separately: tuple = ()
 
     def __post_init__(self):
         if not isinstance(self.args, tuple):
             raise TypeError(f"Case.args must be a tuple, got {type(self.args).__name__}")
         if not isinstance(self.label, str) or not self.label:
             raise TypeError("Case.label must be a non-empty string")
+        if not (isinstance(self.separately, tuple)
+                and all(isinstance(a, tuple) for a in self.separately)):
+            raise TypeError("Case.separately must be a tuple of tuples of arguments")
+
+    @property
+    def calls(self):
+        """The arguments of each call the case makes, in order: ``args`` first."""
+        return (self.args,) + self.separately
+
+
+def case_answer(case, answers):
+    """``(True, got)`` or ``(False, message)`` for ``case`` from ``answers``, the
+    ``(True, value)`` or ``(False, message)`` of each of its calls in order.
+
+    A case of one call answers what the call returned; a case of several, the
+    tuple of what they returned.  A call that failed fails the case, its
+    message naming the call.
+    """
+    answers = list(answers)
+    if len(answers) != len(case.calls):
+        raise ValueError(f"case {case.label!r} makes {len(case.calls)} calls, "
+                         f"got {len(answers)} answers")
+    if len(answers) == 1:
+        return answers[0]
+    for n, (ok, value) in enumerate(answers, 1):
+        if not ok:
+            return False, f"call {n} of {len(answers)}: {value}"
+    return True, tuple(value for _, value in answers)
 
 
 @dataclass(frozen=True)
@@ -350,6 +389,9 @@ def judge_case(part, case, got):
     """Return ``None`` if ``got`` is right for ``case``, else a message saying what is wrong."""
     if part.verify is not None:
         return part.verify(got, case)
+    if case.separately:   # a bug in the problem set
+        raise ValueError(f"case {case.label!r} makes calls of its own (Case.separately), "
+                         "which only a part judged by Part.verify can judge")
     if part.reference is not None:
         expected = part.reference(*case.args)
     elif case.label in part.answers:

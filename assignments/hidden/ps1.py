@@ -55,12 +55,20 @@ def _verdict_reference(v, name):
     return verdict(_specs(v)[name])
 
 
+def _with_one_of(rng, X, m):
+    """``m`` fresh points like ``X``'s, and one of ``X``'s among them at a random place:
+    the points of a separate call, whose row for the shared point must be the same."""
+    Y = rng.normal(scale=float(np.abs(X).max()) or 1.0, size=(m, X.shape[1]))
+    return np.insert(Y, int(rng.integers(m + 1)), X[int(rng.integers(len(X)))], axis=0)
+
+
 def _quad_hidden(v, rng):
     cases = []
     for _ in range(3):
-        n = int(rng.integers(2, 12))
+        n, m = int(rng.integers(2, 12)), int(rng.integers(1, 6))
         X = rng.normal(scale=float(rng.uniform(0.5, 3.0)), size=(n, 2))
-        cases.append(Case(args=(X,), label=f"random {n} points in R^2"))
+        cases.append(Case(args=(X,), separately=((_with_one_of(rng, X, m),),),
+                          label=f"random {n} points in R^2, then {m + 1} with one of them"))
     return cases
 
 
@@ -68,8 +76,11 @@ def _multi_hidden(rng):
     cases = []
     for _ in range(4):
         n, d, p = int(rng.integers(2, 8)), int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        m = int(rng.integers(1, 5))
         X = rng.normal(size=(n, d))
-        cases.append(Case(args=(X, p), label=f"random {n} points in R^{d}, p={p}"))
+        cases.append(Case(args=(X, p), separately=((_with_one_of(rng, X, m), p),),
+                          label=f"random {n} points in R^{d}, p={p}, then {m + 1} with one "
+                                "of them"))
     return cases
 
 

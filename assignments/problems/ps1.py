@@ -14,7 +14,10 @@ Parts (grade ids):
 
 A feature map is not unique (coordinates can be permuted or rotated), so the
 maps are judged by their inner products against kernlab's polynomial kernel,
-not entry by entry.  The verdicts are the whole answer of part 3, so this
+not entry by entry: within a call, and between the rows of separate calls on
+other points (``Case.separately``), since any factorisation of one call's Gram
+matrix passes every check within that call, and only a map x -> phi(x), whose
+row for a point does not depend on the other points, passes between calls.  The verdicts are the whole answer of part 3, so this
 module has none: in the notebook a verdict is only checked to be a bool, and
 the grader judges it with its own reference (``hidden/ps1.py``).
 """
@@ -342,16 +345,22 @@ def candidate_gram(v, name, P):
     return kernlab.FunctionKernel(candidate(_specs(v)[name]))(np.asarray(P, dtype=float))
 
 
-def _gram_mismatch(Phi, K):
-    """None if Phi Phi^T equals K up to rounding, else a message naming the worst pair."""
-    G = Phi @ Phi.T
+def _inner_mismatch(G, K, first, second):
+    """None if the inner products ``G`` of rows equal the kernel's ``K`` up to rounding,
+    else a message naming the worst pair: rows of call ``first`` against rows of call
+    ``second`` (the same call, or two of a case's separate calls)."""
     scale = max(1.0, float(np.max(np.abs(K))))
     err = np.abs(G - K)
     if np.all(err <= 1e-8 * scale):
         return None
     i, j = np.unravel_index(int(np.argmax(err)), err.shape)
-    return (f"<phi(x_{i}), phi(x_{j})> = {G[i, j]:.6g} but the kernel gives "
-            f"k(x_{i}, x_{j}) = {K[i, j]:.6g}")
+    if first == second:
+        where = "" if first == 1 else f" (call {first})"
+        return (f"<phi(x_{i}), phi(x_{j})> = {G[i, j]:.6g} but the kernel gives "
+                f"k(x_{i}, x_{j}) = {K[i, j]:.6g}{where}")
+    return (f"row {i} of call {first} and row {j} of call {second} have inner product "
+            f"{G[i, j]:.6g} but the kernel between their points gives {K[i, j]:.6g}: "
+            "row i must be phi(x_i) whatever the other points of the call")
 
 
 def _check_map(got, X, n_cols):
@@ -365,23 +374,44 @@ def _check_map(got, X, n_cols):
     return None
 
 
+def _map_fault(got, case, n_cols, kernel):
+    """None when the answer of each of the case's calls is the rows phi(x) of its points
+    (``n_cols`` finite coordinates each) and the inner products of rows, within one
+    call and between separate calls, are ``kernel(X, Y)``; else what is wrong.
+
+    The rows of one call alone are any factorisation of that call's Gram matrix (its
+    eigenvectors, say), whatever a point's row would be among other points; only rows
+    of separate calls show a map x -> phi(x).  A map's coordinates may be ordered or
+    rotated as the student likes, the same in every call: inner products do not change.
+    """
+    calls = [np.asarray(args[0], dtype=float) for args in case.calls]
+    answers = got if case.separately else (got,)
+    rows = []
+    for n, (X, answer) in enumerate(zip(calls, answers), 1):
+        message = _check_map(answer, X, n_cols)
+        if message:
+            return message if n == 1 and not case.separately else f"call {n}: {message}"
+        rows.append(np.asarray(answer, dtype=float))
+    for a in range(len(calls)):
+        for b in range(a, len(calls)):
+            message = _inner_mismatch(rows[a] @ rows[b].T, kernel(calls[a], calls[b]),
+                                      a + 1, b + 1)
+            if message:
+                return message
+    return None
+
+
 def _verify_quadratic(v, got, case):
     import kernlab
-    (X,) = case.args
-    msg = _check_map(got, X, 6)
-    if msg:
-        return msg
-    return _gram_mismatch(np.asarray(got, dtype=float),
-                          kernlab.Polynomial(degree=2, c=v["c"])(X))
+    return _map_fault(got, case, 6, kernlab.Polynomial(degree=2, c=v["c"]))
 
 
 def _verify_multinomial(got, case):
     import kernlab
     X, p = case.args
-    msg = _check_map(got, X, comb(X.shape[1] + p, p))
-    if msg:
-        return msg
-    return _gram_mismatch(np.asarray(got, dtype=float), kernlab.Polynomial(degree=p, c=1.0)(X))
+    if any(other[1] != p for other in case.separately):  # a bug in this module
+        raise ValueError(f"case {case.label!r}: every call must have the same p")
+    return _map_fault(got, case, comb(X.shape[1] + p, p), kernlab.Polynomial(degree=p, c=1.0))
 
 
 def _verify_verdict(v, got, case):
@@ -399,18 +429,24 @@ def _verify_witness(v, got, case):
 
 def _quad_public(v):
     X = np.array([[1.0, 2.0], [0.0, 0.0], [-1.5, 0.5], [3.0, -2.0]])
-    return [Case(args=(X,), label="4 points in R^2 (one at the origin)"),
-            Case(args=(np.array([[0.5, -4.0]]),), label="a single point (shape (1, 2))")]
+    x = np.array([[0.5, -4.0]])
+    Y = np.array([[2.0, 1.0], [0.5, -4.0], [-1.0, -1.0]])
+    return [Case(args=(X,), separately=tuple((X[i:i + 1],) for i in range(len(X))),
+                 label="4 points in R^2 (one at the origin), then each alone"),
+            Case(args=(x,), separately=((Y,),),
+                 label="a single point (shape (1, 2)), then 3 points with it")]
 
 
 def _multi_public():
     rng = np.random.default_rng(101)
-    return [
-        Case(args=(rng.normal(size=(5, 2)), 2), label="5 points in R^2, p=2"),
-        Case(args=(rng.normal(size=(4, 3)), 3), label="4 points in R^3, p=3"),
-        Case(args=(rng.normal(size=(3, 1)), 4), label="3 points in R^1, p=4"),
-        Case(args=(rng.normal(size=(2, 4)), 1), label="2 points in R^4, p=1"),
-    ]
+    cases = []
+    for n, d, p in ((5, 2, 2), (4, 3, 3), (3, 1, 4), (2, 4, 1)):
+        X = rng.normal(size=(n, d))
+        Y = np.vstack([rng.normal(size=(2, d)), X[-1:]])
+        cases.append(Case(args=(X, p), separately=((X[:1], p), (Y, p)),
+                          label=f"{n} points in R^{d}, p={p}, then the first alone, "
+                                "then 3 points with the last"))
+    return cases
 
 
 def _verdict_public(v):
@@ -436,13 +472,15 @@ PARTS = {
     "quadratic_map": Part(
         func="quadratic_feature_map", points=2,
         sections=("kt-polynomial-features", "kt-polynomial"),
-        description="its inner products equal (c + <x, z>)^2, c your variant's",
+        description="its inner products equal (c + <x, z>)^2, c your variant's, "
+                    "between rows of separate calls too",
         public=_quad_public, verify=_verify_quadratic, varies=True,
     ),
     "multinomial_map": Part(
         func="multinomial_feature_map", points=3,
         sections=("bk-polynomials", "kt-polynomial"),
-        description="shape (n, C(d+p, p)) and inner products equal (1 + <x, z>)^p",
+        description="shape (n, C(d+p, p)) and inner products equal (1 + <x, z>)^p, "
+                    "between rows of separate calls too",
         public=_multi_public, verify=_verify_multinomial,
     ),
     "kernel_verdicts": Part(

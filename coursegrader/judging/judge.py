@@ -20,7 +20,7 @@ from typing import Optional
 
 from coursecheck import serial
 from coursecheck.check import format_report, judge_received, printable
-from coursecheck.parts import describe, scored_cases
+from coursecheck.parts import case_answer, describe, scored_cases
 
 from .. import sandbox
 from ..record import CaseResult, PartResult, Stop, UnsubmittedCode
@@ -202,7 +202,8 @@ def _case_result(case, hidden, message, verdict=None):
     handed in."""
     return CaseResult(label=case.label, hidden=bool(hidden), passed=message is None,
                       inputs=(None if message is None or hidden
-                              else one_line(", ".join(describe(a) for a in case.args))),
+                              else one_line("; then ".join(", ".join(describe(a) for a in args)
+                                                           for args in case.calls))),
                       message=None if message is None else printable(one_line(message)),
                       verdict=verdict)
 
@@ -228,7 +229,8 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, points=None
     if part.hidden is not None:
         rng = hidden_rng(secret, student, assignment, part_id)
         cases += [(c, True) for c in part.hidden(rng)]
-    args = [c.args for c, _ in cases]
+    # every call of every case, in order (a case may make several: Case.separately)
+    args = [a for c, _ in cases for a in c.calls]
     if session is None:
         run = run_part(cells, part.func, args, timeout=timeout or part.timeout,
                        files_from=files_from, mode=mode, forbidden=forbidden, allowed=allowed)
@@ -236,8 +238,12 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, points=None
         run = session.run(cells, part.func, args, timeout=timeout or part.timeout)
     if unsubmitted is not None:
         unsubmitted.extend(UnsubmittedCode(part_id, how) for how in run.ran)
+    answers, start = [], 0
+    for case, _ in cases:
+        answers.append(case_answer(case, run.values[start:start + len(case.calls)]))
+        start += len(case.calls)
     outcomes, verdicts = [], []
-    for (case, is_hidden), (ok, got) in zip(cases, run.values):
+    for (case, is_hidden), (ok, got) in zip(cases, answers):
         msg = judge_received(part, case, got) if ok else got
         outcomes.append((case, is_hidden, msg))
         # a public case's verdict, for the similarity check (never a hidden one's)

@@ -123,7 +123,7 @@ def test_run_all_goes_on_past_a_failing_check_and_validate_shows_why(course, tmp
     shown = subprocess.run(["nbgrader", "validate", str(path)], cwd=tmp_path,
                            capture_output=True, text=True, timeout=600).stdout
     assert "quadratic_feature_map [quadratic_map]: 2 of 2 checks failed" in shown
-    assert "case '4 points in R^2 (one at the origin)':" in shown
+    assert "case '4 points in R^2 (one at the origin), then each alone':" in shown
     assert "but the kernel gives" in shown
     assert "..." not in shown.split("The error was:")[1].split("=" * 20)[0]
 

@@ -70,6 +70,31 @@ def multinomial_feature_map(X, p):
     return F * np.sqrt(weights)
 """
 
+#: parts 1 and 2 without a feature map: rows whose inner products are the Gram matrix
+#: of the points of the call (its top eigenvectors, scaled), so that each row depends
+#: on the other points of the call; every check made within one call passes
+GRAM_FACTOR = """
+def _factor(K, m):
+    \"\"\"Rows whose inner products are the entries of K (K symmetric PSD), padded to m columns.\"\"\"
+    w, U = np.linalg.eigh((K + K.T) / 2)
+    order = np.argsort(w)[::-1][:m]
+    F = U[:, order] * np.sqrt(np.clip(w[order], 0, None))
+    if F.shape[1] < m:
+        F = np.hstack([F, np.zeros((F.shape[0], m - F.shape[1]))])
+    return F
+
+
+def quadratic_feature_map(X):
+    X = np.asarray(X, dtype=float)
+    return _factor((V["c"] + X @ X.T) ** 2, 6)
+"""
+GRAM_FACTOR_MULTI = """
+def multinomial_feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    return _factor((1 + X @ X.T) ** p, math.comb(d + p, p))
+"""
+
 MONKEYPATCH = """
 import numpy as np
 import kernlab, coursecheck, coursecheck.check, coursecheck.parts
@@ -850,6 +875,9 @@ def _students():
         "calls_libraries": ({**ref, "quadratic_map_answer": KERNLAB_MAP,
                              "multinomial_map_answer": "import math\n" + SKLEARN_MAP},
                             None, {**POINTS, "quadratic_map": 0, "multinomial_map": 0}),
+        "factorises_gram": ({**ref, "quadratic_map_answer": GRAM_FACTOR,
+                             "multinomial_map_answer": GRAM_FACTOR_MULTI}, None,
+                            {**POINTS, "quadratic_map": 0, "multinomial_map": 0}),
         "monkeypatches": ({**WRONG, "quadratic_map_answer": MONKEYPATCH}, None,
                           dict.fromkeys(POINTS, 0)),
         "always_equal": ({**ref, **{k: ALWAYS_EQUAL if k == "quadratic_map_answer" else "pass"
@@ -1076,11 +1104,15 @@ def test_reports_say_what_went_wrong(graded):
 EXAMPLE = draw_variant("ps1", "example", "").params
 
 
-def _all_cases_pass(part_id, func):
+def _case_messages(part_id, func):
+    """What each public and hidden-style case of a part says of ``func`` (None: passed)."""
     part = bind(graded_part(COURSE, "ps1", part_id), EXAMPLE)
     cases = part.public() + part.hidden(local_hidden_rng("ps1", part_id))
-    return [msg for _, _, msg in run_cases(part, [(c, False) for c in cases], func)] \
-        == [None] * len(cases)
+    return [msg for _, _, msg in run_cases(part, [(c, False) for c in cases], func)]
+
+
+def _all_cases_pass(part_id, func):
+    return all(msg is None for msg in _case_messages(part_id, func))
 
 
 def test_shortcuts_would_pass_without_the_sandbox():
@@ -1094,6 +1126,41 @@ def test_shortcuts_would_pass_without_the_sandbox():
     # so does running the instructor's solution read from the course folder
     exec(READ_SOLUTIONS, ns)
     assert _all_cases_pass("quadratic_map", ns["quadratic_feature_map"])
+
+
+def test_a_factorised_gram_matrix_fails_every_case_and_every_feature_map_passes():
+    # The rows of one call alone can be any factorisation of that call's Gram
+    # matrix; every case also calls the function on other points separately, and
+    # only a map x -> phi(x) gives rows whose inner products across calls are the
+    # kernel's.  The notebook's own check says so before anything is handed in.
+    import itertools
+    import math
+    ns = {"np": np, "math": math, "itertools": itertools, "V": EXAMPLE}
+    exec(GRAM_FACTOR + GRAM_FACTOR_MULTI, ns)
+    for part_id, func in [("quadratic_map", "quadratic_feature_map"),
+                          ("multinomial_map", "multinomial_feature_map")]:
+        messages = _case_messages(part_id, ns[func])
+        assert all(m is not None and "whatever the other points of the call" in m
+                   for m in messages), messages
+        with pytest.raises(CheckFailed) as info:
+            check("ps1", part_id, ns[func])
+        assert "whatever the other points of the call" in " ".join(str(info.value).split())
+    # the reference maps, and the same maps rotated or with their coordinates
+    # in another order, are feature maps: they pass every case
+    ref = _reference_answers()
+    exec(ref["quadratic_map_answer"] + "\n" + ref["multinomial_map_answer"], ns)
+    quadratic, multinomial = ns["quadratic_feature_map"], ns["multinomial_feature_map"]
+    rotation, _ = np.linalg.qr(np.random.default_rng(5).normal(size=(6, 6)))
+
+    def shuffled(columns):   # one order of the coordinates for each number of them
+        return np.random.default_rng(columns).permutation(columns)
+    assert _all_cases_pass("quadratic_map", quadratic)
+    assert _all_cases_pass("quadratic_map", lambda X: quadratic(X) @ rotation)
+    assert _all_cases_pass("quadratic_map", lambda X: quadratic(X)[:, ::-1])
+    assert _all_cases_pass("multinomial_map", multinomial)
+    assert _all_cases_pass("multinomial_map",
+                           lambda X, p: -multinomial(X, p)[:, shuffled(math.comb(
+                               np.shape(X)[1] + p, p))])
 
 
 def test_check_warns_about_shortcuts_in_the_graders_words(capsys):
@@ -1223,13 +1290,17 @@ def test_graded_function_sees_no_case_but_its_own_and_earlier_ones(graded):
     nb = _notebook(course, "reads_other_cases")
     report = "".join(o.get("text", "") for o in _cell(nb, "quadratic_map").outputs)
     # part 1's public cases are the same points on every variant
-    labels = [c.label for c in bind(ps1.PARTS["quadratic_map"], EXAMPLE).public()]
-    for index, label in enumerate(labels):
-        seen = re.search(re.escape(f"case '{label}': raised RuntimeError: cases in my process: ")
+    # (each makes calls of its own, each sent as the runner's next case: the report
+    # names the first call, when the process has seen its own and the earlier ones)
+    index = 0
+    for case in bind(ps1.PARTS["quadratic_map"], EXAMPLE).public():
+        seen = re.search(re.escape(f"case '{case.label}': call 1 of {len(case.calls)}: raised "
+                                   "RuntimeError: cases in my process: ")
                          + r"\[([0-9, ]*)\]", report)
         assert seen, report
         numbers = [int(n) for n in seen.group(1).replace(" ", "").split(",") if n]
-        assert all(n <= index for n in numbers), (label, numbers)
+        assert all(n <= index for n in numbers), (case.label, numbers)
+        index += len(case.calls)
 
 
 def test_output_is_capped_in_bytes(graded):

@@ -147,7 +147,7 @@ def test_check_passes_and_prints_each_case(capsys):
     check("ps1", "quadratic_map", _good_quadratic)
     check_hidden("ps1", "quadratic_map", _good_quadratic, course=COURSE)
     out = capsys.readouterr().out
-    assert "ok    case '4 points in R^2 (one at the origin)'" in out
+    assert "ok    case '4 points in R^2 (one at the origin), then each alone'" in out
     assert "hidden-style case" in out and "FAIL" not in out
 
 
@@ -156,7 +156,7 @@ def test_check_failure_names_case_expected_and_got(capsys):
         check("ps1", "quadratic_map", lambda X: _good_quadratic(X)[:, :5])
     message = str(info.value)
     assert message.startswith("<lambda> [quadratic_map]: 2 of 2 checks failed\n")
-    assert "case '4 points in R^2 (one at the origin)'" in message
+    assert "case '4 points in R^2 (one at the origin), then each alone'" in message
     assert "expected shape (4, 6), got (4, 5)" in " ".join(message.split())
     # nbgrader validate cuts every line of an error at 87 characters
     assert all(len(line) <= 80 for line in message.split("\n"))
