@@ -33,6 +33,13 @@ Application's ``log_request``, ``ngshare_service.py``):
   :data:`TRACEBACKS_PER_WINDOW` of them per :data:`TRACEBACK_EVERY` seconds in
   all: a client who finds such a fault cannot have it repeated at will.
 
+- :func:`install` also bounds every message any logger of the process writes to
+  :data:`MESSAGE_CHARS` characters, the rest replaced by how many were cut:
+  JupyterHub quotes what a client sent in some of its own warnings (an OAuth
+  request's ``redirect_uri`` that is not the client's, whole), and a student's
+  server sent the hub 18 such requests a second with a 60,000-character
+  ``redirect_uri``, 1.1 MB of log a second.
+
 The size of the log as a whole is bounded by ``log_writer.py``, which ``hub.py
 start`` writes it through.
 """
@@ -46,12 +53,15 @@ import traceback
 import clients  # deploy/clients.py, next to this file
 import request_rates  # deploy/request_rates.py, next to this file
 
-__all__ = ["LINE_CHARS", "PATH_CHARS", "TOKEN_CHECK_REASON", "TRACEBACK_CHARS",
+__all__ = ["LINE_CHARS", "MESSAGE_CHARS", "PATH_CHARS", "TOKEN_CHECK_REASON", "TRACEBACK_CHARS",
            "TRACEBACK_EVERY", "TRACEBACKS_PER_WINDOW", "escape", "install", "line",
            "log_request"]
 
 #: The most characters of a request's line (before the logger's own prefix).
 LINE_CHARS = 240
+#: The most characters of any message logged in the process (a traceback apart:
+#: TRACEBACK_CHARS).
+MESSAGE_CHARS = 1000
 #: The most characters of a request's path (after escaping) in its line.
 PATH_CHARS = 96
 #: The most characters of the user's name, and of the method, in a line.
@@ -237,8 +247,22 @@ def _request_summary(self):
 def install():
     """Have every Tornado handler of this process summarize its request and log its
     exceptions as above (Tornado's ``RequestHandler._request_summary`` and
-    ``log_exception``)."""
+    ``log_exception``), and every logger of the process bound its messages
+    (:class:`BoundedRecord`)."""
     from tornado import web
 
     web.RequestHandler._request_summary = _request_summary
     web.RequestHandler.log_exception = log_exception
+    logging.setLogRecordFactory(BoundedRecord)
+
+
+class BoundedRecord(logging.LogRecord):
+    """A log record whose message is at most :data:`MESSAGE_CHARS` characters, and says
+    how many more it had."""
+
+    def getMessage(self):
+        message = super().getMessage()
+        if len(message) <= MESSAGE_CHARS:
+            return message
+        return (f"{message[:MESSAGE_CHARS]} ... ({len(message) - MESSAGE_CHARS} more "
+                "characters, not logged)")

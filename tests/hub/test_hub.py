@@ -228,6 +228,33 @@ def test_oauth_stores_only_a_session_id_the_hub_made(folder_hub):
     assert longest is not None and longest <= 32, longest
 
 
+def test_what_jupyterhub_quotes_of_her_request_is_bounded_in_its_log(folder_hub):
+    """JupyterHub's warning about an OAuth ``redirect_uri`` that is not the client's
+    quotes it whole: 60,000 characters of hers wrote 60 KB lines, 1.1 MB of log a
+    second from her server (through the proxy, under its 16 KiB of headers, 15 KB
+    lines). Every message is cut to request_log.MESSAGE_CHARS and says how much
+    was cut."""
+    hub, ada = folder_hub, folder_hub["names"]["ada"]
+    session, _ = hub_session(hub, ada)
+    log = hub["state"] / "hub.log"
+    before, n, long = log.stat().st_size, 20, "/x" + "y" * 12_000
+    for _ in range(n):
+        answer = session.get(f"{hub['url']}/hub/api/oauth2/authorize", allow_redirects=False,
+                             timeout=60, params={"client_id": "service-book",
+                                                 "response_type": "code",
+                                                 "redirect_uri": long})
+        assert answer.status_code == 400, answer.status_code
+    deadline = time.monotonic() + 20
+    while True:   # the log is written through a pipe
+        grown = log.read_bytes()[before:].decode(errors="replace")
+        cut = [line for line in grown.splitlines() if "more characters, not logged" in line]
+        if len(cut) >= n or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert len(cut) >= n and "yyyy" in cut[0], grown[-2000:]
+    assert len(grown.encode()) <= n * 2_000, len(grown.encode())
+
+
 def test_a_students_server_takes_no_start_options(folder_hub):
     """JupyterHub stored the options she started her server with (1 MB of them) and
     returned them with every check of her token: the server API refuses options
