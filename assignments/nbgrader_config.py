@@ -114,6 +114,11 @@ c.Autograde.sanitize_preprocessors = [
     "coursegrader.preprocessors.RestoreLockedCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
+# A graded cell missing from a submission (its nbgrader metadata removed, or the
+# cell deleted) is put back from the gradebook, so that Formgrader shows it to
+# grade by hand: a part with nowhere to grade it kept `make export` and `make
+# feedback` refusing, for the whole class, until FORCE=1.
+c.RestoreLockedCells.add_missing_cells = True
 # The judge, then the scores it recorded into the gradebook.  (nbgrader's
 # IgnorePattern, with no pattern, and nbconvert's ClearMetadataPreprocessor,
 # not enabled, did nothing here and are not in the list; AssignLatePenalties

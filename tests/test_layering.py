@@ -197,8 +197,10 @@ def test_the_graders_import_graph_is_read():
     assert "runners.protocol" in GRADER_GRAPH["judging.judge"]
     assert "judging.submission" in GRADER_GRAPH["preprocessors.judge_submission"]
     assert "preprocessors.base" in GRADER_GRAPH["preprocessors.clean_student_html"]
-    assert ("runners.protocol", ["END", "Answer", "Case", "End", "PartEnd", "ProtocolError",
-                                 "Ran", "decode", "encode", "read_header", "write_all"]) \
+    # a multi-line import, read whole
+    assert ("runners.protocol", ["END", "TAMPERED_EXIT", "Answer", "Case", "End", "PartEnd",
+                                 "ProtocolError", "decode", "encode", "ran_line",
+                                 "read_header", "write_all"]) \
         in _grader_imports("runners.part_runner")
 
 

@@ -862,6 +862,17 @@ def _bonus_cell(nb):
     return nb
 
 
+def _strips_written_metadata(nb):
+    """The nbgrader metadata of both written answers removed (nbgrader then had no cell
+    to grade them by hand, and the class's export refused until FORCE=1)."""
+    for gid in WRITTEN:
+        del _cell(nb, gid).metadata["nbgrader"]
+    return nb
+
+
+WRITTEN = ("validity_arguments", "closure_proofs")
+
+
 # Submissions nbgrader refuses outright (nothing graded, nothing recorded).
 REFUSED = {"test_cell_as_answer": _test_cell_as_answer}
 
@@ -906,6 +917,7 @@ def _students():
                                  _duplicate_test_cell, {**POINTS, "kernel_verdicts": 0}),
         "old_metadata": (ref, _old_metadata, POINTS),
         "bonus_cell": (ref, _bonus_cell, POINTS),
+        "strips_written_metadata": (ref, _strips_written_metadata, POINTS),
         "spawns_python": ({**ref, "quadratic_map_answer": SPAWN_PYTHON,
                            "multinomial_map_answer": CFFI_EXEC}, None,
                           {**POINTS, "quadratic_map": 0, "multinomial_map": 0}),
@@ -1072,6 +1084,16 @@ def test_nothing_outside_the_submission_was_written(graded):
 
 def test_grader_process_was_never_signalled(graded):
     assert graded[3] == []
+
+
+def test_a_written_answer_without_its_metadata_is_put_back_to_grade_by_hand(graded):
+    """Formgrader draws a box to grade only for a cell with its grade id: each written
+    part is in her autograded notebook, as the release has it."""
+    course = graded[0]
+    nb = course.notebook("autograded", "strips_written_metadata", "ps1", "ps1.ipynb")
+    for gid in WRITTEN:
+        cell = _cell(nb, gid)
+        assert cell.metadata.nbgrader.get("grade") and cell.metadata.nbgrader.get("solution")
 
 
 def test_reports_say_what_went_wrong(graded):
