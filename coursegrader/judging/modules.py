@@ -9,8 +9,8 @@ folder, and every other file that reads as Python source (a module named
 :data:`MAX_MODULES` of them and ``max_bytes`` of source in all, the smallest
 first (so that a large one, padding say, cannot push the others out); what
 is not kept is counted in ``omitted``. A module is read as Python reads it
-when it imports it (:func:`decoded`: its coding cookie and byte-order mark
-honoured), so that what is compared is what runs; one that declares an
+when it imports it (:func:`~coursegrader.runners.source_encoding.decoded`:
+its coding cookie and byte-order mark honoured), so that what is compared is what runs; one that declares an
 unusual encoding, or does not decode, is named (``cell_type``
 :data:`UNREAD`), for the check to flag. Code handed in compiled (``.pyc``,
 an extension module, an archive holding either or Python source) cannot be
@@ -19,19 +19,17 @@ check to flag.
 """
 
 import ast
-import codecs
 import importlib.util
 import os
 import re
 import stat
-import tokenize
 import zipfile
 
 from ..record import AnswerCode
+from ..runners.source_encoding import decoded
 from .cells import shares
 
-__all__ = ["MODULE", "COMPILED", "UNREAD", "MAX_MODULES", "PLAIN_ENCODINGS", "decoded",
-           "student_modules"]
+__all__ = ["MODULE", "COMPILED", "UNREAD", "MAX_MODULES", "student_modules"]
 
 #: The ``cell_type`` of a module in the record.
 MODULE = "module"
@@ -153,38 +151,6 @@ def _is_module(folder, rel, size):
             return False
         text = head[:exc.start].decode("utf-8")
     return "\0" not in text and _reads_as_python(text, whole=len(head) == size)
-
-
-#: The encodings a module may declare (PEP 263) without being flagged: UTF-8
-#: (with or without a byte-order mark), ASCII and Latin-1, by codecs' names.
-PLAIN_ENCODINGS = frozenset({"utf-8", "ascii", "iso8859-1"})
-
-
-def decoded(data, *, whole=True):
-    """``(text, why)``: the source ``data`` (bytes) as Python reads it when it
-    imports the module (its byte-order mark and PEP 263 coding cookie
-    honoured, as :func:`tokenize.detect_encoding` reads them), and ``None``,
-    or why it must be read by a person: a cookie other than UTF-8, ASCII or
-    Latin-1 (UTF-7, say, can hide a module's code in a comment for any
-    reader but Python's), or bytes that do not decode (Python would not
-    import it). ``whole``: False when ``data`` is the start of the file only
-    (a character cut at its end is not an error)."""
-    end = data.rfind(b"\n") + 1
-    # the start of a file: its cookie is read from its whole lines only
-    lines = iter((data if whole else data[:end]).splitlines(keepends=True))
-    try:
-        encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
-    except SyntaxError as exc:          # an unknown codec, or a cookie against the BOM
-        return data.decode("utf-8", "replace"), f"its encoding cannot be read ({exc.msg})"
-    name = codecs.lookup(encoding).name
-    why = None if name in PLAIN_ENCODINGS or name == "utf-8-sig" else \
-        f"declares the encoding {encoding} (PEP 263), which only Python may read as it runs"
-    try:
-        text = codecs.getincrementaldecoder(encoding)().decode(data, final=whole)
-    except Exception as exc:    # any codec's error: Python would not import it either
-        return data.decode("utf-8", "replace"), \
-            why or f"does not decode as {encoding} ({type(exc).__name__})"
-    return text, why
 
 
 def student_modules(folder, max_bytes):

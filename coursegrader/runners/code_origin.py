@@ -18,7 +18,14 @@ A compile counts (it is code not handed in) unless
   the grader sent (``<cell N>``), or a file handed in beside the notebook,
   byte for byte (a string written out in one, ``exec("...")``, is not: the
   similarity check reads no string; nor is a cell's text compiled under an
-  installed module's name, which would pass its code off as that module's);
+  installed module's name, which would pass its code off as that module's;
+  nor a cell's text compiled from its bytes, by the import of a file it was
+  written to, say, when they declare an encoding under which Python reads
+  other text than the cell's: ``# coding: utf-7`` makes a line that every
+  reader takes for a comment a whole program to Python
+  (:func:`~.source_encoding.unusual_in_a_file`); the event shows a str's UTF-8
+  bytes as it shows bytes, so only the runner's own compile of the cell from
+  its text, its cookie unread, is the cell's);
 * its text is a string written out in the submission (a constant of a cell or
   a module) that adds no code of its own (:func:`adds_no_code`: ``pass``, or
   one expression such as ``f(X)``, ``1 + 1``): ``exec("f(X)")``,
@@ -80,6 +87,8 @@ import sys
 import timeit
 import types
 import typing
+
+from .source_encoding import unusual_in_a_file
 
 __all__ = ["adds_no_code", "watch"]
 
@@ -167,7 +176,7 @@ def _roots(paths):
     return tuple((p, p.rstrip(os.sep) + os.sep) for p in paths)
 
 
-def watch(sources, own_dirs, report):
+def watch(sources, own_dirs, report, *, cells_run_by=None):
     """Install the audit hook (permanent for the life of the process).
 
     ``sources``: the texts handed in (the code cells as sent, the modules'
@@ -175,23 +184,34 @@ def watch(sources, own_dirs, report):
     that hold the submission's files or that the process can write;
     ``report(description)`` is called for each piece of code that was not
     handed in (``description`` says which event, through which module), before
-    it runs; it must be built as the hook's functions are (see :func:`_hook`).
+    it runs; it must be built as the hook's functions are (see :func:`_hook`);
+    ``cells_run_by``: the code of the runner's function that compiles each cell
+    from its text, a str held in its variable ``source`` (a cell's coding cookie
+    is then unread, as in the notebook).
     """
     known = frozenset(b for b in map(_text_bytes, sources) if b is not None)
+    # a cell's text (a str) read as Python reads it from a file: the same, or not
+    unusual = tuple((_text_bytes(s), e) for s, e in
+                    ((s, unusual_in_a_file(s)) for s in sources if isinstance(s, str))
+                    if e is not None)
     own = tuple(os.path.realpath(d) for d in own_dirs)
     installed = tuple(p for p in (os.path.realpath(d) for d in sys.path if d)
                       if os.path.isdir(p) and not _under(p, own)
                       and not any(_under(d, (p,)) for d in own))
-    sys.addaudithook(_hook(known, _written_out(known), _roots(own), _roots(installed), report))
+    sys.addaudithook(_hook(known, _written_out(known), _roots(own), _roots(installed), report,
+                           unusual, cells_run_by))
 
 
-def _hook(known, written, own, installed, report):
+def _hook(known, written, own, installed, report, unusual=(), runs_cells=None):
     """The audit hook of :func:`watch`, and the functions it calls.
 
     Each function below takes all it uses as default arguments (the values
     they hold when it is defined: see the module's notes); none names a global
     or a variable of this function in its body, which
-    ``tests/grading/test_code_origin.py`` checks.
+    ``tests/grading/test_code_origin.py`` checks.  ``unusual``: ``(bytes, encoding)``
+    of each cell whose bytes, compiled as bytes, Python reads as other text than
+    the cell's (:func:`~.source_encoding.unusual_in_a_file`); ``runs_cells``: the
+    ``cells_run_by`` of :func:`watch`.
     """
     import importlib._bootstrap_external as external
 
@@ -322,6 +342,22 @@ def _hook(known, written, own, installed, report):
         variables = frame.f_locals
         return variables if _type(variables) is _dict else {}
 
+    def read_otherwise(frame, text, _unusual=unusual, _texts=frozenset(b for b, _ in unusual),
+                       _runs_cells=runs_cells, _locals=locals_of, _get=dict.get, _type=type,
+                       _str=str):
+        """The encoding a cell's bytes ``text`` declare, compiled by ``frame`` so that
+        Python reads other text than the cell's: any compile of them but the runner
+        compiling the cell from its text (a str: its cookie unread, as the notebook
+        runs it; the audit event shows a str's bytes, so the frame tells); else None."""
+        if text is None or text not in _texts:
+            return None
+        if frame.f_code is _runs_cells and _type(_get(_locals(frame), "source")) is _str:
+            return None
+        for cell, encoding in _unusual:
+            if cell == text:
+                return encoding
+        return None
+
     def generated(frame, text, _namedtuple=collections.namedtuple.__code__,
                   _timer=timeit.Timer.__init__.__code__,
                   _forward=typing.ForwardRef.__init__.__code__,
@@ -443,19 +479,24 @@ def _hook(known, written, own, installed, report):
              _known=known, _written=written, _strip=bytes.strip, _own_name=own_name,
              _generated=generated, _file_text=file_text,
              _importing_installed=importing_installed, _imported_pyc=imported_pyc,
-             _entry=entry, _id=id, _protected=frozenset(),
+             _entry=entry, _read_otherwise=read_otherwise, _id=id, _protected=frozenset(),
              _Refused=PermissionError, _BaseException=BaseException):
         if event == "compile":
             try:
                 frame = _getframe(1)
                 text = _text_bytes(args[0])
-                if text is not None and (text in _known and _own_name(args[1])
-                                         or _strip(text) in _written):
+                encoding = _read_otherwise(frame, text)
+                if encoding is not None:    # a cell's bytes, read as other text
+                    what = "source text in an unusual encoding (" + encoding + ")"
+                elif text is not None and (text in _known and _own_name(args[1])
+                                           or _strip(text) in _written):
                     return
-                if _generated(frame, text) or text is not None and _file_text(args[1], text) \
+                elif _generated(frame, text) or text is not None and _file_text(args[1], text) \
                         or _importing_installed(frame):
                     return
-                what = "source text compiled" if text is not None else "a syntax tree compiled"
+                else:
+                    what = "source text compiled" if text is not None \
+                        else "a syntax tree compiled"
                 description = what + " (" + _entry(frame) + ")"
             except _BaseException:
                 description = "code compiled (where from could not be told)"
@@ -479,7 +520,7 @@ def _hook(known, written, own, installed, report):
             raise _Refused("changing the grader's own functions is not allowed in graded code")
 
     family = (text_bytes, under, resolve, realpath, own_name, isfile, installed_file,
-              file_text, entry, found, locals_of, generated, standard, importing_installed,
+              file_text, read_otherwise, entry, found, locals_of, generated, standard, importing_installed,
               imported_pyc, hook, report)
     hook.__defaults__ = hook.__defaults__[:-3] + (
         frozenset(id(f) for f in family), PermissionError, BaseException)

@@ -242,7 +242,7 @@ def _grade_part(request, work, out_fd, handed_in):
     # first: the guard refuses every audit hook added after it
     code_origin.watch(list(request.cells) + handed_in,
                       own_dirs=[work, os.path.dirname(work)] + list(request.allowed),
-                      report=_reporter(out_fd))
+                      report=_reporter(out_fd), cells_run_by=_grade_part.__code__)
     install_guard(forbidden, allowed, writable)
     for name in [m for m in sys.modules
                  if m.split(".")[0] in FORBIDDEN_MODULES + ESCAPE_MODULES
@@ -261,6 +261,8 @@ def _grade_part(request, work, out_fd, handed_in):
     del request
     for i, source in enumerate(cells):
         try:
+            # from the str ``source``: a coding cookie unread, as in the notebook
+            # (the watch knows this compile by its frame and that variable)
             exec(compile(source, f"<cell {i + 1}>", "exec"), namespace)
         except BaseException as exc:  # a failing cell must not stop grading
             cell_errors.append(f"cell {i + 1}: {type(exc).__name__}: {exc}")

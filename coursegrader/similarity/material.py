@@ -5,8 +5,13 @@ and any cell the student added, wherever it is, and every Python module
 handed in beside the notebook (``helper.py``, imported or put on
 ``sys.path``), since all of it runs before the parts' tests (a cell or a
 module exactly as released is the course's, not the student's). Modules are
-put in the same normal form as cells and share their bounds. The written answers are every Markdown cell that is not exactly
-as released: the written answer cells and any the student added. Each is read up to a bound
+put in the same normal form as cells and share their bounds. A cell whose
+text declares an encoding (PEP 263) under which Python, reading it from a
+file, reads other text (``# coding: utf-7``: a program in what every other
+reader takes for one comment line) is compared as Python reads it, and flags
+the submission, as such a module does. The written answers are every
+Markdown cell that is not exactly as released: the written answer cells and
+any the student added. Each is read up to a bound
 (:class:`SimilarityCheck`: bytes and statements of code, bytes of text), so
 that no submission makes the check slow or its page large; what is cut is
 said, per submission, in :attr:`Material.notes`.
@@ -26,6 +31,7 @@ from traitlets.config import Configurable
 from ..judging.cells import parse_cell, shares
 from ..judging.modules import COMPILED, MODULE, UNREAD
 from ..runners.code_origin import adds_no_code
+from ..runners.source_encoding import decoded, unusual_in_a_file
 from .code import lexical_form, normal_code
 from .letters import cyrillic_letters
 from .text import mixed_script_words, shingles, words
@@ -189,8 +195,8 @@ class Material:
     """One submission's compared material: its code in normal form, the words of
     its written answers, what the bounds cut (``notes``), and why it is flagged
     on its own (``flags``: code no comparison reads: code its parts ran that it
-    did not hand in as source, built from data, handed in compiled, a module in an encoding only Python should read, or modules the
-    bounds left out; ``tables``: it holds the public answers of many variants other
+    did not hand in as source, built from data, handed in compiled, a module or
+    a cell in an encoding only Python should read, or modules the bounds left out; ``tables``: it holds the public answers of many variants other
     than its own)."""
 
     student: str
@@ -687,6 +693,13 @@ class _Text:
         return self.text
 
 
+def _as_python_reads(cell):
+    """The text of a code ``cell`` that declares an unusual encoding, as Python reads
+    its bytes from a file (its cookie honoured): what such a cell hides."""
+    text, _ = decoded(cell.source.encode("utf-8", "surrogatepass"), whole=not getattr(cell, "omitted", 0))
+    return text
+
+
 def boilerplate(scaffold, check):
     """Fingerprints of the released code, which never count as shared."""
     return np.array(sorted(_fingerprint(scaffold.code, check).hashes), dtype=np.int64)
@@ -723,7 +736,13 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
     if compared:
         notes.append("its modules compared with its cells: " + ", ".join(compared)[:500])
     coded = [c for c in own if c.cell_type in ("code", MODULE)]
-    code = [c.source for c in coded]
+    read_otherwise = [(c, unusual_in_a_file(c.source)) for c in coded if c.cell_type == "code"]
+    read_otherwise = {id(c): encoding for c, encoding in read_otherwise if encoding}
+    if read_otherwise:
+        flags.append("a cell only Python reads as it runs, from a file: " + "; ".join(
+            f"{getattr(c, 'cell', None) or 'a cell it added'}: declares the encoding {read_otherwise[id(c)]} "
+            "(PEP 263)" for c in coded if id(c) in read_otherwise)[:500])
+    code = [_as_python_reads(c) if id(c) in read_otherwise else c.source for c in coded]
     text = [c.source for c in own if c.cell_type == "markdown"]
     compiled = [c.cell for c in own if c.cell_type == COMPILED]
     if compiled:

@@ -38,8 +38,8 @@ own because they hold code no comparison reads (code their parts ran that
 they did not hand in as source, whatever library ran it, as the record keeps
 it; code built from data:
 marshal, a code or function object built by hand, ``exec`` of decoded bytes;
-code handed in compiled; a module in an encoding only Python should read,
-such as UTF-7; modules the bounds left out),
+code handed in compiled; a module or a cell in an encoding only Python should
+read, such as UTF-7; modules the bounds left out),
 and what the bounds cut. A high
 similarity is a reason for a person to look, not a finding.
 """

@@ -129,6 +129,37 @@ def test_a_dataclass_whose_field_names_are_code_is_reported(session):
     assert run.ran and "dataclasses.py" in run.ran[0], run.ran
 
 
+def _utf7(text):
+    """``text`` as UTF-7 with its line breaks written ``+AAo-``: one line."""
+    return "+AAo-".join(line.encode("utf-7").decode("ascii") for line in text.split("\n"))
+
+
+#: A cell that every reader but Python's takes for two comment lines: from a
+#: file, under its coding cookie, it defines ``double``.
+UTF7_CELL = "# coding: utf-7\n# my notes. " + _utf7("\n" + DOUBLE) + "\n"
+#: name: the cell that writes UTF7_CELL's text to a file and runs it as Python reads it
+FROM_A_FILE = {
+    "import": f"open('notes.py', 'w').write({UTF7_CELL!r})\nfrom notes import double\n",
+    "importlib": ("import importlib, pathlib\n"
+                  f"pathlib.Path('notes2.py').write_text({UTF7_CELL!r})\n"
+                  "double = importlib.import_module('notes2').double\n"),
+    "compile of its bytes": (f"exec(compile({UTF7_CELL!r}.encode(), '<cell 1>', 'exec'))\n"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(FROM_A_FILE))
+def test_a_cell_that_python_reads_otherwise_from_a_file_is_not_the_cells_code(session, how):
+    """A cell's own text, compiled from a file (or as bytes), under a coding cookie
+    that makes Python read another text than the cell's (``# coding: utf-7``):
+    not the cell's code, though its bytes are the cell's.  The cell itself, run as
+    the notebook runs it (its cookie unread: two comment lines), reports nothing."""
+    run = session.run([UTF7_CELL, FROM_A_FILE[how]], "double", [([1, 2],)], timeout=30)
+    assert run.values == [(True, [2, 4])], run
+    assert run.ran and "source text in an unusual encoding (utf-7)" in run.ran[0], run.ran
+    alone = session.run([UTF7_CELL, DOUBLE], "double", [([1, 2],)], timeout=30)
+    assert alone.values == [(True, [2, 4])] and alone.ran == (), alone
+
+
 def test_code_does_not_run_unreported_with_the_answer_channel_closed(session):
     """A part that puts another file in place of its answer channel before running
     hidden code: the code does not run (nothing it built answers)."""
@@ -243,7 +274,8 @@ def test_the_watch_looks_up_no_name_at_run_time():
 
     from coursegrader.runners import code_origin, part_runner
 
-    hook = code_origin._hook(frozenset(), frozenset(), (), (), part_runner._reporter(1))
+    hook = code_origin._hook(frozenset(), frozenset(), (), (), part_runner._reporter(1),
+                             ((b"# coding: utf-7\n", "utf-7"),))
     runners = code_origin.__name__.rpartition(".")[0]
     seen, todo = set(), [hook]
     while todo:

@@ -433,25 +433,35 @@ def test_a_module_is_read_as_python_reads_it_and_an_unusual_encoding_is_flagged(
     (b"k = 1\nm = '\xff'\n", "does not decode as utf-8"),
 ])
 def test_a_module_python_would_read_otherwise_or_not_at_all_is_named(data, why):
-    from coursegrader.judging.modules import decoded
+    from coursegrader.runners.source_encoding import decoded
     assert decoded(data)[1].startswith(why)
 
 
 def test_a_module_cut_by_the_record_is_not_taken_for_one_that_does_not_decode():
-    from coursegrader.judging.modules import decoded
+    from coursegrader.runners.source_encoding import decoded
     data = ("k = 1\ns = '" + "é" * 10 + "'\n").encode()
     assert decoded(data[:-5], whole=False) == ("k = 1\ns = '" + "é" * 8, None)
     assert decoded("# coding: latin-1\nk = 'é'\n".encode("latin-1")) == \
         ("# coding: latin-1\nk = 'é'\n", None)
 
 
-def test_a_coding_cookie_in_a_cell_changes_nothing():
-    """A cell is text (a JSON string), which Python compiles ignoring any cookie:
-    it is compared as written, as it runs, and flags nothing."""
+def test_a_cell_that_declares_an_unusual_encoding_is_read_as_python_reads_it_and_flagged():
+    """A cell is text (a JSON string), which the notebook compiles ignoring any
+    cookie; but its text written to a file and imported is read under it. In
+    UTF-7 a whole program is one comment line to any other reader: the cell is
+    compared as Python reads it from a file, and flags the submission, as such a
+    module does. A cookie of UTF-8, or of Latin-1 over ASCII, changes nothing."""
     cookie = "# coding: utf-7\n"
     namespace = {}
     exec(compile(cookie + "s = 'a+AGE-'\n", "<cell>", "exec"), namespace)
     assert namespace["s"] == "a+AGE-"            # not "aa": the cookie is not applied
-    m, check = material("m", [cell("code", cookie + ANSWER)])
+    hidden = cookie + "# notes +AAo-" + ANSWER.replace("+", "+-").replace("\n", "+AAo-") + "\n"
+    m, check = material("m", [cell("code", hidden)])
     plain, _ = material("plain", [cell("code", ANSWER)])
-    assert compare(m, plain, check).code == 1.0 and m.flags == []
+    assert compare(m, plain, check).code > 0.95       # compared as it runs from a file
+    assert len(m.flags) == 1 and m.flags[0].startswith(
+        "a cell only Python reads as it runs, from a file: ")
+    assert "declares the encoding utf-7" in m.flags[0]
+    for honest in ("# -*- coding: utf-8 -*-\n", "# coding: latin-1\n"):
+        m, check = material("m", [cell("code", honest + ANSWER)])
+        assert compare(m, plain, check).code == 1.0 and m.flags == []
