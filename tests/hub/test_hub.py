@@ -1283,10 +1283,20 @@ def teacher_server(hub):
     """A requests session logged in to the instructor's own server, its URL and its
     ``_xsrf``, as his browser has them once Formgrader is open."""
     n = hub["names"]
+    token = hubpy("token", hub["state"], n["teacher"]).stdout.strip()
+    users = f"{hub['url']}/hub/api/users/{n['teacher']}"
+    auth = {"Authorization": f"token {token}"}
+    requests.post(f"{users}/server", headers=auth, timeout=60)   # started, if it was not
+    deadline = time.monotonic() + 300
+    while True:
+        model = requests.get(users, headers=auth, timeout=60).json()
+        if model.get("server") and not model.get("pending"):
+            break
+        assert time.monotonic() < deadline, f"his server did not start: {model}"
+        time.sleep(0.5)
     session, _ = hub_session(hub, n["teacher"])
     server = f"{hub['url']}/user/{n['teacher']}"
-    deadline = time.monotonic() + 300
-    while True:     # the hub may still be starting his server
+    while True:     # his browser's session reaches his server (the hub's OAuth)
         page = session.get(f"{server}/formgrader/manage_assignments", timeout=60)
         if page.status_code == 200 and page.url.startswith(server) and \
                 "formgrader" in page.url:
