@@ -1364,6 +1364,8 @@ def test_formgrader_autograde_leaves_the_instructors_server_answering(ngshare_hu
     grader.join()
 
     answer = graded["answer"]
+    print(f"autograde: {graded['seconds']:.1f} s; file listings meanwhile (s, status): "
+          f"{listings}")
     assert answer.status_code == 200, answer.text[:2000]
     result = answer.json()
     assert result["success"], result
