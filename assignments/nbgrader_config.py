@@ -94,8 +94,16 @@ c.JudgeSubmission.confinement = "bubblewrap"
 # The student's notebook is run too (in the sandbox, while the judge grades),
 # for the outputs the feedback shows: a cell that loops forever is stopped
 # after c.CourseSettings.cell_timeout seconds, the whole run after `budget`
-# seconds; grading goes on regardless.
-c.JudgeSubmission.budget = 600.0
+# seconds; grading goes on regardless, and the feedback says where and why the
+# run stopped.  The solved notebooks of ps1..ps5 run in 1.8 to 3.4 s, the
+# kernel's start included (alone or beside the judge); 30 s is about nine
+# times the slowest, for a grader sharing its cores with the judge's sandboxes
+# and other graders, and with code slower than the reference answers.  A
+# budget far above that only lets one submission hold a grader (and, from
+# Formgrader, the instructor's worker thread) for longer: 600 s held one for
+# ten minutes with ten cells of 59 s.  Stopping the run costs a student
+# outputs in her feedback, never points.
+c.JudgeSubmission.budget = 30.0
 
 # A notebook far larger than any honest one (by default over 10 MiB or 1,000
 # cells: c.BoundSubmission.max_bytes, max_cells) is refused before it is read,

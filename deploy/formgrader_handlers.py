@@ -1,5 +1,5 @@
 """Formgrader's buttons and links that nbgrader wires with inline handlers work
-under the page's policy.
+under the page's policy, and the buttons that run nbgrader leave the server answering.
 
 A server extension of the instructor's environment (install.sh copies this file
 into it and enables it).  nbgrader 0.9.6 wires three controls of Formgrader's
@@ -19,7 +19,29 @@ ordinary handler.  The eye beside a student's name on the grading page is
 bound by the course's template of that page
 (``coursegrader/templates/formgrade/course.html.j2``): here its two inline
 handlers are only taken out.
+
+Formgrader's buttons that run nbgrader (generate, release and unrelease an
+assignment, collect, autograde, generate and release feedback) are answered
+here rather than by nbgrader's own handlers of the same addresses, which run
+nbgrader in the server's only thread: while a submission was autograded (its
+notebook run for as long as its budget allows) the instructor's whole server,
+its files, terminals and Formgrader itself, answered nothing.  Here each of
+these requests runs nbgrader in a worker thread of the server's own, one
+request at a time in the order they came (two clicks never grade the same
+gradebook at once), and the server answers everything else meanwhile.  The
+request's answer is nbgrader's, unchanged: the box under the button shows what
+nbgrader logged during that run, and only that.
 """
+
+import copy
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+from nbgrader.apps.api import NbGraderAPI
+from nbgrader.server_extensions.formgrader.base import (
+    BaseApiHandler, check_notebook_dir, check_xsrf)
+from tornado import web
+from tornado.ioloop import IOLoop
 
 from coursegrader.csp import page_script_transform
 
@@ -59,6 +81,71 @@ def handlers_transform(prefix):
     return page_script_transform(prefix, SCRIPT, INLINE)
 
 
+#: The one thread that runs nbgrader for Formgrader's buttons, a request at a time.
+WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="formgrader-nbgrader")
+
+
+def _run_api(coursedir, authenticator, log, level, method, args):
+    """``NbGraderAPI.<method>(*args)``, in the worker thread.
+
+    nbgrader's API sets the course directory's assignment and student for the
+    run (and restores them), and captures its run's log by adding a handler to
+    its logger: here it gets a copy of the course directory, and a logger of
+    its own (a child of the server's, so the server's log still shows each
+    line), so the server's other requests neither see the run's assignment nor
+    land in its box.
+    """
+    coursedir.parent.load_config_file()
+    api = NbGraderAPI(coursedir, authenticator, parent=coursedir.parent, log=log)
+    api.log_level = level
+    return getattr(api, method)(*args)
+
+
+class WorkerApiHandler(BaseApiHandler):
+    """A Formgrader API request whose nbgrader run goes to :data:`WORKER`."""
+
+    #: The NbGraderAPI method the request runs.
+    method = None
+
+    async def run_api(self, *args):
+        formgrader = self.settings["nbgrader_formgrader"]
+        log = formgrader.log.getChild("formgrader")
+        coursedir = copy.copy(self.coursedir)
+        coursedir.log = log
+        result = await IOLoop.current().run_in_executor(
+            WORKER, _run_api, coursedir, self.authenticator, log, self.log.level,
+            self.method, args)
+        self.write(json.dumps(result))
+
+    @web.authenticated
+    @check_xsrf
+    @check_notebook_dir
+    async def post(self, *args):
+        await self.run_api(*args)
+
+
+def _worker_handler(method):
+    return type(f"Worker_{method}", (WorkerApiHandler,), {"method": method})
+
+
+#: nbgrader's addresses (apihandlers.default_handlers) whose requests run nbgrader.
+WORKER_HANDLERS = [
+    (r"/formgrader/api/assignment/([^/]+)/assign", _worker_handler("generate_assignment")),
+    (r"/formgrader/api/assignment/([^/]+)/unrelease", _worker_handler("unrelease")),
+    (r"/formgrader/api/assignment/([^/]+)/release", _worker_handler("release_assignment")),
+    (r"/formgrader/api/assignment/([^/]+)/collect", _worker_handler("collect")),
+    (r"/formgrader/api/assignment/([^/]+)/generate_feedback",
+     _worker_handler("generate_feedback")),
+    (r"/formgrader/api/assignment/([^/]+)/release_feedback",
+     _worker_handler("release_feedback")),
+    (r"/formgrader/api/assignment/([^/]+)/([^/]+)/generate_feedback",
+     _worker_handler("generate_feedback")),
+    (r"/formgrader/api/assignment/([^/]+)/([^/]+)/release_feedback",
+     _worker_handler("release_feedback")),
+    (r"/formgrader/api/submission/([^/]+)/([^/]+)/autograde", _worker_handler("autograde")),
+]
+
+
 def _jupyter_server_extension_points():
     return [{"module": "formgrader_handlers"}]
 
@@ -66,4 +153,10 @@ def _jupyter_server_extension_points():
 def _load_jupyter_server_extension(serverapp):
     prefix = serverapp.base_url.rstrip("/") + "/formgrader"
     serverapp.web_app.add_transform(handlers_transform(prefix))
+    # Extensions load in the order of their names, this one before nbgrader's
+    # formgrader; of two handlers of one address tornado takes the first added.
+    base = serverapp.base_url.rstrip("/")
+    serverapp.web_app.add_handlers(".*$", [(base + pattern, handler)
+                                           for pattern, handler in WORKER_HANDLERS])
+    serverapp.log.info("Formgrader's collect, autograde and feedback run in a worker thread")
     serverapp.log.info("Formgrader's buttons wired with inline handlers work under its policy")

@@ -105,3 +105,27 @@ def test_the_handlers_script_runs_under_the_pages_policy_with_the_links_script()
         sent = HTTPHeaders({"Content-Type": kind})
         assert formgrader_handlers.handlers_transform("/user/t/formgrader")(
             _request(path)).transform_first_chunk(200, sent, page, True)[2] == page
+
+
+def test_every_request_that_runs_nbgrader_is_answered_by_the_worker_one_at_a_time():
+    """Each of nbgrader's Formgrader addresses whose request runs nbgrader
+    (generate, release, unrelease, collect, autograde, feedback) has the course's
+    handler, which runs the same API call in the one worker thread; the addresses
+    that only read or write the gradebook keep nbgrader's own."""
+    import formgrader_handlers
+    from nbgrader.server_extensions.formgrader import apihandlers
+
+    runs = {apihandlers.AssignHandler: "generate_assignment",
+            apihandlers.UnReleaseHandler: "unrelease",
+            apihandlers.ReleaseHandler: "release_assignment",
+            apihandlers.CollectHandler: "collect",
+            apihandlers.AutogradeHandler: "autograde",
+            apihandlers.GenerateAllFeedbackHandler: "generate_feedback",
+            apihandlers.ReleaseAllFeedbackHandler: "release_feedback",
+            apihandlers.GenerateFeedbackHandler: "generate_feedback",
+            apihandlers.ReleaseFeedbackHandler: "release_feedback"}
+    nbgraders = {pattern: handler for pattern, handler in apihandlers.default_handlers}
+    ours = {pattern: handler.method for pattern, handler in formgrader_handlers.WORKER_HANDLERS}
+    assert ours == {pattern: runs[handler] for pattern, handler in nbgraders.items()
+                    if handler in runs}
+    assert formgrader_handlers.WORKER._max_workers == 1

@@ -1299,6 +1299,124 @@ def test_hub_state_is_root_only(ngshare_hub, folder_hub):
             assert done.returncode != 0 and "Permission denied" in done.stderr, (argv, done.stderr)
 
 
+# -- Formgrader grading a slow submission -----------------------------------------
+#: ada's extra cells, each sleeping this many seconds: together past the course's
+#: budget for the notebook's run (c.JudgeSubmission.budget in
+#: assignments/nbgrader_config.py), as the slow cells a tester handed in
+SLOW_CELLS, SLOW_SECONDS = 3, 25
+
+
+def teacher_server(hub):
+    """A requests session logged in to the instructor's own server, its URL and its
+    ``_xsrf``, as his browser has them once Formgrader is open."""
+    n = hub["names"]
+    token = hubpy("token", hub["state"], n["teacher"]).stdout.strip()
+    users = f"{hub['url']}/hub/api/users/{n['teacher']}"
+    auth = {"Authorization": f"token {token}"}
+    requests.post(f"{users}/server", headers=auth, timeout=60)   # started, if it was not
+    deadline = time.monotonic() + 300
+    while True:
+        model = requests.get(users, headers=auth, timeout=60).json()
+        if model.get("server") and not model.get("pending"):
+            break
+        assert time.monotonic() < deadline, f"his server did not start: {model}"
+        time.sleep(0.5)
+    session, _ = hub_session(hub, n["teacher"])
+    server = f"{hub['url']}/user/{n['teacher']}"
+    while True:     # his browser's session reaches his server (the hub's OAuth)
+        page = session.get(f"{server}/formgrader/manage_assignments", timeout=60)
+        if page.status_code == 200 and page.url.startswith(server) and \
+                "formgrader" in page.url:
+            break
+        assert time.monotonic() < deadline, (page.status_code, page.url)
+        time.sleep(2)
+    xsrf = [c.value for c in session.cookies
+            if c.name == "_xsrf" and c.path.startswith(f"/user/{n['teacher']}")]
+    assert xsrf, list(session.cookies)
+    return session, server, xsrf[0]
+
+
+def test_formgrader_autograde_leaves_the_instructors_server_answering(ngshare_hub):
+    """ada hands in, straight to ngshare with her token, her answers and three cells
+    of 25 s each; the instructor collects and autogrades her through Formgrader's
+    API, as its buttons do (his session cookie and _xsrf). While the autograde runs
+    his server lists his files within 5 s every time; the autograde's box says the
+    notebook's run was stopped by its budget, her autograded notebook says so at
+    the cell where it stopped, and her scores are the reference answers' (all)."""
+    hub, n = ngshare_hub, ngshare_hub["names"]
+    root = Path(hub["settings"]["course_dirs"][n["teacher"]])
+    released = nbformat.read(root / "release" / "ps1" / "ps1.ipynb", as_version=4)
+    mine = fill_answers(released, source_notebook(hub))
+    first_slow = len(mine.cells)
+    for k in range(SLOW_CELLS):
+        mine.cells.append(nbformat.v4.new_code_cell(
+            f"import time\nfor _ in range({SLOW_SECONDS}):\n    time.sleep(1)\n"
+            "print('done thinking')", id=f"slow{k}"))
+    token = hubpy("token", hub["state"], n["ada"]).stdout.strip()
+    files = [{"path": "ps1.ipynb",
+              "content": base64.b64encode(nbformat.writes(mine).encode()).decode()}]
+    sent = requests.post(f"{hub['url']}/services/ngshare/submission/{COURSE}/ps1",
+                         data={"files": json.dumps(files)}, timeout=120,
+                         headers={"Authorization": f"token {token}"})
+    assert sent.json()["success"], sent.text
+
+    session, server, xsrf = teacher_server(hub)
+    api = f"{server}/formgrader/api"
+    collected = session.post(f"{api}/assignment/ps1/collect", timeout=300,
+                             headers={"X-XSRFToken": xsrf})
+    assert collected.status_code == 200 and collected.json()["success"], collected.text
+
+    graded = {}
+
+    def autograde():
+        start = time.monotonic()
+        graded["answer"] = session.post(f"{api}/submission/ps1/{n['ada']}/autograde",
+                                        timeout=900, headers={"X-XSRFToken": xsrf})
+        graded["seconds"] = time.monotonic() - start
+
+    lister = requests.Session()
+    lister.cookies.update(session.cookies)
+    import threading
+    grader = threading.Thread(target=autograde)
+    grader.start()
+    listings = []
+    while grader.is_alive():
+        start = time.monotonic()
+        try:
+            listed = lister.get(f"{server}/api/contents", timeout=30)
+            listings.append((round(time.monotonic() - start, 2), listed.status_code))
+        except requests.RequestException as exc:
+            listings.append((round(time.monotonic() - start, 2), repr(exc)))
+        time.sleep(0.5)
+    grader.join()
+
+    answer = graded["answer"]
+    print(f"autograde: {graded['seconds']:.1f} s; file listings meanwhile (s, status): "
+          f"{listings}")
+    assert answer.status_code == 200, answer.text[:2000]
+    result = answer.json()
+    assert result["success"], result
+    # the grading did take the notebook's budget: long enough to matter
+    assert graded["seconds"] > 25, graded
+    assert "took more than 30 s in all" in result["log"], result["log"]
+    # his server answered all along
+    assert len(listings) >= 10, listings
+    assert all(status == 200 and seconds < 5 for seconds, status in listings), listings
+    # her scores, the reference answers' whole
+    with gradebook(hub) as gb:
+        sub = gb.find_submission_notebook("ps1", "ps1", n["ada"])
+        assert sub.max_code_score > 0 and sub.code_score == sub.max_code_score, \
+            (sub.code_score, sub.max_code_score)
+    # the notebook says where the run stopped and why
+    autograded = nbformat.read(root / "autograded" / n["ada"] / "ps1" / "ps1.ipynb",
+                               as_version=4)
+    stops = [(i, o.get("evalue", "")) for i, c in enumerate(autograded.cells)
+             if c.cell_type == "code" for o in c.outputs
+             if o.get("ename") == "KernelStopped"]
+    assert len(stops) == 1 and stops[0][0] >= first_slow, stops
+    assert "took more than 30 s in all" in stops[0][1], stops
+
+
 # -- a student looking for the instructor's secrets on the server -----------------
 SNOOP = r"""
 import json, os, re, subprocess, sys
