@@ -715,7 +715,7 @@ def test_sandbox_holds_only_the_allowlisted_packages_and_a_fixed_environment(mon
     assert {b.name for b in from_repo} == {
         "__init__.py", "protocol.py", "part_runner.py", "kernel_runner.py", "audit_hook.py",
         "code_origin.py", "landlock.py", "private.py", "from_coursecheck.py", "serial.py",
-        "policy.py"}
+        "policy.py", "source_encoding.py"}
     assert "fake-key-for-the-test" not in " ".join(argv)
     assert {"--unshare-all", "--unshare-user", "--die-with-parent", "--clearenv"} <= set(argv)
     env = dict(sandbox.KERNEL.env)
