@@ -27,7 +27,9 @@ decorator (``@_i``) is dropped.
 
 Not seen through (each returns something else, or is not a plain function
 of the submission): a method (``self._i(x)``), a function whose body does
-more (``y = x; return y``, ``return x if True else 0``), ``copy.copy`` and
+more (``y = x; return y``; ``return x if True else 0`` is one once
+:mod:`.constant_picks` reads its body as ``return x``, and
+:func:`.wrappers.see_through_wrappers` runs the two in turn), ``copy.copy`` and
 other library calls, ``operator.itemgetter``, a class whose ``__call__``
 returns its argument, a dictionary of names (``_m("np")``), ``getattr``,
 ``builtins.id`` (which returns a number, not its argument), and one defined in a

@@ -167,6 +167,8 @@ IDENTITIES = {
     "a lambda": "_i = lambda x: x\n",
     "a lambda given another name": "_f = lambda x: x\n_i = _f\n",
     "a decorator": "def _i(v):\n    return v\n\n@_i\n",
+    "a def returning a conditional of a constant test": (
+        "def _i(v):\n    return v if True else 0\n\n"),
 }
 DISGUISES.update({f"every name read through an identity function, {how}": _through(identity)
                   for how, identity in IDENTITIES.items()})
