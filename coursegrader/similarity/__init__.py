@@ -1,8 +1,9 @@
 """Which submissions share what is graded: code in a normal form, written answers as words.
 
 :mod:`.code` writes code in a normal form that renaming, reformatting, no-ops,
-dead code, the spelling of loops and calls of functions that give back their
-argument (:mod:`.identity_calls`) do not change; :mod:`.text` reads written
+dead code, the spelling of loops and no-op wrappers (:mod:`.wrappers`: calls of
+functions that give back their argument, elements of literals picked by a
+constant) do not change; :mod:`.text` reads written
 answers as runs of words, each as it reads (:mod:`.letters`: invisible
 characters, case and look-alike letters set aside); :mod:`.values` reads the numbers a submission
 holds and finds a classmate's variant's values among them; :mod:`.verdicts`

@@ -13,8 +13,11 @@ compared:
   calls (except the names the released notebook defines: the graded
   functions), repeated until none is left;
 - arithmetic that does nothing: ``e + 0``, ``e * 1`` and the like are ``e``;
-- calls of a function that returns its argument unchanged (``_i(np)`` after
-  ``def _i(x): return x``) are the argument (:mod:`.identity_calls`);
+- no-op wrappers are what they wrap (:mod:`.wrappers`): calls of a function
+  that returns its argument unchanged (``_i(np)`` after ``def _i(x): return
+  x``) are the argument (:mod:`.identity_calls`), and an element of a literal
+  picked by a constant (``(np,)[0]``, ``{0: np}[0]``) is the element
+  (:mod:`.constant_picks`);
 - the spelling of a loop: ``x += e`` is ``x = x + e``; ``a > b`` is ``b < a``;
   a counting ``while`` (``i = a`` ... ``while i < b:`` ... ``i += s``) is
   ``for i in range(a, b, s)``, and ``for i in range(len(s)): x = s[i]`` is
@@ -36,7 +39,7 @@ import keyword
 import re
 import tokenize
 
-from .identity_calls import inline_identity_calls
+from .wrappers import see_through_wrappers
 
 __all__ = ["normal_code", "lexical_form"]
 
@@ -488,7 +491,7 @@ def normal_code(trees, keep=frozenset()):
     (the names the released notebook binds: the graded functions).
     """
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
-    module = inline_identity_calls(module, keep)
+    module = see_through_wrappers(module, keep)
     module = _Canonical().visit(module)
     for _ in range(20):
         dropper = _DropUnused(_loaded_names(module), keep)

@@ -12,6 +12,9 @@ Wrapping every name a copy reads in a function that returns it unchanged
 - a name of the top level given such a ``lambda`` (``_i = lambda x: x``), or
   given another such name (``_j = _i``);
 - a ``lambda`` of that kind called where it stands (``(lambda x: x)(np)``);
+- a ``lambda`` of no parameters called where it stands, with nothing, is its
+  body (``(lambda: n)()`` is ``n``; a body that binds a name, ``:=``, or yields
+  stays);
 
 called with one positional argument and nothing else (``_i(X)``; ``_i(*xs)``
 or ``_i(x, y)`` stay). What is left, ``x = x`` for ``x = _i(x)`` and the
@@ -24,7 +27,9 @@ decorator (``@_i``) is dropped.
 
 Not seen through (each returns something else, or is not a plain function
 of the submission): a method (``self._i(x)``), a function whose body does
-more (``y = x; return y``, ``return x if True else 0``), ``copy.copy`` and
+more (``y = x; return y``; ``return x if True else 0`` is one once
+:mod:`.constant_picks` reads its body as ``return x``, and
+:func:`.wrappers.see_through_wrappers` runs the two in turn), ``copy.copy`` and
 other library calls, ``operator.itemgetter``, a class whose ``__call__``
 returns its argument, a dictionary of names (``_m("np")``), ``getattr``,
 ``builtins.id`` (which returns a number, not its argument), and one defined in a
@@ -130,9 +135,23 @@ def _identities(module, keep):
     return found
 
 
+def _body_of_thunk(call):
+    """The body of ``(lambda: e)()``, or None."""
+    func = call.func
+    if (not isinstance(func, ast.Lambda) or call.args or call.keywords
+            or func.args.posonlyargs or func.args.args or func.args.vararg
+            or func.args.kwonlyargs or func.args.kwarg):
+        return None
+    if any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda))
+           for n in ast.walk(func.body)):
+        return None
+    return func.body
+
+
 class _Inline(ast.NodeTransformer):
     def __init__(self, identities):
         self.identities = identities
+        self.changed = False
 
     def is_identity(self, func):
         return ((isinstance(func, ast.Name) and func.id in self.identities)
@@ -142,12 +161,19 @@ class _Inline(ast.NodeTransformer):
         self.generic_visit(node)
         if (self.is_identity(node.func) and len(node.args) == 1 and not node.keywords
                 and not isinstance(node.args[0], ast.Starred)):
+            self.changed = True
             return node.args[0]
+        body = _body_of_thunk(node)
+        if body is not None:
+            self.changed = True
+            return body
         return node
 
     def visit_FunctionDef(self, node):
         self.generic_visit(node)
-        node.decorator_list = [d for d in node.decorator_list if not self.is_identity(d)]
+        kept = [d for d in node.decorator_list if not self.is_identity(d)]
+        self.changed |= len(kept) != len(node.decorator_list)
+        node.decorator_list = kept
         return node
 
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
@@ -156,5 +182,7 @@ class _Inline(ast.NodeTransformer):
 def inline_identity_calls(module, keep=frozenset()):
     """``module`` (an ast.Module, changed in place) with every call of a function
     that returns its argument read as the argument; ``keep``: the release's
-    names, never taken for such a function."""
-    return _Inline(_identities(module, keep)).visit(module)
+    names, never taken for such a function. (module, whether any call was.)"""
+    inline = _Inline(_identities(module, keep))
+    module = inline.visit(module)
+    return module, inline.changed

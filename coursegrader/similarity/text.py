@@ -1,8 +1,9 @@
 """A written answer as words, and the runs of words two answers share.
 
-Markdown and LaTeX markup, case and punctuation are set aside
+Markdown, HTML and LaTeX markup, case and punctuation are set aside
 (:func:`words`), and so is what changes how a word is stored but not how it
-reads (:mod:`.letters`: a zero-width space inside a word, a Cyrillic ``а``
+renders (:mod:`.rendered`: an HTML comment, an empty tag or ``&#101;`` inside a
+word) or reads (:mod:`.letters`: a zero-width space inside a word, a Cyrillic ``а``
 for a Latin ``a``); an answer is the set of its runs of ``n`` consecutive words
 (:func:`shingles`, Broder's w-shingling), so rewording a few words here and
 there leaves most runs intact, while two answers written independently share
@@ -13,6 +14,7 @@ import re
 import zlib
 
 from .letters import folded, mixes_scripts, skeleton
+from .rendered import as_rendered
 
 __all__ = ["words", "shingles", "marked_words", "mixed_script_words"]
 
@@ -29,9 +31,11 @@ def _layout(match):
 
 
 def words(text):
-    """The words of ``text`` as they read (:func:`~.letters.folded`: case folded,
-    characters that show nothing removed), markup and punctuation set aside."""
-    return _WORD.findall(_COMMAND.sub(_layout, folded(text)))
+    """The words of ``text`` as they render (:func:`~.rendered.as_rendered`: HTML
+    comments, tags and emphasis inside words removed, character references decoded)
+    and read (:func:`~.letters.folded`: case folded, characters that show nothing
+    removed), markup and punctuation set aside."""
+    return _WORD.findall(_COMMAND.sub(_layout, folded(as_rendered(text))))
 
 
 def mixed_script_words(ws, limit=5):

@@ -114,6 +114,74 @@ def through_identity(answers, identity="def _i(v):\n    return v\n\n"):
     return out
 
 
+class _Picked(ast.NodeTransformer):
+    def __init__(self, literal):
+        self.literal = literal
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.parse(self.literal.format(node.id), mode="eval").body,
+                                     node)
+        return node
+
+
+def picked_from_literals(answers, literal="({},)[0]"):
+    """Every name the code reads written as an element of a literal picked out again
+    (``literal``: ``({},)[0]`` makes ``(np,)[0].asarray((X,)[0])``, ``{{0: {}}}[0]``
+    makes ``{0: np}[0]``)."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        tree = ast.fix_missing_locations(_Picked(literal).visit(ast.parse(answers[part])))
+        out[part] = ast.unparse(tree) + "\n"
+    return out
+
+
+_MATH = re.compile(r"(\$\$[\s\S]*?\$\$|\$[^$\n]+\$)")
+
+
+def _outside_formulas(text, change):
+    """``text`` with ``change`` applied to the prose between formulas (inside one an
+    entity or a tag shows as typed, so a copier leaves them be)."""
+    pieces = _MATH.split(text)
+    return "".join(change(p) if i % 2 == 0 else p for i, p in enumerate(pieces))
+
+
+def _every_third_letter(mark):
+    def change(text):
+        return " ".join(mark.join(w[i:i + 3] for i in range(0, len(w), 3))
+                        for w in text.split(" "))
+    return change
+
+
+#: Letters written as HTML character references, decimal and hexadecimal.
+ENTITIES = str.maketrans({"e": "&#101;", "o": "&#x6f;", "a": "&#97;"})
+
+
+def html_entities_and_comments(answers):
+    """The written answers as the same page in other HTML: the first with ``e``,
+    ``o`` and ``a`` written ``&#101;``, ``&#x6f;``, ``&#97;`` and a soft hyphen
+    ``&shy;`` after every ``n``, the second with an empty comment ``<!---->`` after
+    every third letter of a word."""
+    first, second = WRITTEN_PARTS
+    return {first: _outside_formulas(
+                answers[first], lambda t: t.translate(ENTITIES).replace("n", "n&shy;")),
+            second: _outside_formulas(answers[second], _every_third_letter("<!---->"))}
+
+
+def empty_tags_and_emphasis(answers):
+    """The written answers as the same page in other markup: the first with every
+    space ``&nbsp;``, the middle of every longer word in Markdown bold (``ke**rn**el``)
+    and ``<b></b>`` after every third letter, the second with ``<em></em>`` after
+    every third letter."""
+    first, second = WRITTEN_PARTS
+
+    def bold_middles(text):
+        text = re.sub(r"\b([A-Za-z]{2})([A-Za-z]+)([A-Za-z]{2})\b", r"\1**\2**\3", text)
+        return _every_third_letter("<b></b>")(text).replace(" ", "&nbsp;")
+    return {first: _outside_formulas(answers[first], bold_middles),
+            second: _outside_formulas(answers[second], _every_third_letter("<em></em>"))}
+
+
 #: Latin letters and the Cyrillic and Greek letters that look the same.
 LOOK_ALIKES = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440",
                              "c": "\u0441", "x": "\u0445", "i": "\u0456", "K": "\u039a"})

@@ -35,9 +35,11 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 from coursegrader.tools.course import Course, fill_answers
 
 from attacks import HOSTILE, HOSTILE_CODE
-from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS, into_extra_cell,
-                                into_module, look_alike_letters, noop_after_each_line,
-                                renamed, reworded, through_identity, zero_width_spaces)
+from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS,
+                                empty_tags_and_emphasis, html_entities_and_comments,
+                                into_extra_cell, into_module, look_alike_letters,
+                                noop_after_each_line, picked_from_literals, renamed, reworded,
+                                through_identity, zero_width_spaces)
 from grading.ps1_honest import HONEST
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
@@ -62,6 +64,10 @@ COPIERS = {
     "copier_identity": ("alice", "code"),
     "copier_look_alikes": ("carol", "written"),
     "copier_zero_width": ("emil", "written"),
+    "copier_tuple_picks": ("alice", "code"),
+    "copier_dict_picks": ("emil", "code"),
+    "copier_entities": ("dora", "written"),
+    "copier_empty_tags": ("hana", "written"),
 }
 #: A copy of alice's code run from marshalled bytes, and of fay's handed in
 #: compiled (helper.pyc in a zip): no comparison can read either, so each
@@ -170,6 +176,18 @@ def _hand_in_the_class(c):
         released, {**blank_code, **look_alike_letters(HONEST["carol"])}))
     c.hand_in("copier_zero_width", "ps1", _notebook(
         released, {**blank_code, **zero_width_spaces(HONEST["emil"])}))
+    # alice's code with every name it reads written ``(n,)[0]``, emil's ``{0: n}[0]``
+    c.hand_in("copier_tuple_picks", "ps1", _notebook(
+        released, {**picked_from_literals(reference, "({},)[0]"), **blank_written}))
+    c.hand_in("copier_dict_picks", "ps1", _notebook(
+        released, {**picked_from_literals(HONEST["emil"], "{{0: {}}}[0]"), **blank_written}))
+    # dora's written answers with letters as HTML character references and empty
+    # comments inside words, hana's with no-break spaces, empty tags and Markdown
+    # bold inside words: each renders as the original, word for word
+    c.hand_in("copier_entities", "ps1", _notebook(
+        released, {**blank_code, **html_entities_and_comments(HONEST["dora"])}))
+    c.hand_in("copier_empty_tags", "ps1", _notebook(
+        released, {**blank_code, **empty_tags_and_emphasis(HONEST["hana"])}))
     # gus's answers, with markup in a cell that does not parse and in the written answers
     c.hand_in("copier_injects", "ps1", _notebook(
         released, {**HONEST["gus"],
@@ -286,6 +304,25 @@ def test_look_alike_letters_zero_width_spaces_and_identity_calls_read_as_the_cop
     assert ("flagged on its own: copier_look_alikes: written answers with words that mix "
             "Latin and Cyrillic letters: d\u0456\u0430g (Cyrillic \u0456 \u0430)"
             ) in c.similarity_said
+
+
+def test_literal_picks_and_html_markup_read_as_the_copy(graded):
+    """Code whose every name is picked out of a literal again, written answers in
+    HTML that renders as the original: the copy shares all of its original, earns
+    what it earns, and the page shows the words as they read."""
+    _, scores, rows, page = graded
+    for copier, original, share in (("copier_tuple_picks", "alice", "code"),
+                                    ("copier_dict_picks", "emil", "code"),
+                                    ("copier_entities", "dora", "written"),
+                                    ("copier_empty_tags", "hana", "written")):
+        row = rows[frozenset((copier, original))]
+        assert row["flagged"] == "true" and float(row[share]) == 1.0, (copier, row)
+    assert scores["copier_tuple_picks"] == scores["alice"]    # working code is working code
+    assert scores["copier_dict_picks"] == scores["emil"]
+    section = next(s for s in page.split("<section>")
+                   if re.match(r"\s*<h2>(copier_entities and dora|dora and copier_entities):", s))
+    assert "&amp;#101;" not in section and "&lt;!----&gt;" not in section
+    assert "definition" in section                  # "def<!---->ini<!---->tio<!---->n"
 
 
 def test_the_blank_release_shares_nothing(graded):

@@ -167,13 +167,57 @@ IDENTITIES = {
     "a lambda": "_i = lambda x: x\n",
     "a lambda given another name": "_f = lambda x: x\n_i = _f\n",
     "a decorator": "def _i(v):\n    return v\n\n@_i\n",
+    "a def returning a conditional of a constant test": (
+        "def _i(v):\n    return v if True else 0\n\n"),
 }
 DISGUISES.update({f"every name read through an identity function, {how}": _through(identity)
                   for how, identity in IDENTITIES.items()})
 DISGUISES["every name read through a lambda called where it stands"] = _through(
     "", "(lambda x: x)")
 
+
+
+class _Picked(ast.NodeTransformer):
+    """Every name read written as ``literal`` (``({},)[0]``: an element picked out again)."""
+
+    def __init__(self, literal):
+        self.literal = literal
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load):
+            return ast.parse(self.literal.format(node.id), mode="eval").body
+        return node
+
+
+def _picked(literal):
+    return ast.unparse(ast.fix_missing_locations(_Picked(literal).visit(ast.parse(ORIGINAL))))
+
+
+#: ``(n,)[0]`` and the variants a student tries next: each is ``n``
+PICKS = {
+    "a one-element tuple": "({},)[0]",
+    "a one-element list": "[{}][0]",
+    "the last of a pair": "[0, {}][1]",
+    "a negative index": "({},)[-1]",
+    "True as the index": "(0, {})[True]",
+    "a dict of a number": "{{0: {}}}[0]",
+    "a dict of a string": "{{'k': {}}}['k']",
+    "a repeated key, the last value": "{{0: None, 0: {}}}[0]",
+    "a lambda of no parameters called where it stands": "(lambda: {})()",
+    "a one-element comprehension": "[{} for _ in 'x'][0]",
+    "a conditional of a constant test": "({} if 1 else 0)",
+    "or after a constant that decides nothing": "(0 or {})",
+    "nested: a lambda picked from a dict, called": "{{0: (lambda v: v)}}[0]({})",
+}
+DISGUISES.update({f"every name read picked from a literal, {how}": _picked(literal)
+                  for how, literal in PICKS.items()})
+
 OTHER = {
+    "every name read picked from a literal beside a call, which runs": _picked(
+        "(print(), {})[1]"),
+    "every name read picked by an index that is a name": _picked("({}, 0)[k]"),
+    "every name read picked from a comprehension of two elements": _picked(
+        "[{} for _ in 'xy'][1]"),
     "every name read through a function that is not the identity": _through(
         "def _i(v):\n    return -v\n\n"),
     "every name read through id, which returns a number": _through("_i = id\n"),
@@ -247,9 +291,29 @@ SENTENCE = "Candidate K3 grows with the distance, so the Gram matrix is not PSD.
     ("fullwidth and mathematical letters", SENTENCE.replace("Gram", "\uff27\uff52\uff41\uff4d")
      .replace("matrix", "\U0001d426\U0001d41a\U0001d42d\U0001d42b\U0001d422\U0001d431")),
     ("capitals", SENTENCE.upper()),
+    ("HTML character references", SENTENCE.replace("e", "&#101;").replace("o", "&#x6f;")
+     .replace("a", "&#97;").replace("nd", "n&shy;d").replace(" ", "&nbsp;")),
+    ("HTML comments and empty tags inside words", SENTENCE.replace("Cand", "Ca<!---->nd")
+     .replace("grows", "gr<b></b>ows").replace("matrix", "ma<em></em>tr<!-- x -->ix")),
+    ("tags around words", SENTENCE.replace("Gram", "<strong>Gram</strong>")
+     .replace("distance", '<span class="x">distance</span>')),
+    ("Markdown emphasis inside words", SENTENCE.replace("distance", "dis**tan**ce")
+     .replace("Gram", "G*ra*m").replace("matrix", "ma~~tr~~ix")),
 ])
 def test_what_changes_how_words_are_stored_but_not_how_they_read_changes_no_run(how, written):
     assert set(shingles(words(written), 4)) == set(shingles(words(SENTENCE), 4)), how
+
+
+def test_written_answers_are_read_as_they_render_and_formulas_as_written():
+    assert words("a &lt;b&gt; tag, a<!-- hidden --> comment, <i>it</i>alic") == [
+        "a", "b", "tag", "a", "comment", "italic"]
+    # in a formula nothing is HTML: ``<`` and ``*`` are mathematics
+    assert words("$x<y> z$ and $a*b$, x < y") == ["x", "y", "z", "and", "a", "b", "x", "y"]
+    # nor in code; ``_`` inside a word and a marker alone are no emphasis in Markdown
+    assert words("`a&#101;` `x**2**y`") == ["a", "101", "x", "2", "y"]
+    assert words("B_diag a_b_c x**2") == ["b", "diag", "a", "b", "c", "x", "2"]
+    # a comment never closed hides the rest, as in a browser
+    assert words("shown <!-- hidden") == ["shown"]
 
 
 def test_a_word_mixing_latin_and_cyrillic_letters_is_named_and_honest_maths_is_not():
