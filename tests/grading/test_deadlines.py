@@ -10,8 +10,6 @@ import csv
 import datetime as dt
 import html
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from sqlalchemy import text
 
 from coursegrader.tools.course import Course, fill_answers
 from coursegrader.late_policy import CourseCalendar, LatePolicy
+from course_steps import make
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 pytestmark = [pytest.mark.slow,
@@ -29,15 +28,6 @@ pytestmark = [pytest.mark.slow,
 HANDED_IN = {"alice": "2026-10-05 20:00:00", "bob": "2026-10-08 00:59:00",
              "carol": "2026-10-11 23:00:00"}
 DUE = "2026-10-05 23:59:00"
-
-
-def make(course, *args, check=True):
-    done = subprocess.run(["make", *args, f"PYTHON={sys.executable}"], cwd=course.root,
-                          capture_output=True, text=True, timeout=600)
-    if check and done.returncode:
-        raise AssertionError(f"make {' '.join(args)} failed:\n"
-                             f"{done.stdout}\n{done.stderr}")
-    return done
 
 
 def exported(course, *args):

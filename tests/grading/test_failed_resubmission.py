@@ -31,19 +31,12 @@ from nbformat.v4 import new_markdown_cell
 from coursegrader.tools.course import Course, fill_answers
 from grading.ps1_honest import BOB
 from lms_zips import canvas_roster, canvas_zip
+from course_steps import make
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS = "ps1"
 pytestmark = [pytest.mark.timeout(1200),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
-
-
-def make(course, *args, check=True):
-    done = subprocess.run(["make", *args, f"PYTHON={sys.executable}"], cwd=course.root,
-                          capture_output=True, text=True, timeout=1000)
-    if check and done.returncode:
-        raise AssertionError(f"make {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return done
 
 
 def _answers(released, answers):

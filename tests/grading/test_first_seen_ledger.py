@@ -24,7 +24,6 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 import time
 import zoneinfo
 from pathlib import Path
@@ -37,6 +36,7 @@ from coursegrader.late_policy import LatePolicy
 from coursegrader.tools.course import Course, fill_answers
 from unix_accounts import give_to, temporary_accounts
 from coursegrader.tools.first_seen import LEDGER
+from course_steps import make
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS = "ps1"
@@ -44,14 +44,6 @@ ZONE = "America/Los_Angeles"
 
 pytestmark = [pytest.mark.timeout(1500),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
-
-
-def make(course, *args, check=True):
-    done = subprocess.run(["make", *args, f"PYTHON={sys.executable}"], cwd=course.root,
-                          capture_output=True, text=True, timeout=1200)
-    if check and done.returncode:
-        raise AssertionError(f"make {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return done
 
 
 def set_due(course, due):

@@ -27,8 +27,6 @@ import csv
 import datetime as dt
 import os
 import pwd
-import subprocess
-import sys
 import zoneinfo
 from pathlib import Path
 
@@ -38,6 +36,7 @@ import pytest
 from coursegrader.late_policy import LatePolicy
 from coursegrader.tools.course import Course, fill_answers
 from unix_accounts import give_to, temporary_accounts
+from course_steps import make
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS = "ps1"
@@ -50,14 +49,6 @@ LATE_CLAIMS = {"due": None,       # filled in with the due day
 
 pytestmark = [pytest.mark.timeout(1500),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
-
-
-def make(course, *args, check=True):
-    done = subprocess.run(["make", *args, f"PYTHON={sys.executable}"], cwd=course.root,
-                          capture_output=True, text=True, timeout=1200)
-    if check and done.returncode:
-        raise AssertionError(f"make {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return done
 
 
 

@@ -21,7 +21,6 @@ import csv
 import os
 import stat
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from nbgrader.coursedir import CourseDirectory
 
 from coursegrader.settings import course_config
 from coursegrader.tools.course import Course, fill_answers
+import course_steps
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = REPO / "assignments"
@@ -42,11 +42,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200),
 
 
 def make(course, *args, check=True):
-    done = subprocess.run(["make", *args, "PS=ps1", f"PYTHON={sys.executable}"],
-                          cwd=course.root, capture_output=True, text=True, timeout=900)
-    if check and done.returncode:
-        raise AssertionError(f"make {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return done
+    """A step of the course on ps1."""
+    return course_steps.make(course, *args, "PS=ps1", check=check, timeout=900)
 
 
 def paths_under(root):

@@ -12,9 +12,6 @@ attachments listed by name; trudy and oscar have nothing taken, each row
 naming them and the bound; the command ends non-zero naming them.
 """
 
-import io
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -22,6 +19,7 @@ import nbformat
 import pytest
 
 from coursegrader.tools.course import Course, fill_answers
+from course_steps import make
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS = "ps1"
@@ -29,14 +27,6 @@ NOTES = 4999
 
 pytestmark = [pytest.mark.timeout(1200),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
-
-
-def make(course, *args, check=True):
-    done = subprocess.run(["make", *args, f"PYTHON={sys.executable}"], cwd=course.root,
-                          capture_output=True, text=True, timeout=1000)
-    if check and done.returncode:
-        raise AssertionError(f"make {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return done
 
 
 def zeros(zf, name, n_bytes):

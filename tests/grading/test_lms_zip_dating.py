@@ -18,8 +18,6 @@ came from, and so does the feedback page.
 
 import csv
 import io
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -30,6 +28,7 @@ from coursegrader import dating
 from coursegrader.tools.course import Course, fill_answers
 from coursegrader.tools.lms_zip import LmsZipExtractor, plan
 from lms_zips import canvas_roster, canvas_zip
+from course_steps import make
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS = "ps1"
@@ -39,14 +38,6 @@ LIMITS = dict(max_files=100, max_file_bytes=10 * 1024**2, max_total_bytes=50 * 1
 
 pytestmark = [pytest.mark.timeout(1200),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
-
-
-def make(course, *args, check=True):
-    done = subprocess.run(["make", *args, f"PYTHON={sys.executable}"], cwd=course.root,
-                          capture_output=True, text=True, timeout=1000)
-    if check and done.returncode:
-        raise AssertionError(f"make {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return done
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ from coursegrader.preprocessors import BoundSubmission
 from coursegrader.settings import course_config
 from coursegrader.tools import batch
 from coursegrader.tools.course import Course, fill_answers
+from course_steps import make
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS = "ps1"
@@ -89,14 +90,6 @@ def test_the_bounds_are_settings_listed_by_help_all():
     config = course_config(COURSE)
     assert config.Autograde.sanitize_preprocessors[0] == \
         "coursegrader.preprocessors.BoundSubmission"
-
-
-def make(course, *args, check=True):
-    done = subprocess.run(["make", *args, f"PYTHON={sys.executable}"], cwd=course.root,
-                          capture_output=True, text=True, timeout=1000)
-    if check and done.returncode:
-        raise AssertionError(f"make {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return done
 
 
 def _class_of_ada_and_eve(tmp_path):
