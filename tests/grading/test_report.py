@@ -47,9 +47,16 @@ def forged(case):
     return p == 3 and np.shape(X)[1] == 3
 
 
+def called(case, message):
+    """``message`` as the check gives it for the first of ``case``'s calls."""
+    return f"call 1 of {len(case.calls)}: {message}" if len(case.calls) > 1 else message
+
+
 def inputs(case):
-    """A failing public case's inputs, as the record keeps them."""
-    return one_line(", ".join(describe(a) for a in case.args))
+    """A failing public case's inputs, as the record keeps them: each call's arguments,
+    in order (a case may make several calls)."""
+    return one_line("; then ".join(", ".join(describe(a) for a in args)
+                                   for args in case.calls))
 
 
 class _Tables(html.parser.HTMLParser):
@@ -128,7 +135,8 @@ def test_the_judge_logs_each_case_as_fields(graded):
     failed = [c for c in cases if not c.passed and not c.hidden]
     d3 = next(c for c in public if forged(c))
     assert len(failed) == 1 and failed[0].inputs == inputs(d3)
-    assert failed[0].message.startswith("raised ValueError: wrong")
+    # the first of its calls raises (a case may make several: "call 1 of 3: ...")
+    assert failed[0].message.startswith(called(d3, "raised ValueError: wrong"))
     assert grades["mallory"].stop is None
 
 
@@ -137,7 +145,7 @@ def test_a_forged_message_adds_no_row(graded):
     page = render(summarise([record(s, g) for s, g in grades.items()], PS))
     found = tables(page)
     d3 = next(c for c in part.public() if forged(c))
-    message = one_line("raised ValueError: " + FORGED)
+    message = one_line(called(d3, "raised ValueError: " + FORGED))
     hidden = {s: part.hidden(hidden_rng(SECRET, s, PS, PART)) for s in grades}
     failed = sum(forged(c) for c in hidden["mallory"])
     run = sum(len(h) for h in hidden.values())

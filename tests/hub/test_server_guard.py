@@ -71,9 +71,14 @@ def bind_as_nobody(port):
 
 
 def holds(pid, inode):
-    """Whether process ``pid`` has the socket ``inode`` among its descriptors."""
-    fds = Path(f"/proc/{pid}/fd")
-    return any(os.readlink(fd) == f"socket:[{inode}]" for fd in fds.iterdir())
+    """Whether process ``pid`` has the socket ``inode`` among its descriptors (one it
+    closes while they are read is not among them)."""
+    def target(fd):
+        try:
+            return os.readlink(fd)
+        except FileNotFoundError:
+            return None
+    return any(target(fd) == f"socket:[{inode}]" for fd in Path(f"/proc/{pid}/fd").iterdir())
 
 
 @pytest.mark.slow
