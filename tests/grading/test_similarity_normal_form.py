@@ -314,6 +314,16 @@ def test_written_answers_are_read_as_they_render_and_formulas_as_written():
     assert words("B_diag a_b_c x**2") == ["b", "diag", "a", "b", "c", "x", "2"]
     # a comment never closed hides the rest, as in a browser
     assert words("shown <!-- hidden") == ["shown"]
+    # a link shows its text, an empty one and an empty formula show nothing, and a
+    # reference's definition shows nothing (the links and formulas a copy put
+    # inside every word: written share 0.07, not flagged)
+    first = ["first", "claim"]
+    assert words("fi[rs](#)t cl[ai](#)m") == first
+    assert words("fi[rs][r]t cl[ai][r]m\n\n[r]: #") == first
+    assert words("fi[](#)rst cl[](#)aim") == first
+    assert words("fi${}$rst cl$ $aim") == first
+    # formulas with something in them, and brackets that are no link, stay
+    assert words("$[0, 1]$ and $$y$$ and [0, 1]") == ["0", "1", "and", "y", "and", "0", "1"]
 
 
 def test_a_word_mixing_latin_and_cyrillic_letters_is_named_and_honest_maths_is_not():
