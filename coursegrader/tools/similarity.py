@@ -129,18 +129,19 @@ def not_graded(config, coursedir, ps):
     variant drawn as the judge draws it (none without the course secret)."""
     with open_gradebook(config) as gb:
         reasons = grading_failures(gb, ps)
-    variant_of = lambda student: None  # noqa: E731
     settings = CourseSettings(config=config)
     secret_file = Path(JudgeSubmission(config=config).secret_file)
-    if reasons and (settings.secret or secret_file.is_file()):
-        secret = course_secret(settings, secret_file)
+    secret = (course_secret(settings, secret_file)
+              if reasons and (settings.secret or secret_file.is_file()) else None)
 
-        def variant_of(student):
-            try:
-                drawn = submission_variant(secret, ps, student)
-            except Exception:   # variant_evidence names what cannot be drawn
-                return None
-            return drawn.label if drawn is not None else None
+    def variant_of(student):
+        if secret is None:
+            return None
+        try:
+            drawn = submission_variant(secret, ps, student)
+        except Exception:   # variant_evidence names what cannot be drawn
+            return None
+        return drawn.label if drawn is not None else None
     return NotGraded(reasons, variant_of, BoundSubmission(config=config).max_bytes)
 
 
