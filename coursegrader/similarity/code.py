@@ -15,9 +15,10 @@ compared:
 - arithmetic that does nothing: ``e + 0``, ``e * 1`` and the like are ``e``;
 - no-op wrappers are what they wrap (:mod:`.wrappers`): calls of a function
   that returns its argument unchanged (``_i(np)`` after ``def _i(x): return
-  x``) are the argument (:mod:`.identity_calls`), and an element of a literal
-  picked by a constant (``(np,)[0]``, ``{0: np}[0]``) is the element
-  (:mod:`.constant_picks`);
+  x``) are the argument (:mod:`.identity_calls`), an expression that hands
+  back one of its parts (``(np,)[0]``, ``next(iter((np,)))``, ``[np].pop()``)
+  is that part (:mod:`.round_trips`), and a branch chosen by a constant
+  (``np if 1 else 0``) is the branch (:mod:`.constant_picks`);
 - the spelling of a loop: ``x += e`` is ``x = x + e``; ``a > b`` is ``b < a``;
   a counting ``while`` (``i = a`` ... ``while i < b:`` ... ``i += s``) is
   ``for i in range(a, b, s)``, and ``for i in range(len(s)): x = s[i]`` is

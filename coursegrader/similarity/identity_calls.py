@@ -11,10 +11,8 @@ Wrapping every name a copy reads in a function that returns it unchanged
   (``def _i(*a): return a[0]``);
 - a name of the top level given such a ``lambda`` (``_i = lambda x: x``), or
   given another such name (``_j = _i``);
-- a ``lambda`` of that kind called where it stands (``(lambda x: x)(np)``);
-- a ``lambda`` of no parameters called where it stands, with nothing, is its
-  body (``(lambda: n)()`` is ``n``; a body that binds a name, ``:=``, or yields
-  stays);
+- a ``lambda`` of that kind called where it stands (``(lambda x: x)(np)``;
+  other lambdas called where they stand are read by :mod:`.round_trips`);
 
 called with one positional argument and nothing else (``_i(X)``; ``_i(*xs)``
 or ``_i(x, y)`` stay). What is left, ``x = x`` for ``x = _i(x)`` and the
@@ -38,6 +36,8 @@ second time; ``helper._i(x)`` is a method-like call).
 """
 
 import ast
+
+from .bindings import binding_counts
 
 __all__ = ["inline_identity_calls"]
 
@@ -78,30 +78,6 @@ def _is_identity_lambda(node):
     return isinstance(node, ast.Lambda) and _returns_its_argument(node.args, node.body)
 
 
-def _bindings(tree):
-    """{name: how many times ``tree`` binds it}, anywhere in the program."""
-    count = {}
-
-    def bind(name):
-        count[name] = count.get(name, 0) + 1
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            bind(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bind(node.name)
-        elif isinstance(node, ast.arg):
-            bind(node.arg)
-        elif isinstance(node, ast.alias):
-            bind(node.asname or node.name.split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bind(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            for name in node.names:
-                bind(name)
-    return count
-
-
 def _top_level(body):
     """The statements of the top level, through ``if``, ``try`` and ``with`` blocks."""
     for stmt in body:
@@ -114,7 +90,7 @@ def _top_level(body):
 def _identities(module, keep):
     """The names of the top level of ``module`` bound once, to a function that
     returns its argument."""
-    once = {name for name, n in _bindings(module).items() if n == 1} - set(keep)
+    once = {name for name, n in binding_counts(module).items() if n == 1} - set(keep)
     found = set()
     for _ in range(10):                     # ``_j = _i`` after ``_i = lambda x: x``
         before = len(found)
@@ -135,19 +111,6 @@ def _identities(module, keep):
     return found
 
 
-def _body_of_thunk(call):
-    """The body of ``(lambda: e)()``, or None."""
-    func = call.func
-    if (not isinstance(func, ast.Lambda) or call.args or call.keywords
-            or func.args.posonlyargs or func.args.args or func.args.vararg
-            or func.args.kwonlyargs or func.args.kwarg):
-        return None
-    if any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda))
-           for n in ast.walk(func.body)):
-        return None
-    return func.body
-
-
 class _Inline(ast.NodeTransformer):
     def __init__(self, identities):
         self.identities = identities
@@ -163,10 +126,6 @@ class _Inline(ast.NodeTransformer):
                 and not isinstance(node.args[0], ast.Starred)):
             self.changed = True
             return node.args[0]
-        body = _body_of_thunk(node)
-        if body is not None:
-            self.changed = True
-            return body
         return node
 
     def visit_FunctionDef(self, node):

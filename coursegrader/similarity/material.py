@@ -34,6 +34,7 @@ from ..runners.code_origin import adds_no_code
 from ..runners.source_encoding import decoded, unusual_in_a_file
 from .code import lexical_form, normal_code
 from .letters import cyrillic_letters
+from .rendered import styled_markup
 from .text import mixed_script_words, shingles, words
 from .values import literals
 
@@ -213,6 +214,9 @@ class Material:
     #: words of its written answers that mix Latin and Cyrillic letters (with the
     #: Cyrillic ones named), which flag it on its own
     mixed_scripts: list = field(default_factory=list)
+    #: tags of its written answers that may style or hide text (as written), which
+    #: flag it on its own: the comparison cannot know how they show
+    styled_markup: list = field(default_factory=list)
 
     @property
     def code_chars(self):
@@ -670,11 +674,12 @@ def _code(cells, check, scaffold, notes, flags, modules=None):
 
 
 def _text(cells, check, notes):
+    """The written answers ``cells`` within the bound, as one text."""
     total = sum(len(s.encode("utf-8")) for s in cells)
     text = _within("\n\n".join(cells) + "\n", check.max_written_bytes)
     if len(text.encode("utf-8")) < total:
         notes.append(f"written answers cut at {_kb(check.max_written_bytes)} of {_kb(total)}")
-    return words(text)
+    return text
 
 
 def _fingerprint(code, check, boilerplate=None):
@@ -752,7 +757,8 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
         flags.append("a module only Python reads as it runs: " + "; ".join(unread)[:500])
     normal = _code(code, check, scaffold, notes, flags,
                    {i: c.cell for i, c in enumerate(coded) if c.cell_type == MODULE})
-    ws = _text(text, check, notes)
+    written = _text(text, check, notes)
+    ws = words(written)
     prompt = shingles(list(scaffold.text), check.shingle_words)
     runs = {h: i for h, i in shingles(ws, check.shingle_words).items() if h not in prompt}
     numbers = []
@@ -763,4 +769,5 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
                          "the class's variants")
     mixed = [f"{w} (Cyrillic {' '.join(cyrillic_letters(w))})" for w in mixed_script_words(ws)]
     return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs,
-                    flags, numbers, variant, dict(verdicts or {}), mixed_scripts=mixed)
+                    flags, numbers, variant, dict(verdicts or {}), mixed_scripts=mixed,
+                    styled_markup=styled_markup(written))

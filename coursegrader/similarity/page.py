@@ -90,11 +90,12 @@ def write_report(ps, materials, comparisons, folder, check, skipped, not_graded=
     alone = [(m.student, m.flags) for m in materials if m.flags]
     tables = [(m.student, m.tables) for m in materials if m.tables]
     mixed_scripts = [(m.student, m.mixed_scripts) for m in materials if m.mixed_scripts]
+    styled = [(m.student, m.styled_markup) for m in materials if m.styled_markup]
     page = folder / f"{ps}-similarity.html"
     page.write_text(env.get_template("report.html.j2").render(
         ps=ps, shown=shown, n_flagged=len(flagged), n_pairs=len(comparisons),
         check=check, skipped=skipped, not_graded=list(not_graded), cut=cut, alone=alone,
         tables=tables, by_value=by_value, more_by_value=more_by_value,
-        mixed_scripts=mixed_scripts),
+        mixed_scripts=mixed_scripts, styled=styled),
         encoding="utf-8")
     return table, page

@@ -1,15 +1,19 @@
 """Code wrapped in what does nothing, read as the code it wraps.
 
 The one place the normal form sees through no-op wrappers a copier puts
-around every name: calls of a function that gives back its argument
-(:mod:`.identity_calls`: ``_i(n)``, ``(lambda: n)()``) and expressions that
-pick one of their parts by a constant (:mod:`.constant_picks`: ``(n,)[0]``,
-``{0: n}[0]``, ``n if 1 else 0``). Each may uncover the other
-(``{0: _i}[0](n)``), so both run until neither finds more.
+around every name: calls of the student's own functions that give back
+their argument (:mod:`.identity_calls`: ``_i(n)`` after ``def _i(x): return
+x``), expressions that hand back one of their parts, found by running them on
+stand-ins (:mod:`.round_trips`: ``(n,)[0]``, ``next(iter((n,)))``,
+``[n].pop()``, ``(lambda: n)()``), and branches chosen by a constant
+(:mod:`.constant_picks`: ``n if 1 else 0``, ``0 or n``). Each may uncover
+another (``{0: _i}[0](n)``; ``def _i(x): return [x].pop()``), so all run
+until none finds more.
 """
 
 from .constant_picks import inline_constant_picks
 from .identity_calls import inline_identity_calls
+from .round_trips import inline_round_trips
 
 __all__ = ["see_through_wrappers"]
 
@@ -21,8 +25,9 @@ def see_through_wrappers(module, keep=frozenset()):
     """``module`` (an ast.Module, changed in place) with every no-op wrapper read as
     what it wraps; ``keep``: the release's names, never taken for an identity."""
     for _ in range(_ROUNDS):
+        module, trips = inline_round_trips(module, keep)
         module, calls = inline_identity_calls(module, keep)
         module, picks = inline_constant_picks(module)
-        if not (calls or picks):
+        if not (trips or calls or picks):
             break
     return module

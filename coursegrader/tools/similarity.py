@@ -278,6 +278,9 @@ def main(argv=None) -> int:
                 if m.mixed_scripts:
                     print(f"  flagged on its own: {m.student}: written answers with words "
                           f"that mix Latin and Cyrillic letters: {', '.join(m.mixed_scripts)}")
+                if m.styled_markup:
+                    print(f"  flagged on its own: {m.student}: written answers with HTML "
+                          f"that may style or hide text: {', '.join(m.styled_markup)}")
             for student, why in failed.compared:
                 print(f"  not graded, compared as handed in: {student}: its latest hand-in "
                       f"failed to grade ({why})")

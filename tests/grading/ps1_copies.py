@@ -115,23 +115,26 @@ def through_identity(answers, identity="def _i(v):\n    return v\n\n"):
 
 
 class _Picked(ast.NodeTransformer):
-    def __init__(self, literal):
-        self.literal = literal
+    def __init__(self, literals):
+        self.literals = itertools.cycle(literals)
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
-            return ast.copy_location(ast.parse(self.literal.format(node.id), mode="eval").body,
+            literal = next(self.literals)
+            return ast.copy_location(ast.parse(literal.format(node.id), mode="eval").body,
                                      node)
         return node
 
 
-def picked_from_literals(answers, literal="({},)[0]"):
-    """Every name the code reads written as an element of a literal picked out again
-    (``literal``: ``({},)[0]`` makes ``(np,)[0].asarray((X,)[0])``, ``{{0: {}}}[0]``
-    makes ``{0: np}[0]``)."""
+def picked_from_literals(answers, *literals):
+    """Every name the code reads written as an element of a literal picked out again,
+    the ``literals`` in turn (``({},)[0]`` makes ``(np,)[0].asarray((X,)[0])``,
+    ``{{0: {}}}[0]`` makes ``{0: np}[0]``, ``next(iter(({},)))`` makes
+    ``next(iter((np,)))``)."""
     out = dict(answers)
+    picked = _Picked(literals or ("({},)[0]",))
     for part in CODE_PARTS:
-        tree = ast.fix_missing_locations(_Picked(literal).visit(ast.parse(answers[part])))
+        tree = ast.fix_missing_locations(picked.visit(ast.parse(answers[part])))
         out[part] = ast.unparse(tree) + "\n"
     return out
 
@@ -180,6 +183,17 @@ def empty_tags_and_emphasis(answers):
         return _every_third_letter("<b></b>")(text).replace(" ", "&nbsp;")
     return {first: _outside_formulas(answers[first], bold_middles),
             second: _outside_formulas(answers[second], _every_third_letter("<em></em>"))}
+
+
+def hidden_inside_words(answers):
+    """The written answers with text hidden inside every third letter of a word:
+    the first in ``<span style="display:none">``, the second in ``<span hidden>``,
+    each of which shows nothing."""
+    first, second = WRITTEN_PARTS
+    return {first: _outside_formulas(answers[first], _every_third_letter(
+                '<span style="display: none">zq</span>')),
+            second: _outside_formulas(answers[second], _every_third_letter(
+                "<span hidden>qz</span>"))}
 
 
 #: Latin letters and the Cyrillic and Greek letters that look the same.

@@ -9,10 +9,12 @@ with the answer cells emptied, a no-op after each line, the loops
 rewritten, every name changed, the code moved into a module handed in beside
 the notebook (``helper.py``), the code in an added cell dressed as the
 course's locked setup cell, every name the code reads passed through a
-function that returns it (``_i(np).asarray(_i(X))``), a classmate's written
-answers reworded, written with Cyrillic and Greek look-alikes of Latin letters
-or with zero-width spaces inside the words, and padding in front of it all. Each copy earns what the original earns from the
-autograder (it is working code); the similarity check must flag each one with
+function that returns it (``_i(np).asarray(_i(X))``) or put into something
+and taken out again (``(np,)[0]``, ``next(iter((np,)))``, ``[np].pop()``), a
+classmate's written answers reworded, written with Cyrillic and Greek
+look-alikes of Latin letters, with zero-width spaces, HTML markup or hidden
+text inside the words, and padding in front of it all. Each copy earns what
+the original earns from the autograder (it is working code); the similarity check must flag each one with
 its original, and no pair of independent submissions. What a student wrote is
 data on the page, never markup.
 """
@@ -36,7 +38,8 @@ from coursegrader.tools.course import Course, fill_answers
 
 from attacks import HOSTILE, HOSTILE_CODE
 from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS,
-                                empty_tags_and_emphasis, html_entities_and_comments,
+                                empty_tags_and_emphasis, hidden_inside_words,
+                                html_entities_and_comments,
                                 into_extra_cell, into_module, look_alike_letters,
                                 noop_after_each_line, picked_from_literals, renamed, reworded,
                                 through_identity, zero_width_spaces)
@@ -66,6 +69,8 @@ COPIERS = {
     "copier_zero_width": ("emil", "written"),
     "copier_tuple_picks": ("alice", "code"),
     "copier_dict_picks": ("emil", "code"),
+    "copier_round_trips": ("ivan", "code"),
+    "copier_hidden_text": ("fay", "written"),
     "copier_entities": ("dora", "written"),
     "copier_empty_tags": ("hana", "written"),
 }
@@ -181,6 +186,11 @@ def _hand_in_the_class(c):
         released, {**picked_from_literals(reference, "({},)[0]"), **blank_written}))
     c.hand_in("copier_dict_picks", "ps1", _notebook(
         released, {**picked_from_literals(HONEST["emil"], "{{0: {}}}[0]"), **blank_written}))
+    # ivan's with every name it reads put into something and taken out again, in turn
+    c.hand_in("copier_round_trips", "ps1", _notebook(released, {
+        **picked_from_literals(HONEST["ivan"], "next(iter(({},)))", "[{}].pop()",
+                               "dict(k={})['k']", "(lambda _x={}: _x)()"),
+        **blank_written}))
     # dora's written answers with letters as HTML character references and empty
     # comments inside words, hana's with no-break spaces, empty tags and Markdown
     # bold inside words: each renders as the original, word for word
@@ -188,6 +198,9 @@ def _hand_in_the_class(c):
         released, {**blank_code, **html_entities_and_comments(HONEST["dora"])}))
     c.hand_in("copier_empty_tags", "ps1", _notebook(
         released, {**blank_code, **empty_tags_and_emphasis(HONEST["hana"])}))
+    # fay's written answers with letters inside each word in elements that show nothing
+    c.hand_in("copier_hidden_text", "ps1", _notebook(
+        released, {**blank_code, **hidden_inside_words(HONEST["fay"])}))
     # gus's answers, with markup in a cell that does not parse and in the written answers
     c.hand_in("copier_injects", "ps1", _notebook(
         released, {**HONEST["gus"],
@@ -313,12 +326,19 @@ def test_literal_picks_and_html_markup_read_as_the_copy(graded):
     _, scores, rows, page = graded
     for copier, original, share in (("copier_tuple_picks", "alice", "code"),
                                     ("copier_dict_picks", "emil", "code"),
+                                    ("copier_round_trips", "ivan", "code"),
+                                    ("copier_hidden_text", "fay", "written"),
                                     ("copier_entities", "dora", "written"),
                                     ("copier_empty_tags", "hana", "written")):
         row = rows[frozenset((copier, original))]
         assert row["flagged"] == "true" and float(row[share]) == 1.0, (copier, row)
     assert scores["copier_tuple_picks"] == scores["alice"]    # working code is working code
     assert scores["copier_dict_picks"] == scores["emil"]
+    assert scores["copier_round_trips"] == scores["ivan"]
+    # text hidden by HTML flags the submission on its own, and no honest one
+    styled = page.split("Flagged on their own: HTML that may style or hide text")[1]
+    named = re.findall(r"<li>([^:<]+): ", styled.split("</ul>")[0])
+    assert named == ["copier_hidden_text", "copier_injects"]
     section = next(s for s in page.split("<section>")
                    if re.match(r"\s*<h2>(copier_entities and dora|dora and copier_entities):", s))
     assert "&amp;#101;" not in section and "&lt;!----&gt;" not in section
@@ -353,7 +373,10 @@ def test_what_a_student_wrote_is_text_on_the_page(graded):
                    if re.match(r"\s*<h2>(copier_injects and gus|gus and copier_injects):", s))
     assert "<script" not in page and "<img" not in page and "onerror=alert" not in page
     assert "&lt;/V&gt;&lt;V&gt;V(1)&lt;/V&gt;" in page      # the cell read token by token
-    assert "alert" in section                               # the words, as words
+    assert "onerror" not in section     # an attribute is no word: the words as they show
+    # and the markup that may hide text is named, as text, on its own
+    styled = page.split("Flagged on their own: HTML that may style or hide text")[1]
+    assert "<li>copier_injects: &lt;script&gt;" in styled.split("</ul>")[0]
     assert "default-src 'none'" in page                     # and no script would run
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from coursegrader.similarity.code import lexical_form, normal_code
 from coursegrader.similarity.letters import skeleton
+from coursegrader.similarity.rendered import styled_markup
 from coursegrader.similarity.text import marked_words, mixed_script_words, shingles, words
 
 ORIGINAL = '''\
@@ -208,6 +209,19 @@ PICKS = {
     "a conditional of a constant test": "({} if 1 else 0)",
     "or after a constant that decides nothing": "(0 or {})",
     "nested: a lambda picked from a dict, called": "{{0: (lambda v: v)}}[0]({})",
+    "the second of a comprehension of two elements": "[{} for _ in 'xy'][1]",
+    # a round trip through the builtins that build and take apart containers
+    "next of an iterator": "next(iter(({},)))",
+    "popped from a list": "[{}].pop()",
+    "a keyword of dict": "dict(k={})['k']",
+    "a lambda's default": "(lambda _x={}: _x)()",
+    "the last of reversed, from a set": "next(reversed(list({{{}}})))",
+    "unpacked and sliced": "[*[0, {}]][1:][0]",
+    "get from a dict of pairs": "dict([('k', {})]).get('k')",
+    "a generator's first": "next({} for _ in 'x')",
+    "the only element's minimum": "min([{}])",
+    "the second of enumerate's first": "next(enumerate([{}]))[1]",
+    "a lambda of *args": "(lambda *a: a[-1])({})",
 }
 DISGUISES.update({f"every name read picked from a literal, {how}": _picked(literal)
                   for how, literal in PICKS.items()})
@@ -216,8 +230,13 @@ OTHER = {
     "every name read picked from a literal beside a call, which runs": _picked(
         "(print(), {})[1]"),
     "every name read picked by an index that is a name": _picked("({}, 0)[k]"),
-    "every name read picked from a comprehension of two elements": _picked(
-        "[{} for _ in 'xy'][1]"),
+    "every name read taken from a literal beside a call, which runs": _picked(
+        "next(iter([print(), {}][1:]))"),
+    "every name read given back by a lambda that changes it": _picked("(lambda _x={}: -_x)()"),
+    "every name read looked up under a key it is not under": _picked("dict(k={}).get('j')"),
+    "every name read as the smaller of two": _picked("min(({}, 0))"),
+    "every name read through a student's own next": (
+        "next = lambda it: 0\n" + _picked("next(iter(({},)))")),
     "every name read through a function that is not the identity": _through(
         "def _i(v):\n    return -v\n\n"),
     "every name read through id, which returns a number": _through("_i = id\n"),
@@ -299,9 +318,25 @@ SENTENCE = "Candidate K3 grows with the distance, so the Gram matrix is not PSD.
      .replace("distance", '<span class="x">distance</span>')),
     ("Markdown emphasis inside words", SENTENCE.replace("distance", "dis**tan**ce")
      .replace("Gram", "G*ra*m").replace("matrix", "ma~~tr~~ix")),
+    ("text inside words that shows nothing", SENTENCE
+     .replace("grows", 'gr<span style="display: none">zq</span>ows')
+     .replace("Gram", "Gr<span hidden>q<b>z</b></span>am")
+     .replace("matrix", "ma<style>.x {}</style>trix")
+     .replace("distance", "dis<SPAN STYLE='font-size:0'>q</SPAN>tance")
+     .replace("PSD", 'P<i style="visibility&colon;hidden">q</i>SD')),
 ])
 def test_what_changes_how_words_are_stored_but_not_how_they_read_changes_no_run(how, written):
     assert set(shingles(words(written), 4)) == set(shingles(words(SENTENCE), 4)), how
+
+
+def test_markup_that_may_style_or_hide_text_is_named():
+    """CSS hides text in more ways than a list holds: each tag that may, named."""
+    written = ('<b>PSD</b> <span class="x">a</span> <!-- <i style="c"> -->'
+               ' $<i style="d">$ b<span style="color:#fff">zq</span>c <script>1</script>')
+    assert styled_markup(written) == ['<span class="x">', '<span style="color:#fff">',
+                                      "<script>"]
+    assert words(written) == ["psd", "a", "i", "style", "d", "bzqc"]
+    assert styled_markup("An honest <b>answer</b> with $x<y$ and <br> a break.") == []
 
 
 def test_written_answers_are_read_as_they_render_and_formulas_as_written():
