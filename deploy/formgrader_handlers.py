@@ -30,7 +30,11 @@ these requests runs nbgrader in a worker thread of the server's own, one
 request at a time in the order they came (two clicks never grade the same
 gradebook at once), and the server answers everything else meanwhile.  The
 request's answer is nbgrader's, unchanged: the box under the button shows what
-nbgrader logged during that run, and only that.
+nbgrader logged during that run, and only that.  Autograde is graded as
+``make autograde`` grades each submission (``coursegrader.tools.batch.grade_one``):
+its line goes to ``gradelog/``, and a submission that fails to grade keeps no
+earlier grade (the export gives 0, "not graded", with the reason) rather than
+the grade of the hand-in it replaced.
 """
 
 import copy
@@ -44,6 +48,7 @@ from tornado import web
 from tornado.ioloop import IOLoop
 
 from coursegrader.csp import page_script_transform
+from coursegrader.tools.batch import grade_one
 
 #: nbgrader's inline handlers, as its templates write them, and what replaces each.
 INLINE = {
@@ -101,6 +106,23 @@ def _run_api(coursedir, authenticator, log, level, method, args):
     return getattr(api, method)(*args)
 
 
+def _autograde(coursedir, assignment, student):
+    """Formgrader's autograde of one submission, as ``make autograde`` grades it
+    (:func:`coursegrader.tools.batch.grade_one`, in the worker thread): its line in
+    ``gradelog/``, and a failed submission keeping no earlier grade, which the
+    export then gives as 0, "not graded".  Answered as nbgrader's API answers."""
+    try:
+        entry, log = grade_one(coursedir.root, assignment, student, coursedir.db_url)
+    except ValueError as exc:
+        return {"success": False, "error": str(exc)}
+    if entry["status"] == "graded":
+        return {"success": True, "log": log}
+    return {"success": False, "log": log,
+            "error": f"{entry['error']}\n\nNot graded: the gradebook keeps no earlier "
+                     "grade of this submission, and the export gives it 0, \"not graded\", "
+                     "with this reason, until a submission of the student's grades."}
+
+
 class WorkerApiHandler(BaseApiHandler):
     """A Formgrader API request whose nbgrader run goes to :data:`WORKER`."""
 
@@ -112,9 +134,12 @@ class WorkerApiHandler(BaseApiHandler):
         log = formgrader.log.getChild("formgrader")
         coursedir = copy.copy(self.coursedir)
         coursedir.log = log
-        result = await IOLoop.current().run_in_executor(
-            WORKER, _run_api, coursedir, self.authenticator, log, self.log.level,
-            self.method, args)
+        if self.method == "autograde":
+            call = (_autograde, coursedir, *args)
+        else:
+            call = (_run_api, coursedir, self.authenticator, log, self.log.level,
+                    self.method, args)
+        result = await IOLoop.current().run_in_executor(WORKER, *call)
         self.write(json.dumps(result))
 
     @web.authenticated

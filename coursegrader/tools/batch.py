@@ -81,10 +81,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import dating, record
-from ..settings import CourseSettings, course_config, private_files
+from ..settings import CONFIG_FILE, CourseSettings, course_config, private_files
 from ..startup import frozen, settle, skip_slow_imports
 
-__all__ = ["Submission", "find_submissions", "pending", "grade_submission", "read_log",
+__all__ = ["Submission", "find_submissions", "pending", "grade_submission", "grade_one",
+           "read_log",
            "latest", "log_path", "submission_results", "run", "main", "LOCK_RETRIES"]
 
 LOCK_RETRIES = 5
@@ -186,9 +187,14 @@ _APIS = {}
 
 
 def _api(course_root, db_url):
-    """One NbGraderAPI per course and database, kept for the life of the process."""
-    key = (str(Path(course_root).resolve()), db_url)
+    """One NbGraderAPI per course and database, kept for the life of the process
+    (a new one once the course's configuration changed: a server grades for days)."""
+    root = Path(course_root).resolve()
+    stat = (root / CONFIG_FILE).stat()
+    key = (str(root), db_url, stat.st_mtime_ns, stat.st_size)
     if key not in _APIS:
+        for old in [k for k in _APIS if k[:2] == key[:2]]:
+            del _APIS[old]
         import warnings
         from nbgrader.apps import NbGraderAPI
         from sqlalchemy.exc import SAWarning
@@ -277,6 +283,11 @@ def grade_submission(course_root, assignment, student, db_url=None, digest=""):
     each autograded notebook.  Never raises for a failed submission: the entry
     says why, from the exception that failed it.
     """
+    return _graded(course_root, assignment, student, db_url, digest)[0]
+
+
+def _graded(course_root, assignment, student, db_url, digest):
+    """:func:`grade_submission`'s entry, and what nbgrader logged meanwhile."""
     from ..apps.autograde import autograde
     api = _api(course_root, db_url)
     started = time.time()
@@ -310,7 +321,25 @@ def grade_submission(course_root, assignment, student, db_url=None, digest=""):
         if failure.bound:
             entry["bound"] = failure.bound
     entry["seconds"] = round(time.time() - started, 3)
-    return entry
+    return entry, log
+
+
+def grade_one(course_root, assignment, student, db_url=None):
+    """Grade ``student``'s submission to ``assignment`` as ``make autograde`` grades
+    each (Formgrader's autograde button runs this): in this process, its line added
+    to ``gradelog/``, and, when it fails, no earlier grade of it kept
+    (:func:`coursegrader.gradebook.record_failure`).  Returns the log entry and
+    what nbgrader logged."""
+    course_root = str(Path(course_root).resolve())
+    coursedir = _coursedir(_config(course_root, db_url))
+    _check_gradebook(coursedir, [assignment])
+    folder = coursedir.format_path(coursedir.submitted_directory, student, assignment)
+    if not Path(folder).is_dir():
+        raise ValueError(f"student: {student!r} has no submission of {assignment!r} "
+                         f"in {coursedir.submitted_directory}/")
+    entry, log = _graded(course_root, assignment, student, coursedir.db_url, _digest(folder))
+    _settle(coursedir, course_root, entry)
+    return entry, log
 
 
 # -- running many -------------------------------------------------------------
@@ -321,6 +350,14 @@ def _append(course_root, entry):
         f.write(json.dumps(entry) + "\n")
         f.flush()
         os.fsync(f.fileno())
+
+
+def _settle(coursedir, course_root, entry):
+    """What follows a submission's grading, whoever graded it: a failed one keeps no
+    earlier grade, and its line goes to the log."""
+    if entry["status"] != "graded":
+        _forget_grade(coursedir, entry)
+    _append(course_root, entry)
 
 
 def _forget_grade(coursedir, entry):
@@ -574,9 +611,7 @@ def run(course_root, assignments, *, jobs=None, scheduler=None, force=False, pro
             # and course row (_check_gradebook), the autograded folder (above)
             # and the course secret (written whole, then linked into place).
             for entry in engine.map(grade_submission, tasks):
-                if entry["status"] != "graded":
-                    _forget_grade(coursedir, entry)
-                _append(course_root, entry)
+                _settle(coursedir, course_root, entry)
                 entries.append(entry)
                 bar.update(1)
                 if entry["status"] != "graded":

@@ -31,7 +31,9 @@ from nbformat.v4 import new_markdown_cell
 from coursegrader.tools.course import Course, fill_answers
 from grading.ps1_honest import BOB
 from lms_zips import canvas_roster, canvas_zip
+from conftest import CHROMIUM_ARGS
 from course_steps import make
+from formgraders import formgrader_server
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
 PS = "ps1"
@@ -200,10 +202,33 @@ def test_the_feedback_says_not_graded_in_place_of_the_earlier_page(course):
         assert "ps1: not graded" not in page and "quadratic" in page
 
 
-def test_through_the_folder_exchange_the_ungradable_resubmission_gets_0(slow, tmp_path):
+def _formgrader_autograde(course, student, chromium):
+    """Click ``student``'s autograde in Formgrader's list of ps1's submissions, in
+    Chromium; the text of the box it opens."""
+    from playwright.sync_api import sync_playwright
+    with formgrader_server(course.root) as (url, token), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_context(
+                extra_http_headers={"Authorization": f"token {token}"}).new_page()
+            page.goto(f"{url}/formgrader/manage_submissions/{PS}")
+            row = f'tr:has(td.student-id:text-is("{student}"))'
+            page.locator(f"{row} td.autograde a").click()
+            modal = page.locator("#success-modal, #error-modal")
+            modal.wait_for(state="visible", timeout=300_000)
+            return modal.inner_text()
+        finally:
+            browser.close()
+
+
+def test_through_the_folder_exchange_the_ungradable_resubmission_gets_0(slow, chromium,
+                                                                       tmp_path):
     """The same through the folder exchange (`nbgrader submit`, `make collect`, `make
     autograde`, which the hub's collects share): ada's graded hand-in is replaced
-    by one with a lone surrogate in a written answer; bob hands in once."""
+    by one with a lone surrogate in a written answer; bob hands in once.  The
+    instructor first autogrades it with Formgrader's button, in a browser: the box
+    says it was not graded and why, and the export gives it 0 (Formgrader's own
+    autograde kept the earlier 10); then `make autograde` fails it again."""
     c = Course.copy_of(COURSE, tmp_path / "course", exchange=tmp_path / "exchange",
                        assignments=[PS], secret="resubmission-secret", part_timeout=20)
     (c.root / "Makefile").write_text((COURSE / "Makefile").read_text())
@@ -233,6 +258,20 @@ def test_through_the_folder_exchange_the_ungradable_resubmission_gets_0(slow, tm
     path.write_text(json.dumps(data, ensure_ascii=True))
     c.student("ada", "submit", PS)
     make(c, "collect", f"PS={PS}")
+
+    box = _formgrader_autograde(c, "ada", chromium)
+    assert "There was an error autograding 'ps1' for student 'ada'" in box, box
+    assert "UnicodeEncodeError" in box and "Not graded: the gradebook keeps no earlier" in box
+    assert set(c.code_scores(PS)) == {"bob"}
+    export = make(c, "export", f"PS={PS}", "FORCE=1", check=False)
+    assert export.returncode != 0 and "ps1 ada: UnicodeEncodeError" in export.stderr
+    rows = _rows(c.root / "grades.csv", "student_id")
+    assert float(rows["ada"]["score"]) == 0 and rows["ada"]["not_graded"], rows["ada"]
+    assert float(rows["bob"]["score"]) == 10 and rows["bob"]["not_graded"] == ""
+    lines = [json.loads(line) for line in
+             (c.root / "gradelog" / f"{PS}.jsonl").read_text().splitlines()]
+    assert [e["status"] for e in lines if e["student"] == "ada"] == ["graded", "failed"]
+
     graded = make(c, "autograde", f"PS={PS}", "JOBS=1", check=False)
     assert graded.returncode != 0 and "ps1/ada: UnicodeEncodeError" in graded.stderr
 
