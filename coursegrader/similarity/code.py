@@ -9,9 +9,9 @@ compared:
   (``x``, ``3``, ``a + b``), ``print(...)``, ``assert True``, ``x = x``,
   ``x += 0``, ``x *= 1``, ``if False:`` / ``while False:``, ``del`` of a
   name, code after ``return``, ``raise``, ``break`` or ``continue``;
-- assignments to names nothing reads, and functions and classes nothing
-  calls (except the names the released notebook defines: the graded
-  functions), repeated until none is left;
+- assignments to names nothing reads (``(w := e)`` of such a name is ``e``),
+  and functions and classes nothing calls (except the names the released
+  notebook defines: the graded functions), repeated until none is left;
 - arithmetic that does nothing: ``e + 0``, ``e * 1`` and the like are ``e``;
 - no-op wrappers are what they wrap (:mod:`.wrappers`): calls of a function
   that returns its argument unchanged (``_i(np)`` after ``def _i(x): return
@@ -40,7 +40,7 @@ import keyword
 import re
 import tokenize
 
-from .wrappers import see_through_wrappers
+from .wrappers import ROUNDS, see_through_wrappers
 
 __all__ = ["normal_code", "lexical_form"]
 
@@ -389,7 +389,7 @@ class _DropUnused(ast.NodeTransformer):
                for t in node.targets):
             self.changed = True
             return None
-        return node
+        return self.generic_visit(node)
 
     def visit_FunctionDef(self, node):
         if node.name not in self.used and node.name not in self.keep:
@@ -398,6 +398,14 @@ class _DropUnused(ast.NodeTransformer):
         return self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_NamedExpr(self, node):
+        """``(w := e)`` whose ``w`` nobody reads is ``e``."""
+        self.generic_visit(node)
+        if node.target.id not in self.used and node.target.id not in self.keep:
+            self.changed = True
+            return node.value
+        return node
 
 
 class _Rename(ast.NodeTransformer):
@@ -485,16 +493,21 @@ def _compact(text):
     return "\n".join(lines)
 
 
-def normal_code(trees, keep=frozenset()):
+def normal_code(trees, keep=frozenset(), unread=None):
     """The normal form of the parsed cells ``trees`` (ast.Module each, in order).
 
     ``keep``: names that stay as written even though the student binds them
-    (the names the released notebook binds: the graded functions).
+    (the names the released notebook binds: the graded functions); ``unread``:
+    a list, given a line when wrappers are nested deeper than the reading of
+    :mod:`.wrappers` goes.
     """
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
-    module = see_through_wrappers(module, keep)
+    module, ended = see_through_wrappers(module, keep)
+    if not ended and unread is not None:
+        unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "
+                      "comparison does not read to the end")
     module = _Canonical().visit(module)
-    for _ in range(20):
+    for _ in range(len(module.body) + 1):     # each round drops one link of a chain
         dropper = _DropUnused(_loaded_names(module), keep)
         module = dropper.visit(module)
         if not dropper.changed:

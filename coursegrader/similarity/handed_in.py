@@ -26,7 +26,7 @@ from nbformat.v4.rwbase import rejoin_lines
 from ..judging.cells import student_cells
 from ..judging.modules import MODULE, student_modules
 from ..record import ANSWER_BYTES
-from .material import material_of
+from .material import material_of, uncomparable
 
 __all__ = ["NotReadable", "handed_in_answers", "NotGraded"]
 
@@ -104,9 +104,6 @@ class NotGraded:
                            f"could not be read as handed in: {exc}; look at it yourself")
             return None
         except Exception as exc:   # what one student wrote must not stop the others
-            skipped.append(f"{student}: its latest hand-in failed to grade ({why}) and its "
-                           f"cells could not be compared ({type(exc).__name__}: {exc}); "
-                           "look at it yourself")
-            return None
+            material = uncomparable(student, exc, check, boiler)
         self.compared.append((student, why))
         return material

@@ -17,10 +17,11 @@ Wrapping every name a copy reads in a function that returns it unchanged
 called with one positional argument and nothing else (``_i(X)``; ``_i(*xs)``
 or ``_i(x, y)`` stay). What is left, ``x = x`` for ``x = _i(x)`` and the
 function no longer called, the normal form drops as it drops any no-op and
-dead code. Such a name must be bound once in the whole program
-(a second ``def``, an assignment, a parameter or an import of the same name
-anywhere, and it is left alone: which one a call reaches is then a matter of
-scope and order) and not be a name of the release. An identity used as a
+dead code. Every binding of such a name in the whole program must give
+such a function (``def _i`` written twice is still one; a second ``def``
+that does something else, an assignment, a parameter or an import of the
+same name anywhere, and it is left alone: which one a call reaches is then a
+matter of scope and order), and it must not be a name of the release. An identity used as a
 decorator (``@_i``) is dropped.
 
 Not seen through (each returns something else, or is not a plain function
@@ -88,26 +89,35 @@ def _top_level(body):
 
 
 def _identities(module, keep):
-    """The names of the top level of ``module`` bound once, to a function that
-    returns its argument."""
-    once = {name for name, n in binding_counts(module).items() if n == 1} - set(keep)
+    """The names of the top level of ``module`` every binding of which, anywhere in
+    the program, gives a function that returns its argument."""
+    counts = binding_counts(module)
     found = set()
-    for _ in range(10):                     # ``_j = _i`` after ``_i = lambda x: x``
-        before = len(found)
-        for stmt in _top_level(module.body):
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if (isinstance(stmt, ast.FunctionDef) and stmt.name in once
-                        and not stmt.decorator_list
-                        and _returns_its_argument(stmt.args, stmt.body)):
-                    found.add(stmt.name)
+    statements = list(_top_level(module.body))
+    # ``_j = _i`` after ``_i = lambda x: x``: a chain in order is read in one pass,
+    # one bound out of order in another
+    for _ in range(len(statements) + 1):
+        identities, seen = {}, set(found)
+        for stmt in statements:
+            name = None
+            if isinstance(stmt, ast.FunctionDef):
+                if not stmt.decorator_list and _returns_its_argument(stmt.args, stmt.body):
+                    name = stmt.name
             elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                  and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in once):
+                  and isinstance(stmt.targets[0], ast.Name)):
                 value = stmt.value
                 if _is_identity_lambda(value) or (isinstance(value, ast.Name)
-                                                  and value.id in found):
-                    found.add(stmt.targets[0].id)
-        if len(found) == before:
+                                                  and value.id in seen):
+                    name = stmt.targets[0].id
+            if name is not None:
+                identities[name] = identities.get(name, 0) + 1
+                if identities[name] == counts.get(name) and name not in keep:
+                    seen.add(name)
+        now = {name for name, n in identities.items()
+               if n == counts.get(name) and name not in keep}
+        if now == found:
             break
+        found = now
     return found
 
 

@@ -38,7 +38,8 @@ from .rendered import styled_markup
 from .text import mixed_script_words, shingles, words
 from .values import literals
 
-__all__ = ["SimilarityCheck", "Scaffold", "Material", "boilerplate", "material_of"]
+__all__ = ["SimilarityCheck", "Scaffold", "Material", "boilerplate", "material_of",
+           "uncomparable"]
 
 
 class SimilarityCheck(Configurable):
@@ -217,6 +218,9 @@ class Material:
     #: tags of its written answers that may style or hide text (as written), which
     #: flag it on its own: the comparison cannot know how they show
     styled_markup: list = field(default_factory=list)
+    #: why it could not be compared at all (what it holds broke the check), which
+    #: flags it on its own and fails ``make similarity``; None when it was compared
+    failed: str = None
 
     @property
     def code_chars(self):
@@ -665,7 +669,7 @@ def _code(cells, check, scaffold, notes, flags, modules=None):
         notes.append(f"{len(lexical)} code cell(s) do not parse as Python: compared "
                      "token by token")
     try:
-        code = normal_code(trees, scaffold.keep)
+        code = normal_code(trees, scaffold.keep, unread=flags)
     except (RecursionError, MemoryError, ValueError, TypeError, AttributeError) as exc:
         notes.append(f"code could not be put in normal form ({type(exc).__name__}): "
                      "compared token by token")
@@ -771,3 +775,13 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
     return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs,
                     flags, numbers, variant, dict(verdicts or {}), mixed_scripts=mixed,
                     styled_markup=styled_markup(written))
+
+
+def uncomparable(student, exc, check, boiler):
+    """The :class:`Material` of ``student``'s submission that :func:`material_of` could
+    not read (``exc``): nothing of it compared, and flagged on its own, so that a
+    submission made to break the check is read by a person, not passed over."""
+    why = f"{type(exc).__name__}: {exc}"[:300]
+    return Material(student, "", [], [], _fingerprint("", check, boiler), {},
+                    [f"could not be compared ({why}): read it yourself"], failed=why)
+

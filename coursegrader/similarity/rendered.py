@@ -1,4 +1,4 @@
-"""A written answer as its Markdown renders: markup that shows nothing set aside.
+r"""A written answer as its Markdown renders: markup that shows nothing set aside.
 
 A written answer is shown rendered (in the notebook, on the feedback page), so
 what changes how it is stored but not what it shows does not change what is
@@ -6,11 +6,15 @@ compared. :func:`as_rendered` removes, in the order a renderer reads them:
 
 - HTML comments (``<!---->``, ``<!-- note -->``, and the short ``<!-->``;
   one never closed hides the rest, as in a browser);
-- what an element hides, with the element: the text of one whose ``style``
-  hides it (``display: none``, ``visibility: hidden``, ``font-size: 0``,
-  ``opacity: 0``, ``color: transparent``), of one with the ``hidden`` attribute,
-  and of ``<style>``, ``<script>``, ``<template>`` and ``<title>``, which show no
-  text (``ker<span style="display:none">zq</span>nel`` is ``kernel``);
+- what an element may hide, with the element: the text of every element
+  that is not one of those that show their text as text (:data:`SHOWS_TEXT`:
+  ``<b>``, ``<span>``, ``<p>``, ``<sub>``, tables, lists and the like; not
+  ``<audio>``, ``<canvas>``, ``<noscript>``, ``<svg>``, ``<math>``,
+  ``<style>`` or one the list does not know), of one whose ``style`` hides it
+  (``display: none``, ``visibility: hidden``, ``font-size: 0``, ``opacity: 0``,
+  ``color: transparent``) and of one with the ``hidden`` attribute
+  (``ker<span style="display:none">zq</span>nel`` and ``ker<audio>zq</audio>nel``
+  are ``kernel``);
 - HTML tags, keeping the text between them (``<b></b>`` inside a word joins
   it, ``<em>kernel</em>`` is ``kernel``); only what reads as a tag (``<`` then a
   letter or ``/``), so ``a < b`` and ``x<y`` in a formula stay;
@@ -18,7 +22,10 @@ compared. :func:`as_rendered` removes, in the order a renderer reads them:
   show "first", part of it as a link; ``fi[](#)rst`` shows nothing between);
   an image's ``![alt](src)`` is its alternative text, as the pages show it, and
   a reference's definition (``[r]: #``) shows nothing;
-- a formula with nothing in it (``${}$``, ``$ $``), which shows nothing;
+- a formula with nothing to show (``${}$``, ``$ $``, ``$\vphantom{zq}$``,
+  ``$\!$``: empty groups, phantoms and spacing), and a phantom in any formula
+  (``\phantom``, ``\vphantom``, ``\hphantom``: space the size of what it
+  holds, which does not show);
 - Markdown emphasis inside a word, a pair of markers (``a**b**c``, ``a*b*c``,
   ``a~~b~~c``), which renders as one word; a marker alone (``x**2``) shows
   as typed, and ``_`` inside a word is no emphasis in Markdown (``B_diag``
@@ -33,23 +40,38 @@ Markdown in them (``$x<y>z$`` is a formula, not a tag; `` `&#101;` `` shows
 as typed). What is left is read letter by letter by :mod:`.letters` (a no-break space is
 a space, a soft hyphen shows nothing). The page shows these words, escaped.
 
-CSS can hide text in more ways than any list holds (a class the page
-styles, white on white, a box of no width), so :func:`styled_markup` names
-every element that carries a ``style``, ``class`` or ``hidden`` attribute or
-is one of those that show no text: honest written answers need none, and a
-submission that has them is flagged on its own, for the instructor to read
-as it shows.
+CSS, HTML and TeX can hide or reorder text in more ways than any list holds
+(a class the page styles, white on white, a box of no width, right-to-left
+override), so :func:`styled_markup` names every tag that may: an element not
+in :data:`SHOWS_TEXT`, a ``style``, ``class``, ``hidden``, ``color``,
+``bgcolor`` or ``dir`` attribute, a formula's phantom or colour or CSS
+command, and a character that overrides the direction of the text: honest
+written answers need none, and a submission that has them is flagged on its
+own, for the instructor to read as it shows.
 """
 
 import html
 import re
 
-__all__ = ["as_rendered", "styled_markup"]
+__all__ = ["as_rendered", "styled_markup", "SHOWS_TEXT"]
 
 #: what the notebook shows as written: formulas, code blocks and code spans
 _AS_WRITTEN = re.compile(r"(```[\s\S]*?```|`[^`\n]+`|\$\$[\s\S]*?\$\$|\$[^$\n]+\$)")
-#: a formula with nothing to show (only spaces and empty groups)
-_EMPTY_FORMULA = re.compile(r"\$\$(?:\s|\{\s*\})*\$\$|\$(?:\s|\{\s*\})+\$")
+#: a phantom: space the size of what it holds (braces nested twice at most)
+_PHANTOM = r"\\[hv]?phantom\s*\{(?:[^{}$]|\{(?:[^{}$]|\{[^{}$]*\})*\})*\}"
+#: what a formula may hold and show nothing: spaces, empty groups, phantoms, spacing
+_SPACE = (r"(?:\s|" + _PHANTOM + r"|\\[,;:! ]|\\q?quad\b|\\(?:m?kern|"
+          r"hspace\*?|mspace|hskip|mskip)\s*\{?\s*[-+]?[\d.]*\s*(?:em|ex|mu|pt|px)?\s*\}?)")
+_NOTHING = r"(?:" + _SPACE + r"|\{" + _SPACE + r"*\})"
+#: a formula with nothing to show
+_EMPTY_FORMULA = re.compile(r"\$\$" + _NOTHING + r"*\$\$|\$" + _NOTHING + r"+\$")
+_PHANTOMS = re.compile(_PHANTOM)
+#: formula commands that may hide text or style it
+_HIDING_COMMAND = re.compile(r"\\(?:[hv]?phantom|color|textcolor|colorbox|fcolorbox|style|"
+                             r"class|cssId|mmlToken|require|href)\b")
+#: characters that override the direction of the text that follows (U+202D,
+#: U+202E) or embed or isolate a direction (U+202A, U+202B, U+2066-U+2068)
+_DIRECTION = re.compile("[\u202a\u202b\u202d\u202e\u2066\u2067\u2068]")
 #: a link reference definition (``[r]: #``), which shows nothing
 _DEFINITION = re.compile(r"^ {0,3}\[[^\[\]\n]+\]:[^\n]*$", re.MULTILINE)
 #: a Markdown link or image: its text, then a destination or a reference
@@ -57,10 +79,24 @@ _LINK = re.compile(r"!?\[([^\[\]\n]*)\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")
 _COMMENT = re.compile(r"<!--(?:-?>|[\s\S]*?(?:--!?>|$))")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>")
 #: a pair of emphasis markers inside a word (``ke**rn**el``)
+#: a decimal character reference's leading zeros, and one of more digits than any
+#: character has (Python's int() refuses more than 4,300: html.unescape raised)
+_LEADING_ZEROS = re.compile(r"(?<=&#)0+(?=[0-9])")
+_TOO_LONG = re.compile(r"&#[0-9]{8,}")
 _INNER_EMPHASIS = re.compile(r"(?<=[^\W_])(\*{1,3}|~~)([^\W_]+)\1(?=[^\W_])")
 _TAG_PARTS = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)((?:\s[^<>]*)?)>")
-#: elements whose text never shows
-_NO_TEXT = frozenset({"style", "script", "template", "title"})
+#: Elements that show their text as text, inline or as a block (what an answer
+#: in Markdown writes as HTML); any other (``audio``, ``canvas``, ``noscript``,
+#: ``svg``, ``math``, ``details``, ``style``, one the list does not know) may
+#: show nothing of it.
+SHOWS_TEXT = frozenset({
+    "a", "abbr", "address", "article", "aside", "b", "bdi", "big", "blockquote", "br",
+    "caption", "center", "cite", "code", "col", "colgroup", "data", "dd", "del", "dfn",
+    "div", "dl", "dt", "em", "figcaption", "figure", "font", "footer", "h1", "h2", "h3",
+    "h4", "h5", "h6", "header", "hr", "i", "img", "ins", "kbd", "label", "li", "main",
+    "mark", "nav", "ol", "p", "pre", "q", "rb", "rt", "ruby", "s", "samp", "section",
+    "small", "span", "strike", "strong", "sub", "sup", "table", "tbody", "td", "tfoot",
+    "th", "thead", "time", "tr", "tt", "u", "ul", "var", "wbr"})
 #: elements with no end tag
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
                    "meta", "source", "track", "wbr"})
@@ -68,12 +104,19 @@ _HIDING_STYLE = re.compile(
     r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|font-size\s*:\s*0(?![.\d]*[1-9])"
     r"|opacity\s*:\s*0(?![.\d]*[1-9])|color\s*:\s*transparent", re.IGNORECASE)
 _HIDDEN_ATTRIBUTE = re.compile(r"(?:^|\s)hidden(?=\s|=|/|$)", re.IGNORECASE)
-_STYLING_ATTRIBUTE = re.compile(r"(?:^|\s)(?:style|class|hidden)(?=\s|=|/|$)", re.IGNORECASE)
+_STYLING_ATTRIBUTE = re.compile(r"(?:^|\s)(?:style|class|hidden|color|bgcolor|dir)(?=\s|=|/|$)",
+                                re.IGNORECASE)
+
+
+def _unescaped(text):
+    """:func:`html.unescape` of ``text``; a decimal reference too long for any
+    character is the replacement character, as a browser shows it."""
+    return html.unescape(_TOO_LONG.sub("&#65533", _LEADING_ZEROS.sub("", text)))
 
 
 def _hides(name, attributes):
-    return (name in _NO_TEXT or bool(_HIDDEN_ATTRIBUTE.search(attributes))
-            or bool(_HIDING_STYLE.search(html.unescape(attributes))))
+    return (name not in SHOWS_TEXT or bool(_HIDDEN_ATTRIBUTE.search(attributes))
+            or bool(_HIDING_STYLE.search(_unescaped(attributes))))
 
 
 def _without_hidden(piece):
@@ -96,30 +139,42 @@ def _without_hidden(piece):
     return "".join(out)
 
 
-def _between_code(text):
-    """The pieces of ``text`` that are neither formula nor code (every other one
-    of the list :func:`re.split` gives; a reference's definition and an empty
-    formula already removed)."""
-    return _AS_WRITTEN.split(_DEFINITION.sub("", _EMPTY_FORMULA.sub("", text)))
+def _pieces(text):
+    """``text`` cut where formulas and code begin and end (:func:`re.split`: every
+    other piece, from the second, is a formula or code), a reference's definition
+    removed."""
+    return _AS_WRITTEN.split(_DEFINITION.sub("", text))
 
 
 def styled_markup(text, limit=5):
-    """The first ``limit`` distinct tags of ``text`` (Markdown, outside formulas and
-    code, comments aside) that carry a ``style``, ``class`` or ``hidden``
-    attribute or open an element that shows no text, each as written (cut at
-    80 characters)."""
+    """The first ``limit`` distinct things in ``text`` (Markdown) that may hide,
+    style or reorder what it shows, each as written (cut at 80 characters): a tag
+    (outside formulas and code, comments aside) of an element not in
+    :data:`SHOWS_TEXT` or with a ``style``, ``class``, ``hidden``, ``color``,
+    ``bgcolor`` or ``dir`` attribute; a formula's phantom, colour or CSS command
+    (``\\vphantom``); a character that overrides the text's direction (named
+    by its code point, ``U+202E``)."""
     found = []
-    pieces = _between_code(text)
-    for piece in pieces[::2]:
+
+    def add(thing):
+        if thing not in found and len(found) < limit:
+            found.append(thing)
+
+    pieces = _pieces(text)
+    for i, piece in enumerate(pieces):
+        if i % 2:
+            if piece.startswith("$"):
+                for command in _HIDING_COMMAND.finditer(piece):
+                    add(command.group(0))
+            continue
         for tag in _TAG_PARTS.finditer(_COMMENT.sub("", piece)):
             if tag.group(1):
                 continue
-            if tag.group(2).lower() in _NO_TEXT or _STYLING_ATTRIBUTE.search(tag.group(3)):
-                written = tag.group(0)[:80]
-                if written not in found:
-                    found.append(written)
-                    if len(found) == limit:
-                        return found
+            if (tag.group(2).lower() not in SHOWS_TEXT
+                    or _STYLING_ATTRIBUTE.search(tag.group(3))):
+                add(tag.group(0)[:80])
+    for character in sorted(set(_DIRECTION.findall(text))):
+        add(f"U+{ord(character):04X}")
     return found
 
 
@@ -128,11 +183,16 @@ def as_rendered(text):
     comments removed, hidden elements removed with their text, other tags
     removed (their text kept), emphasis inside words removed,
     character references decoded."""
-    pieces = _between_code(text)
+    pieces = _pieces(text)
+    for i in range(1, len(pieces), 2):          # formulas: nothing, or without phantoms
+        if _EMPTY_FORMULA.fullmatch(pieces[i]):
+            pieces[i] = ""
+        elif pieces[i].startswith("$"):
+            pieces[i] = _PHANTOMS.sub("", pieces[i])
     for i in range(0, len(pieces), 2):          # the text between formulas and code
         piece = _LINK.sub(r"\1", pieces[i])
         piece = _COMMENT.sub("", piece)
         piece = _TAG.sub("", _without_hidden(piece))
         piece = _INNER_EMPHASIS.sub(r"\2", piece)
-        pieces[i] = html.unescape(piece)
+        pieces[i] = _unescaped(piece)
     return "".join(pieces)

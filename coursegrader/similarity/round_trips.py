@@ -26,8 +26,10 @@ call of what a lambda's parameter or a loop's name holds, so that no lambda
 is reached twice in one call and nothing calls itself; at most two loops of
 comprehensions, 256 nodes, literals of at most 64 elements and strings of at
 most 64 characters. A name the student binds anywhere is a part even when it
-is a builtin's (``next = lambda x: 0``), and after ``from m import *`` every
-name is.
+is a builtin's (``next = lambda x: 0``), and so is a builtin's name that
+``from m import *`` may bind: the names ``m`` exports when it is one of a few
+modules of the standard library and NumPy (``math``, ``numpy``: NumPy's
+``min``, ``max`` and ``abs``), every one for any other (a module handed in).
 
 Not read: an expression that drops another part with a call in it
 (``(f(), n)[1]`` runs ``f``), a part that reads a name the expression
@@ -37,6 +39,8 @@ functions (:mod:`.identity_calls` reads a function that returns its argument).
 
 import ast
 import builtins
+import importlib
+import operator
 
 from .bindings import binding_counts
 
@@ -45,7 +49,7 @@ __all__ = ["inline_round_trips"]
 #: Builtins that build or take apart containers: each finishes on what it is
 #: given and calls nothing of the student's.
 _BUILTINS = ("iter", "next", "list", "tuple", "dict", "set", "frozenset", "reversed",
-             "sorted", "min", "max", "zip", "enumerate")
+             "sorted", "min", "max", "zip", "enumerate", "len", "abs", "int", "float")
 #: Methods that take an element out of a container, or copy it.
 _METHODS = frozenset({"pop", "get", "setdefault", "popitem", "copy", "keys", "values",
                       "items"})
@@ -64,8 +68,68 @@ _ENVIRONMENT["iter"] = _one_argument_iter
 
 
 class _StandIn:
-    """What a part is while the expression runs: supports nothing."""
+    """What a part is while the expression runs: supports nothing, not even being
+    true or equal to something else (what a test of it picks depends on the value)."""
     __slots__ = ()
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        raise TypeError("a stand-in has no truth value")
+
+    def __eq__(self, other):
+        raise TypeError("a stand-in equals nothing known")
+
+    __ne__ = __eq__
+
+
+#: Numbers arithmetic may give at most (in absolute value), and the largest
+#: exponent and shift: nothing that runs here takes long or much memory.
+_MAX_NUMBER = 2**64
+_MAX_EXPONENT = 64
+
+
+def _number(x):
+    return type(x) in (int, float, bool)
+
+
+def _binop(op, a, b):
+    """``a <op> b`` for numbers (and ``+`` of two short strings), within bounds."""
+    if op == "Add" and type(a) is str and type(b) is str and len(a) + len(b) <= 128:
+        return a + b
+    if not (_number(a) and _number(b)):
+        raise TypeError("arithmetic of what is not a number")
+    if op in ("Pow", "LShift", "RShift") and not (abs(b) <= _MAX_EXPONENT
+                                                 and abs(a) <= _MAX_NUMBER):
+        raise OverflowError("too large")
+    result = _OPERATORS[op](a, b)
+    if abs(result) > _MAX_NUMBER:
+        raise OverflowError("too large")
+    return result
+
+
+def _compare(op, a, b):
+    """``a <op> b`` for numbers, strings and None."""
+    plain = (int, float, bool, str, type(None))
+    if type(a) not in plain or type(b) not in plain:
+        raise TypeError("a comparison of what is not a constant")
+    return _OPERATORS[op](a, b)
+
+
+def _unary(op, a):
+    if not _number(a):
+        raise TypeError("arithmetic of what is not a number")
+    return _OPERATORS[op](a)
+
+
+_OPERATORS = dict(
+    Add=operator.add, Sub=operator.sub, Mult=operator.mul, FloorDiv=operator.floordiv,
+    Mod=operator.mod, Pow=operator.pow, LShift=operator.lshift, RShift=operator.rshift,
+    BitOr=operator.or_, BitXor=operator.xor, BitAnd=operator.and_,
+    Div=operator.truediv, Eq=operator.eq, NotEq=operator.ne, Lt=operator.lt,
+                  LtE=operator.le, Gt=operator.gt, GtE=operator.ge, Is=operator.is_,
+                  IsNot=operator.is_not, USub=operator.neg, UAdd=operator.pos,
+                  Invert=operator.invert)
+_ENVIRONMENT.update(_binop=_binop, _compare=_compare, _unary=_unary)
 
 
 class _NotARoundTrip(Exception):
@@ -122,9 +186,26 @@ class _StandInForm:
         if isinstance(node, ast.Slice):
             return ast.Slice(*(None if p is None else self.form(p, local)
                                for p in (node.lower, node.upper, node.step)))
-        if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
-                and isinstance(node.operand, ast.Constant)):
-            return ast.UnaryOp(ast.USub(), ast.Constant(node.operand.value))
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare)) \
+                and not self.computed(node, local):
+            return self.part(node, local)    # arithmetic of the submission's values
+        if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
+            return self.guarded("_binop", node.op, node.left, node.right, local=local)
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
+                return ast.UnaryOp(ast.Not(), self.form(node.operand, local))
+            return self.guarded("_unary", node.op, node.operand, local=local)
+        if isinstance(node, ast.Compare) and not any(
+                isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            operands = [node.left, *node.comparators]
+            tests = [self.guarded("_compare", op, a, b, local=local)
+                     for op, a, b in zip(node.ops, operands, operands[1:])]
+            return tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
+        if isinstance(node, ast.IfExp):
+            return ast.IfExp(self.form(node.test, local), self.form(node.body, local),
+                             self.form(node.orelse, local))
+        if isinstance(node, ast.BoolOp):
+            return ast.BoolOp(type(node.op)(), self.many(node.values, local))
         if isinstance(node, ast.Call):
             return self.call(node, local)
         if isinstance(node, ast.Lambda):
@@ -132,6 +213,19 @@ class _StandInForm:
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return self.comprehension(node, local)
         return self.part(node, local)
+
+    def computed(self, node, local):
+        """Whether ``node`` reads no name but the expression's own and the builtins:
+        arithmetic of constants, worked out here (``0 * 1``, ``len(()) + 1``)."""
+        return all(n.id in local or n.id in self.builtin_names
+                   for n in ast.walk(node) if isinstance(n, ast.Name))
+
+    def guarded(self, function, op, *operands, local):
+        """A call of the bounded ``function`` (:func:`_binop`, :func:`_compare`,
+        :func:`_unary`) for the operator ``op`` on ``operands``."""
+        return ast.Call(ast.Name(function, ast.Load()),
+                        [ast.Constant(type(op).__name__),
+                         *(self.form(o, local) for o in operands)], [])
 
     def call(self, node, local):
         func = node.func
@@ -193,10 +287,13 @@ def _reads(node, names):
 
 
 def _is_candidate(node, builtin_names):
-    """Whether ``node`` may hand back a part: a subscript, or a call of a builtin,
-    a method, a lambda or what a call or subscript gives."""
+    """Whether ``node`` may hand back a part: a subscript, a conditional, ``and`` or
+    ``or``, or a call of a builtin, a method, a lambda or what a call or subscript
+    gives."""
     if isinstance(node, ast.Subscript):
         return isinstance(node.ctx, ast.Load)
+    if isinstance(node, (ast.IfExp, ast.BoolOp)):
+        return True
     func = node.func
     return (isinstance(func, (ast.Lambda, ast.Call, ast.Subscript))
             or (isinstance(func, ast.Attribute) and func.attr in _METHODS)
@@ -243,6 +340,27 @@ def _handed_back(node, builtin_names):
     return form.parts[chosen][0]
 
 
+#: Modules whose ``from m import *`` is read for the builtins' names it binds;
+#: after any other (a module handed in), every one of them may be the student's.
+_KNOWN_MODULES = ("math", "cmath", "numpy", "numpy.linalg", "itertools", "functools",
+                  "operator", "statistics", "random", "collections")
+
+
+def _star_bound(module):
+    """The builtins' names that ``from m import *`` in ``module`` may bind."""
+    bound = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            if node.level or node.module not in _KNOWN_MODULES:
+                return set(_BUILTINS)
+            known = importlib.import_module(node.module)
+            names = getattr(known, "__all__", None)
+            if names is None:
+                names = [n for n in vars(known) if not n.startswith("_")]
+            bound |= set(_BUILTINS) & set(names)
+    return bound
+
+
 class _Inline(ast.NodeTransformer):
     def __init__(self, builtin_names):
         self.builtin_names = builtin_names
@@ -255,15 +373,15 @@ class _Inline(ast.NodeTransformer):
         self.changed = True
         return self.visit(part)
 
-    visit_Call = visit_Subscript = visit_round_trip
+    visit_Call = visit_Subscript = visit_IfExp = visit_BoolOp = visit_round_trip
 
 
 def inline_round_trips(module, keep=frozenset()):
     """``module`` (an ast.Module, changed in place) with every expression that
     hands back one of its parts read as that part; ``keep``: the release's
     names. (module, whether any was.)"""
-    bound = set(binding_counts(module)) | set(keep)
-    builtin_names = frozenset() if "*" in bound else frozenset(_BUILTINS) - bound
+    bound = set(binding_counts(module)) | set(keep) | _star_bound(module)
+    builtin_names = frozenset(_BUILTINS) - bound
     inline = _Inline(builtin_names)
     module = inline.visit(module)
     return module, inline.changed

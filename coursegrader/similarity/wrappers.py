@@ -15,19 +15,23 @@ from .constant_picks import inline_constant_picks
 from .identity_calls import inline_identity_calls
 from .round_trips import inline_round_trips
 
-__all__ = ["see_through_wrappers"]
+__all__ = ["see_through_wrappers", "ROUNDS"]
 
-#: Rounds at most: each round removes a layer of wrapping; copiers nest a few.
-_ROUNDS = 8
+#: Rounds at most: each round removes a layer of wrapping (a chain of wrappers
+#: each defined through the one before takes a round a link); honest code
+#: needs one or none.
+ROUNDS = 32
 
 
 def see_through_wrappers(module, keep=frozenset()):
     """``module`` (an ast.Module, changed in place) with every no-op wrapper read as
-    what it wraps; ``keep``: the release's names, never taken for an identity."""
-    for _ in range(_ROUNDS):
+    what it wraps; ``keep``: the release's names, never taken for an identity.
+    (module, whether the reading ended: False when the last of :data:`ROUNDS`
+    still found a wrapper, so that more may be left.)"""
+    for _ in range(ROUNDS + 1):             # the last only to see whether more is left
         module, trips = inline_round_trips(module, keep)
         module, calls = inline_identity_calls(module, keep)
         module, picks = inline_constant_picks(module)
         if not (trips or calls or picks):
-            break
-    return module
+            return module, True
+    return module, False

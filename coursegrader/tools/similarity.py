@@ -12,7 +12,9 @@ read from ``submitted/`` (:mod:`coursegrader.similarity.handed_in`), never
 from the record of an earlier submission, so that making one's latest
 hand-in ungradable sheds no flag; it is named to the instructor (on the
 terminal and on the page) as not graded and compared as handed in, or, where
-even that cannot be read, as not compared and why. The code is compared in a normal form (:mod:`coursegrader.similarity.code`)
+even that cannot be read, as not compared and why.  A submission whose cells
+break the check itself is flagged on its own, "could not be compared", and
+``make similarity`` ends non-zero naming it, having compared the others. The code is compared in a normal form (:mod:`coursegrader.similarity.code`)
 with copydetect's winnowing (the method of MOSS), the written answers as
 runs of words (:mod:`coursegrader.similarity.text`); what the release holds
 never counts, and each submission is read within bounds
@@ -66,7 +68,8 @@ from ..secret import course_secret
 from ..settings import CourseSettings
 from ..similarity.compare import compare
 from ..similarity.handed_in import NotGraded
-from ..similarity.material import SimilarityCheck, Scaffold, boilerplate, material_of
+from ..similarity.material import (SimilarityCheck, Scaffold, boilerplate, material_of,
+                                   uncomparable)
 from ..similarity.page import write_report
 from ..similarity.values import (common_values, evidence, implied_by, other_variants_held,
                                  shared_evidence, space_answers, variant_values)
@@ -118,8 +121,7 @@ def recorded_materials(coursedir, ps, scaffold, check, not_graded=None):
                 unsubmitted=result.unsubmitted_code, variant=result.variant,
                 verdicts=handed_in(result.parts)))
         except Exception as exc:   # what one student wrote must not stop the others
-            skipped.append(f"{student}: its cells could not be compared "
-                           f"({type(exc).__name__}: {exc})")
+            materials.append(uncomparable(student, exc, check, boiler))
     return materials, skipped
 
 
@@ -239,6 +241,7 @@ def main(argv=None) -> int:
         check = SimilarityCheck(config=config)
         coursedir = CourseDirectory(config=config)
         root = Path(coursedir.root)
+        failures = []
         for ps in args.assignments:
             release = root / coursedir.release_directory / ps / f"{ps}.ipynb"
             if not release.is_file():
@@ -286,6 +289,13 @@ def main(argv=None) -> int:
                       f"failed to grade ({why})")
             for line in skipped:
                 print(f"  not compared: {line}", file=sys.stderr)
+            failures += [f"{ps} {m.student}: {m.failed}" for m in materials if m.failed]
+        if failures:
+            print(f"{len(failures)} submission(s) could not be compared, each flagged on "
+                  "its own: read them yourself", file=sys.stderr)
+            for line in failures:
+                print(f"  {line}", file=sys.stderr)
+            return 1
         return 0
     except InputError as exc:
         exc.report()

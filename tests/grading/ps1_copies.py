@@ -196,6 +196,17 @@ def hidden_inside_words(answers):
                 "<span hidden>qz</span>"))}
 
 
+def shown_as_nothing_inside_words(answers):
+    """The written answers with letters inside every third letter of a word that
+    show as nothing: the first in ``<audio>`` (which shows none of its text), the
+    second in a formula's ``\\vphantom``."""
+    first, second = WRITTEN_PARTS
+    return {first: _outside_formulas(answers[first], _every_third_letter(
+                "<audio>zq</audio>")),
+            second: _outside_formulas(answers[second], _every_third_letter(
+                "$\\vphantom{zq}$"))}
+
+
 #: Latin letters and the Cyrillic and Greek letters that look the same.
 LOOK_ALIKES = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440",
                              "c": "\u0441", "x": "\u0445", "i": "\u0456", "K": "\u039a"})

@@ -191,7 +191,8 @@ def witness(name, P):
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def graded(tmp_path_factory):
+    """The class handed in and autograded, and ``make similarity``'s run on it."""
     tmp = tmp_path_factory.mktemp("similarity")
     c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange",
                        assignments=["ps1"])
@@ -216,6 +217,12 @@ def report(tmp_path_factory):
     done = subprocess.run(["make", "similarity", "PS=ps1", f"PYTHON={sys.executable}"],
                           cwd=c.root, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+    return c
+
+
+@pytest.fixture(scope="module")
+def report(graded):
+    c = graded
     with open(c.root / "report" / "ps1-similarity.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     pairs = {frozenset((r["student_a"], r["student_b"])): r for r in rows}
@@ -270,3 +277,41 @@ def test_the_csv_opens_no_formula_in_a_spreadsheet(report):
     pairs, _, _, csv_text = report
     assert spreadsheet_formulas(csv_text) == []
     assert any("dave;_'=1+1'" in pair for pair in pairs)
+
+
+#: ``make similarity``, with the reading of bob's cells broken as a submission made
+#: to break the check would break it
+BROKEN_FOR_BOB = """
+import sys
+from coursegrader.tools import similarity
+real = similarity.material_of
+
+def material_of(student, *args, **kwargs):
+    if student == "bob":
+        raise ValueError("Exceeds the limit (4300 digits) for integer string conversion")
+    return real(student, *args, **kwargs)
+
+similarity.material_of = material_of
+sys.exit(similarity.main(["ps1"]))
+"""
+
+
+def test_a_submission_that_breaks_the_check_is_flagged_and_the_run_fails(graded):
+    """What one submission holds must not take it out of the comparison unseen: it
+    is flagged on its own, the others are compared, and the run ends non-zero."""
+    done = subprocess.run([sys.executable, "-c", BROKEN_FOR_BOB], cwd=graded.root,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 submission(s) could not be compared" in done.stderr
+    assert "ps1 bob: ValueError: Exceeds the limit" in done.stderr
+    assert "flagged on its own: bob: code no comparison reads (could not be compared " \
+        "(ValueError: Exceeds the limit" in done.stdout
+    page = (graded.root / "report" / "ps1-similarity.html").read_text()
+    alone = page.split("Flagged on their own: code no comparison reads")[1].split("</ul>")[0]
+    assert "<li>bob: could not be compared (ValueError" in alone
+    with open(graded.root / "report" / "ps1-similarity.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    mallory = [r for r in rows if "alice" in (r["student_a"], r["student_b"])
+               and "mallory" in r["student_a"] + r["student_b"]]
+    assert mallory and mallory[0]["flagged"] == "true"       # the others still compared
+

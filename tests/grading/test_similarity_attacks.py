@@ -39,7 +39,7 @@ from coursegrader.tools.course import Course, fill_answers
 from attacks import HOSTILE, HOSTILE_CODE
 from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS,
                                 empty_tags_and_emphasis, hidden_inside_words,
-                                html_entities_and_comments,
+                                html_entities_and_comments, shown_as_nothing_inside_words,
                                 into_extra_cell, into_module, look_alike_letters,
                                 noop_after_each_line, picked_from_literals, renamed, reworded,
                                 through_identity, zero_width_spaces)
@@ -71,6 +71,9 @@ COPIERS = {
     "copier_dict_picks": ("emil", "code"),
     "copier_round_trips": ("ivan", "code"),
     "copier_hidden_text": ("fay", "written"),
+    "copier_computed_picks": ("hana", "code"),
+    "copier_shown_as_nothing": ("ivan", "written"),
+    "copier_long_reference": ("alice", "code"),
     "copier_entities": ("dora", "written"),
     "copier_empty_tags": ("hana", "written"),
 }
@@ -201,6 +204,18 @@ def _hand_in_the_class(c):
     # fay's written answers with letters inside each word in elements that show nothing
     c.hand_in("copier_hidden_text", "ps1", _notebook(
         released, {**blank_code, **hidden_inside_words(HONEST["fay"])}))
+    # round 10: hana's code picked by what is worked out from constants; ivan's written answers padded with <audio> and phantoms;
+    # alice's notebook verbatim, with a character reference of 5,000 digits (which
+    # html.unescape refused, leaving the copy out of the comparison) in <audio>
+    c.hand_in("copier_computed_picks", "ps1", _notebook(released, {
+        **picked_from_literals(HONEST["hana"], "({}, 0)[0 * 1]", "(0, {})[2 > 1]",
+                               "({} if [0] else None)", "({},)[len(())]"),
+        **blank_written}))
+    c.hand_in("copier_shown_as_nothing", "ps1", _notebook(
+        released, {**blank_code, **shown_as_nothing_inside_words(HONEST["ivan"])}))
+    bomb = dict(reference)
+    bomb[WRITTEN_PARTS[0]] += "<audio>&#" + "9" * 5000 + ";</audio>"
+    c.hand_in("copier_long_reference", "ps1", _notebook(released, bomb))
     # gus's answers, with markup in a cell that does not parse and in the written answers
     c.hand_in("copier_injects", "ps1", _notebook(
         released, {**HONEST["gus"],
@@ -328,6 +343,9 @@ def test_literal_picks_and_html_markup_read_as_the_copy(graded):
                                     ("copier_dict_picks", "emil", "code"),
                                     ("copier_round_trips", "ivan", "code"),
                                     ("copier_hidden_text", "fay", "written"),
+                                    ("copier_computed_picks", "hana", "code"),
+                                    ("copier_shown_as_nothing", "ivan", "written"),
+                                    ("copier_long_reference", "alice", "code"),
                                     ("copier_entities", "dora", "written"),
                                     ("copier_empty_tags", "hana", "written")):
         row = rows[frozenset((copier, original))]
@@ -338,7 +356,9 @@ def test_literal_picks_and_html_markup_read_as_the_copy(graded):
     # text hidden by HTML flags the submission on its own, and no honest one
     styled = page.split("Flagged on their own: HTML that may style or hide text")[1]
     named = re.findall(r"<li>([^:<]+): ", styled.split("</ul>")[0])
-    assert named == ["copier_hidden_text", "copier_injects"]
+    assert named == ["copier_hidden_text", "copier_injects", "copier_long_reference",
+                     "copier_shown_as_nothing"]
+    assert scores["copier_computed_picks"] == scores["hana"]
     section = next(s for s in page.split("<section>")
                    if re.match(r"\s*<h2>(copier_entities and dora|dora and copier_entities):", s))
     assert "&amp;#101;" not in section and "&lt;!----&gt;" not in section

@@ -170,6 +170,12 @@ IDENTITIES = {
     "a decorator": "def _i(v):\n    return v\n\n@_i\n",
     "a def returning a conditional of a constant test": (
         "def _i(v):\n    return v if True else 0\n\n"),
+    "a def written twice": "def _i(v):\n    return v\n\n\ndef _i(v):\n    return v\n\n",
+    "a def returning its argument popped from a list": "def _i(v):\n    return [v].pop()\n\n",
+    "a chain of twelve, each defined through the one before": (
+        "def _f0(v):\n    return v\n\n"
+        + "".join(f"_f{k} = _f{k - 1}((_f{k - 1},))[0]\n" for k in range(1, 13))
+        + "_i = _f12\n"),
 }
 DISGUISES.update({f"every name read through an identity function, {how}": _through(identity)
                   for how, identity in IDENTITIES.items()})
@@ -222,6 +228,12 @@ PICKS = {
     "the only element's minimum": "min([{}])",
     "the second of enumerate's first": "next(enumerate([{}]))[1]",
     "a lambda of *args": "(lambda *a: a[-1])({})",
+    # round 10's: what picks it worked out from constants, and a name nobody reads
+    "arithmetic in the index": "({}, 0)[0 * 1]",
+    "the length of an empty tuple as the index": "({},)[len(())]",
+    "a conditional of a test of constants": "({} if [0] else None)",
+    "a comparison of constants as the index": "(0, {})[2 > 1]",
+    "a walrus whose name nobody reads": "(_w := {})",
 }
 DISGUISES.update({f"every name read picked from a literal, {how}": _picked(literal)
                   for how, literal in PICKS.items()})
@@ -237,6 +249,11 @@ OTHER = {
     "every name read as the smaller of two": _picked("min(({}, 0))"),
     "every name read through a student's own next": (
         "next = lambda it: 0\n" + _picked("next(iter(({},)))")),
+    "every name read picked by a test of the submission's own": _picked("({} if k else 0)"),
+    "every name read picked by a comparison of the submission's own": _picked(
+        "(0, {})[p == q]"),
+    "every name read through next after a star import of a module handed in": (
+        "from helper import *\n" + _picked("next(iter(({},)))")),
     "every name read through a function that is not the identity": _through(
         "def _i(v):\n    return -v\n\n"),
     "every name read through id, which returns a number": _through("_i = id\n"),
@@ -324,6 +341,13 @@ SENTENCE = "Candidate K3 grows with the distance, so the Gram matrix is not PSD.
      .replace("matrix", "ma<style>.x {}</style>trix")
      .replace("distance", "dis<SPAN STYLE='font-size:0'>q</SPAN>tance")
      .replace("PSD", 'P<i style="visibility&colon;hidden">q</i>SD')),
+    ("elements that show none of their text inside words", SENTENCE
+     .replace("grows", "gr<audio>zq</audio>ows").replace("Gram", "Gr<noscript>q</noscript>am")
+     .replace("matrix", 'ma<canvas width="0">zq</canvas>trix')
+     .replace("distance", "dis<svg width=0 height=0><text>q</text></svg>tance")),
+    ("formulas that show nothing inside words", SENTENCE
+     .replace("grows", r"gr$\vphantom{zq}$ows").replace("Gram", r"Gr$\!$am")
+     .replace("matrix", r"ma$\hphantom{z{q}}\,$trix").replace("distance", r"dis${\kern-1mu}$tance")),
 ])
 def test_what_changes_how_words_are_stored_but_not_how_they_read_changes_no_run(how, written):
     assert set(shingles(words(written), 4)) == set(shingles(words(SENTENCE), 4)), how
@@ -332,11 +356,20 @@ def test_what_changes_how_words_are_stored_but_not_how_they_read_changes_no_run(
 def test_markup_that_may_style_or_hide_text_is_named():
     """CSS hides text in more ways than a list holds: each tag that may, named."""
     written = ('<b>PSD</b> <span class="x">a</span> <!-- <i style="c"> -->'
-               ' $<i style="d">$ b<span style="color:#fff">zq</span>c <script>1</script>')
-    assert styled_markup(written) == ['<span class="x">', '<span style="color:#fff">',
-                                      "<script>"]
-    assert words(written) == ["psd", "a", "i", "style", "d", "bzqc"]
-    assert styled_markup("An honest <b>answer</b> with $x<y$ and <br> a break.") == []
+               ' $<i style="d">$ b<span style="color:#fff">zq</span>c <script>1</script>'
+               ' <font color="white">w</font> <bdo dir="rtl">ztac</bdo> <x-note>n</x-note>')
+    assert styled_markup(written, limit=10) == [
+        '<span class="x">', '<span style="color:#fff">', "<script>", '<font color="white">',
+        '<bdo dir="rtl">', "<x-note>"]
+    assert words(written) == ["psd", "a", "i", "style", "d", "bzqc", "w"]
+    # a phantom or a colour in a formula, a character that reverses the text
+    assert styled_markup(r"x$\vphantom{q}$y $\color{white}{z}$ a" + "\u202eb") == [
+        r"\vphantom", r"\color", "U+202E"]
+    # honest Markdown and the HTML that shows its text as text
+    honest = ("An honest <b>answer</b> with $x<y$ and <br> a break, <sub>2</sub>, "
+              "<kbd>Ctrl</kbd>, a [link](https://example.org), `code`, $\\quad$, "
+              "<table><tr><td>1</td></tr></table> and <p align=\"center\">centred</p>")
+    assert styled_markup(honest) == []
 
 
 def test_written_answers_are_read_as_they_render_and_formulas_as_written():
