@@ -35,9 +35,11 @@ does not parse is reduced token by token instead (:func:`lexical_form`).
 
 import ast
 import builtins
+import contextlib
 import io
 import keyword
 import re
+import sys
 import tokenize
 
 from .wrappers import ROUNDS, see_through_wrappers
@@ -501,6 +503,28 @@ def normal_code(trees, keep=frozenset(), unread=None):
     a list, given a line when wrappers are nested deeper than the reading of
     :mod:`.wrappers` goes.
     """
+    with _room_to_recurse():
+        return _normal_code(trees, keep, unread)
+
+
+#: How deep the normal form may recurse: every tree Python's parser builds (its
+#: own limit on nesting comes first; a sum of 2,000 terms, 2,000 ``elif``s) is
+#: read, where Python's default of 1,000 failed on 600 (round 11: a dead cell of
+#: that took the whole submission out of the normal form).
+RECURSION = 20_000
+
+
+@contextlib.contextmanager
+def _room_to_recurse():
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, RECURSION))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
+
+
+def _normal_code(trees, keep, unread):
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
     module, ended = see_through_wrappers(module, keep)
     if not ended and unread is not None:

@@ -7,6 +7,7 @@ Wrapping every name a copy reads in a function that returns it unchanged
 - a function of the top level whose body (after a docstring, ``pass`` and bare
   constants) is ``return p`` of its first parameter ``p`` (``def _i(x): return
   x``; more parameters with defaults, ``*args`` and ``**kwargs`` may follow),
+  also after copies of it (``y = x; return y``),
   or ``return a[0]`` / ``return a[-1]`` of its only ``*a``
   (``def _i(*a): return a[0]``);
 - a name of the top level given such a ``lambda`` (``_i = lambda x: x``), or
@@ -15,7 +16,8 @@ Wrapping every name a copy reads in a function that returns it unchanged
   other lambdas called where they stand are read by :mod:`.round_trips`);
 
 called with one positional argument and nothing else (``_i(X)``; ``_i(*xs)``
-or ``_i(x, y)`` stay). What is left, ``x = x`` for ``x = _i(x)`` and the
+or ``_i(x, y)`` stay); and ``next(_g(X))`` of a generator of the top level that
+yields its argument (``def _g(x): yield x``), when ``next`` is the builtin. What is left, ``x = x`` for ``x = _i(x)`` and the
 function no longer called, the normal form drops as it drops any no-op and
 dead code. Every binding of such a name in the whole program must give
 such a function (``def _i`` written twice is still one; a second ``def``
@@ -26,7 +28,7 @@ decorator (``@_i``) is dropped.
 
 Not seen through (each returns something else, or is not a plain function
 of the submission): a method (``self._i(x)``), a function whose body does
-more (``y = x; return y``; ``return x if True else 0`` is one once
+more (``return x if True else 0`` is one once
 :mod:`.constant_picks` reads its body as ``return x``, and
 :func:`.wrappers.see_through_wrappers` runs the two in turn), ``copy.copy`` and
 other library calls, ``operator.itemgetter``, a class whose ``__call__``
@@ -51,28 +53,50 @@ def _is_constant_padding(stmt):
 def _returns_its_argument(args, body):
     """Whether a function of parameters ``args`` whose statements are ``body``
     returns its one positional argument when called with just that."""
+    return _gives_back(args, body) == "return"
+
+
+def _gives_back(args, body):
+    """How a function of parameters ``args`` whose statements are ``body`` gives back
+    its one positional argument when called with just that: ``"return"`` (``return
+    x``, also after ``y = x``, ``z = y``), ``"yield"`` (a generator whose one item it
+    is: ``yield x``), or None."""
     if isinstance(body, ast.expr):
-        value = body
+        last, before = ast.Return(body), []
     else:
         body = [s for s in body if not _is_constant_padding(s)]
-        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
-            return False
-        value = body[0].value
+        if not body:
+            return None
+        last, before = body[-1], body[:-1]
+    if isinstance(last, ast.Return) and last.value is not None:
+        how, value = "return", last.value
+    elif (isinstance(last, ast.Expr) and isinstance(last.value, ast.Yield)
+          and last.value.value is not None):
+        how, value = "yield", last.value.value
+    else:
+        return None
     positional = args.posonlyargs + args.args
     if positional:
-        first = positional[0].arg
         # the others must have defaults: one argument fills the first alone
         if len(positional) - 1 > len(args.defaults):
-            return False
+            return None
         if any(k_default is None for k_default in args.kw_defaults):
-            return False
-        return isinstance(value, ast.Name) and value.id == first
-    if args.vararg is None or args.kwonlyargs and None in args.kw_defaults:
-        return False
+            return None
+        aliases = {positional[0].arg}
+        for stmt in before:                 # ``y = x`` of the argument, in turn
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                    and isinstance(stmt.value, ast.Name) and stmt.value.id in aliases):
+                return None
+            aliases.add(stmt.targets[0].id)
+        return how if isinstance(value, ast.Name) and value.id in aliases else None
+    if before or args.vararg is None or args.kwonlyargs and None in args.kw_defaults:
+        return None
     star = args.vararg.arg
-    return (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)
-            and value.value.id == star and isinstance(value.slice, ast.Constant)
-            and type(value.slice.value) is int and value.slice.value in (0, -1))
+    picked = (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)
+              and value.value.id == star and isinstance(value.slice, ast.Constant)
+              and type(value.slice.value) is int and value.slice.value in (0, -1))
+    return how if picked else None
 
 
 def _is_identity_lambda(node):
@@ -90,9 +114,10 @@ def _top_level(body):
 
 def _identities(module, keep):
     """The names of the top level of ``module`` every binding of which, anywhere in
-    the program, gives a function that returns its argument."""
+    the program, gives a function that returns its argument, and those that give a
+    generator that yields it: (returns, yields)."""
     counts = binding_counts(module)
-    found = set()
+    found, generators = set(), set()
     statements = list(_top_level(module.body))
     # ``_j = _i`` after ``_i = lambda x: x``: a chain in order is read in one pass,
     # one bound out of order in another
@@ -101,8 +126,11 @@ def _identities(module, keep):
         for stmt in statements:
             name = None
             if isinstance(stmt, ast.FunctionDef):
-                if not stmt.decorator_list and _returns_its_argument(stmt.args, stmt.body):
+                how = _gives_back(stmt.args, stmt.body)
+                if not stmt.decorator_list and how is not None:
                     name = stmt.name
+                    if how == "yield":
+                        generators.add(name)
             elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
                   and isinstance(stmt.targets[0], ast.Name)):
                 value = stmt.value
@@ -118,12 +146,15 @@ def _identities(module, keep):
         if now == found:
             break
         found = now
-    return found
+    returns = {name for name in found if name not in generators}
+    yields = {name for name in found if name in generators}
+    return returns, yields
 
 
 class _Inline(ast.NodeTransformer):
-    def __init__(self, identities):
-        self.identities = identities
+    def __init__(self, identities, generators, next_is_builtin):
+        self.identities, self.generators = identities, generators
+        self.next_is_builtin = next_is_builtin
         self.changed = False
 
     def is_identity(self, func):
@@ -136,6 +167,14 @@ class _Inline(ast.NodeTransformer):
                 and not isinstance(node.args[0], ast.Starred)):
             self.changed = True
             return node.args[0]
+        inner = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        if (self.next_is_builtin and isinstance(node.func, ast.Name)
+                and node.func.id == "next" and isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Name) and inner.func.id in self.generators
+                and len(inner.args) == 1 and not inner.keywords
+                and not isinstance(inner.args[0], ast.Starred)):
+            self.changed = True                # ``next(_g(x))`` of ``def _g(v): yield v``
+            return inner.args[0]
         return node
 
     def visit_FunctionDef(self, node):
@@ -152,6 +191,9 @@ def inline_identity_calls(module, keep=frozenset()):
     """``module`` (an ast.Module, changed in place) with every call of a function
     that returns its argument read as the argument; ``keep``: the release's
     names, never taken for such a function. (module, whether any call was.)"""
-    inline = _Inline(_identities(module, keep))
+    returns, yields = _identities(module, keep)
+    inline = _Inline(returns, yields, "next" not in binding_counts(module)
+                     and not any(isinstance(n, ast.alias) and n.name == "*"
+                                 for n in ast.walk(module)))
     module = inline.visit(module)
     return module, inline.changed

@@ -34,7 +34,7 @@ from ..runners.code_origin import adds_no_code
 from ..runners.source_encoding import decoded, unusual_in_a_file
 from .code import lexical_form, normal_code
 from .letters import cyrillic_letters
-from .rendered import styled_markup
+from .rendered import styled_markup, without_comments
 from .text import mixed_script_words, shingles, words
 from .values import literals
 
@@ -598,7 +598,7 @@ def _parse_cut(part):
     return tree
 
 
-def _code(cells, check, scaffold, notes, flags, modules=None):
+def _code(cells, check, scaffold, notes, flags, modules=None, broken=None):
     """The normal form of the code ``cells`` (sources), within the bounds: bytes
     and statements go to the smallest cells first, so that padding in one cell
     cannot push the others out. ``modules``: the names of the cells that are
@@ -671,18 +671,26 @@ def _code(cells, check, scaffold, notes, flags, modules=None):
     try:
         code = normal_code(trees, scaffold.keep, unread=flags)
     except (RecursionError, MemoryError, ValueError, TypeError, AttributeError) as exc:
-        notes.append(f"code could not be put in normal form ({type(exc).__name__}): "
-                     "compared token by token")
+        # compared token by token, which matches no classmate's normal form: what
+        # broke it may be there to hide a copy (round 11: a dead sum of 600 terms)
+        flags.append(f"code could not be put in normal form ({type(exc).__name__}), "
+                     "so no comparison reads it as the others: read it")
+        if broken is not None:
+            broken.append(f"its code could not be put in normal form ({type(exc).__name__})")
         code = "\n".join(lexical_form(c, scaffold.keep) for c in cells)
     return "\n".join([code] + lexical).strip()
 
 
-def _text(cells, check, notes):
-    """The written answers ``cells`` within the bound, as one text."""
-    total = sum(len(s.encode("utf-8")) for s in cells)
-    text = _within("\n\n".join(cells) + "\n", check.max_written_bytes)
+def _text(cells, check, flags):
+    """The written answers ``cells`` within the bound, as one text, their HTML
+    comments aside; a cut flags the submission (honest answers are far within)."""
+    whole = without_comments("\n\n".join(cells)) + "\n"
+    total = len(whole.encode("utf-8"))
+    text = _within(whole, check.max_written_bytes)
     if len(text.encode("utf-8")) < total:
-        notes.append(f"written answers cut at {_kb(check.max_written_bytes)} of {_kb(total)}")
+        flags.append(f"written answers cut at {_kb(check.max_written_bytes)} of "
+                     f"{_kb(total)} (comments aside): what is beyond is not compared, "
+                     "read it")
     return text
 
 
@@ -759,9 +767,10 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
     unread = [c.cell for c in own if c.cell_type == UNREAD]
     if unread:
         flags.append("a module only Python reads as it runs: " + "; ".join(unread)[:500])
+    broken = []
     normal = _code(code, check, scaffold, notes, flags,
-                   {i: c.cell for i, c in enumerate(coded) if c.cell_type == MODULE})
-    written = _text(text, check, notes)
+                   {i: c.cell for i, c in enumerate(coded) if c.cell_type == MODULE}, broken)
+    written = _text(text, check, flags)
     ws = words(written)
     prompt = shingles(list(scaffold.text), check.shingle_words)
     runs = {h: i for h, i in shingles(ws, check.shingle_words).items() if h not in prompt}
@@ -774,7 +783,7 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
     mixed = [f"{w} (Cyrillic {' '.join(cyrillic_letters(w))})" for w in mixed_script_words(ws)]
     return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs,
                     flags, numbers, variant, dict(verdicts or {}), mixed_scripts=mixed,
-                    styled_markup=styled_markup(written))
+                    styled_markup=styled_markup(written), failed="; ".join(broken) or None)
 
 
 def uncomparable(student, exc, check, boiler):

@@ -53,7 +53,7 @@ own, for the instructor to read as it shows.
 import html
 import re
 
-__all__ = ["as_rendered", "styled_markup", "SHOWS_TEXT"]
+__all__ = ["as_rendered", "styled_markup", "without_comments", "SHOWS_TEXT"]
 
 #: what the notebook shows as written: formulas, code blocks and code spans
 _AS_WRITTEN = re.compile(r"(```[\s\S]*?```|`[^`\n]+`|\$\$[\s\S]*?\$\$|\$[^$\n]+\$)")
@@ -66,16 +66,26 @@ _NOTHING = r"(?:" + _SPACE + r"|\{" + _SPACE + r"*\})"
 #: a formula with nothing to show
 _EMPTY_FORMULA = re.compile(r"\$\$" + _NOTHING + r"*\$\$|\$" + _NOTHING + r"+\$")
 _PHANTOMS = re.compile(_PHANTOM)
+#: what in a formula of nothing shows as a space: spacing that is not negative
+_WIDE = re.compile(r"\\[,;: ]|\\q?quad\b|\\h?phantom|\\(?:m?kern|hspace\*?|mspace|hskip|"
+                   r"mskip)\s*\{?\s*\+?[\d.]*[1-9]")
 #: formula commands that may hide text or style it
-_HIDING_COMMAND = re.compile(r"\\(?:[hv]?phantom|color|textcolor|colorbox|fcolorbox|style|"
-                             r"class|cssId|mmlToken|require|href)\b")
+_HIDING_COMMAND = re.compile(
+    r"\\(?:[hv]?phantom|color|textcolor|colorbox|fcolorbox|style|class|cssId|mmlToken|"
+    r"require|href|mathchoice|def|gdef|edef|let|newcommand|renewcommand|DeclareMathOperator|"
+    r"strut|mathstrut|smash|[lrc]lap|math[lrc]lap|raise|lower|raisebox|tiny|scriptsize|"
+    r"scriptscriptstyle|unicode|mmlToken|vcenter|moveleft|moveright)(?![A-Za-z])")
 #: characters that override the direction of the text that follows (U+202D,
 #: U+202E) or embed or isolate a direction (U+202A, U+202B, U+2066-U+2068)
 _DIRECTION = re.compile("[\u202a\u202b\u202d\u202e\u2066\u2067\u2068]")
 #: a link reference definition (``[r]: #``), which shows nothing
 _DEFINITION = re.compile(r"^ {0,3}\[[^\[\]\n]+\]:[^\n]*$", re.MULTILINE)
 #: a Markdown link or image: its text, then a destination or a reference
-_LINK = re.compile(r"!?\[([^\[\]\n]*)\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")
+_LINK = re.compile(r"\[([^\[\]\n]*)\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")
+#: a Markdown image, which shows a picture, not its text
+_IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")
+#: an image or a tag between two letters (``ca![zq](x)ndidate``, ``ca<img>ndidate``)
+_INSIDE_A_WORD = re.compile(r"(?<=[^\W\d_])(?:" + _IMAGE.pattern + r"|<img\b[^<>]*>)(?=[^\W\d_])")
 _COMMENT = re.compile(r"<!--(?:-?>|[\s\S]*?(?:--!?>|$))")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>")
 #: a pair of emphasis markers inside a word (``ke**rn**el``)
@@ -97,6 +107,10 @@ SHOWS_TEXT = frozenset({
     "mark", "nav", "ol", "p", "pre", "q", "rb", "rt", "ruby", "s", "samp", "section",
     "small", "span", "strike", "strong", "sub", "sup", "table", "tbody", "td", "tfoot",
     "th", "thead", "time", "tr", "tt", "u", "ul", "var", "wbr"})
+#: elements that make their text smaller, and how many of them, one inside the
+#: other, make it too small to read (``<small>`` thirty deep showed nothing)
+_SHRINKING = frozenset({"small", "sub", "sup"})
+_SHRUNK_TO_NOTHING = 3
 #: elements with no end tag
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
                    "meta", "source", "track", "wbr"})
@@ -119,22 +133,34 @@ def _hides(name, attributes):
             or bool(_HIDING_STYLE.search(_unescaped(attributes))))
 
 
-def _without_hidden(piece):
-    """``piece`` without the text of the elements that hide it (tags kept)."""
-    out, open_, at = [], [], 0             # open_: [(name, hidden)] innermost last
+def _elements(piece):
+    """Each tag of ``piece`` (HTML outside formulas and code) as it opens or closes an
+    element: (the tag's match, its name, the open elements around it, innermost
+    last, each (name, whether it hides its text), after the tag)."""
+    open_ = []
     for tag in _TAG_PARTS.finditer(piece):
-        if not (open_ and open_[-1][1]):
-            out.append(piece[at:tag.start()])
-        at = tag.end()
         closing, name, attributes = tag.group(1), tag.group(2).lower(), tag.group(3)
         if closing:
             names = [n for n, _ in open_]
             if name in names:
                 del open_[len(names) - 1 - names[::-1].index(name):]
         elif name not in _VOID and not attributes.rstrip().endswith("/"):
-            open_.append((name, (open_ and open_[-1][1]) or _hides(name, attributes)))
+            shrunk = sum(n in _SHRINKING for n, _ in open_) + (name in _SHRINKING)
+            open_.append((name, (open_ and open_[-1][1]) or _hides(name, attributes)
+                          or shrunk >= _SHRUNK_TO_NOTHING))
+        yield tag, name, open_
+
+
+def _without_hidden(piece):
+    """``piece`` without the text of the elements that hide it (tags kept)."""
+    out, at, hidden = [], 0, False
+    for tag, _, open_ in _elements(piece):
+        if not hidden:
+            out.append(piece[at:tag.start()])
+        at = tag.end()
+        hidden = bool(open_ and open_[-1][1])
         out.append(tag.group(0))
-    if not (open_ and open_[-1][1]):
+    if not hidden:
         out.append(piece[at:])
     return "".join(out)
 
@@ -144,6 +170,16 @@ def _pieces(text):
     other piece, from the second, is a formula or code), a reference's definition
     removed."""
     return _AS_WRITTEN.split(_DEFINITION.sub("", text))
+
+
+def without_comments(text):
+    """``text`` (Markdown) without its HTML comments outside formulas and code,
+    which show nothing (what the bound on written answers counts is then what
+    may show: 110 kB of comment in front of a copy pushed the copy past it)."""
+    pieces = _pieces(text)
+    for i in range(0, len(pieces), 2):
+        pieces[i] = _COMMENT.sub("", pieces[i])
+    return "".join(pieces)
 
 
 def styled_markup(text, limit=5):
@@ -167,12 +203,16 @@ def styled_markup(text, limit=5):
                 for command in _HIDING_COMMAND.finditer(piece):
                     add(command.group(0))
             continue
-        for tag in _TAG_PARTS.finditer(_COMMENT.sub("", piece)):
+        piece = _COMMENT.sub("", piece)
+        for tag, name, open_ in _elements(piece):
             if tag.group(1):
                 continue
-            if (tag.group(2).lower() not in SHOWS_TEXT
-                    or _STYLING_ATTRIBUTE.search(tag.group(3))):
-                add(tag.group(0)[:80])
+            shrunk = sum(n in _SHRINKING for n, _ in open_)
+            if (name not in SHOWS_TEXT or _STYLING_ATTRIBUTE.search(tag.group(3))
+                    or (name in _SHRINKING and shrunk >= _SHRUNK_TO_NOTHING)):
+                add(tag.group(0)[:80] + (f" ({shrunk} deep)" if name in _SHRINKING else ""))
+        for inside in _INSIDE_A_WORD.finditer(piece):
+            add("an image inside a word: " + inside.group(0)[:60])
     for character in sorted(set(_DIRECTION.findall(text))):
         add(f"U+{ord(character):04X}")
     return found
@@ -186,11 +226,13 @@ def as_rendered(text):
     pieces = _pieces(text)
     for i in range(1, len(pieces), 2):          # formulas: nothing, or without phantoms
         if _EMPTY_FORMULA.fullmatch(pieces[i]):
-            pieces[i] = ""
+            # a space where it shows one (``$\ $``, ``$\,$``, ``\quad``, ``\phantom``),
+            # nothing where it shows none (``${}$``, ``$\!$``, ``\vphantom``)
+            pieces[i] = " " if _WIDE.search(pieces[i]) else ""
         elif pieces[i].startswith("$"):
             pieces[i] = _PHANTOMS.sub("", pieces[i])
     for i in range(0, len(pieces), 2):          # the text between formulas and code
-        piece = _LINK.sub(r"\1", pieces[i])
+        piece = _LINK.sub(r"\1", _IMAGE.sub("", pieces[i]))
         piece = _COMMENT.sub("", piece)
         piece = _TAG.sub("", _without_hidden(piece))
         piece = _INNER_EMPHASIS.sub(r"\2", piece)

@@ -11,7 +11,9 @@ Every part of the expression that is not plain building and taking apart
 *part* and replaced by a stand-in, an object that supports nothing. What is
 left is run with only the builtins that build and take apart containers
 (``iter``, ``next``, ``list``, ``tuple``, ``dict``, ``set``, ``frozenset``,
-``reversed``, ``sorted``, ``min``, ``max``, ``zip``, ``enumerate``), the methods that take elements out (``pop``, ``get``,
+``reversed``, ``sorted``, ``min``, ``max``, ``zip``, ``enumerate``, ``len``,
+``abs``, ``int``, ``float``, ``bool``; ``hash`` of a constant, ``range`` of at
+most 4,096 numbers), ``__debug__`` and the parts of a number (``(0).real``), the methods that take elements out (``pop``, ``get``,
 ``setdefault``, ``popitem``, ``copy``, ``keys``, ``values``, ``items``),
 literals, subscripts, unpacking, comprehensions and lambdas. When what it gives back is a stand-in itself, the expression is
 that part, and reads as it: the result cannot depend on what the part is,
@@ -49,7 +51,8 @@ __all__ = ["inline_round_trips"]
 #: Builtins that build or take apart containers: each finishes on what it is
 #: given and calls nothing of the student's.
 _BUILTINS = ("iter", "next", "list", "tuple", "dict", "set", "frozenset", "reversed",
-             "sorted", "min", "max", "zip", "enumerate", "len", "abs", "int", "float")
+             "sorted", "min", "max", "zip", "enumerate", "len", "abs", "int", "float",
+             "bool", "hash", "range")
 #: Methods that take an element out of a container, or copy it.
 _METHODS = frozenset({"pop", "get", "setdefault", "popitem", "copy", "keys", "values",
                       "items"})
@@ -108,7 +111,10 @@ def _binop(op, a, b):
 
 
 def _compare(op, a, b):
-    """``a <op> b`` for numbers, strings and None."""
+    """``a <op> b`` for numbers, strings and None, and whether a stand-in is itself
+    (``n is n``; whether it is another is not known)."""
+    if op in ("Is", "IsNot") and a is b:
+        return op == "Is"
     plain = (int, float, bool, str, type(None))
     if type(a) not in plain or type(b) not in plain:
         raise TypeError("a comparison of what is not a constant")
@@ -129,7 +135,26 @@ _OPERATORS = dict(
                   LtE=operator.le, Gt=operator.gt, GtE=operator.ge, Is=operator.is_,
                   IsNot=operator.is_not, USub=operator.neg, UAdd=operator.pos,
                   Invert=operator.invert)
-_ENVIRONMENT.update(_binop=_binop, _compare=_compare, _unary=_unary)
+def _hash(x):
+    """``hash`` of a constant (a stand-in's would be its address)."""
+    if type(x) not in (int, float, bool, str, type(None)):
+        raise TypeError("hash of what is not a constant")
+    return hash(x)
+
+
+def _range(*args):
+    """``range`` of at most :data:`_MAX_RANGE` numbers (it may be listed)."""
+    numbers = range(*args)
+    if len(numbers) > _MAX_RANGE:
+        raise OverflowError("too long")
+    return numbers
+
+
+_MAX_RANGE = 4096
+#: what an attribute of a number is (``(0).real``)
+_NUMBER_ATTRIBUTES = frozenset({"real", "imag", "numerator", "denominator"})
+_ENVIRONMENT.update(_binop=_binop, _compare=_compare, _unary=_unary, hash=_hash,
+                    range=_range)
 
 
 class _NotARoundTrip(Exception):
@@ -149,6 +174,10 @@ class _StandInForm:
         self.size = 0
 
     def part(self, node, local):
+        if isinstance(node, ast.Name):        # one name, one stand-in: ``n is n``
+            for i, (seen, _) in enumerate(self.parts):
+                if isinstance(seen, ast.Name) and seen.id == node.id:
+                    return ast.Name(f"_part{i}", ast.Load())
         self.parts.append((node, local))
         return ast.Name(f"_part{len(self.parts) - 1}", ast.Load())
 
@@ -165,6 +194,12 @@ class _StandInForm:
             if isinstance(node.value, (str, bytes)) and len(node.value) > _MAX_ELEMENTS:
                 raise _NotARoundTrip
             return ast.Constant(node.value)
+        if isinstance(node, ast.Name) and node.id == "__debug__":
+            return ast.Constant(__debug__)       # a constant no program rebinds
+        if (isinstance(node, ast.Attribute) and node.attr in _NUMBER_ATTRIBUTES
+                and isinstance(node.value, ast.Constant)
+                and type(node.value.value) in (int, float, bool, complex)):
+            return ast.Constant(getattr(node.value.value, node.attr))
         if isinstance(node, ast.Name):
             if node.id in local:
                 return ast.Name(node.id, ast.Load())
@@ -186,7 +221,9 @@ class _StandInForm:
         if isinstance(node, ast.Slice):
             return ast.Slice(*(None if p is None else self.form(p, local)
                                for p in (node.lower, node.upper, node.step)))
-        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare)) \
+        identity = isinstance(node, ast.Compare) and all(
+            isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops)
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare)) and not identity \
                 and not self.computed(node, local):
             return self.part(node, local)    # arithmetic of the submission's values
         if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
@@ -217,7 +254,7 @@ class _StandInForm:
     def computed(self, node, local):
         """Whether ``node`` reads no name but the expression's own and the builtins:
         arithmetic of constants, worked out here (``0 * 1``, ``len(()) + 1``)."""
-        return all(n.id in local or n.id in self.builtin_names
+        return all(n.id in local or n.id in self.builtin_names or n.id == "__debug__"
                    for n in ast.walk(node) if isinstance(n, ast.Name))
 
     def guarded(self, function, op, *operands, local):

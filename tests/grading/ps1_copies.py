@@ -207,6 +207,28 @@ def shown_as_nothing_inside_words(answers):
                 "$\\vphantom{zq}$"))}
 
 
+def spaced_by_formulas(answers):
+    """The written answers with every space outside formulas a formula of a space
+    (``$\\ $``), which shows as one."""
+    return {part: _outside_formulas(answers[part], lambda t: t.replace(" ", "$\\ $"))
+            for part in WRITTEN_PARTS}
+
+
+def shrunk_inside_words(answers):
+    """The written answers with letters inside every third letter of a word in
+    ``<small>`` three deep, too small to read."""
+    return {part: _outside_formulas(answers[part], _every_third_letter(
+                "<small><small><small>zq</small></small></small>"))
+            for part in WRITTEN_PARTS}
+
+
+#: A dead cell Python's default recursion limit could not put in normal form (a sum
+#: of 600 terms, 400 elifs): the whole submission was compared token by token.
+TOO_DEEP = ("def _ones():\n    return " + " + ".join(["1"] * 600) + "\n\n\n"
+            "def _tmp(P):\n    if P == 0:\n        return 0\n"
+            + "".join(f"    elif P == {i}:\n        return {i}\n" for i in range(1, 400)))
+
+
 #: Latin letters and the Cyrillic and Greek letters that look the same.
 LOOK_ALIKES = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440",
                              "c": "\u0441", "x": "\u0445", "i": "\u0456", "K": "\u039a"})

@@ -40,6 +40,7 @@ from attacks import HOSTILE, HOSTILE_CODE
 from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS,
                                 empty_tags_and_emphasis, hidden_inside_words,
                                 html_entities_and_comments, shown_as_nothing_inside_words,
+                                shrunk_inside_words, spaced_by_formulas, TOO_DEEP,
                                 into_extra_cell, into_module, look_alike_letters,
                                 noop_after_each_line, picked_from_literals, renamed, reworded,
                                 through_identity, zero_width_spaces)
@@ -74,6 +75,9 @@ COPIERS = {
     "copier_computed_picks": ("hana", "code"),
     "copier_shown_as_nothing": ("ivan", "written"),
     "copier_long_reference": ("alice", "code"),
+    "copier_too_deep": ("emil", "code"),
+    "copier_spaced_formulas": ("gus", "written"),
+    "copier_shrunk_text": ("carol", "written"),
     "copier_entities": ("dora", "written"),
     "copier_empty_tags": ("hana", "written"),
 }
@@ -213,6 +217,16 @@ def _hand_in_the_class(c):
         **blank_written}))
     c.hand_in("copier_shown_as_nothing", "ps1", _notebook(
         released, {**blank_code, **shown_as_nothing_inside_words(HONEST["ivan"])}))
+    # round 11: emil's code verbatim behind a dead cell too deep for the default
+    # recursion limit; gus's written answers with every space $\ $; carol's with
+    # letters in <small> three deep inside every word
+    c.hand_in("copier_too_deep", "ps1", _notebook(
+        released, {**HONEST["emil"], **blank_written}, [new_code_cell(TOO_DEEP)],
+        before="quadratic_map"))
+    c.hand_in("copier_spaced_formulas", "ps1", _notebook(
+        released, {**blank_code, **spaced_by_formulas(HONEST["gus"])}))
+    c.hand_in("copier_shrunk_text", "ps1", _notebook(
+        released, {**blank_code, **shrunk_inside_words(HONEST["carol"])}))
     bomb = dict(reference)
     bomb[WRITTEN_PARTS[0]] += "<audio>&#" + "9" * 5000 + ";</audio>"
     c.hand_in("copier_long_reference", "ps1", _notebook(released, bomb))
@@ -346,6 +360,9 @@ def test_literal_picks_and_html_markup_read_as_the_copy(graded):
                                     ("copier_computed_picks", "hana", "code"),
                                     ("copier_shown_as_nothing", "ivan", "written"),
                                     ("copier_long_reference", "alice", "code"),
+                                    ("copier_too_deep", "emil", "code"),
+                                    ("copier_spaced_formulas", "gus", "written"),
+                                    ("copier_shrunk_text", "carol", "written"),
                                     ("copier_entities", "dora", "written"),
                                     ("copier_empty_tags", "hana", "written")):
         row = rows[frozenset((copier, original))]
@@ -357,7 +374,7 @@ def test_literal_picks_and_html_markup_read_as_the_copy(graded):
     styled = page.split("Flagged on their own: HTML that may style or hide text")[1]
     named = re.findall(r"<li>([^:<]+): ", styled.split("</ul>")[0])
     assert named == ["copier_hidden_text", "copier_injects", "copier_long_reference",
-                     "copier_shown_as_nothing"]
+                     "copier_shown_as_nothing", "copier_shrunk_text"]
     assert scores["copier_computed_picks"] == scores["hana"]
     section = next(s for s in page.split("<section>")
                    if re.match(r"\s*<h2>(copier_entities and dora|dora and copier_entities):", s))

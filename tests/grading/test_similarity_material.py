@@ -103,11 +103,17 @@ def test_code_that_does_not_parse_is_compared_token_by_token_and_said():
     assert m.code.startswith("def double(v):") and "def V(:" in m.code
 
 
-def test_written_answers_are_cut_at_their_bound_and_said():
+def test_written_answers_are_cut_at_their_bound_and_flagged():
+    """Honest answers are far within the bound: a cut flags the submission on its own,
+    and a comment, which shows nothing, counts for nothing (110 kB of comment in
+    front of a copy pushed the copy past the bound)."""
     long = " ".join(f"word{i}" for i in range(5000))
     m, _ = material("m", [cell("markdown", long)], max_written_bytes=1000)
-    assert m.notes[0].startswith("written answers cut at 1 kB of ")
+    assert m.flags[0].startswith("written answers cut at 1 kB of ")
     assert len(m.text) < 200
+    copy = "<!-- " + "x" * 5000 + " -->" + "the kernel is positive semi-definite"
+    m, _ = material("m", [cell("markdown", copy)], max_written_bytes=1000)
+    assert m.text == ["the", "kernel", "is", "positive", "semi", "definite"] and not m.flags
 
 
 def test_a_module_handed_in_is_compared_as_the_students_code():

@@ -172,6 +172,7 @@ IDENTITIES = {
         "def _i(v):\n    return v if True else 0\n\n"),
     "a def written twice": "def _i(v):\n    return v\n\n\ndef _i(v):\n    return v\n\n",
     "a def returning its argument popped from a list": "def _i(v):\n    return [v].pop()\n\n",
+    "a def returning a copy of its argument's name": "def _i(v):\n    w = v\n    return w\n\n",
     "a chain of twelve, each defined through the one before": (
         "def _f0(v):\n    return v\n\n"
         + "".join(f"_f{k} = _f{k - 1}((_f{k - 1},))[0]\n" for k in range(1, 13))
@@ -181,6 +182,12 @@ DISGUISES.update({f"every name read through an identity function, {how}": _throu
                   for how, identity in IDENTITIES.items()})
 DISGUISES["every name read through a lambda called where it stands"] = _through(
     "", "(lambda x: x)")
+#: round 11: a dead function too deep for Python's default recursion limit in front
+DISGUISES["a dead sum of 600 terms and 400 elifs in front"] = (
+    "def _ones():\n    return " + " + ".join(["1"] * 600) + "\n\n"
+    + "def _tmp(P):\n    if P == 0:\n        return 0\n"
+    + "".join(f"    elif P == {i}:\n        return {i}\n" for i in range(1, 400))
+    + "\n" + ORIGINAL)
 
 
 
@@ -234,9 +241,19 @@ PICKS = {
     "a conditional of a test of constants": "({} if [0] else None)",
     "a comparison of constants as the index": "(0, {})[2 > 1]",
     "a walrus whose name nobody reads": "(_w := {})",
+    # round 11's: more constants
+    "bool() as the index": "({},)[bool()]",
+    "__debug__ in the index": "({}, 0)[__debug__ - 1]",
+    "the hash of 0 as the index": "({},)[hash(0)]",
+    "the real part of 0 as the index": "({}, 0)[(0).real]",
+    "a comprehension over range(1)": "[{} for _ in range(1)][0]",
+    "the length of an empty range": "({},)[len(range(0))]",
+    "whether a name is not itself": "({0}, 0)[{0} is not {0}]",
 }
 DISGUISES.update({f"every name read picked from a literal, {how}": _picked(literal)
                   for how, literal in PICKS.items()})
+DISGUISES["every name read through next of a generator that yields it"] = (
+    "def _g(v):\n    yield v\n\n\n" + _picked("next(_g({}))"))
 
 OTHER = {
     "every name read picked from a literal beside a call, which runs": _picked(
@@ -250,6 +267,7 @@ OTHER = {
     "every name read through a student's own next": (
         "next = lambda it: 0\n" + _picked("next(iter(({},)))")),
     "every name read picked by a test of the submission's own": _picked("({} if k else 0)"),
+    "every name read picked by its own hash": _picked("({0}, 0)[hash({0}) % 2]"),
     "every name read picked by a comparison of the submission's own": _picked(
         "(0, {})[p == q]"),
     "every name read through next after a star import of a module handed in": (
@@ -347,7 +365,12 @@ SENTENCE = "Candidate K3 grows with the distance, so the Gram matrix is not PSD.
      .replace("distance", "dis<svg width=0 height=0><text>q</text></svg>tance")),
     ("formulas that show nothing inside words", SENTENCE
      .replace("grows", r"gr$\vphantom{zq}$ows").replace("Gram", r"Gr$\!$am")
-     .replace("matrix", r"ma$\hphantom{z{q}}\,$trix").replace("distance", r"dis${\kern-1mu}$tance")),
+     .replace("matrix", r"ma$\vphantom{z{q}}\!$trix").replace("distance", r"dis${\kern-1mu}$tance")),
+    ("formulas of space for every space", SENTENCE.replace(" ", r"$\ $", 3)
+     .replace(" ", r"$\,$", 3).replace(" ", r"$\;$", 3).replace(" ", r"$\quad$")),
+    ("images inside words, which show a picture and not their text", SENTENCE
+     .replace("grows", "gr![zq](data:image/gif;base64,R0lGOD)ows")
+     .replace("Gram", '<img alt="zq" src="x.png">Gram')),
 ])
 def test_what_changes_how_words_are_stored_but_not_how_they_read_changes_no_run(how, written):
     assert set(shingles(words(written), 4)) == set(shingles(words(SENTENCE), 4)), how
