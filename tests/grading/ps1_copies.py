@@ -185,26 +185,25 @@ def empty_tags_and_emphasis(answers):
             second: _outside_formulas(answers[second], _every_third_letter("<em></em>"))}
 
 
+def inside_words(answers, *marks):
+    """The written answers with ``marks`` (one per written part, in turn) after every
+    third letter of a word, outside formulas."""
+    return {part: _outside_formulas(answers[part], _every_third_letter(mark))
+            for part, mark in zip(WRITTEN_PARTS, itertools.cycle(marks))}
+
+
 def hidden_inside_words(answers):
-    """The written answers with text hidden inside every third letter of a word:
-    the first in ``<span style="display:none">``, the second in ``<span hidden>``,
-    each of which shows nothing."""
-    first, second = WRITTEN_PARTS
-    return {first: _outside_formulas(answers[first], _every_third_letter(
-                '<span style="display: none">zq</span>')),
-            second: _outside_formulas(answers[second], _every_third_letter(
-                "<span hidden>qz</span>"))}
+    """The written answers with text hidden inside words: the first in ``<span
+    style="display:none">``, the second in ``<span hidden>``; each shows nothing."""
+    return inside_words(answers, '<span style="display: none">zq</span>',
+                        "<span hidden>qz</span>")
 
 
 def shown_as_nothing_inside_words(answers):
-    """The written answers with letters inside every third letter of a word that
-    show as nothing: the first in ``<audio>`` (which shows none of its text), the
-    second in a formula's ``\\vphantom``."""
-    first, second = WRITTEN_PARTS
-    return {first: _outside_formulas(answers[first], _every_third_letter(
-                "<audio>zq</audio>")),
-            second: _outside_formulas(answers[second], _every_third_letter(
-                "$\\vphantom{zq}$"))}
+    """The written answers with letters inside words that show as nothing: the first
+    in ``<audio>`` (which shows none of its text), the second in a formula's
+    ``\\vphantom``."""
+    return inside_words(answers, "<audio>zq</audio>", "$\\vphantom{zq}$")
 
 
 def spaced_by_formulas(answers):
@@ -215,11 +214,9 @@ def spaced_by_formulas(answers):
 
 
 def shrunk_inside_words(answers):
-    """The written answers with letters inside every third letter of a word in
-    ``<small>`` three deep, too small to read."""
-    return {part: _outside_formulas(answers[part], _every_third_letter(
-                "<small><small><small>zq</small></small></small>"))
-            for part in WRITTEN_PARTS}
+    """The written answers with letters inside words in ``<small>`` three deep, too
+    small to read."""
+    return inside_words(answers, "<small><small><small>zq</small></small></small>")
 
 
 #: A dead cell Python's default recursion limit could not put in normal form (a sum
