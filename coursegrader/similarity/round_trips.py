@@ -72,7 +72,8 @@ _ENVIRONMENT["iter"] = _one_argument_iter
 
 class _StandIn:
     """What a part is while the expression runs: supports nothing, not even being
-    true or equal to something else (what a test of it picks depends on the value)."""
+    true or equal to something else (what a test of it picks depends on the
+    value). It may be a key, found only as itself (:func:`_method`)."""
     __slots__ = ()
     __hash__ = object.__hash__
 
@@ -135,6 +136,20 @@ _OPERATORS = dict(
                   LtE=operator.le, Gt=operator.gt, GtE=operator.ge, Is=operator.is_,
                   IsNot=operator.is_not, USub=operator.neg, UAdd=operator.pos,
                   Invert=operator.invert)
+def _method(obj, name, *args, **kwargs):
+    """``obj.<name>(*args)``, one of :data:`_METHODS`; a lookup of a stand-in that
+    is not itself a key is refused (``{0: a}.get(k, n)`` gives ``n`` here, ``a``
+    when ``k`` is 0)."""
+    if (name in _LOOKUPS and args and isinstance(args[0], _StandIn)
+            and not any(key is args[0] for key in obj)):
+        raise TypeError("a lookup that depends on what a stand-in is")
+    return getattr(obj, name)(*args, **kwargs)
+
+
+#: methods that look up their first argument
+_LOOKUPS = frozenset({"get", "pop", "setdefault"})
+
+
 def _hash(x):
     """``hash`` of a constant (a stand-in's would be its address)."""
     if type(x) not in (int, float, bool, str, type(None)):
@@ -153,8 +168,8 @@ def _range(*args):
 _MAX_RANGE = 4096
 #: what an attribute of a number is (``(0).real``)
 _NUMBER_ATTRIBUTES = frozenset({"real", "imag", "numerator", "denominator"})
-_ENVIRONMENT.update(_binop=_binop, _compare=_compare, _unary=_unary, hash=_hash,
-                    range=_range)
+_ENVIRONMENT.update(_binop=_binop, _compare=_compare, _unary=_unary, _method=_method,
+                    hash=_hash, range=_range)
 
 
 class _NotARoundTrip(Exception):
@@ -267,7 +282,13 @@ class _StandInForm:
     def call(self, node, local):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in _METHODS:
-            func = ast.Attribute(self.form(func.value, local), func.attr, ast.Load())
+            if any(k.arg is None for k in node.keywords):
+                raise _NotARoundTrip
+            return ast.Call(ast.Name("_method", ast.Load()),
+                            [self.form(func.value, local), ast.Constant(func.attr),
+                             *self.many(node.args, local)],
+                            [ast.keyword(k.arg, self.form(k.value, local))
+                             for k in node.keywords])
         elif isinstance(func, ast.Name) and func.id in self.builtin_names \
                 and func.id not in local:
             func = self.form(func, local, called=True)

@@ -22,6 +22,8 @@ def read(source):
     ("y = (a, n)[1]", "y = n"),
     ("y = next(iter((n,)), 0) + 1", "y = n + 1"),
     ("y = (min,)[0](a, b)", "y = min(a, b)"),
+    ("y = {n: m}.get(n)", "y = m"),                       # a stand-in found as itself
+    ("y = (a, n)[hash(0) + bool() + len(range(1))]", "y = n"),
 ])
 def test_a_part_handed_back_is_read_as_the_part(source, reads):
     assert read(source) == reads
@@ -36,6 +38,10 @@ def test_a_part_handed_back_is_read_as_the_part(source, reads):
     "y = sorted((n, m))[0]",                     # compares what it is given
     "y = (lambda v: -v)(n)",
     "y = [(y := n)][0]",                         # moving it would move a binding
+    "y = {0: a}.get(k, n)",                      # a when k is 0
+    "y = (a, n)[hash(k) % 2]",                   # a stand-in's hash is its address
+    "y = (a, n)[a is b]",
+    "y = (n if k else m)",
 ])
 def test_what_does_more_than_hand_back_a_part_is_left(source):
     assert read(source) == ast.unparse(ast.parse(source))
