@@ -1,11 +1,17 @@
-"""Branches chosen by a constant, read as the branch chosen.
+"""Branches chosen by a constant, or that are all the same, read as the branch.
 
 ``n if 1 else 0`` and ``0 or n`` are ``n`` whatever ``n`` is: the test decides
-nothing. :func:`inline_constant_picks` reads as the branch taken
+nothing; ``n if k else n`` and ``(n, n)[k]`` are ``n`` whatever ``k`` is: what it
+decides between is the same. :func:`inline_constant_picks` reads as the branch
 
 - a conditional expression of a constant test (``n if 1 else 0`` is ``n``);
 - ``or`` and ``and`` after constants that decide nothing (``0 or n``, ``1 and n``
-  are ``n``).
+  are ``n``);
+- a conditional expression whose two branches are the same name, constant or
+  attribute of names (``n if k else n``), and a subscript of a literal tuple or
+  list whose elements all are (``(n, n)[len(V) % 2]``), when the test or the
+  index calls nothing but builtins that only compute (``len``, ``abs``, ...):
+  it is evaluated, and may raise, but changes nothing.
 
 An element taken out of what holds it (``(n,)[0]``, ``next(iter((n,)))``) is
 read by :mod:`.round_trips`; :func:`.wrappers.see_through_wrappers` runs
@@ -17,6 +23,36 @@ Not read: a test that is a name or a call (``n if k else 0``), which decides.
 import ast
 
 __all__ = ["inline_constant_picks"]
+
+
+def _plain(node):
+    """A name, a constant or an attribute of names (``n``, ``0``, ``np.pi``)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, (ast.Name, ast.Constant))
+
+
+def _same_plain(nodes):
+    """Whether ``nodes`` are all the same plain expression."""
+    first = ast.dump(nodes[0])
+    return _plain(nodes[0]) and all(ast.dump(n) == first for n in nodes[1:])
+
+
+#: builtins that only compute (``len(V) % 2`` decides, but changes nothing)
+_COMPUTE = frozenset({"len", "abs", "min", "max", "int", "float", "bool", "sum", "round",
+                      "isinstance", "callable", "hash", "ord", "chr"})
+
+
+def _runs(node):
+    """Whether evaluating ``node`` may do something: a call (but of a builtin that
+    only computes), a walrus, a yield."""
+    for n in ast.walk(node):
+        if isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return True
+        if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name)
+                                            and n.func.id in _COMPUTE):
+            return True
+    return False
 
 
 class _Picks(ast.NodeTransformer):
@@ -31,6 +67,17 @@ class _Picks(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.test, ast.Constant):
             return self.found(node.body if node.test.value else node.orelse)
+        if _same_plain([node.body, node.orelse]) and not _runs(node.test):
+            return self.found(node.body)
+        return node
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        value = node.value
+        if (isinstance(node.ctx, ast.Load) and isinstance(value, (ast.Tuple, ast.List))
+                and len(value.elts) > 1 and _same_plain(value.elts)
+                and not _runs(node.slice) and not isinstance(node.slice, ast.Slice)):
+            return self.found(value.elts[0])
         return node
 
     def visit_BoolOp(self, node):

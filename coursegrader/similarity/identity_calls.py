@@ -7,7 +7,8 @@ Wrapping every name a copy reads in a function that returns it unchanged
 - a function of the top level whose body (after a docstring, ``pass`` and bare
   constants) is ``return p`` of its first parameter ``p`` (``def _i(x): return
   x``; more parameters with defaults, ``*args`` and ``**kwargs`` may follow),
-  also after copies of it (``y = x; return y``),
+  also after copies of it (``y = x; return y``, ``(y,) = (x,)``, ``for y in
+  (x,): return y``) and inside a ``try`` whose handlers only raise again,
   or ``return a[0]`` / ``return a[-1]`` of its only ``*a``
   (``def _i(*a): return a[0]``);
 - a name of the top level given such a ``lambda`` (``_i = lambda x: x``), or
@@ -56,6 +57,50 @@ def _returns_its_argument(args, body):
     return _gives_back(args, body) == "return"
 
 
+def _reraises(handler):
+    """Whether an ``except`` clause only raises again what it caught."""
+    body = [s for s in handler.body if not _is_constant_padding(s)]
+    return len(body) == 1 and isinstance(body[0], ast.Raise) and body[0].cause is None and (
+        body[0].exc is None or (isinstance(body[0].exc, ast.Name) and handler.name
+                                and body[0].exc.id == handler.name))
+
+
+def _straight(body, depth=0):
+    """``body`` as the straight line of statements it runs, where that is plain:
+    padding left out, ``try`` whose handlers only raise again read as its body,
+    ``for w in (x,):`` as ``w = x`` and its body, ``(a, b) = (x, y)`` of names as
+    ``a = x; b = y`` (no name both read and bound)."""
+    out = []
+    for stmt in body:
+        if _is_constant_padding(stmt):
+            continue
+        if (depth < 8 and isinstance(stmt, ast.Try) and not stmt.orelse
+                and not stmt.finalbody and stmt.handlers
+                and all(_reraises(h) for h in stmt.handlers)):
+            out.extend(_straight(stmt.body, depth + 1))
+        elif (depth < 8 and isinstance(stmt, ast.For) and not stmt.orelse
+              and isinstance(stmt.target, ast.Name)
+              and isinstance(stmt.iter, (ast.Tuple, ast.List)) and len(stmt.iter.elts) == 1
+              and isinstance(stmt.iter.elts[0], ast.Name) and stmt.body
+              and isinstance(stmt.body[-1], ast.Return)):
+            out.append(ast.Assign([ast.Name(stmt.target.id, ast.Store())],
+                                  stmt.iter.elts[0], lineno=0))
+            out.extend(_straight(stmt.body, depth + 1))
+        elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+              and isinstance(stmt.targets[0], (ast.Tuple, ast.List))
+              and isinstance(stmt.value, (ast.Tuple, ast.List))
+              and len(stmt.targets[0].elts) == len(stmt.value.elts)
+              and all(isinstance(t, ast.Name) for t in stmt.targets[0].elts)
+              and all(isinstance(v, ast.Name) for v in stmt.value.elts)
+              and not ({t.id for t in stmt.targets[0].elts}
+                       & {v.id for v in stmt.value.elts})):
+            out.extend(ast.Assign([ast.Name(t.id, ast.Store())], v, lineno=0)
+                       for t, v in zip(stmt.targets[0].elts, stmt.value.elts))
+        else:
+            out.append(stmt)
+    return out
+
+
 def _gives_back(args, body):
     """How a function of parameters ``args`` whose statements are ``body`` gives back
     its one positional argument when called with just that: ``"return"`` (``return
@@ -64,7 +109,7 @@ def _gives_back(args, body):
     if isinstance(body, ast.expr):
         last, before = ast.Return(body), []
     else:
-        body = [s for s in body if not _is_constant_padding(s)]
+        body = _straight(body)
         if not body:
             return None
         last, before = body[-1], body[:-1]

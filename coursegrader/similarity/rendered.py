@@ -5,7 +5,9 @@ what changes how it is stored but not what it shows does not change what is
 compared. :func:`as_rendered` removes, in the order a renderer reads them:
 
 - HTML comments (``<!---->``, ``<!-- note -->``, and the short ``<!-->``;
-  one never closed hides the rest, as in a browser);
+  one never closed hides the rest, as in a browser), and the other raw HTML a
+  browser shows nothing of: processing instructions (``<?zq?>``), declarations
+  (``<!DOCTYPE zq>``) and CDATA sections;
 - what an element may hide, with the element: the text of every element
   that is not one of those that show their text as text (:data:`SHOWS_TEXT`:
   ``<b>``, ``<span>``, ``<p>``, ``<sub>``, tables, lists and the like; not
@@ -74,7 +76,8 @@ _HIDING_COMMAND = re.compile(
     r"\\(?:[hv]?phantom|color|textcolor|colorbox|fcolorbox|style|class|cssId|mmlToken|"
     r"require|href|mathchoice|def|gdef|edef|let|newcommand|renewcommand|DeclareMathOperator|"
     r"strut|mathstrut|smash|[lrc]lap|math[lrc]lap|raise|lower|raisebox|tiny|scriptsize|"
-    r"scriptscriptstyle|unicode|mmlToken|vcenter|moveleft|moveright)(?![A-Za-z])")
+    r"scriptscriptstyle|unicode|mmlToken|vcenter|moveleft|moveright|texttip|mathtip|"
+    r"toggle|endtoggle|statusline)(?![A-Za-z])")
 #: characters that override the direction of the text that follows (U+202D,
 #: U+202E) or embed or isolate a direction (U+202A, U+202B, U+2066-U+2068)
 _DIRECTION = re.compile("[\u202a\u202b\u202d\u202e\u2066\u2067\u2068]")
@@ -87,6 +90,9 @@ _IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")
 #: an image or a tag between two letters (``ca![zq](x)ndidate``, ``ca<img>ndidate``)
 _INSIDE_A_WORD = re.compile(r"(?<=[^\W\d_])(?:" + _IMAGE.pattern + r"|<img\b[^<>]*>)(?=[^\W\d_])")
 _COMMENT = re.compile(r"<!--(?:-?>|[\s\S]*?(?:--!?>|$))")
+#: what CommonMark passes as raw HTML and a browser shows nothing of: a processing
+#: instruction (``<?zq?>``), a declaration (``<!DOCTYPE zq>``), a CDATA section
+_NOT_SHOWN = re.compile(r"<\?[\s\S]*?\?>|<![A-Za-z][^>]*>|<!\[CDATA\[[\s\S]*?\]\]>")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>")
 #: a pair of emphasis markers inside a word (``ke**rn**el``)
 #: a decimal character reference's leading zeros, and one of more digits than any
@@ -213,6 +219,8 @@ def styled_markup(text, limit=5):
                 add(tag.group(0)[:80] + (f" ({shrunk} deep)" if name in _SHRINKING else ""))
         for inside in _INSIDE_A_WORD.finditer(piece):
             add("an image inside a word: " + inside.group(0)[:60])
+        for unshown in _NOT_SHOWN.finditer(piece):
+            add(unshown.group(0)[:80])
     for character in sorted(set(_DIRECTION.findall(text))):
         add(f"U+{ord(character):04X}")
     return found
@@ -233,7 +241,7 @@ def as_rendered(text):
             pieces[i] = _PHANTOMS.sub("", pieces[i])
     for i in range(0, len(pieces), 2):          # the text between formulas and code
         piece = _LINK.sub(r"\1", _IMAGE.sub("", pieces[i]))
-        piece = _COMMENT.sub("", piece)
+        piece = _NOT_SHOWN.sub("", _COMMENT.sub("", piece))
         piece = _TAG.sub("", _without_hidden(piece))
         piece = _INNER_EMPHASIS.sub(r"\2", piece)
         pieces[i] = _unescaped(piece)

@@ -52,11 +52,19 @@ __all__ = ["inline_round_trips"]
 #: given and calls nothing of the student's.
 _BUILTINS = ("iter", "next", "list", "tuple", "dict", "set", "frozenset", "reversed",
              "sorted", "min", "max", "zip", "enumerate", "len", "abs", "int", "float",
-             "bool", "hash", "range")
+             "bool", "hash", "range", "isinstance", "callable", "ord", "chr", "sum",
+             "round", "divmod", "str", "complex")
+#: those that look at what their argument is (a stand-in would answer for itself).
+#: Not here: ``type`` and ``object`` (a class of one's own, whose methods the
+#: expression would call), ``bytes`` (``bytes(2**40)`` allocates as much).
+_LOOKING = ("isinstance", "callable", "str", "round", "divmod", "complex")
 #: Methods that take an element out of a container, or copy it.
 _METHODS = frozenset({"pop", "get", "setdefault", "popitem", "copy", "keys", "values",
                       "items"})
 _MAX_ELEMENTS = 64
+#: builtins that are values too (``isinstance(0, str)``)
+_TYPES = frozenset({"int", "float", "bool", "str", "list", "tuple", "dict", "set",
+                    "frozenset", "complex"})
 _MAX_LOOPS = 2
 #: Nodes of building and taking apart at most (the parts aside): more is no wrapper.
 _MAX_NODES = 256
@@ -114,8 +122,9 @@ def _binop(op, a, b):
 def _compare(op, a, b):
     """``a <op> b`` for numbers, strings and None, and whether a stand-in is itself
     (``n is n``; whether it is another is not known)."""
-    if op in ("Is", "IsNot") and a is b:
-        return op == "Is"
+    if op in ("Is", "IsNot") and (a is b or not (isinstance(a, _StandIn)
+                                                 or isinstance(b, _StandIn))):
+        return (a is b) == (op == "Is")
     plain = (int, float, bool, str, type(None))
     if type(a) not in plain or type(b) not in plain:
         raise TypeError("a comparison of what is not a constant")
@@ -165,11 +174,36 @@ def _range(*args):
     return numbers
 
 
+def _not_of_stand_ins(function):
+    """``function``, refusing to look at a stand-in (``isinstance(n, int)``,
+    ``str(n)``: what it says of the stand-in is not what it says of the value)."""
+    def guarded(*args, **kwargs):
+        if any(isinstance(a, _StandIn) for a in (*args, *kwargs.values())):
+            raise TypeError(f"{function.__name__} of a stand-in")
+        if function is str and args and not isinstance(args[0], (int, float, bool, str)):
+            raise TypeError(f"{function.__name__} of what is not a constant")
+        return function(*args, **kwargs)
+    return guarded
+
+
 _MAX_RANGE = 4096
 #: what an attribute of a number is (``(0).real``)
 _NUMBER_ATTRIBUTES = frozenset({"real", "imag", "numerator", "denominator"})
 _ENVIRONMENT.update(_binop=_binop, _compare=_compare, _unary=_unary, _method=_method,
                     hash=_hash, range=_range)
+#: the builtins that look at what their argument is, and their guarded versions
+_GUARDED = {getattr(builtins, name): _not_of_stand_ins(getattr(builtins, name))
+            for name in _LOOKING}
+
+
+def _apply(function, *args, **kwargs):
+    """``function(*args, **kwargs)``: every call the expression makes goes here, so
+    that a builtin that looks at what its argument is refuses a stand-in however it
+    was reached (``{0: str}[0](n)``)."""
+    return _GUARDED.get(function, function)(*args, **kwargs)
+
+
+_ENVIRONMENT.update(_apply=_apply)
 
 
 class _NotARoundTrip(Exception):
@@ -182,9 +216,11 @@ _SIDE_EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
 class _StandInForm:
     """The expression with its parts replaced by names of stand-ins."""
 
-    def __init__(self, builtin_names):
+    def __init__(self, builtin_names, modules=None):
         self.builtin_names = builtin_names
+        self.modules = modules or {}        # {name: a known module it is bound to}
         self.parts = []                      # (node, the names bound where it stands)
+        self.carried = set()                 # builtin types handed on as values
         self.loops = 0
         self.size = 0
 
@@ -215,10 +251,17 @@ class _StandInForm:
                 and isinstance(node.value, ast.Constant)
                 and type(node.value.value) in (int, float, bool, complex)):
             return ast.Constant(getattr(node.value.value, node.attr))
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in self.modules and node.value.id not in local):
+            value = getattr(self.modules[node.value.id], node.attr, None)
+            if type(value) in (int, float, bool, str):
+                return ast.Constant(value)      # ``math.pi``, ``np.e``
         if isinstance(node, ast.Name):
             if node.id in local:
                 return ast.Name(node.id, ast.Load())
-            if node.id in self.builtin_names and called:
+            if node.id in self.builtin_names and (called or node.id in _TYPES):
+                if not called:
+                    self.carried.add(node.id)   # a type handed on: it may be the result
                 return ast.Name(node.id, ast.Load())
             return self.part(node, local)    # a builtin carried is carried, not called
         if isinstance(node, ast.Starred):
@@ -270,6 +313,7 @@ class _StandInForm:
         """Whether ``node`` reads no name but the expression's own and the builtins:
         arithmetic of constants, worked out here (``0 * 1``, ``len(()) + 1``)."""
         return all(n.id in local or n.id in self.builtin_names or n.id == "__debug__"
+                   or n.id in self.modules
                    for n in ast.walk(node) if isinstance(n, ast.Name))
 
     def guarded(self, function, op, *operands, local):
@@ -302,7 +346,7 @@ class _StandInForm:
             raise _NotARoundTrip             # ``sorted(key=f)`` would call ``f``
         args = self.many(node.args, local)
         keywords = [ast.keyword(k.arg, self.form(k.value, local)) for k in node.keywords]
-        return ast.Call(func, args, keywords)
+        return ast.Call(ast.Name("_apply", ast.Load()), [func, *args], keywords)
 
     def lambda_(self, node, local):
         a = node.args
@@ -365,16 +409,17 @@ def _as_store(target):
     return target
 
 
-def _handed_back(node, builtin_names):
-    """The part ``node`` hands back, or None."""
+def _handed_back(node, builtin_names, modules):
+    """The part ``node`` hands back, or None; ``modules``: {name: the known module
+    the name is bound to}."""
     if not _is_candidate(node, builtin_names):
         return None
-    form = _StandInForm(builtin_names)
+    form = _StandInForm(builtin_names, modules)
     try:
         expression = form.form(node, frozenset())
     except _NotARoundTrip:
         return None
-    if not form.parts or expression.__class__ is ast.Name:
+    if not (form.parts or form.carried) or expression.__class__ is ast.Name:
         return None                          # ``node`` is a part: nothing around it
     stand_ins = [_StandIn() for _ in form.parts]
     environment = {"__builtins__": {}, **_ENVIRONMENT,
@@ -387,7 +432,11 @@ def _handed_back(node, builtin_names):
         return None
     chosen = next((i for i, s in enumerate(stand_ins) if s is result), None)
     if chosen is None:
-        return None
+        carried = [name for name in form.carried if _ENVIRONMENT[name] is result]
+        if not carried or any(isinstance(n, _SIDE_EFFECTS)
+                              for p, _ in form.parts for n in ast.walk(p)):
+            return None
+        return ast.Name(carried[0], ast.Load())     # ``(0, float)[True]`` is ``float``
     for i, (part, local) in enumerate(form.parts):
         if local and _reads(part, local):
             return None                      # it reads a name the expression binds
@@ -419,13 +468,29 @@ def _star_bound(module):
     return bound
 
 
+def _known_modules(module, counts, keep):
+    """{name: module} of the names ``module`` binds once, by importing one of
+    :data:`_KNOWN_MODULES` (``import numpy as np``): their numbers are constants
+    (``np.pi``)."""
+    found = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                name = alias.asname or alias.name.split(".")[0]
+                target = alias.name if alias.asname else alias.name.split(".")[0]
+                if (target in _KNOWN_MODULES and counts.get(name) == 1
+                        and name not in keep):
+                    found[name] = importlib.import_module(target)
+    return found
+
+
 class _Inline(ast.NodeTransformer):
-    def __init__(self, builtin_names):
-        self.builtin_names = builtin_names
+    def __init__(self, builtin_names, modules):
+        self.builtin_names, self.modules = builtin_names, modules
         self.changed = False
 
     def visit_round_trip(self, node):
-        part = _handed_back(node, self.builtin_names)
+        part = _handed_back(node, self.builtin_names, self.modules)
         if part is None:
             return self.generic_visit(node)
         self.changed = True
@@ -438,8 +503,9 @@ def inline_round_trips(module, keep=frozenset()):
     """``module`` (an ast.Module, changed in place) with every expression that
     hands back one of its parts read as that part; ``keep``: the release's
     names. (module, whether any was.)"""
-    bound = set(binding_counts(module)) | set(keep) | _star_bound(module)
+    counts = binding_counts(module)
+    bound = set(counts) | set(keep) | _star_bound(module)
     builtin_names = frozenset(_BUILTINS) - bound
-    inline = _Inline(builtin_names)
+    inline = _Inline(builtin_names, _known_modules(module, counts, keep))
     module = inline.visit(module)
     return module, inline.changed

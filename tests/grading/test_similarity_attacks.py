@@ -40,7 +40,8 @@ from attacks import HOSTILE, HOSTILE_CODE
 from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS,
                                 empty_tags_and_emphasis, hidden_inside_words,
                                 html_entities_and_comments, shown_as_nothing_inside_words,
-                                shrunk_inside_words, spaced_by_formulas, TOO_DEEP,
+                                inside_words, shrunk_inside_words, spaced_by_formulas,
+                                TOO_DEEP,
                                 into_extra_cell, into_module, look_alike_letters,
                                 noop_after_each_line, picked_from_literals, renamed, reworded,
                                 through_identity, zero_width_spaces)
@@ -78,6 +79,8 @@ COPIERS = {
     "copier_too_deep": ("emil", "code"),
     "copier_spaced_formulas": ("gus", "written"),
     "copier_shrunk_text": ("carol", "written"),
+    "copier_builtin_picks": ("bob", "code"),
+    "copier_raw_html": ("emil", "written"),
     "copier_entities": ("dora", "written"),
     "copier_empty_tags": ("hana", "written"),
 }
@@ -227,6 +230,15 @@ def _hand_in_the_class(c):
         released, {**blank_code, **spaced_by_formulas(HONEST["gus"])}))
     c.hand_in("copier_shrunk_text", "ps1", _notebook(
         released, {**blank_code, **shrunk_inside_words(HONEST["carol"])}))
+    # round 12: bob's code picked by builtins of constants and a library's constant;
+    # emil's written answers with a processing instruction and CDATA inside words
+    c.hand_in("copier_builtin_picks", "ps1", _notebook(released, {
+        **picked_from_literals(HONEST["bob"], "({}, 0)[isinstance(0, str)]",
+                               "({},)[ord(chr(0))]", "({0}, {0})[len('ab') % 2]",
+                               "({},)[sum(())]"),
+        **blank_written}))
+    c.hand_in("copier_raw_html", "ps1", _notebook(
+        released, {**blank_code, **inside_words(HONEST["emil"], "<?zq?>", "<![CDATA[zq]]>")}))
     bomb = dict(reference)
     bomb[WRITTEN_PARTS[0]] += "<audio>&#" + "9" * 5000 + ";</audio>"
     c.hand_in("copier_long_reference", "ps1", _notebook(released, bomb))
@@ -363,6 +375,8 @@ def test_literal_picks_and_html_markup_read_as_the_copy(graded):
                                     ("copier_too_deep", "emil", "code"),
                                     ("copier_spaced_formulas", "gus", "written"),
                                     ("copier_shrunk_text", "carol", "written"),
+                                    ("copier_builtin_picks", "bob", "code"),
+                                    ("copier_raw_html", "emil", "written"),
                                     ("copier_entities", "dora", "written"),
                                     ("copier_empty_tags", "hana", "written")):
         row = rows[frozenset((copier, original))]
@@ -374,7 +388,8 @@ def test_literal_picks_and_html_markup_read_as_the_copy(graded):
     styled = page.split("Flagged on their own: HTML that may style or hide text")[1]
     named = re.findall(r"<li>([^:<]+): ", styled.split("</ul>")[0])
     assert named == ["copier_hidden_text", "copier_injects", "copier_long_reference",
-                     "copier_shown_as_nothing", "copier_shrunk_text"]
+                     "copier_raw_html", "copier_shown_as_nothing", "copier_shrunk_text"]
+    assert scores["copier_builtin_picks"] == scores["bob"]
     assert scores["copier_computed_picks"] == scores["hana"]
     section = next(s for s in page.split("<section>")
                    if re.match(r"\s*<h2>(copier_entities and dora|dora and copier_entities):", s))

@@ -173,6 +173,11 @@ IDENTITIES = {
     "a def written twice": "def _i(v):\n    return v\n\n\ndef _i(v):\n    return v\n\n",
     "a def returning its argument popped from a list": "def _i(v):\n    return [v].pop()\n\n",
     "a def returning a copy of its argument's name": "def _i(v):\n    w = v\n    return w\n\n",
+    "a def unpacking its argument from a tuple": "def _i(v):\n    (w,) = (v,)\n    return w\n\n",
+    "a def returning from a loop over its argument alone": (
+        "def _i(v):\n    for w in (v,):\n        return w\n\n"),
+    "a def returning in a try that raises again": (
+        "def _i(v):\n    try:\n        return v\n    except Exception:\n        raise\n\n"),
     "a chain of twelve, each defined through the one before": (
         "def _f0(v):\n    return v\n\n"
         + "".join(f"_f{k} = _f{k - 1}((_f{k - 1},))[0]\n" for k in range(1, 13))
@@ -249,6 +254,14 @@ PICKS = {
     "a comprehension over range(1)": "[{} for _ in range(1)][0]",
     "the length of an empty range": "({},)[len(range(0))]",
     "whether a name is not itself": "({0}, 0)[{0} is not {0}]",
+    # round 12's: other builtins of constants, a library's constant, picks that
+    # cannot differ
+    "isinstance of a constant as the index": "({}, 0)[isinstance(0, str)]",
+    "ord of chr as the index": "({},)[ord(chr(0))]",
+    "callable of a constant as the index": "({}, 0)[callable(0)]",
+    "the sum of nothing as the index": "({},)[sum(())]",
+    "both branches the same": "({0} if k else {0})",
+    "both elements the same, picked by the length of something": "({0}, {0})[len(k) % 2]",
 }
 DISGUISES.update({f"every name read picked from a literal, {how}": _picked(literal)
                   for how, literal in PICKS.items()})
@@ -268,6 +281,8 @@ OTHER = {
         "next = lambda it: 0\n" + _picked("next(iter(({},)))")),
     "every name read picked by a test of the submission's own": _picked("({} if k else 0)"),
     "every name read picked by its own hash": _picked("({0}, 0)[hash({0}) % 2]"),
+    "every name read picked by whether it is an int": _picked("(0, {0})[isinstance({0}, int)]"),
+    "every name read picked by the length of its text": _picked("(0, {0})[len(str({0})) % 2]"),
     "every name read picked by a comparison of the submission's own": _picked(
         "(0, {})[p == q]"),
     "every name read through next after a star import of a module handed in": (
@@ -368,6 +383,9 @@ SENTENCE = "Candidate K3 grows with the distance, so the Gram matrix is not PSD.
      .replace("matrix", r"ma$\vphantom{z{q}}\!$trix").replace("distance", r"dis${\kern-1mu}$tance")),
     ("formulas of space for every space", SENTENCE.replace(" ", r"$\ $", 3)
      .replace(" ", r"$\,$", 3).replace(" ", r"$\;$", 3).replace(" ", r"$\quad$")),
+    ("raw HTML a browser shows nothing of, inside words", SENTENCE
+     .replace("grows", "gr<?zq?>ows").replace("Gram", "Gr<![CDATA[zq]]>am")
+     .replace("matrix", "ma<!DOCTYPE zq>trix")),
     ("images inside words, which show a picture and not their text", SENTENCE
      .replace("grows", "gr![zq](data:image/gif;base64,R0lGOD)ows")
      .replace("Gram", '<img alt="zq" src="x.png">Gram')),
@@ -388,6 +406,7 @@ def test_markup_that_may_style_or_hide_text_is_named():
     # a phantom or a colour in a formula, a character that reverses the text
     assert styled_markup(r"x$\vphantom{q}$y $\color{white}{z}$ a" + "\u202eb") == [
         r"\vphantom", r"\color", "U+202E"]
+    assert styled_markup(r"a<?zq?>b $\texttip{}{zq}$ $$x \tag{1}$$") == ["<?zq?>", r"\texttip"]
     # honest Markdown and the HTML that shows its text as text
     honest = ("An honest <b>answer</b> with $x<y$ and <br> a break, <sub>2</sub>, "
               "<kbd>Ctrl</kbd>, a [link](https://example.org), `code`, $\\quad$, "
