@@ -524,12 +524,49 @@ def _room_to_recurse():
         sys.setrecursionlimit(before)
 
 
+#: Left after the wrappers are read: more picks out of a literal container than
+#: this, or more calls of one function of the submission's own on a lone name,
+#: is wrapping at the scale that hides a copy, whatever its spelling (honest
+#: answers have none of the first and a few of the second).
+WRAPPED_AT_SCALE = 12
+
+
+def wrapping_left(module):
+    """What of ``module`` (read through its wrappers) still looks like names wrapped
+    one by one: (picks out of a literal container, the most calls of one function
+    of its own on a lone name, that function's name)."""
+    literal = (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp,
+               ast.DictComp, ast.GeneratorExp)
+    picks = sum(isinstance(n, ast.Subscript) and isinstance(n.value, literal)
+                for n in ast.walk(module))
+    own = {n.name for n in ast.walk(module)
+           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+           and hasattr(n, "name")}
+    own |= {t.id for n in ast.walk(module) if isinstance(n, ast.Assign)
+            and isinstance(n.value, ast.Lambda) for t in n.targets if isinstance(t, ast.Name)}
+    calls = {}
+    for n in ast.walk(module):
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in own
+                and len(n.args) == 1 and not n.keywords
+                and isinstance(n.args[0], (ast.Name, ast.Attribute))):
+            calls[n.func.id] = calls.get(n.func.id, 0) + 1
+    most = max(calls.items(), key=lambda item: item[1], default=(None, 0))
+    return picks, most[1], most[0]
+
+
 def _normal_code(trees, keep, unread):
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
     module, ended = see_through_wrappers(module, keep)
     if not ended and unread is not None:
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "
                       "comparison does not read to the end")
+    picks, calls, wrapper = wrapping_left(module)
+    if unread is not None and picks > WRAPPED_AT_SCALE:
+        unread.append(f"{picks} values picked out of a literal container again "
+                      "(names wrapped one by one, in a way the comparison does not read)")
+    if unread is not None and calls > WRAPPED_AT_SCALE and wrapper not in keep:
+        unread.append(f"{calls} calls of its own {wrapper}() on a lone name (names "
+                      "passed one by one through a function the comparison does not read)")
     module = _Canonical().visit(module)
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
         dropper = _DropUnused(_loaded_names(module), keep)

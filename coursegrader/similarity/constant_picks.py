@@ -8,8 +8,9 @@ decides between is the same. :func:`inline_constant_picks` reads as the branch
 - ``or`` and ``and`` after constants that decide nothing (``0 or n``, ``1 and n``
   are ``n``);
 - a conditional expression whose two branches are the same name, constant or
-  attribute of names (``n if k else n``), and a subscript of a literal tuple or
-  list whose elements all are (``(n, n)[len(V) % 2]``), when the test or the
+  attribute of names (``n if k else n``), and a subscript of a literal tuple,
+  list or dict whose elements all are (``(n, n)[len(V) % 2]``, ``{0: n, 1:
+  n}[k]``), or that has one (``(n,)[k]``: ``n`` or an error), when the test or the
   index calls nothing but builtins that only compute (``len``, ``abs``, ...):
   it is evaluated, and may raise, but changes nothing.
 
@@ -74,10 +75,15 @@ class _Picks(ast.NodeTransformer):
     def visit_Subscript(self, node):
         self.generic_visit(node)
         value = node.value
-        if (isinstance(node.ctx, ast.Load) and isinstance(value, (ast.Tuple, ast.List))
-                and len(value.elts) > 1 and _same_plain(value.elts)
-                and not _runs(node.slice) and not isinstance(node.slice, ast.Slice)):
-            return self.found(value.elts[0])
+        if not isinstance(node.ctx, ast.Load) or isinstance(node.slice, ast.Slice) \
+                or _runs(node.slice):
+            return node
+        if isinstance(value, (ast.Tuple, ast.List)) and value.elts and (
+                len(value.elts) == 1 and _plain(value.elts[0]) or _same_plain(value.elts)):
+            return self.found(value.elts[0])       # ``(n,)[k]``: n, or an error
+        if (isinstance(value, ast.Dict) and value.values and None not in value.keys
+                and all(_plain(k) for k in value.keys) and _same_plain(value.values)):
+            return self.found(value.values[0])     # ``{0: n, 1: n}[k]``
         return node
 
     def visit_BoolOp(self, node):

@@ -57,8 +57,10 @@ import re
 
 __all__ = ["as_rendered", "styled_markup", "without_comments", "SHOWS_TEXT"]
 
-#: what the notebook shows as written: formulas, code blocks and code spans
-_AS_WRITTEN = re.compile(r"(```[\s\S]*?```|`[^`\n]+`|\$\$[\s\S]*?\$\$|\$[^$\n]+\$)")
+#: what the notebook shows as written: formulas (an inline one may go on to the next
+#: line of its paragraph), code blocks and code spans
+_AS_WRITTEN = re.compile(r"(```[\s\S]*?```|`[^`\n]+`|\$\$[\s\S]*?\$\$"
+                         r"|\$(?:[^$\n]|\n(?![ \t]*\n))+\$)")
 #: a phantom: space the size of what it holds (braces nested twice at most)
 _PHANTOM = r"\\[hv]?phantom\s*\{(?:[^{}$]|\{(?:[^{}$]|\{[^{}$]*\})*\})*\}"
 #: what a formula may hold and show nothing: spaces, empty groups, phantoms, spacing
@@ -68,6 +70,13 @@ _NOTHING = r"(?:" + _SPACE + r"|\{" + _SPACE + r"*\})"
 #: a formula with nothing to show
 _EMPTY_FORMULA = re.compile(r"\$\$" + _NOTHING + r"*\$\$|\$" + _NOTHING + r"+\$")
 _PHANTOMS = re.compile(_PHANTOM)
+_LETTER_END = re.compile(r"[^\W\d_]$")
+_LETTER_START = re.compile(r"[^\W\d_]")
+#: a TeX comment, to the end of its line (``\%`` is a per cent sign)
+_TEX_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
+#: formulas between two letters at most, before they flag: honest writing has one
+#: now and then (``a$b$c``); a copy padded word by word has one in every word
+FORMULAS_INSIDE_WORDS = 2
 #: what in a formula of nothing shows as a space: spacing that is not negative
 _WIDE = re.compile(r"\\[,;: ]|\\q?quad\b|\\h?phantom|\\(?:m?kern|hspace\*?|mspace|hskip|"
                    r"mskip)\s*\{?\s*\+?[\d.]*[1-9]")
@@ -203,11 +212,19 @@ def styled_markup(text, limit=5):
             found.append(thing)
 
     pieces = _pieces(text)
+    inside = [i for i in range(1, len(pieces) - 1, 2) if pieces[i].startswith("$")
+              and _LETTER_END.search(pieces[i - 1]) and _LETTER_START.match(pieces[i + 1])]
+    if len(inside) > FORMULAS_INSIDE_WORDS:
+        i = inside[0]
+        add(f"{len(inside)} formulas inside words: {pieces[i - 1][-3:]}{pieces[i][:40]}"
+            f"{pieces[i + 1][:3]}")
     for i, piece in enumerate(pieces):
         if i % 2:
             if piece.startswith("$"):
                 for command in _HIDING_COMMAND.finditer(piece):
                     add(command.group(0))
+                if _TEX_COMMENT.search(piece):
+                    add("a TeX comment in a formula: " + piece[:40])
             continue
         piece = _COMMENT.sub("", piece)
         for tag, name, open_ in _elements(piece):
@@ -233,6 +250,8 @@ def as_rendered(text):
     character references decoded."""
     pieces = _pieces(text)
     for i in range(1, len(pieces), 2):          # formulas: nothing, or without phantoms
+        if pieces[i].startswith("$"):
+            pieces[i] = _TEX_COMMENT.sub("", pieces[i])
         if _EMPTY_FORMULA.fullmatch(pieces[i]):
             # a space where it shows one (``$\ $``, ``$\,$``, ``\quad``, ``\phantom``),
             # nothing where it shows none (``${}$``, ``$\!$``, ``\vphantom``)

@@ -53,7 +53,7 @@ __all__ = ["inline_round_trips"]
 _BUILTINS = ("iter", "next", "list", "tuple", "dict", "set", "frozenset", "reversed",
              "sorted", "min", "max", "zip", "enumerate", "len", "abs", "int", "float",
              "bool", "hash", "range", "isinstance", "callable", "ord", "chr", "sum",
-             "round", "divmod", "str", "complex")
+             "round", "divmod", "str", "complex", "all", "any", "issubclass", "pow")
 #: those that look at what their argument is (a stand-in would answer for itself).
 #: Not here: ``type`` and ``object`` (a class of one's own, whose methods the
 #: expression would call), ``bytes`` (``bytes(2**40)`` allocates as much).
@@ -203,7 +203,7 @@ def _apply(function, *args, **kwargs):
     return _GUARDED.get(function, function)(*args, **kwargs)
 
 
-_ENVIRONMENT.update(_apply=_apply)
+_ENVIRONMENT.update(_apply=_apply, pow=lambda a, b: _binop("Pow", a, b))
 
 
 class _NotARoundTrip(Exception):

@@ -89,6 +89,9 @@ COPIERS = {
 #: submission is flagged on its own.
 BUILT = "copier_marshal"
 COMPILED = "copier_compiled"
+#: gus's answers wrapped one by one in what no reading sees through: flagged on its
+#: own (its pair with gus may stay under the thresholds)
+AT_SCALE = "copier_at_scale"
 
 
 def _grade_id(cell):
@@ -239,6 +242,12 @@ def _hand_in_the_class(c):
         **blank_written}))
     c.hand_in("copier_raw_html", "ps1", _notebook(
         released, {**blank_code, **inside_words(HONEST["emil"], "<?zq?>", "<![CDATA[zq]]>")}))
+    # round 13: gus's code with every name picked by what the check cannot work out
+    # (``__name__ == "x"``) and his written answers with ``$\displaystyle$`` in every
+    # word: wrapping at this scale flags on its own, however it is spelt
+    c.hand_in(AT_SCALE, "ps1", _notebook(released, {
+        **picked_from_literals(HONEST["gus"], '({0}, 0)[__name__ == "x"]'),
+        **inside_words(HONEST["gus"], "$\\displaystyle$")}))
     bomb = dict(reference)
     bomb[WRITTEN_PARTS[0]] += "<audio>&#" + "9" * 5000 + ";</audio>"
     c.hand_in("copier_long_reference", "ps1", _notebook(released, bomb))
@@ -276,7 +285,7 @@ def graded(tmp_path_factory):
 
 def test_every_submission_is_graded_and_compared(graded):
     _, scores, rows, _ = graded
-    students = {"alice", "blank", *HONEST, *COPIERS, BUILT, COMPILED}
+    students = {"alice", "blank", *HONEST, *COPIERS, BUILT, COMPILED, AT_SCALE}
     assert set(scores) == students
     assert len(rows) == len(students) * (len(students) - 1) // 2
 
@@ -326,7 +335,8 @@ def test_code_run_from_marshalled_bytes_earns_its_marks_and_is_flagged_on_its_ow
     c, scores, _, page = graded
     assert scores[BUILT] == scores["alice"]         # working code is working code
     section = page.split("Flagged on their own")[1].split("</ul>")[0]
-    alone = re.findall(r"<li>([^:<]+): ([^<]*)</li>", section)
+    alone = [(student, why) for student, why in
+             re.findall(r"<li>([^:<]+): ([^<]*)</li>", section) if student != AT_SCALE]
     assert [student for student, _ in alone] == [COMPILED, BUILT]   # no honest one
     assert alone[0][1].endswith("code handed in compiled: lib.zip")
     assert "marshal" in alone[1][1] and "exec of code that is not written out" in alone[1][1]
@@ -387,14 +397,31 @@ def test_literal_picks_and_html_markup_read_as_the_copy(graded):
     # text hidden by HTML flags the submission on its own, and no honest one
     styled = page.split("Flagged on their own: HTML that may style or hide text")[1]
     named = re.findall(r"<li>([^:<]+): ", styled.split("</ul>")[0])
-    assert named == ["copier_hidden_text", "copier_injects", "copier_long_reference",
-                     "copier_raw_html", "copier_shown_as_nothing", "copier_shrunk_text"]
+    assert named == [AT_SCALE, "copier_hidden_text", "copier_injects", "copier_long_reference",
+                     "copier_raw_html", "copier_shown_as_nothing", "copier_shrunk_text",
+                     "copier_spaced_formulas"]
     assert scores["copier_builtin_picks"] == scores["bob"]
     assert scores["copier_computed_picks"] == scores["hana"]
     section = next(s for s in page.split("<section>")
                    if re.match(r"\s*<h2>(copier_entities and dora|dora and copier_entities):", s))
     assert "&amp;#101;" not in section and "&lt;!----&gt;" not in section
     assert "definition" in section                  # "def<!---->ini<!---->tio<!---->n"
+
+
+def test_wrapping_at_scale_flags_on_its_own_however_it_is_spelt(graded):
+    """Names wrapped one by one in a way no reading sees through, and a formula in
+    every word: the copy may share little with gus, but it is flagged on its own,
+    with what it did, and no honest submission is."""
+    c, scores, _, page = graded
+    assert scores[AT_SCALE] == scores["gus"]
+    said = c.similarity_said
+    assert re.search(r"flagged on its own: copier_at_scale: code no comparison reads \(\d+ "
+                     r"values picked out of a literal container again", said), said[-3000:]
+    styled = page.split("Flagged on their own: HTML that may style or hide text")[1]
+    mine = re.search(r"<li>copier_at_scale: ([^<]*)</li>", styled)
+    assert mine and re.match(r"\d+ formulas inside words", mine.group(1)), styled[:2000]
+    for student in ("alice", *HONEST):
+        assert f"flagged on its own: {student}:" not in said
 
 
 def test_the_blank_release_shares_nothing(graded):
