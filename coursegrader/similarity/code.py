@@ -509,7 +509,7 @@ def normal_code(trees, keep=frozenset(), unread=None):
 
 #: How deep the normal form may recurse: every tree Python's parser builds (its
 #: own limit on nesting comes first; a sum of 2,000 terms, 2,000 ``elif``s) is
-#: read, where Python's default of 1,000 failed on 600 (round 11: a dead cell of
+#: read, where Python's default of 1,000 failed on 600 (a dead cell of
 #: that took the whole submission out of the normal form).
 RECURSION = 20_000
 

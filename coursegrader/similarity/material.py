@@ -672,7 +672,7 @@ def _code(cells, check, scaffold, notes, flags, modules=None, broken=None):
         code = normal_code(trees, scaffold.keep, unread=flags)
     except (RecursionError, MemoryError, ValueError, TypeError, AttributeError) as exc:
         # compared token by token, which matches no classmate's normal form: what
-        # broke it may be there to hide a copy (round 11: a dead sum of 600 terms)
+        # broke it may be there to hide a copy (a dead sum of 600 terms)
         flags.append(f"code could not be put in normal form ({type(exc).__name__}), "
                      "so no comparison reads it as the others: read it")
         if broken is not None:

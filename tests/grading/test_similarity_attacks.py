@@ -214,7 +214,7 @@ def _hand_in_the_class(c):
     # fay's written answers with letters inside each word in elements that show nothing
     c.hand_in("copier_hidden_text", "ps1", _notebook(
         released, {**blank_code, **hidden_inside_words(HONEST["fay"])}))
-    # round 10: hana's code picked by what is worked out from constants; ivan's written answers padded with <audio> and phantoms;
+    # hana's code picked by what is worked out from constants; ivan's written answers padded with <audio> and phantoms;
     # alice's notebook verbatim, with a character reference of 5,000 digits (which
     # html.unescape refused, leaving the copy out of the comparison) in <audio>
     c.hand_in("copier_computed_picks", "ps1", _notebook(released, {
@@ -223,7 +223,7 @@ def _hand_in_the_class(c):
         **blank_written}))
     c.hand_in("copier_shown_as_nothing", "ps1", _notebook(
         released, {**blank_code, **shown_as_nothing_inside_words(HONEST["ivan"])}))
-    # round 11: emil's code verbatim behind a dead cell too deep for the default
+    # emil's code verbatim behind a dead cell too deep for the default
     # recursion limit; gus's written answers with every space $\ $; carol's with
     # letters in <small> three deep inside every word
     c.hand_in("copier_too_deep", "ps1", _notebook(
@@ -233,7 +233,7 @@ def _hand_in_the_class(c):
         released, {**blank_code, **spaced_by_formulas(HONEST["gus"])}))
     c.hand_in("copier_shrunk_text", "ps1", _notebook(
         released, {**blank_code, **shrunk_inside_words(HONEST["carol"])}))
-    # round 12: bob's code picked by builtins of constants and a library's constant;
+    # bob's code picked by builtins of constants and a library's constant;
     # emil's written answers with a processing instruction and CDATA inside words
     c.hand_in("copier_builtin_picks", "ps1", _notebook(released, {
         **picked_from_literals(HONEST["bob"], "({}, 0)[isinstance(0, str)]",
@@ -242,7 +242,7 @@ def _hand_in_the_class(c):
         **blank_written}))
     c.hand_in("copier_raw_html", "ps1", _notebook(
         released, {**blank_code, **inside_words(HONEST["emil"], "<?zq?>", "<![CDATA[zq]]>")}))
-    # round 13: gus's code with every name picked by what the check cannot work out
+    # gus's code with every name picked by what the check cannot work out
     # (``__name__ == "x"``) and his written answers with ``$\displaystyle$`` in every
     # word: wrapping at this scale flags on its own, however it is spelt
     c.hand_in(AT_SCALE, "ps1", _notebook(released, {

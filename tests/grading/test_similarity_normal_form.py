@@ -187,7 +187,7 @@ DISGUISES.update({f"every name read through an identity function, {how}": _throu
                   for how, identity in IDENTITIES.items()})
 DISGUISES["every name read through a lambda called where it stands"] = _through(
     "", "(lambda x: x)")
-#: round 11: a dead function too deep for Python's default recursion limit in front
+#: a dead function too deep for Python's default recursion limit in front
 DISGUISES["a dead sum of 600 terms and 400 elifs in front"] = (
     "def _ones():\n    return " + " + ".join(["1"] * 600) + "\n\n"
     + "def _tmp(P):\n    if P == 0:\n        return 0\n"
@@ -240,13 +240,13 @@ PICKS = {
     "the only element's minimum": "min([{}])",
     "the second of enumerate's first": "next(enumerate([{}]))[1]",
     "a lambda of *args": "(lambda *a: a[-1])({})",
-    # round 10's: what picks it worked out from constants, and a name nobody reads
+    # what picks it worked out from constants, and a name nobody reads
     "arithmetic in the index": "({}, 0)[0 * 1]",
     "the length of an empty tuple as the index": "({},)[len(())]",
     "a conditional of a test of constants": "({} if [0] else None)",
     "a comparison of constants as the index": "(0, {})[2 > 1]",
     "a walrus whose name nobody reads": "(_w := {})",
-    # round 11's: more constants
+    # more constants
     "bool() as the index": "({},)[bool()]",
     "__debug__ in the index": "({}, 0)[__debug__ - 1]",
     "the hash of 0 as the index": "({},)[hash(0)]",
@@ -254,7 +254,7 @@ PICKS = {
     "a comprehension over range(1)": "[{} for _ in range(1)][0]",
     "the length of an empty range": "({},)[len(range(0))]",
     "whether a name is not itself": "({0}, 0)[{0} is not {0}]",
-    # round 12's: other builtins of constants, a library's constant, picks that
+    # other builtins of constants, a library's constant, picks that
     # cannot differ
     "isinstance of a constant as the index": "({}, 0)[isinstance(0, str)]",
     "ord of chr as the index": "({},)[ord(chr(0))]",
