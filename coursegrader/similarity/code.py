@@ -537,19 +537,18 @@ def wrapping_left(module):
     of its own on a lone name, that function's name)."""
     literal = (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp,
                ast.DictComp, ast.GeneratorExp)
-    picks = sum(isinstance(n, ast.Subscript) and isinstance(n.value, literal)
-                for n in ast.walk(module))
-    own = {n.name for n in ast.walk(module)
-           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-           and hasattr(n, "name")}
-    own |= {t.id for n in ast.walk(module) if isinstance(n, ast.Assign)
-            and isinstance(n.value, ast.Lambda) for t in n.targets if isinstance(t, ast.Name)}
-    calls = {}
+    picks, own, lone = 0, set(), {}
     for n in ast.walk(module):
-        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in own
-                and len(n.args) == 1 and not n.keywords
-                and isinstance(n.args[0], (ast.Name, ast.Attribute))):
-            calls[n.func.id] = calls.get(n.func.id, 0) + 1
+        if isinstance(n, ast.Subscript) and isinstance(n.value, literal):
+            picks += 1
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            own.add(n.name)
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda):
+            own.update(t.id for t in n.targets if isinstance(t, ast.Name))
+        elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1
+              and not n.keywords and isinstance(n.args[0], (ast.Name, ast.Attribute))):
+            lone[n.func.id] = lone.get(n.func.id, 0) + 1
+    calls = {name: k for name, k in lone.items() if name in own}
     most = max(calls.items(), key=lambda item: item[1], default=(None, 0))
     return picks, most[1], most[0]
 

@@ -157,11 +157,10 @@ def _top_level(body):
                 yield from _top_level(getattr(stmt, field, []))
 
 
-def _identities(module, keep):
+def _identities(module, keep, counts):
     """The names of the top level of ``module`` every binding of which, anywhere in
     the program, gives a function that returns its argument, and those that give a
     generator that yields it: (returns, yields)."""
-    counts = binding_counts(module)
     found, generators = set(), set()
     statements = list(_top_level(module.body))
     # ``_j = _i`` after ``_i = lambda x: x``: a chain in order is read in one pass,
@@ -232,13 +231,14 @@ class _Inline(ast.NodeTransformer):
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
 
-def inline_identity_calls(module, keep=frozenset()):
+def inline_identity_calls(module, keep=frozenset(), counts=None):
     """``module`` (an ast.Module, changed in place) with every call of a function
     that returns its argument read as the argument; ``keep``: the release's
-    names, never taken for such a function. (module, whether any call was.)"""
-    returns, yields = _identities(module, keep)
-    inline = _Inline(returns, yields, "next" not in binding_counts(module)
-                     and not any(isinstance(n, ast.alias) and n.name == "*"
-                                 for n in ast.walk(module)))
+    names, never taken for such a function; ``counts``: its
+    :func:`.bindings.binding_counts`, if already counted (inlining binds no
+    name). (module, whether any call was.)"""
+    counts = binding_counts(module) if counts is None else counts
+    returns, yields = _identities(module, keep, counts)
+    inline = _Inline(returns, yields, "next" not in counts and "*" not in counts)
     module = inline.visit(module)
     return module, inline.changed

@@ -46,7 +46,7 @@ import operator
 
 from .bindings import binding_counts
 
-__all__ = ["inline_round_trips"]
+__all__ = ["inline_round_trips", "names_of"]
 
 #: Builtins that build or take apart containers: each finishes on what it is
 #: given and calls nothing of the student's.
@@ -499,13 +499,22 @@ class _Inline(ast.NodeTransformer):
     visit_Call = visit_Subscript = visit_IfExp = visit_BoolOp = visit_round_trip
 
 
-def inline_round_trips(module, keep=frozenset()):
+def names_of(module, keep=frozenset(), counts=None):
+    """What the reading needs to know of ``module``'s names: (the builtins' names it
+    leaves the builtins', {name: the known module it is bound to}); ``counts``:
+    :func:`.bindings.binding_counts` of it, if already counted. Inlining binds no
+    name, so one reading serves every round of :func:`.wrappers.see_through_wrappers`."""
+    counts = binding_counts(module) if counts is None else counts
+    bound = set(counts) | set(keep) | _star_bound(module)
+    return frozenset(_BUILTINS) - bound, _known_modules(module, counts, keep)
+
+
+def inline_round_trips(module, keep=frozenset(), names=None):
     """``module`` (an ast.Module, changed in place) with every expression that
     hands back one of its parts read as that part; ``keep``: the release's
-    names. (module, whether any was.)"""
-    counts = binding_counts(module)
-    bound = set(counts) | set(keep) | _star_bound(module)
-    builtin_names = frozenset(_BUILTINS) - bound
-    inline = _Inline(builtin_names, _known_modules(module, counts, keep))
+    names; ``names``: :func:`names_of` the module, if already read. (module,
+    whether any was.)"""
+    builtin_names, modules = names if names is not None else names_of(module, keep)
+    inline = _Inline(builtin_names, modules)
     module = inline.visit(module)
     return module, inline.changed

@@ -11,9 +11,10 @@ another (``{0: _i}[0](n)``; ``def _i(x): return [x].pop()``), so all run
 until none finds more.
 """
 
+from .bindings import binding_counts
 from .constant_picks import inline_constant_picks
 from .identity_calls import inline_identity_calls
-from .round_trips import inline_round_trips
+from .round_trips import inline_round_trips, names_of
 
 __all__ = ["see_through_wrappers", "ROUNDS"]
 
@@ -28,9 +29,11 @@ def see_through_wrappers(module, keep=frozenset()):
     what it wraps; ``keep``: the release's names, never taken for an identity.
     (module, whether the reading ended: False when the last of :data:`ROUNDS`
     still found a wrapper, so that more may be left.)"""
+    counts = binding_counts(module)          # inlining binds no name: counted once
+    names = names_of(module, keep, counts)
     for _ in range(ROUNDS + 1):             # the last only to see whether more is left
-        module, trips = inline_round_trips(module, keep)
-        module, calls = inline_identity_calls(module, keep)
+        module, trips = inline_round_trips(module, keep, names)
+        module, calls = inline_identity_calls(module, keep, counts)
         module, picks = inline_constant_picks(module)
         if not (trips or calls or picks):
             return module, True
