@@ -17,11 +17,12 @@ Usage (from the repository root)::
     python benchmarks/bench_similarity.py
     python benchmarks/bench_similarity.py --past-the-record --sizes 8
 
-Last measured (2026-11-26 at 05:58 UTC, 2 cores with a load average of 10
-from other work): plain 0.08 s; 1, 8 and 32 MB of dead code each 1.69, 1.82
-and 1.07 s (the 32 MB run no slower than the 1 MB one), pages of 8 kB; past
-the record, 8 MB each: 1.30 s, a page of 8 kB. The copy is found at 1.00 in
-every run, the independent pair at 0.07 to 0.08.
+Last measured (2026-11-28 at 01:39 UTC, 2 cores with a load average of 0.3): plain
+0.12 s; 1, 8 and 32 MB of dead code each 2.45, 2.03 and 2.18 s (the 32 MB run
+within 1.5 times the 1 MB one; 0.7 to 0.8 s a padded submission, against 0.35
+to 0.6 s before the round trips and the flags for wrapping at scale), pages of
+12 kB. The copy is found at 1.00 in every run, the independent pair at 0.07
+to 0.09.
 """
 
 import argparse
