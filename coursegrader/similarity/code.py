@@ -525,32 +525,37 @@ def _room_to_recurse():
 
 
 #: Left after the wrappers are read: more picks out of a literal container than
-#: this, or more calls of one function of the submission's own on a lone name,
-#: is wrapping at the scale that hides a copy, whatever its spelling (honest
-#: answers have none of the first and a few of the second).
+#: this, or more calls of one callable of the submission's own on a lone name (or
+#: as many of all of them, when they are a tenth of the names it reads), is
+#: wrapping at the scale that hides a copy, whatever its spelling (honest answers
+#: have none of the first and a few of the second).
 WRAPPED_AT_SCALE = 12
 
 
-def wrapping_left(module):
+def wrapping_left(module, bound=frozenset()):
     """What of ``module`` (read through its wrappers) still looks like names wrapped
-    one by one: (picks out of a literal container, the most calls of one function
-    of its own on a lone name, that function's name)."""
+    one by one: (picks out of a literal container, the most calls of one callee of
+    its own on a lone name, that callee, all such calls). A callee of its own is a
+    name ``bound`` by the submission (not by an import), or an attribute of one
+    (an instance's ``_w(n)``, a method ``_o.i(n)``); a lone name may come with
+    constants after it (``_i(n, 0)``)."""
     literal = (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp,
                ast.DictComp, ast.GeneratorExp)
-    picks, own, lone = 0, set(), {}
+    picks, lone = 0, {}
     for n in ast.walk(module):
         if isinstance(n, ast.Subscript) and isinstance(n.value, literal):
             picks += 1
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            own.add(n.name)
-        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda):
-            own.update(t.id for t in n.targets if isinstance(t, ast.Name))
-        elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1
-              and not n.keywords and isinstance(n.args[0], (ast.Name, ast.Attribute))):
-            lone[n.func.id] = lone.get(n.func.id, 0) + 1
-    calls = {name: k for name, k in lone.items() if name in own}
-    most = max(calls.items(), key=lambda item: item[1], default=(None, 0))
-    return picks, most[1], most[0]
+        elif (isinstance(n, ast.Call) and n.args and not n.keywords
+              and isinstance(n.args[0], (ast.Name, ast.Attribute))
+              and all(isinstance(a, ast.Constant) for a in n.args[1:])):
+            root = n.func
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in bound:
+                callee = ast.unparse(n.func)
+                lone[callee] = lone.get(callee, 0) + 1
+    most = max(lone.items(), key=lambda item: item[1], default=(None, 0))
+    return picks, most[1], most[0], sum(lone.values())
 
 
 def _normal_code(trees, keep, unread):
@@ -559,13 +564,20 @@ def _normal_code(trees, keep, unread):
     if not ended and unread is not None:
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "
                       "comparison does not read to the end")
-    picks, calls, wrapper = wrapping_left(module)
+    imported = {a.asname or a.name.split(".")[0] for n in ast.walk(module)
+                if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    picks, calls, wrapper, total = wrapping_left(
+        module, frozenset(_bound_names(module)) - frozenset(keep) - imported)
     if unread is not None and picks > WRAPPED_AT_SCALE:
         unread.append(f"{picks} values picked out of a literal container again "
                       "(names wrapped one by one, in a way the comparison does not read)")
-    if unread is not None and calls > WRAPPED_AT_SCALE and wrapper not in keep:
-        unread.append(f"{calls} calls of its own {wrapper}() on a lone name (names "
-                      "passed one by one through a function the comparison does not read)")
+    loads = sum(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                for n in ast.walk(module))
+    if unread is not None and (calls > WRAPPED_AT_SCALE or (
+            total > WRAPPED_AT_SCALE and total > loads / 10)):
+        unread.append(f"{total} calls of its own callables on a lone name, {calls} of "
+                      f"{wrapper} (names passed one by one through what the comparison "
+                      "does not read)")
     module = _Canonical().visit(module)
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
         dropper = _DropUnused(_loaded_names(module), keep)

@@ -64,7 +64,8 @@ _AS_WRITTEN = re.compile(r"(```[\s\S]*?```|`[^`\n]+`|\$\$[\s\S]*?\$\$"
 #: a phantom: space the size of what it holds (braces nested twice at most)
 _PHANTOM = r"\\[hv]?phantom\s*\{(?:[^{}$]|\{(?:[^{}$]|\{[^{}$]*\})*\})*\}"
 #: what a formula may hold and show nothing: spaces, empty groups, phantoms, spacing
-_SPACE = (r"(?:\s|" + _PHANTOM + r"|\\[,;:! ]|\\q?quad\b|\\(?:m?kern|"
+_SPACE = (r"(?:\s|" + _PHANTOM + r"|\\math(?:ord|op|rel|bin|punct|inner|open|close)\s*"
+          r"\{\s*\}|\\[,;:! ]|\\q?quad\b|\\(?:m?kern|"
           r"hspace\*?|mspace|hskip|mskip)\s*\{?\s*[-+]?[\d.]*\s*(?:em|ex|mu|pt|px)?\s*\}?)")
 _NOTHING = r"(?:" + _SPACE + r"|\{" + _SPACE + r"*\})"
 #: a formula with nothing to show
@@ -212,6 +213,9 @@ def styled_markup(text, limit=5):
             found.append(thing)
 
     pieces = _pieces(text)
+    empty = [p for p in pieces[1::2] if _EMPTY_FORMULA.fullmatch(_TEX_COMMENT.sub("", p))]
+    if len(empty) > FORMULAS_INSIDE_WORDS:
+        add(f"{len(empty)} formulas that show nothing: {empty[0][:40]}")
     inside = [i for i in range(1, len(pieces) - 1, 2) if pieces[i].startswith("$")
               and _LETTER_END.search(pieces[i - 1]) and _LETTER_START.match(pieces[i + 1])]
     if len(inside) > FORMULAS_INSIDE_WORDS:

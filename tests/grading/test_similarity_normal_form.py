@@ -6,6 +6,7 @@ else must not.
 """
 
 import ast
+import re
 
 import pytest
 
@@ -512,3 +513,29 @@ def test_any_python_a_student_writes_has_a_normal_form():
     assert first == normal_code([ast.parse(ODD)], keep=frozenset({"feature_map"}))
     assert "def feature_map(" in first and "match" in first
     ast.parse(first)                                   # still Python
+
+
+@pytest.mark.parametrize("wrapper, call", [
+    ("class _W:\n    def __call__(self, v):\n        return v\n\n\n_w = _W()\n", "_w({})"),
+    ("class _O:\n    def i(self, v):\n        return v\n\n\n_o = _O()\n", "_o.i({})"),
+    ("def _i(v, k):\n    match v:\n        case w:\n            return w\n", "_i({}, 0)"),
+    ("", "({}, 0)[__name__ == 'x']"),
+])
+def test_wrapping_at_scale_is_flagged_however_it_is_spelt(wrapper, call):
+    """Names passed one by one through an instance, a method or an identity of two
+    parameters that no reading sees through, or picked by what no reading works
+    out: at scale, named, while the original and honest code are not."""
+    unread = []
+    normal_code([ast.parse(wrapper), ast.parse(_picked(call))],
+                keep=frozenset({"feature_map"}), unread=unread)
+    assert len(unread) == 1 and re.match(r"\d+ (calls of its own|values picked)", unread[0])
+    plain = []
+    normal_code([ast.parse(ORIGINAL)], keep=frozenset({"feature_map"}), unread=plain)
+    assert plain == []
+
+
+def test_formulas_that_show_nothing_read_as_nothing_and_many_are_named():
+    padded = "the kernel is $\\mathrel{}$ positive semi $\\mathord{}$ definite $\\mathop{}$ here"
+    assert words(padded) == ["the", "kernel", "is", "positive", "semi", "definite", "here"]
+    assert styled_markup(padded) == ["3 formulas that show nothing: $\\mathrel{}$"]
+    assert styled_markup("honest $x$ and $\\quad$ spacing $y$") == []
