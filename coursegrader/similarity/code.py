@@ -535,19 +535,19 @@ WRAPPED_AT_SCALE = 12
 def wrapping_left(module, bound=frozenset()):
     """What of ``module`` (read through its wrappers) still looks like names wrapped
     one by one: (picks out of a literal container, the most calls of one callee of
-    its own on a lone name, that callee, all such calls). A callee of its own is a
+    its own on one value, that callee, all such calls). A callee of its own is a
     name ``bound`` by the submission (not by an import), or an attribute of one
-    (an instance's ``_w(n)``, a method ``_o.i(n)``); a lone name may come with
-    constants after it (``_i(n, 0)``)."""
+    (an instance's ``_w(n)``, a method ``_o.i(n)``); the value is any one
+    expression (a name, ``_i(np.dot(a, b))``), with constants beside it or not
+    (``_i(n, 0)``)."""
     literal = (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp,
                ast.DictComp, ast.GeneratorExp)
     picks, lone = 0, {}
     for n in ast.walk(module):
         if isinstance(n, ast.Subscript) and isinstance(n.value, literal):
             picks += 1
-        elif (isinstance(n, ast.Call) and n.args and not n.keywords
-              and isinstance(n.args[0], (ast.Name, ast.Attribute))
-              and all(isinstance(a, ast.Constant) for a in n.args[1:])):
+        elif (isinstance(n, ast.Call) and not n.keywords
+              and sum(not isinstance(a, ast.Constant) for a in n.args) == 1):
             root = n.func
             while isinstance(root, ast.Attribute):
                 root = root.value
@@ -575,8 +575,8 @@ def _normal_code(trees, keep, unread):
                 for n in ast.walk(module))
     if unread is not None and (calls > WRAPPED_AT_SCALE or (
             total > WRAPPED_AT_SCALE and total > loads / 10)):
-        unread.append(f"{total} calls of its own callables on a lone name, {calls} of "
-                      f"{wrapper} (names passed one by one through what the comparison "
+        unread.append(f"{total} calls of its own callables on one value, {calls} of "
+                      f"{wrapper} (values passed one by one through what the comparison "
                       "does not read)")
     module = _Canonical().visit(module)
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
