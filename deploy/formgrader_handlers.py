@@ -117,10 +117,13 @@ def _autograde(coursedir, assignment, student):
         return {"success": False, "error": str(exc)}
     if entry["status"] == "graded":
         return {"success": True, "log": log}
+    # first, and in short lines: nbgrader's box shows it in a <pre> that does not wrap
     return {"success": False, "log": log,
-            "error": f"{entry['error']}\n\nNot graded: the gradebook keeps no earlier "
-                     "grade of this submission, and the export gives it 0, \"not graded\", "
-                     "with this reason, until a submission of the student's grades."}
+            "error": "Not graded: the gradebook keeps no earlier\n"
+                     "grade of this submission, and the export\n"
+                     "gives it 0, \"not graded\", with the reason\n"
+                     "below, until a submission of the student's\n"
+                     f"grades.\n\n{entry['error']}"}
 
 
 class WorkerApiHandler(BaseApiHandler):
