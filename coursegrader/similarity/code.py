@@ -573,6 +573,18 @@ def _normal_code(trees, keep, unread):
                       "(names wrapped one by one, in a way the comparison does not read)")
     loads = sum(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
                 for n in ast.walk(module))
+    callees = {}
+    for n in ast.walk(module):
+        if isinstance(n, ast.Call):
+            callee = ast.unparse(n.func)
+            callees[callee] = callees.get(callee, 0) + 1
+    busiest, most = max(callees.items(), key=lambda item: item[1], default=(None, 0))
+    if unread is not None and most > WRAPPED_AT_SCALE and most > loads / 5:
+        # any callable, a library's too (``typing.cast(object, n)`` on every name):
+        # honest answers and the course's solutions call none on a tenth of their names
+        unread.append(f"{most} calls of {busiest}, one for every {loads / most:.1f} names "
+                      "it reads (names passed one by one through what the comparison "
+                      "does not read)")
     if unread is not None and (calls > WRAPPED_AT_SCALE or (
             total > WRAPPED_AT_SCALE and total > loads / 10)):
         unread.append(f"{total} calls of its own callables on one value, {calls} of "

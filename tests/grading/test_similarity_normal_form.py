@@ -520,6 +520,8 @@ def test_any_python_a_student_writes_has_a_normal_form():
     ("class _O:\n    def i(self, v):\n        return v\n\n\n_o = _O()\n", "_o.i({})"),
     ("def _i(v, k):\n    match v:\n        case w:\n            return w\n", "_i({}, 0)"),
     ("", "({}, 0)[__name__ == 'x']"),
+    ("import typing\n", "typing.cast(object, {})"),          # a library's identity
+    ("import operator\n", "operator.itemgetter(0)(({},))"),
 ])
 def test_wrapping_at_scale_is_flagged_however_it_is_spelt(wrapper, call):
     """Names passed one by one through an instance, a method or an identity of two
@@ -528,7 +530,7 @@ def test_wrapping_at_scale_is_flagged_however_it_is_spelt(wrapper, call):
     unread = []
     normal_code([ast.parse(wrapper), ast.parse(_picked(call))],
                 keep=frozenset({"feature_map"}), unread=unread)
-    assert len(unread) == 1 and re.match(r"\d+ (calls of its own|values picked)", unread[0])
+    assert unread and all(re.match(r"\d+ (calls of|values picked)", u) for u in unread)
     plain = []
     normal_code([ast.parse(ORIGINAL)], keep=frozenset({"feature_map"}), unread=plain)
     assert plain == []
