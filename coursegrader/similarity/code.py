@@ -42,6 +42,7 @@ import re
 import sys
 import tokenize
 
+from .bindings import binding_counts
 from .wrappers import ROUNDS, see_through_wrappers
 
 __all__ = ["normal_code", "lexical_form"]
@@ -467,22 +468,6 @@ class _Rename(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-def _bound_names(tree):
-    bound = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            bound.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, ast.alias):
-            bound.add(node.asname or node.name.split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-    return bound
-
-
 _SPACE = re.compile(r"(?<=\W) +| +(?=\W)")
 
 
@@ -567,7 +552,7 @@ def _normal_code(trees, keep, unread):
     imported = {a.asname or a.name.split(".")[0] for n in ast.walk(module)
                 if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
     picks, calls, wrapper, total = wrapping_left(
-        module, frozenset(_bound_names(module)) - frozenset(keep) - imported)
+        module, frozenset(binding_counts(module)) - frozenset(keep) - imported)
     if unread is not None and picks > WRAPPED_AT_SCALE:
         unread.append(f"{picks} values picked out of a literal container again "
                       "(names wrapped one by one, in a way the comparison does not read)")
@@ -596,7 +581,7 @@ def _normal_code(trees, keep, unread):
         module = dropper.visit(module)
         if not dropper.changed:
             break
-    module = _Rename(_bound_names(module), keep).visit(module)
+    module = _Rename(frozenset(binding_counts(module)), keep).visit(module)
     return _compact(ast.unparse(ast.fix_missing_locations(module)))
 
 

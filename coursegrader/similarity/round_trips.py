@@ -74,10 +74,6 @@ def _one_argument_iter(obj):
     return iter(obj)
 
 
-_ENVIRONMENT = {name: getattr(builtins, name) for name in _BUILTINS}
-_ENVIRONMENT["iter"] = _one_argument_iter
-
-
 class _StandIn:
     """What a part is while the expression runs: supports nothing, not even being
     true or equal to something else (what a test of it picks depends on the
@@ -189,8 +185,6 @@ def _not_of_stand_ins(function):
 _MAX_RANGE = 4096
 #: what an attribute of a number is (``(0).real``)
 _NUMBER_ATTRIBUTES = frozenset({"real", "imag", "numerator", "denominator"})
-_ENVIRONMENT.update(_binop=_binop, _compare=_compare, _unary=_unary, _method=_method,
-                    hash=_hash, range=_range)
 #: the builtins that look at what their argument is, and their guarded versions
 _GUARDED = {getattr(builtins, name): _not_of_stand_ins(getattr(builtins, name))
             for name in _LOOKING}
@@ -203,7 +197,14 @@ def _apply(function, *args, **kwargs):
     return _GUARDED.get(function, function)(*args, **kwargs)
 
 
-_ENVIRONMENT.update(_apply=_apply, pow=lambda a, b: _binop("Pow", a, b))
+#: What an expression may name when it runs: the builtins above, those that could
+#: loop without end, hash a stand-in or allocate without bound in guarded versions,
+#: and the helpers its operations, comparisons, methods and calls are rewritten to.
+_ENVIRONMENT = {**{name: getattr(builtins, name) for name in _BUILTINS},
+                "iter": _one_argument_iter, "hash": _hash, "range": _range,
+                "pow": lambda a, b: _binop("Pow", a, b),
+                "_binop": _binop, "_compare": _compare, "_unary": _unary,
+                "_method": _method, "_apply": _apply}
 
 
 class _NotARoundTrip(Exception):
