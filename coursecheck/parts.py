@@ -44,8 +44,10 @@ class Case:
     """One test input: the positional arguments of the student's function and a label.
 
     ``separately``: further tuples of arguments, each given to the function in
-    a call of its own after ``args``; the answer judged is then the tuple of
-    what the calls returned, in order (see :func:`case_answer`).  Only a part
+    a call of its own after ``args`` (the grader makes these calls in a fresh
+    process, so that nothing the function kept from earlier calls is there);
+    the answer judged is then the tuple of what the calls returned, in order
+    (see :func:`case_answer`).  Only a part
     judged by ``verify`` has such cases: what it checks is how the calls'
     answers agree, which no single call shows (a feature map's rows for two
     sets of points, whose inner products must be the kernel between them:

@@ -17,7 +17,9 @@ maps are judged by their inner products against kernlab's polynomial kernel,
 not entry by entry: within a call, and between the rows of separate calls on
 other points (``Case.separately``), since any factorisation of one call's Gram
 matrix passes every check within that call, and only a map x -> phi(x), whose
-row for a point does not depend on the other points, passes between calls.  The verdicts are the whole answer of part 3, so this
+row for a point does not depend on the other points, passes between calls.  The
+grader makes the separate calls in a fresh process: rows fitted to the points
+the function saw in earlier calls pass in one process and fail there.  The verdicts are the whole answer of part 3, so this
 module has none: in the notebook a verdict is only checked to be a bool, and
 the grader judges it with its own reference (``hidden/ps1.py``).
 """

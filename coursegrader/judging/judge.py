@@ -108,6 +108,8 @@ class PartSession:
 
     def __init__(self, *, files_from=None, mode="bubblewrap", forbidden=(), allowed=(),
                  policy=None):
+        self._settings = dict(files_from=files_from, mode=mode, forbidden=forbidden,
+                              allowed=allowed, policy=policy)
         self.files_from, self.mode, self.policy = files_from, mode, policy or sandbox.JUDGE
         self.header = {"sweep": True} if mode == "bubblewrap" else {
             "forbidden": tuple(str(p) for p in forbidden),
@@ -125,6 +127,11 @@ class PartSession:
             self._channel.close()
             sandbox.stop(self._run)
             self._run = self._channel = None
+
+    def apart(self):
+        """A new session with this one's settings: a sandbox of its own, which
+        nothing run in this one reaches (no process, file, ``/tmp`` or memory)."""
+        return PartSession(**self._settings)
 
     def run(self, cells, func, args_list, *, timeout=20.0):
         """Run ``cells`` then ``func(*args)`` for each args tuple; a :class:`PartRun`."""
@@ -208,6 +215,34 @@ def _case_result(case, hidden, message, verdict=None):
                       verdict=verdict)
 
 
+def _run_cases(session, cells, func, cases, timeout):
+    """Every call of every case of ``cases`` ((case, hidden) pairs), in one
+    :class:`PartRun` whose values are in the order of :attr:`Case.calls`.
+
+    A case's further calls (:attr:`~coursecheck.parts.Case.separately`) are made
+    in a sandbox of their own (:meth:`PartSession.apart`), in the reverse
+    order, after the first calls of all the cases in ``session``: what they
+    check is that the calls' answers agree, and a function that remembered the
+    arguments of its earlier calls (a "feature map" whose rows are fitted to
+    the points it has seen, in the order it saw them) would agree with itself
+    in one process, or in another that saw the same points in the same order,
+    without being a map.
+    """
+    firsts = session.run(cells, func, [c.args for c, _ in cases], timeout=timeout)
+    later_args = [a for c, _ in cases for a in c.separately]
+    if not later_args:
+        return firsts
+    with session.apart() as other:
+        laters = other.run(cells, func, later_args[::-1], timeout=timeout)
+    first_values, later_values = iter(firsts.values), reversed(laters.values)
+    values = []
+    for case, _ in cases:
+        values.append(next(first_values))
+        values.extend(next(later_values) for _ in case.separately)
+    ran = firsts.ran + tuple(r for r in laters.ran if r not in firsts.ran)
+    return PartRun(values=values, stop=firsts.stop or laters.stop, ran=ran[:RAN_KEPT])
+
+
 def grade_part(assignment, part_id, part, cells, *, student, secret, points=None,
                timeout=None, files_from=None, mode="bubblewrap", forbidden=(), allowed=(),
                session=None, variant=None, unsubmitted=None):
@@ -229,13 +264,13 @@ def grade_part(assignment, part_id, part, cells, *, student, secret, points=None
     if part.hidden is not None:
         rng = hidden_rng(secret, student, assignment, part_id)
         cases += [(c, True) for c in part.hidden(rng)]
-    # every call of every case, in order (a case may make several: Case.separately)
-    args = [a for c, _ in cases for a in c.calls]
     if session is None:
-        run = run_part(cells, part.func, args, timeout=timeout or part.timeout,
-                       files_from=files_from, mode=mode, forbidden=forbidden, allowed=allowed)
+        session = PartSession(files_from=files_from, mode=mode, forbidden=forbidden,
+                              allowed=allowed)
+        with session:
+            run = _run_cases(session, cells, part.func, cases, timeout or part.timeout)
     else:
-        run = session.run(cells, part.func, args, timeout=timeout or part.timeout)
+        run = _run_cases(session, cells, part.func, cases, timeout or part.timeout)
     if unsubmitted is not None:
         unsubmitted.extend(UnsubmittedCode(part_id, how) for how in run.ran)
     answers, start = [], 0

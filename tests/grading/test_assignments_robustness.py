@@ -95,6 +95,45 @@ def multinomial_feature_map(X, p):
     return _factor((1 + X @ X.T) ** p, math.comb(d + p, p))
 """
 
+#: parts 1 and 2 fitted to the points seen so far: a point's row is fixed when it
+#: is first seen, a later point's solved against the rows of those seen before it,
+#: so that every call of one process agrees with every other, without a map
+REMEMBERS_POINTS = """import math
+
+_SEEN = {}
+
+
+def _remembered_rows(X, kernel, m, key):
+    \"\"\"Rows for the points of X: each point's row fixed when it is first seen, later
+    points' rows solved against the rows of the points seen before them.\"\"\"
+    basis, rows = _SEEN.setdefault(key, ([], []))
+    out = []
+    for x in np.asarray(X, dtype=float):
+        kxx = float(kernel(x[None], x[None])[0, 0])
+        r = np.zeros(m)
+        if basis:
+            kx = kernel(np.array(basis), x[None])[:, 0]
+            r = np.linalg.lstsq(np.array(rows), kx, rcond=None)[0]
+        left = kxx - r @ r
+        if left > 1e-9 * max(1.0, kxx) and len(basis) < m:
+            r = r.copy()
+            r[len(basis)] = np.sqrt(left)
+            basis.append(x)
+            rows.append(r)
+        out.append(r)
+    return np.array(out).reshape(len(out), m)
+
+
+def quadratic_feature_map(X):
+    return _remembered_rows(X, lambda A, B: (V["c"] + A @ B.T) ** 2, 6, "q")
+
+
+def multinomial_feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    return _remembered_rows(X, lambda A, B: (1 + A @ B.T) ** p,
+                            math.comb(X.shape[1] + p, p), ("m", X.shape[1], p))
+"""
+
 MONKEYPATCH = """
 import numpy as np
 import kernlab, coursecheck, coursecheck.check, coursecheck.parts
@@ -889,6 +928,9 @@ def _students():
         "factorises_gram": ({**ref, "quadratic_map_answer": GRAM_FACTOR,
                              "multinomial_map_answer": GRAM_FACTOR_MULTI}, None,
                             {**POINTS, "quadratic_map": 0, "multinomial_map": 0}),
+        "remembers_points": ({**ref, "quadratic_map_answer": REMEMBERS_POINTS,
+                              "multinomial_map_answer": "pass"}, None,
+                             {**POINTS, "quadratic_map": 0, "multinomial_map": 0}),
         "monkeypatches": ({**WRONG, "quadratic_map_answer": MONKEYPATCH}, None,
                           dict.fromkeys(POINTS, 0)),
         "always_equal": ({**ref, **{k: ALWAYS_EQUAL if k == "quadratic_map_answer" else "pass"
@@ -1183,6 +1225,17 @@ def test_a_factorised_gram_matrix_fails_every_case_and_every_feature_map_passes(
     assert _all_cases_pass("multinomial_map",
                            lambda X, p: -multinomial(X, p)[:, shuffled(math.comb(
                                np.shape(X)[1] + p, p))])
+
+
+def test_a_map_that_remembers_the_points_it_saw_passes_every_case_in_one_process():
+    # What the grader's separate calls in a fresh process stop (the student
+    # "remembers_points" above gets 0 for both maps): in one process, a point's
+    # row fixed when first seen agrees with every later call.
+    import math
+    ns = {"np": np, "math": math, "V": EXAMPLE}
+    exec(REMEMBERS_POINTS, ns)
+    assert _all_cases_pass("quadratic_map", ns["quadratic_feature_map"])
+    assert _all_cases_pass("multinomial_map", ns["multinomial_feature_map"])
 
 
 def test_check_warns_about_shortcuts_in_the_graders_words(capsys):
