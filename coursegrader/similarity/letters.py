@@ -19,10 +19,16 @@ Where the table gives a character several Latin look-alikes (Cyrillic ``ӏ``:
 letter, a lower-case one as the lower-case letter, before case is folded. A
 capital whose small letter looks like no Latin letter (Greek ``Κ``, small
 ``κ``) is already folded to the Latin small letter (:func:`folded`), so
-``Κ1`` reads as ``k1``. Plain ASCII letters and digits are never mapped (``l``,
-``I`` and ``1`` stay three letters). Characters the table does not give a
-Latin look-alike stay as they are (Cyrillic ``к`` and ``л``): a word mixing
-Cyrillic and Latin letters is named anyway (:func:`mixes_scripts`).
+``Κ1`` reads as ``k1``. Plain ASCII letters and digits are not mapped by the
+table. Characters the table does not give a Latin look-alike stay as they are
+(Cyrillic ``к`` and ``л``): a word mixing Cyrillic and Latin letters is named
+anyway (:func:`mixes_scripts`).
+
+:func:`compared` is the skeleton as two words are compared: besides, the ASCII
+spellings many fonts show alike read as one (``I``, folded ``i``, ``1`` and
+``l`` as ``l``; ``rn`` as ``m``, ``vv`` as ``w``, ``cl`` as ``d``), so that
+``vaIue`` or ``rnatrix`` is the word it imitates. Both words read the same way,
+so two honest words at most merge (``kemel`` for ``kernel`` on both sides).
 """
 
 import functools
@@ -30,7 +36,7 @@ import unicodedata
 
 from confusable_homoglyphs.confusables import confusables_data
 
-__all__ = ["folded", "skeleton", "mixes_scripts", "cyrillic_letters"]
+__all__ = ["folded", "skeleton", "compared", "mixes_scripts", "cyrillic_letters"]
 
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
 #: Letters (category Lo) that show nothing: the Hangul fillers.
@@ -93,6 +99,21 @@ def skeleton(word):
     if word.isascii():
         return word
     return "".join(map(_skeleton_char, word))
+
+
+#: ASCII spellings that many fonts show alike, each read as one (after ``skeleton``)
+_ASCII_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
+_ASCII_SINGLE = str.maketrans("i1", "ll")
+
+
+def compared(word):
+    """A :func:`skeleton` of ``word`` with the ASCII look-alikes read as one:
+    ``vaiue`` (``vaIue`` folded) and ``rnatrix`` read as ``value`` and ``matrix``
+    do."""
+    word = skeleton(word).translate(_ASCII_SINGLE)
+    for pair, one in _ASCII_PAIRS:
+        word = word.replace(pair, one)
+    return word
 
 
 def _script(c):

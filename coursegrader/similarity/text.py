@@ -13,7 +13,7 @@ few runs beyond the released prompt's, which never count.
 import re
 import zlib
 
-from .letters import folded, mixes_scripts, skeleton
+from .letters import compared, folded, mixes_scripts, skeleton
 from .rendered import as_rendered
 
 __all__ = ["words", "shingles", "marked_words", "mixed_script_words"]
@@ -50,9 +50,9 @@ def mixed_script_words(ws, limit=5):
 
 
 def _hash(run):
-    """A run of words, each compared as its :func:`~.letters.skeleton` (a Cyrillic
-    look-alike reads as the Latin letter)."""
-    return zlib.crc32(" ".join(map(skeleton, run)).encode("utf-8"))
+    """A run of words, each read as :func:`~.letters.compared` (a Cyrillic
+    look-alike reads as the Latin letter, ``vaIue`` as ``value``)."""
+    return zlib.crc32(" ".join(map(compared, run)).encode("utf-8"))
 
 
 def shingles(ws, n):

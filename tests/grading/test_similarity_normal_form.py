@@ -14,6 +14,8 @@ from coursegrader.similarity.code import lexical_form, normal_code
 from coursegrader.similarity.letters import skeleton
 from coursegrader.similarity.rendered import styled_markup
 from coursegrader.similarity.text import marked_words, mixed_script_words, shingles, words
+from grading.ps1_copies import CODE_PARTS, WRITTEN_PARTS, picked_from_literals
+from grading.ps1_honest import HONEST
 
 ORIGINAL = '''\
 def feature_map(X, p):
@@ -530,10 +532,54 @@ def test_wrapping_at_scale_is_flagged_however_it_is_spelt(wrapper, call):
     unread = []
     normal_code([ast.parse(wrapper), ast.parse(_picked(call))],
                 keep=frozenset({"feature_map"}), unread=unread)
-    assert unread and all(re.match(r"\d+ (calls of|values picked)", u) for u in unread)
+    assert unread and all(re.match(r"\d+ (calls|values picked)", u) for u in unread)
     plain = []
     normal_code([ast.parse(ORIGINAL)], keep=frozenset({"feature_map"}), unread=plain)
     assert plain == []
+
+
+#: what ps1's release binds (its graded functions keep their names)
+PS1_KEEP = frozenset({"quadratic_feature_map", "multinomial_feature_map", "is_kernel",
+                      "witness", "V", "np", "math", "itertools", "gram", "candidate_function",
+                      "CANDIDATES", "variant", "check"})
+LIBRARY_IDENTITIES = ("typing.cast(object, {})", "operator.itemgetter(0)(({},))",
+                      "functools.reduce(lambda a, b: b, ({},))",
+                      "contextlib.nullcontext({}).enter_result", "operator.getitem(({},), 0)",
+                      "heapq.nlargest(1, ({},))[0]", "next(itertools.repeat({}))",
+                      "types.SimpleNamespace(v={}).v", "collections.deque(({},)).pop()",
+                      "random.choice(({},))")
+IMPORTS = ("import collections, contextlib, functools, heapq, itertools, operator, "
+           "random, types, typing\n")
+#: seven identities of two parameters and more, through ``match``
+OWN_IDENTITIES = "".join(f"def _h{k}(v, *rest):\n    match v:\n        case w:\n"
+                         f"            return w\n\n\n" for k in range(7))
+#: a function nobody calls, reading 600 names
+UNCALLED = "def _never():\n    return [" + ", ".join(f"V{i}" for i in range(600)) + "]\n"
+
+
+@pytest.mark.parametrize("prelude, literals", [
+    (IMPORTS, LIBRARY_IDENTITIES),         # ten library identities in turn, a few uses each
+    ("import typing\n", ("typing.cast(typing.Union[int, float, complex, object], {})",)),
+    ("import typing\n" + UNCALLED, ("typing.cast(object, {})",)),  # diluted by dead code
+    (OWN_IDENTITIES, tuple(f"_h{k}({{}}, int, float, str, bytes, list, dict, set, tuple)"
+                           for k in range(7))),   # each called a few times, padded
+], ids=["ten library identities", "a padded library identity", "diluted by dead code",
+        "seven padded identities of its own"])
+def test_wrapping_every_name_is_flagged_however_it_is_spread_or_padded(prelude, literals):
+    """A copy of an honest ps1 answer with every name it reads wrapped: spread over
+    many wrappers used a few times each, padded with a wrapper's own arguments or
+    diluted by code nobody calls, it is still flagged on its own; no honest answer
+    is."""
+    for student, answers in HONEST.items():
+        copy = picked_from_literals(answers, *literals)
+        unread = []
+        normal_code([ast.parse(prelude)] + [ast.parse(copy[p]) for p in CODE_PARTS],
+                    keep=PS1_KEEP, unread=unread)
+        assert unread and all(re.match(r"\d+ (calls|values picked)", u) for u in unread), \
+            student
+        honest = []
+        normal_code([ast.parse(answers[p]) for p in CODE_PARTS], keep=PS1_KEEP, unread=honest)
+        assert honest == [], student
 
 
 def test_formulas_that_show_nothing_read_as_nothing_and_many_are_named():
@@ -541,3 +587,22 @@ def test_formulas_that_show_nothing_read_as_nothing_and_many_are_named():
     assert words(padded) == ["the", "kernel", "is", "positive", "semi", "definite", "here"]
     assert styled_markup(padded) == ["3 formulas that show nothing: $\\mathrel{}$"]
     assert styled_markup("honest $x$ and $\\quad$ spacing $y$") == []
+
+
+def test_ascii_look_alikes_read_as_the_letters_they_imitate():
+    """``l`` written ``I`` and ``m`` written ``rn`` (which many fonts show alike): a
+    copy so written shares every run of words with its original, and independent
+    answers share no more than before."""
+    for answers in HONEST.values():
+        for part in WRITTEN_PARTS:
+            text = answers[part]
+            pieces = re.split(r"(\$\$[\s\S]*?\$\$|\$[^$\n]+\$)", text)
+            copy = "".join(re.sub(r"(?<=[a-z])l", "I", p).replace("m", "rn") if i % 2 == 0
+                           else p for i, p in enumerate(pieces))   # formulas as written
+            assert copy != text
+            mine, theirs = shingles(words(copy), 4), shingles(words(text), 4)
+            assert set(mine) == set(theirs)
+    others = list(HONEST.values())
+    for a, b in zip(others, others[1:]):
+        ours = set(shingles(words(a[WRITTEN_PARTS[0]]), 4))
+        assert len(ours & set(shingles(words(b[WRITTEN_PARTS[0]]), 4))) <= 0.2 * len(ours)
