@@ -410,6 +410,13 @@ def test_markup_that_may_style_or_hide_text_is_named():
     assert styled_markup(r"x$\vphantom{q}$y $\color{white}{z}$ a" + "\u202eb") == [
         r"\vphantom", r"\color", "U+202E"]
     assert styled_markup(r"a<?zq?>b $\texttip{}{zq}$ $$x \tag{1}$$") == ["<?zq?>", r"\texttip"]
+    # a picture the answer holds (of a classmate's answer, say): compared as no words
+    for held in ("![answer](data:image/png;base64,iVBORw0KGgo=)",
+                 '<img alt="answer" src="data:image/png;base64,iVBORw0KGgo=">',
+                 "![answer](attachment:answer.png)"):
+        assert words(held) == []
+        found = styled_markup("my answer: " + held)
+        assert len(found) == 1 and found[0].startswith("an image the answer holds"), found
     # honest Markdown and the HTML that shows its text as text
     honest = ("An honest <b>answer</b> with $x<y$ and <br> a break, <sub>2</sub>, "
               "<kbd>Ctrl</kbd>, a [link](https://example.org), `code`, $\\quad$, "
