@@ -114,7 +114,7 @@ class PartSession:
         self.header = {"sweep": True} if mode == "bubblewrap" else {
             "forbidden": tuple(str(p) for p in forbidden),
             "allowed": tuple(str(p) for p in allowed)}
-        self._run = self._channel = None
+        self._run = self._channel = self._apart = None
 
     def __enter__(self):
         return self
@@ -123,15 +123,21 @@ class PartSession:
         self.close()
 
     def close(self):
+        if self._apart is not None:
+            self._apart.close()
+            self._apart = None
         if self._run is not None:
             self._channel.close()
             sandbox.stop(self._run)
             self._run = self._channel = None
 
     def apart(self):
-        """A new session with this one's settings: a sandbox of its own, which
-        nothing run in this one reaches (no process, file, ``/tmp`` or memory)."""
-        return PartSession(**self._settings)
+        """A second session with this one's settings, kept until this one closes: a
+        sandbox of its own, which nothing run in this one reaches (no process,
+        file, ``/tmp`` or memory)."""
+        if self._apart is None:
+            self._apart = PartSession(**self._settings)
+        return self._apart
 
     def run(self, cells, func, args_list, *, timeout=20.0):
         """Run ``cells`` then ``func(*args)`` for each args tuple; a :class:`PartRun`."""
@@ -232,8 +238,7 @@ def _run_cases(session, cells, func, cases, timeout):
     later_args = [a for c, _ in cases for a in c.separately]
     if not later_args:
         return firsts
-    with session.apart() as other:
-        laters = other.run(cells, func, later_args[::-1], timeout=timeout)
+    laters = session.apart().run(cells, func, later_args[::-1], timeout=timeout)
     first_values, later_values = iter(firsts.values), reversed(laters.values)
     values = []
     for case, _ in cases:
