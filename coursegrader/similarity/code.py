@@ -43,6 +43,7 @@ import sys
 import tokenize
 
 from .bindings import binding_counts
+from .wrapped_at_scale import wrapping_flags
 from .wrappers import ROUNDS, see_through_wrappers
 
 __all__ = ["normal_code", "lexical_form"]
@@ -509,87 +510,6 @@ def _room_to_recurse():
         sys.setrecursionlimit(before)
 
 
-#: Left after the wrappers are read and dead code dropped: more picks out of a
-#: literal container than this, more calls of one callable of the submission's
-#: own on one value (or as many of all of them, when they are a sixth of the
-#: names of its own it reads), or more calls of any one callable, when they are a
-#: third of those names, is wrapping at the scale that hides a copy, whatever its
-#: spelling (honest answers have none of the first and a few of the others).
-WRAPPED_AT_SCALE = 12
-
-
-def _reads(node, bound):
-    """Whether ``node`` reads a name the submission binds."""
-    return any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(node))
-
-
-def wrapping_left(module, bound=frozenset()):
-    """What of ``module`` (read through its wrappers) still looks like names wrapped
-    one by one: (picks out of a literal container, the most calls of one callee of
-    its own on one value, that callee, all such calls). A callee of its own is a
-    name ``bound`` by the submission (not by an import), or an attribute of one
-    (an instance's ``_w(n)``, a method ``_o.i(n)``); the value is the one argument
-    that reads a name of the submission's (``_i(n)``, ``_i(np.dot(a, b))``), with
-    constants, builtins or a library's names beside it or not (``_i(n, 0)``,
-    ``_i(n, int, k=float)``)."""
-    literal = (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp,
-               ast.DictComp, ast.GeneratorExp)
-    picks, lone = 0, {}
-    for n in ast.walk(module):
-        if isinstance(n, ast.Subscript) and isinstance(n.value, literal):
-            picks += 1
-        elif isinstance(n, ast.Call) and sum(
-                _reads(a, bound) for a in [*n.args, *(k.value for k in n.keywords)]) == 1:
-            root = n.func
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            if isinstance(root, ast.Name) and root.id in bound:
-                callee = ast.unparse(n.func)
-                lone[callee] = lone.get(callee, 0) + 1
-    most = max(lone.items(), key=lambda item: item[1], default=(None, 0))
-    return picks, most[1], most[0], sum(lone.values())
-
-
-def _wrapping_flags(module, keep):
-    """What the compared code ``module`` says of names wrapped one by one, in words
-    (see :data:`WRAPPED_AT_SCALE`): counted on what is compared, against the names
-    of its own it reads, so that neither dead code nor a wrapper's own arguments
-    (``typing.cast(typing.Union[int, float], n)``) dilute them."""
-    imported = {a.asname or a.name.split(".")[0] for n in ast.walk(module)
-                if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
-    binds = frozenset(binding_counts(module)) - imported
-    picks, calls, wrapper, total = wrapping_left(module, binds - frozenset(keep))
-    own = sum(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in binds
-              for n in ast.walk(module))
-    callees = {}
-    for n in ast.walk(module):
-        if isinstance(n, ast.Call):
-            callee = ast.unparse(n.func)
-            callees[callee] = callees.get(callee, 0) + 1
-    busiest, most = max(callees.items(), key=lambda item: item[1], default=(None, 0))
-    flags = []
-    if picks > WRAPPED_AT_SCALE:
-        flags.append(f"{picks} values picked out of a literal container again "
-                     "(names wrapped one by one, in a way the comparison does not read)")
-    if most > WRAPPED_AT_SCALE and most > own / 3:
-        # any callable, a library's too (``typing.cast(object, n)`` on every name)
-        flags.append(f"{most} calls of {busiest}, one for every {own / most:.1f} names "
-                     "of its own it reads (names passed one by one through what the "
-                     "comparison does not read)")
-    if calls > WRAPPED_AT_SCALE or (total > WRAPPED_AT_SCALE and total > own / 6):
-        flags.append(f"{total} calls of its own callables on one value, {calls} of "
-                     f"{wrapper} (values passed one by one through what the comparison "
-                     "does not read)")
-    ncalls = sum(callees.values())
-    if ncalls > 5 * WRAPPED_AT_SCALE and ncalls > own:
-        # many wrappers, each used a few times: honest code makes fewer calls than
-        # it reads names of its own (at most 0.8 of a call for each, in the book)
-        flags.append(f"{ncalls} calls for {own} names of its own it reads (names "
-                     "passed through calls one by one, in a way the comparison does "
-                     "not read)")
-    return flags
-
-
 def _normal_code(trees, keep, unread):
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
     module, ended = see_through_wrappers(module, keep)
@@ -603,7 +523,7 @@ def _normal_code(trees, keep, unread):
         if not dropper.changed:
             break
     if unread is not None:
-        unread.extend(_wrapping_flags(module, keep))
+        unread.extend(wrapping_flags(module, keep))
     module = _Rename(frozenset(binding_counts(module)), keep).visit(module)
     return _compact(ast.unparse(ast.fix_missing_locations(module)))
 

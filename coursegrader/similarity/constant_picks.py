@@ -18,12 +18,17 @@ An element taken out of what holds it (``(n,)[0]``, ``next(iter((n,)))``) is
 read by :mod:`.round_trips`; :func:`.wrappers.see_through_wrappers` runs
 both until neither finds anything more.
 
-Not read: a test that is a name or a call (``n if k else 0``), which decides.
+A name the program binds once, at the top level, to a constant (``_t = 1``) is
+that constant in a test (``n if _t else None``, ``_t and n``, ``_f or n``):
+nothing else can change it (:func:`named_constants`).
+
+Not read: a test that is any other name or a call (``n if k else 0``), which
+decides.
 """
 
 import ast
 
-__all__ = ["inline_constant_picks"]
+__all__ = ["inline_constant_picks", "named_constants"]
 
 
 def _plain(node):
@@ -56,9 +61,33 @@ def _runs(node):
     return False
 
 
+def named_constants(module, keep, counts):
+    """{name: value} of the names ``module`` binds once in all (``counts``, from
+    :func:`.bindings.binding_counts`), at its top level, to a constant (a number, a
+    string, ``True``, ``None``), but the release's names ``keep``."""
+    found = {}
+    for stmt in module.body:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Constant)):
+            name = stmt.targets[0].id
+            if counts.get(name) == 1 and name not in keep:
+                found[name] = stmt.value.value
+    return found
+
+
 class _Picks(ast.NodeTransformer):
-    def __init__(self):
+    def __init__(self, constants):
         self.changed = False
+        self.constants = constants
+
+    def constant(self, node):
+        """``node`` as a constant node when it is one or names one, else None."""
+        if isinstance(node, ast.Constant):
+            return node
+        if isinstance(node, ast.Name) and node.id in self.constants:
+            return ast.Constant(self.constants[node.id])
+        return None
 
     def found(self, node):
         self.changed = True
@@ -66,8 +95,9 @@ class _Picks(ast.NodeTransformer):
 
     def visit_IfExp(self, node):
         self.generic_visit(node)
-        if isinstance(node.test, ast.Constant):
-            return self.found(node.body if node.test.value else node.orelse)
+        test = self.constant(node.test)
+        if test is not None:
+            return self.found(node.body if test.value else node.orelse)
         if _same_plain([node.body, node.orelse]) and not _runs(node.test):
             return self.found(node.body)
         return node
@@ -90,8 +120,8 @@ class _Picks(ast.NodeTransformer):
         self.generic_visit(node)
         decides = (lambda v: bool(v)) if isinstance(node.op, ast.Or) else (lambda v: not v)
         values = list(node.values)
-        while len(values) > 1 and isinstance(values[0], ast.Constant) \
-                and not decides(values[0].value):
+        while len(values) > 1 and self.constant(values[0]) is not None \
+                and not decides(self.constant(values[0]).value):
             values.pop(0)
         if len(values) == len(node.values):
             return node
@@ -102,9 +132,10 @@ class _Picks(ast.NodeTransformer):
         return node
 
 
-def inline_constant_picks(module):
+def inline_constant_picks(module, constants=None):
     """``module`` (an ast.Module, changed in place) with every expression that picks
-    one of its parts by a constant read as that part; (module, whether any was)."""
-    picks = _Picks()
+    one of its parts by a constant read as that part; (module, whether any was).
+    ``constants``: the names that are constants (:func:`named_constants`)."""
+    picks = _Picks(constants or {})
     module = picks.visit(module)
     return module, picks.changed

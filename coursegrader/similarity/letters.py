@@ -26,8 +26,9 @@ anyway (:func:`mixes_scripts`).
 
 :func:`compared` is the skeleton as two words are compared: besides, the ASCII
 spellings many fonts show alike read as one (``I``, folded ``i``, ``1`` and
-``l`` as ``l``; ``rn`` as ``m``, ``vv`` as ``w``, ``cl`` as ``d``), so that
-``vaIue`` or ``rnatrix`` is the word it imitates. Both words read the same way,
+``l`` as ``l``; ``0`` as ``o``; ``rn`` as ``m``, ``vv`` as ``w``, ``cl`` as
+``d``), so that ``vaIue``, ``rnatrix`` or ``c0lumn`` is the word it imitates
+(and :func:`.text.words` reads a ``|`` between two letters as ``l``). Both words read the same way,
 so two honest words at most merge (``kemel`` for ``kernel`` on both sides).
 """
 
@@ -103,7 +104,7 @@ def skeleton(word):
 
 #: ASCII spellings that many fonts show alike, each read as one (after ``skeleton``)
 _ASCII_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
-_ASCII_SINGLE = str.maketrans("i1", "ll")
+_ASCII_SINGLE = str.maketrans("i10", "llo")
 
 
 def compared(word):

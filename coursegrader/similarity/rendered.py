@@ -97,10 +97,10 @@ _DEFINITION = re.compile(r"^ {0,3}\[[^\[\]\n]+\]:[^\n]*$", re.MULTILINE)
 _LINK = re.compile(r"\[([^\[\]\n]*)\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")
 #: a Markdown image, which shows a picture, not its text
 _IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")
-#: an image that the answer itself holds (a ``data:`` address or an attachment),
-#: which every page shows: a picture of text, which reads as nothing here
-_HELD_IMAGE = re.compile(r"!\[[^\[\]\n]*\]\(\s*<?\s*(?:data|attachment):"
-                         r"|<img\b[^<>]*\bsrc\s*=\s*[\"']?\s*(?:data|attachment):", re.I)
+#: an image, held by the answer (a ``data:`` address, an attachment) or fetched
+#: (Formgrader shows it, or a link to it): a picture of text, which reads as
+#: nothing here
+_ANY_IMAGE = re.compile(_IMAGE.pattern + r"|<img\b[^<>]*>", re.I)
 #: an image or a tag between two letters (``ca![zq](x)ndidate``, ``ca<img>ndidate``)
 _INSIDE_A_WORD = re.compile(r"(?<=[^\W\d_])(?:" + _IMAGE.pattern + r"|<img\b[^<>]*>)(?=[^\W\d_])")
 _COMMENT = re.compile(r"<!--(?:-?>|[\s\S]*?(?:--!?>|$))")
@@ -244,9 +244,9 @@ def styled_markup(text, limit=5):
                 add(tag.group(0)[:80] + (f" ({shrunk} deep)" if name in _SHRINKING else ""))
         for inside in _INSIDE_A_WORD.finditer(piece):
             add("an image inside a word: " + inside.group(0)[:60])
-        for held in _HELD_IMAGE.finditer(piece):
-            add("an image the answer holds, which reads as nothing here (a picture of "
-                "text is compared as no words): " + held.group(0)[:40])
+        for image in _ANY_IMAGE.finditer(piece):
+            add("an image, which reads as nothing here (a picture of text is compared "
+                "as no words): " + image.group(0)[:40])
         for unshown in _NOT_SHOWN.finditer(piece):
             add(unshown.group(0)[:80])
     for character in sorted(set(_DIRECTION.findall(text))):

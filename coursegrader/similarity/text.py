@@ -23,6 +23,8 @@ _WORD = re.compile(r"[^\W_]+")
 _LAYOUT = frozenset({"left", "right", "big", "bigg", "mathrm", "mathbf", "text",
                      "operatorname", "quad", "qquad", ",", ";", "!", "displaystyle"})
 _COMMAND = re.compile(r"\\([^\W\d_]+|[,;!])")
+# ``va|ue``, ``fo||ow``: bars between two letters, which many fonts show as ``l``
+_BAR_IN_A_WORD = re.compile(r"(?<=[^\W\d_])\|+(?=[^\W\d_])")
 
 
 def _layout(match):
@@ -34,8 +36,10 @@ def words(text):
     """The words of ``text`` as they render (:func:`~.rendered.as_rendered`: HTML
     comments, tags and emphasis inside words removed, character references decoded)
     and read (:func:`~.letters.folded`: case folded, characters that show nothing
-    removed), markup and punctuation set aside."""
-    return _WORD.findall(_COMMAND.sub(_layout, folded(as_rendered(text))))
+    removed; a ``|`` between two letters as ``l``), markup and punctuation set
+    aside."""
+    read = _COMMAND.sub(_layout, folded(as_rendered(text)))
+    return _WORD.findall(_BAR_IN_A_WORD.sub(lambda bars: "l" * len(bars.group()), read))
 
 
 def mixed_script_words(ws, limit=5):

@@ -16,6 +16,7 @@ from coursegrader.similarity.rendered import styled_markup
 from coursegrader.similarity.text import marked_words, mixed_script_words, shingles, words
 from grading.ps1_copies import CODE_PARTS, WRITTEN_PARTS, picked_from_literals
 from grading.ps1_honest import HONEST
+from grading.ps1_styles import STYLES
 
 ORIGINAL = '''\
 def feature_map(X, p):
@@ -416,7 +417,9 @@ def test_markup_that_may_style_or_hide_text_is_named():
                  "![answer](attachment:answer.png)"):
         assert words(held) == []
         found = styled_markup("my answer: " + held)
-        assert len(found) == 1 and found[0].startswith("an image the answer holds"), found
+        assert len(found) == 1 and found[0].startswith("an image, which reads as"), found
+    # and one fetched from elsewhere, which Formgrader shows or links to
+    assert styled_markup("![answer](https://i.example.org/k5.png)")[0].startswith("an image")
     # honest Markdown and the HTML that shows its text as text
     honest = ("An honest <b>answer</b> with $x<y$ and <br> a break, <sub>2</sub>, "
               "<kbd>Ctrl</kbd>, a [link](https://example.org), `code`, $\\quad$, "
@@ -539,7 +542,7 @@ def test_wrapping_at_scale_is_flagged_however_it_is_spelt(wrapper, call):
     unread = []
     normal_code([ast.parse(wrapper), ast.parse(_picked(call))],
                 keep=frozenset({"feature_map"}), unread=unread)
-    assert unread and all(re.match(r"\d+ (calls|values picked)", u) for u in unread)
+    assert unread and all(re.match(r"\d+ (calls|values picked|operators)", u) for u in unread)
     plain = []
     normal_code([ast.parse(ORIGINAL)], keep=frozenset({"feature_map"}), unread=plain)
     assert plain == []
@@ -562,6 +565,14 @@ OWN_IDENTITIES = "".join(f"def _h{k}(v, *rest):\n    match v:\n        case w:\n
                          f"            return w\n\n\n" for k in range(7))
 #: a function nobody calls, reading 600 names
 UNCALLED = "def _never():\n    return [" + ", ".join(f"V{i}" for i in range(600)) + "]\n"
+#: a class whose ``__ror__`` gives back its operand, and one whose ``__getitem__``
+#: gives back its key, each with one instance
+OPERAND = ("class _P:\n    __array_ufunc__ = None\n\n    def __ror__(self, o):\n"
+           "        return o\n\n\n_p = _P()\n")
+KEY = "class _G:\n    def __getitem__(self, k):\n        return k\n\n\n_g = _G()\n"
+#: an identity of several parameters, and names of its own to pad its calls with
+PADDED = ("def _h(v, *rest):\n    match v:\n        case w:\n            return w\n\n\n"
+          "_a = object()\n_b = object()\n_c = []\n")
 
 
 @pytest.mark.parametrize("prelude, literals", [
@@ -570,8 +581,13 @@ UNCALLED = "def _never():\n    return [" + ", ".join(f"V{i}" for i in range(600)
     ("import typing\n" + UNCALLED, ("typing.cast(object, {})",)),  # diluted by dead code
     (OWN_IDENTITIES, tuple(f"_h{k}({{}}, int, float, str, bytes, list, dict, set, tuple)"
                            for k in range(7))),   # each called a few times, padded
+    (OPERAND, ("({} | _p)",)),           # an operator of an object of its own
+    (KEY, ("_g[{}]",)),                  # a subscript of one
+    (PADDED, ("_h({}, _a, _b, _c)",)),   # padded with names of its own
+    (PADDED, ("_h({0}, {0})",)),         # the value passed twice
 ], ids=["ten library identities", "a padded library identity", "diluted by dead code",
-        "seven padded identities of its own"])
+        "seven padded identities of its own", "an operator of its own", "a subscript of its own",
+        "padded with names of its own", "the value twice"])
 def test_wrapping_every_name_is_flagged_however_it_is_spread_or_padded(prelude, literals):
     """A copy of an honest ps1 answer with every name it reads wrapped: spread over
     many wrappers used a few times each, padded with a wrapper's own arguments or
@@ -582,11 +598,35 @@ def test_wrapping_every_name_is_flagged_however_it_is_spread_or_padded(prelude, 
         unread = []
         normal_code([ast.parse(prelude)] + [ast.parse(copy[p]) for p in CODE_PARTS],
                     keep=PS1_KEEP, unread=unread)
-        assert unread and all(re.match(r"\d+ (calls|values picked)", u) for u in unread), \
+        assert unread and all(re.match(r"\d+ (calls|values picked|operators)", u) for u in unread), \
             student
         honest = []
         normal_code([ast.parse(answers[p]) for p in CODE_PARTS], keep=PS1_KEEP, unread=honest)
         assert honest == [], student
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_honest_styles_of_helpers_casts_and_classes_are_not_flagged(style):
+    """Honest answers that call a helper in every part, cast everything, or hold
+    each part in a class: the counts of wrapping at scale stay under their bounds."""
+    unread = []
+    normal_code([ast.parse(c) for c in STYLES[style]], keep=PS1_KEEP, unread=unread)
+    assert unread == []
+
+
+def test_a_test_of_a_name_bound_once_to_a_constant_reads_as_the_branch():
+    """``_t = 1`` then ``n if _t else None``, ``_t and n``, ``_f or n``: the name is a
+    constant (bound once, at the top level), and the copy reads as its original;
+    a name bound twice still decides."""
+    for answers in HONEST.values():
+        copy = picked_from_literals(answers, "({} if _t else None)", "(_t and {})",
+                                    "(_f or {})")
+        original = normal_code([ast.parse(answers[p]) for p in CODE_PARTS], keep=PS1_KEEP)
+        assert normal_code([ast.parse("_t = 1\n_f = 0\n")]
+                           + [ast.parse(copy[p]) for p in CODE_PARTS],
+                           keep=PS1_KEEP) == original
+    twice = "_t = 1\n_t = 0\ndef f(x):\n    return x if _t else None\n"
+    assert "if" in normal_code([ast.parse(twice)], keep=frozenset({"f"}))
 
 
 def test_formulas_that_show_nothing_read_as_nothing_and_many_are_named():
@@ -597,18 +637,21 @@ def test_formulas_that_show_nothing_read_as_nothing_and_many_are_named():
 
 
 def test_ascii_look_alikes_read_as_the_letters_they_imitate():
-    """``l`` written ``I`` and ``m`` written ``rn`` (which many fonts show alike): a
-    copy so written shares every run of words with its original, and independent
-    answers share no more than before."""
+    """``l`` written ``I`` or ``|``, ``m`` written ``rn``, ``o`` written ``0`` (which
+    many fonts show alike): a copy so written shares every run of words with its
+    original, and independent answers share no more than before."""
     for answers in HONEST.values():
         for part in WRITTEN_PARTS:
             text = answers[part]
             pieces = re.split(r"(\$\$[\s\S]*?\$\$|\$[^$\n]+\$)", text)
-            copy = "".join(re.sub(r"(?<=[a-z])l", "I", p).replace("m", "rn") if i % 2 == 0
-                           else p for i, p in enumerate(pieces))   # formulas as written
+            copy = "".join(re.sub(r"(?<=[a-z])l", "I", p).replace("m", "rn").replace("o", "0")
+                           if i % 2 == 0 else p for i, p in enumerate(pieces))
+            bars = "".join(re.sub(r"(?<=[a-z])l(?=[a-z])", "|", p) if i % 2 == 0 else p
+                           for i, p in enumerate(pieces))         # ``va|ue``
             assert copy != text
             mine, theirs = shingles(words(copy), 4), shingles(words(text), 4)
             assert set(mine) == set(theirs)
+            assert set(shingles(words(bars), 4)) == set(theirs)
     others = list(HONEST.values())
     for a, b in zip(others, others[1:]):
         ours = set(shingles(words(a[WRITTEN_PARTS[0]]), 4))

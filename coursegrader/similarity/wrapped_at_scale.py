@@ -1,0 +1,168 @@
+"""Names wrapped one by one at a scale that hides a copy, however it is spelt.
+
+The readings of :mod:`.wrappers` see through the wrappers they know; a
+spelling none knows (an identity through ``match``, ``typing.cast(object,
+n)``, ``n | _p`` with a class whose ``__ror__`` gives back its operand) still
+leaves its mark: the same few callables or objects around most of the names
+the code reads. :func:`wrapping_flags` counts those marks on the code that is
+compared (dead code dropped, so that a function nobody calls dilutes
+nothing), against the names of its own the code reads, and says in words what
+passes a bound, for a person to look at:
+
+- more than :data:`WRAPPED_AT_SCALE` values picked out of a literal container;
+- one callable of its own called on one value more than that many times and for
+  more than a fifth of those names, or all of them more than three times that
+  many and for more than a sixth (a value: the one argument that reads a name
+  of its own, however often it is passed, ``_h(n, n)``; beside it, constants,
+  builtins, a library's names and names bound once to what reads none of its
+  own, ``_a = object()``, are padding);
+- any one callable, a library's too, called on names (not constants alone)
+  more than that many times and for more than half of those names;
+- more such calls in all (over five times that many) than 1.25 times the names
+  of its own it reads: many wrappers, each used a few times;
+- more than that many operators, subscripts, attributes and tests on an
+  object of a class of its own (``n | _p``, ``_g[n]``, ``_o.n``, ``_t and n``),
+  for more than a third of those names.
+
+Measured on honest work (the eight answers of ``tests/grading/ps1_honest.py``,
+the three of ``tests/grading/ps1_styles.py``, helpers, casts to ``float``
+everywhere and classes, three more such written to test these counts, the
+problem sets' solutions, kernlab's modules and the book's chapters, each read
+as a notebook whose functions are graded): none reaches a bound. The closest:
+11 calls of a helper of its own (0.17 of its names), 41 such calls of all its
+own callables (a chapter, under a sixth of its names) or 26 (0.36 of them),
+one callable called for 0.34 of its names (``float``), 1.05 calls for each
+name, and no operator on an object of its own. Copies with every name wrapped
+reach 0.56 and more calls of one callable, 1.6 and more calls for each name,
+and 81 operations on one object.
+"""
+
+import ast
+
+from .bindings import binding_counts
+
+__all__ = ["WRAPPED_AT_SCALE", "wrapping_flags"]
+
+WRAPPED_AT_SCALE = 12
+_LITERALS = (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp,
+             ast.DictComp, ast.GeneratorExp)
+
+
+def _reads(node, names):
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _padding(module, binds):
+    """The names bound once, at the top level, to what reads no other name the
+    program binds (``_a = 0``, ``_a = object()``, ``rng = np.random.default_rng(0)``):
+    beside a value they add nothing of the program's own."""
+    counts = binding_counts(module)
+    found = set()
+    for stmt in module.body:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and counts.get(stmt.targets[0].id) == 1
+                and not _reads(stmt.value, binds)):
+            found.add(stmt.targets[0].id)
+    return found
+
+
+def _objects(module):
+    """The names bound once, at the top level, to an instance of a class the program
+    defines (``_p = _P()``) or builds (``type("P", (), {...})()``)."""
+    classes = {s.name for s in module.body if isinstance(s, ast.ClassDef)}
+    counts = binding_counts(module)
+    found = set()
+    for stmt in module.body:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and counts.get(stmt.targets[0].id) == 1
+                and isinstance(stmt.value, ast.Call)):
+            func = stmt.value.func
+            if (isinstance(func, ast.Name) and func.id in classes) or (
+                    isinstance(func, ast.Call) and isinstance(func.func, ast.Name)
+                    and func.func.id == "type"):
+                found.add(stmt.targets[0].id)
+    return found
+
+
+def _operands(node):
+    """The operands of an operator, a subscript or a test."""
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, ast.UnaryOp):
+        return [node.operand]
+    if isinstance(node, ast.BoolOp):
+        return node.values
+    if isinstance(node, ast.Compare):
+        return [node.left, *node.comparators]
+    if isinstance(node, (ast.Subscript, ast.Attribute)):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        return [node.test]
+    return []
+
+
+def _callee_root(func):
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return func
+
+
+def wrapping_flags(module, keep=frozenset()):
+    """What the compared code ``module`` (read through its wrappers, dead code
+    dropped) says of names wrapped one by one, in words; ``keep``: the release's
+    names (its graded functions are called as they are meant to be)."""
+    imported = {a.asname or a.name.split(".")[0] for n in ast.walk(module)
+                if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    binds = frozenset(binding_counts(module)) - imported
+    objects = _objects(module)
+    values = binds - _padding(module, binds) - objects
+    own = sum(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in values
+              for n in ast.walk(module))
+    picks, lone, carrying, operations = 0, {}, {}, {}
+    for n in ast.walk(module):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, _LITERALS):
+            picks += 1
+        for operand in _operands(n):
+            if isinstance(operand, ast.Name) and operand.id in objects:
+                operations[operand.id] = operations.get(operand.id, 0) + 1
+        if not isinstance(n, ast.Call):
+            continue
+        arguments = [*n.args, *(k.value for k in n.keywords)]
+        if not any(isinstance(a, ast.Name) for arg in arguments for a in ast.walk(arg)):
+            continue                            # of constants only: ``float(0.1)``
+        callee = ast.unparse(n.func)
+        carrying[callee] = carrying.get(callee, 0) + 1
+        carried = len({ast.dump(a) for a in arguments if _reads(a, values)})
+        root = _callee_root(n.func)
+        if carried == 1 and isinstance(root, ast.Name) and root.id in binds - keep:
+            lone[callee] = lone.get(callee, 0) + 1
+    flags = []
+    if picks > WRAPPED_AT_SCALE:
+        flags.append(f"{picks} values picked out of a literal container again "
+                     "(names wrapped one by one, in a way the comparison does not read)")
+    busiest, most = max(carrying.items(), key=lambda item: item[1], default=(None, 0))
+    if most > WRAPPED_AT_SCALE and most > own / 2:
+        flags.append(f"{most} calls of {busiest}, one for every {own / most:.1f} names "
+                     "of its own it reads (names passed one by one through what the "
+                     "comparison does not read)")
+    wrapper, calls = max(lone.items(), key=lambda item: item[1], default=(None, 0))
+    total = sum(lone.values())
+    if (calls > WRAPPED_AT_SCALE and calls > own / 5) or (
+            total > 3 * WRAPPED_AT_SCALE and total > own / 6):
+        flags.append(f"{total} calls of its own callables on one value, {calls} of "
+                     f"{wrapper} (values passed one by one through what the comparison "
+                     "does not read)")
+    every = sum(carrying.values())
+    if every > 5 * WRAPPED_AT_SCALE and every > 1.25 * own:
+        flags.append(f"{every} calls for {own} names of its own it reads (names "
+                     "passed through calls one by one, in a way the comparison does "
+                     "not read)")
+    held, uses = max(operations.items(), key=lambda item: item[1], default=(None, 0))
+    if uses > WRAPPED_AT_SCALE and uses > own / 3:
+        flags.append(f"{uses} operators, subscripts, attributes or tests with {held}, an "
+                     "object of "
+                     "a class of its own (names passed one by one through what the "
+                     "comparison does not read)")
+    return flags
