@@ -120,11 +120,14 @@ def wrapping_flags(module, keep=frozenset()):
     values = binds - _padding(module, binds) - objects
     own = sum(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in values
               for n in ast.walk(module))
+    # a method called (``qm.row(x)``) is a call, counted as one; an attribute read
+    # (``_o.n``) is an operation on the object
+    methods = {id(n.func) for n in ast.walk(module) if isinstance(n, ast.Call)}
     picks, lone, carrying, operations = 0, {}, {}, {}
     for n in ast.walk(module):
         if isinstance(n, ast.Subscript) and isinstance(n.value, _LITERALS):
             picks += 1
-        for operand in _operands(n):
+        for operand in ([] if id(n) in methods else _operands(n)):
             if isinstance(operand, ast.Name) and operand.id in objects:
                 operations[operand.id] = operations.get(operand.id, 0) + 1
         if not isinstance(n, ast.Call):
