@@ -24,8 +24,10 @@ table. Characters the table does not give a Latin look-alike stay as they are
 (Cyrillic ``к`` and ``л``): a word mixing Cyrillic and Latin letters is named
 anyway (:func:`mixes_scripts`).
 
-:func:`compared` is the skeleton as two words are compared: besides, the ASCII
-spellings many fonts show alike read as one (``I``, folded ``i``, ``1`` and
+:func:`compared` is the skeleton as two words are compared: besides, small
+capitals and the Greek letters that look like Latin ones but that the table
+does not map (``ᴛ``, ``ε``, ``κ``, ``τ``, ``η``) read as the Latin letter, and
+the ASCII spellings many fonts show alike read as one (``I``, folded ``i``, ``1`` and
 ``l`` as ``l``; ``0`` as ``o``; ``rn`` as ``m``, ``vv`` as ``w``, ``cl`` as
 ``d``), so that ``vaIue``, ``rnatrix`` or ``c0lumn`` is the word it imitates
 (and :func:`.text.words` reads a ``|`` between two letters as ``l``). Both words read the same way,
@@ -102,6 +104,13 @@ def skeleton(word):
     return "".join(map(_skeleton_char, word))
 
 
+#: letters Unicode's table gives no Latin look-alike that still read as one (small
+#: capitals, Greek letters in a Latin word): compared as that letter
+_OTHER_LOOK_ALIKES = str.maketrans(
+    "ᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ"
+    "εϵɛκĸϰτηιναορσχγωυ",
+    "abcdeghijklmnoprstuvwyz"
+    "eeekkktnivaopoxywu")
 #: ASCII spellings that many fonts show alike, each read as one (after ``skeleton``)
 _ASCII_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
 _ASCII_SINGLE = str.maketrans("i10", "llo")
@@ -111,7 +120,7 @@ def compared(word):
     """A :func:`skeleton` of ``word`` with the ASCII look-alikes read as one:
     ``vaiue`` (``vaIue`` folded) and ``rnatrix`` read as ``value`` and ``matrix``
     do."""
-    word = skeleton(word).translate(_ASCII_SINGLE)
+    word = skeleton(word).translate(_OTHER_LOOK_ALIKES).translate(_ASCII_SINGLE)
     for pair, one in _ASCII_PAIRS:
         word = word.replace(pair, one)
     return word

@@ -22,7 +22,15 @@ passes a bound, for a person to look at:
   of its own it reads: many wrappers, each used a few times;
 - more than that many operators, subscripts, attributes and tests on an
   object of a class of its own (``n | _p``, ``_g[n]``, ``_o.n``, ``_t and n``),
-  for more than a third of those names.
+  for more than a third of those names;
+- any one name (or call of one with no arguments, ``_P()``) in more than that
+  many operators, subscripts and tests, for more than half of the other names
+  of its own (``n | _p`` however ``_p`` is bound; ``_t and n`` whatever ``_t``
+  is); and in its functions, names no function binds in more than three times
+  that many, for more than a third of its names (ten objects taking turns);
+- more than that many conditional expressions and boolean operations
+  (``n if n is not None else 0``), or lookups by a name written as a string
+  (``locals()["n"]``), for more than a third of its names.
 
 Measured on honest work (the eight answers of ``tests/grading/ps1_honest.py``,
 the three of ``tests/grading/ps1_styles.py``, helpers, casts to ``float``
@@ -32,7 +40,9 @@ as a notebook whose functions are graded): none reaches a bound. The closest:
 11 calls of a helper of its own (0.17 of its names), 41 such calls of all its
 own callables (a chapter, under a sixth of its names) or 26 (0.36 of them),
 one callable called for 0.34 of its names (``float``), 1.05 calls for each
-name, and no operator on an object of its own. Copies with every name wrapped
+name, no operator on an object of its own, one name in operators for 0.25 of
+its names, 12 conditional expressions (0.18 of its names) and 17 lookups by a
+string (0.22). Copies with every name wrapped
 reach 0.56 and more calls of one callable, 1.6 and more calls for each name,
 and 81 operations on one object.
 """
@@ -103,6 +113,28 @@ def _operands(node):
     return []
 
 
+def _operand_key(node, modules):
+    """What an operand is, when it may be a wrapper: a name (not a module's), or a
+    call of a name with no arguments (``_P()``, a fresh object each time)."""
+    if isinstance(node, ast.Name) and node.id not in modules:
+        return node.id
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and not node.args and not node.keywords):
+        return node.func.id + "()"
+    return None
+
+
+def _bound_in_functions(module):
+    """The names some function or lambda binds (its parameters and locals)."""
+    found = set()
+    for f in ast.walk(module):
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            found.update(binding_counts(ast.Module(body=[f], type_ignores=[]))
+                         if not isinstance(f, ast.Lambda)
+                         else {a.arg for a in ast.walk(f.args) if isinstance(a, ast.arg)})
+    return found
+
+
 def _callee_root(func):
     while isinstance(func, ast.Attribute):
         func = func.value
@@ -123,13 +155,27 @@ def wrapping_flags(module, keep=frozenset()):
     # a method called (``qm.row(x)``) is a call, counted as one; an attribute read
     # (``_o.n``) is an operation on the object
     methods = {id(n.func) for n in ast.walk(module) if isinstance(n, ast.Call)}
-    picks, lone, carrying, operations = 0, {}, {}, {}
+    inside = {id(x) for f in ast.walk(module)
+              if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+              for x in ast.walk(f)}
+    picks, lone, carrying, operations, operands, in_functions = 0, {}, {}, {}, {}, {}
+    tests = by_name = 0
     for n in ast.walk(module):
         if isinstance(n, ast.Subscript) and isinstance(n.value, _LITERALS):
             picks += 1
+        if isinstance(n, (ast.IfExp, ast.BoolOp)):
+            tests += 1
+        if (isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant)
+                and isinstance(n.slice.value, str)):
+            by_name += 1
         for operand in ([] if id(n) in methods else _operands(n)):
             if isinstance(operand, ast.Name) and operand.id in objects:
                 operations[operand.id] = operations.get(operand.id, 0) + 1
+            key = None if isinstance(n, ast.Attribute) else _operand_key(operand, imported)
+            if key is not None:
+                operands[key] = operands.get(key, 0) + 1
+                if id(n) in inside:
+                    in_functions[key] = in_functions.get(key, 0) + 1
         if not isinstance(n, ast.Call):
             continue
         arguments = [*n.args, *(k.value for k in n.keywords)]
@@ -162,6 +208,32 @@ def wrapping_flags(module, keep=frozenset()):
         flags.append(f"{every} calls for {own} names of its own it reads (names "
                      "passed through calls one by one, in a way the comparison does "
                      "not read)")
+    busiest, most = max(operands.items(), key=lambda item: item[1], default=(None, 0))
+    loads = {}
+    for n in ast.walk(module):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in values:
+            loads[n.id] = loads.get(n.id, 0) + 1
+    others = own - loads.get(busiest, 0)     # the names it stands beside
+    if most > WRAPPED_AT_SCALE and most > others / 2:
+        flags.append(f"{most} operators, subscripts or tests with {busiest}, one for every "
+                     f"{others / most:.1f} other names of its own it reads (names passed one "
+                     "by one through what the comparison does not read)")
+    local = _bound_in_functions(module)
+    outside = {k: v for k, v in in_functions.items()
+               if k.rstrip("()") not in local and k.rstrip("()") not in keep}
+    spread = sum(outside.values())
+    if spread > 3 * WRAPPED_AT_SCALE and spread > own / 3:
+        flags.append(f"{spread} operators, subscripts or tests in its functions with "
+                     f"{len(outside)} names no function binds (names passed one by one "
+                     "through what the comparison does not read)")
+    if tests > WRAPPED_AT_SCALE and tests > own / 3:
+        flags.append(f"{tests} conditional expressions and boolean operations for {own} "
+                     "names of its own it reads (names passed one by one through tests "
+                     "the comparison does not read)")
+    if by_name > WRAPPED_AT_SCALE and by_name > own / 3:
+        flags.append(f"{by_name} values looked up by a name written as a string "
+                     "(``globals()['n']``; names passed one by one through what the "
+                     "comparison does not read)")
     held, uses = max(operations.items(), key=lambda item: item[1], default=(None, 0))
     if uses > WRAPPED_AT_SCALE and uses > own / 3:
         flags.append(f"{uses} operators, subscripts, attributes or tests with {held}, an "

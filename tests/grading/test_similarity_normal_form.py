@@ -542,7 +542,7 @@ def test_wrapping_at_scale_is_flagged_however_it_is_spelt(wrapper, call):
     unread = []
     normal_code([ast.parse(wrapper), ast.parse(_picked(call))],
                 keep=frozenset({"feature_map"}), unread=unread)
-    assert unread and all(re.match(r"\d+ (calls|values picked|operators)", u) for u in unread)
+    assert unread and all(re.match(r"\d+ (calls|values|operators|conditional)", u) for u in unread)
     plain = []
     normal_code([ast.parse(ORIGINAL)], keep=frozenset({"feature_map"}), unread=plain)
     assert plain == []
@@ -570,6 +570,11 @@ UNCALLED = "def _never():\n    return [" + ", ".join(f"V{i}" for i in range(600)
 OPERAND = ("class _P:\n    __array_ufunc__ = None\n\n    def __ror__(self, o):\n"
            "        return o\n\n\n_p = _P()\n")
 KEY = "class _G:\n    def __getitem__(self, k):\n        return k\n\n\n_g = _G()\n"
+#: ten such classes, an instance of each, taking turns; one bound by ``globals()``
+TEN_OPERANDS = "".join(f"class _P{k}:\n    __array_ufunc__ = None\n\n    def __ror__(self, o):\n"
+                       f"        return o\n\n\n_p{k} = _P{k}()\n" for k in range(10))
+HIDDEN_OPERAND = ("class _P:\n    __array_ufunc__ = None\n\n    def __ror__(self, o):\n"
+                  "        return o\n\n\nglobals().update(_p=_P())\n")
 #: an identity of several parameters, and names of its own to pad its calls with
 PADDED = ("def _h(v, *rest):\n    match v:\n        case w:\n            return w\n\n\n"
           "_a = object()\n_b = object()\n_c = []\n")
@@ -585,9 +590,17 @@ PADDED = ("def _h(v, *rest):\n    match v:\n        case w:\n            return 
     (KEY, ("_g[{}]",)),                  # a subscript of one
     (PADDED, ("_h({}, _a, _b, _c)",)),   # padded with names of its own
     (PADDED, ("_h({0}, {0})",)),         # the value passed twice
+    (TEN_OPERANDS, tuple(f"({{}} | _p{k})" for k in range(10))),   # ten objects in turn
+    (HIDDEN_OPERAND, ("({} | _p)",)),    # an object no assignment binds
+    (OPERAND, ("({} | _P())",)),         # a fresh object each time
+    ("_t = V is not None\n", ("(_t and {})",)),       # a test no reading works out
+    ("", ("({0} if {0} is not None else 0)",)),
+    ("", ("locals()['{}']",)),           # looked up by name
 ], ids=["ten library identities", "a padded library identity", "diluted by dead code",
         "seven padded identities of its own", "an operator of its own", "a subscript of its own",
-        "padded with names of its own", "the value twice"])
+        "padded with names of its own", "the value twice", "ten objects in turn",
+        "an object globals() binds", "a fresh object each time", "a computed test",
+        "a test of the value itself", "looked up by name"])
 def test_wrapping_every_name_is_flagged_however_it_is_spread_or_padded(prelude, literals):
     """A copy of an honest ps1 answer with every name it reads wrapped: spread over
     many wrappers used a few times each, padded with a wrapper's own arguments or
@@ -598,7 +611,7 @@ def test_wrapping_every_name_is_flagged_however_it_is_spread_or_padded(prelude, 
         unread = []
         normal_code([ast.parse(prelude)] + [ast.parse(copy[p]) for p in CODE_PARTS],
                     keep=PS1_KEEP, unread=unread)
-        assert unread and all(re.match(r"\d+ (calls|values picked|operators)", u) for u in unread), \
+        assert unread and all(re.match(r"\d+ (calls|values|operators|conditional)", u) for u in unread), \
             student
         honest = []
         normal_code([ast.parse(answers[p]) for p in CODE_PARTS], keep=PS1_KEEP, unread=honest)
@@ -637,21 +650,25 @@ def test_formulas_that_show_nothing_read_as_nothing_and_many_are_named():
 
 
 def test_ascii_look_alikes_read_as_the_letters_they_imitate():
-    """``l`` written ``I`` or ``|``, ``m`` written ``rn``, ``o`` written ``0`` (which
-    many fonts show alike): a copy so written shares every run of words with its
-    original, and independent answers share no more than before."""
+    """``l`` written ``I`` or ``|``, ``m`` written ``rn``, ``o`` written ``0``, ``e``,
+    ``k`` and ``t`` as Greek letters or a small capital (which many fonts show
+    alike): a copy so written shares every run of words with its original, and
+    independent answers share no more than before."""
     for answers in HONEST.values():
         for part in WRITTEN_PARTS:
             text = answers[part]
             pieces = re.split(r"(\$\$[\s\S]*?\$\$|\$[^$\n]+\$)", text)
             copy = "".join(re.sub(r"(?<=[a-z])l", "I", p).replace("m", "rn").replace("o", "0")
                            if i % 2 == 0 else p for i, p in enumerate(pieces))
+            greek = "".join(p.replace("e", "ε").replace("k", "κ").replace("t", "ᴛ")
+                            if i % 2 == 0 else p for i, p in enumerate(pieces))
             bars = "".join(re.sub(r"(?<=[a-z])l(?=[a-z])", "|", p) if i % 2 == 0 else p
                            for i, p in enumerate(pieces))         # ``va|ue``
             assert copy != text
             mine, theirs = shingles(words(copy), 4), shingles(words(text), 4)
             assert set(mine) == set(theirs)
             assert set(shingles(words(bars), 4)) == set(theirs)
+            assert set(shingles(words(greek), 4)) == set(theirs)
     others = list(HONEST.values())
     for a, b in zip(others, others[1:]):
         ours = set(shingles(words(a[WRITTEN_PARTS[0]]), 4))
