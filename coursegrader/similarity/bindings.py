@@ -2,7 +2,7 @@
 
 import ast
 
-__all__ = ["binding_counts"]
+__all__ = ["binding_counts", "bound_once_at_the_top"]
 
 
 def binding_counts(tree):
@@ -27,3 +27,15 @@ def binding_counts(tree):
             for name in node.names:
                 bind(name)
     return count
+
+
+def bound_once_at_the_top(module, counts=None):
+    """(name, value) of each plain assignment at the top level of ``module``
+    (``name = value``) whose name the program binds nowhere else; ``counts``:
+    :func:`binding_counts` of it, if already counted."""
+    counts = binding_counts(module) if counts is None else counts
+    for stmt in module.body:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and counts.get(stmt.targets[0].id) == 1):
+            yield stmt.targets[0].id, stmt.value

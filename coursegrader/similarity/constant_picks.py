@@ -28,6 +28,8 @@ decides.
 
 import ast
 
+from .bindings import bound_once_at_the_top
+
 __all__ = ["inline_constant_picks", "named_constants"]
 
 
@@ -65,15 +67,8 @@ def named_constants(module, keep, counts):
     """{name: value} of the names ``module`` binds once in all (``counts``, from
     :func:`.bindings.binding_counts`), at its top level, to a constant (a number, a
     string, ``True``, ``None``), but the release's names ``keep``."""
-    found = {}
-    for stmt in module.body:
-        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-                and isinstance(stmt.value, ast.Constant)):
-            name = stmt.targets[0].id
-            if counts.get(name) == 1 and name not in keep:
-                found[name] = stmt.value.value
-    return found
+    return {name: value.value for name, value in bound_once_at_the_top(module, counts)
+            if isinstance(value, ast.Constant) and name not in keep}
 
 
 class _Picks(ast.NodeTransformer):

@@ -49,7 +49,7 @@ and 81 operations on one object.
 
 import ast
 
-from .bindings import binding_counts
+from .bindings import binding_counts, bound_once_at_the_top
 
 __all__ = ["WRAPPED_AT_SCALE", "wrapping_flags"]
 
@@ -66,33 +66,20 @@ def _padding(module, binds):
     """The names bound once, at the top level, to what reads no other name the
     program binds (``_a = 0``, ``_a = object()``, ``rng = np.random.default_rng(0)``):
     beside a value they add nothing of the program's own."""
-    counts = binding_counts(module)
-    found = set()
-    for stmt in module.body:
-        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-                and counts.get(stmt.targets[0].id) == 1
-                and not _reads(stmt.value, binds)):
-            found.add(stmt.targets[0].id)
-    return found
+    return {name for name, value in bound_once_at_the_top(module) if not _reads(value, binds)}
 
 
 def _objects(module):
     """The names bound once, at the top level, to an instance of a class the program
     defines (``_p = _P()``) or builds (``type("P", (), {...})()``)."""
     classes = {s.name for s in module.body if isinstance(s, ast.ClassDef)}
-    counts = binding_counts(module)
     found = set()
-    for stmt in module.body:
-        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-                and counts.get(stmt.targets[0].id) == 1
-                and isinstance(stmt.value, ast.Call)):
-            func = stmt.value.func
-            if (isinstance(func, ast.Name) and func.id in classes) or (
-                    isinstance(func, ast.Call) and isinstance(func.func, ast.Name)
-                    and func.func.id == "type"):
-                found.add(stmt.targets[0].id)
+    for name, value in bound_once_at_the_top(module):
+        func = value.func if isinstance(value, ast.Call) else None
+        if (isinstance(func, ast.Name) and func.id in classes) or (
+                isinstance(func, ast.Call) and isinstance(func.func, ast.Name)
+                and func.func.id == "type"):
+            found.add(name)
     return found
 
 
