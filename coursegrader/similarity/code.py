@@ -175,6 +175,20 @@ class _Canonical(ast.NodeTransformer):
             return right
         return node
 
+    def visit_Try(self, node):
+        """A ``try`` whose every handler only raises again (``except E: raise``) is its
+        body: it catches nothing it does not give back."""
+        self.generic_visit(node)
+        if (node.handlers and not node.orelse and not node.finalbody
+                and all(len(h.body) == 1 and isinstance(h.body[0], ast.Raise)
+                        and h.body[0].cause is None
+                        and (h.body[0].exc is None
+                             or (isinstance(h.body[0].exc, ast.Name) and h.name
+                                 and h.body[0].exc.id == h.name))
+                        for h in node.handlers)):
+            return node.body
+        return node
+
     def visit_Compare(self, node):
         self.generic_visit(node)
         if len(node.ops) == 1 and type(node.ops[0]) in _SWAP:

@@ -642,6 +642,34 @@ def test_a_test_of_a_name_bound_once_to_a_constant_reads_as_the_branch():
     assert "if" in normal_code([ast.parse(twice)], keep=frozenset({"f"}))
 
 
+class _EachInATry(ast.NodeTransformer):
+    """Every statement of every function inside ``try: ... except ArithmeticError:
+    raise`` (the handler of every other one names the error and raises it again)."""
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        body = []
+        for k, stmt in enumerate(node.body):
+            again = ast.Raise(exc=ast.Name("e", ast.Load()) if k % 2 else None, cause=None)
+            body.append(ast.Try(body=[stmt], handlers=[ast.ExceptHandler(
+                type=ast.Name("ArithmeticError", ast.Load()), name="e" if k % 2 else None,
+                body=[again])], orelse=[], finalbody=[]))
+        node.body = body
+        return node
+
+
+def test_a_try_that_only_raises_again_reads_as_its_body():
+    """Each statement in a ``try`` whose handler raises again catches nothing: the
+    copy reads as its original; a handler that does something stays."""
+    for answers in HONEST.values():
+        original = normal_code([ast.parse(answers[p]) for p in CODE_PARTS], keep=PS1_KEEP)
+        tried = [ast.fix_missing_locations(_EachInATry().visit(ast.parse(answers[p])))
+                 for p in CODE_PARTS]
+        assert normal_code(tried, keep=PS1_KEEP) == original
+    handled = "def f(x):\n    try:\n        return 1 / x\n    except ZeroDivisionError:\n        return 0\n"
+    assert "except" in normal_code([ast.parse(handled)], keep=frozenset({"f"}))
+
+
 def test_formulas_that_show_nothing_read_as_nothing_and_many_are_named():
     padded = "the kernel is $\\mathrel{}$ positive semi $\\mathord{}$ definite $\\mathop{}$ here"
     assert words(padded) == ["the", "kernel", "is", "positive", "semi", "definite", "here"]
@@ -652,8 +680,8 @@ def test_formulas_that_show_nothing_read_as_nothing_and_many_are_named():
 def test_ascii_look_alikes_read_as_the_letters_they_imitate():
     """``l`` written ``I`` or ``|``, ``m`` written ``rn``, ``o`` written ``0``, ``e``,
     ``k`` and ``t`` as Greek letters or a small capital (which many fonts show
-    alike): a copy so written shares every run of words with its original, and
-    independent answers share no more than before."""
+    alike), or every word written twice: a copy so written shares every run of
+    words with its original, and independent answers share no more than before."""
     for answers in HONEST.values():
         for part in WRITTEN_PARTS:
             text = answers[part]
@@ -669,6 +697,9 @@ def test_ascii_look_alikes_read_as_the_letters_they_imitate():
             assert set(mine) == set(theirs)
             assert set(shingles(words(bars), 4)) == set(theirs)
             assert set(shingles(words(greek), 4)) == set(theirs)
+            doubled = "".join(re.sub(r"\b([a-z]{3,})\b", r"\1 \1", p) if i % 2 == 0 else p
+                              for i, p in enumerate(pieces))     # every word twice
+            assert set(shingles(words(doubled), 4)) == set(theirs)
     others = list(HONEST.values())
     for a, b in zip(others, others[1:]):
         ours = set(shingles(words(a[WRITTEN_PARTS[0]]), 4))
