@@ -48,6 +48,7 @@ and 81 operations on one object.
 """
 
 import ast
+from dataclasses import dataclass, field
 
 from .bindings import binding_counts, bound_once_at_the_top
 
@@ -128,103 +129,127 @@ def _callee_root(func):
     return func
 
 
-def wrapping_flags(module, keep=frozenset()):
-    """What the compared code ``module`` (read through its wrappers, dead code
-    dropped) says of names wrapped one by one, in words; ``keep``: the release's
-    names (its graded functions are called as they are meant to be)."""
+@dataclass
+class _Counts:
+    """What :func:`_count` finds in the compared code (see the module's list)."""
+
+    own: int = 0                       # loads of names of its own (values)
+    picks: int = 0                     # picks out of a literal container
+    tests: int = 0                     # conditional expressions, boolean operations
+    by_name: int = 0                   # subscripts by a string
+    carrying: dict = field(default_factory=dict)      # callee: calls on names
+    lone: dict = field(default_factory=dict)          # own callee: calls on one value
+    operations: dict = field(default_factory=dict)    # object of its own: uses
+    operands: dict = field(default_factory=dict)      # name or ``_P()``: uses
+    in_functions: dict = field(default_factory=dict)  # the same, inside functions
+    loads: dict = field(default_factory=dict)         # name of its own: loads
+
+
+def _add(counts, key):
+    counts[key] = counts.get(key, 0) + 1
+
+
+def _count(module, keep):
     imported = {a.asname or a.name.split(".")[0] for n in ast.walk(module)
                 if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
     binds = frozenset(binding_counts(module)) - imported
     objects = _objects(module)
     values = binds - _padding(module, binds) - objects
-    own = sum(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in values
-              for n in ast.walk(module))
     # a method called (``qm.row(x)``) is a call, counted as one; an attribute read
     # (``_o.n``) is an operation on the object
     methods = {id(n.func) for n in ast.walk(module) if isinstance(n, ast.Call)}
     inside = {id(x) for f in ast.walk(module)
               if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
               for x in ast.walk(f)}
-    picks, lone, carrying, operations, operands, in_functions = 0, {}, {}, {}, {}, {}
-    tests = by_name = 0
+    c = _Counts()
     for n in ast.walk(module):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in values:
+            _add(c.loads, n.id)
         if isinstance(n, ast.Subscript) and isinstance(n.value, _LITERALS):
-            picks += 1
+            c.picks += 1
         if isinstance(n, (ast.IfExp, ast.BoolOp)):
-            tests += 1
+            c.tests += 1
         if (isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant)
                 and isinstance(n.slice.value, str)):
-            by_name += 1
+            c.by_name += 1
         for operand in ([] if id(n) in methods else _operands(n)):
             if isinstance(operand, ast.Name) and operand.id in objects:
-                operations[operand.id] = operations.get(operand.id, 0) + 1
+                _add(c.operations, operand.id)
             key = None if isinstance(n, ast.Attribute) else _operand_key(operand, imported)
             if key is not None:
-                operands[key] = operands.get(key, 0) + 1
+                _add(c.operands, key)
                 if id(n) in inside:
-                    in_functions[key] = in_functions.get(key, 0) + 1
+                    _add(c.in_functions, key)
         if not isinstance(n, ast.Call):
             continue
         arguments = [*n.args, *(k.value for k in n.keywords)]
         if not any(isinstance(a, ast.Name) for arg in arguments for a in ast.walk(arg)):
             continue                            # of constants only: ``float(0.1)``
         callee = ast.unparse(n.func)
-        carrying[callee] = carrying.get(callee, 0) + 1
+        _add(c.carrying, callee)
         carried = len({ast.dump(a) for a in arguments if _reads(a, values)})
         root = _callee_root(n.func)
         if carried == 1 and isinstance(root, ast.Name) and root.id in binds - keep:
-            lone[callee] = lone.get(callee, 0) + 1
-    flags = []
-    if picks > WRAPPED_AT_SCALE:
-        flags.append(f"{picks} values picked out of a literal container again "
+            _add(c.lone, callee)
+    c.own = sum(c.loads.values())
+    return c
+
+
+def _most(counts):
+    return max(counts.items(), key=lambda item: item[1], default=(None, 0))
+
+
+def wrapping_flags(module, keep=frozenset()):
+    """What the compared code ``module`` (read through its wrappers, dead code
+    dropped) says of names wrapped one by one, in words; ``keep``: the release's
+    names (its graded functions are called as they are meant to be)."""
+    c = _count(module, keep)
+    own, flags = c.own, []
+    if c.picks > WRAPPED_AT_SCALE:
+        flags.append(f"{c.picks} values picked out of a literal container again "
                      "(names wrapped one by one, in a way the comparison does not read)")
-    busiest, most = max(carrying.items(), key=lambda item: item[1], default=(None, 0))
+    busiest, most = _most(c.carrying)
     if most > WRAPPED_AT_SCALE and most > own / 2:
         flags.append(f"{most} calls of {busiest}, one for every {own / most:.1f} names "
                      "of its own it reads (names passed one by one through what the "
                      "comparison does not read)")
-    wrapper, calls = max(lone.items(), key=lambda item: item[1], default=(None, 0))
-    total = sum(lone.values())
+    wrapper, calls = _most(c.lone)
+    total = sum(c.lone.values())
     if (calls > WRAPPED_AT_SCALE and calls > own / 5) or (
             total > 3 * WRAPPED_AT_SCALE and total > own / 6):
         flags.append(f"{total} calls of its own callables on one value, {calls} of "
                      f"{wrapper} (values passed one by one through what the comparison "
                      "does not read)")
-    every = sum(carrying.values())
+    every = sum(c.carrying.values())
     if every > 5 * WRAPPED_AT_SCALE and every > 1.25 * own:
         flags.append(f"{every} calls for {own} names of its own it reads (names "
                      "passed through calls one by one, in a way the comparison does "
                      "not read)")
-    busiest, most = max(operands.items(), key=lambda item: item[1], default=(None, 0))
-    loads = {}
-    for n in ast.walk(module):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in values:
-            loads[n.id] = loads.get(n.id, 0) + 1
-    others = own - loads.get(busiest, 0)     # the names it stands beside
+    busiest, most = _most(c.operands)
+    others = own - c.loads.get(busiest, 0)     # the names it stands beside
     if most > WRAPPED_AT_SCALE and most > others / 2:
         flags.append(f"{most} operators, subscripts or tests with {busiest}, one for every "
                      f"{others / most:.1f} other names of its own it reads (names passed one "
                      "by one through what the comparison does not read)")
     local = _bound_in_functions(module)
-    outside = {k: v for k, v in in_functions.items()
+    outside = {k: v for k, v in c.in_functions.items()
                if k.rstrip("()") not in local and k.rstrip("()") not in keep}
     spread = sum(outside.values())
     if spread > 3 * WRAPPED_AT_SCALE and spread > own / 3:
         flags.append(f"{spread} operators, subscripts or tests in its functions with "
                      f"{len(outside)} names no function binds (names passed one by one "
                      "through what the comparison does not read)")
-    if tests > WRAPPED_AT_SCALE and tests > own / 3:
-        flags.append(f"{tests} conditional expressions and boolean operations for {own} "
+    if c.tests > WRAPPED_AT_SCALE and c.tests > own / 3:
+        flags.append(f"{c.tests} conditional expressions and boolean operations for {own} "
                      "names of its own it reads (names passed one by one through tests "
                      "the comparison does not read)")
-    if by_name > WRAPPED_AT_SCALE and by_name > own / 3:
-        flags.append(f"{by_name} values looked up by a name written as a string "
+    if c.by_name > WRAPPED_AT_SCALE and c.by_name > own / 3:
+        flags.append(f"{c.by_name} values looked up by a name written as a string "
                      "(``globals()['n']``; names passed one by one through what the "
                      "comparison does not read)")
-    held, uses = max(operations.items(), key=lambda item: item[1], default=(None, 0))
+    held, uses = _most(c.operations)
     if uses > WRAPPED_AT_SCALE and uses > own / 3:
         flags.append(f"{uses} operators, subscripts, attributes or tests with {held}, an "
-                     "object of "
-                     "a class of its own (names passed one by one through what the "
-                     "comparison does not read)")
+                     "object of a class of its own (names passed one by one through what "
+                     "the comparison does not read)")
     return flags
