@@ -176,18 +176,19 @@ class _Canonical(ast.NodeTransformer):
         return node
 
     def visit_Try(self, node):
-        """A ``try`` whose every handler only raises again (``except E: raise``) is its
-        body: it catches nothing it does not give back."""
+        """A ``try`` that catches nothing it does not raise again (every handler only
+        binds names and raises: ``except E: raise``, ``raise e from None``,
+        ``raise E``), with no ``else`` and nothing left to do ``finally``, is its
+        body."""
         self.generic_visit(node)
-        if (node.handlers and not node.orelse and not node.finalbody
-                and all(len(h.body) == 1 and isinstance(h.body[0], ast.Raise)
-                        and h.body[0].cause is None
-                        and (h.body[0].exc is None
-                             or (isinstance(h.body[0].exc, ast.Name) and h.name
-                                 and h.body[0].exc.id == h.name))
+        if (not node.orelse and not node.finalbody
+                and all(h.body and isinstance(h.body[-1], ast.Raise)
+                        and all(isinstance(b, ast.Assign) for b in h.body[:-1])
                         for h in node.handlers)):
             return node.body
         return node
+
+    visit_TryStar = visit_Try
 
     def visit_Compare(self, node):
         self.generic_visit(node)

@@ -37,13 +37,12 @@ def words(text):
     comments, tags and emphasis inside words removed, character references decoded)
     and read (:func:`~.letters.folded`: case folded, characters that show nothing
     removed; a ``|`` between two letters as ``l``), markup and punctuation set
-    aside, and a word of three letters or more written twice in a row once."""
+    aside, and a word written twice in a row once."""
     read = _COMMAND.sub(_layout, folded(as_rendered(text)))
     found = _WORD.findall(_BAR_IN_A_WORD.sub(lambda bars: "l" * len(bars.group()), read))
-    # a word written twice in a row reads once (``the the``: a typo, or padding);
-    # not a symbol of a formula (``x x``), which may repeat
-    return [w for i, w in enumerate(found)
-            if i == 0 or w != found[i - 1] or len(w) < 3 or not w.isalpha()]
+    # a word written twice in a row reads once (``the the``: a typo, or padding;
+    # ``x x`` in a formula too, on both sides alike)
+    return [w for i, w in enumerate(found) if i == 0 or w != found[i - 1]]
 
 
 def mixed_script_words(ws, limit=5):
