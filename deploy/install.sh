@@ -205,7 +205,9 @@ close_instructor_only() {
 # put the environment of the user's role first, chosen by group. One file per
 # course, so two courses' installs each keep their own accounts' PATH.
 installed_prefix_of() {  # the prefix a course's login-path file names ("" if none)
-    [ -f "$1" ] && sed -n 's|.*PATH="\(.*\)/student/bin:.*|\1|p' "$1" | head -n 1
+    if [ -f "$1" ]; then
+        sed -n 's|.*PATH="\(.*\)/student/bin:.*|\1|p' "$1" | head -n 1
+    fi
 }
 # Another live install of the same course owns its accounts' PATH: a second one
 # at another prefix would give them its own environments. Checked first, before

@@ -58,6 +58,24 @@ def test_a_second_install_of_the_course_elsewhere_is_refused(first_install, tmp_
     assert subprocess.run(["getent", "group", f"{COURSE}-students"]).returncode == 2
 
 
+def test_a_course_installed_nowhere_yet_goes_on_to_build(tmp_path):
+    """On a machine where no install wrote the course's login-path file (a fresh
+    one), the check passes and the install goes on: it stops here at its first
+    environment, made by a Python that refuses to make environments."""
+    assert not LOGIN_PATH.exists()
+    python = tmp_path / "python"
+    python.write_text('#!/bin/sh\n'
+                      'if [ "$1" = -m ] && [ "$2" = venv ]; then echo "no venv here" >&2; exit 3; fi\n'
+                      'exec /usr/bin/python3.11 "$@"\n')
+    python.chmod(0o755)
+    done = subprocess.run(["bash", str(INSTALL), str(tmp_path / "p")], capture_output=True,
+                          text=True, timeout=120,
+                          env={**os.environ, "NBGRADER_COURSE_ID": COURSE, "PYTHON": str(python)})
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stderr.strip() == "no venv here"
+    assert done.stdout.strip() == f"{tmp_path / 'p'}/hub: installing"
+
+
 def test_a_course_id_that_cannot_name_groups_and_files_is_refused(tmp_path):
     for bad in ("Kernel Methods", "../../etc/x", "a" * 21, "-x"):
         done = install(tmp_path / "p", course=bad)
