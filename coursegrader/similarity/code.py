@@ -24,6 +24,9 @@ compared:
   ``for i in range(a, b, s)``, and ``for i in range(len(s)): x = s[i]`` is
   ``for x in s``; a comprehension is the loop that appends to a list, so
   ``[f(x) for x in xs]`` and ``for x in xs: out.append(f(x))`` read the same;
+- one operation a line: each operation nested in a statement is named on a
+  line of its own, innermost first (:mod:`.three_address`), so that a copy
+  with every call and operator moved into a temporary reads as its original;
 - names: a name the student binds is replaced by its kind (``v`` inside a
   definition, ``G`` at the top level); names the student does not bind
   (``np``, ``range``, the setup cell's ``gram``), attributes and keyword
@@ -43,6 +46,7 @@ import sys
 import tokenize
 
 from .bindings import binding_counts
+from .three_address import one_operation_a_line
 from .wrapped_at_scale import wrapping_flags
 from .wrappers import ROUNDS, see_through_wrappers
 
@@ -539,6 +543,7 @@ def _normal_code(trees, keep, unread):
             break
     if unread is not None:
         unread.extend(wrapping_flags(module, keep))
+    module = one_operation_a_line(module)
     module = _Rename(frozenset(binding_counts(module)), keep).visit(module)
     return _compact(ast.unparse(ast.fix_missing_locations(module)))
 

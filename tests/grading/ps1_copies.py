@@ -139,6 +139,75 @@ def picked_from_literals(answers, *literals):
     return out
 
 
+#: What a copier moving operations into temporaries takes apart.
+_SPLIT = (ast.Call, ast.BinOp, ast.Subscript, ast.Compare, ast.List, ast.Tuple, ast.Dict)
+#: What runs on a condition or again and again: a working copy leaves it whole.
+_WHOLE = (ast.Lambda, ast.IfExp, ast.BoolOp, ast.ListComp, ast.SetComp, ast.DictComp,
+          ast.GeneratorExp, ast.JoinedStr)
+
+
+class _Temporaries:
+    """Rewrites each simple statement as a copier would, one operation a line."""
+
+    def __init__(self, returns):
+        self.returns, self.count = returns, itertools.count()
+
+    def lift(self, node, before, top):
+        if isinstance(node, _WHOLE):
+            return node
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.expr) and not isinstance(value, (ast.Name, ast.Constant)):
+                # a subscript's index (``X[:, 0]``) keeps its shape: its parts are lifted
+                setattr(node, field, self.lift(value, before, top=field == "slice"))
+            elif isinstance(value, list):
+                value[:] = [self.lift(v, before, top=False) if isinstance(v, ast.expr) else
+                            self.keyword(v, before) for v in value]
+        if not top and isinstance(node, _SPLIT) \
+                and isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+            name = f"_t{next(self.count)}"
+            before.append(ast.Assign(targets=[ast.Name(name, ast.Store())], value=node))
+            return ast.Name(name, ast.Load())
+        return node
+
+    def keyword(self, node, before):
+        if isinstance(node, ast.keyword):
+            node.value = self.lift(node.value, before, top=False)
+        return node
+
+    def block(self, body):
+        out = []
+        for stmt in body:
+            for field in ("body", "orelse", "finalbody"):
+                if getattr(stmt, field, None):
+                    setattr(stmt, field, self.block(getattr(stmt, field)))
+            for handler in getattr(stmt, "handlers", []):
+                handler.body = self.block(handler.body)
+            before = []
+            if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)):
+                stmt.value = self.lift(stmt.value, before, top=True)
+            elif isinstance(stmt, ast.Return) and stmt.value is not None:
+                stmt.value = self.lift(stmt.value, before, top=not self.returns)
+            elif isinstance(stmt, ast.If):
+                stmt.test = self.lift(stmt.test, before, top=not self.returns)
+            elif isinstance(stmt, ast.For):
+                stmt.iter = self.lift(stmt.iter, before, top=not self.returns)
+            out += before + [stmt]
+        return out
+
+
+def into_temporaries(answers, returns=False):
+    """Every call, operator, subscript and literal list, tuple or dictionary nested
+    in a statement moved into a temporary of its own on the line before
+    (``t1 = 2 * c``, ``t2 = t1 ** 0.5``), innermost first; with ``returns``, what is
+    returned, tested or looped over too (``t9 = f(x)``, ``return t9``)."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        tree = ast.parse(answers[part])
+        tree.body = _Temporaries(returns).block(tree.body)
+        out[part] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    return out
+
+
 _MATH = re.compile(r"(\$\$[\s\S]*?\$\$|\$[^$\n]+\$)")
 
 

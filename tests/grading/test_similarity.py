@@ -10,6 +10,7 @@ submission's record holds; erin hands in after that.
 """
 
 import csv
+import os
 import re
 import subprocess
 import sys
@@ -277,6 +278,20 @@ def test_the_csv_opens_no_formula_in_a_spreadsheet(report):
     pairs, _, _, csv_text = report
     assert spreadsheet_formulas(csv_text) == []
     assert any("dave;_'=1+1'" in pair for pair in pairs)
+
+
+def test_every_run_on_the_same_records_writes_the_same_report(graded):
+    """copydetect's hashes are salted per process unless PYTHONHASHSEED is fixed:
+    run with two salts of the caller's choosing, the report is the same."""
+    written = []
+    for salt in ("1", "2"):
+        done = subprocess.run(["make", "similarity", "PS=ps1", f"PYTHON={sys.executable}"],
+                              cwd=graded.root, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "PYTHONHASHSEED": salt})
+        assert done.returncode == 0, done.stderr
+        written.append([(graded.root / "report" / f"ps1-similarity.{kind}").read_text()
+                        for kind in ("csv", "html")])
+    assert written[0] == written[1]
 
 
 #: ``make similarity``, with the reading of bob's cells broken as a submission made

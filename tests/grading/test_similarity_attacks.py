@@ -42,7 +42,7 @@ from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS,
                                 html_entities_and_comments, shown_as_nothing_inside_words,
                                 inside_words, shrunk_inside_words, spaced_by_formulas,
                                 TOO_DEEP,
-                                into_extra_cell, into_module, look_alike_letters,
+                                into_extra_cell, into_module, into_temporaries, look_alike_letters,
                                 noop_after_each_line, picked_from_literals, renamed, reworded,
                                 through_identity, zero_width_spaces)
 from grading.ps1_honest import HONEST
@@ -83,6 +83,7 @@ COPIERS = {
     "copier_raw_html": ("emil", "written"),
     "copier_entities": ("dora", "written"),
     "copier_empty_tags": ("hana", "written"),
+    "copier_temporaries": ("ivan", "code"),
 }
 #: A copy of alice's code run from marshalled bytes, and of fay's handed in
 #: compiled (helper.pyc in a zip): no comparison can read either, so each
@@ -132,6 +133,10 @@ def _hand_in_the_class(c):
              "K": "G", "n": "rows", "d": "dims"}
     c.hand_in("copier_noop", "ps1", _notebook(
         released, {**noop_after_each_line(renamed(reference, names)), **blank_written}))
+    # every operation of ivan's code, and every returned value and test, in a
+    # temporary of its own
+    c.hand_in("copier_temporaries", "ps1", _notebook(
+        released, {**into_temporaries(HONEST["ivan"], returns=True), **blank_written}))
     c.hand_in("copier_loops", "ps1", _notebook(
         released, {**reference, **LOOPS_REWRITTEN, **blank_written}))
     emil = {"Xt": "aug", "features": "cols", "counts": "cnt", "denom": "den", "scale": "sc",

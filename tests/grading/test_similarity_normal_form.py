@@ -14,7 +14,8 @@ from coursegrader.similarity.code import lexical_form, normal_code
 from coursegrader.similarity.letters import skeleton
 from coursegrader.similarity.rendered import styled_markup
 from coursegrader.similarity.text import marked_words, mixed_script_words, shingles, words
-from grading.ps1_copies import CODE_PARTS, WRITTEN_PARTS, picked_from_literals
+from grading.ps1_copies import (CODE_PARTS, WRITTEN_PARTS, into_temporaries,
+                                picked_from_literals)
 from grading.ps1_honest import HONEST
 from grading.ps1_styles import STYLES
 
@@ -339,7 +340,7 @@ def test_code_that_does_not_parse_is_read_token_by_token():
 def test_an_identity_bound_twice_or_by_the_release_is_not_seen_through():
     """Which of two bindings a call reaches is a matter of scope and order: left as it is."""
     twice = _through("def _i(v):\n    return v\n\n") + "\n_i = abs\n"
-    assert "v(np).asarray" in normal(twice)
+    assert "v=v(np)\n" in normal(twice)    # the call stays, on a line of its own
     released = "def feature_map(v):\n    return v\n\nnp.save(feature_map(np))\n"
     assert "feature_map(np)" in normal(released)
 
@@ -673,6 +674,24 @@ def test_a_try_that_only_raises_again_reads_as_its_body():
             [ast.parse("def f(x):\n    y = x + 1\n    return y\n")], keep=frozenset({"f"}))
     handled = "def f(x):\n    try:\n        return 1 / x\n    except ZeroDivisionError:\n        return 0\n"
     assert "except" in normal_code([ast.parse(handled)], keep=frozenset({"f"}))
+
+
+def test_operations_moved_into_temporaries_read_as_the_original():
+    """Every call, operator, subscript and literal list or tuple of a statement moved
+    into a temporary of its own, innermost first: the copy reads as its original
+    (a comparison too, which the normal form writes the other way round)."""
+    for answers in HONEST.values():
+        original = normal_code([ast.parse(answers[p]) for p in CODE_PARTS], keep=PS1_KEEP)
+        copy = into_temporaries(answers)
+        assert copy != answers
+        assert normal_code([ast.parse(copy[p]) for p in CODE_PARTS], keep=PS1_KEEP) == original
+    assert normal("def feature_map(x):\n    return g(x).h(-1) >= 2 * max(x)\n") == normal(
+        "def feature_map(x):\n    a = g(x)\n    b = a.h(-1)\n    c = max(x)\n    d = 2 * c\n"
+        "    return b >= d\n")
+    # what runs on a condition, or again and again, stays where it is
+    assert "v=v if v else g(v)" in normal("def feature_map(x):\n    y = x if x else g(x)\n    return y\n")
+    assert "while g(v)<1:" in normal("def feature_map(x):\n    while g(x) < 1:\n        x = x + 1\n"
+                                     "    return x\n")
 
 
 def test_formulas_that_show_nothing_read_as_nothing_and_many_are_named():
