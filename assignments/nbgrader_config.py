@@ -52,7 +52,8 @@ warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in
 # members at the top level of the LMS's zip are read, never an archive inside
 # it, within caps on their number and size; the student comes from the
 # LMS's own name of each member, Canvas's
-# <name>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb by default. With
+# <name>_[LATE_]<user id>_<submission id>_<file>[-<n>].ipynb by default, and
+# .py for a module handed in beside the notebook (helper.py). With
 # Canvas's gradebook CSV (make zip_collect ... ROSTER=canvas.csv, or
 # c.LmsZipExtractor.roster) each file is the student of its <user id> there,
 # the SIS Login ID or SIS User ID registered in the gradebook; without it the
@@ -68,7 +69,7 @@ c.ZipCollectApp.extractor_plugin = "coursegrader.tools.lms_zip.LmsZipExtractor"
 c.ZipCollectApp.collector_plugin = "coursegrader.tools.lms_zip.LmsZipCollector"
 c.LmsZipExtractor.named_regexp = (
     r"(?P<student_id>[^_]+)_(?P<late>LATE_)?(?P<user_id>\d+)_\d+_(?P<file_id>.+?)"
-    r"(?:-\d+)?\.ipynb")
+    r"(?:-\d+)?(?P<ext>\.ipynb|\.py)")
 # An LMS that writes each file's submission time on its zip entry: its zone.
 # c.LmsZipExtractor.entry_time_zone = "Europe/Berlin"
 # The start of any member's name that names its student (shown beside a file

@@ -6,7 +6,9 @@ plugins of this module (``nbgrader_config.py``):
 * :class:`LmsZipExtractor` reads only the LMS's own zip (each zip file in
   ``downloaded/<ps>/archive/``) and takes a member only when its name, at the
   top level of that zip, follows the LMS's naming (``named_regexp``) and
-  names a notebook of the problem set. The student is the LMS account that
+  names a notebook of the problem set or a Python module handed in beside it
+  (``helper.py``, which the notebook imports: the folder exchange takes it
+  too). The student is the LMS account that
   handed the file in: with the LMS's roster (``roster``: Canvas's gradebook
   CSV, ``make zip_collect ... ROSTER=file.csv``), the account's number in the
   name (a ``user_id`` group) looked up there, so a namesake, or a student who
@@ -15,14 +17,14 @@ plugins of this module (``nbgrader_config.py``):
   name, and a name shared by two accounts takes neither (each is named). It never unpacks an archive found inside, and refuses links,
   folders, absolute names, ``..``, names it cannot decode and names with
   control or invisible characters. It caps the bytes of one file, reading no
-  more than the cap, and, for each student, the number of their notebooks
-  and the bytes those unpack to together (only members named as a notebook
-  of the problem set count): a student over a cap has none taken and is
+  more than the cap, and, for each student, the number of their files and
+  the bytes those unpack to together (only members named as a notebook of
+  the problem set or a module count): a student over a cap has none taken and is
   named, and every classmate is collected whatever comes before them. Two files of
-  one student for the same notebook are resolved by the LMS's timestamp (the
+  one student for the same file are resolved by the LMS's timestamp (the
   ``timestamp`` group of ``named_regexp``) where the names carry one;
   otherwise neither is taken, and the rest of the class is collected. What it
-  takes goes to ``extracted/<student>/<notebook>``, listed in
+  takes goes to ``extracted/<student>/<file>``, listed in
   ``extracted.json`` next to that folder; every member, taken or skipped with
   the reason, goes in the table ``zip_collect.txt`` there, and those skipped
   in ``zip_collect_skipped.json``.
@@ -32,9 +34,9 @@ plugins of this module (``nbgrader_config.py``):
   submission time there (``entry_time_zone``: Canvas does not, its entries
   carry the time the archive was made), and the LMS's late marker (a
   ``late`` group: Canvas's ``LATE_``). A ``timestamp.txt`` in the upload is
-  never read (it is not a notebook of the problem set).
+  never read (it is neither a notebook of the problem set nor a module).
 * :class:`LmsZipCollector` hands nbgrader exactly what ``extracted.json``
-  lists (student, notebook, timestamp, and the route's ``timestamp.txt`` and
+  lists (student, file, timestamp, and the route's ``timestamp.txt`` and
   ``submission_time.json``); it reads no file name.
 
 ``python -m coursegrader.tools.lms_zip downloaded/ps1`` prints the table and
@@ -76,6 +78,8 @@ _ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\
                   b"7z\xbc\xaf\x27\x1c", b"Rar!\x1a\x07", b"\x28\xb5\x2f\xfd")
 _ARCHIVE_EXT = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".zst",
                 ".whl", ".jar")
+#: What ``import`` can name: a module handed in as ``<name>.py``.
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STUDENT_ID = re.compile(r"[^\W_][\w.@+-]*")
 _UTF8_FLAG = 0x800
 
@@ -88,7 +92,7 @@ class Member:
     name: str               # the member's name as shown (escaped if odd)
     student: str = ""
     user_id: str = ""       # the LMS's number of the account, where the name has one
-    notebook: str = ""
+    file: str = ""          # the notebook or module it is taken as (its name in the folder)
     timestamp: object = None   # datetime (naive UTC) from the LMS's name, or None
     entry_time: object = None  # the zip entry's time (naive UTC), where it is the LMS's
     late: object = None     # the LMS's late marker: True, False, or None (no marker)
@@ -140,12 +144,12 @@ def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes,
     ``notebooks`` the notebook file names of the problem set;
     ``entry_time_zone`` the zone of the zip entries' times when they are the
     LMS's submission times ("" when they are not); ``owner_regexp`` the start
-    of any member's name naming its student (shown beside a member that is not
-    a notebook, never used to take one). ``accounts`` is ``{LMS user id:
+    of any member's name naming its student (shown beside a member that is
+    not taken, never used to take one). ``accounts`` is ``{LMS user id:
     student id}`` from the LMS's roster
     (:func:`coursegrader.tools.lms_roster.canvas_accounts`), or None to take
     the student from the name. ``max_files`` and
-    ``max_total_bytes`` bound each student's notebooks (their number and the
+    ``max_total_bytes`` bound each student's files (their number and the
     bytes they unpack to), so that one student's upload fails that student
     alone. Returns every :class:`Member`, in order, with ``why`` empty for
     those to take.
@@ -185,7 +189,7 @@ def _owner(found, accounts):
 
 def _judge(m, info, zf, pattern, notebooks, max_file_bytes, entry_time_zone, accounts):
     """Why the member cannot be taken ("" when it can), filling in what its LMS
-    name says (student, notebook, time, late marker) on the way."""
+    name says (student, file, time, late marker) on the way."""
     why = _refuse_name(info) or _kind_of(info)
     if why:
         return why
@@ -204,7 +208,8 @@ def _judge(m, info, zf, pattern, notebooks, max_file_bytes, entry_time_zone, acc
         if not m.student:
             return (f"LMS user {_shown(m.user_id) or '(none)'} ({named}) is not a "
                     "student of the roster")
-    m.notebook = (groups.get("file_id") or "") + ".ipynb"
+    file_id, ext = groups.get("file_id") or "", groups.get("ext") or ".ipynb"
+    m.file = file_id + ext
     if "late" in pattern.groupindex:
         m.late = bool(groups.get("late"))
     if len(m.student) > MAX_STUDENT_ID:
@@ -212,8 +217,13 @@ def _judge(m, info, zf, pattern, notebooks, max_file_bytes, entry_time_zone, acc
                 f"{MAX_STUDENT_ID}, the gradebook's limit")
     if not _STUDENT_ID.fullmatch(m.student):
         return f"not a student id: {_shown(m.student)!r}"
-    if m.notebook not in notebooks:
-        return f"not a notebook of the problem set ({', '.join(sorted(notebooks))})"
+    if ext == ".py":
+        if not _MODULE_NAME.fullmatch(file_id):
+            return (f"a module name Python cannot import: {_shown(m.file)!r} (letters, "
+                    "digits and _, not starting with a digit)")
+    elif m.file not in notebooks:
+        return (f"not a notebook of the problem set ({', '.join(sorted(notebooks))}) "
+                "nor a Python module")
     if groups.get("timestamp"):
         try:
             m.timestamp = dating.check_time(parse_utc(groups["timestamp"]),
@@ -251,7 +261,7 @@ def _one_account_per_name(candidates):
 
 
 def _bound_per_student(candidates, max_files, max_total_bytes):
-    """Skip every notebook of a student whose notebooks are more than ``max_files``
+    """Skip every file of a student whose files are more than ``max_files``
     or unpack to more than ``max_total_bytes`` together: that student is
     collected by hand, every classmate as usual."""
     by_student = {}
@@ -260,10 +270,10 @@ def _bound_per_student(candidates, max_files, max_total_bytes):
     for student, theirs in by_student.items():
         size = sum(m.info.file_size for m in theirs)
         if len(theirs) > max_files:
-            why = (f"{len(theirs)} notebooks of {student}: more than the limit of "
+            why = (f"{len(theirs)} files of {student}: more than the limit of "
                    f"{max_files} a student (LmsZipExtractor.max_files)")
         elif size > max_total_bytes:
-            why = (f"{student}'s notebooks unpack to {size} bytes: more than the limit "
+            why = (f"{student}'s files unpack to {size} bytes: more than the limit "
                    f"of {max_total_bytes} a student (LmsZipExtractor.max_total_bytes)")
         else:
             continue
@@ -274,7 +284,7 @@ def _bound_per_student(candidates, max_files, max_total_bytes):
 def _resolve_duplicates(candidates):
     groups = {}
     for m in candidates:
-        groups.setdefault((m.student, m.notebook), []).append(m)
+        groups.setdefault((m.student, m.file), []).append(m)
     for same in groups.values():
         if len(same) == 1:
             continue
@@ -283,11 +293,11 @@ def _resolve_duplicates(candidates):
             if sum(m.timestamp == newest.timestamp for m in same) == 1:
                 for m in same:
                     if m is not newest:
-                        m.why = (f"an older submission of {m.notebook} "
+                        m.why = (f"an older submission of {m.file} "
                                  f"(newest: {newest.name})")
                 continue
         for m in same:
-            m.why = (f"{len(same)} files for {m.student}'s {m.notebook} and no LMS "
+            m.why = (f"{len(same)} files for {m.student}'s {m.file} and no LMS "
                      "timestamp to choose by: none taken, collect it by hand")
 
 
@@ -311,8 +321,8 @@ def _read_capped(zf, info, limit):
 
 def format_table(members, notes=()):
     """The table ``make zip_collect`` ends with: one line per member, then ``notes``."""
-    rows = [("zip", "member", "student", "notebook", "taken", "why skipped")]
-    rows += [(m.archive, m.name, m.student, m.notebook, "no" if m.why else "yes", m.why)
+    rows = [("zip", "member", "student", "file", "taken", "why skipped")]
+    rows += [(m.archive, m.name, m.student, m.file, "no" if m.why else "yes", m.why)
              for m in members]
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     lines = ["  ".join([cell.ljust(w) for cell, w in zip(row[:5], widths)] + [row[5]])
@@ -348,19 +358,21 @@ def _datings(members):
 
 
 class LmsZipExtractor(ExtractorPlugin):
-    """Takes the notebooks of the LMS's top-level zip, by the LMS's naming only."""
+    """Takes the notebooks and modules of the LMS's top-level zip, by the LMS's naming only."""
 
     named_regexp = Unicode(
         r"(?P<student_id>[^_]+)_(?P<late>LATE_)?(?P<user_id>\d+)_\d+_(?P<file_id>.+?)"
-        r"(?:-\d+)?\.ipynb",
+        r"(?:-\d+)?(?P<ext>\.ipynb|\.py)",
         help="Regular expression for the whole name of a member at the top level of "
              "the LMS's zip, with the groups student_id (the name the LMS shows) and "
-             "file_id (the notebook's name without .ipynb), and optionally user_id "
+             "file_id (the file's name without its extension), and optionally ext "
+             "(.ipynb for a notebook of the problem set, .py for a Python module "
+             "handed in beside it; .ipynb when there is no such group), user_id "
              "(the LMS's number of the account, looked up in the roster), timestamp "
              "(the LMS's submission time) and late (non-empty when the LMS marked the "
              "submission late). The "
              "default is Canvas's <student>_[LATE_]<user id>_<submission id>_<file>"
-             "[-<n>].ipynb."
+             "[-<n>].ipynb or .py."
     ).tag(config=True)
     owner_regexp = Unicode(
         r"(?P<student_id>[^_]+)_(?:LATE_)?(?P<user_id>\d+)_\d+_",
@@ -395,15 +407,15 @@ class LmsZipExtractor(ExtractorPlugin):
                                  f"{proposal['value']!r}") from None
         return proposal["value"]
     max_files = Integer(
-        100, help="Most notebooks of the problem set one student's files in the LMS's "
-                  "zips may hold (the LMS's renamed copies included); a student over it "
-                  "has none taken, and the class is collected."
+        100, help="Most notebooks of the problem set and modules one student's files "
+                  "in the LMS's zips may hold (the LMS's renamed copies included); a "
+                  "student over it has none taken, and the class is collected."
     ).tag(config=True)
     max_file_bytes = Integer(
         50 * 1024**2, help="Most bytes one member may unpack to.").tag(config=True)
     max_total_bytes = Integer(
-        200 * 1024**2, help="Most bytes one student's notebooks of the problem set may "
-                            "unpack to together; a student over it has none taken, and "
+        200 * 1024**2, help="Most bytes one student's notebooks of the problem set and "
+                            "modules may unpack to together; a student over it has none taken, and "
                             "the class is collected."
     ).tag(config=True)
 
@@ -482,12 +494,12 @@ class LmsZipExtractor(ExtractorPlugin):
                 folder = Path(extracted_path, m.student)
                 try:
                     folder.mkdir(exist_ok=True)
-                    (folder / m.notebook).write_bytes(data)
+                    (folder / m.file).write_bytes(data)
                 except OSError as exc:   # a name the file system refuses: this file only
                     m.why = f"cannot be written ({exc.strerror})"
                     continue
-                manifest[f"{m.student}/{m.notebook}"] = {
-                    "student_id": m.student, "file_id": m.notebook}
+                manifest[f"{m.student}/{m.file}"] = {
+                    "student_id": m.student, "file_id": m.file}
             for student, found in _datings(members).items():
                 dating.write(Path(extracted_path, student), found)
                 for name in (dating.FILE, dating.TIMESTAMP):

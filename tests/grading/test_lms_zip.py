@@ -29,7 +29,7 @@ NOTEBOOKS = {"ps1.ipynb"}
 LIMITS = dict(max_files=100, max_file_bytes=10 * 1024**2, max_total_bytes=50 * 1024**2)
 
 NESTED = "an archive inside the archive (not unpacked)"
-NOT_PS1 = "not a notebook of the problem set (ps1.ipynb)"
+NOT_PS1 = "not a notebook of the problem set (ps1.ipynb) nor a Python module"
 ODD = "a name with control or invisible characters"
 ABSOLUTE = "an absolute name or one with backslashes"
 CAROL_TWICE = ("2 files for carol's ps1.ipynb and no LMS timestamp to choose by: "
@@ -162,18 +162,18 @@ def test_caps_on_size_and_number_are_read_from_the_directory():
     why = planned(many, max_files=2)
     assert {n: w for n, w in why.items() if w == ""} == {
         f"s{i}_1_1_ps1.ipynb": "" for i in range(5)}
-    over = ("3 notebooks of mallory: more than the limit of 2 a student "
+    over = ("3 files of mallory: more than the limit of 2 a student "
             "(LmsZipExtractor.max_files): none taken, collect it by hand")
     assert why["mallory_1_1_ps1.ipynb"] == why["mallory_1_3_ps1-3.ipynb"] == over
     assert why["mallory_1_1_notes-4.txt"] == "does not follow the LMS's naming (named_regexp)"
     big = zip_bytes([("mallory_1_1_ps1.ipynb", b"{}" * 3), ("alice_2_2_ps1.ipynb", b"{}"),
                      ("mallory_1_2_ps1-1.ipynb", b"{}" * 3)])
     assert planned(big, max_total_bytes=10) == {
-        "mallory_1_1_ps1.ipynb": "mallory's notebooks unpack to 12 bytes: more than the "
+        "mallory_1_1_ps1.ipynb": "mallory's files unpack to 12 bytes: more than the "
         "limit of 10 a student (LmsZipExtractor.max_total_bytes): none taken, collect "
         "it by hand",
         "alice_2_2_ps1.ipynb": "",
-        "mallory_1_2_ps1-1.ipynb": "mallory's notebooks unpack to 12 bytes: more than "
+        "mallory_1_2_ps1-1.ipynb": "mallory's files unpack to 12 bytes: more than "
         "the limit of 10 a student (LmsZipExtractor.max_total_bytes): none taken, "
         "collect it by hand"}
 
@@ -206,6 +206,15 @@ def collected(tmp_path_factory):
         return nbformat.writes(nb).encode()
 
     solved = text(fill_answers(released, source))
+    # dave's honest answer imports one of its functions from the helper.py he
+    # uploads beside it, as he ran it in JupyterLab
+    reference = fill_answers(released, source)
+    part = "multinomial_map_answer"
+    for cell in reference.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == part:
+            helper = ("import itertools\nimport math\n\nimport numpy as np\n\n\n"
+                      + cell.source)
+            cell.source = "from helper import multinomial_feature_map\n"
     # bob's honest (blank) file comes first; mallory's upload tries to replace it
     with_bob = zip_bytes([("bob_1_2_ps1.ipynb", solved)])
     buf = io.BytesIO()
@@ -220,6 +229,9 @@ def collected(tmp_path_factory):
         zeros_member(zf, "mallory_50_64_zeros.ipynb", 300 * 1024**2)
         zf.writestr("carol_70_80_ps1.ipynb", solved)                 # two files and
         zf.writestr("carol_70_81_ps1-1.ipynb", text(released))       # no timestamp
+        zf.writestr("dave_90_91_ps1.ipynb", text(reference))
+        zf.writestr("dave_90_92_helper.py", helper)
+        zf.writestr("mallory_50_65_my-notes.py", "x = 1\n")       # not importable
     upload = tmp / "submissions.zip"
     upload.write_bytes(buf.getvalue())
     assert upload.stat().st_size < 2 * 1024**2
@@ -234,18 +246,21 @@ def test_zip_collect_grades_honestly_and_lists_every_file(collected):
     course, proc = collected
     # everyone is graded; the members skipped make the run end non-zero
     assert proc.returncode != 0, proc.stderr[-3000:]
-    assert "7 member(s) of the LMS's zip not taken" in proc.stderr
+    assert "8 member(s) of the LMS's zip not taken" in proc.stderr
     scores = course.code_scores(PS)
     top = scores["alice"][1]
     assert scores["alice"][0] == top > 0
+    assert scores["dave"][0] == top       # his helper.py taken beside his notebook
     assert scores["bob"][0] == 0          # the blank classmate keeps what he handed in
     assert scores["mallory"][0] == 0
     assert "carol" not in scores          # two files, no timestamp: none taken
     submitted = course.root / "submitted"
-    assert sorted(p.name for p in submitted.iterdir()) == ["alice", "bob", "mallory"]
+    assert sorted(p.name for p in submitted.iterdir()) == ["alice", "bob", "dave", "mallory"]
     for student in ("alice", "bob", "mallory"):
         files = sorted(p.name for p in (submitted / student / PS).iterdir())
         assert files == ["ps1.ipynb", "submission_time.json", "timestamp.txt"], student
+    assert sorted(p.name for p in (submitted / "dave" / PS).iterdir()) == [
+        "helper.py", "ps1.ipynb", "submission_time.json", "timestamp.txt"]
     # the table the run ends with: each member, taken or not, and why
     table = proc.stdout.rsplit("What was taken from", 1)[1]
     rows = {}
@@ -265,5 +280,10 @@ def test_zip_collect_grades_honestly_and_lists_every_file(collected):
         "mallory_50_64_zeros.ipynb": ("no", NOT_PS1),
         "carol_70_80_ps1.ipynb": ("no", CAROL_TWICE),
         "carol_70_81_ps1-1.ipynb": ("no", CAROL_TWICE),
+        "dave_90_91_ps1.ipynb": ("yes", ""),
+        "dave_90_92_helper.py": ("yes", ""),
+        "mallory_50_65_my-notes.py": ("no", "a module name Python cannot import: "
+                                            "'my-notes.py' (letters, digits and _, not "
+                                            "starting with a digit)"),
     }
-    assert "3 file(s) taken, 7 skipped" in table
+    assert "5 file(s) taken, 8 skipped" in table

@@ -79,8 +79,8 @@ def test_one_students_upload_fails_that_student_and_every_classmate_is_graded(co
     assert by_name["mallory_101_201_notes-4998.txt"][2:4] == ["mallory", "no"]
     for i in (1, 101):
         assert by_name[f"trudy_102_202_ps1-{i}.ipynb"][2] == "trudy"
-    assert "101 notebooks of trudy: more than the limit of 100 a student" in table
-    assert (f"oscar's notebooks unpack to {5 * 45 * 1024**2} bytes: more than the limit "
+    assert "101 files of trudy: more than the limit of 100 a student" in table
+    assert (f"oscar's files unpack to {5 * 45 * 1024**2} bytes: more than the limit "
             f"of {200 * 1024**2} a student") in table
     assert "oscar (5)" in run.stderr and "trudy (101)" in run.stderr
     assert f"mallory ({NOTES})" in run.stderr
