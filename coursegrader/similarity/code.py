@@ -24,11 +24,14 @@ compared:
   ``for i in range(a, b, s)``, and ``for i in range(len(s)): x = s[i]`` is
   ``for x in s``; a comprehension is the loop that appends to a list, so
   ``[f(x) for x in xs]`` and ``for x in xs: out.append(f(x))`` read the same;
+- calls of the ``operator`` module's functions are the operators they are
+  (``operator.mul(a, b)`` is ``a * b``, :mod:`.operator_calls`);
 - one operation a line: each operation nested in a statement is named on a
   line of its own, innermost first (:mod:`.three_address`), so that a copy
   with every call and operator moved into a temporary reads as its original;
 - names: a name the student binds is replaced by its kind (``v`` inside a
-  definition, ``G`` at the top level); names the student does not bind
+  definition, ``G`` at the top level), and so is an attribute the code sets
+  on an object it binds (``s.x`` after ``s.x = ...``); names the student does not bind
   (``np``, ``range``, the setup cell's ``gram``), attributes and keyword
   names stay, since they say what the code does.
 
@@ -46,6 +49,7 @@ import sys
 import tokenize
 
 from .bindings import binding_counts
+from .operator_calls import as_operators
 from .three_address import one_operation_a_line
 from .wrapped_at_scale import wrapping_flags
 from .wrappers import ROUNDS, see_through_wrappers
@@ -434,10 +438,13 @@ class _DropUnused(ast.NodeTransformer):
 class _Rename(ast.NodeTransformer):
     """Names the student binds become their kind: ``v`` inside a definition, ``G``
     at the top level (so that neither a new name nor one more variable shifts
-    the others)."""
+    the others). An attribute the program itself sets, of a name it binds
+    (``s.x`` after ``s.x = ...``: a variable kept on an object, ``self.w``),
+    is such a name too: ``s.x = f(s.x)`` reads as ``x = f(x)``."""
 
-    def __init__(self, bound, keep):
+    def __init__(self, bound, keep, set_attributes=frozenset()):
         self.bound, self.keep = bound, keep
+        self.set_attributes = set_attributes
         self.inside = False
 
     def name(self, name):
@@ -459,6 +466,12 @@ class _Rename(ast.NodeTransformer):
     def visit_Name(self, node):
         node.id = self.name(node.id)
         return node
+
+    def visit_Attribute(self, node):
+        if (node.attr in self.set_attributes and isinstance(node.value, ast.Name)
+                and node.value.id in self.bound and node.value.id not in self.keep):
+            return ast.copy_location(ast.Name("v" if self.inside else "G", node.ctx), node)
+        return self.generic_visit(node)
 
     def visit_arg(self, node):
         node.arg = self.name(node.arg)
@@ -535,7 +548,7 @@ def _normal_code(trees, keep, unread):
     if not ended and unread is not None:
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "
                       "comparison does not read to the end")
-    module = _Canonical().visit(module)
+    module = _Canonical().visit(as_operators(module))
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
         dropper = _DropUnused(_loaded_names(module), keep)
         module = dropper.visit(module)
@@ -544,7 +557,9 @@ def _normal_code(trees, keep, unread):
     if unread is not None:
         unread.extend(wrapping_flags(module, keep))
     module = one_operation_a_line(module)
-    module = _Rename(frozenset(binding_counts(module)), keep).visit(module)
+    set_attributes = frozenset(n.attr for n in ast.walk(module) if isinstance(n, ast.Attribute)
+                               and isinstance(n.ctx, (ast.Store, ast.Del)))
+    module = _Rename(frozenset(binding_counts(module)), keep, set_attributes).visit(module)
     return _compact(ast.unparse(ast.fix_missing_locations(module)))
 
 

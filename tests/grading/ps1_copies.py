@@ -208,6 +208,88 @@ def into_temporaries(answers, returns=False):
     return out
 
 
+_OPERATOR_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+                   ast.Pow: "pow", ast.MatMult: "matmul", ast.FloorDiv: "floordiv",
+                   ast.Mod: "mod", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
+                   ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+
+
+class _OperatorCalls(ast.NodeTransformer):
+    def call(self, name, args, node):
+        func = ast.Attribute(ast.Name("operator", ast.Load()), name, ast.Load())
+        return ast.copy_location(ast.Call(func, args, []), node)
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        return self.call(_OPERATOR_NAMES[type(node.op)], [node.left, node.right], node)
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 and type(node.ops[0]) in _OPERATOR_NAMES:
+            return self.call(_OPERATOR_NAMES[type(node.ops[0])],
+                             [node.left, node.comparators[0]], node)
+        return node
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            return self.call("getitem", [node.value, node.slice], node)
+        return node
+
+
+def operators_as_calls(answers):
+    """Every operator, comparison and plain subscript written as a call of the
+    ``operator`` module (``operator.mul(a, b)``, ``operator.getitem(s, 'k')``)."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        tree = ast.fix_missing_locations(_OperatorCalls().visit(ast.parse(answers[part])))
+        out[part] = "import operator\n" + ast.unparse(tree) + "\n"
+    return out
+
+
+def _kept_on_a_namespace(function):
+    """``function`` with its parameters and variables kept as attributes of one
+    ``types.SimpleNamespace`` (those a nested function, lambda or comprehension
+    reads stay names)."""
+    nested = set()
+    for node in ast.walk(function):
+        if node is not function and isinstance(node, (ast.FunctionDef, ast.Lambda, ast.ListComp,
+                                                       ast.SetComp, ast.DictComp,
+                                                       ast.GeneratorExp)):
+            nested |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            nested |= {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
+            if isinstance(node, ast.FunctionDef):
+                nested.add(node.name)
+    params = [a.arg for a in function.args.args]
+    kept = ({n.id for n in ast.walk(function) if isinstance(n, ast.Name)
+             and isinstance(n.ctx, ast.Store)} | set(params)) - nested
+
+    class Kept(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in kept:
+                return ast.copy_location(ast.Attribute(ast.Name("_s", ast.Load()), node.id,
+                                                       node.ctx), node)
+            return node
+
+    body = [Kept().visit(stmt) for stmt in function.body]
+    start = ast.parse("_s = types.SimpleNamespace(" + ", ".join(
+        f"{p}={p}" for p in params if p in kept) + ")").body
+    function.body = start + body
+    return function
+
+
+def locals_on_a_namespace(answers):
+    """Every graded function's variables kept as attributes of a namespace
+    (``_s.X = np.asarray(_s.X)``) rather than as names."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        tree = ast.parse(answers[part])
+        tree.body = [_kept_on_a_namespace(s) if isinstance(s, ast.FunctionDef) else s
+                     for s in tree.body]
+        out[part] = "import types\n" + ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    return out
+
+
 _MATH = re.compile(r"(\$\$[\s\S]*?\$\$|\$[^$\n]+\$)")
 
 

@@ -42,7 +42,8 @@ from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS,
                                 html_entities_and_comments, shown_as_nothing_inside_words,
                                 inside_words, shrunk_inside_words, spaced_by_formulas,
                                 TOO_DEEP,
-                                into_extra_cell, into_module, into_temporaries, look_alike_letters,
+                                into_extra_cell, into_module, into_temporaries,
+                                locals_on_a_namespace, operators_as_calls, look_alike_letters,
                                 noop_after_each_line, picked_from_literals, renamed, reworded,
                                 through_identity, zero_width_spaces)
 from grading.ps1_honest import HONEST
@@ -84,6 +85,8 @@ COPIERS = {
     "copier_entities": ("dora", "written"),
     "copier_empty_tags": ("hana", "written"),
     "copier_temporaries": ("ivan", "code"),
+    "copier_namespace": ("emil", "code"),
+    "copier_operator_calls": ("hana", "code"),
 }
 #: A copy of alice's code run from marshalled bytes, and of fay's handed in
 #: compiled (helper.pyc in a zip): no comparison can read either, so each
@@ -137,6 +140,12 @@ def _hand_in_the_class(c):
     # temporary of its own
     c.hand_in("copier_temporaries", "ps1", _notebook(
         released, {**into_temporaries(HONEST["ivan"], returns=True), **blank_written}))
+    # emil's variables kept as attributes of a namespace; hana's operators as calls
+    # of the operator module
+    c.hand_in("copier_namespace", "ps1", _notebook(
+        released, {**locals_on_a_namespace(HONEST["emil"]), **blank_written}))
+    c.hand_in("copier_operator_calls", "ps1", _notebook(
+        released, {**operators_as_calls(HONEST["hana"]), **blank_written}))
     c.hand_in("copier_loops", "ps1", _notebook(
         released, {**reference, **LOOPS_REWRITTEN, **blank_written}))
     emil = {"Xt": "aug", "features": "cols", "counts": "cnt", "denom": "den", "scale": "sc",

@@ -15,6 +15,7 @@ from coursegrader.similarity.letters import skeleton
 from coursegrader.similarity.rendered import styled_markup
 from coursegrader.similarity.text import marked_words, mixed_script_words, shingles, words
 from grading.ps1_copies import (CODE_PARTS, WRITTEN_PARTS, into_temporaries,
+                                locals_on_a_namespace, operators_as_calls,
                                 picked_from_literals)
 from grading.ps1_honest import HONEST
 from grading.ps1_styles import STYLES
@@ -692,6 +693,44 @@ def test_operations_moved_into_temporaries_read_as_the_original():
     assert "v=v if v else g(v)" in normal("def feature_map(x):\n    y = x if x else g(x)\n    return y\n")
     assert "while g(v)<1:" in normal("def feature_map(x):\n    while g(x) < 1:\n        x = x + 1\n"
                                      "    return x\n")
+
+
+def test_operator_calls_read_as_the_operators():
+    """``operator.mul(a, b)`` is ``a * b`` under any import of the module or its
+    functions; a name ``operator`` the student binds otherwise, or a call with a
+    keyword, stays a call."""
+    for answers in HONEST.values():
+        original = normal_code([ast.parse(answers[p]) for p in CODE_PARTS], keep=PS1_KEEP)
+        copy = operators_as_calls(answers)
+        assert "operator.mul(" in copy[CODE_PARTS[0]] + copy[CODE_PARTS[1]]
+        read = normal_code([ast.parse(copy[p]) for p in CODE_PARTS], keep=PS1_KEEP)
+        assert read.replace("import operator\n", "") == original
+    plain = normal("def feature_map(x):\n    return x[0] * 2 < -x[1]\n")
+    for spelt in ("import operator as op\ndef feature_map(x):\n"
+                  "    return op.lt(op.mul(op.getitem(x, 0), 2), op.neg(x[1]))\n",
+                  "from operator import lt, mul as m, getitem, neg\ndef feature_map(x):\n"
+                  "    return lt(m(getitem(x, 0), 2), neg(x[1]))\n"):
+        assert normal(spelt).split("\n", 1)[1] == plain
+    for other in ("operator = np\ndef feature_map(x):\n    return operator.mul(x, 2)\n",
+                  "import operator\ndef feature_map(x, operator):\n"
+                  "    return operator.mul(x, 2)\n",
+                  "import operator\ndef feature_map(x):\n    return operator.mul(x, b=2)\n"):
+        assert ".mul(v," in normal(other) and "*" not in normal(other)
+
+
+def test_variables_kept_on_a_namespace_read_as_names():
+    """A function's variables kept as attributes of one object (``_s.X = ...``)
+    read as the names they stand for; an attribute the code only reads stays."""
+    for answers in HONEST.values():
+        original = normal_code([ast.parse(answers[p]) for p in CODE_PARTS], keep=PS1_KEEP)
+        kept_on = locals_on_a_namespace(answers)
+        assert "_s.X = " in kept_on[CODE_PARTS[0]] + kept_on[CODE_PARTS[1]]
+        copy = normal_code([ast.parse(kept_on[p]) for p in CODE_PARTS], keep=PS1_KEEP)
+        kept = [line for line in original.splitlines() if line not in copy.splitlines()]
+        assert len(kept) <= len(original.splitlines()) // 10, kept
+    assert normal("def feature_map(x):\n    s = S()\n    s.y = x.shape\n    return s.y\n") \
+        == "def feature_map(v):\n v=S()\n v=v.shape\n return v"
+    assert ".shape" in normal("def feature_map(x):\n    return x.shape\n")
 
 
 def test_formulas_that_show_nothing_read_as_nothing_and_many_are_named():
