@@ -240,9 +240,13 @@ def test_her_flood_of_bobs_server_is_held_to_its_rate_and_bob_is_not(front):
     with concurrent.futures.ThreadPoolExecutor(16) as pool:
         statuses = list(pool.map(lambda i: get(front, ADA, spellings[i % 3])[0], range(800)))
     took = time.monotonic() - started
-    # the burst of 300, then 50 a second
-    assert statuses.count(200) <= 300 + 50 * took + 1, (statuses.count(200), took)
-    assert statuses.count(429) >= 300, {s: statuses.count(s) for s in set(statuses)}
+    # the burst of 300, then 50 a second, and every other one refused: however long
+    # the 800 took on a busy machine, what the rate lets through and no more
+    allowed = 300 + 50 * took + 1
+    counts = {s: statuses.count(s) for s in set(statuses)}
+    assert set(counts) <= {200, 429}, counts
+    assert counts.get(200, 0) <= allowed, (counts, took)
+    assert counts.get(429, 0) >= 800 - allowed, (counts, took)
     assert get(front, BOB, "/user/bob/api/status")[0] == 200
     assert get(front, ADA, "/user/ada/api/status")[0] == 200
 
