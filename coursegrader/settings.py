@@ -31,13 +31,14 @@ applies last.
 
 import copy
 import os
+import sys
 import urllib.parse
 from pathlib import Path
 
 from traitlets import Float, Int, TraitError, Unicode, default, validate
 from traitlets.config import Config, Configurable
 
-__all__ = ["CourseSettings", "CONFIG_FILE", "PRIVATE_UMASK", "find_course", "course_config",
+__all__ = ["CourseSettings", "run_with_fixed_hash_seed", "CONFIG_FILE", "PRIVATE_UMASK", "find_course", "course_config",
            "nbgrader_settings", "private_files"]
 
 #: The course's configuration; the folder that holds it is the course folder.
@@ -241,3 +242,12 @@ class CourseSettings(Configurable):
             return _book_url(proposal["value"], "CourseSettings.book_url")
         except ValueError as exc:
             raise TraitError(str(exc)) from None
+
+
+def run_with_fixed_hash_seed(module):
+    """Run ``python -m module`` with the same arguments again, with PYTHONHASHSEED
+    set to 0, unless it already is: for a command whose output must not depend on
+    the salt Python gives ``hash()`` in each process."""
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        os.execve(sys.executable, [sys.executable, "-m", module, *sys.argv[1:]],
+                  {**os.environ, "PYTHONHASHSEED": "0"})

@@ -46,7 +46,6 @@ and what the bounds cut. A high
 similarity is a reason for a person to look, not a finding.
 """
 
-import os
 import sys
 
 #: copydetect hashes each run of characters with Python's ``hash()``, which every
@@ -55,9 +54,9 @@ import sys
 #: pair of ps1's honest answers), and a pair near a threshold be flagged on one run
 #: and not on the next. The command runs with the salt fixed, so that every run
 #: on the same records writes the same report.
-if __name__ == "__main__" and os.environ.get("PYTHONHASHSEED") != "0":
-    os.execve(sys.executable, [sys.executable, "-m", "coursegrader.tools.similarity",
-                               *sys.argv[1:]], {**os.environ, "PYTHONHASHSEED": "0"})
+if __name__ == "__main__":
+    from coursegrader.settings import run_with_fixed_hash_seed
+    run_with_fixed_hash_seed("coursegrader.tools.similarity")
 
 import argparse
 import itertools
