@@ -99,6 +99,7 @@ def test_the_book_address_must_be_an_http_site(url, monkeypatch):
         CourseSettings().book_url
 
 
+@pytest.mark.slow
 def test_the_book_address_has_one_home_and_is_documented(monkeypatch):
     monkeypatch.delenv("COURSEGRADER_BOOK_URL", raising=False)
     assert CourseSettings().book_url == ""

@@ -126,6 +126,7 @@ def gradebook(tmp_path):
         yield gb
 
 
+@pytest.mark.slow
 def test_the_gradebook_keeps_the_source_and_the_lms_marker_counts(gradebook):
     gb = gradebook
     late = dt.datetime(2026, 10, 8, 0, 0)
@@ -167,6 +168,7 @@ def test_through_ngshare_the_time_is_the_services_not_a_file_of_the_students():
     assert service_dating(files[:1]).source is dating.Source.NONE
 
 
+@pytest.mark.slow
 def test_the_export_tells_the_instructor_what_its_route_did_not_date(gradebook, capsys):
     from coursegrader.tools.grade_export import report_undated
     gb = gradebook

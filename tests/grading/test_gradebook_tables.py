@@ -47,6 +47,7 @@ def tables(url):
         engine.dispose()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trial", range(3))
 def test_graders_starting_together_on_sqlite_all_succeed(tmp_path, trial):
     url = f"sqlite:///{tmp_path}/gradebook.db"

@@ -722,6 +722,7 @@ def test_sandbox_holds_only_the_allowlisted_packages_and_a_fixed_environment(mon
     assert env["HOME"] == "/tmp" and not any("SECRET" in k or "AWS" in k for k in env)
 
 
+@pytest.mark.slow
 def test_autograde_refuses_without_bwrap_and_says_what_is_missing(monkeypatch):
     from coursegrader import sandbox
     from coursegrader.preprocessors import JudgeSubmission

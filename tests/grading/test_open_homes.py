@@ -53,6 +53,7 @@ def check(capsys, hub=""):
     return capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_release_warns_naming_each_student_whose_home_is_open(tmp_path, monkeypatch, capsys):
     course = tmp_path / "course"
     course.mkdir()

@@ -129,6 +129,7 @@ def _counting_copy(tmp_path, **kwargs):
     return course, course.root / "reads.txt"
 
 
+@pytest.mark.slow
 def test_the_course_config_is_read_once_per_process(tmp_path):
     from coursegrader.settings import course_config
     from coursegrader.tools import batch
@@ -167,6 +168,7 @@ def test_make_autograde_reads_the_course_config_once(tmp_path):
     assert len(reads.read_text().split()) == 1, reads.read_text()
 
 
+@pytest.mark.slow
 def test_batch_takes_the_scheduler_from_the_course_config(tmp_path, monkeypatch):
     """c.CourseSettings.scheduler in nbgrader_config.py sends the class to that
     cluster, which needs a gradebook on a database server: refused here, at once."""

@@ -342,6 +342,7 @@ def test_a_program_held_as_data_for_an_interpreter_flags_the_submission(program,
     assert compare(m, plain, check).code < check.threshold     # no comparison sees it
 
 
+@pytest.mark.slow
 def test_the_courses_own_code_holds_no_program_as_data():
     """The book's code cells, the problem sets' solutions and kernlab, as a
     student might write them, are never flagged as a program held as data."""

@@ -7,6 +7,8 @@ workers start.
 import subprocess
 import sys
 
+import pytest
+
 from conftest import COURSE, REPO
 
 
@@ -41,6 +43,7 @@ print(took, sys.modules.get("rfc3987_syntax") is not None, "iri" in checkers,
     assert (uri, valid, invalid) == ("True", "valid", "refused")
 
 
+@pytest.mark.slow
 def test_too_late_changes_nothing():
     took, iri = fresh("""
 import jsonschema
@@ -72,6 +75,7 @@ print(gc.get_freeze_count(), before, len(gc.get_objects()), gone() is None)
     assert freed == "True"
 
 
+@pytest.mark.slow
 def test_the_makefiles_nbgrader_is_nbgrader_without_the_iri_checker(tmp_path):
     """``make``'s nbgrader steps (the Makefile's NBGRADER) run nbgrader itself, minus the import."""
     import nbformat

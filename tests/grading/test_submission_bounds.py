@@ -79,6 +79,7 @@ def test_the_course_notebooks_are_well_inside_the_bounds(tmp_path):
     bound.check_file(tmp_path / "ps5.ipynb")
 
 
+@pytest.mark.slow
 def test_the_bounds_are_settings_listed_by_help_all():
     assert BoundSubmission in configurable_classes()
     done = subprocess.run([sys.executable, "-m", "coursegrader", "--help-all"],

@@ -31,6 +31,9 @@ pytestmark = pytest.mark.slow
 RATES = Path(__file__).resolve().parents[2] / "deploy" / "proxy_rates.js"
 ADA, BOB = "127.0.0.21", "127.0.0.22"
 PER_SERVER = {"KERNEL_COURSE_PROXY_SERVER_RATE": "2", "KERNEL_COURSE_PROXY_SERVER_BURST": "20"}
+# one request back every 100 s: the bucket she empties stays empty however slowly
+# the machine sends what follows
+NO_REFILL = {"KERNEL_COURSE_PROXY_SERVER_RATE": "0.01", "KERNEL_COURSE_PROXY_SERVER_BURST": "20"}
 ALL = {"KERNEL_COURSE_PROXY_ALL_SERVERS_RATE": "2", "KERNEL_COURSE_PROXY_ALL_SERVERS_BURST": "30"}
 
 
@@ -89,9 +92,9 @@ def test_a_flood_of_a_classmates_server_is_held_to_its_rate(installed, tmp_path,
 
 
 def test_a_websockets_upgrade_beyond_the_rate_is_refused(installed, tmp_path):
-    with running(installed, tmp_path, True, PER_SERVER) as (port, upstream, _):
+    with running(installed, tmp_path, True, NO_REFILL) as (port, upstream, _):
         answers, _ = statuses(port, ADA, ["/user/demo-bob/api/contents"] * 40)
-        assert 429 in answers
+        assert answers == [200] * 20 + [429] * 20, answers
         s = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(ADA, 0))
         s.sendall(b"GET /user/demo-bob/api/kernels/1/channels HTTP/1.1\r\nHost: x\r\n"
                   b"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"

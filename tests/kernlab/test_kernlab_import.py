@@ -41,6 +41,7 @@ def fresh(code):
     return out.stdout.split()
 
 
+@pytest.mark.slow
 def test_kernels_and_psd_checks_need_neither_scikit_learn_nor_cvxpy():
     """A kernel and a PSD check do not wait for the estimators' libraries."""
     before, after, star = fresh("""

@@ -451,6 +451,7 @@ def test_a_complex_gram_matrix_is_refused_naming_X_without_a_warning(make):
         make().fit(K, [0, 0, 1, 1])
 
 
+@pytest.mark.slow
 def test_messages_print_C_as_it_was_given():
     X, y = make_blobs(40, centers=2, cluster_std=3.0, random_state=3)
     with pytest.raises(ValueError, match=r"^the SVM dual with C=0\.1 could not be solved"):

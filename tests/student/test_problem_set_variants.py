@@ -5,6 +5,7 @@ source notebook, run on each variant, passes the part's own judge."""
 import functools
 
 import numpy as np
+import pytest
 
 from conftest import COURSE
 from coursecheck.check import call_and_judge
@@ -37,6 +38,7 @@ def _variants(ps, count=SAMPLE):
     return [draw_variant(ps, f"student{i}", "0123-4567-89ab-cdef") for i in range(count)]
 
 
+@pytest.mark.slow
 def test_ps3_every_function_of_every_variant_is_shown_not_a_kernel():
     parts = graded_parts(COURSE, "ps3")
     varying = {pid for pid, p in parts.items() if p.varies}
@@ -108,6 +110,7 @@ def test_ps3_the_universal_answers_of_the_old_question_earn_nothing():
         assert _passed(v.params, _literal(UNIVERSAL_TABLE)) == 0
 
 
+@pytest.mark.slow
 def test_ps3_no_fixed_witness_fits_the_variants():
     """The reason the part varies: a witness is a value of the sample, so the answers
     worked out for one variant, or any fixed vectors, prove nothing about another's."""

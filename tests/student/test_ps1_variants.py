@@ -207,6 +207,7 @@ def test_no_circulated_verdicts_fit_the_variants():
         assert mean[name] < 0.7, (name, mean[name])
 
 
+@pytest.mark.slow
 def test_a_copy_of_a_classmates_answers_fails_where_the_variants_differ():
     variants = _variants()
     mine = variants[0].params
@@ -294,6 +295,7 @@ def test_no_circulated_witnesses_fit_the_variants():
     assert max(mean.values()) < 0.05, mean
 
 
+@pytest.mark.slow
 def test_part_3s_verdicts_are_compared_across_variants_by_the_graders_reference():
     """Part 3 gives verdicts (``Part.verdict``) whose reference is withheld: the
     student package cannot say a variant's right verdicts, the grader's half can, and

@@ -148,6 +148,7 @@ def _fixed_answers(ps, part_id):
     return answers
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ps, part_id", PART_IDS)
 def test_no_fixed_answer_passes_a_varying_part_beyond_its_own_width(ps, part_id):
     for name, (answer, own) in _fixed_answers(ps, part_id).items():
