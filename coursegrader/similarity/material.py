@@ -36,7 +36,7 @@ from .code import lexical_form, normal_code
 from .letters import cyrillic_letters
 from .rendered import styled_markup, without_comments
 from .text import mixed_script_words, shingles, words
-from .values import literals
+from .values import literals, variant_reads
 
 __all__ = ["SimilarityCheck", "Scaffold", "Material", "boilerplate", "material_of",
            "uncomparable"]
@@ -221,6 +221,8 @@ class Material:
     #: why it could not be compared at all (what it holds broke the check), which
     #: flags it on its own and fails ``make similarity``; None when it was compared
     failed: str = None
+    #: the keys of the variant ``V`` its code reads (:func:`~.values.variant_reads`)
+    reads: frozenset = frozenset()
 
     @property
     def code_chars(self):
@@ -774,8 +776,9 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
     ws = words(written)
     prompt = shingles(list(scaffold.text), check.shingle_words)
     runs = {h: i for h, i in shingles(ws, check.shingle_words).items() if h not in prompt}
-    numbers = []
+    numbers, reads = [], frozenset()
     if variant is not None:
+        reads = variant_reads(code)
         numbers, cut = literals(own, limit=check.max_values)
         if cut:
             notes.append(f"numbers beyond the first {check.max_values} not compared with "
@@ -783,7 +786,8 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
     mixed = [f"{w} (Cyrillic {' '.join(cyrillic_letters(w))})" for w in mixed_script_words(ws)]
     return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs,
                     flags, numbers, variant, dict(verdicts or {}), mixed_scripts=mixed,
-                    styled_markup=styled_markup(written), failed="; ".join(broken) or None)
+                    styled_markup=styled_markup(written), failed="; ".join(broken) or None,
+                    reads=reads)
 
 
 def uncomparable(student, exc, check, boiler):

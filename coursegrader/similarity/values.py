@@ -25,7 +25,10 @@ never evidence, nor a value the release holds, nor one that many variants
 share (:func:`common_values`, :func:`evidence`).
 
 A submission that holds a classmate's value that is not one of its own is
-evidence for a person, never a score change.
+evidence for a person, never a score change.  A single number of at most three
+significant digits is evidence only as a drawn parameter typed into code that
+does not read it from ``V`` (:func:`variant_reads`): a width of two decimals
+is one of some 150, which honest students write by chance.
 """
 
 import ast
@@ -45,8 +48,8 @@ from ..judging.cells import parse_cell
 from ..judging.modules import MODULE
 
 __all__ = ["Literal", "VariantValue", "Evidence", "literals", "variant_values",
-           "implied_by", "trivial", "common_values", "evidence", "shared_evidence",
-           "space_answers", "other_variants_held"]
+           "variant_reads", "ANY", "implied_by", "trivial", "common_values", "evidence",
+           "shared_evidence", "space_answers", "other_variants_held"]
 
 #: A number as a reader prints it: digits, an optional fraction, an optional exponent.
 _PRINTED = re.compile(r"^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
@@ -64,23 +67,35 @@ class Literal:
     """Numbers as a submission prints them: ``values`` (flattened), their ``shape``,
     how far from a value they may be and still be it (``tolerance``, per entry),
     their ``text`` (rebuilt from the numbers as printed, cut to 80 characters) and
-    the ``cell`` they are in."""
+    the ``cell`` they are in; ``short``: one number of at most three significant
+    digits (``1.37``), which anyone may write by chance; ``in_code``: read from
+    code (a cell or a module), not from a written answer."""
 
     values: tuple
     shape: tuple
     tolerance: tuple
     text: str
     cell: str
+    short: bool = False
+    in_code: bool = True
 
 
 @dataclass(frozen=True)
 class VariantValue:
-    """A number or an array of numbers of ``student``'s variant, under ``name``."""
+    """A number or an array of numbers of ``student``'s variant, under ``name``;
+    ``drawn``: one of the variant's own parameters (``sigma``, ``samples['a']``),
+    not a value it implies."""
 
     student: str
     name: str
     values: tuple
     shape: tuple
+    drawn: bool = False
+
+    @property
+    def parameter(self):
+        """The key of ``V`` the value is drawn under (``samples`` for ``samples['a']``)."""
+        return self.name.split("[", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -185,17 +200,19 @@ def _array(node):
             [n for r in rows for n in r[2]])
 
 
-def _literal(values, shape, printed, cell):
+def _literal(values, shape, printed, cell, in_code):
     """A :class:`Literal`; its text is rebuilt from the numbers as printed (digits,
     a point, an exponent, a sign), never the student's own characters around them."""
     tol = tuple(_tolerance(p, v) for p, v in zip(printed, values))
+    short = not _squeezed(shape) and _digits(printed[0]) <= 3
     if not _squeezed(shape) and _digits(printed[0]) < 3:
         # one number of two significant digits (1.2, a width one tries) is only the
         # value it is exactly, never the values it rounds
         tol = (1e-9 * max(1.0, abs(values[0])),)
     shown = [("-" if v < 0 else "") + p.lstrip("+-\u2212") for p, v in zip(printed, values)]
     text = shown[0] if not shape else "[" + ", ".join(shown) + "]"
-    return Literal(tuple(float(v) for v in values), _squeezed(shape), tol, text[:80], cell)
+    return Literal(tuple(float(v) for v in values), _squeezed(shape), tol, text[:80], cell,
+                   short, in_code)
 
 
 def _squeezed(shape):
@@ -206,7 +223,7 @@ def _squeezed(shape):
 def _code_literals(source, cell):
     tree = parse_cell(source)
     if tree is None:      # read as text: code that does not parse hides no number
-        yield from _text_literals(source, cell)
+        yield from _text_literals(source, cell, in_code=True)
         return
     signed = {id(n.operand) for n in ast.walk(tree)
               if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd))}
@@ -221,7 +238,7 @@ def _code_literals(source, cell):
         elif isinstance(node, ast.BinOp):
             value = _fold(node)
             if value is not None:
-                yield _literal([value], (), [repr(value)], cell)
+                yield _literal([value], (), [repr(value)], cell, True)
             continue
         else:
             continue
@@ -229,18 +246,19 @@ def _code_literals(source, cell):
             continue
         values, shape, nodes = found
         if len(values) <= _MAX_ENTRIES:
-            yield _literal(values, shape, [_printed(n) for n in nodes], cell)
+            yield _literal(values, shape, [_printed(n) for n in nodes], cell, True)
 
 
-def _text_literals(source, cell):
+def _text_literals(source, cell, in_code=False):
     for m in _TEXT_NUMBER.finditer(source):
         printed = m.group().replace("\u2212", "-")
         if abs(float(printed)) < _LARGEST:
-            yield _literal([float(printed)], (), [printed], cell)
+            yield _literal([float(printed)], (), [printed], cell, in_code)
     for m in _TEXT_RUN.finditer(source):
         printed = [p.replace("\u2212", "-") for p in re.findall(_NUMBER, m.group())]
         if all(abs(float(p)) < _LARGEST for p in printed):
-            yield _literal([float(p) for p in printed], (len(printed),), printed, cell)
+            yield _literal([float(p) for p in printed], (len(printed),), printed, cell,
+                           in_code)
 
 
 #: A string that may be base64: what the student package's ``answers.json`` writes arrays as.
@@ -273,7 +291,7 @@ def _encoded_literals(source, cell):
         if isinstance(node, ast.Constant) and type(node.value) is str:
             values = _decoded(node.value)
             if values is not None:
-                yield _literal(values, (len(values),), [repr(v) for v in values], cell)
+                yield _literal(values, (len(values),), [repr(v) for v in values], cell, True)
 
 
 def literals(cells, *, limit):
@@ -325,17 +343,51 @@ def variant_values(student, params, implied=None):
     """The :class:`VariantValue` s of ``student``'s variant (parameters ``params``):
     each number and array it draws, and each of ``implied(params)`` ({name: value};
     a value given as ``("±", a)`` matches ``a`` and ``-a``); trivially common ones left out."""
-    found = list(_walk(params, ""))
+    found = [(*f, True) for f in _walk(params, "")]
     if implied is not None:
         for name, value in implied(params).items():
             if isinstance(value, tuple) and len(value) == 2 and value[0] == "\u00b1":
                 a = np.asarray(value[1], dtype=float)
-                found += [(name, tuple(a.ravel().tolist()), a.shape),
-                          (name, tuple((-a).ravel().tolist()), a.shape)]
+                found += [(name, tuple(a.ravel().tolist()), a.shape, False),
+                          (name, tuple((-a).ravel().tolist()), a.shape, False)]
             else:
-                found += list(_walk(value, name))
-    return [VariantValue(student, name, values, _squeezed(shape)) for name, values, shape in found
-            if not all(trivial(v) for v in values)]
+                found += [(*f, False) for f in _walk(value, name)]
+    return [VariantValue(student, name, values, _squeezed(shape), drawn)
+            for name, values, shape, drawn in found if not all(trivial(v) for v in values)]
+
+
+#: What :func:`variant_reads` gives for code that uses ``V`` otherwise than by a
+#: constant key (``W = V``, ``V[k]``, ``**V``): it may read any parameter.
+ANY = "*"
+
+
+def variant_reads(sources):
+    """The keys of the variant ``V`` that the code of ``sources`` reads by a
+    constant key (``V["sigma"]``, ``V.get("c")``), and :data:`ANY` where it uses
+    ``V`` in any other way; code that does not parse reads nothing."""
+    keys = set()
+    for source in sources:
+        tree = parse_cell(source)
+        if tree is None:
+            continue
+        parents = {}
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Name) and node.id == "V"):
+                continue
+            up = parents.get(node)
+            if isinstance(up, ast.Subscript) and up.value is node:
+                key = up.slice
+            elif (isinstance(up, ast.Attribute) and up.attr == "get"
+                  and isinstance(parents.get(up), ast.Call) and parents[up].args):
+                key = parents[up].args[0]
+            else:
+                key = None
+            keys.add(key.value if isinstance(key, ast.Constant) and isinstance(key.value, str)
+                     else ANY)
+    return frozenset(keys)
 
 
 def _matches(lit, value):
@@ -406,7 +458,7 @@ def common_values(assignment, draws, share, implied=None):
 
 
 def evidence(held, values, *, released=(), common=frozenset(), common_share=0.05,
-             common_min=3):
+             common_min=3, reads=None):
     """Every :class:`Evidence` of a classmate's variant value among a submission's literals.
 
     ``held``: {student: their :class:`Literal` s}; ``values``: {student: their
@@ -415,7 +467,17 @@ def evidence(held, values, *, released=(), common=frozenset(), common_share=0.05
     (:func:`common_values` of a sample of the problem set's variants).  A value
     held by the variants of at least ``common_min`` students and more than
     ``common_share`` of the class is common too.  No common value is evidence.
+
+    A short literal (one number of at most three significant digits: ``0.37``,
+    ``1.41``) is evidence only as a classmate's drawn parameter, written in code
+    in place of reading it: in a submission whose code reads that key of ``V``
+    nowhere (``reads``: {student: :func:`variant_reads` of its code}) and holds no
+    value of its own of that parameter.  A width is drawn from some 150 numbers of
+    two decimals, so in a class of a hundred most such numbers are somebody's:
+    written anywhere else (a written answer, a test point, a step size), it is
+    chance, not a copy.
     """
+    reads = reads or {}
     holders = {}
     for student, vs in values.items():
         for key in {_key(v) for v in vs}:
@@ -425,11 +487,17 @@ def evidence(held, values, *, released=(), common=frozenset(), common_share=0.05
             if len(holders[_key(v)]) < limit and _key(v) not in common
             and not any(_matches(r, v) for r in released)]
     index = _Index(rare)
+    parameters = {v.parameter for v in rare if v.drawn}
     out = {}
     for student, lits in held.items():
         own = values.get(student, [])
+        typed = {o.parameter for o in own if o.drawn and any(_matches(lit, o) for lit in lits)}
+        read = reads.get(student, frozenset())
+        written_in = set() if ANY in read else parameters - read - typed
         for lit in lits:
             near = [v for v in index.near(lit) if v.student != student]
+            if lit.short:
+                near = [v for v in near if v.drawn and lit.in_code and v.parameter in written_in]
             if not near or any(_matches(lit, o) for o in own):
                 continue
             for v in near:

@@ -205,7 +205,8 @@ def variant_evidence(coursedir, ps, materials, scaffold, check, config):
     found = evidence(held, values, released=scaffold.numbers,
                      common=common_values(ps, check.common_draws, check.common_share,
                                           implied),
-                     common_share=check.common_share, common_min=check.common_min)
+                     common_share=check.common_share, common_min=check.common_min,
+                     reads={m.student: m.reads for m in varied})
     verdicts = verdict_evidence({m.student: m.verdicts for m in varied}, rights,
                                 least=check.verdict_min, share=check.verdict_share,
                                 known=known)

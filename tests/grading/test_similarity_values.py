@@ -19,8 +19,9 @@ from coursegrader.judging.problem_sets import graded_parts, hidden_module
 from coursegrader.judging.variants import submission_variant
 from coursegrader.record import AnswerCode
 from coursegrader.similarity.material import Scaffold
-from coursegrader.similarity.values import (common_values, evidence, implied_by, literals,
-                                            shared_evidence, trivial, variant_values)
+from coursegrader.similarity.values import (ANY, common_values, evidence, implied_by,
+                                            literals, shared_evidence, trivial, variant_reads,
+                                            variant_values)
 from coursegrader.tools.author import build_notebook
 
 SECRET = "similarity-values-secret"
@@ -213,20 +214,19 @@ def test_no_honest_width_is_flagged_and_a_classmates_width_typed_in_is(ps):
     drawn, values, released, common = _class(ps, 150)
     sigma = {s: v.params["sigma"] for s, v in drawn.items()}
     students = sorted(drawn)
-    held = {}
+    held, reads = {}, {}
     for i, s in enumerate(students):
         cells = _honest(ps)
         if i % 2:    # their own width typed in where the solution reads it
             cells = _with(cells, lambda src, x=sigma[s]: src.replace('V["sigma"]', repr(x)))
-        held[s] = literals(cells, limit=5000)[0]
-    assert evidence(held, values, released=released, common=common) == []
+        held[s], reads[s] = literals(cells, limit=5000)[0], _reads(cells)
+    assert evidence(held, values, released=released, common=common, reads=reads) == []
     # carol: the notebook of bob, handed over with his width typed in
     bob = students[1]
     carol = next(s for s in students if sigma[s] != sigma[bob])
-    held[carol] = literals(_with(_honest(ps), lambda src: src.replace('V["sigma"]',
-                                                                       repr(sigma[bob]))),
-                           limit=5000)[0]
-    found = evidence(held, values, released=released, common=common)
+    cells = _with(_honest(ps), lambda src: src.replace('V["sigma"]', repr(sigma[bob])))
+    held[carol], reads[carol] = literals(cells, limit=5000)[0], _reads(cells)
+    found = evidence(held, values, released=released, common=common, reads=reads)
     assert {(e.holder, e.name) for e in found} == {(carol, "sigma")}
     assert {e.owner for e in found} == {s for s in students if sigma[s] == sigma[bob]}
     assert bob in {e.owner for e in found}
@@ -237,10 +237,60 @@ def test_no_honest_width_is_flagged_and_a_classmates_width_typed_in_is(ps):
     name = next(k for k in implied if k.endswith("public case 1"))
     held[dave] = literals(_honest(ps) + [_text(f"I find {_printed(implied[name])}.")],
                           limit=5000)[0]
-    found = evidence(held, values, released=released, common=common)
+    found = evidence(held, values, released=released, common=common, reads=reads)
     assert {(e.holder, e.name) for e in found if e.holder == dave} == {(dave, name)}
     assert {e.owner for e in found if e.holder == dave} == {
         s for s in students if sigma[s] == sigma[bob]}
+
+
+def test_the_keys_of_v_a_submission_reads_are_its_constant_keys():
+    assert variant_reads(['c = float(V["c"])', "s = V.get('sigma', 1.0)",
+                          "def f(x):\n    return x * V['c']", "V[", "x = 1"]) == {"c", "sigma"}
+    for other in ("W = V", "k = 'c'\nx = V[k]", "f(**V)", "for k in V: pass", "V.get(k)"):
+        assert variant_reads([other]) == {ANY}, other
+
+
+def _reads(cells):
+    return variant_reads(c.source for c in cells if c.cell_type == "code")
+
+
+@pytest.mark.parametrize("ps, name", [("ps1", "c"), ("ps4", "sigma")])
+def test_a_short_number_written_by_chance_is_no_classmates_value(ps, name):
+    """Each honest student writes three numbers of two decimals that are classmates'
+    values of the parameter (a ps1 constant c from some 300, a ps4 width from 151),
+    in a written answer, a step size and a test point: none is flagged, whether the
+    solution reads ``V`` or has the student's own value typed in.  Carol's copy of
+    bob's notebook, his value written where it reads ``V``, still is."""
+    drawn, values, released, common = _class(ps, 100)
+    students = sorted(drawn)
+    mine = {s: drawn[s].params[name] for s in students}
+    pool = sorted({x for x in mine.values() if not trivial(x)})
+    rng = np.random.default_rng(7)
+    held, reads = {}, {}
+    for i, s in enumerate(students):
+        a, b, c = rng.choice([x for x in pool if x != mine[s]], 3, replace=False)
+        cells = _honest(ps)
+        if i % 2:    # their own value typed in where the solution reads it
+            cells = _with(cells, lambda src, x=mine[s]: src.replace(f'V["{name}"]', repr(x)))
+        cells += [_text(f"The smallest eigenvalue comes out near {a!r}."),
+                  _code(f"step = {b!r}\nx_test = np.array([[{c!r}]])", "scratch")]
+        held[s], reads[s] = literals(cells, limit=5000)[0], _reads(cells)
+    # the numbers are classmates' values: read without where they are written, they flag
+    assert len({e.holder for e in evidence(held, values, released=released,
+                                           common=common)}) > 30
+    assert evidence(held, values, released=released, common=common, reads=reads) == []
+    bob = students[0]
+    carol = next(s for s in students if mine[s] != mine[bob])
+    cells = _with(_honest(ps), lambda src: src.replace(f'V["{name}"]', repr(mine[bob])))
+    held[carol], reads[carol] = literals(cells, limit=5000)[0], _reads(cells)
+    found = evidence(held, values, released=released, common=common, reads=reads)
+    assert {(e.holder, e.name) for e in found} == {(carol, name)}
+    assert bob in {e.owner for e in found}
+    # the same copy reading V once more is no longer caught by its number (its code is
+    # bob's: the code comparison's business)
+    cells.append(_code(f'_ = V["{name}"]', "scratch"))
+    held[carol], reads[carol] = literals(cells, limit=5000)[0], _reads(cells)
+    assert evidence(held, values, released=released, common=common, reads=reads) == []
 
 
 def test_no_honest_ps3_is_flagged_and_a_classmates_witnesses_or_samples_typed_in_are():
