@@ -12,6 +12,8 @@ keyword) stays as it is.
 
 import ast
 
+from .bindings import binding_counts
+
 __all__ = ["as_operators"]
 
 _BINARY = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "truediv": ast.Div,
@@ -28,25 +30,26 @@ _KNOWN = {*_BINARY, *_UNARY, *_COMPARE, "getitem"}
 def _bindings(module):
     """``(module names, {function name: operator function})`` bound by imports of
     ``operator`` and by nothing else."""
-    modules, functions, other = set(), {}, set()
+    modules, functions, by_operator = set(), {}, {}
     for node in ast.walk(module):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                (modules if alias.name == "operator" else other).add(
-                    alias.asname or alias.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom):
+                if alias.name == "operator":
+                    modules.add(alias.asname or "operator")
+                    by_operator[alias.asname or "operator"] = \
+                        by_operator.get(alias.asname or "operator", 0) + 1
+        elif isinstance(node, ast.ImportFrom) and node.module == "operator" and node.level == 0:
             for alias in node.names:
-                if node.module == "operator" and node.level == 0 and alias.name in _KNOWN:
-                    functions[alias.asname or alias.name] = alias.name
-                else:
-                    other.add(alias.asname or alias.name)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            other.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            other.add(node.name)
-        elif isinstance(node, ast.arg):
-            other.add(node.arg)
-    return modules - other, {k: v for k, v in functions.items() if k not in other}
+                if alias.name in _KNOWN:
+                    name = alias.asname or alias.name
+                    # a name imported as two functions is neither
+                    functions[name] = alias.name if functions.get(name, alias.name) == \
+                        alias.name else None
+                    by_operator[name] = by_operator.get(name, 0) + 1
+    counts = binding_counts(module)
+    alone = {name for name, n in by_operator.items() if counts.get(name) == n}
+    functions = {k: v for k, v in functions.items() if k in alone and v is not None}
+    return modules & alone, functions
 
 
 class _Operators(ast.NodeTransformer):
