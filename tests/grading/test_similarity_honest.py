@@ -1,0 +1,70 @@
+"""Independent honest work is not flagged: ps1 answered by the reference
+solution, the eight answers of ``ps1_honest`` and the ten of
+``ps1_independent`` (written by people who saw only the released notebook,
+after the check's settings were chosen), each read from the released notebook
+as a record keeps it and compared with every other: 19 answers, 171 pairs.
+The pipeline (``make zip_collect``, ``make autograde``, ``make similarity``)
+compares them the same way; ``test_similarity_attacks.py`` runs it on the
+first nine.
+"""
+
+import copy
+import itertools
+
+import pytest
+
+from conftest import COURSE
+from coursegrader import record
+from coursegrader.judging.cells import student_cells
+from coursegrader.similarity.compare import compare
+from coursegrader.similarity.material import Scaffold, SimilarityCheck, boilerplate, material_of
+from coursegrader.tools.course import Course, fill_answers
+from grading.ps1_honest import HONEST
+from grading.ps1_independent import INDEPENDENT
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("honest")
+    c = Course.copy_of(COURSE, tmp / "course", exchange=tmp / "exchange", assignments=["ps1"])
+    c.nbgrader("db assignment add", "ps1")
+    c.nbgrader("generate_assignment", "ps1")
+    nb = c.released("ps1")
+    reference = {cell.metadata.get("nbgrader", {}).get("grade_id"): cell.source
+                 for cell in fill_answers(nb, c.source("ps1")).cells}
+    return nb, reference
+
+
+def _materials(released, answers):
+    check = SimilarityCheck()
+    scaffold = Scaffold.of(released.cells)
+    boiler = boilerplate(scaffold, check)
+    out = {}
+    for student, filled in answers.items():
+        nb = copy.deepcopy(released)
+        for cell in nb.cells:
+            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if gid in filled:
+                cell.source = filled[gid]
+        out[student] = material_of(student, student_cells(nb, record.ANSWER_BYTES), scaffold,
+                                   check, boiler)
+    return out, check
+
+
+def test_no_two_of_nineteen_independent_answers_are_flagged(released):
+    nb, reference = released
+    answers = {"alice": reference, **HONEST, **INDEPENDENT}
+    assert len(answers) == 19
+    materials, check = _materials(nb, answers)
+    assert all(not m.flags for m in materials.values()), \
+        {s: m.flags for s, m in materials.items() if m.flags}
+    pairs = {(a, b): compare(materials[a], materials[b], check)
+             for a, b in itertools.combinations(sorted(materials), 2)}
+    flagged = {p: (round(c.code, 2), round(c.written, 2)) for p, c in pairs.items() if c.flagged}
+    assert flagged == {}
+    # the closest pair's code share (0.48 when written) stays clear of the threshold
+    closest = max(c.code for c in pairs.values())
+    assert 0.2 < closest < check.threshold - 0.08, closest
+    assert max(c.written for c in pairs.values()) < check.written_threshold - 0.2
