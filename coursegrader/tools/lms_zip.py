@@ -8,7 +8,9 @@ plugins of this module (``nbgrader_config.py``):
   top level of that zip, follows the LMS's naming (``named_regexp``) and
   names a notebook of the problem set or a Python module handed in beside it
   (``helper.py``, which the notebook imports: the folder exchange takes it
-  too). The student is the LMS account that
+  too; a name ``import`` can use, ``müller.py`` too; a module is taken only
+  beside a notebook of the problem set from the same student, since alone it
+  would replace their earlier submission with one that cannot be graded). The student is the LMS account that
   handed the file in: with the LMS's roster (``roster``: Canvas's gradebook
   CSV, ``make zip_collect ... ROSTER=file.csv``), the account's number in the
   name (a ``user_id`` group) looked up there, so a namesake, or a student who
@@ -45,6 +47,7 @@ exits with status 1 when a member was skipped (``make zip_collect`` ends so).
 
 import datetime as dt
 import json
+import keyword
 import os
 import re
 import stat
@@ -78,8 +81,12 @@ _ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\
                   b"7z\xbc\xaf\x27\x1c", b"Rar!\x1a\x07", b"\x28\xb5\x2f\xfd")
 _ARCHIVE_EXT = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".zst",
                 ".whl", ".jar")
-#: What ``import`` can name: a module handed in as ``<name>.py``.
-_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+def _importable(name):
+    """Whether ``import <name>`` finds a module handed in as ``<name>.py``: an
+    identifier (``helper``, ``müller``) that is no keyword and that Python's
+    normalisation of identifiers (NFKC) leaves as it is."""
+    return (name.isidentifier() and not keyword.iskeyword(name)
+            and unicodedata.normalize("NFKC", name) == name)
 _STUDENT_ID = re.compile(r"[^\W_][\w.@+-]*")
 _UTF8_FLAG = 0x800
 
@@ -172,6 +179,7 @@ def plan(archives, *, named_regexp, notebooks, max_files, max_file_bytes,
         _one_account_per_name([m for m in members if not m.why])
     _bound_per_student([m for m in members if not m.why], max_files, max_total_bytes)
     _resolve_duplicates([m for m in members if not m.why])
+    _modules_beside_a_notebook([m for m in members if not m.why], notebooks)
     return members
 
 
@@ -218,9 +226,9 @@ def _judge(m, info, zf, pattern, notebooks, max_file_bytes, entry_time_zone, acc
     if not _STUDENT_ID.fullmatch(m.student):
         return f"not a student id: {_shown(m.student)!r}"
     if ext == ".py":
-        if not _MODULE_NAME.fullmatch(file_id):
-            return (f"a module name Python cannot import: {_shown(m.file)!r} (letters, "
-                    "digits and _, not starting with a digit)")
+        if not _importable(file_id):
+            return (f"a module name Python cannot import: {_shown(m.file)!r} (an "
+                    "identifier: letters, digits and _, not starting with a digit)")
     elif m.file not in notebooks:
         return (f"not a notebook of the problem set ({', '.join(sorted(notebooks))}) "
                 "nor a Python module")
@@ -299,6 +307,17 @@ def _resolve_duplicates(candidates):
         for m in same:
             m.why = (f"{len(same)} files for {m.student}'s {m.file} and no LMS "
                      "timestamp to choose by: none taken, collect it by hand")
+
+
+def _modules_beside_a_notebook(candidates, notebooks):
+    """Skip the modules of a student none of whose notebooks of the problem set
+    is taken: a module alone is no submission, and taking it would replace the
+    student's earlier one with a folder that cannot be graded."""
+    with_notebook = {m.student for m in candidates if m.file in notebooks}
+    for m in candidates:
+        if m.student not in with_notebook:
+            m.why = (f"a Python module without a notebook of the problem set "
+                     f"({', '.join(sorted(notebooks))}) from {m.student}: not taken")
 
 
 def _is_archive(zf, info):

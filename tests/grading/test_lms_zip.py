@@ -7,6 +7,7 @@ decoded or carry invisible characters, and two files for one student. The
 LMS's own naming (Canvas's by default) is the only source of a student id.
 """
 
+import copy
 import io
 import os
 import re
@@ -132,6 +133,32 @@ def test_only_the_lms_top_level_names_are_taken():
     }
 
 
+def test_a_module_is_taken_by_a_name_import_can_use_and_beside_a_notebook():
+    """A module is taken under any name ``import`` finds it by (``müller.py``, its
+    letters composed or not), and only beside a notebook of the problem set from
+    the same student: alone it would replace their earlier submission with a
+    folder that cannot be graded."""
+    why = planned(zip_bytes([
+        ("emil_1_2_ps1.ipynb", b"{}"), ("emil_1_3_m\u00fcller.py", b"x = 1\n"),
+        ("emil_1_4_mu\u0308ll.py", b"x = 1\n"),           # NFC: mull (u with umlaut)
+        ("emil_1_5_\ufb01le.py", b"x = 1\n"),             # NFKC reads the ligature as "fi"
+        ("emil_1_6_class.py", b"x = 1\n"), ("emil_1_7_2d.py", b"x = 1\n"),
+        ("fay_3_4_helper.py", b"x = 1\n"),                 # no notebook of ps1
+        ("fay_3_5_ps1_final.ipynb", b"{}"),                 # not ps1's notebook
+    ]))
+    cannot = "a module name Python cannot import: {!r} (an identifier: letters, " \
+             "digits and _, not starting with a digit)"
+    alone = "a Python module without a notebook of the problem set (ps1.ipynb) from fay: " \
+            "not taken"
+    assert why == {
+        "emil_1_2_ps1.ipynb": "", "emil_1_3_m\u00fcller.py": "",
+        "emil_1_4_mu\u0308ll.py": "",
+        "emil_1_5_\ufb01le.py": cannot.format("\ufb01le.py"),
+        "emil_1_6_class.py": cannot.format("class.py"),
+        "emil_1_7_2d.py": cannot.format("2d.py"),
+        "fay_3_4_helper.py": alone, "fay_3_5_ps1_final.ipynb": NOT_PS1}
+
+
 def test_names_that_cannot_be_decoded_are_refused():
     data = without_utf8_flag(zip_bytes([("gr\u00e9ta_12_13_ps1.ipynb", b"{}"),
                                         ("hal_1_1_ps1.ipynb", b"{}")]))
@@ -215,6 +242,11 @@ def collected(tmp_path_factory):
             helper = ("import itertools\nimport math\n\nimport numpy as np\n\n\n"
                       + cell.source)
             cell.source = "from helper import multinomial_feature_map\n"
+    # erin's the same, from a module whose name is not ASCII
+    erins = copy.deepcopy(reference)
+    for cell in erins.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == part:
+            cell.source = "from m\u00fcller import multinomial_feature_map\n"
     # bob's honest (blank) file comes first; mallory's upload tries to replace it
     with_bob = zip_bytes([("bob_1_2_ps1.ipynb", solved)])
     buf = io.BytesIO()
@@ -232,14 +264,18 @@ def collected(tmp_path_factory):
         zf.writestr("dave_90_91_ps1.ipynb", text(reference))
         zf.writestr("dave_90_92_helper.py", helper)
         zf.writestr("mallory_50_65_my-notes.py", "x = 1\n")       # not importable
+        zf.writestr("erin_95_96_ps1.ipynb", text(erins))
+        zf.writestr("erin_95_97_m\u00fcller.py", helper)
     upload = tmp / "submissions.zip"
     upload.write_bytes(buf.getvalue())
     assert upload.stat().st_size < 2 * 1024**2
-    command = ["make", "zip_collect", f"PS={PS}", f"ZIP={upload}", "JOBS=1"]
-    proc = subprocess.run(command,
-                          cwd=c.root, env=dict(os.environ, PYTHON=sys.executable),
+    return c, _zip_collect(c, upload)
+
+
+def _zip_collect(c, upload, *flags):
+    return subprocess.run(["make", "zip_collect", f"PS={PS}", f"ZIP={upload}", "JOBS=1",
+                           *flags], cwd=c.root, env=dict(os.environ, PYTHON=sys.executable),
                           capture_output=True, text=True, timeout=800)
-    return c, proc
 
 
 def test_zip_collect_grades_honestly_and_lists_every_file(collected):
@@ -251,11 +287,13 @@ def test_zip_collect_grades_honestly_and_lists_every_file(collected):
     top = scores["alice"][1]
     assert scores["alice"][0] == top > 0
     assert scores["dave"][0] == top       # his helper.py taken beside his notebook
+    assert scores["erin"][0] == top       # her m\u00fcller.py too
     assert scores["bob"][0] == 0          # the blank classmate keeps what he handed in
     assert scores["mallory"][0] == 0
     assert "carol" not in scores          # two files, no timestamp: none taken
     submitted = course.root / "submitted"
-    assert sorted(p.name for p in submitted.iterdir()) == ["alice", "bob", "dave", "mallory"]
+    assert sorted(p.name for p in submitted.iterdir()) == [
+        "alice", "bob", "dave", "erin", "mallory"]
     for student in ("alice", "bob", "mallory"):
         files = sorted(p.name for p in (submitted / student / PS).iterdir())
         assert files == ["ps1.ipynb", "submission_time.json", "timestamp.txt"], student
@@ -283,7 +321,19 @@ def test_zip_collect_grades_honestly_and_lists_every_file(collected):
         "dave_90_91_ps1.ipynb": ("yes", ""),
         "dave_90_92_helper.py": ("yes", ""),
         "mallory_50_65_my-notes.py": ("no", "a module name Python cannot import: "
-                                            "'my-notes.py' (letters, digits and _, not "
-                                            "starting with a digit)"),
+                                            "'my-notes.py' (an identifier: letters, "
+                                            "digits and _, not starting with a digit)"),
+        "erin_95_96_ps1.ipynb": ("yes", ""),
+        "erin_95_97_m\u00fcller.py": ("yes", ""),
     }
-    assert "5 file(s) taken, 8 skipped" in table
+    assert "7 file(s) taken, 8 skipped" in table
+    # a later upload of a module alone is not taken: dave's graded hand-in stays
+    kept = {p.name: p.read_bytes() for p in (submitted / "dave" / PS).iterdir()}
+    alone = course.root / "module-alone.zip"
+    alone.write_bytes(zip_bytes([("dave_90_93_helper.py", b"raise SystemExit\n")]))
+    again = _zip_collect(course, alone, "NOGRADE=1")
+    assert again.returncode != 0
+    assert "a Python module without a notebook of the problem set (ps1.ipynb) from dave: " \
+           "not taken" in again.stdout + again.stderr
+    assert {p.name: p.read_bytes() for p in (submitted / "dave" / PS).iterdir()} == kept
+    assert course.code_scores(PS)["dave"][0] == top
