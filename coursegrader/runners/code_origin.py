@@ -90,7 +90,7 @@ import typing
 
 from .source_encoding import unusual_in_a_file
 
-__all__ = ["adds_no_code", "watch"]
+__all__ = ["adds_no_code", "watch", "written_out", "FILES_READ_BYTES"]
 
 _IMPORT_SYSTEM = "<frozen importlib._bootstrap_external>"
 
@@ -155,14 +155,32 @@ def adds_no_code(text):
     return all(isinstance(x, _PLAIN) for part in parts for x in ast.walk(part))
 
 
-def _written_out(sources):
-    """The strings written out in ``sources`` (texts, as bytes) that add no code of
-    their own (:func:`adds_no_code`), as UTF-8 bytes without the spaces around."""
+#: Bytes of the files handed in whose strings :func:`written_out` reads, smallest
+#: file first; Python parses a megabyte of source in one to five seconds, and a
+#: module of 10 MB that no part imports held every part past its time.  A string
+#: of the files beyond it that a part runs is reported, as code not handed in is.
+FILES_READ_BYTES = 1024 * 1024
+
+
+def written_out(sources, limit=None):
+    """The strings written out in ``sources`` (texts, as str or bytes) that add no
+    code of their own (:func:`adds_no_code`), as UTF-8 bytes without the spaces
+    around; with ``limit``, of the smallest texts that hold ``limit`` bytes in
+    all.  The part runner reads its files' once, before it forks its parts
+    (:func:`watch`'s ``files_written``)."""
     found = set()
+    if limit is not None:
+        kept, total = [], 0
+        for text in sorted(sources, key=len):
+            total += len(text)
+            if total > limit:
+                break
+            kept.append(text)
+        sources = kept
     for text in sources:
         try:
             tree = ast.parse(text)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         for n in ast.walk(tree):
             if isinstance(n, ast.Constant) and isinstance(n.value, str) \
@@ -176,7 +194,7 @@ def _roots(paths):
     return tuple((p, p.rstrip(os.sep) + os.sep) for p in paths)
 
 
-def watch(sources, own_dirs, report, *, cells_run_by=None):
+def watch(sources, own_dirs, report, *, cells_run_by=None, files=(), files_written=None):
     """Install the audit hook (permanent for the life of the process).
 
     ``sources``: the texts handed in (the code cells as sent, the modules'
@@ -187,9 +205,14 @@ def watch(sources, own_dirs, report, *, cells_run_by=None):
     it runs; it must be built as the hook's functions are (see :func:`_hook`);
     ``cells_run_by``: the code of the runner's function that compiles each cell
     from its text, a str held in its variable ``source`` (a cell's coding cookie
-    is then unread, as in the notebook).
+    is then unread, as in the notebook); ``files``: the bytes of the files handed
+    in, and ``files_written`` their :func:`written_out`, when worked out already
+    (once for every part).
     """
-    known = frozenset(b for b in map(_text_bytes, sources) if b is not None)
+    cells = [b for b in map(_text_bytes, sources) if b is not None]
+    known = frozenset(cells) | frozenset(files)
+    if files_written is None:
+        files_written = written_out(files, FILES_READ_BYTES)
     # a cell's text (a str) read as Python reads it from a file: the same, or not
     unusual = tuple((_text_bytes(s), e) for s, e in
                     ((s, unusual_in_a_file(s)) for s in sources if isinstance(s, str))
@@ -198,8 +221,8 @@ def watch(sources, own_dirs, report, *, cells_run_by=None):
     installed = tuple(p for p in (os.path.realpath(d) for d in sys.path if d)
                       if os.path.isdir(p) and not _under(p, own)
                       and not any(_under(d, (p,)) for d in own))
-    sys.addaudithook(_hook(known, _written_out(known), _roots(own), _roots(installed), report,
-                           unusual, cells_run_by))
+    sys.addaudithook(_hook(known, written_out(cells) | files_written, _roots(own),
+                           _roots(installed), report, unusual, cells_run_by))
 
 
 def _hook(known, written, own, installed, report, unusual=(), runs_cells=None):

@@ -144,6 +144,8 @@ def main():
     for name in files:
         with open(os.path.join(base, name), "rb") as f:
             handed_in.append(f.read())
+    # their strings, once for every part: a module of a few MB takes seconds to parse
+    written = code_origin.written_out(handed_in, code_origin.FILES_READ_BYTES)
     number = 0
     while (header := _next_header()) is not None:
         number += 1
@@ -154,7 +156,7 @@ def main():
         pid = os.fork()
         if pid == 0:
             os.setpgid(0, 0)
-            _grade_part(header, work, out_fd, handed_in)   # never returns
+            _grade_part(header, work, out_fd, handed_in, written)   # never returns
         status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         try:
             os.killpg(pid, signal.SIGKILL)     # anything the part started
@@ -206,7 +208,7 @@ def _reporter(out_fd):
     return report
 
 
-def _grade_part(request, work, out_fd, handed_in):
+def _grade_part(request, work, out_fd, handed_in, written):
     """In the forked child: confine this process, run the cells, answer the cases."""
     # Only its own descriptors: the grader's pipe (stdin), /dev/null (1, 2) and
     # its answer channel; the runner's channel and anything else are closed.
@@ -240,7 +242,7 @@ def _grade_part(request, work, out_fd, handed_in):
         raise Forbidden("starting processes is not allowed in graded code")
     _posixsubprocess.fork_exec = fork_exec
     # first: the guard refuses every audit hook added after it
-    code_origin.watch(list(request.cells) + handed_in,
+    code_origin.watch(list(request.cells), files=handed_in, files_written=written,
                       own_dirs=[work, os.path.dirname(work)] + list(request.allowed),
                       report=_reporter(out_fd), cells_run_by=_grade_part.__code__)
     install_guard(forbidden, allowed, writable)

@@ -118,6 +118,20 @@ def test_honest_work_reports_nothing(tmp_path):
     assert run.ran == ()
 
 
+@pytest.mark.slow
+def test_a_large_module_no_part_imports_costs_no_part_its_time(tmp_path):
+    """12 MB of module beside the notebook, imported by no part: its strings are
+    not read (parsing it held each part past its time, every part scoring 0), and
+    those of a small module are, once for all the parts."""
+    (tmp_path / "table.py").write_text("x = 'a'\n" * (12 * 1024**2 // 8))
+    (tmp_path / "helper.py").write_text("ONES = '[1, 1, 1]'\n")
+    cell = "from helper import ONES\nassert eval(ONES) == [1, 1, 1]\n" + DOUBLE
+    with PartSession(files_from=tmp_path) as own:
+        runs = [own.run([cell], "double", [([k],)], timeout=20) for k in range(3)]
+    assert [r.values for r in runs] == [[(True, [2 * k])] for k in range(3)], runs
+    assert all(r.ran == () for r in runs), [r.ran for r in runs]
+
+
 def test_a_dataclass_whose_field_names_are_code_is_reported(session):
     """dataclasses writes its fields' names into the code it generates: only
     names that are identifiers are the standard library's own."""
