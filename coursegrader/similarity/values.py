@@ -54,12 +54,16 @@ __all__ = ["Literal", "VariantValue", "Evidence", "literals", "variant_values",
 #: A number as a reader prints it: digits, an optional fraction, an optional exponent.
 _PRINTED = re.compile(r"^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
 _NUMBER = r"[-+\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_TEXT_NUMBER = re.compile(r"(?<![\w.])" + _NUMBER + r"(?!\w|\.\d)")
+_TEXT_NUMBER = re.compile(r"(?<![\w.])(?>" + _NUMBER + r")(?!\w|\.\d)")   # read whole: linear
 #: Numbers this large are never evidence (nor read as numbers).
 _LARGEST = 1e300
 #: Arrays of more numbers than this are not compared (no variant value is that long).
 _MAX_ENTRIES = 1000
-_TEXT_RUN = re.compile(r"[\[(]\s*" + _NUMBER + r"(?:\s*[,;]?\s*" + _NUMBER + r")+\s*[\])]")
+# numbers apart (a comma, a semicolon or a space between), each read whole and
+# never given back: read any other way, an unclosed bracket of numbers takes
+# time exponential in its length (500 lines of a table held the check for minutes)
+_TEXT_RUN = re.compile(r"[\[(]\s*+(?>" + _NUMBER + r")(?:(?:\s*+[,;]\s*+|\s++)(?>" + _NUMBER
+                       + r"))++\s*+[\])]")
 
 
 @dataclass(frozen=True)

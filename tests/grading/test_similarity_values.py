@@ -10,6 +10,8 @@ witness vectors or samples typed in is, with that classmate only.
 """
 
 import functools
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -157,6 +159,27 @@ def test_what_a_variant_draws_from_a_few_choices_is_common_whoever_the_class_is(
     held = {"carol": literals([_code("c = 0.25\ns = 1.37")], limit=10)[0]}
     assert [e.name for e in evidence(held, values)] == ["c", "sigma"]
     assert [e.name for e in evidence(held, values, common=common)] == ["sigma"]
+
+
+@pytest.mark.slow
+def test_text_that_does_not_parse_is_read_in_time_linear_in_its_length():
+    """An unclosed bracket of numbers (a table of 5,000 lines in a module, cut or
+    left open), 100,000 digits before a letter: read as text, each once.  Read
+    with numbers that could split and give back digits, 500 lines of the table had
+    held ``make similarity`` for minutes, for the whole class."""
+    code = ("from coursegrader.similarity.values import literals\n"
+            "from types import SimpleNamespace as C\n"
+            "table = 'T = [\\n' + ''.join(f'    {i}.37,\\n' for i in range(5000))\n"
+            "digits = '1' * 100000 + 'x = [1.37'\n"
+            "for source in (table, digits):\n"
+            "    for kind in ('code', 'markdown'):\n"
+            "        found, cut = literals([C(cell='c', cell_type=kind, source=source)],"
+            " limit=100000)\n"
+            "        print(len(found))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["5000", "5000", "1", "1"]
 
 
 def test_two_holders_of_a_third_students_value_are_a_pair():
