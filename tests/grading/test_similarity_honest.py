@@ -64,7 +64,8 @@ def test_no_two_of_nineteen_independent_answers_are_flagged(released):
              for a, b in itertools.combinations(sorted(materials), 2)}
     flagged = {p: (round(c.code, 2), round(c.written, 2)) for p, c in pairs.items() if c.flagged}
     assert flagged == {}
-    # the closest pair's code share (0.48 when written) stays clear of the threshold
+    # the closest pair's code share: 0.48 under make similarity's fixed hash seed,
+    # 0.45 to 0.52 under others (copydetect's k-grams are hashed with hash())
     closest = max(c.code for c in pairs.values())
-    assert 0.2 < closest < check.threshold - 0.08, closest
+    assert 0.2 < closest < check.threshold, closest
     assert max(c.written for c in pairs.values()) < check.written_threshold - 0.2
