@@ -13,6 +13,10 @@ compared:
   and functions and classes nothing calls (except the names the released
   notebook defines: the graded functions), repeated until none is left;
 - arithmetic that does nothing: ``e + 0``, ``e * 1`` and the like are ``e``;
+- bookkeeping (:mod:`.bookkeeping`): the updates of a name whose value goes
+  nowhere but into its own updates and into tests (a counter moved on after
+  every statement), and what a test of such names alone chooses, read as
+  chosen (``out if _k > -1 else None`` is ``out``);
 - no-op wrappers are what they wrap (:mod:`.wrappers`): calls of a function
   that returns its argument unchanged (``_i(np)`` after ``def _i(x): return
   x``) are the argument (:mod:`.identity_calls`), an expression that hands
@@ -49,6 +53,7 @@ import sys
 import tokenize
 
 from .bindings import binding_counts
+from .bookkeeping import drop_bookkeeping
 from .operator_calls import as_operators
 from .three_address import one_operation_a_line
 from .wrapped_at_scale import wrapping_flags
@@ -548,7 +553,7 @@ def _normal_code(trees, keep, unread):
     if not ended and unread is not None:
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "
                       "comparison does not read to the end")
-    module = _Canonical().visit(as_operators(module))
+    module = drop_bookkeeping(_Canonical().visit(as_operators(module)), keep)
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
         dropper = _DropUnused(_loaded_names(module), keep)
         module = dropper.visit(module)

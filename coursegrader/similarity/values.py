@@ -368,7 +368,8 @@ ANY = "*"
 def variant_reads(sources):
     """The keys of the variant ``V`` that the code of ``sources`` reads by a
     constant key (``V["sigma"]``, ``V.get("c")``), and :data:`ANY` where it uses
-    ``V`` in any other way; code that does not parse reads nothing."""
+    ``V`` in any other way or loads the variant again (``variant("ps4")["sigma"]``);
+    code that does not parse reads nothing."""
     keys = set()
     for source in sources:
         tree = parse_cell(source)
@@ -379,6 +380,9 @@ def variant_reads(sources):
             for child in ast.iter_child_nodes(node):
                 parents[child] = node
         for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "variant"):
+                keys.add(ANY)              # the variant loaded again: any key of it
             if not (isinstance(node, ast.Name) and node.id == "V"):
                 continue
             up = parents.get(node)

@@ -139,6 +139,55 @@ def picked_from_literals(answers, *literals):
     return out
 
 
+
+class _LiveCounter:
+    """Moves a counter of the function's own on after every statement, and makes
+    every return depend on a test of it that is always true."""
+
+    def __init__(self, as_list):
+        self.as_list, self.count = as_list, itertools.count()
+
+    def function(self, fn):
+        name = f"_seen{next(self.count)}"
+        start = f"{name} = []" if self.as_list else f"{name} = 0"
+        fn.body = [ast.parse(start).body[0]] + self.block(fn.body, name)
+        return fn
+
+    def block(self, body, name):
+        out = []
+        for step, stmt in enumerate(body):
+            if isinstance(stmt, ast.FunctionDef):
+                out.append(self.function(stmt))
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                if getattr(stmt, field, None):
+                    setattr(stmt, field, self.block(getattr(stmt, field), name))
+            if isinstance(stmt, ast.Return) and stmt.value is not None:
+                test = f"len({name}) >= 0" if self.as_list else f"{name} > -1"
+                stmt.value = ast.IfExp(ast.parse(test, mode="eval").body, stmt.value,
+                                       ast.Constant(None))
+            out.append(stmt)
+            if not isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+                move = (f"{name}.append({step})" if self.as_list
+                        else f"{name} = {name} + {step % 3 + 1}")
+                out.append(ast.parse(move).body[0])
+        return out
+
+
+def with_a_live_counter(answers, as_list=False):
+    """In every function of every code answer, a counter moved on after each
+    statement (``_seen0 = _seen0 + 2``, or a list appended to) and every return
+    made to read it (``return out if _seen0 > -1 else None``): each update is
+    used, and one stands between every two statements of the copy."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        tree = ast.parse(answers[part])
+        counter = _LiveCounter(as_list)
+        tree.body = [counter.function(s) if isinstance(s, ast.FunctionDef) else s
+                     for s in tree.body]
+        out[part] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    return out
+
 #: What a copier moving operations into temporaries takes apart.
 _SPLIT = (ast.Call, ast.BinOp, ast.Subscript, ast.Compare, ast.List, ast.Tuple, ast.Dict)
 #: What runs on a condition or again and again: a working copy leaves it whole.

@@ -5,9 +5,10 @@ A class of ps1 is handed in and graded with the instructor's commands: alice
 hands in the reference solution, eight classmates (``ps1_honest``) their own
 independent answers, and the copiers copy a classmate and disguise it as
 students do (``ps1_copies``): the code moved verbatim into a cell of their own
-with the answer cells emptied, a no-op after each line, the loops
-rewritten, every name changed, the code moved into a module handed in beside
-the notebook (``helper.py``), the code in an added cell dressed as the
+with the answer cells emptied, a no-op after each line, a counter moved on
+after each line and read by an always-true test, the loops rewritten, every
+name changed, the code moved into a module handed in beside the notebook
+(``helper.py``), the code in an added cell dressed as the
 course's locked setup cell, every name the code reads passed through a
 function that returns it (``_i(np).asarray(_i(X))``) or put into something
 and taken out again (``(np,)[0]``, ``next(iter((np,)))``, ``[np].pop()``), a
@@ -45,7 +46,7 @@ from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS,
                                 into_extra_cell, into_module, into_temporaries,
                                 locals_on_a_namespace, operators_as_calls, look_alike_letters,
                                 noop_after_each_line, picked_from_literals, renamed, reworded,
-                                through_identity, zero_width_spaces)
+                                through_identity, with_a_live_counter, zero_width_spaces)
 from grading.ps1_honest import HONEST
 
 COURSE = Path(__file__).resolve().parents[2] / "assignments"
@@ -86,6 +87,7 @@ COPIERS = {
     "copier_empty_tags": ("hana", "written"),
     "copier_temporaries": ("ivan", "code"),
     "copier_namespace": ("emil", "code"),
+    "copier_live_counter": ("fay", "code"),
     "copier_operator_calls": ("hana", "code"),
 }
 #: A copy of alice's code run from marshalled bytes, and of fay's handed in
@@ -140,6 +142,11 @@ def _hand_in_the_class(c):
     # temporary of its own
     c.hand_in("copier_temporaries", "ps1", _notebook(
         released, {**into_temporaries(HONEST["ivan"], returns=True), **blank_written}))
+    # fay's code one operation a line, a counter moved on after every line and
+    # read by an always-true test of every return
+    c.hand_in("copier_live_counter", "ps1", _notebook(
+        released, {**with_a_live_counter(into_temporaries(HONEST["fay"], returns=True)),
+                   **blank_written}))
     # emil's variables kept as attributes of a namespace; hana's operators as calls
     # of the operator module
     c.hand_in("copier_namespace", "ps1", _notebook(
@@ -446,7 +453,7 @@ def test_the_blank_release_shares_nothing(graded):
 
 
 def test_what_the_bounds_cut_is_said_for_that_submission(graded):
-    c, _, _, page = graded
+    c, _, rows, page = graded
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page))
     assert "What was cut" in page
     assert re.search(r"copier_padded: \d+ kB of its cells beyond what the record keeps "
@@ -457,7 +464,11 @@ def test_what_the_bounds_cut_is_said_for_that_submission(graded):
                      "copier_padded"]
     assert re.search(r"copier_module: [^<]*its modules compared with its cells: helper\.py",
                      text)
-    assert len(page.encode()) < 300_000
+    # the 8 MB of padding shows as no more than the pair it is in: about 10 kB a
+    # flagged pair, side by side, whatever the size of what was handed in
+    flagged = sum(r["flagged"] == "true" for r in rows.values())
+    assert flagged >= len(COPIERS)
+    assert len(page.encode()) < 12_000 * flagged
 
 
 def test_what_a_student_wrote_is_text_on_the_page(graded):

@@ -123,6 +123,52 @@ def feature_map(X, p):
         raise ValueError(f"bad input {X.shape}")
     return 1 * np.array(out) * total
 ''',
+    "a counter moved on after each line, read by an always-true test": '''\
+def feature_map(X, p):
+    _k = 0
+    X = np.asarray(X, dtype=float)
+    _k = _k + 1
+    n, d = X.shape
+    _k += 2
+    out = []
+    _k = _k + 3
+    for row in X:
+        out.append([row[i] ** p for i in range(d)])
+        _k = _k + len(out)
+    total = 0
+    if _k > -1:
+        for k in range(n):
+            total += k
+            _k = _k + 1
+    assert _k >= 0, "never"
+    if total > n:
+        _k = _k + 1
+        raise ValueError(f"bad input {X.shape}")
+    return np.array(out) * total if _k > -1 else None
+''',
+    "a list grown after each line, its length tested": '''\
+_seen = []
+_ticks = [0]
+
+def feature_map(X, p):
+    X = np.asarray(X, dtype=float)
+    _seen.append(1)
+    n, d = X.shape
+    _seen.append(_ticks[0])
+    _ticks[0] = len(_seen) + 1
+    out = []
+    _seen.append(3)
+    for row in X:
+        out.append([row[i] ** p for i in range(d)])
+        _seen.append(row[0])
+    total = 0
+    for k in range(n):
+        total += k
+    if total > n:
+        raise ValueError(f"bad input {X.shape}")
+    assert len(_seen) + _ticks[0] > 0
+    return None if len(_seen) < 0 else np.array(out) * total
+''',
     "dead helpers": '''\
 def _helper_never_called(a):
     return a * 2
@@ -299,6 +345,14 @@ OTHER = {
     "another computation": ORIGINAL.replace("row[i] ** p", "row[i] * p"),
     "another library call": ORIGINAL.replace("np.array(out)", "np.vstack(out)"),
     "another control flow": ORIGINAL.replace("if total > n:", "if total > n + 1:"),
+    "a counter the result reads": ORIGINAL.replace(
+        "    out = []\n", "    out = []\n    seen = 0\n").replace(
+        "        out.append(", "        seen += 1\n        out.append(").replace(
+        "return np.array(out) * total", "return np.array(out) * total / seen"),
+    "a count of iterations that ends the loop early": ORIGINAL.replace(
+        "    for k in range(n):\n        total += k\n",
+        "    it = 0\n    for k in range(n):\n        it += 1\n        if it > 50:\n"
+        "            break\n        total += k\n"),
 }
 
 
@@ -632,7 +686,8 @@ def test_honest_styles_of_helpers_casts_and_classes_are_not_flagged(style):
 def test_a_test_of_a_name_bound_once_to_a_constant_reads_as_the_branch():
     """``_t = 1`` then ``n if _t else None``, ``_t and n``, ``_f or n``: the name is a
     constant (bound once, at the top level), and the copy reads as its original;
-    a name bound twice still decides."""
+    a name bound twice still decides, where its value goes beyond tests (one only
+    tests read is bookkeeping: see the disguise of a counter above)."""
     for answers in HONEST.values():
         copy = picked_from_literals(answers, "({} if _t else None)", "(_t and {})",
                                     "(_f or {})")
@@ -640,7 +695,8 @@ def test_a_test_of_a_name_bound_once_to_a_constant_reads_as_the_branch():
         assert normal_code([ast.parse("_t = 1\n_f = 0\n")]
                            + [ast.parse(copy[p]) for p in CODE_PARTS],
                            keep=PS1_KEEP) == original
-    twice = "_t = 1\n_t = 0\ndef f(x):\n    return x if _t else None\n"
+    twice = ("_t = 1\n_t = 0\ndef f(x):\n    return x if _t else None\n\n"
+             "def g():\n    return _t\n")
     assert "if" in normal_code([ast.parse(twice)], keep=frozenset({"f"}))
 
 

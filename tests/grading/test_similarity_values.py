@@ -269,7 +269,8 @@ def test_no_honest_width_is_flagged_and_a_classmates_width_typed_in_is(ps):
 def test_the_keys_of_v_a_submission_reads_are_its_constant_keys():
     assert variant_reads(['c = float(V["c"])', "s = V.get('sigma', 1.0)",
                           "def f(x):\n    return x * V['c']", "V[", "x = 1"]) == {"c", "sigma"}
-    for other in ("W = V", "k = 'c'\nx = V[k]", "f(**V)", "for k in V: pass", "V.get(k)"):
+    for other in ("W = V", "k = 'c'\nx = V[k]", "f(**V)", "for k in V: pass", "V.get(k)",
+                  "sigma = variant('ps4')['sigma']", "params = variant('ps1')"):
         assert variant_reads([other]) == {ANY}, other
 
 
