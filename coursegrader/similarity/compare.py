@@ -6,6 +6,7 @@ import numpy as np
 from copydetect import compare_files
 
 from .material import Material, SimilarityCheck
+from .text import found_in
 
 __all__ = ["Comparison", "compare"]
 
@@ -15,7 +16,9 @@ class Comparison:
     """How much of two submissions' code and written answers they share.
 
     ``code`` and ``written``: the larger of the two shares of one submission's
-    material found in the other's (0 when too short to tell); ``flagged``: either
+    material found in the other's (0 when too short to tell; a run of words is
+    found in the other's written answers with up to ``skipped_words`` between
+    its words there); ``flagged``: either
     reaches its threshold, or the pair shares a value of a variant. ``slices_a``/``slices_b`` (copydetect's, into the
     normal form) and ``shared_runs`` locate what is shared, for the page.
     ``variant_values``: why the pair holds the same value of a variant (one of
@@ -47,10 +50,11 @@ def compare(a: Material, b: Material, check: SimilarityCheck, *,
         overlap, (sim_a, sim_b), (sl_a, sl_b) = compare_files(a.prints, b.prints)
         if overlap:
             code = round(float(max(sim_a, sim_b)), 4)
-    shared = frozenset(a.runs) & frozenset(b.runs)
+    in_b, in_a = found_in(a.runs, b.skipping), found_in(b.runs, a.skipping)
+    shared = frozenset(in_b | in_a)
     written = 0.0
     if min(len(a.runs), len(b.runs)) >= check.min_written_runs:
-        written = round(max(len(shared) / len(a.runs), len(shared) / len(b.runs)), 4)
+        written = round(max(len(in_b) / len(a.runs), len(in_a) / len(b.runs)), 4)
     flagged = (code >= check.threshold or written >= check.written_threshold
                or bool(variant_values))
     return Comparison(a, b, code, written, flagged, sl_a, sl_b, shared,

@@ -35,7 +35,7 @@ from ..runners.source_encoding import decoded, unusual_in_a_file
 from .code import lexical_form, normal_code
 from .letters import cyrillic_letters
 from .rendered import styled_markup, without_comments
-from .text import mixed_script_words, shingles, words
+from .text import mixed_script_words, shingles, skipping_shingles, words
 from .values import literals, variant_reads
 
 __all__ = ["SimilarityCheck", "Scaffold", "Material", "boilerplate", "material_of",
@@ -63,6 +63,12 @@ class SimilarityCheck(Configurable):
              "threshold; at least noise).").tag(config=True)
     shingle_words = Integer(
         4, min=2, help="Written answers are compared as runs of this many words."
+    ).tag(config=True)
+    skipped_words = Integer(
+        2, min=0,
+        help="A run of words of one submission's written answers is found in "
+             "another's also with at most this many words put between its words "
+             "there (a word added after every second or third hides nothing)."
     ).tag(config=True)
     min_code_chars = Integer(
         60, min=0,
@@ -207,6 +213,9 @@ class Material:
     notes: list = field(default_factory=list)
     prints: object = None      # copydetect's fingerprint of ``code``
     runs: dict = None          # {hash: first word} of the written answers' runs
+    #: the hashes of its runs of words with up to ``skipped_words`` left out
+    #: between them (:func:`~.text.skipping_shingles`), where another's runs are found
+    skipping: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint32))
     flags: list = field(default_factory=list)
     numbers: list = field(default_factory=list)   # its values.Literal s
     variant: str = None        # the label of the variant its record was judged on
@@ -785,6 +794,7 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
                          "the class's variants")
     mixed = [f"{w} (Cyrillic {' '.join(cyrillic_letters(w))})" for w in mixed_script_words(ws)]
     return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs,
+                    skipping_shingles(ws, check.shingle_words, check.skipped_words),
                     flags, numbers, variant, dict(verdicts or {}), mixed_scripts=mixed,
                     styled_markup=styled_markup(written), failed="; ".join(broken) or None,
                     reads=reads)
@@ -796,5 +806,5 @@ def uncomparable(student, exc, check, boiler):
     submission made to break the check is read by a person, not passed over."""
     why = f"{type(exc).__name__}: {exc}"[:300]
     return Material(student, "", [], [], _fingerprint("", check, boiler), {},
-                    [f"could not be compared ({why}): read it yourself"], failed=why)
+                    flags=[f"could not be compared ({why}): read it yourself"], failed=why)
 

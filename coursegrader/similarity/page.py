@@ -53,7 +53,8 @@ def _side(comparison, which, check):
     slices = getattr(comparison, "slices_" + which)
     code, code_cut = _capped(_segments(material.code, slices), check.page_chars)
     words, words_cut = _capped(marked_words(material.text, check.shingle_words,
-                                            comparison.shared_runs), check.page_chars)
+                                            comparison.shared_runs, check.skipped_words),
+                               check.page_chars)
     return dict(student=material.student, code=code, code_cut=code_cut, words=words,
                 words_cut=words_cut, notes=material.notes)
 

@@ -7,16 +7,23 @@ word) or reads (:mod:`.letters`: a zero-width space inside a word, a Cyrillic ``
 for a Latin ``a``); an answer is the set of its runs of ``n`` consecutive words
 (:func:`shingles`, Broder's w-shingling), so rewording a few words here and
 there leaves most runs intact, while two answers written independently share
-few runs beyond the released prompt's, which never count.
+few runs beyond the released prompt's, which never count. A run of one
+answer is found in another also with words between its words there
+(:func:`skipping_shingles`): a word added after every second or third
+breaks every run of the copy, and hides none of the original's.
 """
 
+import itertools
 import re
 import zlib
+
+import numpy as np
 
 from .letters import compared, folded, mixes_scripts, skeleton
 from .rendered import as_rendered
 
-__all__ = ["words", "shingles", "marked_words", "mixed_script_words"]
+__all__ = ["words", "shingles", "skipping_shingles", "found_in", "marked_words",
+           "mixed_script_words"]
 
 _WORD = re.compile(r"[^\W_]+")
 # LaTeX commands that only lay out (their arguments stay), case folded
@@ -70,13 +77,46 @@ def shingles(ws, n):
     return out
 
 
-def marked_words(ws, n, shared):
-    """``ws`` cut into (text, shared) pieces: a word is shared when a run of ``n``
-    words holding it has its hash in ``shared``."""
-    hit = [False] * len(ws)
+def _runs(ws, n, skip):
+    """(hash, positions) of each run of ``n`` words of ``ws`` taken in order from
+    ``n + skip`` consecutive ones, starting with the first (``skip`` words at
+    most left out between them)."""
+    read = [compared(w) for w in ws]
     for i in range(len(ws) - n + 1):
-        if _hash(ws[i:i + n]) in shared:
-            hit[i:i + n] = [True] * n
+        for rest in itertools.combinations(range(i + 1, min(i + n + skip, len(ws))), n - 1):
+            positions = (i, *rest)
+            run = " ".join(read[j] for j in positions)
+            yield zlib.crc32(run.encode("utf-8")), positions
+
+
+def skipping_shingles(ws, n, skip):
+    """The hashes of every run of ``n`` words of ``ws`` with at most ``skip`` words
+    left out between them (``skip`` 0: :func:`shingles`' runs), sorted, each once,
+    4 bytes each (a submission at the bound on written answers holds some 160,000):
+    another answer's run among them is in ``ws``, whatever was put between its
+    words (:func:`found_in`)."""
+    return np.unique(np.fromiter((h for h, _ in _runs(ws, n, skip)), dtype=np.uint32))
+
+
+def found_in(runs, skipping):
+    """The hashes of ``runs`` (an iterable) that are among ``skipping`` (sorted, as
+    :func:`skipping_shingles` gives them), as a set."""
+    runs = np.fromiter(runs, dtype=np.uint32)
+    if not len(runs) or not len(skipping):
+        return set()
+    at = np.minimum(np.searchsorted(skipping, runs), len(skipping) - 1)
+    return set(runs[skipping[at] == runs].tolist())
+
+
+def marked_words(ws, n, shared, skip=0):
+    """``ws`` cut into (text, shared) pieces: a word is shared when a run of ``n``
+    words holding it, with at most ``skip`` left out between them, has its hash in
+    ``shared``."""
+    hit = [False] * len(ws)
+    for h, positions in _runs(ws, n, skip):
+        if h in shared:
+            for j in positions:
+                hit[j] = True
     pieces = []
     for word, h in zip(ws, hit):
         if pieces and pieces[-1][1] == h:

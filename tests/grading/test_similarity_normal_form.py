@@ -6,6 +6,7 @@ else must not.
 """
 
 import ast
+import itertools
 import re
 
 import pytest
@@ -13,7 +14,8 @@ import pytest
 from coursegrader.similarity.code import lexical_form, normal_code
 from coursegrader.similarity.letters import skeleton
 from coursegrader.similarity.rendered import styled_markup
-from coursegrader.similarity.text import marked_words, mixed_script_words, shingles, words
+from coursegrader.similarity.text import (found_in, marked_words, mixed_script_words,
+                                          shingles, skipping_shingles, words)
 from grading.ps1_copies import (CODE_PARTS, WRITTEN_PARTS, into_temporaries,
                                 locals_on_a_namespace, operators_as_calls,
                                 picked_from_literals)
@@ -524,6 +526,39 @@ def test_shared_runs_of_words_are_marked():
     pieces = marked_words(a, 4, shared)
     assert pieces[0] == ("the gram matrix of the point has a negative entry", True)
     assert pieces[1] == (" so it fails", False)
+
+
+FILLERS = ("indeed", "clearly", "so", "then", "thus", "here", "now", "also")
+
+
+def _found_in(a, b, skip):
+    """The share of ``a``'s runs of 4 words found in ``b`` with ``skip`` words between."""
+    runs = shingles(a, 4)
+    return len(found_in(runs, skipping_shingles(b, 4, skip))) / len(runs)
+
+
+@pytest.mark.parametrize("every", [2, 3])
+def test_words_put_between_a_copys_words_hide_none_of_its_runs(every):
+    """A word added after every second or third word of a classmate's written
+    answers breaks every run of four of the copy, and none of the original's is
+    lost; independent answers share few runs all the same."""
+    answers = {name: words(a["validity_arguments"] + "\n" + a["closure_proofs"])
+               for name, a in HONEST.items()}
+    for name, original in answers.items():
+        copy = []
+        for i, word in enumerate(original):
+            copy.append(word)
+            if i % every == every - 1:
+                copy.append(FILLERS[i % len(FILLERS)])
+        assert _found_in(original, copy, 0) < 0.05, name
+        assert _found_in(original, copy, 2) > 0.95, name
+        pieces = marked_words(copy, 4, set(shingles(original, 4)), 2)
+        marked = " ".join(text for text, shared in pieces if shared).split()
+        added = len(copy) - len(original)
+        # on the page, the original's words are marked in the copy, the added ones not
+        assert 0.95 * len(original) < len(marked) < len(original) + 0.1 * added, name
+    for a, b in itertools.permutations(answers, 2):
+        assert _found_in(answers[a], answers[b], 2) < 0.25, (a, b)
 
 
 ODD = '''\
