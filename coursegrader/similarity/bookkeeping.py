@@ -31,7 +31,7 @@ import ast
 import builtins
 from collections import defaultdict
 
-__all__ = ["drop_bookkeeping"]
+__all__ = ["bookkeeping_names", "drop_bookkeeping"]
 
 _TEST = "test"
 _OTHER = "other"
@@ -173,15 +173,32 @@ def bookkeeping_names(module, keep=frozenset()):
     """The names of ``module`` kept only for show (see the module's docstring)."""
     flows = _Flows()
     flows.visit(module)
+    return _kept_for_show(flows, keep)
+
+
+def _kept_for_show(flows, keep):
     names = {n for n in flows.assigned if flows.plain[n] and n not in keep}
-    while True:
-        left = {n for n in names
-                if (n in flows.moved_on or flows.sources[n] <= names)
+
+    def kept(n):
+        return ((n in flows.moved_on or flows.sources[n] <= names)
                 and all(s == _TEST or (isinstance(s, frozenset) and s <= names)
-                        for s in flows.sinks.get(n, ()))}
-        if left == names:
-            return frozenset(names)
-        names = left
+                        for s in flows.sinks.get(n, ())))
+
+    # a name that leaves may take others with it: those it flows into or from
+    affected = defaultdict(set)
+    for n in names:
+        for m in (() if n in flows.moved_on else flows.sources[n]):
+            affected[m].add(n)
+        for s in flows.sinks.get(n, ()):
+            for m in (s if isinstance(s, frozenset) else ()):
+                affected[m].add(n)
+    check = list(names)
+    while check:
+        n = check.pop()
+        if n in names and not kept(n):
+            names.discard(n)
+            check.extend(affected[n])
+    return frozenset(names)
 
 
 def _decided_by(test, names, bound):
@@ -254,9 +271,9 @@ class _Drop(ast.NodeTransformer):
 def drop_bookkeeping(module, keep=frozenset()):
     """``module`` without the updates of its bookkeeping names, and with the
     expressions and blocks their tests alone choose read as chosen."""
-    names = bookkeeping_names(module, keep)
-    if not names:
-        return module
     flows = _Flows()
     flows.visit(module)
+    names = _kept_for_show(flows, keep)
+    if not names:
+        return module
     return _Drop(names, frozenset(flows.bound)).visit(module)
