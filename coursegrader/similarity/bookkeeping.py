@@ -9,11 +9,14 @@ statements breaks every run of the original a comparison could find.
 :func:`drop_bookkeeping` finds the names the student binds only by plain
 assignment (``n = ...``, ``n[i] = ...``, ``n.append(...)``) that count
 rather than compute: some update starts from the name's own value (``n = n +
-len(x)``, ``n.append(x)``), or every update reads only constants and other
-such names (``_k = 0``; a value worked out from data once, ``t = x.ndim != 2``
-before ``if t:``, is not); and whose values go nowhere but into their own
+len(x)``, ``n.append(x)``), or every update reads other such names and
+nothing else but constants (``_j = _k * 2``; a value worked out from data
+once, ``t = x.ndim != 2`` before ``if t:``, is not, nor is a constant, a
+table of names tested against); and whose values go nowhere but into their own
 updates (and those of other such names) and into tests: of an ``if``, a
-``while``, an ``assert`` or a conditional expression. It removes
+``while``, an ``assert`` or a conditional expression (a test that chooses
+what runs; a comparison whose yes or no is itself a value, ``return n > 0``,
+is no such test). It removes
 their updates (an assignment, or a method called on one as a statement,
 ``_seen.append(3)``), and what a test of such names alone decides, it reads
 as undecided no longer where that cannot hide what the code does:
@@ -180,7 +183,7 @@ def _kept_for_show(flows, keep):
     names = {n for n in flows.assigned if flows.plain[n] and n not in keep}
 
     def kept(n):
-        return ((n in flows.moved_on or flows.sources[n] <= names)
+        return ((n in flows.moved_on or names >= flows.sources[n] != set())
                 and all(s == _TEST or (isinstance(s, frozenset) and s <= names)
                         for s in flows.sinks.get(n, ())))
 
