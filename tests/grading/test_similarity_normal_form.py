@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from coursegrader.similarity.bookkeeping import bookkeeping_names
 from coursegrader.similarity.code import lexical_form, normal_code
 from coursegrader.similarity.letters import skeleton
 from coursegrader.similarity.rendered import styled_markup
@@ -526,6 +527,33 @@ def test_shared_runs_of_words_are_marked():
     pieces = marked_words(a, 4, shared)
     assert pieces[0] == ("the gram matrix of the point has a negative entry", True)
     assert pieces[1] == (" so it fails", False)
+
+
+def test_bookkeeping_is_a_count_only_tests_read_and_nothing_else():
+    """A counter moved on (by ``+=``, an assignment from itself, ``append`` or an
+    item) and one worked out from it count; data tested once, a constant table
+    tested against, a count that is returned and a module only called are not."""
+    tree = ast.parse('''\
+NEVER = {"a", "b"}
+def f(x, kind):
+    _k = 0
+    _log = []
+    _ticks = [0]
+    t = x.ndim != 2
+    n = 0
+    for row in x:
+        _k += 1
+        _log.append(row)
+        _ticks[0] = _k
+        n = n + 1
+    _j = _k * 2
+    np.save(x)
+    if t or kind in NEVER:
+        raise ValueError(kind)
+    assert len(_log) >= 0 and _ticks[0] > -1
+    return x if _j > -1 else None, n
+''')
+    assert bookkeeping_names(tree) == {"_k", "_log", "_ticks", "_j"}
 
 
 FILLERS = ("indeed", "clearly", "so", "then", "thus", "here", "now", "also")
