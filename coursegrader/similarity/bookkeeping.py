@@ -23,7 +23,8 @@ as undecided no longer where that cannot hide what the code does:
 
 - ``e if test else c`` with a constant ``c`` (or ``c if test else e``) is ``e``;
 - ``if test:`` with no ``else`` and nothing in its body that leaves the block
-  early (``return``, ``raise``, ``break``, ``continue``) is its body;
+  early (``return``, ``raise``, ``break``, ``continue``) is its body; a branch
+  that only raises is taken never (``if test: ... else: raise E``);
 - ``assert test`` is nothing.
 
 Honest code keeps a counter of iterations for a test (``it = it + 1`` ...
@@ -225,6 +226,14 @@ def _leaves_early(body):
     return False
 
 
+def _doing(body):
+    return [s for s in body if not isinstance(s, ast.Pass)]
+
+
+def _only_raises(body):
+    return len(body) == 1 and isinstance(body[0], ast.Raise)
+
+
 class _Drop(ast.NodeTransformer):
     def __init__(self, names, bound):
         self.names, self.bound = names, bound
@@ -256,9 +265,15 @@ class _Drop(ast.NodeTransformer):
 
     def visit_If(self, node):
         self.generic_visit(node)
-        if (_decided_by(node.test, self.names, self.bound) and not node.orelse
-                and not _leaves_early(node.body)):
-            return [s for s in node.body if not isinstance(s, ast.Pass)] or None
+        if not _decided_by(node.test, self.names, self.bound):
+            return node
+        body, orelse = _doing(node.body), _doing(node.orelse)
+        if _only_raises(orelse):
+            orelse = []                    # a branch that can only fail: never taken
+        elif _only_raises(body):
+            body, orelse = orelse, []
+        if not orelse and not _leaves_early(body):
+            return body or None
         return node
 
     def visit_IfExp(self, node):

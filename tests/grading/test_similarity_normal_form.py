@@ -143,6 +143,12 @@ def feature_map(X, p):
         for k in range(n):
             total += k
             _k = _k + 1
+    else:
+        raise RuntimeError("the count went wrong")
+    if _k < 0:
+        raise RuntimeError("never")
+    else:
+        pass
     assert _k >= 0, "never"
     if total > n:
         _k = _k + 1
