@@ -26,7 +26,6 @@ to 0.09.
 """
 
 import argparse
-import copy
 import itertools
 import os
 import sys
@@ -45,7 +44,7 @@ from coursegrader.similarity.compare import compare  # noqa: E402
 from coursegrader.similarity.material import (Scaffold, SimilarityCheck,  # noqa: E402
                                               boilerplate, material_of)
 from coursegrader.similarity.page import write_report  # noqa: E402
-from coursegrader.tools.course import Course, fill_answers  # noqa: E402
+from coursegrader.tools.course import Course, fill_answers, with_answers  # noqa: E402
 from grading.ps1_honest import HONEST  # noqa: E402
 
 SHAPES = (
@@ -72,11 +71,7 @@ def run(released, answers, pad, keep, folder):
     check = SimilarityCheck()
     notebooks = {}
     for student, filled in answers.items():
-        nb = copy.deepcopy(released)
-        for cell in nb.cells:
-            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if gid in filled:
-                cell.source = filled[gid]
+        nb = with_answers(released, filled)
         if pad:
             nb.cells.insert(2, new_code_cell(pad))
         notebooks[student] = student_cells(nb, keep)

@@ -30,7 +30,7 @@ from ..markers import SOLUTION, without_marker_lines
 from ..settings import course_config
 from .author import write_notebook
 
-__all__ = ["Course", "APPS", "fill_answers", "answer_cell_ids"]
+__all__ = ["Course", "APPS", "fill_answers", "with_answers", "answer_cell_ids"]
 
 
 def _apps():
@@ -228,6 +228,17 @@ def answer_cell_ids(nb):
     return [c.metadata.nbgrader["grade_id"] for c in nb.cells
             if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
             and not c.metadata.nbgrader.get("grade")]
+
+
+def with_answers(released, answers):
+    """Copy of ``released`` with each cell whose grade id is a key of ``answers``
+    ({grade id: source}) holding that source, as a student would fill it in."""
+    nb = copy.deepcopy(released)
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in answers:
+            cell.source = answers[gid]
+    return nb
 
 
 def fill_answers(released, source, ids=None):

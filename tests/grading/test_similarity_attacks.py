@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
-from coursegrader.tools.course import Course, fill_answers
+from coursegrader.tools.course import Course, fill_answers, with_answers
 
 from attacks import HOSTILE, HOSTILE_CODE
 from grading.ps1_copies import (CODE_PARTS, LOOPS_REWRITTEN, WRITTEN_PARTS,
@@ -107,10 +107,7 @@ def _grade_id(cell):
 def _notebook(released, answers, extra=(), before=None):
     """``released`` with the answer cells ``answers`` ({grade id: source}) and the
     cells ``extra`` added before the cell ``before`` (default: at the end)."""
-    nb = copy.deepcopy(released)
-    for cell in nb.cells:
-        if _grade_id(cell) in answers:
-            cell.source = answers[_grade_id(cell)]
+    nb = with_answers(released, answers)
     at = len(nb.cells) if before is None else [_grade_id(c) for c in nb.cells].index(before)
     nb.cells[at:at] = list(extra)
     return nb

@@ -8,7 +8,6 @@ compares them the same way; ``test_similarity_attacks.py`` runs it on the
 first nine.
 """
 
-import copy
 import itertools
 
 import pytest
@@ -18,7 +17,7 @@ from coursegrader import record
 from coursegrader.judging.cells import student_cells
 from coursegrader.similarity.compare import compare
 from coursegrader.similarity.material import Scaffold, SimilarityCheck, boilerplate, material_of
-from coursegrader.tools.course import Course, fill_answers
+from coursegrader.tools.course import Course, fill_answers, with_answers
 from grading.ps1_honest import HONEST
 from grading.ps1_independent import INDEPENDENT
 
@@ -43,11 +42,7 @@ def _materials(released, answers):
     boiler = boilerplate(scaffold, check)
     out = {}
     for student, filled in answers.items():
-        nb = copy.deepcopy(released)
-        for cell in nb.cells:
-            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if gid in filled:
-                cell.source = filled[gid]
+        nb = with_answers(released, filled)
         out[student] = material_of(student, student_cells(nb, record.ANSWER_BYTES), scaffold,
                                    check, boiler)
     return out, check
