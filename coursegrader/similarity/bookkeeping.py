@@ -9,10 +9,13 @@ statements breaks every run of the original a comparison could find.
 :func:`drop_bookkeeping` finds the names the student binds only by plain
 assignment (``n = ...``, ``n[i] = ...``, ``n.append(...)``) that count
 rather than compute: some update starts from the name's own value (``n = n +
-len(x)``, ``n.append(x)``), or every update reads other such names and
-nothing else but constants (``_j = _k * 2``; a value worked out from data
-once, ``t = x.ndim != 2`` before ``if t:``, is not, nor is a constant, a
-table of names tested against); and whose values go nowhere but into their own
+len(x)``, ``n.append(x)``, ``next(n)``), or every update reads other such
+names and nothing else but constants (``_j = _k * 2``; a constant that only
+starts counters off; but a value worked out from data once, ``t = x.ndim !=
+2`` before ``if t:``, is not, nor is a constant a test reads itself, a flag
+or a table of names tested against); a name bound by a tuple of values, a
+walrus, a ``for`` over a literal or a parameter's default is bound from
+that value; and whose values go nowhere but into their own
 updates (and those of other such names) and into tests: of an ``if``, a
 ``while``, an ``assert`` or a conditional expression (a test that chooses
 what runs; a comparison whose yes or no is itself a value, ``return n > 0``,
@@ -52,12 +55,54 @@ def _updated(target):
 
 
 def _method_update(stmt):
-    """The name ``stmt`` calls a method of, as a statement (``n.append(3)``), or None."""
-    if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Attribute)
-            and isinstance(stmt.value.func.value, ast.Name)):
-        return stmt.value.func.value.id
+    """The name ``stmt`` moves on as a statement: calls a method of (``n.append(3)``)
+    or the next of (``next(n)``); None for any other statement."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return None
+    func, args = stmt.value.func, stmt.value.args
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return func.value.id
+    if (isinstance(func, ast.Name) and func.id == "next" and len(args) == 1
+            and isinstance(args[0], ast.Name) and not stmt.value.keywords):
+        return args[0].id
     return None
+
+
+def _pairs(stmt):
+    """An assignment as (target, value) pairs, element by element (``a, b = 0, x``
+    is ``a = 0`` and ``b = x``), or None where it cannot be read so (``a, b = f()``)."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target, value = stmt.targets[0], stmt.value
+        if (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
+                and len(target.elts) == len(value.elts)
+                and not any(isinstance(e, ast.Starred) for e in target.elts + value.elts)):
+            return list(zip(target.elts, value.elts))
+    return None
+
+
+def _literal_loop(stmt):
+    """{name: the values it takes} of a ``for`` over a literal (``for n in (n + 1,):``,
+    ``for a, b in [(0, 0)]:``), or None for any other statement."""
+    if not (isinstance(stmt, ast.For) and isinstance(stmt.iter, (ast.Tuple, ast.List))
+            and not any(isinstance(e, ast.Starred) for e in stmt.iter.elts)):
+        return None
+    target, elts = stmt.target, stmt.iter.elts
+    if isinstance(target, ast.Name):
+        return {target.id: elts}
+    if (isinstance(target, (ast.Tuple, ast.List))
+            and all(isinstance(t, ast.Name) for t in target.elts)
+            and all(isinstance(e, (ast.Tuple, ast.List)) and len(e.elts) == len(target.elts)
+                    and not any(isinstance(x, ast.Starred) for x in e.elts) for e in elts)):
+        return {t.id: [e.elts[i] for e in elts] for i, t in enumerate(target.elts)}
+    return None
+
+
+def _with_defaults(args):
+    """(parameter, default) of each parameter of ``args`` (an ``ast.arguments``)."""
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    return pairs
 
 
 class _Flows(ast.NodeVisitor):
@@ -100,6 +145,19 @@ class _Flows(ast.NodeVisitor):
         self.into(sink, *values)
 
     def visit_Assign(self, node):
+        pairs = _pairs(node)
+        if pairs is not None:
+            for target, value in pairs:
+                name = _updated(target)
+                if name is None:
+                    self.visit(target)
+                    self.into(_OTHER, value)
+                    continue
+                if isinstance(target, ast.Name):
+                    self.assigned.add(name)
+                self.update([name], value, getattr(target, "slice", None),
+                            moved_on={name} if isinstance(target, ast.Subscript) else ())
+            return
         names = [_updated(t) for t in node.targets]
         self.assigned.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if all(names):
@@ -120,12 +178,47 @@ class _Flows(ast.NodeVisitor):
                     moved_on={name})
 
     def visit_Expr(self, node):
+        if isinstance(node.value, ast.NamedExpr):      # ``(n := n + 1)`` as a statement
+            self.assigned.add(node.value.target.id)
+            return self.update([node.value.target.id], node.value.value)
         name = _method_update(node)
         if name is None:
             return self.generic_visit(node)
         call = node.value
-        self.update([name], *call.args, *[k.value for k in call.keywords], moved_on={name})
-        self.into(frozenset([name]), call.func.value)
+        if isinstance(call.func, ast.Attribute):
+            self.update([name], *call.args, *[k.value for k in call.keywords],
+                        moved_on={name})
+            self.into(frozenset([name]), call.func.value)
+        else:
+            self.update([name], moved_on={name})
+            self.into(frozenset([name]), call.args)
+
+    def visit_NamedExpr(self, node):
+        """``(n := e)``: ``n`` updated from ``e``, and read where the expression goes."""
+        self.assigned.add(node.target.id)
+        self.sinks[node.target.id].add(self.sink)
+        self.update([node.target.id], node.value)
+
+    def visit_For(self, node):
+        taken = _literal_loop(node)
+        if taken is None:
+            return self.generic_visit(node)
+        for name, values in taken.items():
+            self.assigned.add(name)
+            self.update([name], *values)
+        self.into(_OTHER, node.body, node.orelse)
+
+    def visit_arguments(self, node):
+        defaults = dict((id(a), d) for a, d in _with_defaults(node))
+        for arg in node.posonlyargs + node.args + node.kwonlyargs:
+            if id(arg) in defaults:        # a parameter with a default: bound from it
+                self.assigned.add(arg.arg)
+                self.update([arg.arg], defaults[id(arg)])
+            else:
+                self.bind(arg.arg, False)
+        for arg in (node.vararg, node.kwarg):
+            if arg is not None:
+                self.bind(arg.arg, False)
 
     def visit_If(self, node):
         self.into(_TEST, node.test)
@@ -161,8 +254,7 @@ class _Flows(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Global(self, node):
-        for name in node.names:
-            self.bind(name, False)
+        """``global n`` binds nothing: it says where ``n`` lives."""
 
     visit_Nonlocal = visit_Global
 
@@ -184,9 +276,12 @@ def _kept_for_show(flows, keep):
     names = {n for n in flows.assigned if flows.plain[n] and n not in keep}
 
     def kept(n):
-        return ((n in flows.moved_on or names >= flows.sources[n] != set())
-                and all(s == _TEST or (isinstance(s, frozenset) and s <= names)
-                        for s in flows.sinks.get(n, ())))
+        sinks = flows.sinks.get(n, ())
+        # a constant counts when it only starts counters off; tested itself, it is data
+        counting = n in flows.moved_on or (names >= flows.sources[n] and (
+            flows.sources[n] or (sinks and all(isinstance(s, frozenset) for s in sinks))))
+        return counting and all(s == _TEST or (isinstance(s, frozenset) and s <= names)
+                                for s in sinks)
 
     # a name that leaves may take others with it: those it flows into or from
     affected = defaultdict(set)
@@ -230,6 +325,16 @@ def _doing(body):
     return [s for s in body if not isinstance(s, ast.Pass)]
 
 
+def _this_loop(body):
+    """The nodes of ``body`` outside the loops and functions inside it."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.For, ast.While, ast.AsyncFor) + _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+
+
 def _only_raises(body):
     return len(body) == 1 and isinstance(body[0], ast.Raise)
 
@@ -246,9 +351,51 @@ class _Drop(ast.NodeTransformer):
         return node
 
     def visit_Assign(self, node):
+        pairs = _pairs(node)
+        if pairs is not None:
+            kept = [(t, v) for t, v in pairs if _updated(t) not in self.names]
+            if not kept:
+                return None
+            if len(kept) == 1:
+                node.targets, node.value = [kept[0][0]], kept[0][1]
+            elif len(kept) < len(pairs):
+                node.targets = [ast.Tuple([t for t, _ in kept], ast.Store())]
+                node.value = ast.Tuple([v for _, v in kept], ast.Load())
+            return self.generic_visit(node)
         if all(_updated(t) in self.names for t in node.targets):
             return None
         return self.generic_visit(node)
+
+    def visit_NamedExpr(self, node):
+        self.generic_visit(node)
+        return node.value if node.target.id in self.names else node
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        taken = _literal_loop(node)
+        if taken is None or not set(taken) <= self.names:
+            return node
+        body = _doing(node.body)
+        if not body and not node.orelse:
+            return None
+        once = len(node.iter.elts) == 1 and not node.orelse and not any(
+            isinstance(n, (ast.Break, ast.Continue)) for n in _this_loop(body))
+        return body if once else node
+
+    def visit_arguments(self, node):
+        gone = {id(a) for a, _ in _with_defaults(node) if a.arg in self.names}
+        if not gone:
+            return node
+        positional = node.posonlyargs + node.args
+        defaults = [None] * (len(positional) - len(node.defaults)) + node.defaults
+        keep = [(a, d) for a, d in zip(positional, defaults) if id(a) not in gone]
+        n_only = sum(id(a) not in gone for a in node.posonlyargs)
+        node.posonlyargs = [a for a, _ in keep[:n_only]]
+        node.args = [a for a, _ in keep[n_only:]]
+        node.defaults = [d for _, d in keep if d is not None]
+        kw = [(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults) if id(a) not in gone]
+        node.kwonlyargs, node.kw_defaults = [a for a, _ in kw], [d for _, d in kw]
+        return node
 
     def visit_AugAssign(self, node):
         if _updated(node.target) in self.names:
@@ -258,6 +405,8 @@ class _Drop(ast.NodeTransformer):
     def visit_Expr(self, node):
         if _method_update(node) in self.names:
             return None
+        if isinstance(node.value, ast.NamedExpr) and node.value.target.id in self.names:
+            return None
         return self.generic_visit(node)
 
     def visit_Assert(self, node):
@@ -265,9 +414,12 @@ class _Drop(ast.NodeTransformer):
 
     def visit_If(self, node):
         self.generic_visit(node)
+        body, orelse = _doing(node.body), _doing(node.orelse)
+        if not body and not orelse and not any(isinstance(n, ast.Call)
+                                               for n in ast.walk(node.test)):
+            return None                    # ``if VERBOSE: _log.append(x)``, its update gone
         if not _decided_by(node.test, self.names, self.bound):
             return node
-        body, orelse = _doing(node.body), _doing(node.orelse)
         if _only_raises(orelse):
             orelse = []                    # a branch that can only fail: never taken
         elif _only_raises(body):
@@ -294,4 +446,44 @@ def drop_bookkeeping(module, keep=frozenset()):
     names = _kept_for_show(flows, keep)
     if not names:
         return module
-    return _Drop(names, frozenset(flows.bound)).visit(module)
+    module = _Drop(names, frozenset(flows.bound)).visit(module)
+    return _DropIdleCalls(_idle_functions(module)).visit(module)
+
+
+def _idle_functions(module):
+    """Functions bound once that do nothing once their bookkeeping is gone (a
+    ``_tick()`` that only moved a counter on)."""
+    counts = defaultdict(int)
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[node.name] += 1
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            counts[node.id] += 1
+    return frozenset(
+        f.name for f in ast.walk(module)
+        if isinstance(f, ast.FunctionDef) and counts[f.name] == 1 and not f.decorator_list
+        and all(isinstance(s, (ast.Pass, ast.Global, ast.Nonlocal)) for s in f.body))
+
+
+class _DropIdleCalls(ast.NodeTransformer):
+    """A call, as a statement, of a function that does nothing, with arguments that
+    call nothing, is nothing."""
+
+    def __init__(self, idle):
+        self.idle = idle
+
+    def visit_Expr(self, node):
+        call = node.value
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id in self.idle
+                and not any(isinstance(n, ast.Call) for a in call.args + call.keywords
+                            for n in ast.walk(a))):
+            return None
+        return node
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and not body and not isinstance(node, ast.Module):
+            body.append(ast.Pass())
+        return node

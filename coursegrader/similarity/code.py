@@ -8,8 +8,11 @@ compared:
 - statements that do nothing: ``pass``, a bare expression without a call
   (``x``, ``3``, ``a + b``), ``print(...)``, ``assert True``, ``x = x``,
   ``x += 0``, ``x *= 1``, ``if False:`` / ``while False:``, ``del`` of a
-  name, code after ``return``, ``raise``, ``break`` or ``continue``;
-- assignments to names nothing reads (``(w := e)`` of such a name is ``e``),
+  name, ``global`` and ``nonlocal``, an ``if`` whose test calls nothing and
+  whose branches do nothing (``if VERBOSE: print(t1)``), code after
+  ``return``, ``raise``, ``break`` or ``continue``;
+- assignments to names nothing reads (``a, b = 0, 0`` of two such names too;
+  ``(w := e)`` of such a name is ``e``; an import of such a name),
   and functions and classes nothing calls (except the names the released
   notebook defines: the graded functions), repeated until none is left;
 - arithmetic that does nothing: ``e + 0``, ``e * 1`` and the like are ``e``;
@@ -106,6 +109,11 @@ def _is_noop(stmt):
         return not stmt.orelse
     if isinstance(stmt, ast.Delete):
         return all(isinstance(t, ast.Name) for t in stmt.targets)
+    if isinstance(stmt, (ast.Global, ast.Nonlocal)):
+        return True                        # where a name lives, not what is done
+    if isinstance(stmt, ast.If):           # ``if VERBOSE: print(...)``, the print gone
+        return (not _has_call(stmt.test)
+                and all(_is_noop(s) for s in stmt.body + stmt.orelse))
     return False
 
 
@@ -417,11 +425,33 @@ class _DropUnused(ast.NodeTransformer):
         return node
 
     def visit_Assign(self, node):
-        if all(isinstance(t, ast.Name) and t.id not in self.used and t.id not in self.keep
-               for t in node.targets):
+        if all(self.unused(t) for t in node.targets):
             self.changed = True
             return None
         return self.generic_visit(node)
+
+    def visit_Import(self, node):
+        """An import of names nobody reads (``import math as _m1`` again and again)
+        is nothing."""
+        names = [a for a in node.names
+                 if not self.unused(ast.Name(a.asname or a.name.split(".")[0]))]
+        if len(names) < len(node.names):
+            self.changed = True
+            if not names:
+                return None
+            node.names = names
+        return node
+
+    visit_ImportFrom = visit_Import
+
+    def unused(self, target):
+        """A target of names nobody reads (``n``, or ``a, b``)."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return all(self.unused(t) for t in target.elts)
+        if isinstance(target, ast.Starred):
+            return self.unused(target.value)
+        return (isinstance(target, ast.Name) and target.id not in self.used
+                and target.id not in self.keep)
 
     def visit_FunctionDef(self, node):
         if node.name not in self.used and node.name not in self.keep:

@@ -178,6 +178,68 @@ def feature_map(X, p):
     assert len(_seen) + _ticks[0] > 0
     return None if len(_seen) < 0 else np.array(out) * total
 ''',
+    "counters bound first by a tuple, a walrus, a loop and a parameter": '''\
+import itertools
+_ticks = itertools.count()
+_n = 0
+
+def _tick():
+    global _n
+    _n = _n + 1
+
+def feature_map(X, p, _d=0):
+    _a, _b = 0, 0
+    (_c := 0)
+    for _e, _f in [(0, 0)]:
+        pass
+    X = np.asarray(X, dtype=float)
+    _a, _z = _a + 1, _a
+    n, d = X.shape
+    (_c := _c + 2)
+    out = []
+    for _b in (_b + 1,):
+        pass
+    for row in X:
+        out.append([row[i] ** p for i in range(d)])
+        _d += 1
+        next(_ticks)
+    total = 0
+    _e = _e + _f
+    for k in range(n):
+        total += k
+        _tick()
+    if total > n:
+        raise ValueError(f"bad input {X.shape}")
+    return np.array(out) * total if _a + _b + _c + _d + _e > -1 and _n >= 0 else None
+''',
+    "debugging left in, declarations and unused imports after each line": '''\
+import os
+VERBOSE = bool(os.environ.get("VERBOSE"))
+_seen = []
+
+def feature_map(X, p):
+    import math as _m
+    X = np.asarray(X, dtype=float)
+    if VERBOSE:
+        print("X", X)
+    global _g
+    n, d = X.shape
+    if VERBOSE:
+        _seen.append(("n", n))
+    import math as _m
+    out = []
+    _z, _w = 0, 0
+    for row in X:
+        out.append([row[i] ** p for i in range(d)])
+        if VERBOSE:
+            print(row)
+    total = 0
+    for k in range(n):
+        total += k
+    if total > n:
+        raise ValueError(f"bad input {X.shape}")
+    return np.array(out) * total
+''',
     "dead helpers": '''\
 def _helper_never_called(a):
     return a * 2
@@ -835,7 +897,7 @@ def test_operator_calls_read_as_the_operators():
                   "    return op.lt(op.mul(op.getitem(x, 0), 2), op.neg(x[1]))\n",
                   "from operator import lt, mul as m, getitem, neg\ndef feature_map(x):\n"
                   "    return lt(m(getitem(x, 0), 2), neg(x[1]))\n"):
-        assert normal(spelt).split("\n", 1)[1] == plain
+        assert normal(spelt) == plain      # the import, read nowhere now, gone too
     for other in ("operator = np\ndef feature_map(x):\n    return operator.mul(x, 2)\n",
                   "import operator\ndef feature_map(x, operator):\n"
                   "    return operator.mul(x, 2)\n",
