@@ -6,7 +6,6 @@ import numpy as np
 from copydetect import compare_files
 
 from .material import Material, SimilarityCheck
-from .text import found_in
 
 __all__ = ["Comparison", "compare"]
 
@@ -18,7 +17,8 @@ class Comparison:
     ``code`` and ``written``: the larger of the two shares of one submission's
     material found in the other's (0 when too short to tell; a run of words is
     found in the other's written answers with up to ``skipped_words`` between
-    its words there); ``flagged``: either
+    its words there, and the written answers are compared with their formulas
+    as written and with each formula one word, the larger share counting); ``flagged``: either
     reaches its threshold, or the pair shares a value of a variant. ``slices_a``/``slices_b`` (copydetect's, into the
     normal form) and ``shared_runs`` locate what is shared, for the page.
     ``variant_values``: why the pair holds the same value of a variant (one of
@@ -35,6 +35,9 @@ class Comparison:
     slices_b: np.ndarray = None
     shared_runs: frozenset = frozenset()
     variant_values: tuple = ()
+    #: the reading of the written answers ``written`` and ``shared_runs`` are of
+    #: (an index into :attr:`Material.readings`: formulas as written, or each one word)
+    reading: int = 0
 
     @property
     def similarity(self):
@@ -50,12 +53,15 @@ def compare(a: Material, b: Material, check: SimilarityCheck, *,
         overlap, (sim_a, sim_b), (sl_a, sl_b) = compare_files(a.prints, b.prints)
         if overlap:
             code = round(float(max(sim_a, sim_b)), 4)
-    in_b, in_a = found_in(a.runs, b.skipping), found_in(b.runs, a.skipping)
-    shared = frozenset(in_b | in_a)
-    written = 0.0
-    if min(len(a.runs), len(b.runs)) >= check.min_written_runs:
-        written = round(max(len(in_b) / len(a.runs), len(in_a) / len(b.runs)), 4)
+    written, reading, shared = 0.0, 0, frozenset()
+    for r, (ra, rb) in enumerate(zip(a.readings, b.readings)):
+        in_b, in_a = ra.found(rb), rb.found(ra)
+        share = 0.0
+        if min(len(ra.runs), len(rb.runs)) >= check.min_written_runs:
+            share = round(max(len(in_b) / len(ra.runs), len(in_a) / len(rb.runs)), 4)
+        if r == 0 or share > written:
+            written, reading, shared = share, r, frozenset(in_b | in_a)
     flagged = (code >= check.threshold or written >= check.written_threshold
                or bool(variant_values))
     return Comparison(a, b, code, written, flagged, sl_a, sl_b, shared,
-                      tuple(variant_values))
+                      tuple(variant_values), reading)

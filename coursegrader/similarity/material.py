@@ -35,7 +35,7 @@ from ..runners.source_encoding import decoded, unusual_in_a_file
 from .code import lexical_form, normal_code
 from .letters import cyrillic_letters
 from .rendered import styled_markup, without_comments
-from .text import mixed_script_words, shingles, skipping_shingles, words
+from .text import Reading, mixed_script_words, words
 from .values import literals, variant_reads
 
 __all__ = ["SimilarityCheck", "Scaffold", "Material", "boilerplate", "material_of",
@@ -157,6 +157,7 @@ class Scaffold:
     code: str
     text: tuple
     numbers: tuple = ()
+    prose: tuple = ()          # the released words, each formula one word
 
     @classmethod
     def of(cls, released_cells, released_modules=()):
@@ -167,13 +168,14 @@ class Scaffold:
         trees += [t for t in map(parse_cell, released_modules) if t is not None]
         keep = frozenset(n for t in trees for n in _top_names(t))
         code = normal_code(trees, keep)
-        text = tuple(words("\n".join(c.source for c in released_cells
-                                     if c.cell_type == "markdown")))
+        markdown = "\n".join(c.source for c in released_cells if c.cell_type == "markdown")
+        text = tuple(words(markdown))
         released = {(c.cell_type, c.source.strip()) for c in released_cells}
         released |= {(MODULE, source.strip()) for source in released_modules}
         cells = list(released_cells) + [_Cell(MODULE, s) for s in released_modules]
         numbers, _ = literals(cells, limit=100_000)
-        return cls(frozenset(released), keep, code, text, tuple(numbers))
+        return cls(frozenset(released), keep, code, text, tuple(numbers),
+                   tuple(words(markdown, formulas=False)))
 
 
 @dataclass(frozen=True)
@@ -212,10 +214,9 @@ class Material:
     text: list
     notes: list = field(default_factory=list)
     prints: object = None      # copydetect's fingerprint of ``code``
-    runs: dict = None          # {hash: first word} of the written answers' runs
-    #: the hashes of its runs of words with up to ``skipped_words`` left out
-    #: between them (:func:`~.text.skipping_shingles`), where another's runs are found
-    skipping: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint32))
+    #: its written answers read with their formulas as written and with each
+    #: formula one word (:class:`~.text.Reading`), compared reading by reading
+    readings: tuple = ()
     flags: list = field(default_factory=list)
     numbers: list = field(default_factory=list)   # its values.Literal s
     variant: str = None        # the label of the variant its record was judged on
@@ -783,8 +784,9 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
                    {i: c.cell for i, c in enumerate(coded) if c.cell_type == MODULE}, broken)
     written = _text(text, check, flags)
     ws = words(written)
-    prompt = shingles(list(scaffold.text), check.shingle_words)
-    runs = {h: i for h, i in shingles(ws, check.shingle_words).items() if h not in prompt}
+    readings = (Reading.of(ws, scaffold.text, check.shingle_words, check.skipped_words),
+                Reading.of(words(written, formulas=False), scaffold.prose,
+                           check.shingle_words, check.skipped_words))
     numbers, reads = [], frozenset()
     if variant is not None:
         reads = variant_reads(code)
@@ -793,8 +795,7 @@ def material_of(student, cells, scaffold, check, boiler, *, omitted=0, unsubmitt
             notes.append(f"numbers beyond the first {check.max_values} not compared with "
                          "the class's variants")
     mixed = [f"{w} (Cyrillic {' '.join(cyrillic_letters(w))})" for w in mixed_script_words(ws)]
-    return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), runs,
-                    skipping_shingles(ws, check.shingle_words, check.skipped_words),
+    return Material(student, normal, ws, notes, _fingerprint(normal, check, boiler), readings,
                     flags, numbers, variant, dict(verdicts or {}), mixed_scripts=mixed,
                     styled_markup=styled_markup(written), failed="; ".join(broken) or None,
                     reads=reads)
@@ -805,6 +806,6 @@ def uncomparable(student, exc, check, boiler):
     not read (``exc``): nothing of it compared, and flagged on its own, so that a
     submission made to break the check is read by a person, not passed over."""
     why = f"{type(exc).__name__}: {exc}"[:300]
-    return Material(student, "", [], [], _fingerprint("", check, boiler), {},
+    return Material(student, "", [], [], _fingerprint("", check, boiler),
                     flags=[f"could not be compared ({why}): read it yourself"], failed=why)
 

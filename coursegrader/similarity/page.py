@@ -52,7 +52,9 @@ def _side(comparison, which, check):
     material = getattr(comparison, which)
     slices = getattr(comparison, "slices_" + which)
     code, code_cut = _capped(_segments(material.code, slices), check.page_chars)
-    words, words_cut = _capped(marked_words(material.text, check.shingle_words,
+    read = (material.readings[comparison.reading].words if material.readings
+            else material.text)
+    words, words_cut = _capped(marked_words(read, check.shingle_words,
                                             comparison.shared_runs, check.skipped_words),
                                check.page_chars)
     return dict(student=material.student, code=code, code_cut=code_cut, words=words,

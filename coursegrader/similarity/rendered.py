@@ -55,7 +55,7 @@ own, for the instructor to read as it shows.
 import html
 import re
 
-__all__ = ["as_rendered", "styled_markup", "without_comments", "SHOWS_TEXT"]
+__all__ = ["as_rendered", "styled_markup", "without_comments", "SHOWS_TEXT", "FORMULA"]
 
 #: what the notebook shows as written: formulas (an inline one may go on to the next
 #: line of its paragraph), code blocks and code spans
@@ -254,11 +254,16 @@ def styled_markup(text, limit=5):
     return found
 
 
-def as_rendered(text):
+#: what a formula reads as where formulas are set aside (:func:`as_rendered`)
+FORMULA = "zzformulazz"
+
+
+def as_rendered(text, formulas=True):
     """``text`` (Markdown) as it shows: empty formulas removed, links their text,
     comments removed, hidden elements removed with their text, other tags
     removed (their text kept), emphasis inside words removed,
-    character references decoded."""
+    character references decoded; without ``formulas``, each formula that shows
+    something is the one word :data:`FORMULA` (its symbols are the writer's)."""
     pieces = _pieces(text)
     for i in range(1, len(pieces), 2):          # formulas: nothing, or without phantoms
         if pieces[i].startswith("$"):
@@ -268,7 +273,8 @@ def as_rendered(text):
             # nothing where it shows none (``${}$``, ``$\!$``, ``\vphantom``)
             pieces[i] = " " if _WIDE.search(pieces[i]) else ""
         elif pieces[i].startswith("$"):
-            pieces[i] = _PHANTOMS.sub("", pieces[i])
+            pieces[i] = (_PHANTOMS.sub("", pieces[i]) if formulas
+                         else f" {FORMULA} ")
     for i in range(0, len(pieces), 2):          # the text between formulas and code
         piece = _LINK.sub(r"\1", _IMAGE.sub("", pieces[i]))
         piece = _NOT_SHOWN.sub("", _COMMENT.sub("", piece))

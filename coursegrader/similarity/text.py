@@ -16,6 +16,7 @@ breaks every run of the copy, and hides none of the original's.
 import itertools
 import re
 import zlib
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from .letters import compared, folded, mixes_scripts, skeleton
 from .rendered import as_rendered
 
 __all__ = ["words", "shingles", "skipping_shingles", "found_in", "marked_words",
-           "mixed_script_words"]
+           "mixed_script_words", "Reading"]
 
 _WORD = re.compile(r"[^\W_]+")
 # LaTeX commands that only lay out (their arguments stay), case folded
@@ -39,13 +40,15 @@ def _layout(match):
     return " " if skeleton(match.group(1)) in _LAYOUT else match.group(0)
 
 
-def words(text):
+def words(text, formulas=True):
     """The words of ``text`` as they render (:func:`~.rendered.as_rendered`: HTML
     comments, tags and emphasis inside words removed, character references decoded)
     and read (:func:`~.letters.folded`: case folded, characters that show nothing
     removed; a ``|`` between two letters as ``l``), markup and punctuation set
-    aside, and a word written twice in a row once."""
-    read = _COMMAND.sub(_layout, folded(as_rendered(text)))
+    aside, and a word written twice in a row once; without ``formulas``, each
+    formula one word (the prose of a copy whose symbols were renamed is its
+    original's)."""
+    read = _COMMAND.sub(_layout, folded(as_rendered(text, formulas)))
     found = _WORD.findall(_BAR_IN_A_WORD.sub(lambda bars: "l" * len(bars.group()), read))
     # a word written twice in a row reads once (``the the``: a typo, or padding;
     # ``x x`` in a formula too, on both sides alike)
@@ -124,3 +127,25 @@ def marked_words(ws, n, shared, skip=0):
         else:
             pieces.append(((" " if pieces else "") + word, h))
     return pieces
+
+
+@dataclass(frozen=True, eq=False)
+class Reading:
+    """One reading of a submission's written answers: its ``words``, its ``runs``
+    of ``n`` words that the prompt does not hold ({hash: first word}), and
+    ``skipping``, where another's runs are found (:func:`skipping_shingles`)."""
+
+    words: tuple
+    runs: dict
+    skipping: np.ndarray
+
+    @classmethod
+    def of(cls, ws, prompt, n, skip):
+        """The reading of the words ``ws``, the prompt's words being ``prompt``."""
+        held = shingles(list(prompt), n)
+        return cls(tuple(ws), {h: i for h, i in shingles(ws, n).items() if h not in held},
+                   skipping_shingles(ws, n, skip))
+
+    def found(self, other):
+        """The hashes of this reading's runs that ``other`` holds, with words between."""
+        return found_in(self.runs, other.skipping)

@@ -6,6 +6,8 @@ student's own cells do, the bounds give their bytes and statements to the
 smallest cells first, and every cut is said for that submission.
 """
 
+import itertools
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -14,6 +16,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 from coursegrader.similarity.compare import compare
 from coursegrader.similarity.material import (Scaffold, SimilarityCheck, boilerplate,
                                               material_of)
+from grading.ps1_honest import HONEST
 
 RELEASED = [new_markdown_cell("## Part 1\n\nWrite `double(xs)`, each element twice."),
             new_code_cell("import numpy as np\n\ndef helper_given(x):\n    return x\n"),
@@ -230,7 +233,6 @@ def test_honest_answers_are_not_flagged_on_their_own():
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from grading.ps1_honest import HONEST
     for student, answers in HONEST.items():
         m, _ = material(student, [cell("code", v) for v in answers.values()])
         assert m.flags == [], student
@@ -472,3 +474,30 @@ def test_a_cell_that_declares_an_unusual_encoding_is_read_as_python_reads_it_and
     for honest in ("# -*- coding: utf-8 -*-\n", "# coding: latin-1\n"):
         m, check = material("m", [cell("code", honest + ANSWER)])
         assert compare(m, plain, check).code == 1.0 and m.flags == []
+
+
+_SYMBOLS = str.maketrans({"x": "u", "z": "w", "K": "G", "B": "M", "c": "a", "X": "P"})
+
+
+def _formulas_renamed(text):
+    """``text`` with the symbols of its formulas renamed (the prose as it was)."""
+    return re.sub(r"\$[^$]+\$", lambda f: f.group().translate(_SYMBOLS), text)
+
+
+def test_written_answers_with_their_formulas_renamed_are_read_as_the_original():
+    """The prose of a classmate's written answers word for word, the symbols of
+    every formula renamed: most runs of four words hold a formula's symbols, so
+    read as written the copy shares little; read with each formula one word, all
+    of it. Independent answers share little either way."""
+    answers = {name: "\n\n".join(a[p] for p in ("validity_arguments", "closure_proofs"))
+               for name, a in HONEST.items()}
+    materials = {name: material(name, [cell("markdown", text)])[0]
+                 for name, text in answers.items()}
+    for name, text in answers.items():
+        copy, check = material("copy", [cell("markdown", _formulas_renamed(text))])
+        assert _formulas_renamed(text) != text
+        found = compare(copy, materials[name], check)
+        assert found.written > 0.9 and found.flagged and found.reading == 1, name
+    _, check = material("any", [])
+    for a, b in itertools.combinations(materials, 2):
+        assert compare(materials[a], materials[b], check).written < 0.3, (a, b)
