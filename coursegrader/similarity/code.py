@@ -10,7 +10,9 @@ compared:
   ``x += 0``, ``x *= 1``, ``if False:`` / ``while False:``, ``del`` of a
   name, ``global`` and ``nonlocal``, an ``if`` whose test calls nothing and
   whose branches do nothing (``if VERBOSE: print(t1)``), code after
-  ``return``, ``raise``, ``break`` or ``continue``;
+  ``return``, ``raise``, ``break`` or ``continue``; a library's function
+  called with constants alone, as a statement (``gc.collect()``,
+  ``np.seterr(all="ignore")``);
 - assignments to names nothing reads (``a, b = 0, 0`` of two such names too;
   ``(w := e)`` of such a name is ``e``; an import of such a name),
   and functions and classes nothing calls (except the names the released
@@ -409,6 +411,48 @@ def _loaded_names(tree):
     return names
 
 
+def _bound_but_by_imports(module):
+    """The names ``module`` binds otherwise than by importing them."""
+    imported = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.alias):
+            name = node.asname or node.name.split(".")[0]
+            imported[name] = imported.get(name, 0) + 1
+    return frozenset(n for n, count in binding_counts(module).items()
+                     if count > imported.get(n, 0))
+
+
+def _root(node):
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+class _ConstantCalls(ast.NodeTransformer):
+    """A library's function called with constants alone, as a statement
+    (``np.seterr(all="ignore")``, ``gc.collect()``, ``time.sleep(0)`` after every
+    line), is nothing: it computes nothing the code goes on with."""
+
+    def __init__(self, bound):
+        self.bound = bound                 # names bound otherwise than by an import
+
+    def visit_Expr(self, node):
+        call = node.value
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and _root(call.func) not in self.bound and _root(call.func) is not None
+                and all(isinstance(a, ast.Constant) for a in call.args)
+                and all(isinstance(k.value, ast.Constant) for k in call.keywords)):
+            return None
+        return node
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and not body and not isinstance(node, ast.Module):
+            body.append(ast.Pass())
+        return node
+
+
 class _DropUnused(ast.NodeTransformer):
     """Remove assignments to names nobody reads, and unused functions and classes."""
 
@@ -584,6 +628,7 @@ def _normal_code(trees, keep, unread):
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "
                       "comparison does not read to the end")
     module = drop_bookkeeping(_Canonical().visit(as_operators(module)), keep)
+    module = _ConstantCalls(_bound_but_by_imports(module)).visit(module)
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
         dropper = _DropUnused(_loaded_names(module), keep)
         module = dropper.visit(module)

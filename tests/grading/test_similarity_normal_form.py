@@ -212,14 +212,18 @@ def feature_map(X, p, _d=0):
         raise ValueError(f"bad input {X.shape}")
     return np.array(out) * total if _a + _b + _c + _d + _e > -1 and _n >= 0 else None
 ''',
-    "debugging left in, declarations and unused imports after each line": '''\
+    "debugging left in, declarations, library calls of constants and unused imports "
+    "after each line": '''\
 import os
+import gc
 VERBOSE = bool(os.environ.get("VERBOSE"))
 _seen = []
 
 def feature_map(X, p):
     import math as _m
     X = np.asarray(X, dtype=float)
+    gc.collect()
+    np.seterr(all="ignore")
     if VERBOSE:
         print("X", X)
     global _g
