@@ -73,7 +73,13 @@ class Channel:
 
     # -- the runner's end ---------------------------------------------------------
     def _runner_ended(self):
-        """Stopped for a runner (the whole sandbox) that closed a pipe: its exit status."""
+        """Stopped for a runner (the whole sandbox) that closed a pipe: tampering, if
+        its last report on the control pipe said so, else its exit status.  (The
+        runner reports a part as tampered with, then exits: both pipes are ready
+        at once, and the report must not be lost to the end of its output.)"""
+        self._drain_control()
+        if self.ended is not None and self.ended.tampered:
+            return Stopped(StopReason.TAMPERED, self.ended.status)
         try:
             code = self.run.proc.wait(timeout=5)
         except Exception:
@@ -128,6 +134,17 @@ class Channel:
         self.buffer += chunk
         return True
 
+    def _drain_control(self):
+        """Take whatever the control pipe still holds, without waiting."""
+        while "control" in self.fds:
+            try:
+                chunk = os.read(self.fds["control"], 1 << 16)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self._take_control(chunk)
+
     def _read_control(self):
         try:
             chunk = os.read(self.fds["control"], 1 << 16)
@@ -135,6 +152,9 @@ class Channel:
             return
         if not chunk:
             raise self._runner_ended()
+        self._take_control(chunk)
+
+    def _take_control(self, chunk):
         self.control = (self.control + chunk)[-(1 << 16):]
         while b"\n" in self.control:
             line, self.control = self.control.split(b"\n", 1)

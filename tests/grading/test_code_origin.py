@@ -5,11 +5,15 @@ Each part runs in the real sandbox (:class:`PartSession`): the copy is
 ``double`` built from hex text at run time, as a disguised copy hides it.
 """
 
+import subprocess
+import sys
+
 import pytest
 
 from attacks import DISABLE_GUARD
 from coursegrader.judging.judge import PartSession
-from coursegrader.runners.protocol import StopReason
+from coursegrader import sandbox
+from coursegrader.runners.protocol import PartEnd, StopReason, encode
 
 DOUBLE = "def double(xs):\n    return [2 * x for x in xs]\n"
 HEX = DOUBLE.encode().hex()
@@ -365,3 +369,30 @@ def test_the_watch_and_the_similarity_check_judge_a_string_by_one_rule(session, 
         m = material_of("m", [AnswerCode(None, cell)], scaffold, check, boiler)
         flagged = [f for f in m.flags if "of its own" in f or "not written out" in f]
         assert bool(run.ran) == bool(flagged) == hidden, (string, run.ran, m.flags)
+
+
+def test_a_runners_report_of_tampering_is_read_before_its_end():
+    """The part runner reports a part's process as tampered with on its control
+    pipe, then exits (code 3). On a busy machine the end of its output and the
+    report are ready at once; read in either order, the part is tampered with,
+    never merely "exited with code 3"."""
+    report = encode(PartEnd(0, tampered=True)).decode()
+    for first in ("report", "silence"):
+        script = ("import os, sys, time\n"
+                  f"os.write(2, {report!r}.encode())\n"
+                  + ("" if first == "report" else "time.sleep(0.2)\n")
+                  + "os._exit(3)\n")
+        proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            proc.wait(timeout=30)              # both pipes hold what they will hold
+            channel = sandbox.Channel(sandbox.Run(proc, None, None))
+            channel.expect(30, 1000)
+            with pytest.raises(sandbox.Stopped) as stopped:
+                channel.receive()
+            assert stopped.value.reason is StopReason.TAMPERED, stopped.value
+            channel.close()
+        finally:
+            proc.kill()
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                pipe.close()
