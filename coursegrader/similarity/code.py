@@ -6,7 +6,8 @@ compared:
 
 - comments, docstrings, layout and string contents (every string is ``'S'``);
 - statements that do nothing: ``pass``, a bare expression without a call
-  (``x``, ``3``, ``a + b``), ``print(...)``, ``assert True``, ``x = x``,
+  (``x``, ``3``, ``a + b``), ``print(...)``, ``assert`` (what ``python -O``
+  leaves out: ``assert X is not None`` after every line), ``x = x``,
   ``x += 0``, ``x *= 1``, ``if False:`` / ``while False:``, ``del`` of a
   name, ``global`` and ``nonlocal``, an ``if`` whose test calls nothing and
   whose branches do nothing (``if VERBOSE: print(t1)``), code after
@@ -106,7 +107,7 @@ def _is_noop(stmt):
                 or (isinstance(stmt.op, (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow))
                     and v == 1 and not isinstance(v, bool)))
     if isinstance(stmt, ast.Assert):
-        return isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
+        return True                        # a check, which ``python -O`` leaves out
     if isinstance(stmt, ast.While) and _is_constant_false(stmt.test):
         return not stmt.orelse
     if isinstance(stmt, ast.Delete):

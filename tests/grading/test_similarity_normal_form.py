@@ -224,6 +224,7 @@ def feature_map(X, p):
     X = np.asarray(X, dtype=float)
     gc.collect()
     np.seterr(all="ignore")
+    assert X is not None
     if VERBOSE:
         print("X", X)
     global _g
