@@ -80,6 +80,24 @@ def _pairs(stmt):
     return None
 
 
+def _fresh(value, students):
+    """True if ``value`` makes an object of its own (a constant, a literal, arithmetic,
+    a library's or a builtin's call), not one another name may hold
+    (``merged.setdefault(k, [])``, ``rows[0]``, ``other``); ``students``: the names
+    the program binds other than by imports."""
+    if isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
+                          ast.SetComp, ast.DictComp, ast.BinOp, ast.UnaryOp, ast.Compare,
+                          ast.BoolOp, ast.JoinedStr)):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        while isinstance(func, ast.Attribute):
+            func = func.value
+        return isinstance(func, ast.Name) and func.id not in students and (
+            isinstance(value.func, ast.Attribute) or func.id in _BUILTINS)
+    return False
+
+
 def _literal_loop(stmt):
     """{name: the values it takes} of a ``for`` over a literal (``for n in (n + 1,):``,
     ``for a, b in [(0, 0)]:``), or None for any other statement."""
@@ -109,13 +127,19 @@ class _Flows(ast.NodeVisitor):
     """Where the value of each name read goes: into a test, into the updates of
     other names, or anywhere else; and how each name is bound."""
 
-    def __init__(self):
+    def __init__(self, counters=frozenset()):
+        #: names moved on from their own value (a first reading's ``moved_on``): a
+        #: comparison of these alone is a yes or no wherever it stands
+        self.counters = counters
         self.sinks = defaultdict(set)      # name -> {_TEST, _OTHER, frozenset(names)}
         self.plain = defaultdict(bool)     # name -> bound only by plain assignment so far
         self.bound = set()
         self.assigned = set()              # names bound by ``n = ...`` or ``n += ...``
         self.moved_on = set()              # names an update of which starts from their value
         self.sources = defaultdict(set)    # name -> the names its updates read
+        self.in_place = set()              # names updated in place
+        self.values = defaultdict(list)    # name -> the values it is bound to
+        self.imported = set()              # names an import binds
         self.sink = _OTHER
 
     def into(self, sink, *nodes):
@@ -133,13 +157,19 @@ class _Flows(ast.NodeVisitor):
         self.bound.add(name)
 
     def update(self, names, *values, moved_on=()):
-        """Names updated from ``values``; ``moved_on``: those updated in place."""
+        """Names updated from ``values``; ``moved_on``: those updated in place (an
+        item set, a method called), which only a fresh object of their own allows:
+        ``t = merged.setdefault(k, [])`` then ``t.append(f)`` fills ``merged``."""
         sink = frozenset(names)
         read = {n.id for v in values if v is not None for n in ast.walk(v)
                 if isinstance(n, ast.Name)}
         for name in names:
             self.bind(name, True)
             self.sources[name] |= read
+            if name in moved_on:
+                self.in_place.add(name)
+            elif values and values[0] is not None:
+                self.values[name].append(values[0])
             if name in read or name in moved_on:
                 self.moved_on.add(name)
         self.into(sink, *values)
@@ -226,6 +256,14 @@ class _Flows(ast.NodeVisitor):
 
     visit_While = visit_If
 
+    def visit_Compare(self, node):
+        """``len(_seen) > -1`` as a value (``out * (_k > -1)``): a test, where it
+        compares counters and constants alone."""
+        read = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+        if read and all(n in self.counters or n in _BUILTINS for n in read):
+            return self.into(_TEST, node.left, node.comparators)
+        return self.generic_visit(node)
+
     def visit_IfExp(self, node):
         self.into(_TEST, node.test)
         self.visit(node.body)
@@ -246,6 +284,7 @@ class _Flows(ast.NodeVisitor):
         self.bind(node.arg, False)
 
     def visit_alias(self, node):
+        self.imported.add(node.asname or node.name.split(".")[0])
         self.bind(node.asname or node.name.split(".")[0], False)
 
     def visit_ExceptHandler(self, node):
@@ -267,16 +306,25 @@ class _Flows(ast.NodeVisitor):
 
 def bookkeeping_names(module, keep=frozenset()):
     """The names of ``module`` kept only for show (see the module's docstring)."""
-    flows = _Flows()
+    return _kept_for_show(_flows(module), keep)
+
+
+def _flows(module):
+    first = _Flows()
+    first.visit(module)
+    flows = _Flows(frozenset(first.moved_on))
     flows.visit(module)
-    return _kept_for_show(flows, keep)
+    return flows
 
 
 def _kept_for_show(flows, keep):
     names = {n for n in flows.assigned if flows.plain[n] and n not in keep}
+    others = frozenset(flows.bound - flows.imported)   # objects of the student's
 
     def kept(n):
         sinks = flows.sinks.get(n, ())
+        if n in flows.in_place and not all(_fresh(v, others) for v in flows.values[n]):
+            return False                   # changed in place, it may be data's object
         # a constant counts when it only starts counters off; tested itself, it is data
         counting = n in flows.moved_on or (names >= flows.sources[n] and (
             flows.sources[n] or (sinks and all(isinstance(s, frozenset) for s in sinks))))
@@ -428,6 +476,16 @@ class _Drop(ast.NodeTransformer):
             return body or None
         return node
 
+    def visit_BinOp(self, node):
+        """``out * (_k > -1)``: the comparison is true (it decides nothing), and ``e *
+        True`` is ``e``."""
+        self.generic_visit(node)
+        for side, other in ((node.left, node.right), (node.right, node.left)):
+            if (isinstance(node.op, ast.Mult) and isinstance(side, ast.Compare)
+                    and _decided_by(side, self.names, self.bound)):
+                return other
+        return node
+
     def visit_IfExp(self, node):
         self.generic_visit(node)
         if _decided_by(node.test, self.names, self.bound):
@@ -441,8 +499,7 @@ class _Drop(ast.NodeTransformer):
 def drop_bookkeeping(module, keep=frozenset()):
     """``module`` without the updates of its bookkeeping names, and with the
     expressions and blocks their tests alone choose read as chosen."""
-    flows = _Flows()
-    flows.visit(module)
+    flows = _flows(module)
     names = _kept_for_show(flows, keep)
     if not names:
         return module

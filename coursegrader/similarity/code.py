@@ -10,7 +10,9 @@ compared:
   leaves out: ``assert X is not None`` after every line), ``x = x``,
   ``x += 0``, ``x *= 1``, ``if False:`` / ``while False:``, ``del`` of a
   name, ``global`` and ``nonlocal``, an ``if`` whose test calls nothing and
-  whose branches do nothing (``if VERBOSE: print(t1)``), code after
+  whose branches do nothing (``if VERBOSE: print(t1)``), a loop,
+  a ``with`` (of no call), a ``match`` (of no call) or a ``try`` whose body
+  does nothing (``for _ in (): pass``, ``try: pass`` ``except E: pass``), code after
   ``return``, ``raise``, ``break`` or ``continue``; a library's function
   called with constants alone, as a statement (``gc.collect()``,
   ``np.seterr(all="ignore")``);
@@ -117,6 +119,17 @@ def _is_noop(stmt):
     if isinstance(stmt, ast.If):           # ``if VERBOSE: print(...)``, the print gone
         return (not _has_call(stmt.test)
                 and all(_is_noop(s) for s in stmt.body + stmt.orelse))
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        # ``for _ in (): pass``; a loop over a literal of some values still binds its
+        # target (a counter's, :mod:`.bookkeeping`)
+        binds = isinstance(stmt.iter, (ast.Tuple, ast.List)) and stmt.iter.elts
+        return not binds and all(_is_noop(s) for s in stmt.body + stmt.orelse)
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return (not any(_has_call(item.context_expr) for item in stmt.items)
+                and all(_is_noop(s) for s in stmt.body))
+    if isinstance(stmt, ast.Match):
+        return (not _has_call(stmt.subject)
+                and all(_is_noop(s) for case in stmt.cases for s in case.body))
     return False
 
 
@@ -203,8 +216,10 @@ class _Canonical(ast.NodeTransformer):
         """A ``try`` that catches nothing it does not raise again (every handler only
         binds names and raises: ``except E: raise``, ``raise e from None``,
         ``raise E``), with no ``else`` and nothing left to do ``finally``, is its
-        body."""
+        body; one whose body does nothing is its ``else`` and ``finally``."""
         self.generic_visit(node)
+        if all(_is_noop(s) for s in node.body):
+            return node.orelse + node.finalbody
         if (not node.orelse and not node.finalbody
                 and all(h.body and isinstance(h.body[-1], ast.Raise)
                         and all(isinstance(b, ast.Assign) for b in h.body[:-1])
@@ -436,6 +451,7 @@ class _ConstantCalls(ast.NodeTransformer):
 
     def __init__(self, bound):
         self.bound = bound                 # names bound otherwise than by an import
+
 
     def visit_Expr(self, node):
         call = node.value

@@ -248,11 +248,13 @@ def into_temporaries(answers, returns=False):
     """Every call, operator, subscript and literal list, tuple or dictionary nested
     in a statement moved into a temporary of its own on the line before
     (``t1 = 2 * c``, ``t2 = t1 ** 0.5``), innermost first; with ``returns``, what is
-    returned, tested or looped over too (``t9 = f(x)``, ``return t9``)."""
+    returned, tested or looped over too (``t9 = f(x)``, ``return t9``). Each
+    temporary has a name of its own across the parts, as a tool makes them."""
     out = dict(answers)
+    temporaries = _Temporaries(returns)
     for part in CODE_PARTS:
         tree = ast.parse(answers[part])
-        tree.body = _Temporaries(returns).block(tree.body)
+        tree.body = temporaries.block(tree.body)
         out[part] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     return out
 

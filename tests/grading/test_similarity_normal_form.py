@@ -216,6 +216,8 @@ def feature_map(X, p, _d=0):
     "after each line": '''\
 import os
 import gc
+import contextlib
+_quiet = contextlib.nullcontext()
 VERBOSE = bool(os.environ.get("VERBOSE"))
 _seen = []
 
@@ -225,6 +227,17 @@ def feature_map(X, p):
     gc.collect()
     np.seterr(all="ignore")
     assert X is not None
+    with _quiet:
+        pass
+    for _ in range(0):
+        pass
+    try:
+        pass
+    except KeyError:
+        pass
+    match X:
+        case _:
+            pass
     if VERBOSE:
         print("X", X)
     global _g
