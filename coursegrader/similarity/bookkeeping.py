@@ -38,6 +38,8 @@ import ast
 import builtins
 from collections import defaultdict
 
+from .dropping import Dropping
+
 __all__ = ["bookkeeping_names", "drop_bookkeeping"]
 
 _TEST = "test"
@@ -387,16 +389,9 @@ def _only_raises(body):
     return len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
-class _Drop(ast.NodeTransformer):
+class _Drop(Dropping):
     def __init__(self, names, bound):
         self.names, self.bound = names, bound
-
-    def generic_visit(self, node):
-        super().generic_visit(node)
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and not body and not isinstance(node, ast.Module):
-            body.append(ast.Pass())
-        return node
 
     def visit_Assign(self, node):
         pairs = _pairs(node)
@@ -522,7 +517,7 @@ def _idle_functions(module):
         and all(isinstance(s, (ast.Pass, ast.Global, ast.Nonlocal)) for s in f.body))
 
 
-class _DropIdleCalls(ast.NodeTransformer):
+class _DropIdleCalls(Dropping):
     """A call, as a statement, of a function that does nothing, with arguments that
     call nothing, is nothing."""
 
@@ -536,11 +531,4 @@ class _DropIdleCalls(ast.NodeTransformer):
                 and not any(isinstance(n, ast.Call) for a in call.args + call.keywords
                             for n in ast.walk(a))):
             return None
-        return node
-
-    def generic_visit(self, node):
-        super().generic_visit(node)
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and not body and not isinstance(node, ast.Module):
-            body.append(ast.Pass())
         return node

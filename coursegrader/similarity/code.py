@@ -62,6 +62,7 @@ import tokenize
 
 from .bindings import binding_counts
 from .bookkeeping import drop_bookkeeping
+from .dropping import Dropping
 from .operator_calls import as_operators
 from .three_address import one_operation_a_line
 from .wrapped_at_scale import wrapping_flags
@@ -444,7 +445,7 @@ def _root(node):
     return node.id if isinstance(node, ast.Name) else None
 
 
-class _ConstantCalls(ast.NodeTransformer):
+class _ConstantCalls(Dropping):
     """A library's function called with constants alone, as a statement
     (``np.seterr(all="ignore")``, ``gc.collect()``, ``time.sleep(0)`` after every
     line), is nothing: it computes nothing the code goes on with."""
@@ -462,28 +463,12 @@ class _ConstantCalls(ast.NodeTransformer):
             return None
         return node
 
-    def generic_visit(self, node):
-        super().generic_visit(node)
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and not body and not isinstance(node, ast.Module):
-            body.append(ast.Pass())
-        return node
 
-
-class _DropUnused(ast.NodeTransformer):
+class _DropUnused(Dropping):
     """Remove assignments to names nobody reads, and unused functions and classes."""
 
     def __init__(self, used, keep):
         self.used, self.keep, self.changed = used, keep, False
-
-    def generic_visit(self, node):
-        super().generic_visit(node)
-        for field in ("body", "orelse", "finalbody"):
-            value = getattr(node, field, None)
-            if isinstance(value, list) and not value and field == "body" \
-                    and not isinstance(node, ast.Module):
-                value.append(ast.Pass())
-        return node
 
     def visit_Assign(self, node):
         if all(self.unused(t) for t in node.targets):
