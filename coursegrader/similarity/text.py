@@ -104,7 +104,7 @@ def skipping_shingles(ws, n, skip):
 def found_in(runs, skipping):
     """The hashes of ``runs`` (an iterable) that are among ``skipping`` (sorted, as
     :func:`skipping_shingles` gives them), as a set."""
-    runs = np.fromiter(runs, dtype=np.uint32)
+    runs = runs if isinstance(runs, np.ndarray) else np.fromiter(runs, dtype=np.uint32)
     if not len(runs) or not len(skipping):
         return set()
     at = np.minimum(np.searchsorted(skipping, runs), len(skipping) - 1)
@@ -138,14 +138,16 @@ class Reading:
     words: tuple
     runs: dict
     skipping: np.ndarray
+    keys: np.ndarray = None    # the hashes of ``runs``, as an array
 
     @classmethod
     def of(cls, ws, prompt, n, skip):
         """The reading of the words ``ws``, the prompt's words being ``prompt``."""
         held = shingles(list(prompt), n)
-        return cls(tuple(ws), {h: i for h, i in shingles(ws, n).items() if h not in held},
-                   skipping_shingles(ws, n, skip))
+        runs = {h: i for h, i in shingles(ws, n).items() if h not in held}
+        return cls(tuple(ws), runs, skipping_shingles(ws, n, skip),
+                   np.fromiter(runs, dtype=np.uint32, count=len(runs)))
 
     def found(self, other):
         """The hashes of this reading's runs that ``other`` holds, with words between."""
-        return found_in(self.runs, other.skipping)
+        return found_in(self.keys, other.skipping)
