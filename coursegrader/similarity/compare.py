@@ -35,8 +35,9 @@ class Comparison:
     slices_b: np.ndarray = None
     shared_runs: frozenset = frozenset()
     variant_values: tuple = ()
-    #: the reading of the written answers ``written`` and ``shared_runs`` are of
-    #: (an index into :attr:`Material.readings`: formulas as written, or each one word)
+    #: the reading of the written answers ``shared_runs`` are of (an index into
+    #: :attr:`Material.readings`: formulas as written, or each one word where only
+    #: that reading reaches the threshold); ``written`` is the larger share of the two
     reading: int = 0
 
     @property
@@ -59,8 +60,11 @@ def compare(a: Material, b: Material, check: SimilarityCheck, *,
         share = 0.0
         if min(len(ra.runs), len(rb.runs)) >= check.min_written_runs:
             share = round(max(len(in_b) / len(ra.runs), len(in_a) / len(rb.runs)), 4)
-        if r == 0 or share > written:
-            written, reading, shared = share, r, frozenset(in_b | in_a)
+        # the page shows the answers as written unless only the other reading flags them
+        shown = r == 0 or (share > written and written < check.written_threshold)
+        if shown:
+            reading, shared = r, frozenset(in_b | in_a)
+        written = max(written, share)
     flagged = (code >= check.threshold or written >= check.written_threshold
                or bool(variant_values))
     return Comparison(a, b, code, written, flagged, sl_a, sl_b, shared,
