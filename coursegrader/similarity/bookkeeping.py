@@ -360,15 +360,18 @@ def _decided_by(test, names, bound):
                         for n in ast.walk(test)))
 
 
-def _leaves_early(body):
+def _within(body, apart):
+    """The nodes of ``body``, not looking inside those of the types ``apart``."""
     stack = list(body)
     while stack:
         node = stack.pop()
-        if isinstance(node, _LEAVES):
-            return True
-        if not isinstance(node, _SCOPES):
+        yield node
+        if not isinstance(node, apart):
             stack.extend(ast.iter_child_nodes(node))
-    return False
+
+
+def _leaves_early(body):
+    return any(isinstance(n, _LEAVES) for n in _within(body, _SCOPES))
 
 
 def _doing(body):
@@ -377,12 +380,7 @@ def _doing(body):
 
 def _this_loop(body):
     """The nodes of ``body`` outside the loops and functions inside it."""
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.For, ast.While, ast.AsyncFor) + _SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
+    return _within(body, (ast.For, ast.While, ast.AsyncFor) + _SCOPES)
 
 
 def _only_raises(body):
