@@ -20,6 +20,10 @@ compared:
   ``(w := e)`` of such a name is ``e``; an import of such a name),
   and functions and classes nothing calls (except the names the released
   notebook defines: the graded functions), repeated until none is left;
+- a block put round a statement that runs it once is what it holds: ``try``
+  whose handlers only let the error pass, ``while True: ...; break``, a loop
+  over one value, a ``match`` of one wildcard case, a ``with`` that binds
+  nothing (:class:`_Unwrap`);
 - arithmetic that does nothing: ``e + 0``, ``e * 1`` and the like are ``e``;
 - bookkeeping (:mod:`.bookkeeping`): the updates of a name whose value goes
   nowhere but into its own updates and into tests (a counter moved on after
@@ -428,6 +432,82 @@ def _loaded_names(tree):
     return names
 
 
+def _exits_here(body):
+    """True if ``body`` holds a ``break`` or ``continue`` of its own loop."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return True
+        if not isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef,
+                                 ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _swallows(handler):
+    """A handler that only lets the error pass (``pass``, ``return None``)."""
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Return) and (
+        s.value is None or (isinstance(s.value, ast.Constant) and s.value.value is None)))
+        for s in handler.body)
+
+
+def _held(body):
+    """What a block unwrapped holds, its ``pass`` gone (None if nothing)."""
+    return [s for s in body if not isinstance(s, ast.Pass)] or None
+
+
+class _Unwrap(Dropping):
+    """A block put round a statement to split the copy, read as what it holds:
+    ``try: s`` ``except E: pass``; ``while True: s; break``; a loop over one value
+    (``for _r in (0,): s`` is ``_r = 0; s``); ``match c: case _: s``; and ``with
+    np.errstate(): s``, a context that binds nothing."""
+
+    def visit_Try(self, node):
+        self.generic_visit(node)
+        if node.handlers and all(_swallows(h) for h in node.handlers):
+            return _held(node.body + node.orelse + node.finalbody)
+        return node
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        body = node.body
+        if (isinstance(node.test, ast.Constant) and node.test.value and not node.orelse
+                and body and isinstance(body[-1], ast.Break) and not _exits_here(body[:-1])):
+            return _held(body[:-1])
+        return node
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        it = node.iter
+        one = None
+        if isinstance(it, (ast.Tuple, ast.List)) and len(it.elts) == 1 \
+                and not isinstance(it.elts[0], ast.Starred):
+            one = it.elts[0]
+        elif (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+              and it.func.id == "range" and len(it.args) == 1 and not it.keywords
+              and isinstance(it.args[0], ast.Constant) and it.args[0].value == 1):
+            one = ast.Constant(0)
+        if one is None or node.orelse or _exits_here(node.body):
+            return node
+        return [ast.Assign(targets=[node.target], value=one, lineno=0)] + (_held(node.body) or [])
+
+    def visit_Match(self, node):
+        self.generic_visit(node)
+        if (len(node.cases) == 1 and node.cases[0].guard is None
+                and isinstance(node.cases[0].pattern, ast.MatchAs)
+                and node.cases[0].pattern.pattern is None
+                and node.cases[0].pattern.name is None):
+            return _held(node.cases[0].body)
+        return node
+
+    def visit_With(self, node):
+        self.generic_visit(node)
+        if all(item.optional_vars is None for item in node.items):
+            return _held(node.body)
+        return node
+
+
 def _bound_but_by_imports(module):
     """The names ``module`` binds otherwise than by importing them."""
     imported = {}
@@ -629,7 +709,8 @@ def _normal_code(trees, keep, unread):
     if not ended and unread is not None:
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "
                       "comparison does not read to the end")
-    module = drop_bookkeeping(_Canonical().visit(as_operators(module)), keep)
+    module = _Unwrap().visit(_Canonical().visit(as_operators(module)))
+    module = drop_bookkeeping(module, keep)
     module = _ConstantCalls(_bound_but_by_imports(module)).visit(module)
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
         dropper = _DropUnused(_loaded_names(module), keep)

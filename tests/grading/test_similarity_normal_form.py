@@ -258,6 +258,33 @@ def feature_map(X, p):
         raise ValueError(f"bad input {X.shape}")
     return np.array(out) * total
 ''',
+    "every statement wrapped in a block that runs it once": '''\
+def feature_map(X, p):
+    try:
+        X = np.asarray(X, dtype=float)
+    except ZeroDivisionError:
+        pass
+    while True:
+        n, d = X.shape
+        break
+    for _r in (0,):
+        out = []
+    match 0:
+        case _:
+            for row in X:
+                with np.errstate():
+                    out.append([row[i] ** p for i in range(d)])
+    for _s in range(1):
+        total = 0
+    for k in range(n):
+        try:
+            total += k
+        except ValueError:
+            return None
+    if total > n:
+        raise ValueError(f"bad input {X.shape}")
+    return np.array(out) * total
+''',
     "dead helpers": '''\
 def _helper_never_called(a):
     return a * 2
