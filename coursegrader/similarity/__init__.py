@@ -1,7 +1,8 @@
 """Which submissions share what is graded: code in a normal form, written answers as words.
 
 :mod:`.code` writes code in a normal form that renaming, reformatting, no-ops,
-dead code, bookkeeping (:mod:`.bookkeeping`: a counter's updates and the tests
+dead code, calls whose result nobody keeps (:mod:`.discarded`), checks after
+every line (:mod:`.checks`), bookkeeping (:mod:`.bookkeeping`: a counter's updates and the tests
 only it decides), the spelling of loops and no-op wrappers (:mod:`.wrappers`: calls of
 functions that give back their argument, elements of literals picked by a
 constant) do not change; :mod:`.text` reads written

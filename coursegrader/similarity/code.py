@@ -13,9 +13,13 @@ compared:
   whose branches do nothing (``if VERBOSE: print(t1)``), a loop,
   a ``with`` (of no call), a ``match`` (of no call) or a ``try`` whose body
   does nothing (``for _ in (): pass``, ``try: pass`` ``except E: pass``), code after
-  ``return``, ``raise``, ``break`` or ``continue``; a library's function
-  called with constants alone, as a statement (``gc.collect()``,
-  ``np.seterr(all="ignore")``);
+  ``return``, ``raise``, ``break`` or ``continue``; ``[x] = [x]``, a loop over
+  nothing, ``while x is None: break``;
+- a library's function or a built-in called for a result nobody keeps
+  (``gc.collect()``, ``id(x)``, ``logging.debug("%r", x)``) and a value put on
+  a module nothing reads back (``np._last = x``), :mod:`.discarded`;
+- checks that only raise, after nearly every line of a block, read at its top
+  (:mod:`.checks`);
 - assignments to names nothing reads (``a, b = 0, 0`` of two such names too;
   ``(w := e)`` of such a name is ``e``; an import of such a name),
   and functions and classes nothing calls (except the names the released
@@ -66,6 +70,8 @@ import tokenize
 
 from .bindings import binding_counts
 from .bookkeeping import drop_bookkeeping
+from .checks import checks_first
+from .discarded import drop_discarded
 from .dropping import Dropping
 from .operator_calls import as_operators
 from .three_address import one_operation_a_line
@@ -93,6 +99,25 @@ def _has_call(node):
                for n in ast.walk(node))
 
 
+def _same_names(target, value):
+    """``x`` and ``x``, or ``[x, y]`` and ``(x, y)``: a store of names into themselves."""
+    if isinstance(target, ast.Name) and isinstance(value, ast.Name):
+        return target.id == value.id
+    return (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
+            and len(target.elts) == len(value.elts)
+            and all(_same_names(t, v) for t, v in zip(target.elts, value.elts)))
+
+
+def _is_empty(node):
+    """A literal with nothing in it: ``()``, ``[]``, ``{}``, ``""``."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return not node.elts
+    if isinstance(node, ast.Dict):
+        return not node.keys
+    return isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) \
+        and not node.value
+
+
 def _is_noop(stmt):
     """True for a statement that changes nothing (a disguise's padding)."""
     if isinstance(stmt, ast.Pass):
@@ -104,9 +129,7 @@ def _is_noop(stmt):
             return True
         return not _has_call(value)
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-        target, value = stmt.targets[0], stmt.value
-        return (isinstance(target, ast.Name) and isinstance(value, ast.Name)
-                and target.id == value.id)
+        return _same_names(stmt.targets[0], stmt.value)     # ``x = x``, ``[x] = [x]``
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.value, ast.Constant):
         v = stmt.value.value
         return ((isinstance(stmt.op, (ast.Add, ast.Sub, ast.BitOr, ast.BitXor)) and v == 0
@@ -117,6 +140,10 @@ def _is_noop(stmt):
         return True                        # a check, which ``python -O`` leaves out
     if isinstance(stmt, ast.While) and _is_constant_false(stmt.test):
         return not stmt.orelse
+    if isinstance(stmt, ast.While):        # ``while x is None: break``
+        body = stmt.body
+        return (not _has_call(stmt.test) and not stmt.orelse and isinstance(body[-1], ast.Break)
+                and all(_is_noop(s) for s in body[:-1]))
     if isinstance(stmt, ast.Delete):
         return all(isinstance(t, ast.Name) for t in stmt.targets)
     if isinstance(stmt, (ast.Global, ast.Nonlocal)):
@@ -127,7 +154,10 @@ def _is_noop(stmt):
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
         # ``for _ in (): pass``; a loop over a literal of some values still binds its
         # target (a counter's, :mod:`.bookkeeping`)
-        binds = isinstance(stmt.iter, (ast.Tuple, ast.List)) and stmt.iter.elts
+        it = stmt.iter
+        if _is_empty(it):                  # ``for _ in (): ...`` runs only its ``else``
+            return all(_is_noop(s) for s in stmt.orelse)
+        binds = isinstance(it, (ast.Tuple, ast.List)) and it.elts
         return not binds and all(_is_noop(s) for s in stmt.body + stmt.orelse)
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
         return (not any(_has_call(item.context_expr) for item in stmt.items)
@@ -508,42 +538,6 @@ class _Unwrap(Dropping):
         return node
 
 
-def _bound_but_by_imports(module):
-    """The names ``module`` binds otherwise than by importing them."""
-    imported = {}
-    for node in ast.walk(module):
-        if isinstance(node, ast.alias):
-            name = node.asname or node.name.split(".")[0]
-            imported[name] = imported.get(name, 0) + 1
-    return frozenset(n for n, count in binding_counts(module).items()
-                     if count > imported.get(n, 0))
-
-
-def _root(node):
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-class _ConstantCalls(Dropping):
-    """A library's function called with constants alone, as a statement
-    (``np.seterr(all="ignore")``, ``gc.collect()``, ``time.sleep(0)`` after every
-    line), is nothing: it computes nothing the code goes on with."""
-
-    def __init__(self, bound):
-        self.bound = bound                 # names bound otherwise than by an import
-
-
-    def visit_Expr(self, node):
-        call = node.value
-        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                and _root(call.func) not in self.bound and _root(call.func) is not None
-                and all(isinstance(a, ast.Constant) for a in call.args)
-                and all(isinstance(k.value, ast.Constant) for k in call.keywords)):
-            return None
-        return node
-
-
 class _DropUnused(Dropping):
     """Remove assignments to names nobody reads, and unused functions and classes."""
 
@@ -674,16 +668,17 @@ def _compact(text):
     return "\n".join(lines)
 
 
-def normal_code(trees, keep=frozenset(), unread=None):
+def normal_code(trees, keep=frozenset(), unread=None, imports=frozenset()):
     """The normal form of the parsed cells ``trees`` (ast.Module each, in order).
 
     ``keep``: names that stay as written even though the student binds them
     (the names the released notebook binds: the graded functions); ``unread``:
     a list, given a line when wrappers are nested deeper than the reading of
-    :mod:`.wrappers` goes.
+    :mod:`.wrappers` goes; ``imports``: names that code run before ``trees``
+    imported (the setup cell's ``np``).
     """
     with _room_to_recurse():
-        return _normal_code(trees, keep, unread)
+        return _normal_code(trees, keep, unread, imports)
 
 
 #: How deep the normal form may recurse: every tree Python's parser builds (its
@@ -703,7 +698,7 @@ def _room_to_recurse():
         sys.setrecursionlimit(before)
 
 
-def _normal_code(trees, keep, unread):
+def _normal_code(trees, keep, unread, imports):
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
     module, ended = see_through_wrappers(module, keep)
     if not ended and unread is not None:
@@ -711,9 +706,10 @@ def _normal_code(trees, keep, unread):
                       "comparison does not read to the end")
     module = _Unwrap().visit(_Canonical().visit(as_operators(module)))
     module = drop_bookkeeping(module, keep)
-    module = _ConstantCalls(_bound_but_by_imports(module)).visit(module)
+    module = checks_first(module)
+    module, named = drop_discarded(module, imports)
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
-        dropper = _DropUnused(_loaded_names(module), keep)
+        dropper = _DropUnused(_loaded_names(module), keep | named)
         module = dropper.visit(module)
         if not dropper.changed:
             break

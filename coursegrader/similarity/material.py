@@ -158,6 +158,7 @@ class Scaffold:
     text: tuple
     numbers: tuple = ()
     prose: tuple = ()          # the released words, each formula one word
+    imports: frozenset = frozenset()   # the names the release's imports bind (``np``)
 
     @classmethod
     def of(cls, released_cells, released_modules=()):
@@ -174,8 +175,10 @@ class Scaffold:
         released |= {(MODULE, source.strip()) for source in released_modules}
         cells = list(released_cells) + [_Cell(MODULE, s) for s in released_modules]
         numbers, _ = literals(cells, limit=100_000)
+        imports = frozenset(a.asname or a.name.split(".")[0] for t in trees for s in t.body
+                            if isinstance(s, (ast.Import, ast.ImportFrom)) for a in s.names)
         return cls(frozenset(released), keep, code, text, tuple(numbers),
-                   tuple(words(markdown, formulas=False)))
+                   tuple(words(markdown, formulas=False)), imports)
 
 
 @dataclass(frozen=True)
@@ -681,7 +684,7 @@ def _code(cells, check, scaffold, notes, flags, modules=None, broken=None):
         notes.append(f"{len(lexical)} code cell(s) do not parse as Python: compared "
                      "token by token")
     try:
-        code = normal_code(trees, scaffold.keep, unread=flags)
+        code = normal_code(trees, scaffold.keep, unread=flags, imports=scaffold.imports)
     except (RecursionError, MemoryError, ValueError, TypeError, AttributeError) as exc:
         # compared token by token, which matches no classmate's normal form: what
         # broke it may be there to hide a copy (a dead sum of 600 terms)

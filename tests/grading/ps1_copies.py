@@ -188,6 +188,65 @@ def with_a_live_counter(answers, as_list=False):
         out[part] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     return out
 
+#: A line a copier puts after every line that changes nothing the code goes on with
+#: (``{}``: a name the line before binds), and what it needs imported
+ONE_LINE_PADS = {
+    "a built-in called for nothing": ("id({})", ""),
+    "a type test called for nothing": ("isinstance({}, object)", ""),
+    "the namespace asked for": ("vars()", ""),
+    "a library function of names called for nothing": (
+        "np.asarray({}, dtype=object)", ""),
+    "a library function of the student's import called for nothing": (
+        "sys.getrefcount({})", "import sys\n"),
+    "a debug log": ('logging.debug("%r", {})', "import logging\n"),
+    "settings put back as they were": ("np.seterr(**_saved)", "_saved = np.geterr()\n"),
+    "a value put on a module": ("np._last = {}", ""),
+    "a value put on an imported module": ("builtins._last = {}", "import builtins\n"),
+    "a value put in the environment": (
+        'os.environ["_K"] = str(type({}))', "import os\n"),
+    "a name unpacked into itself": ("[{0}] = [{0}]", ""),
+    "a loop that stops before it starts": ("while {} is None:\n    break", ""),
+    "a loop over nothing": ("for _ in ():\n    _z = {}", ""),
+}
+#: A check after every line that only raises, which never happens
+CHECK_PAD = "if {} is ...:\n    raise ValueError('bad input')"
+
+
+def padded(answers, pad, header=""):
+    """A line of ``pad`` after every statement of every function of the code
+    answers (``{}``: the name the statement binds, else the function's first
+    argument), as a tool pads a copy: ``id(t3)``, ``if t3 is ...: raise ...``;
+    ``header`` (``import logging``) above the first answer."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        tree = ast.parse(answers[part])
+        for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+            first = function.args.args[0].arg if function.args.args else "None"
+            _pad_blocks(function, pad, first)
+        out[part] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    out[CODE_PARTS[0]] = header + out[CODE_PARTS[0]]
+    return out
+
+
+def _pad_blocks(node, pad, name):
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if not block or not isinstance(block[0], ast.stmt):
+            continue
+        result = []
+        for stmt in block:
+            if not isinstance(stmt, (ast.FunctionDef, ast.Lambda)):
+                _pad_blocks(stmt, pad, name)
+            result.append(stmt)
+            if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue,
+                                 ast.FunctionDef)):
+                continue
+            bound = (stmt.targets[0].id if isinstance(stmt, ast.Assign)
+                     and isinstance(stmt.targets[0], ast.Name) else name)
+            result += ast.parse(pad.format(bound)).body
+        block[:] = result
+
+
 #: What a copier moving operations into temporaries takes apart.
 _SPLIT = (ast.Call, ast.BinOp, ast.Subscript, ast.Compare, ast.List, ast.Tuple, ast.Dict)
 #: What runs on a condition or again and again: a working copy leaves it whole.

@@ -18,6 +18,7 @@ from coursegrader.judging.cells import student_cells
 from coursegrader.similarity.compare import compare
 from coursegrader.similarity.material import Scaffold, SimilarityCheck, boilerplate, material_of
 from coursegrader.tools.course import Course, fill_answers, with_answers
+from grading.ps1_copies import CHECK_PAD, CODE_PARTS, ONE_LINE_PADS, into_temporaries, padded
 from grading.ps1_honest import HONEST
 from grading.ps1_independent import INDEPENDENT
 
@@ -64,3 +65,22 @@ def test_no_two_of_nineteen_independent_answers_are_flagged(released):
     closest = max(c.code for c in pairs.values())
     assert 0.2 < closest < check.threshold, closest
     assert max(c.written for c in pairs.values()) < check.written_threshold - 0.2
+
+
+PADS = {**ONE_LINE_PADS, "a check that only raises": (CHECK_PAD, "")}
+
+
+@pytest.mark.parametrize("pad", sorted(PADS))
+def test_a_copy_padded_after_every_line_is_flagged_with_its_original(released, pad):
+    """Each of the eight honest answers' code, every operation in a temporary and
+    a line of padding after every statement (the written answers left blank):
+    each copy's code share with its original reaches the threshold."""
+    nb, _ = released
+    template, header = PADS[pad]
+    copies = {f"{student}_copy": padded(into_temporaries(
+        {part: answers[part] for part in CODE_PARTS}), template, header)
+        for student, answers in HONEST.items()}
+    materials, check = _materials(nb, {**HONEST, **copies})
+    shares = {student: compare(materials[student], materials[f"{student}_copy"], check).code
+              for student in HONEST}
+    assert min(shares.values()) >= check.threshold, shares

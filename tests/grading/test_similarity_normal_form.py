@@ -17,7 +17,7 @@ from coursegrader.similarity.letters import skeleton
 from coursegrader.similarity.rendered import styled_markup
 from coursegrader.similarity.text import (found_in, marked_words, mixed_script_words,
                                           shingles, skipping_shingles, words)
-from grading.ps1_copies import (CODE_PARTS, WRITTEN_PARTS, into_temporaries,
+from grading.ps1_copies import (CODE_PARTS, ONE_LINE_PADS, WRITTEN_PARTS, into_temporaries,
                                 locals_on_a_namespace, operators_as_calls,
                                 picked_from_literals)
 from grading.ps1_honest import HONEST
@@ -436,6 +436,27 @@ DISGUISES.update({f"every name read picked from a literal, {how}": _picked(liter
 DISGUISES["every name read through next of a generator that yields it"] = (
     "def _g(v):\n    yield v\n\n\n" + _picked("next(_g({}))"))
 
+
+
+def _after_each_line(pad, header=""):
+    """ORIGINAL with ``pad`` (``{}``: the name the line binds, or ``X``) after each of
+    its simple statements, as a copier pads a copy one line at a time."""
+    out = []
+    for line in ORIGINAL.splitlines():
+        out.append(line)
+        body = line.strip()
+        indent = line[:len(line) - len(line.lstrip())]
+        if body.startswith('"""') or not indent or body.endswith(":") \
+                or body.startswith(("return", "raise")):
+            continue
+        name = re.match(r"\w+", body).group() if "=" in body else "X"
+        out += [indent + p for p in pad.format(name).splitlines()]
+    return header + "\n".join(out) + "\n"
+
+
+DISGUISES.update({f"one line after each: {how}": _after_each_line(pad, header)
+                  for how, (pad, header) in ONE_LINE_PADS.items()})
+
 OTHER = {
     "every name read picked from a literal beside a call, which runs": _picked(
         "(print(), {})[1]"),
@@ -458,6 +479,16 @@ OTHER = {
     "every name read through a function that is not the identity": _through(
         "def _i(v):\n    return -v\n\n"),
     "every name read through id, which returns a number": _through("_i = id\n"),
+    "the diagonal filled in place": ORIGINAL.replace(
+        "    n, d = X.shape\n", "    n, d = X.shape\n    np.fill_diagonal(X, 0)\n"),
+    "rows shuffled in place": "import random\n" + ORIGINAL.replace(
+        "    n, d = X.shape\n", "    n, d = X.shape\n    random.shuffle(X)\n"),
+    "a sum written into its operand": ORIGINAL.replace(
+        "    n, d = X.shape\n", "    n, d = X.shape\n    np.add(X, 1, out=X)\n"),
+    "an iterator moved on": ORIGINAL.replace(
+        "    for row in X:\n", "    rows = iter(X)\n    next(rows)\n    for row in rows:\n"),
+    "a value put on a module and read back": ORIGINAL.replace(
+        "    n, d = X.shape\n", "    np._kept = X\n    n, d = np._kept.shape\n"),
     "another computation": ORIGINAL.replace("row[i] ** p", "row[i] * p"),
     "another library call": ORIGINAL.replace("np.array(out)", "np.vstack(out)"),
     "another control flow": ORIGINAL.replace("if total > n:", "if total > n + 1:"),
@@ -473,7 +504,10 @@ OTHER = {
 
 
 def normal(source):
-    return normal_code([ast.parse(source)], keep=frozenset({"feature_map"}))
+    """The normal form of ``source`` as the check reads it after a setup cell that
+    imported ``np``."""
+    return normal_code([ast.parse(source)], keep=frozenset({"feature_map"}),
+                       imports=frozenset({"np"}))
 
 
 @pytest.mark.parametrize("disguise", sorted(DISGUISES))
@@ -493,6 +527,41 @@ def test_the_normal_form_keeps_what_the_code_calls_and_hides_what_the_student_na
         assert f"{name}=" not in form and f"({name}" not in form, name
     assert "bad input" not in form and "'S'" in form
     assert "Rows of features" not in form
+
+
+def test_a_function_only_a_dropped_call_passes_on_stays():
+    """``list(map(step, xs))`` is a call whose result nobody keeps, read as nothing,
+    but what ``step`` does is the work: it stays."""
+    source = ("def feature_map(X, p):\n    out = []\n\n    def step(row):\n"
+              "        out.append(row ** p - 7)\n\n    list(map(step, X))\n"
+              "    return out\n")
+    form = normal(source)
+    assert "v**v" in form and "-7" in form and ".append(" in form, form
+
+
+STRAIGHT = """\
+def feature_map(X):
+    a = np.asarray(X, dtype=float)
+    b = a * 2
+    c = np.sqrt(b)
+    d = c.sum(axis=0)
+    return d / len(X)
+"""
+
+
+def test_a_check_after_every_line_is_read_first_and_a_check_now_and_then_where_it_is():
+    """A copy with ``if t is ...: raise ...`` after each line reads as the original
+    below its checks, each still read; honest code's checks on the way stay put."""
+    check = "    if {} is ...:\n        raise ValueError('bad input')\n"
+    lines = STRAIGHT.splitlines(keepends=True)
+    padded = lines[0] + "".join(line + check.format(line.split("=")[0].strip())
+                                for line in lines[1:-1]) + lines[-1]
+    original = normal(STRAIGHT).splitlines()
+    assert normal(padded).splitlines() == (
+        original[:1] + [" if v is...:", "  raise ValueError('S')"] * 4 + original[1:])
+    now_and_then = STRAIGHT.replace("    c = ", check.format("b") + "    c = ")
+    form = normal(now_and_then).splitlines()
+    assert form.index(" if v is...:") == original.index(" v=v*2") + 1, form
 
 
 def test_cells_are_one_program():
