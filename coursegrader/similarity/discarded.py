@@ -11,7 +11,8 @@ the original once they are gone. What stays:
   setup cell's);
 - a library function known to change what it is given or the state the code goes
   on with (``np.fill_diagonal``, ``random.shuffle``, ``heapq.heappush``,
-  ``next``, ``setattr``, ...), or called with ``out=`` or ``overwrite_...=``;
+  ``operator.setitem``, ``next``, ``setattr``, ...), any special method
+  (``np.ndarray.__setitem__``), or a call with ``out=`` or ``overwrite_...=``;
 - a method called on a built-in type (``list.append(xs, x)``);
 - a call with any call in it that is not such an idle one (``any(out.append(x)
   for x in xs)``), or that stores a value (a walrus);
@@ -43,6 +44,9 @@ _CHANGES = frozenset({
     "popitem", "reverse", "rotate", "appendleft", "extendleft", "popleft", "send",
     "throw", "close", "write", "writelines", "save", "savez", "savetxt", "dump", "exit",
     "quit", "input", "open", "breakpoint",
+    # the operator module's that change their first argument
+    "setitem", "delitem", "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv",
+    "imod", "ipow", "iand", "ior", "ixor", "ilshift", "irshift", "iconcat",
 })
 #: What runs code given as text, constants or not
 _RUNS_CODE = frozenset({"exec", "eval", "compile", "__import__", "import_module",
@@ -89,8 +93,8 @@ class _Library:
             name = func.attr               # not the student's object, nor a built-in type's
         else:
             return False
-        if name in _RUNS_CODE:
-            return False
+        if name in _RUNS_CODE or (name.startswith("__") and name.endswith("__")):
+            return False                   # ``np.ndarray.__setitem__(a, i, v)``
         if all(isinstance(p, ast.Constant) for p in parts):
             return name not in _CHANGES
         return name not in _CHANGES and not any(

@@ -483,6 +483,10 @@ OTHER = {
         "    n, d = X.shape\n", "    n, d = X.shape\n    np.fill_diagonal(X, 0)\n"),
     "rows shuffled in place": "import random\n" + ORIGINAL.replace(
         "    n, d = X.shape\n", "    n, d = X.shape\n    random.shuffle(X)\n"),
+    "an element set by the operator module": "import operator\n" + ORIGINAL.replace(
+        "    n, d = X.shape\n", "    n, d = X.shape\n    operator.setitem(X, 0, 1)\n"),
+    "an element set by a special method": ORIGINAL.replace(
+        "    n, d = X.shape\n", "    n, d = X.shape\n    np.ndarray.__setitem__(X, 0, 1)\n"),
     "a sum written into its operand": ORIGINAL.replace(
         "    n, d = X.shape\n", "    n, d = X.shape\n    np.add(X, 1, out=X)\n"),
     "an iterator moved on": ORIGINAL.replace(
