@@ -23,7 +23,8 @@ compared:
 - assignments to names nothing reads (``a, b = 0, 0`` of two such names too;
   ``(w := e)`` of such a name is ``e``; an import of such a name),
   and functions and classes nothing calls (except the names the released
-  notebook defines: the graded functions), repeated until none is left;
+  notebook defines: the graded functions; a class that is used keeps every
+  method), repeated until none is left;
 - a block put round a statement that runs it once is what it holds: ``try``
   whose handlers only let the error pass, ``while True: ...; break``, a loop
   over one value, a ``match`` of one wildcard case, a ``with`` that binds
@@ -579,7 +580,22 @@ class _DropUnused(Dropping):
             return None
         return self.generic_visit(node)
 
-    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node):
+        """A class nobody uses goes whole; one that is used keeps every method,
+        which an attribute (``s.compute``), an operator or Python itself
+        (``__init__``, ``__call__``, ``__str__``) may call."""
+        if node.name not in self.used and node.name not in self.keep:
+            self.changed = True
+            return None
+        methods = frozenset(s.name for s in node.body
+                            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        keep, self.keep = self.keep, self.keep | methods
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.keep = keep
 
     def visit_NamedExpr(self, node):
         """``(w := e)`` whose ``w`` nobody reads is ``e``."""
@@ -698,8 +714,32 @@ def _room_to_recurse():
         sys.setrecursionlimit(before)
 
 
+#: What finds a function by its name as text (``globals()["step"]``), so that no
+#: function is known to be unused
+_LOOKUPS = frozenset({"globals", "locals", "vars", "getattr", "eval", "exec", "compile",
+                      "__import__", "__dict__", "modules", "import_module", "__builtins__"})
+
+
+def _reached_by_name(module):
+    """The functions and classes ``module`` may call by their name as text: those
+    a string names (``globals()["step"]``), and all of them where it looks a name
+    up (``getattr(sys.modules[__name__], "st" + "ep")``)."""
+    defined, texts, lookup = set(), set(), False
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            texts.update(re.findall(r"[^\W\d]\w*", node.value))
+        elif isinstance(node, ast.Name) and node.id in _LOOKUPS:
+            lookup = True
+        elif isinstance(node, ast.Attribute) and node.attr in _LOOKUPS:
+            lookup = True
+    return frozenset(defined if lookup else defined & texts)
+
+
 def _normal_code(trees, keep, unread, imports):
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
+    reached = _reached_by_name(module)
     module, ended = see_through_wrappers(module, keep)
     if not ended and unread is not None:
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "
@@ -709,7 +749,7 @@ def _normal_code(trees, keep, unread, imports):
     module = checks_first(module)
     module, named = drop_discarded(module, imports)
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
-        dropper = _DropUnused(_loaded_names(module), keep | named)
+        dropper = _DropUnused(_loaded_names(module), keep | named | reached)
         module = dropper.visit(module)
         if not dropper.changed:
             break

@@ -19,8 +19,9 @@ the original once they are gone. What stays:
 - a value put on a module that the code reads back (``np._cache = K`` ...
   ``np._cache``), or that is computed by anything but idle calls.
 
-A function or class a dropped line names stays: dropping the line that passes it
-on (``list(map(step, xs))``) does not drop what it does.
+What a dropped line reads of the student's work stays: dropping the line that
+passes a function on (``list(map(step, xs))``) or asks an object for its text
+(``str(obj)``, which may run a method of the student's) does not drop what it does.
 """
 
 import ast
@@ -148,9 +149,11 @@ class _Discard(Dropping):
 
     def __init__(self, library, read_back):
         self.library, self.read_back = library, read_back
+        self.dropped = []
 
     def visit_Expr(self, node):
         if isinstance(node.value, ast.Call) and self.library.idle_value(node.value):
+            self.dropped.append(node)
             return None
         return node
 
@@ -158,19 +161,34 @@ class _Discard(Dropping):
         slots = [_module_slot(t, self.library.modules) for t in node.targets]
         if (all(s is not None and s not in self.read_back for s in slots)
                 and self.library.idle_value(node.value)):
+            self.dropped.append(node)
             return None
         return self.generic_visit(node)
 
 
+def _working(module, library):
+    """Names bound to work of the student's: a function or class, or a value that
+    calls anything not idle (``obj = Steps(X)``, ``f = lambda r: out.append(r)``)."""
+    names = set()
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign) and not library.idle_value(node.value):
+            names.update(n.id for t in node.targets for n in ast.walk(t)
+                         if isinstance(n, ast.Name))
+    return names
+
+
 def drop_discarded(module, imports=frozenset()):
     """``module`` without the statements :mod:`this module <.discarded>` drops;
-    returns it and the names of functions and classes the dropped lines named
-    (which must stay). ``imports``: names code run before it imported (the setup
+    returns it and the names of the student's work the dropped lines read (a
+    function ``list(map(step, xs))`` passes on, an object ``str(obj)`` asks for),
+    which must stay. ``imports``: names code run before it imported (the setup
     cell's ``np``), which are the library's unless ``module`` binds them."""
     library = _Library(module, imports)
-    defined = {n.name for n in ast.walk(module)
-               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    named = {n.id for n in ast.walk(module) if isinstance(n, ast.Name) and n.id in defined}
-    module = _Discard(library, _read_back(module, library.modules)).visit(module)
-    still = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)}
-    return module, frozenset(named - still)
+    working = _working(module, library)
+    discard = _Discard(library, _read_back(module, library.modules))
+    module = discard.visit(module)
+    read = {n.id for stmt in discard.dropped for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return module, frozenset(read & working)

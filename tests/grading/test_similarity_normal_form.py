@@ -541,6 +541,17 @@ def test_a_function_only_a_dropped_call_passes_on_stays():
               "    return out\n")
     form = normal(source)
     assert "v**v" in form and "-7" in form and ".append(" in form, form
+    through_lambda = source.replace("    def step(row):\n        out.append(row ** p - 7)\n",
+                                    "    step = lambda row: out.append(row ** p - 7)\n")
+    assert "v**v" in normal(through_lambda) and "-7" in normal(through_lambda)
+    # the work in a method that asking for an object's text runs
+    through_str = ("OUT = []\n\n\nclass Steps:\n    def __init__(self, X, p):\n"
+                   "        self.X, self.p = X, p\n\n    def __str__(self):\n"
+                   "        OUT.extend(r ** self.p - 7 for r in self.X)\n"
+                   "        return 'done'\n\n\ndef feature_map(X, p):\n"
+                   "    steps = Steps(X, p)\n    str(steps)\n    return OUT\n")
+    assert "-7" in normal(through_str) and "v=v(v,v)" in normal(through_str), \
+        normal(through_str)
 
 
 STRAIGHT = """\
@@ -566,6 +577,30 @@ def test_a_check_after_every_line_is_read_first_and_a_check_now_and_then_where_i
     now_and_then = STRAIGHT.replace("    c = ", check.format("b") + "    c = ")
     form = normal(now_and_then).splitlines()
     assert form.index(" if v is...:") == original.index(" v=v*2") + 1, form
+
+
+def test_a_class_that_is_used_keeps_every_method_and_one_nobody_uses_goes():
+    """A copy with its work moved into methods (called by attribute, by ``()``, by
+    Python at construction) is read with that work; a class nobody uses is not."""
+    source = ("class Steps:\n    def __init__(self, X):\n        self.X = X\n\n"
+              "    def compute(self, p):\n        return [r ** p - 7 for r in self.X]\n\n"
+              "    def __call__(self, p):\n        return self.compute(p) * 3\n\n\n"
+              "class Unused:\n    def run(self):\n        return 41\n\n\n"
+              "def feature_map(X, p):\n    return Steps(X)(p)\n")
+    form = normal(source)
+    assert "v=v**v" in form and "v=v-7" in form and "v*3" in form, form
+    assert "41" not in form and form.count("class ") == 1, form
+
+
+@pytest.mark.parametrize("call", ['globals()["step"](X, p)', 'vars()["step"](X, p)',
+                                  'getattr(sys.modules[__name__], "st" + "ep")(X, p)'])
+def test_a_function_called_by_its_name_as_text_is_read(call):
+    """A copy whose work is in functions it calls only by their names as text is
+    read with that work."""
+    source = ("import sys\n\n\ndef step(X, p):\n    return [r ** p - 7 for r in X]\n\n\n"
+              f"def feature_map(X, p):\n    return {call}\n")
+    assert "v=v-7" in normal(source), normal(source)
+    assert "v=v-7" not in normal(source.replace(call, "0"))
 
 
 def test_cells_are_one_program():
