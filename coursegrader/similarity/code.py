@@ -72,7 +72,7 @@ import tokenize
 from .bindings import binding_counts
 from .bookkeeping import drop_bookkeeping
 from .checks import checks_first
-from .discarded import drop_discarded
+from .discarded import Library, drop_discarded
 from .dropping import Dropping
 from .operator_calls import as_operators
 from .three_address import one_operation_a_line
@@ -542,13 +542,18 @@ class _Unwrap(Dropping):
 class _DropUnused(Dropping):
     """Remove assignments to names nobody reads, and unused functions and classes."""
 
-    def __init__(self, used, keep):
+    def __init__(self, used, keep, idle=lambda value: True):
         self.used, self.keep, self.changed = used, keep, False
+        self.idle = idle                   # whether a value does nothing but give itself
 
     def visit_Assign(self, node):
+        """``_ = fill(F, X)`` whose ``_`` nobody reads is ``fill(F, X)``: the call may
+        do the work; a value that only gives itself (``_z = np.sqrt(t3)``) goes."""
         if all(self.unused(t) for t in node.targets):
             self.changed = True
-            return None
+            if isinstance(node.value, (ast.Lambda, ast.GeneratorExp)) or self.idle(node.value):
+                return None                # a lambda or a generator runs nothing yet
+            return ast.copy_location(ast.Expr(node.value), node)
         return self.generic_visit(node)
 
     def visit_Import(self, node):
@@ -575,7 +580,10 @@ class _DropUnused(Dropping):
                 and target.id not in self.keep)
 
     def visit_FunctionDef(self, node):
-        if node.name not in self.used and node.name not in self.keep:
+        """A function nobody calls goes, unless a decorator, which may register
+        it where a name as text finds it, runs when it is defined."""
+        if node.name not in self.used and node.name not in self.keep \
+                and not node.decorator_list:
             self.changed = True
             return None
         return self.generic_visit(node)
@@ -583,10 +591,11 @@ class _DropUnused(Dropping):
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node):
-        """A class nobody uses goes whole; one that is used keeps every method,
-        which an attribute (``s.compute``), an operator or Python itself
-        (``__init__``, ``__call__``, ``__str__``) may call."""
-        if node.name not in self.used and node.name not in self.keep:
+        """A class nobody uses goes whole (unless decorated); one that is used keeps
+        every method, which an attribute (``s.compute``), an operator or Python
+        itself (``__init__``, ``__call__``, ``__str__``) may call."""
+        if node.name not in self.used and node.name not in self.keep \
+                and not node.decorator_list:
             self.changed = True
             return None
         methods = frozenset(s.name for s in node.body
@@ -748,8 +757,9 @@ def _normal_code(trees, keep, unread, imports):
     module = drop_bookkeeping(module, keep)
     module = checks_first(module)
     module, named = drop_discarded(module, imports)
+    idle = Library(module, imports).idle_value
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
-        dropper = _DropUnused(_loaded_names(module), keep | named | reached)
+        dropper = _DropUnused(_loaded_names(module), keep | named | reached, idle)
         module = dropper.visit(module)
         if not dropper.changed:
             break

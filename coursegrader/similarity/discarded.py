@@ -30,7 +30,7 @@ import builtins
 from .bindings import binding_counts
 from .dropping import Dropping
 
-__all__ = ["drop_discarded"]
+__all__ = ["Library", "drop_discarded"]
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -66,7 +66,7 @@ def _imported(module):
     return imported
 
 
-class _Library:
+class Library:
     """Which names a program's library calls go to: names bound by nothing but
     imports, and Python's built-ins it does not bind."""
 
@@ -185,7 +185,7 @@ def drop_discarded(module, imports=frozenset()):
     function ``list(map(step, xs))`` passes on, an object ``str(obj)`` asks for),
     which must stay. ``imports``: names code run before it imported (the setup
     cell's ``np``), which are the library's unless ``module`` binds them."""
-    library = _Library(module, imports)
+    library = Library(module, imports)
     working = _working(module, library)
     discard = _Discard(library, _read_back(module, library.modules))
     module = discard.visit(module)

@@ -603,6 +603,25 @@ def test_a_function_called_by_its_name_as_text_is_read(call):
     assert "v=v-7" not in normal(source.replace(call, "0"))
 
 
+def test_a_function_a_decorator_registers_is_read():
+    """``@STEPS.append`` registers the function, which is then called from the
+    list: what it does stays."""
+    source = ("STEPS = []\n\n\n@STEPS.append\ndef step(X, p):\n"
+              "    return [r ** p - 7 for r in X]\n\n\n"
+              "def feature_map(X, p):\n    return STEPS[0](X, p)\n")
+    assert "v=v-7" in normal(source), normal(source)
+
+
+def test_a_call_whose_result_nobody_reads_still_does_its_work():
+    """``_ = fill(F, X, p)`` with nobody reading ``_``: what ``fill`` does stays;
+    ``_z = np.sqrt(F)`` with nobody reading ``_z`` goes."""
+    source = ("def fill(F, X, p):\n    for i, r in enumerate(X):\n        F[i] = r ** p - 7\n\n\n"
+              "def feature_map(X, p):\n    F = np.zeros_like(X)\n    _ = fill(F, X, p)\n"
+              "    _z = np.sqrt(F)\n    return F\n")
+    form = normal(source)
+    assert "v[v]=v-7" in form and "v(v,v,v)" in form and "sqrt" not in form, form
+
+
 def test_cells_are_one_program():
     """A helper in one cell used by a function in another is not dead code."""
     cells = [ast.parse("def helper(a):\n    return a + 1\n"),
