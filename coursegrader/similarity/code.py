@@ -4,6 +4,8 @@
 tree so that what a copier changes to hide a copy is gone before anything is
 compared:
 
+- walruses lifted to assignments of their own (:mod:`.walruses`), so that a
+  statement carried by an ``assert``, a loop's test or a default is read;
 - comments, docstrings, layout and string contents (every string is ``'S'``);
 - statements that do nothing: ``pass``, a bare expression without a call
   (``x``, ``3``, ``a + b``), ``print(...)``, ``assert`` (what ``python -O``
@@ -14,7 +16,9 @@ compared:
   a ``with`` (of no call), a ``match`` (of no call) or a ``try`` whose body
   does nothing (``for _ in (): pass``, ``try: pass`` ``except E: pass``), code after
   ``return``, ``raise``, ``break`` or ``continue``; ``[x] = [x]``, a loop over
-  nothing, ``while x is None: break``;
+  nothing, ``while x is None: break``; a test of constants alone
+  (:mod:`.constant_tests`: ``not True``) decides its branch, or a loop's
+  ``else``;
 - a library's function or a built-in called for a result nobody keeps
   (``gc.collect()``, ``id(x)``, ``logging.debug("%r", x)``) and a value put on
   a module nothing reads back (``np._last = x``), :mod:`.discarded`;
@@ -72,10 +76,12 @@ import tokenize
 from .bindings import binding_counts
 from .bookkeeping import drop_bookkeeping
 from .checks import checks_first
+from .constant_tests import truth
 from .discarded import Library, drop_discarded
 from .dropping import Dropping
 from .operator_calls import as_operators
 from .three_address import one_operation_a_line
+from .walruses import lift_walruses
 from .wrapped_at_scale import wrapping_flags
 from .wrappers import ROUNDS, see_through_wrappers
 
@@ -87,7 +93,7 @@ _SWAP = {ast.Gt: ast.Lt, ast.GtE: ast.LtE}
 
 
 def _is_constant_false(node):
-    return isinstance(node, ast.Constant) and not node.value
+    return truth(node) is False
 
 
 def _is_number(node, value):
@@ -163,8 +169,10 @@ def _is_noop(stmt):
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
         return (not any(_has_call(item.context_expr) for item in stmt.items)
                 and all(_is_noop(s) for s in stmt.body))
-    if isinstance(stmt, ast.Match):
-        return (not _has_call(stmt.subject)
+    if isinstance(stmt, ast.Match):        # ``case x:`` binds ``x``: not nothing
+        binds = any(getattr(n, "name", None) or getattr(n, "rest", None)
+                    for case in stmt.cases for n in ast.walk(case.pattern))
+        return (not _has_call(stmt.subject) and not binds
                 and all(_is_noop(s) for case in stmt.cases for s in case.body))
     return False
 
@@ -180,9 +188,13 @@ class _Canonical(ast.NodeTransformer):
     def block(self, body):
         out = []
         for stmt in body:
-            if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Constant):
-                taken = stmt.body if stmt.test.value else stmt.orelse
-                out.extend(self.block(taken))
+            decided = truth(stmt.test) if isinstance(stmt, (ast.If, ast.While)) else None
+            if isinstance(stmt, ast.If) and decided is not None:
+                out.extend(self.block(stmt.body if decided else stmt.orelse))
+                continue
+            if (decided is False or (isinstance(stmt, (ast.For, ast.AsyncFor))
+                                     and _is_empty(stmt.iter))) and stmt.orelse:
+                out.extend(self.block(stmt.orelse))   # a loop that never runs: its else
                 continue
             if _is_noop(stmt):
                 continue
@@ -488,6 +500,15 @@ def _held(body):
     return [s for s in body if not isinstance(s, ast.Pass)] or None
 
 
+_NO_VALUE = object()
+
+
+def _evaluated(node):
+    """``node`` as a statement of its own where working it out may do something
+    (``match out.append(t): case _:``), else nothing."""
+    return [ast.Expr(node, lineno=0)] if _has_call(node) else []
+
+
 class _Unwrap(Dropping):
     """A block put round a statement to split the copy, read as what it holds:
     ``try: s`` ``except E: pass``; ``while True: s; break``; a loop over one value
@@ -512,9 +533,14 @@ class _Unwrap(Dropping):
         self.generic_visit(node)
         it = node.iter
         one = None
-        if isinstance(it, (ast.Tuple, ast.List)) and len(it.elts) == 1 \
+        if isinstance(it, (ast.Tuple, ast.List, ast.Set)) and len(it.elts) == 1 \
                 and not isinstance(it.elts[0], ast.Starred):
             one = it.elts[0]
+        elif isinstance(it, ast.Dict) and len(it.keys) == 1 and it.keys[0] is not None:
+            one = it.keys[0]
+        elif isinstance(it, ast.Constant) and isinstance(it.value, (str, bytes)) \
+                and len(it.value) == 1:
+            one = ast.Constant(it.value if isinstance(it.value, str) else it.value[0])
         elif (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
               and it.func.id == "range" and len(it.args) == 1 and not it.keywords
               and isinstance(it.args[0], ast.Constant) and it.args[0].value == 1):
@@ -524,18 +550,37 @@ class _Unwrap(Dropping):
         return [ast.Assign(targets=[node.target], value=one, lineno=0)] + (_held(node.body) or [])
 
     def visit_Match(self, node):
+        """``match e: case _: s`` is ``s``; ``case x: s`` is ``x = e; s``; ``match 0:
+        case 0: s`` (a constant the case matches) is ``s``."""
         self.generic_visit(node)
-        if (len(node.cases) == 1 and node.cases[0].guard is None
-                and isinstance(node.cases[0].pattern, ast.MatchAs)
-                and node.cases[0].pattern.pattern is None
-                and node.cases[0].pattern.name is None):
-            return _held(node.cases[0].body)
+        if len(node.cases) != 1 or node.cases[0].guard is not None:
+            return node
+        case = node.cases[0]
+        pattern, body = case.pattern, _held(case.body) or []
+        if isinstance(pattern, ast.MatchAs) and pattern.pattern is None:
+            if pattern.name is None:       # the subject is still worked out
+                return _evaluated(node.subject) + body or None
+            return [ast.Assign(targets=[ast.Name(pattern.name, ast.Store())],
+                               value=node.subject, lineno=0)] + body
+        if isinstance(pattern, ast.MatchSequence) and all(
+                isinstance(p, ast.MatchAs) and p.pattern is None for p in pattern.patterns):
+            names = [ast.Name(p.name or "_", ast.Store()) for p in pattern.patterns]
+            return [ast.Assign(targets=[ast.Tuple(names, ast.Store())],
+                               value=node.subject, lineno=0)] + body
+        if (isinstance(pattern, (ast.MatchValue, ast.MatchSingleton))
+                and isinstance(node.subject, ast.Constant)):
+            value = pattern.value if isinstance(pattern, ast.MatchSingleton) else \
+                getattr(pattern.value, "value", _NO_VALUE)
+            if value is node.subject.value or (
+                    isinstance(pattern, ast.MatchValue) and value == node.subject.value):
+                return body or None
         return node
 
     def visit_With(self, node):
         self.generic_visit(node)
         if all(item.optional_vars is None for item in node.items):
-            return _held(node.body)
+            return [s for item in node.items for s in _evaluated(item.context_expr)] \
+                + (_held(node.body) or []) or None
         return node
 
 
@@ -749,14 +794,15 @@ def _reached_by_name(module):
 def _normal_code(trees, keep, unread, imports):
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
     reached = _reached_by_name(module)
+    module = lift_walruses(module)
     module, ended = see_through_wrappers(module, keep)
     if not ended and unread is not None:
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "
                       "comparison does not read to the end")
     module = _Unwrap().visit(_Canonical().visit(as_operators(module)))
+    module, named = drop_discarded(module, imports)
     module = drop_bookkeeping(module, keep)
     module = checks_first(module)
-    module, named = drop_discarded(module, imports)
     idle = Library(module, imports).idle_value
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
         dropper = _DropUnused(_loaded_names(module), keep | named | reached, idle)

@@ -212,6 +212,62 @@ ONE_LINE_PADS = {
 CHECK_PAD = "if {} is ...:\n    raise ValueError('bad input')"
 
 
+#: Each assignment ``{x} = {e}`` of a copy carried by something else that does
+#: its work, and what it needs above the first answer
+CARRIERS = {
+    "an assert of a walrus": ("assert ({x} := {e}) is not None", ""),
+    "a loop's test holding a walrus": ("while ({x} := {e}) is None:\n    break", ""),
+    "a walrus as a dead function's default": ("def _d(_a=({x} := {e})):\n    pass", ""),
+    "a walrus as a lambda's default": ("(lambda _a=({x} := {e}): None)", ""),
+    "a walrus printed to nowhere": ("print(({x} := {e}), end='', file=_SINK)",
+                                    "import io\n_SINK = io.StringIO()\n"),
+    "a walrus in any()": ("any(({x} := {e}) is None for _ in 'a')", ""),
+    "a walrus in a counter's update": ("_k = _k + (({x} := {e}) is None)", "_k = 0\n"),
+    "a match that captures": ("match {e}:\n    case {x}:\n        pass", ""),
+    "the else of a test of constants": ("if not True:\n    pass\nelse:\n    {x} = {e}", ""),
+    "the else of a loop over nothing": ("for _ in ():\n    pass\nelse:\n    {x} = {e}", ""),
+    "the else of a loop that stops at once": (
+        "while None is not None:\n    break\nelse:\n    {x} = {e}", ""),
+    "a loop over one letter": ("for _r in 'a':\n    {x} = {e}", ""),
+    "a loop over a set of one": ("for _r in {{0}}:\n    {x} = {e}", ""),
+    "a match of a constant": ("match 0:\n    case 0:\n        {x} = {e}", ""),
+}
+
+
+def carried(answers, carrier, header=""):
+    """Each assignment of one name in every function of the code answers written
+    as ``carrier`` (``{x}``: the name, ``{e}``: the value), as a tool rewrites a
+    copy; ``_k`` in it is made global where a function binds it."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        tree = ast.parse(answers[part])
+        for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+            _carry_blocks(function, carrier)
+            if "_k" in carrier:
+                function.body.insert(0, ast.Global(names=["_k"]))
+        out[part] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    out[CODE_PARTS[0]] = header + out[CODE_PARTS[0]]
+    return out
+
+
+def _carry_blocks(node, carrier):
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if not block or not isinstance(block[0], ast.stmt):
+            continue
+        result = []
+        for stmt in block:
+            if not isinstance(stmt, ast.FunctionDef):
+                _carry_blocks(stmt, carrier)
+            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)):
+                result += ast.parse(carrier.format(
+                    x=stmt.targets[0].id, e=ast.unparse(stmt.value))).body
+            else:
+                result.append(stmt)
+        block[:] = result
+
+
 def padded(answers, pad, header=""):
     """A line of ``pad`` after every statement of every function of the code
     answers (``{}``: the name the statement binds, else the function's first

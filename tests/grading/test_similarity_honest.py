@@ -18,7 +18,8 @@ from coursegrader.judging.cells import student_cells
 from coursegrader.similarity.compare import compare
 from coursegrader.similarity.material import Scaffold, SimilarityCheck, boilerplate, material_of
 from coursegrader.tools.course import Course, fill_answers, with_answers
-from grading.ps1_copies import CHECK_PAD, CODE_PARTS, ONE_LINE_PADS, into_temporaries, padded
+from grading.ps1_copies import (CARRIERS, CHECK_PAD, CODE_PARTS, ONE_LINE_PADS, carried,
+                                into_temporaries, padded)
 from grading.ps1_honest import HONEST
 from grading.ps1_independent import INDEPENDENT
 
@@ -78,6 +79,25 @@ def test_a_copy_padded_after_every_line_is_flagged_with_its_original(released, p
     nb, _ = released
     template, header = PADS[pad]
     copies = {f"{student}_copy": padded(into_temporaries(
+        {part: answers[part] for part in CODE_PARTS}), template, header)
+        for student, answers in HONEST.items()}
+    materials, check = _materials(nb, {**HONEST, **copies})
+    shares = {student: compare(materials[student], materials[f"{student}_copy"], check).code
+              for student in HONEST}
+    assert min(shares.values()) >= check.threshold, shares
+
+
+@pytest.mark.parametrize("carrier", sorted(CARRIERS))
+def test_a_copy_whose_every_assignment_is_carried_by_something_else_is_flagged(released,
+                                                                              carrier):
+    """Each of the eight honest answers' code, every operation in a temporary and
+    every assignment carried by something the normal form could read as nothing
+    (an assert, a loop's test, a default, a print holding a walrus; a branch or a
+    loop that always runs): each copy's code share with its original reaches the
+    threshold."""
+    nb, _ = released
+    template, header = CARRIERS[carrier]
+    copies = {f"{student}_copy": carried(into_temporaries(
         {part: answers[part] for part in CODE_PARTS}), template, header)
         for student, answers in HONEST.items()}
     materials, check = _materials(nb, {**HONEST, **copies})
