@@ -243,6 +243,12 @@ class _Canonical(ast.NodeTransformer):
         return node
 
     def visit_JoinedStr(self, node):
+        """An f-string is text (``'S'``), but what its fields call still runs:
+        ``f"{out.append(e)}"`` is ``(out.append(e),)``."""
+        calls = [self.visit(v.value) for v in node.values
+                 if isinstance(v, ast.FormattedValue) and _has_call(v.value)]
+        if calls:
+            return ast.copy_location(ast.Tuple(calls, ast.Load()), node)
         return ast.copy_location(ast.Constant("S"), node)
 
     def visit_BinOp(self, node):
@@ -626,11 +632,13 @@ class _DropUnused(Dropping):
 
     def visit_FunctionDef(self, node):
         """A function nobody calls goes, unless a decorator, which may register
-        it where a name as text finds it, runs when it is defined."""
+        it where a name as text finds it, runs when it is defined; what its
+        defaults call runs then too, and stays (``def _d(_a=fill(F)): pass``)."""
         if node.name not in self.used and node.name not in self.keep \
                 and not node.decorator_list:
             self.changed = True
-            return None
+            defaults = node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
+            return [ast.Expr(d, lineno=0) for d in defaults if _has_call(d)] or None
         return self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -640,8 +648,10 @@ class _DropUnused(Dropping):
         every method, which an attribute (``s.compute``), an operator or Python
         itself (``__init__``, ``__call__``, ``__str__``) may call."""
         if node.name not in self.used and node.name not in self.keep \
-                and not node.decorator_list:
-            self.changed = True
+                and not node.decorator_list and not node.bases and not any(
+                    _has_call(s) for s in node.body
+                    if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            self.changed = True            # (its body runs when it is defined)
             return None
         methods = frozenset(s.name for s in node.body
                             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))

@@ -622,6 +622,17 @@ def test_a_call_whose_result_nobody_reads_still_does_its_work():
     assert "v[v]=v-7" in form and "v(v,v,v)" in form and "sqrt" not in form, form
 
 
+def test_work_done_where_a_definition_or_a_text_is_made_is_read():
+    """What an f-string's field, a dead function's default or a class body calls
+    runs, so it is read; an f-string of names alone is text."""
+    source = ("def feature_map(X, p):\n    out = []\n    f\"{out.append(X ** p - 7)}\"\n"
+              "    def _d(_a=out.append(X * 3)):\n        pass\n\n"
+              "    class _C:\n        _ = out.append(X + 11)\n    return out\n")
+    form = normal(source)
+    assert "v-7" in form and "v*3" in form and "v+11" in form, form
+    assert "'S'" in normal("def feature_map(X, p):\n    return f\"{X} to the {p}\"\n")
+
+
 def test_cells_are_one_program():
     """A helper in one cell used by a function in another is not dead code."""
     cells = [ast.parse("def helper(a):\n    return a + 1\n"),
