@@ -75,6 +75,7 @@ import tokenize
 
 from .bindings import binding_counts
 from .bookkeeping import drop_bookkeeping
+from .cells_wrapped import cells_unwrapped
 from .checks import checks_first
 from .constant_tests import truth
 from .discarded import Library, drop_discarded
@@ -522,7 +523,17 @@ class _Unwrap(Dropping):
     np.errstate(): s``, a context that binds nothing."""
 
     def visit_Try(self, node):
+        """``try: raise E`` ``except E: s`` is ``s``; a try whose handlers only let
+        the error pass is its body."""
         self.generic_visit(node)
+        body = node.body
+        if (len(body) == 1 and isinstance(body[0], ast.Raise) and body[0].exc is not None
+                and not node.orelse and not node.finalbody):
+            raised = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+            for handler in node.handlers:
+                if handler.name is None and isinstance(handler.type, ast.Name) \
+                        and isinstance(raised, ast.Name) and handler.type.id == raised.id:
+                    return _held(handler.body)
         if node.handlers and all(_swallows(h) for h in node.handlers):
             return _held(node.body + node.orelse + node.finalbody)
         return node
@@ -551,6 +562,13 @@ class _Unwrap(Dropping):
               and it.func.id == "range" and len(it.args) == 1 and not it.keywords
               and isinstance(it.args[0], ast.Constant) and it.args[0].value == 1):
             one = ast.Constant(0)
+        body = node.body
+        if (one is None and isinstance(it, (ast.Tuple, ast.List)) and it.elts
+                and not isinstance(it.elts[0], ast.Starred) and body
+                and isinstance(body[-1], ast.Break) and not _exits_here(body[:-1])
+                and not node.orelse):      # ``for x in (e, None): break``: the first
+            return [ast.Assign(targets=[node.target], value=it.elts[0], lineno=0)] \
+                + (_held(body[:-1]) or [])
         if one is None or node.orelse or _exits_here(node.body):
             return node
         return [ast.Assign(targets=[node.target], value=one, lineno=0)] + (_held(node.body) or [])
@@ -563,6 +581,21 @@ class _Unwrap(Dropping):
             return node
         case = node.cases[0]
         pattern, body = case.pattern, _held(case.body) or []
+        if (isinstance(pattern, ast.MatchAs) and isinstance(pattern.pattern, ast.MatchClass)
+                and isinstance(pattern.pattern.cls, ast.Name)
+                and pattern.pattern.cls.id == "object" and not pattern.pattern.patterns
+                and not pattern.pattern.kwd_patterns):
+            pattern = ast.MatchAs(pattern=None, name=pattern.name)   # ``object() as x``
+        if (isinstance(pattern, ast.MatchMapping) and isinstance(node.subject, ast.Dict)
+                and pattern.rest is None
+                and all(isinstance(p, ast.MatchAs) and p.pattern is None and p.name
+                        for p in pattern.patterns)):
+            given = {k.value: v for k, v in zip(node.subject.keys, node.subject.values)
+                     if isinstance(k, ast.Constant)}
+            keys = [getattr(k, "value", _NO_VALUE) for k in pattern.keys]
+            if all(k in given for k in keys):   # ``match {'k': e}: case {'k': x}``
+                return [ast.Assign(targets=[ast.Name(p.name, ast.Store())], value=given[k],
+                                   lineno=0) for k, p in zip(keys, pattern.patterns)] + body
         if isinstance(pattern, ast.MatchAs) and pattern.pattern is None:
             if pattern.name is None:       # the subject is still worked out
                 return _evaluated(node.subject) + body or None
@@ -644,15 +677,18 @@ class _DropUnused(Dropping):
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node):
-        """A class nobody uses goes whole (unless decorated); one that is used keeps
-        every method, which an attribute (``s.compute``), an operator or Python
-        itself (``__init__``, ``__call__``, ``__str__``) may call."""
-        if node.name not in self.used and node.name not in self.keep \
-                and not node.decorator_list and not node.bases and not any(
-                    _has_call(s) for s in node.body
-                    if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))):
-            self.changed = True            # (its body runs when it is defined)
-            return None
+        """A class nobody uses is what its body does when it is defined, its methods
+        gone (unless decorated, derived, or defining a graded function); one that
+        is used keeps every method, which an attribute (``s.compute``), an
+        operator or Python itself (``__init__``, ``__call__``, ``__str__``) may call."""
+        defines = {n.name for n in ast.walk(node)
+                   if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        if (node.name not in self.used and node.name not in self.keep
+                and not node.decorator_list and not node.bases
+                and not defines & self.keep):  # ``global f`` then ``def f``: the graded one
+            self.changed = True            # its body runs when it is defined: the body
+            return [s for s in node.body
+                    if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))] or None
         methods = frozenset(s.name for s in node.body
                             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
         keep, self.keep = self.keep, self.keep | methods
@@ -687,16 +723,6 @@ class _Rename(ast.NodeTransformer):
             return name
         return "v" if self.inside else "G"
 
-    def visit_Module(self, node):
-        for stmt in node.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                stmt.name = self.name(stmt.name)
-                self.inside = True
-                self.generic_visit(stmt)
-                self.inside = False
-            else:
-                self.visit(stmt)
-        return node
 
     def visit_Name(self, node):
         node.id = self.name(node.id)
@@ -714,8 +740,14 @@ class _Rename(ast.NodeTransformer):
         return node
 
     def visit_FunctionDef(self, node):
+        """A definition's own name is of where it stands; what it holds is inside
+        a definition, wherever the definition stands (under ``if __debug__:`` too)."""
         node.name = self.name(node.name)
-        return self.generic_visit(node)
+        inside, self.inside = self.inside, True
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.inside = inside
 
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
@@ -804,7 +836,7 @@ def _reached_by_name(module):
 def _normal_code(trees, keep, unread, imports):
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
     reached = _reached_by_name(module)
-    module = lift_walruses(module)
+    module = cells_unwrapped(lift_walruses(module), keep)
     module, ended = see_through_wrappers(module, keep)
     if not ended and unread is not None:
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "

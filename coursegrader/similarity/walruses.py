@@ -61,6 +61,11 @@ def _block(body, read):
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
                 setattr(stmt, field, _block(inner, read))
         for part in getattr(stmt, "handlers", None) or getattr(stmt, "cases", None) or ():
+            guard = getattr(part, "guard", None)
+            if guard is not None:          # ``case 0 if (x := e) is None or True:``
+                lift = _Lift(read)
+                part.guard = lift.visit(guard)
+                out += lift.lifted
             part.body = _block(part.body, read)
         out.append(stmt)
     return out

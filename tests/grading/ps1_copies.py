@@ -231,7 +231,41 @@ CARRIERS = {
     "a loop over one letter": ("for _r in 'a':\n    {x} = {e}", ""),
     "a loop over a set of one": ("for _r in {{0}}:\n    {x} = {e}", ""),
     "a match of a constant": ("match 0:\n    case 0:\n        {x} = {e}", ""),
+    "a walrus in a case's guard": (
+        "match 0:\n    case 0 if ({x} := {e}) is None or True:\n        pass", ""),
+    "a match of an object that captures": ("match {e}:\n    case object() as {x}:\n"
+                                           "        pass", ""),
+    "a match of a mapping that captures": ("match {{'k': {e}}}:\n    case {{'k': {x}}}:\n"
+                                           "        pass", ""),
+    "a handler of what is raised": (
+        "try:\n    raise StopIteration\nexcept StopIteration:\n    {x} = {e}", ""),
+    "a loop that breaks at its first value": ("for {x} in ({e}, None):\n    break", ""),
 }
+
+#: A whole code cell put inside something that runs it once ({cell}: the cell,
+#: indented; {names}: the names it defines)
+CELL_WRAPPERS = {
+    "under if __debug__": "if __debug__:\n{cell}",
+    "under a test of the variant, else raise": (
+        "if V is not None:\n{cell}else:\n    raise RuntimeError('no variant')\n"),
+    "in a class nobody uses": "class _Cell:\n    global {names}\n{cell}",
+    "in a function called once": "def _cell():\n    global {names}\n{cell}\n_cell()\n",
+    "in a factory": "def _make():\n{cell}    return ({names},)\n\n\n({names},) = _make()\n",
+}
+
+
+def cell_wrapped(answers, wrapper):
+    """Each code answer as it is, indented inside ``wrapper``."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        tree = ast.parse(answers[part])
+        names = [s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.ClassDef))]
+        if not names:
+            continue
+        cell = "".join("    " + line + "\n" if line.strip() else "\n"
+                       for line in answers[part].splitlines())
+        out[part] = wrapper.format(cell=cell, names=", ".join(names))
+    return out
 
 
 def carried(answers, carrier, header=""):

@@ -18,8 +18,8 @@ from coursegrader.judging.cells import student_cells
 from coursegrader.similarity.compare import compare
 from coursegrader.similarity.material import Scaffold, SimilarityCheck, boilerplate, material_of
 from coursegrader.tools.course import Course, fill_answers, with_answers
-from grading.ps1_copies import (CARRIERS, CHECK_PAD, CODE_PARTS, ONE_LINE_PADS, carried,
-                                into_temporaries, padded)
+from grading.ps1_copies import (CARRIERS, CELL_WRAPPERS, CHECK_PAD, CODE_PARTS, ONE_LINE_PADS,
+                                carried, cell_wrapped, into_temporaries, padded)
 from grading.ps1_honest import HONEST
 from grading.ps1_independent import INDEPENDENT
 
@@ -99,6 +99,21 @@ def test_a_copy_whose_every_assignment_is_carried_by_something_else_is_flagged(r
     template, header = CARRIERS[carrier]
     copies = {f"{student}_copy": carried(into_temporaries(
         {part: answers[part] for part in CODE_PARTS}), template, header)
+        for student, answers in HONEST.items()}
+    materials, check = _materials(nb, {**HONEST, **copies})
+    shares = {student: compare(materials[student], materials[f"{student}_copy"], check).code
+              for student in HONEST}
+    assert min(shares.values()) >= check.threshold, shares
+
+
+@pytest.mark.parametrize("wrapper", sorted(CELL_WRAPPERS))
+def test_a_copy_whose_cells_are_wrapped_whole_is_flagged(released, wrapper):
+    """Each of the eight honest answers' code cells unchanged but indented inside
+    something that runs them once: each copy's code share with its original
+    reaches the threshold."""
+    nb, _ = released
+    copies = {f"{student}_copy": cell_wrapped(
+        {part: answers[part] for part in CODE_PARTS}, CELL_WRAPPERS[wrapper])
         for student, answers in HONEST.items()}
     materials, check = _materials(nb, {**HONEST, **copies})
     shares = {student: compare(materials[student], materials[f"{student}_copy"], check).code
