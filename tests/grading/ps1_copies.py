@@ -222,7 +222,7 @@ CARRIERS = {
     "a walrus printed to nowhere": ("print(({x} := {e}), end='', file=_SINK)",
                                     "import io\n_SINK = io.StringIO()\n"),
     "a walrus in any()": ("any(({x} := {e}) is None for _ in 'a')", ""),
-    "a walrus in a counter's update": ("_k = _k + (({x} := {e}) is None)", "_k = 0\n"),
+    "a walrus in a counter's update": ("_k[0] = _k[0] + (({x} := {e}) is None)", "_k = [0]\n"),
     "a match that captures": ("match {e}:\n    case {x}:\n        pass", ""),
     "the else of a test of constants": ("if not True:\n    pass\nelse:\n    {x} = {e}", ""),
     "the else of a loop over nothing": ("for _ in ():\n    pass\nelse:\n    {x} = {e}", ""),
@@ -271,20 +271,31 @@ def cell_wrapped(answers, wrapper):
 def carried(answers, carrier, header=""):
     """Each assignment of one name in every function of the code answers written
     as ``carrier`` (``{x}``: the name, ``{e}``: the value), as a tool rewrites a
-    copy; ``_k`` in it is made global where a function binds it."""
+    copy; ``header`` above the first answer."""
+    def carry(stmt, function):
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)):
+            return ast.parse(carrier.format(x=stmt.targets[0].id,
+                                            e=ast.unparse(stmt.value))).body
+        return [stmt]
+    return _each_statement(answers, carry, header)
+
+
+def _each_statement(answers, rewrite, header=""):
+    """The code answers with each statement of every function (in its blocks too)
+    replaced by the statements ``rewrite(statement, function)`` gives; ``header``
+    above the first answer."""
     out = dict(answers)
     for part in CODE_PARTS:
         tree = ast.parse(answers[part])
         for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
-            _carry_blocks(function, carrier)
-            if "_k" in carrier:
-                function.body.insert(0, ast.Global(names=["_k"]))
+            _rewrite_blocks(function, lambda stmt, f=function: rewrite(stmt, f))
         out[part] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     out[CODE_PARTS[0]] = header + out[CODE_PARTS[0]]
     return out
 
 
-def _carry_blocks(node, carrier):
+def _rewrite_blocks(node, rewrite):
     for field in ("body", "orelse", "finalbody"):
         block = getattr(node, field, None)
         if not block or not isinstance(block[0], ast.stmt):
@@ -292,13 +303,8 @@ def _carry_blocks(node, carrier):
         result = []
         for stmt in block:
             if not isinstance(stmt, ast.FunctionDef):
-                _carry_blocks(stmt, carrier)
-            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], ast.Name)):
-                result += ast.parse(carrier.format(
-                    x=stmt.targets[0].id, e=ast.unparse(stmt.value))).body
-            else:
-                result.append(stmt)
+                _rewrite_blocks(stmt, rewrite)
+            result += rewrite(stmt)
         block[:] = result
 
 
@@ -307,34 +313,14 @@ def padded(answers, pad, header=""):
     answers (``{}``: the name the statement binds, else the function's first
     argument), as a tool pads a copy: ``id(t3)``, ``if t3 is ...: raise ...``;
     ``header`` (``import logging``) above the first answer."""
-    out = dict(answers)
-    for part in CODE_PARTS:
-        tree = ast.parse(answers[part])
-        for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
-            first = function.args.args[0].arg if function.args.args else "None"
-            _pad_blocks(function, pad, first)
-        out[part] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
-    out[CODE_PARTS[0]] = header + out[CODE_PARTS[0]]
-    return out
-
-
-def _pad_blocks(node, pad, name):
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(node, field, None)
-        if not block or not isinstance(block[0], ast.stmt):
-            continue
-        result = []
-        for stmt in block:
-            if not isinstance(stmt, (ast.FunctionDef, ast.Lambda)):
-                _pad_blocks(stmt, pad, name)
-            result.append(stmt)
-            if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue,
-                                 ast.FunctionDef)):
-                continue
-            bound = (stmt.targets[0].id if isinstance(stmt, ast.Assign)
-                     and isinstance(stmt.targets[0], ast.Name) else name)
-            result += ast.parse(pad.format(bound)).body
-        block[:] = result
+    def pad_after(stmt, function):
+        if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.FunctionDef)):
+            return [stmt]
+        bound = (stmt.targets[0].id if isinstance(stmt, ast.Assign)
+                 and isinstance(stmt.targets[0], ast.Name) else
+                 function.args.args[0].arg if function.args.args else "None")
+        return [stmt] + ast.parse(pad.format(bound)).body
+    return _each_statement(answers, pad_after, header)
 
 
 #: What a copier moving operations into temporaries takes apart.

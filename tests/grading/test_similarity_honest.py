@@ -71,19 +71,24 @@ def test_no_two_of_nineteen_independent_answers_are_flagged(released):
 PADS = {**ONE_LINE_PADS, "a check that only raises": (CHECK_PAD, "")}
 
 
+def _code_shares_with_originals(released, disguise):
+    """{student: the code share of each honest answer's code, disguised by
+    ``disguise`` (the written answers left blank), with the original}."""
+    nb, _ = released
+    copies = {f"{student}_copy": disguise({part: answers[part] for part in CODE_PARTS})
+              for student, answers in HONEST.items()}
+    materials, check = _materials(nb, {**HONEST, **copies})
+    return {student: compare(materials[student], materials[f"{student}_copy"], check).code
+            for student in HONEST}, check
+
+
 @pytest.mark.parametrize("pad", sorted(PADS))
 def test_a_copy_padded_after_every_line_is_flagged_with_its_original(released, pad):
     """Each of the eight honest answers' code, every operation in a temporary and
-    a line of padding after every statement (the written answers left blank):
-    each copy's code share with its original reaches the threshold."""
-    nb, _ = released
-    template, header = PADS[pad]
-    copies = {f"{student}_copy": padded(into_temporaries(
-        {part: answers[part] for part in CODE_PARTS}), template, header)
-        for student, answers in HONEST.items()}
-    materials, check = _materials(nb, {**HONEST, **copies})
-    shares = {student: compare(materials[student], materials[f"{student}_copy"], check).code
-              for student in HONEST}
+    a line of padding after every statement: each copy's code share with its
+    original reaches the threshold."""
+    shares, check = _code_shares_with_originals(
+        released, lambda code: padded(into_temporaries(code), *PADS[pad]))
     assert min(shares.values()) >= check.threshold, shares
 
 
@@ -95,14 +100,8 @@ def test_a_copy_whose_every_assignment_is_carried_by_something_else_is_flagged(r
     (an assert, a loop's test, a default, a print holding a walrus; a branch or a
     loop that always runs): each copy's code share with its original reaches the
     threshold."""
-    nb, _ = released
-    template, header = CARRIERS[carrier]
-    copies = {f"{student}_copy": carried(into_temporaries(
-        {part: answers[part] for part in CODE_PARTS}), template, header)
-        for student, answers in HONEST.items()}
-    materials, check = _materials(nb, {**HONEST, **copies})
-    shares = {student: compare(materials[student], materials[f"{student}_copy"], check).code
-              for student in HONEST}
+    shares, check = _code_shares_with_originals(
+        released, lambda code: carried(into_temporaries(code), *CARRIERS[carrier]))
     assert min(shares.values()) >= check.threshold, shares
 
 
@@ -111,11 +110,6 @@ def test_a_copy_whose_cells_are_wrapped_whole_is_flagged(released, wrapper):
     """Each of the eight honest answers' code cells unchanged but indented inside
     something that runs them once: each copy's code share with its original
     reaches the threshold."""
-    nb, _ = released
-    copies = {f"{student}_copy": cell_wrapped(
-        {part: answers[part] for part in CODE_PARTS}, CELL_WRAPPERS[wrapper])
-        for student, answers in HONEST.items()}
-    materials, check = _materials(nb, {**HONEST, **copies})
-    shares = {student: compare(materials[student], materials[f"{student}_copy"], check).code
-              for student in HONEST}
+    shares, check = _code_shares_with_originals(
+        released, lambda code: cell_wrapped(code, CELL_WRAPPERS[wrapper]))
     assert min(shares.values()) >= check.threshold, shares
