@@ -5,7 +5,9 @@ tree so that what a copier changes to hide a copy is gone before anything is
 compared:
 
 - walruses lifted to assignments of their own (:mod:`.walruses`), so that a
-  statement carried by an ``assert``, a loop's test or a default is read;
+  statement carried by an ``assert``, a loop's test or a default is read; a
+  cell indented whole inside a wrapper read as the cell (:mod:`.cells_wrapped`);
+  a function made for one value read as the value (:mod:`.thunks`);
 - comments, docstrings, layout and string contents (every string is ``'S'``);
 - statements that do nothing: ``pass``, a bare expression without a call
   (``x``, ``3``, ``a + b``), ``print(...)``, ``assert`` (what ``python -O``
@@ -81,6 +83,7 @@ from .constant_tests import truth
 from .discarded import Library, drop_discarded
 from .dropping import Dropping
 from .operator_calls import as_operators
+from .thunks import thunks_inlined
 from .three_address import one_operation_a_line
 from .walruses import lift_walruses
 from .wrapped_at_scale import wrapping_flags
@@ -836,7 +839,7 @@ def _reached_by_name(module):
 def _normal_code(trees, keep, unread, imports):
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
     reached = _reached_by_name(module)
-    module = cells_unwrapped(lift_walruses(module), keep)
+    module = thunks_inlined(cells_unwrapped(lift_walruses(module), keep))
     module, ended = see_through_wrappers(module, keep)
     if not ended and unread is not None:
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "

@@ -633,6 +633,19 @@ def test_work_done_where_a_definition_or_a_text_is_made_is_read():
     assert "'S'" in normal("def feature_map(X, p):\n    return f\"{X} to the {p}\"\n")
 
 
+def test_a_function_made_for_one_value_reads_as_the_value():
+    """``def _s1(): return e`` then ``t = _s1()``, and ``@_call`` over ``def t():
+    return e``: each is ``t = e``; a function called twice, or with an argument,
+    stays."""
+    plain = "def feature_map(X, p):\n    A = X ** p\n    B = A - 7\n    return B\n"
+    thunks = ("def _call(f):\n    return f()\n\n\ndef feature_map(X, p):\n"
+              "    def _s1():\n        return X ** p\n    A = _s1()\n\n"
+              "    @_call\n    def B():\n        return A - 7\n    return B\n")
+    assert normal(thunks) == normal(plain)
+    twice = thunks.replace("    A = _s1()\n", "    A = _s1() + _s1()\n")
+    assert "def " in normal(twice).split("\n", 1)[1]
+
+
 def test_cells_are_one_program():
     """A helper in one cell used by a function in another is not dead code."""
     cells = [ast.parse("def helper(a):\n    return a + 1\n"),
