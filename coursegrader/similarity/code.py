@@ -80,7 +80,7 @@ from .bookkeeping import drop_bookkeeping
 from .cells_wrapped import cells_unwrapped
 from .checks import checks_first
 from .constant_tests import truth
-from .discarded import Library, drop_discarded
+from .discarded import drop_discarded
 from .dropping import Dropping
 from .operator_calls import as_operators
 from .thunks import thunks_inlined
@@ -845,10 +845,9 @@ def _normal_code(trees, keep, unread, imports):
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "
                       "comparison does not read to the end")
     module = _Unwrap().visit(_Canonical().visit(as_operators(module)))
-    module, named = drop_discarded(module, imports)
+    module, named, idle = drop_discarded(module, imports)
     module = drop_bookkeeping(module, keep)
     module = checks_first(module)
-    idle = Library(module, imports).idle_value
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
         dropper = _DropUnused(_loaded_names(module), keep | named | reached, idle)
         module = dropper.visit(module)

@@ -30,7 +30,7 @@ import builtins
 from .bindings import binding_counts
 from .dropping import Dropping
 
-__all__ = ["Library", "drop_discarded"]
+__all__ = ["drop_discarded"]
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -66,7 +66,7 @@ def _imported(module):
     return imported
 
 
-class Library:
+class _Library:
     """Which names a program's library calls go to: names bound by nothing but
     imports, and Python's built-ins it does not bind."""
 
@@ -181,14 +181,15 @@ def _working(module, library):
 
 def drop_discarded(module, imports=frozenset()):
     """``module`` without the statements :mod:`this module <.discarded>` drops;
-    returns it and the names of the student's work the dropped lines read (a
+    returns it, the names of the student's work the dropped lines read (a
     function ``list(map(step, xs))`` passes on, an object ``str(obj)`` asks for),
-    which must stay. ``imports``: names code run before it imported (the setup
+    which must stay, and whether a value does nothing but give itself (for
+    assignments nobody reads). ``imports``: names code run before it imported (the setup
     cell's ``np``), which are the library's unless ``module`` binds them."""
-    library = Library(module, imports)
+    library = _Library(module, imports)
     working = _working(module, library)
     discard = _Discard(library, _read_back(module, library.modules))
     module = discard.visit(module)
     read = {n.id for stmt in discard.dropped for n in ast.walk(stmt)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    return module, frozenset(read & working)
+    return module, frozenset(read & working), library.idle_value
