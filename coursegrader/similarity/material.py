@@ -24,7 +24,6 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
-from copydetect import CodeFingerprint
 from traitlets import Float, Integer
 from traitlets.config import Configurable
 
@@ -33,6 +32,7 @@ from ..judging.modules import COMPILED, MODULE, UNREAD
 from ..runners.code_origin import adds_no_code
 from ..runners.source_encoding import decoded, unusual_in_a_file
 from .code import lexical_form, normal_code
+from .fingerprints import Fingerprint
 from .letters import cyrillic_letters
 from .rendered import styled_markup, without_comments
 from .text import Reading, mixed_script_words, words
@@ -216,7 +216,7 @@ class Material:
     code: str
     text: list
     notes: list = field(default_factory=list)
-    prints: object = None      # copydetect's fingerprint of ``code``
+    prints: object = None      # the fingerprint of ``code`` (:mod:`.fingerprints`)
     #: its written answers read with their formulas as written and with each
     #: formula one word (:class:`~.text.Reading`), compared reading by reading
     readings: tuple = ()
@@ -710,19 +710,8 @@ def _text(cells, check, flags):
 
 
 def _fingerprint(code, check, boilerplate=None):
-    win = max(1, check.guarantee - check.noise + 1)
-    return CodeFingerprint("answers.txt", check.noise, win, boilerplate=boilerplate,
-                           filter=False, fp=_Text(code))
-
-
-class _Text:
-    """What copydetect reads a document from."""
-
-    def __init__(self, text):
-        self.text = text
-
-    def read(self):
-        return self.text
+    return Fingerprint(code, check.noise, max(1, check.guarantee - check.noise + 1),
+                       boilerplate)
 
 
 def _as_python_reads(cell):

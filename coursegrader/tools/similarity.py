@@ -48,12 +48,12 @@ similarity is a reason for a person to look, not a finding.
 
 import sys
 
-#: copydetect hashes each run of characters with Python's ``hash()``, which every
-#: process salts afresh unless PYTHONHASHSEED is set: the same submissions would
-#: score a few hundredths apart from one run to the next (0.24 to 0.25 for one
-#: pair of ps1's honest answers), and a pair near a threshold be flagged on one run
-#: and not on the next. The command runs with the salt fixed, so that every run
-#: on the same records writes the same report.
+#: Python salts ``hash()`` afresh in every process unless PYTHONHASHSEED is set.
+#: The code's fingerprints no longer use it (:mod:`..similarity.fingerprints`:
+#: copydetect's did, and the same submissions scored a few hundredths apart from
+#: one run to the next); the command still runs with the salt fixed, so that
+#: nothing else that goes through a set of strings can change what a run writes:
+#: every run on the same records writes the same report.
 if __name__ == "__main__":
     from coursegrader.settings import run_with_fixed_hash_seed
     run_with_fixed_hash_seed("coursegrader.tools.similarity")

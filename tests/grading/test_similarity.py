@@ -281,7 +281,7 @@ def test_the_csv_opens_no_formula_in_a_spreadsheet(report):
 
 
 def test_every_run_on_the_same_records_writes_the_same_report(graded):
-    """copydetect's hashes are salted per process unless PYTHONHASHSEED is fixed:
+    """Python salts its string hashes per process unless PYTHONHASHSEED is fixed:
     run with two salts of the caller's choosing, the report is the same."""
     written = []
     for salt in ("1", "2"):
