@@ -80,11 +80,14 @@ from .bookkeeping import drop_bookkeeping
 from .cells_wrapped import cells_unwrapped
 from .checks import checks_first
 from .constant_tests import truth
+from .dead_stores import drop_dead_stores
 from .discarded import drop_discarded
 from .dropping import Dropping
+from .namespaces import namespaces_opened
 from .operator_calls import as_operators
 from .thunks import thunks_inlined
 from .three_address import one_operation_a_line
+from .unpacking import unpacked
 from .walruses import lift_walruses
 from .wrapped_at_scale import wrapping_flags
 from .wrappers import ROUNDS, see_through_wrappers
@@ -522,8 +525,9 @@ def _evaluated(node):
 class _Unwrap(Dropping):
     """A block put round a statement to split the copy, read as what it holds:
     ``try: s`` ``except E: pass``; ``while True: s; break``; a loop over one value
-    (``for _r in (0,): s`` is ``_r = 0; s``); ``match c: case _: s``; and ``with
-    np.errstate(): s``, a context that binds nothing."""
+    (``for _r in (0,): s`` is ``_r = 0; s``); ``match c: case _: s``; ``with
+    np.errstate(): s``, a context that binds nothing; and values unpacked into
+    names (``x, *_r = (e,)``), one assignment a name."""
 
     def visit_Try(self, node):
         """``try: raise E`` ``except E: s`` is ``s``; a try whose handlers only let
@@ -606,9 +610,10 @@ class _Unwrap(Dropping):
                                value=node.subject, lineno=0)] + body
         if isinstance(pattern, ast.MatchSequence) and all(
                 isinstance(p, ast.MatchAs) and p.pattern is None for p in pattern.patterns):
-            names = [ast.Name(p.name or "_", ast.Store()) for p in pattern.patterns]
-            return [ast.Assign(targets=[ast.Tuple(names, ast.Store())],
-                               value=node.subject, lineno=0)] + body
+            names = ast.Tuple([ast.Name(p.name or "_", ast.Store()) for p in pattern.patterns],
+                              ast.Store())
+            return (unpacked(names, node.subject, self.read)
+                    or [ast.Assign(targets=[names], value=node.subject, lineno=0)]) + body
         if (isinstance(pattern, (ast.MatchValue, ast.MatchSingleton))
                 and isinstance(node.subject, ast.Constant)):
             value = pattern.value if isinstance(pattern, ast.MatchSingleton) else \
@@ -616,6 +621,16 @@ class _Unwrap(Dropping):
             if value is node.subject.value or (
                     isinstance(pattern, ast.MatchValue) and value == node.subject.value):
                 return body or None
+        return node
+
+    def __init__(self, read):
+        self.read = read                   # the names the program reads
+
+    def visit_Assign(self, node):
+        """``x, *_r = (e,)`` is ``x = e; _r = []`` (see :mod:`.unpacking`)."""
+        self.generic_visit(node)
+        if len(node.targets) == 1:
+            return unpacked(node.targets[0], node.value, self.read) or node
         return node
 
     def visit_With(self, node):
@@ -683,7 +698,8 @@ class _DropUnused(Dropping):
         """A class nobody uses is what its body does when it is defined, its methods
         gone (unless decorated, derived, or defining a graded function); one that
         is used keeps every method, which an attribute (``s.compute``), an
-        operator or Python itself (``__init__``, ``__call__``, ``__str__``) may call."""
+        operator or Python itself (``__init__``, ``__call__``, ``__str__``) may call,
+        and every attribute its body binds (``scale = 2.0``, read as ``C.scale``)."""
         defines = {n.name for n in ast.walk(node)
                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
         if (node.name not in self.used and node.name not in self.keep
@@ -694,6 +710,9 @@ class _DropUnused(Dropping):
                     if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))] or None
         methods = frozenset(s.name for s in node.body
                             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        methods |= {n.id for s in node.body if isinstance(s, (ast.Assign, ast.AnnAssign))
+                    for n in ast.walk(s) if isinstance(n, ast.Name)
+                    and isinstance(n.ctx, ast.Store)}   # attributes: ``C.scale``
         keep, self.keep = self.keep, self.keep | methods
         try:
             return self.generic_visit(node)
@@ -840,13 +859,15 @@ def _normal_code(trees, keep, unread, imports):
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
     reached = _reached_by_name(module)
     module = thunks_inlined(cells_unwrapped(lift_walruses(module), keep))
+    module = namespaces_opened(module)
     module, ended = see_through_wrappers(module, keep)
     if not ended and unread is not None:
         unread.append(f"no-op wrappers nested more than {ROUNDS} deep, which the "
                       "comparison does not read to the end")
-    module = _Unwrap().visit(_Canonical().visit(as_operators(module)))
+    module = _Canonical().visit(as_operators(module))
+    module = _Unwrap(_loaded_names(module)).visit(module)
     module, named, idle = drop_discarded(module, imports)
-    module = drop_bookkeeping(module, keep)
+    module = drop_dead_stores(drop_bookkeeping(module, keep))
     module = checks_first(module)
     for _ in range(len(module.body) + 1):     # each round drops one link of a chain
         dropper = _DropUnused(_loaded_names(module), keep | named | reached, idle)

@@ -25,7 +25,8 @@ such a function (``def _i`` written twice is still one; a second ``def``
 that does something else, an assignment, a parameter or an import of the
 same name anywhere, and it is left alone: which one a call reaches is then a
 matter of scope and order), and it must not be a name of the release. An identity used as a
-decorator (``@_i``) is dropped.
+decorator (``@_i``) is dropped, and so is a choice between two identities by a
+test that only compares (``@(lambda f: f) if x is None else _i``).
 
 Not seen through (each returns something else, or is not a plain function
 of the submission): a method (``self._i(x)``), a function whose body does
@@ -144,6 +145,10 @@ def _gives_back(args, body):
     return how if picked else None
 
 
+#: What a test may do besides giving a value
+_ACTS = (ast.Call, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)
+
+
 def _is_identity_lambda(node):
     return isinstance(node, ast.Lambda) and _returns_its_argument(node.args, node.body)
 
@@ -202,6 +207,9 @@ class _Inline(ast.NodeTransformer):
         self.changed = False
 
     def is_identity(self, func):
+        if isinstance(func, ast.IfExp):    # ``(lambda f: f) if t else _i``: either way
+            return (not any(isinstance(n, _ACTS) for n in ast.walk(func.test))
+                    and self.is_identity(func.body) and self.is_identity(func.orelse))
         return ((isinstance(func, ast.Name) and func.id in self.identities)
                 or _is_identity_lambda(func))
 

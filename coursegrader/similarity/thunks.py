@@ -1,11 +1,14 @@
-"""A function of no parameters that only returns a value, called once where it is
-defined, read as the value.
+"""A function of no parameters called once, read as what it does where it is called.
 
 A copy can give each statement a function of its own: ``def _s1(): return 2 *
 c`` then ``t1 = _s1()``, or ``@_call`` over ``def t1(): return 2 * c`` where
-``def _call(f): return f()``. Such a function (bound once, called once, with no
-arguments) is its value where it is called, and the decorated one is an
-assignment of its value.
+``def _call(f): return f()``, or ``def _s1(): nonlocal t1; t1 = 2 * c`` then
+``_s1()``. Such a function (bound once, called once, with no arguments) is its
+value where it is called, the decorated one is an assignment of its value, and
+one that returns nothing, called as a statement, is its statements (its
+``nonlocal`` and ``global`` declarations gone). A name given to such a function
+again and again (``def _s(): ...`` then ``_s()``, for every statement) is read
+as a name for each, when nothing else reads it.
 """
 
 import ast
@@ -26,6 +29,31 @@ def _value(node):
     return None
 
 
+def _own(body):
+    """The nodes of ``body``, not those of the functions and classes it defines."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                 ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _statements(node):
+    """The statements of ``def f(): ...`` (no parameters, no decorators) that
+    returns nothing, without its docstring and declarations, else None."""
+    a = node.args
+    if (not isinstance(node, ast.FunctionDef) or node.decorator_list
+            or a.args or a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg
+            or any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await))
+                   for n in _own(node.body))):
+        return None
+    body = node.body[1:] if (isinstance(node.body[0], ast.Expr)
+                             and isinstance(node.body[0].value, ast.Constant)) else node.body
+    return [s for s in body if not isinstance(s, (ast.Global, ast.Nonlocal))] or [ast.Pass()]
+
+
 def _callers(module):
     """Names of functions whose body is ``return f()`` of their one parameter ``f``."""
     names = set()
@@ -43,11 +71,11 @@ def _callers(module):
 
 class _Inline(ast.NodeTransformer):
 
-    def __init__(self, thunks, callers):
-        self.thunks, self.callers = thunks, callers
+    def __init__(self, thunks, callers, procedures):
+        self.thunks, self.callers, self.procedures = thunks, callers, procedures
 
     def visit_FunctionDef(self, node):
-        if node.name in self.thunks:
+        if node.name in self.thunks or node.name in self.procedures:
             return None                    # read where it is called
         if (len(node.decorator_list) == 1 and isinstance(node.decorator_list[0], ast.Name)
                 and node.decorator_list[0].id in self.callers):
@@ -59,6 +87,17 @@ class _Inline(ast.NodeTransformer):
                     value=self.visit(value)), node)
         return self.generic_visit(node)
 
+    def visit_Expr(self, node):
+        call = node.value
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id in self.procedures and not call.args and not call.keywords):
+            out = []
+            for stmt in self.procedures[call.func.id]:
+                stmt = self.visit(stmt)
+                out.extend(stmt if isinstance(stmt, list) else [stmt] if stmt else [])
+            return out or None
+        return self.generic_visit(node)
+
     def visit_Call(self, node):
         if isinstance(node.func, ast.Name) and node.func.id in self.thunks \
                 and not node.args and not node.keywords:
@@ -66,8 +105,38 @@ class _Inline(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
+def _called_right_after(module, counts):
+    """``module`` with each function that a statement right after it calls
+    (``def _s(): ...`` then ``_s()``), where its name is bound again and again
+    and read nowhere else, named apart (``_s__1``, ``_s__2``), so that each is
+    called once."""
+    pairs = []
+    for node in ast.walk(module):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if not (isinstance(body, list) and body and isinstance(body[0], ast.stmt)):
+                continue
+            for stmt, after in zip(body, body[1:]):
+                call = getattr(after, "value", None)
+                if (isinstance(stmt, ast.FunctionDef) and counts.get(stmt.name, 0) > 1
+                        and isinstance(after, ast.Expr) and isinstance(call, ast.Call)
+                        and isinstance(call.func, ast.Name) and call.func.id == stmt.name
+                        and not call.args and not call.keywords):
+                    pairs.append((stmt, call.func))
+    called = {}
+    for stmt, name in pairs:
+        called.setdefault(stmt.name, []).append((stmt, name))
+    for name, found in called.items():
+        loads = [n for n in ast.walk(module) if isinstance(n, ast.Name) and n.id == name]
+        if len(found) == counts[name] and len(loads) == len(found):
+            for i, (stmt, call) in enumerate(found, 1):
+                stmt.name = call.id = f"{name}__{i}"
+    return module
+
+
 def thunks_inlined(module):
     """``module`` with each such function read as its value where it is called."""
+    module = _called_right_after(module, binding_counts(module))
     counts = binding_counts(module)
     loads = {}
     for n in ast.walk(module):
@@ -75,7 +144,10 @@ def thunks_inlined(module):
             loads[n.id] = loads.get(n.id, 0) + 1
     calls = {n.func.id for n in ast.walk(module) if isinstance(n, ast.Call)
              and isinstance(n.func, ast.Name) and not n.args and not n.keywords}
-    thunks = {}
+    statements = {n.value.func.id for n in ast.walk(module) if isinstance(n, ast.Expr)
+                  and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
+                  and not n.value.args and not n.value.keywords}
+    thunks, procedures = {}, {}
     for node in ast.walk(module):
         if isinstance(node, ast.FunctionDef) and counts.get(node.name) == 1 \
                 and loads.get(node.name) == 1 and node.name in calls:
@@ -84,7 +156,9 @@ def thunks_inlined(module):
                     isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr))
                     for n in ast.walk(value)):
                 thunks[node.name] = value
+            elif node.name in statements and (body := _statements(node)) is not None:
+                procedures[node.name] = body
     callers = _callers(module)
-    if thunks or callers:
-        module = _Inline(thunks, callers).visit(module)
+    if thunks or callers or procedures:
+        module = _Inline(thunks, callers, procedures).visit(module)
     return module

@@ -240,6 +240,13 @@ CARRIERS = {
     "a handler of what is raised": (
         "try:\n    raise StopIteration\nexcept StopIteration:\n    {x} = {e}", ""),
     "a loop that breaks at its first value": ("for {x} in ({e}, None):\n    break", ""),
+    "a one-value unpacking with a starred rest": ("{x}, *_r = ({e},)", ""),
+    "an unpacking into a name nobody reads": ("{x}, _u = ({e}, None)", ""),
+    "a walrus in a dead function's decorator": (
+        "@(lambda _f: _f) if ({x} := {e}) is None else lambda _f: _f\ndef _d():\n    pass", ""),
+    "a function of its own, declared first, that sets it": (
+        "{x} = None\ndef _s():\n    nonlocal {x}\n    {x} = {e}\n_s()", ""),
+    "a class that holds it": ("class _C:\n    _v = {e}\n{x} = _C._v", ""),
 }
 
 #: A whole code cell put inside something that runs it once ({cell}: the cell,
