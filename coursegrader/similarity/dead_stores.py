@@ -48,13 +48,18 @@ def _rebound(stmt):
     return {t.id for t in stmt.targets if isinstance(t, ast.Name)} - read
 
 
+def _declaration(stmt):
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and _constant(stmt.value))
+
+
 def _live(body):
     """``body`` without its dead stores of constants, in one pass from its end."""
+    if not any(_declaration(stmt) for stmt in body):
+        return body
     after, kept = {}, []           # name: whether its next mention rebinds it
     for stmt in reversed(body):
-        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name) and _constant(stmt.value)
-                and after.get(stmt.targets[0].id)):
+        if _declaration(stmt) and after.get(stmt.targets[0].id):
             continue                       # given another value before it is read
         rebound = _rebound(stmt)
         for name in _mentioned(stmt):

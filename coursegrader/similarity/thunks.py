@@ -12,6 +12,7 @@ as a name for each, when nothing else reads it.
 """
 
 import ast
+from collections import Counter
 
 from .bindings import binding_counts
 
@@ -54,10 +55,11 @@ def _statements(node):
     return [s for s in body if not isinstance(s, (ast.Global, ast.Nonlocal))] or [ast.Pass()]
 
 
-def _callers(module):
-    """Names of functions whose body is ``return f()`` of their one parameter ``f``."""
+def _callers(nodes):
+    """Names of the functions among ``nodes`` whose body is ``return f()`` of their
+    one parameter ``f``."""
     names = set()
-    for node in ast.walk(module):
+    for node in nodes:
         if (isinstance(node, ast.FunctionDef) and not node.decorator_list
                 and len(node.args.args) == 1 and len(node.body) == 1
                 and isinstance(node.body[0], ast.Return)
@@ -105,13 +107,14 @@ class _Inline(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-def _called_right_after(module, counts):
-    """``module`` with each function that a statement right after it calls
-    (``def _s(): ...`` then ``_s()``), where its name is bound again and again
-    and read nowhere else, named apart (``_s__1``, ``_s__2``), so that each is
-    called once."""
-    pairs = []
-    for node in ast.walk(module):
+def _called_right_after(nodes, counts, mentions):
+    """Name apart (``_s__1``, ``_s__2``) each function that a statement right after
+    it calls (``def _s(): ...`` then ``_s()``) where its name is bound again and
+    again and read nowhere else, so that each is called once; ``nodes``: those of
+    the program, ``counts``: its bindings, ``mentions``: {name: how many
+    ``Name`` nodes it has}, both brought up to date."""
+    called = {}
+    for node in nodes:
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
             if not (isinstance(body, list) and body and isinstance(body[0], ast.stmt)):
@@ -122,33 +125,29 @@ def _called_right_after(module, counts):
                         and isinstance(after, ast.Expr) and isinstance(call, ast.Call)
                         and isinstance(call.func, ast.Name) and call.func.id == stmt.name
                         and not call.args and not call.keywords):
-                    pairs.append((stmt, call.func))
-    called = {}
-    for stmt, name in pairs:
-        called.setdefault(stmt.name, []).append((stmt, name))
+                    called.setdefault(stmt.name, []).append((stmt, call.func))
     for name, found in called.items():
-        loads = [n for n in ast.walk(module) if isinstance(n, ast.Name) and n.id == name]
-        if len(found) == counts[name] and len(loads) == len(found):
+        if len(found) == counts[name] == mentions[name]:
             for i, (stmt, call) in enumerate(found, 1):
                 stmt.name = call.id = f"{name}__{i}"
-    return module
+                counts[stmt.name] = mentions[stmt.name] = 1
+            del counts[name], mentions[name]
 
 
 def thunks_inlined(module):
     """``module`` with each such function read as its value where it is called."""
-    module = _called_right_after(module, binding_counts(module))
+    nodes = list(ast.walk(module))
     counts = binding_counts(module)
-    loads = {}
-    for n in ast.walk(module):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            loads[n.id] = loads.get(n.id, 0) + 1
-    calls = {n.func.id for n in ast.walk(module) if isinstance(n, ast.Call)
+    mentions = Counter(n.id for n in nodes if isinstance(n, ast.Name))
+    _called_right_after(nodes, counts, mentions)
+    loads = Counter(n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    calls = {n.func.id for n in nodes if isinstance(n, ast.Call)
              and isinstance(n.func, ast.Name) and not n.args and not n.keywords}
-    statements = {n.value.func.id for n in ast.walk(module) if isinstance(n, ast.Expr)
+    statements = {n.value.func.id for n in nodes if isinstance(n, ast.Expr)
                   and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
                   and not n.value.args and not n.value.keywords}
     thunks, procedures = {}, {}
-    for node in ast.walk(module):
+    for node in nodes:
         if isinstance(node, ast.FunctionDef) and counts.get(node.name) == 1 \
                 and loads.get(node.name) == 1 and node.name in calls:
             value = _value(node)
@@ -158,7 +157,7 @@ def thunks_inlined(module):
                 thunks[node.name] = value
             elif node.name in statements and (body := _statements(node)) is not None:
                 procedures[node.name] = body
-    callers = _callers(module)
+    callers = _callers(nodes)
     if thunks or callers or procedures:
         module = _Inline(thunks, callers, procedures).visit(module)
     return module
