@@ -86,6 +86,7 @@ from .dropping import Dropping
 from .namespaces import namespaces_opened
 from .operator_calls import as_operators
 from .thunks import thunks_inlined
+from .statement_order import in_one_order
 from .three_address import one_operation_a_line
 from .unpacking import unpacked
 from .walruses import lift_walruses
@@ -876,7 +877,7 @@ def _normal_code(trees, keep, unread, imports):
             break
     if unread is not None:
         unread.extend(wrapping_flags(module, keep))
-    module = one_operation_a_line(module)
+    module = in_one_order(one_operation_a_line(module))
     set_attributes = frozenset(n.attr for n in ast.walk(module) if isinstance(n, ast.Attribute)
                                and isinstance(n.ctx, (ast.Store, ast.Del)))
     module = _Rename(frozenset(binding_counts(module)), keep, set_attributes).visit(module)

@@ -30,13 +30,13 @@ import builtins
 from .bindings import binding_counts
 from .dropping import Dropping
 
-__all__ = ["drop_discarded"]
+__all__ = ["CHANGES", "RUNS_CODE", "drop_discarded"]
 
 _BUILTINS = frozenset(dir(builtins))
 
 #: What a library call changes beyond its result: its arguments, a generator's
 #: or iterator's position, the random state, attributes, code run from text
-_CHANGES = frozenset({
+CHANGES = frozenset({
     "fill_diagonal", "copyto", "put", "place", "putmask", "put_along_axis", "shuffle",
     "seed", "set_state", "at", "heappush", "heappop", "heapify", "heapreplace",
     "heappushpop", "insort", "insort_left", "insort_right", "setattr", "delattr", "next",
@@ -50,7 +50,7 @@ _CHANGES = frozenset({
     "imod", "ipow", "iand", "ior", "ixor", "ilshift", "irshift", "iconcat",
 })
 #: What runs code given as text, constants or not
-_RUNS_CODE = frozenset({"exec", "eval", "compile", "__import__", "import_module",
+RUNS_CODE = frozenset({"exec", "eval", "compile", "__import__", "import_module",
                         "run_path", "run_module", "system", "run", "Popen", "call",
                         "check_call", "check_output", "load", "loads"})
 #: What in a value does something besides the calls in it
@@ -87,18 +87,18 @@ class _Library:
         parts = call.args + [k.value for k in call.keywords]
         if all(isinstance(p, ast.Constant) for p in parts) and isinstance(func, ast.Attribute):
             root = _root_name(func)        # anything's but the student's own
-            return root is not None and root not in self.own and func.attr not in _RUNS_CODE
+            return root is not None and root not in self.own and func.attr not in RUNS_CODE
         if isinstance(func, ast.Name) and (func.id in self.modules or func.id in self.builtins):
             name = func.id
         elif isinstance(func, ast.Attribute) and _root_name(func) in self.modules:
             name = func.attr               # not the student's object, nor a built-in type's
         else:
             return False
-        if name in _RUNS_CODE or (name.startswith("__") and name.endswith("__")):
+        if name in RUNS_CODE or (name.startswith("__") and name.endswith("__")):
             return False                   # ``np.ndarray.__setitem__(a, i, v)``
         if all(isinstance(p, ast.Constant) for p in parts):
-            return name not in _CHANGES
-        return name not in _CHANGES and not any(
+            return name not in CHANGES
+        return name not in CHANGES and not any(
             k.arg is not None and (k.arg == "out" or k.arg.startswith("overwrite"))
             for k in call.keywords)
 

@@ -20,7 +20,7 @@ from coursegrader.similarity.letters import skeleton
 from coursegrader.similarity.rendered import styled_markup
 from coursegrader.similarity.text import (found_in, marked_words, mixed_script_words,
                                           shingles, skipping_shingles, words)
-from grading.ps1_copies import (CODE_PARTS, ONE_LINE_PADS, WRITTEN_PARTS, into_temporaries,
+from grading.ps1_copies import (CODE_PARTS, ONE_LINE_PADS, WRITTEN_PARTS, into_temporaries, reordered,
                                 locals_on_a_namespace, operators_as_calls,
                                 picked_from_literals)
 from grading.ps1_honest import HONEST
@@ -579,7 +579,7 @@ def test_a_check_after_every_line_is_read_first_and_a_check_now_and_then_where_i
         original[:1] + [" if v is...:", "  raise ValueError('S')"] * 4 + original[1:])
     now_and_then = STRAIGHT.replace("    c = ", check.format("b") + "    c = ")
     form = normal(now_and_then).splitlines()
-    assert form.index(" if v is...:") == original.index(" v=v*2") + 1, form
+    assert form[1:4] == [" v=np.asarray(v,dtype=float)", " v=v*2", " if v is...:"], form
 
 
 def test_a_class_that_is_used_keeps_every_method_and_one_nobody_uses_goes():
@@ -1238,3 +1238,27 @@ def test_a_fingerprint_counts_a_repeated_run_once_and_leaves_the_release_out():
     both = Fingerprint(released + line, 8, 4, boilerplate=boiler)
     assert both.hashes == Fingerprint(released + line, 8, 4).hashes - set(boiler.tolist())
     assert compare_files(once, Fingerprint(line, 8, 4))[1] == (1.0, 1.0)
+
+
+def test_independent_statements_moved_read_as_the_original():
+    """Each honest answer's code, every operation in a temporary and every two
+    neighbouring assignments that share no name swapped, reads as the original
+    in temporaries: a straight run of statements is read in the one order its
+    dependences allow."""
+    moved = 0
+    for answers in HONEST.values():
+        spread = into_temporaries(answers)
+        copy = reordered(spread)
+        moved += sum(copy[p] != spread[p] for p in CODE_PARTS)
+        assert normal_code([ast.parse(copy[p]) for p in CODE_PARTS], keep=PS1_KEEP) \
+            == normal_code([ast.parse(answers[p]) for p in CODE_PARTS], keep=PS1_KEEP)
+    assert moved >= 20, moved
+    # what depends on what stays in its order; a statement made for what it
+    # does keeps its place among those
+    assert normal("def feature_map(x):\n    b = np.sin(x)\n    a = np.cos(x)\n    return a * b\n") \
+        == normal("def feature_map(x):\n    a = np.cos(x)\n    b = np.sin(x)\n    return a * b\n")
+    for first, second in ((2, 1), (1, 2)):
+        steps = normal(f"def feature_map(x):\n    out = [x]\n    out.append({first})\n"
+                       f"    out[0] = 3\n    out.append({second})\n    return out\n")
+        assert steps.index(f"v.append({first})") < steps.index("v[0]=3") \
+            < steps.index(f"v.append({second})"), steps
