@@ -83,6 +83,7 @@ from .constant_tests import truth
 from .dead_stores import drop_dead_stores
 from .discarded import drop_discarded
 from .dropping import Dropping
+from .helpers import helpers_inlined
 from .namespaces import namespaces_opened
 from .operator_calls import as_operators
 from .thunks import thunks_inlined
@@ -860,6 +861,7 @@ def _normal_code(trees, keep, unread, imports):
     module = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])
     reached = _reached_by_name(module)
     module = thunks_inlined(cells_unwrapped(lift_walruses(module), keep))
+    module = helpers_inlined(module, keep)
     module = namespaces_opened(module)
     module, ended = see_through_wrappers(module, keep)
     if not ended and unread is not None:

@@ -16,7 +16,7 @@ from collections import Counter
 
 from .bindings import binding_counts
 
-__all__ = ["thunks_inlined"]
+__all__ = ["own_nodes", "thunks_inlined"]
 
 
 def _value(node):
@@ -30,8 +30,9 @@ def _value(node):
     return None
 
 
-def _own(body):
-    """The nodes of ``body``, not those of the functions and classes it defines."""
+def own_nodes(body):
+    """The nodes of the statements ``body``, not those of the functions, classes
+    and lambdas it defines."""
     stack = list(body)
     while stack:
         node = stack.pop()
@@ -48,7 +49,7 @@ def _statements(node):
     if (not isinstance(node, ast.FunctionDef) or node.decorator_list
             or a.args or a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg
             or any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await))
-                   for n in _own(node.body))):
+                   for n in own_nodes(node.body))):
         return None
     body = node.body[1:] if (isinstance(node.body[0], ast.Expr)
                              and isinstance(node.body[0].value, ast.Constant)) else node.body

@@ -616,13 +616,16 @@ def test_a_function_a_decorator_registers_is_read():
 
 
 def test_a_call_whose_result_nobody_reads_still_does_its_work():
-    """``_ = fill(F, X, p)`` with nobody reading ``_``: what ``fill`` does stays;
+    """``_ = fill(F, X, p)`` with nobody reading ``_``: what ``fill`` does stays
+    (read where it is called, or as the call where ``fill`` is called twice);
     ``_z = np.sqrt(F)`` with nobody reading ``_z`` goes."""
     source = ("def fill(F, X, p):\n    for i, r in enumerate(X):\n        F[i] = r ** p - 7\n\n\n"
               "def feature_map(X, p):\n    F = np.zeros_like(X)\n    _ = fill(F, X, p)\n"
               "    _z = np.sqrt(F)\n    return F\n")
     form = normal(source)
-    assert "v[v]=v-7" in form and "v(v,v,v)" in form and "sqrt" not in form, form
+    assert "v[v]=v-7" in form and form.count("def ") == 1 and "sqrt" not in form, form
+    twice = normal(source.replace("    _z = ", "    _ = fill(F, X, p)\n    _z = "))
+    assert "v[v]=v-7" in twice and twice.count("v(v,v,v)") == 2 and "sqrt" not in twice, twice
 
 
 def test_work_done_where_a_definition_or_a_text_is_made_is_read():
@@ -1262,3 +1265,24 @@ def test_independent_statements_moved_read_as_the_original():
                        f"    out[0] = 3\n    out.append({second})\n    return out\n")
         assert steps.index(f"v.append({first})") < steps.index("v[0]=3") \
             < steps.index(f"v.append({second})"), steps
+
+
+def test_a_helper_called_once_reads_where_it_is_called():
+    """A function cut into helpers, each called once (``X = _prep(X)``, ``return
+    _total(out)``), reads as the function written whole; a helper called twice,
+    or called with a keyword, stays a function."""
+    whole = normal("def feature_map(X, c):\n    X = np.asarray(X, dtype=float)\n"
+                   "    out = X * np.sqrt(2 * c)\n    return out.sum(axis=1)\n")
+    cut = normal("def _prep(A):\n    return np.asarray(A, dtype=float)\n\n"
+                 "def _scaled(Y, k):\n    \"Y times sqrt(2k).\"\n    s = np.sqrt(2 * k)\n"
+                 "    return Y * s\n\n"
+                 "def _total(Z):\n    return Z.sum(axis=1)\n\n"
+                 "def feature_map(X, c):\n    X = _prep(X)\n    out = _scaled(X, c)\n"
+                 "    return _total(out)\n")
+    assert cut == whole, cut
+    twice = normal("def _prep(A):\n    return np.asarray(A, dtype=float)\n\n"
+                   "def feature_map(X, c):\n    X = _prep(X)\n    c = _prep(c)\n    return X * c\n")
+    assert twice.count("def ") == 2, twice
+    keyed = normal("def _prep(A):\n    return np.asarray(A, dtype=float)\n\n"
+                   "def feature_map(X, c):\n    X = _prep(A=X)\n    return X * c\n")
+    assert keyed.count("def ") == 2, keyed
