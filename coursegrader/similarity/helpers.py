@@ -11,9 +11,12 @@ is the value of the call.
 
 A helper is a function bound once, with no decorators, whose parameters are
 plain (no defaults, ``*args``, keywords), that returns only at its end (or
-never), does not yield, and that the program reads once: in ``x = h(a, b)``,
-``return h(a, b)`` or ``h(a, b)`` as a statement, with as many positional
-arguments as it has parameters, outside its own body. The graded functions
+never), does not yield, and that the program reads once: called with as many
+positional arguments as it has parameters, outside its own body, where the
+statement always calls it (``x = h(a, b)``, ``return h(a, b)``, ``h(a, b)``,
+``out.append(h(a, b))``; not in a lambda, a branch of ``if``/``else``,
+``and``/``or`` or a comprehension). A call inside a statement is read as a
+name given the helper's value just before the statement. The graded functions
 (``keep``) are never helpers. An honest helper called once is read inline too,
 as its author could have written it.
 """
@@ -47,19 +50,31 @@ def _body(node):
     return body, value
 
 
-def _call(stmt):
-    """The call ``h(a, b)`` that ``stmt`` is made of, if it is ``x = h(a, b)``,
-    ``return h(a, b)`` or ``h(a, b)``."""
-    value = getattr(stmt, "value", None)
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
-            and not value.keywords and not any(isinstance(a, ast.Starred) for a in value.args)):
-        return None
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
-            and isinstance(stmt.targets[0], ast.Name):
-        return value
-    if isinstance(stmt, (ast.Return, ast.Expr)):
-        return value
-    return None
+#: Fields of a statement that hold statements, read in their own blocks
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+#: What Python evaluates on a condition or again and again: a call in it is not
+#: lifted out
+_CONDITIONAL = (ast.Lambda, ast.IfExp, ast.BoolOp, ast.ListComp, ast.SetComp, ast.DictComp,
+                ast.GeneratorExp, ast.JoinedStr)
+
+
+def _plain_call(node):
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args))
+
+
+def _calls(stmt):
+    """The calls ``h(a, b)`` of names that ``stmt``'s own expressions always make
+    (not in its blocks, a lambda, a branch or a loop of a comprehension)."""
+    stack = [v for f, v in ast.iter_fields(stmt) if f not in _BLOCKS]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, ast.AST) and not isinstance(node, _CONDITIONAL + (ast.stmt,)):
+            if _plain_call(node):
+                yield node
+            stack.extend(ast.iter_child_nodes(node))
 
 
 class _Rename(ast.NodeTransformer):
@@ -72,26 +87,37 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
+class _Lift(ast.NodeTransformer):
+    """Puts a name for each helper's call in a statement's own expressions."""
+
+    def __init__(self, named):
+        self.named = named                 # id of a call: its name
+
+    def visit_Call(self, node):
+        if id(node) in self.named:
+            return ast.copy_location(ast.Name(self.named[id(node)], ast.Load()), node)
+        return self.generic_visit(node)
+
+
 class _Inline(ast.NodeTransformer):
 
     def __init__(self, helpers):
         self.helpers = helpers             # name: (function, statements, value)
+        self.fresh = 0
 
     def visit_FunctionDef(self, node):
         if node.name in self.helpers:
             return None                    # read where it is called
         return self.generic_visit(node)
 
-    def inline(self, stmt):
-        call = _call(stmt)
-        if call is None or call.func.id not in self.helpers:
-            return self.generic_visit(stmt)
+    def expanded(self, call):
+        """(the statements of the helper ``call`` calls, as called, and the value
+        it returns or None)."""
         function, body, value = self.helpers.pop(call.func.id)
-        params = [p.arg for p in function.args.args]
         stored = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)
                   and not isinstance(n.ctx, ast.Load)}
         same, out = {}, []
-        for param, arg in zip(params, call.args):
+        for param, arg in zip((p.arg for p in function.args.args), call.args):
             if isinstance(arg, ast.Name) and param not in stored:
                 same[param] = arg.id       # ``h(X)`` for ``def h(A)``: ``A`` reads as ``X``
             else:
@@ -101,19 +127,32 @@ class _Inline(ast.NodeTransformer):
         for s in body:
             s = self.visit(rename.visit(s))
             out.extend(s if isinstance(s, list) else [s] if s is not None else [])
-        if value is not None:
-            value = rename.visit(value)
-            if isinstance(stmt, ast.Assign):
-                out.append(ast.Assign(targets=stmt.targets, value=value, lineno=0))
-            elif isinstance(stmt, ast.Return):
-                out.append(ast.Return(value=value, lineno=0))
-            else:
-                out.append(ast.Expr(value=value, lineno=0))
-        elif isinstance(stmt, ast.Return):
-            out.append(ast.Return(value=None, lineno=0))
-        return out or None
+        return out, None if value is None else self.visit(rename.visit(value))
 
-    visit_Assign = visit_Return = visit_Expr = inline
+    def visit(self, node):
+        if not isinstance(node, ast.stmt) or isinstance(node, (ast.FunctionDef,
+                                                              ast.AsyncFunctionDef)):
+            return super().visit(node)
+        value = getattr(node, "value", None)
+        if (isinstance(node, (ast.Assign, ast.Return, ast.Expr)) and _plain_call(value)
+                and value.func.id in self.helpers
+                and (not isinstance(node, ast.Assign) or len(node.targets) == 1)):
+            out, result = self.expanded(value)      # ``x = h(a)``, ``return h(a)``, ``h(a)``
+            if result is not None or isinstance(node, ast.Return):
+                node.value = result
+                out.append(node)
+            return out or None
+        named, before = {}, []
+        for call in _calls(node):
+            if call.func.id in self.helpers:
+                out, result = self.expanded(call)
+                self.fresh += 1
+                named[id(call)] = name = f"_h{self.fresh}"
+                before += out + [ast.Assign(targets=[ast.Name(name, ast.Store())],
+                                            value=result or ast.Constant(None), lineno=0)]
+        node = super().visit(_Lift(named).visit(node) if named else node)
+        return before + (node if isinstance(node, list) else [node] if node else []) \
+            if before else node
 
 
 def helpers_inlined(module, keep=frozenset()):
@@ -125,9 +164,9 @@ def helpers_inlined(module, keep=frozenset()):
                     and isinstance(n.ctx, ast.Load))
     sites = {}
     for node in nodes:
-        call = _call(node) if isinstance(node, ast.stmt) else None
-        if call is not None:
-            sites.setdefault(call.func.id, []).append(call)
+        if isinstance(node, ast.stmt):
+            for call in _calls(node):
+                sites.setdefault(call.func.id, []).append(call)
     helpers = {}
     for node in nodes:
         if (isinstance(node, ast.FunctionDef) and node.name not in keep

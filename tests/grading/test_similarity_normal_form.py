@@ -1269,8 +1269,9 @@ def test_independent_statements_moved_read_as_the_original():
 
 def test_a_helper_called_once_reads_where_it_is_called():
     """A function cut into helpers, each called once (``X = _prep(X)``, ``return
-    _total(out)``), reads as the function written whole; a helper called twice,
-    or called with a keyword, stays a function."""
+    _total(out)``, ``acc.append(_row(a, b, k))``), reads as the function written
+    whole; a helper called on a branch, called twice, or called with a keyword,
+    stays a function."""
     whole = normal("def feature_map(X, c):\n    X = np.asarray(X, dtype=float)\n"
                    "    out = X * np.sqrt(2 * c)\n    return out.sum(axis=1)\n")
     cut = normal("def _prep(A):\n    return np.asarray(A, dtype=float)\n\n"
@@ -1280,6 +1281,16 @@ def test_a_helper_called_once_reads_where_it_is_called():
                  "def feature_map(X, c):\n    X = _prep(X)\n    out = _scaled(X, c)\n"
                  "    return _total(out)\n")
     assert cut == whole, cut
+    rows = normal("def feature_map(X, c):\n    out = []\n    for a, b in X:\n"
+                  "        out.append([1, np.sqrt(2 * c) * a, a * b])\n    return np.array(out)\n")
+    nested = normal("def _row(p, q, k):\n    return [1, np.sqrt(2 * k) * p, p * q]\n\n"
+                    "def _rows(Y, k):\n    acc = []\n    for a, b in Y:\n"
+                    "        acc.append(_row(a, b, k))\n    return acc\n\n"
+                    "def feature_map(X, c):\n    return np.array(_rows(X, c))\n")
+    assert nested.replace(" v=v\n", "") == rows, nested
+    branch = normal("def _row(p):\n    return p * 2\n\n"
+                    "def feature_map(X, c):\n    return _row(X) if c else X\n")
+    assert branch.count("def ") == 2, branch
     twice = normal("def _prep(A):\n    return np.asarray(A, dtype=float)\n\n"
                    "def feature_map(X, c):\n    X = _prep(X)\n    c = _prep(c)\n    return X * c\n")
     assert twice.count("def ") == 2, twice
