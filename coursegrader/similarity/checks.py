@@ -19,7 +19,7 @@ __all__ = ["checks_first"]
 
 def _only_raises(stmt):
     """``if test: raise E`` (names bound on the way: ``msg = ...; raise E(msg)``)."""
-    return (isinstance(stmt, ast.If) and not stmt.orelse and stmt.body
+    return (isinstance(stmt, ast.If) and not stmt.orelse and bool(stmt.body)
             and isinstance(stmt.body[-1], ast.Raise)
             and all(isinstance(s, ast.Assign) for s in stmt.body[:-1]))
 
@@ -34,7 +34,7 @@ SPREAD = 3
 def _guarded(stmt):
     """``try: s`` ``except E: return 0``: statements whose handlers only give up
     (``return`` a constant, ``continue``, ``break``, ``pass``)."""
-    return (isinstance(stmt, ast.Try) and stmt.handlers and not stmt.orelse
+    return (isinstance(stmt, ast.Try) and bool(stmt.handlers) and not stmt.orelse
             and not stmt.finalbody
             and all(len(h.body) == 1 and (
                 isinstance(h.body[0], (ast.Continue, ast.Break, ast.Pass))

@@ -54,6 +54,7 @@ def compare(a: Material, b: Material, check: SimilarityCheck, *,
         overlap, (sim_a, sim_b), (sl_a, sl_b) = compare_files(a.prints, b.prints)
         if overlap:
             code = round(float(max(sim_a, sim_b)), 4)
+            sl_a, sl_b = a.prints.in_code(sl_a), b.prints.in_code(sl_b)
     written, reading, shared = 0.0, 0, frozenset()
     for r, (ra, rb) in enumerate(zip(a.readings, b.readings)):
         in_b, in_a = ra.found(rb), rb.found(ra)

@@ -7,8 +7,8 @@ c`` then ``t1 = _s1()``, or ``@_call`` over ``def t1(): return 2 * c`` where
 value where it is called, the decorated one is an assignment of its value, and
 one that returns nothing, called as a statement, is its statements (its
 ``nonlocal`` and ``global`` declarations gone). A name given to such a function
-again and again (``def _s(): ...`` then ``_s()``, for every statement) is read
-as a name for each, when nothing else reads it.
+again and again (``def _s(): ...`` then ``_s()`` or ``x = _s()``, for every
+statement) is read as a name for each, when nothing else reads it.
 """
 
 import ast
@@ -110,7 +110,8 @@ class _Inline(ast.NodeTransformer):
 
 def _called_right_after(nodes, counts, mentions):
     """Name apart (``_s__1``, ``_s__2``) each function that a statement right after
-    it calls (``def _s(): ...`` then ``_s()``) where its name is bound again and
+    it calls (``def _s(): ...`` then ``_s()``, ``x = _s()`` or ``return _s()``)
+    where its name is bound again and
     again and read nowhere else, so that each is called once; ``nodes``: those of
     the program, ``counts``: its bindings, ``mentions``: {name: how many
     ``Name`` nodes it has}, both brought up to date."""
@@ -123,7 +124,8 @@ def _called_right_after(nodes, counts, mentions):
             for stmt, after in zip(body, body[1:]):
                 call = getattr(after, "value", None)
                 if (isinstance(stmt, ast.FunctionDef) and counts.get(stmt.name, 0) > 1
-                        and isinstance(after, ast.Expr) and isinstance(call, ast.Call)
+                        and isinstance(after, (ast.Expr, ast.Assign, ast.Return))
+                        and isinstance(call, ast.Call)
                         and isinstance(call.func, ast.Name) and call.func.id == stmt.name
                         and not call.args and not call.keywords):
                     called.setdefault(stmt.name, []).append((stmt, call.func))

@@ -247,7 +247,32 @@ CARRIERS = {
     "a function of its own, declared first, that sets it": (
         "{x} = None\ndef _s():\n    nonlocal {x}\n    {x} = {e}\n_s()", ""),
     "a class that holds it": ("class _C:\n    _v = {e}\n{x} = _C._v", ""),
+    "a function of one name for every value": ("def _s():\n    return {e}\n{x} = _s()", ""),
 }
+
+#: A function's whole body put inside a block that runs it once and keeps it
+#: as it is ({body}: the body, indented one level more; {first}: the first
+#: parameter)
+BODY_WRAPPERS = {
+    "a context that binds a name": "with np.errstate(all='ignore') as _st:\n{body}",
+    "a try that gives up": "try:\n{body}except ZeroDivisionError:\n    return 0\n",
+    "a test of the first parameter": (
+        "if {first} is not None:\n{body}else:\n    raise TypeError('no input')\n"),
+}
+
+
+def body_wrapped(answers, wrapper):
+    """Each function of the code answers with its body inside ``wrapper``."""
+    out = dict(answers)
+    for part in CODE_PARTS:
+        tree = ast.parse(answers[part])
+        for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+            body = "".join("    " + line + "\n" for stmt in function.body
+                           for line in ast.unparse(stmt).splitlines())
+            first = function.args.args[0].arg if function.args.args else "None"
+            function.body = ast.parse(wrapper.format(body=body, first=first)).body
+        out[part] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    return out
 
 #: A whole code cell put inside something that runs it once ({cell}: the cell,
 #: indented; {names}: the names it defines)

@@ -18,8 +18,9 @@ from coursegrader.judging.cells import student_cells
 from coursegrader.similarity.compare import compare
 from coursegrader.similarity.material import Scaffold, SimilarityCheck, boilerplate, material_of
 from coursegrader.tools.course import Course, fill_answers, with_answers
-from grading.ps1_copies import (CARRIERS, CELL_WRAPPERS, CHECK_PAD, CODE_PARTS, ONE_LINE_PADS,
-                                carried, cell_wrapped, into_temporaries, padded)
+from grading.ps1_copies import (BODY_WRAPPERS, CARRIERS, CELL_WRAPPERS, CHECK_PAD, CODE_PARTS,
+                                ONE_LINE_PADS, body_wrapped, carried, cell_wrapped,
+                                into_temporaries, padded)
 from grading.ps1_honest import HONEST
 from grading.ps1_independent import INDEPENDENT
 
@@ -102,6 +103,17 @@ def test_a_copy_whose_every_assignment_is_carried_by_something_else_is_flagged(r
     threshold."""
     shares, check = _code_shares_with_originals(
         released, lambda code: carried(into_temporaries(code), *CARRIERS[carrier]))
+    assert min(shares.values()) >= check.threshold, shares
+
+
+@pytest.mark.parametrize("wrapper", sorted(BODY_WRAPPERS))
+def test_a_copy_whose_every_function_body_is_wrapped_is_flagged(released, wrapper):
+    """Each of the eight honest answers' code with every function's body inside
+    a block the normal form keeps (a context bound to a name, a ``try`` that
+    returns 0, a test of the first parameter): every line one level deeper,
+    each copy's code share with its original reaches the threshold."""
+    shares, check = _code_shares_with_originals(
+        released, lambda code: body_wrapped(code, BODY_WRAPPERS[wrapper]))
     assert min(shares.values()) >= check.threshold, shares
 
 

@@ -1297,3 +1297,30 @@ def test_a_helper_called_once_reads_where_it_is_called():
     keyed = normal("def _prep(A):\n    return np.asarray(A, dtype=float)\n\n"
                    "def feature_map(X, c):\n    X = _prep(A=X)\n    return X * c\n")
     assert keyed.count("def ") == 2, keyed
+
+
+def test_a_fingerprint_is_taken_of_the_code_without_its_indentation():
+    """A copy whose every line stands one level deeper (its functions' bodies in a
+    block the normal form keeps) shares every run of its original, and the shared
+    passages are found in the code as it is shown."""
+    from copydetect import compare_files
+
+    from coursegrader.similarity.fingerprints import Fingerprint
+    body = "".join(f" v=np.sqrt(v*{i})\n v=v+{i}\n" for i in range(12))
+    original = "def f(v):\n" + body + " return v\n"
+    deeper = ("def f(v):\n with np.errstate(all='S')as v:\n"
+              + "".join(" " + line for line in body.splitlines(keepends=True)) + " return v\n")
+    a, b = Fingerprint(original, 25, 8), Fingerprint(deeper, 25, 8)
+    overlap, (share_a, _), (slices_a, slices_b) = compare_files(a, b)
+    assert share_a >= 0.9, share_a     # all but the runs across the line put in
+    starts, ends = b.in_code(slices_b)
+    shown = [deeper[s:e] for s, e in zip(starts, ends)]
+    assert all(piece.replace(" ", "") in original.replace(" ", "") for piece in shown), shown
+    assert any("\n  v=" in piece for piece in shown), shown
+
+
+def test_a_function_body_in_a_try_with_only_a_finally_is_read():
+    """``try:`` with a ``finally`` and no handler round a body: the checks' reading
+    took the missing handlers for a count and the normal form failed."""
+    assert "v=v+1" in normal("def feature_map(x):\n    try:\n        y = x + 1\n"
+                             "    finally:\n        print('done')\n    return y\n")
