@@ -9,7 +9,11 @@ check of their input and brought two of them closer than any copy needs
 the lines between them are again the runs they were. A block checked now and then
 stays as written. In the same way, ``try: s`` ``except ZeroDivisionError: return
 0`` round each statement of a copy is read as the statements; a ``try`` now and
-then stays.
+then stays; and so is an ``if`` with no ``else`` round each statement whose test
+reads nothing the block binds (``if abs:``, ``if os.getpid() > 0:``, ``if
+math.pi > 3:``, a test of the module's state, true whatever the code computes,
+but not a constant the normal form could work out): an ``if`` now and then, or
+one that tests what the block computed, stays.
 """
 
 import ast
@@ -43,6 +47,23 @@ def _guarded(stmt):
                 for h in stmt.handlers))
 
 
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
+
+
+def _stored(block):
+    return {n.id for s in block for n in ast.walk(s)
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+
+
+def _tested_apart(stmt, bound):
+    """``if test: s`` (no ``else``, one simple statement) whose test reads none of
+    the names ``bound``."""
+    return (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1
+            and isinstance(stmt.body[0], _SIMPLE)
+            and not any(isinstance(n, ast.Name) and n.id in bound
+                        for n in ast.walk(stmt.test)))
+
+
 class _ChecksFirst(ast.NodeVisitor):
 
     def generic_visit(self, node):
@@ -54,6 +75,12 @@ class _ChecksFirst(ast.NodeVisitor):
             if guarded >= SPREAD and 3 * guarded >= 2 * len(block):
                 # every statement in a try that gives up: the statements are the code
                 block[:] = [t for s in block for t in (s.body if _guarded(s) else [s])]
+            bound = _stored(block)
+            apart = sum(_tested_apart(s, bound) for s in block)
+            if apart >= SPREAD and 3 * apart >= 2 * len(block):
+                # every statement under a test of what the code does not compute
+                block[:] = [t for s in block
+                            for t in (s.body if _tested_apart(s, bound) else [s])]
             lead = next((i for i, s in enumerate(block) if not _only_raises(s)), len(block))
             between = sum(map(_only_raises, block[lead:]))
             others = len(block) - lead - between
@@ -66,6 +93,7 @@ class _ChecksFirst(ast.NodeVisitor):
 def checks_first(module):
     """``module`` with each block's checks that only raise moved to its top, where
     they stand after nearly every line, and a block of statements each in a
-    ``try`` that gives up read as the statements."""
+    ``try`` that gives up, or under a test of nothing the block binds, read as
+    the statements."""
     _ChecksFirst().visit(module)
     return module

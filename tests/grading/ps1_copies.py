@@ -248,6 +248,8 @@ CARRIERS = {
         "{x} = None\ndef _s():\n    nonlocal {x}\n    {x} = {e}\n_s()", ""),
     "a class that holds it": ("class _C:\n    _v = {e}\n{x} = _C._v", ""),
     "a function of one name for every value": ("def _s():\n    return {e}\n{x} = _s()", ""),
+    "a test of the process's state": ("if os.getpid() > 0:\n    {x} = {e}", "import os\n"),
+    "a test of a builtin's truth": ("if abs:\n    {x} = {e}", ""),
 }
 
 #: A function's whole body put inside a block that runs it once and keeps it
