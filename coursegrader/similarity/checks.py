@@ -75,8 +75,9 @@ class _ChecksFirst(ast.NodeVisitor):
             if guarded >= SPREAD and 3 * guarded >= 2 * len(block):
                 # every statement in a try that gives up: the statements are the code
                 block[:] = [t for s in block for t in (s.body if _guarded(s) else [s])]
-            bound = _stored(block)
-            apart = sum(_tested_apart(s, bound) for s in block)
+            tests = sum(isinstance(s, ast.If) for s in block)
+            bound = _stored(block) if tests >= SPREAD and 3 * tests >= 2 * len(block) else None
+            apart = sum(_tested_apart(s, bound) for s in block) if bound is not None else 0
             if apart >= SPREAD and 3 * apart >= 2 * len(block):
                 # every statement under a test of what the code does not compute
                 block[:] = [t for s in block

@@ -159,9 +159,11 @@ def helpers_inlined(module, keep=frozenset()):
     """``module`` with each helper called once read where it is called; ``keep``:
     the graded names, never helpers."""
     nodes = list(ast.walk(module))
-    counts = binding_counts(module)
     loads = Counter(n.id for n in nodes if isinstance(n, ast.Name)
                     and isinstance(n.ctx, ast.Load))
+    if not any(isinstance(n, ast.FunctionDef) and loads.get(n.name) == 1 for n in nodes):
+        return module
+    counts = binding_counts(module)
     sites = {}
     for node in nodes:
         if isinstance(node, ast.stmt):
