@@ -13,6 +13,7 @@ they are: a handler may read the first value.
 
 import ast
 
+from .blocks import statement_lists
 from .dropping import Dropping
 
 __all__ = ["drop_dead_stores"]
@@ -72,10 +73,8 @@ class _Drop(Dropping):
 
     def generic_visit(self, node):
         if not isinstance(node, (ast.Try, ast.TryStar)):
-            for field in ("body", "orelse", "finalbody"):
-                body = getattr(node, field, None)
-                if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                    setattr(node, field, _live(body))
+            for field, body in list(statement_lists(node)):
+                setattr(node, field, _live(body))
         return super().generic_visit(node)
 
 

@@ -15,11 +15,9 @@ binds the name once; ``C.a`` is then a name of its own.
 import ast
 
 from .bindings import binding_counts
+from .blocks import statement_lists
 
 __all__ = ["namespaces_opened"]
-
-_BLOCKS = ("body", "orelse", "finalbody")
-
 
 def _values(node):
     """{name: value} of the assignments that are all a class's body does, else None."""
@@ -59,10 +57,8 @@ class _Open(ast.NodeTransformer):
         return self.generic_visit(node)
 
     def generic_visit(self, node):
-        for field in _BLOCKS:
-            body = getattr(node, field, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                setattr(node, field, self.block(body))
+        for field, body in list(statement_lists(node)):
+            setattr(node, field, self.block(body))
         return super().generic_visit(node)
 
     def block(self, body):
@@ -83,14 +79,6 @@ class _Open(ast.NodeTransformer):
         return out
 
 
-def _blocks(tree):
-    for node in ast.walk(tree):
-        for field in _BLOCKS:
-            body = getattr(node, field, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                yield body
-
-
 def namespaces_opened(module):
     """``module`` with each class used only as a box of values read as the values."""
     counts = binding_counts(module)
@@ -102,7 +90,7 @@ def namespaces_opened(module):
     if not boxes:
         return module
     taken = set()                          # ``x = C.a`` right after ``class C``
-    for body in _blocks(module):
+    for body in (b for n in ast.walk(module) for _, b in statement_lists(n)):
         for stmt, after in zip(body, body[1:]):
             if isinstance(stmt, ast.ClassDef) and stmt.name in boxes \
                     and _taken(stmt, after) is not None:

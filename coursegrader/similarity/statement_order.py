@@ -27,6 +27,7 @@ reads, which changes no line of the normal form, where every name is ``v``.
 import ast
 import heapq
 
+from .blocks import statement_lists
 from .discarded import CHANGES, RUNS_CODE
 
 __all__ = ["in_one_order"]
@@ -34,7 +35,6 @@ __all__ = ["in_one_order"]
 _SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
 #: What in a statement does something besides giving a value
 _STEPS = (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)
-_BLOCKS = ("body", "orelse", "finalbody")
 
 
 def _shape(stmt):
@@ -113,10 +113,8 @@ def _block(body, own):
             continue
         out += _ordered(run, own) if len(run) > 1 else run
         run = []
-        for field in _BLOCKS:
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, _block(inner, own))
+        for field, inner in list(statement_lists(stmt)):
+            setattr(stmt, field, _block(inner, own))
         for part in getattr(stmt, "handlers", None) or getattr(stmt, "cases", None) or ():
             part.body = _block(part.body, own)
         out.append(stmt)

@@ -15,6 +15,7 @@ import ast
 from collections import Counter
 
 from .bindings import binding_counts
+from .blocks import statement_lists
 
 __all__ = ["own_nodes", "thunks_inlined"]
 
@@ -117,10 +118,7 @@ def _called_right_after(nodes, counts, mentions):
     ``Name`` nodes it has}, both brought up to date."""
     called = {}
     for node in nodes:
-        for field in ("body", "orelse", "finalbody"):
-            body = getattr(node, field, None)
-            if not (isinstance(body, list) and body and isinstance(body[0], ast.stmt)):
-                continue
+        for _, body in statement_lists(node):
             for stmt, after in zip(body, body[1:]):
                 call = getattr(after, "value", None)
                 if (isinstance(stmt, ast.FunctionDef) and counts.get(stmt.name, 0) > 1
