@@ -9,11 +9,11 @@ check of their input and brought two of them closer than any copy needs
 the lines between them are again the runs they were. A block checked now and then
 stays as written. In the same way, ``try: s`` ``except ZeroDivisionError: return
 0`` round each statement of a copy is read as the statements; a ``try`` now and
-then stays; and so is an ``if`` with no ``else`` round each statement whose test
-reads nothing the block binds (``if abs:``, ``if os.getpid() > 0:``, ``if
-math.pi > 3:``, a test of the module's state, true whatever the code computes,
-but not a constant the normal form could work out): an ``if`` now and then, or
-one that tests what the block computed, stays.
+then stays; and so is an ``if`` with no ``else`` round each statement or two
+(``if abs:``, ``if os.getpid() > 0:``, ``if id(t3) > 0:``, ``if X is not
+None:``, a test true whatever the code computes, but not a constant the normal
+form could work out; a ``while`` that breaks at the end of its one pass is
+such an ``if``): an ``if`` now and then stays.
 """
 
 import ast
@@ -50,18 +50,10 @@ def _guarded(stmt):
 _SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
 
 
-def _stored(block):
-    return {n.id for s in block for n in ast.walk(s)
-            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-
-
-def _tested_apart(stmt, bound):
-    """``if test: s`` (no ``else``, one simple statement) whose test reads none of
-    the names ``bound``."""
-    return (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1
-            and isinstance(stmt.body[0], _SIMPLE)
-            and not any(isinstance(n, ast.Name) and n.id in bound
-                        for n in ast.walk(stmt.test)))
+def _carrying(stmt):
+    """``if test: s`` (no ``else``; one or two simple statements)."""
+    return (isinstance(stmt, ast.If) and not stmt.orelse and 1 <= len(stmt.body) <= 2
+            and all(isinstance(s, _SIMPLE) for s in stmt.body))
 
 
 class _ChecksFirst(ast.NodeVisitor):
@@ -75,13 +67,10 @@ class _ChecksFirst(ast.NodeVisitor):
             if guarded >= SPREAD and 3 * guarded >= 2 * len(block):
                 # every statement in a try that gives up: the statements are the code
                 block[:] = [t for s in block for t in (s.body if _guarded(s) else [s])]
-            tests = sum(isinstance(s, ast.If) for s in block)
-            bound = _stored(block) if tests >= SPREAD and 3 * tests >= 2 * len(block) else None
-            apart = sum(_tested_apart(s, bound) for s in block) if bound is not None else 0
-            if apart >= SPREAD and 3 * apart >= 2 * len(block):
-                # every statement under a test of what the code does not compute
-                block[:] = [t for s in block
-                            for t in (s.body if _tested_apart(s, bound) else [s])]
+            carrying = sum(map(_carrying, block))
+            if carrying >= SPREAD and 3 * carrying >= 2 * len(block):
+                # nearly every statement under a test of its own
+                block[:] = [t for s in block for t in (s.body if _carrying(s) else [s])]
             lead = next((i for i, s in enumerate(block) if not _only_raises(s)), len(block))
             between = sum(map(_only_raises, block[lead:]))
             others = len(block) - lead - between
@@ -94,7 +83,6 @@ class _ChecksFirst(ast.NodeVisitor):
 def checks_first(module):
     """``module`` with each block's checks that only raise moved to its top, where
     they stand after nearly every line, and a block of statements each in a
-    ``try`` that gives up, or under a test of nothing the block binds, read as
-    the statements."""
+    ``try`` that gives up, or under a test of its own, read as the statements."""
     _ChecksFirst().visit(module)
     return module

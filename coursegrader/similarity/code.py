@@ -548,11 +548,15 @@ class _Unwrap(Dropping):
         return node
 
     def visit_While(self, node):
+        """``while True: s; break`` is ``s``; ``while t: s; break`` runs once at most:
+        it is ``if t: s``."""
         self.generic_visit(node)
         body = node.body
-        if (isinstance(node.test, ast.Constant) and node.test.value and not node.orelse
-                and body and isinstance(body[-1], ast.Break) and not _exits_here(body[:-1])):
-            return _held(body[:-1])
+        if (body and isinstance(body[-1], ast.Break) and not _exits_here(body[:-1])):
+            if isinstance(node.test, ast.Constant) and node.test.value and not node.orelse:
+                return _held(body[:-1])
+            return ast.copy_location(ast.If(node.test, _held(body[:-1]) or [ast.Pass()],
+                                            node.orelse), node)
         return node
 
     def visit_For(self, node):

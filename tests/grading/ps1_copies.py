@@ -250,6 +250,8 @@ CARRIERS = {
     "a function of one name for every value": ("def _s():\n    return {e}\n{x} = _s()", ""),
     "a test of the process's state": ("if os.getpid() > 0:\n    {x} = {e}", "import os\n"),
     "a test of a builtin's truth": ("if abs:\n    {x} = {e}", ""),
+    "a loop that runs once while a test holds": (
+        "while os.getpid() > 0:\n    {x} = {e}\n    break", "import os\n"),
 }
 
 #: A function's whole body put inside a block that runs it once and keeps it

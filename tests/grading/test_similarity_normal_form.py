@@ -1327,9 +1327,10 @@ def test_a_function_body_in_a_try_with_only_a_finally_is_read():
 
 
 def test_a_test_of_what_the_code_does_not_compute_round_every_line_is_read_through():
-    """``if os.getpid() > 0:``, ``if abs:``, ``if math.pi > 3:`` round nearly every
-    statement of a block read as the statements; tests of what the block computes
-    (each of the line before's value), or a test of the process now and then, stay."""
+    """``if os.getpid() > 0:``, ``if abs:``, ``if math.pi > 3:``, ``if id(a) > 0:``
+    of the line before's value, or ``while a is not None: ...; break`` (round 26),
+    round nearly every statement of a block read as the statements; a test now
+    and then stays."""
     plain = normal(STRAIGHT)
     tests = ["os.getpid() > 0", "abs", "math.pi > 3", "len(sys.argv) >= 0"]
     lines = STRAIGHT.splitlines(keepends=True)
@@ -1337,8 +1338,11 @@ def test_a_test_of_what_the_code_does_not_compute_round_every_line_is_read_throu
                                  for i, line in enumerate(lines[1:-1])) + lines[-1]
     assert normal("import os, math, sys\n" + carried).endswith(plain.split("\n", 1)[1])
     names = ["X", "a", "b", "c"]                 # each test reads the line before's
-    computed = lines[0] + "".join(f"    if {names[i]} is not None:\n    " + line
+    computed = lines[0] + "".join(f"    if id({names[i]}) > 0:\n    " + line
                                   for i, line in enumerate(lines[1:-1])) + lines[-1]
-    assert normal(computed).count("if ") == 4
+    assert normal(computed) == plain
+    once = lines[0] + "".join(f"    while {names[i]} is not None:\n    " + line + "        break\n"
+                              for i, line in enumerate(lines[1:-1])) + lines[-1]
+    assert normal(once) == plain
     now_and_then = STRAIGHT.replace("    c = ", "    if os.getpid() > 0:\n        c = ")
     assert "if" in normal("import os\n" + now_and_then)
